@@ -1,0 +1,92 @@
+/**
+ * Types shared by the runtime, the generated registry and your handlers.
+ * Part of your project: edit freely.
+ */
+import type { ValidateFunction } from "ajv";
+
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+  /** A logger that adds `fields` to every line. */
+  child(fields: Record<string, unknown>): Logger;
+}
+
+/** What a handler receives besides its input. */
+export interface HandlerContext {
+  /** The caller's job_id, echoed in the result. */
+  jobId: string;
+  /** The capability being run. */
+  capability: string;
+  /** The job's deadline, Unix seconds (from the request). */
+  deadline: number;
+  /** Aborts when the deadline passes (reason: a DeadlineError). Pass it to fetch() and other cancellable work. */
+  signal: AbortSignal;
+  /** Logger tagged with the job id and capability. */
+  logger: Logger;
+  /** The verified payment, absent in dev mode. */
+  payment?: VerifiedPayment;
+}
+
+export type Handler<I, O> = (input: I, ctx: HandlerContext) => Promise<O>;
+
+/** A field descriptor as declared in GET /about (spec 2.2). */
+export interface FieldDescriptor {
+  type: "string" | "number" | "integer" | "boolean" | "array" | "object";
+  required?: boolean;
+  description?: string;
+  [keyword: string]: unknown;
+}
+
+/** One capability entry of GET /about: the manifest entry, verbatim. */
+export interface CapabilityDeclaration {
+  description?: string;
+  pricing: { model: "per_job"; amount: string; currency: "USDC" };
+  input_schema: Record<string, FieldDescriptor>;
+  output_schema: Record<string, FieldDescriptor>;
+}
+
+/** A capability as the app runs it: declaration, price, validators and handler. */
+export interface Capability<I = any, O = any> {
+  name: string;
+  declaration: CapabilityDeclaration;
+  /** Price in USDC atomic units (6 decimals), e.g. "10000" for "0.01". */
+  priceAtomic: string;
+  /** Validates and coerces the input in place (Ajv, coerceTypes + useDefaults). */
+  validateInput: ValidateFunction<I>;
+  /** Validates the output without changing it. */
+  validateOutput: ValidateFunction<O>;
+  handler: Handler<I, O>;
+}
+
+/** Everything the app needs to know about the agent; src/generated/registry.ts exports one. */
+export interface AgentDefinition {
+  name: string;
+  version: string;
+  description?: string;
+  capabilities: Record<string, Capability>;
+}
+
+/** A payment authorization that passed verification. */
+export interface VerifiedPayment {
+  /** x402 protocol version the client spoke (1 or 2). */
+  x402Version: number;
+  scheme: "exact";
+  /** Network as the client named it (e.g. "base-sepolia" or "eip155:84532"). */
+  network: string;
+  /** Payer address (authorization.from). */
+  payer: `0x${string}`;
+  /** Amount authorized, USDC atomic units. */
+  amount: string;
+  /** The EIP-3009 authorization, verbatim (decimal strings), and its signature. */
+  authorization: {
+    from: `0x${string}`;
+    to: `0x${string}`;
+    value: string;
+    validAfter: string;
+    validBefore: string;
+    nonce: `0x${string}`;
+  };
+  signature: `0x${string}`;
+}
