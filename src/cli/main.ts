@@ -1,0 +1,54 @@
+import { Command, CommanderError, Option } from "commander";
+import { ManifestError } from "../manifest/index.js";
+import { PACKAGE_MANAGERS } from "../scaffold/install.js";
+import { create } from "./create.js";
+import { CliError } from "./errors.js";
+import { generate } from "./generate.js";
+
+const VERSION = "0.1.0";
+
+/** Runs the CLI; resolves to the process exit code. All user-facing failures are one message and code 1. */
+export async function main(argv: string[]): Promise<number> {
+  let code = 0;
+  const program = new Command("create-agent")
+    .description("Scaffold and evolve typed, pay-per-job (x402 USDC) agent services from agent.json")
+    .version(VERSION)
+    .exitOverride()
+    .showHelpAfterError("(run create-agent --help for usage)");
+
+  program
+    .command("create", { isDefault: true })
+    .description("create a new agent project in <directory>")
+    .argument("[directory]", "folder to create the project in")
+    .option("-y, --yes", "use defaults for every question (no prompts)")
+    .option("-m, --manifest <file>", "start from an existing agent.json")
+    .option("-f, --force", "write into a non-empty folder, replacing files the project needs")
+    .option("--no-install", "do not install dependencies")
+    .option("--no-git", "do not create a git repository")
+    .addOption(new Option("--package-manager <name>", "package manager for install and next steps").choices(PACKAGE_MANAGERS))
+    .action(async (directory: string | undefined, options) => {
+      code = await create(directory, options);
+    });
+
+  program
+    .command("generate")
+    .description("regenerate src/generated/ (and missing handler stubs) from agent.json")
+    .option("--check", "write nothing; exit 1 and list the files that are out of date")
+    .option("--cwd <dir>", "the project folder (default: the current folder)")
+    .action(async (options) => {
+      code = await generate(options);
+    });
+
+  try {
+    await program.parseAsync(argv);
+    return code;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof ManifestError || error instanceof CliError) {
+      process.stderr.write(`create-agent: ${error.message}\n`);
+      return 1;
+    }
+    process.stderr.write(`create-agent: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,16 @@
+import { format } from "prettier";
+
+/**
+ * Formats generated text with fixed options. Never reads a prettier config from disk, so the output is the
+ * same byte for byte on every machine, whatever the user's project or home directory contains.
+ */
+const OPTIONS = { printWidth: 100, tabWidth: 2, useTabs: false, semi: true, singleQuote: false, trailingComma: "all", endOfLine: "lf" } as const;
+
+const PARSERS: Record<string, string> = { ts: "typescript", json: "json", md: "markdown" };
+
+export async function formatFile(path: string, contents: string): Promise<string> {
+  const ext = path.slice(path.lastIndexOf(".") + 1);
+  const parser = PARSERS[ext];
+  if (!parser) return contents;
+  return format(contents, { ...OPTIONS, parser });
+}

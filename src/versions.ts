@@ -1,0 +1,22 @@
+/**
+ * The one table of exact versions that generated projects depend on.
+ * The repo's own package.json pins the same versions of the packages the runtime uses, so the runtime is
+ * type-checked and tested here against exactly what projects get (test/versions.test.ts checks that).
+ */
+export const dependencies = {
+  ajv: "8.20.0",
+  "ajv-formats": "3.0.1",
+  express: "5.3.0",
+  viem: "2.57.1",
+} as const;
+
+export const devDependencies = {
+  "@types/express": "5.0.6",
+  "@types/node": "20.19.43",
+  tsx: "4.23.15",
+  typescript: "5.9.3",
+  vitest: "4.1.12",
+} as const;
+
+/** Node versions generated projects support (process.loadEnvFile needs 20.12). */
+export const nodeEngines = ">=20.12";

@@ -1,0 +1,83 @@
+import { readdir, readFile, rm } from "node:fs/promises";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import type { GeneratedFile } from "../generate/file-set.js";
+import { writeFileAtomic } from "./atomic.js";
+
+export interface ApplyOptions {
+  /** Report what would change, write nothing. */
+  check?: boolean;
+  /** A folder (relative to root) whose files not in the set are generated leftovers, to be removed. */
+  prune?: string;
+}
+
+export interface ApplyReport {
+  /** Written (or, in check mode, would be written): new or changed. */
+  written: string[];
+  /** Generated files already up to date: not touched, so their mtimes stay. */
+  unchanged: string[];
+  /** User-owned files that exist: never overwritten. */
+  kept: string[];
+  /** Generated leftovers removed (or, in check mode, that would be). */
+  removed: string[];
+}
+
+/**
+ * The one place that decides what touches disk. Generated files are rewritten only when their contents differ;
+ * user-owned files are written only when missing; leftovers under `prune` are removed.
+ */
+export async function applyFiles(root: string, files: GeneratedFile[], options: ApplyOptions = {}): Promise<ApplyReport> {
+  const report: ApplyReport = { written: [], unchanged: [], kept: [], removed: [] };
+  for (const file of files) {
+    const target = inside(root, file.path);
+    const current = await readIfExists(target);
+    if (current !== undefined && file.owner === "user") report.kept.push(file.path);
+    else if (current === file.contents) report.unchanged.push(file.path);
+    else {
+      if (!options.check) await writeFileAtomic(target, file.contents);
+      report.written.push(file.path);
+    }
+  }
+  if (options.prune) {
+    const wanted = new Set(files.map((f) => f.path));
+    for (const path of await listFiles(root, options.prune)) {
+      if (wanted.has(path)) continue;
+      if (!options.check) await rm(inside(root, path));
+      report.removed.push(path);
+    }
+  }
+  return report;
+}
+
+/** The absolute path of a project-relative path, refusing anything that would land outside the project. */
+function inside(root: string, path: string): string {
+  const target = resolve(root, path);
+  const rel = relative(resolve(root), target);
+  if (rel === "" || rel.startsWith(`..${sep}`) || rel === ".." || isAbsolute(rel)) {
+    throw new Error(`refusing to write outside the project: ${path}`);
+  }
+  return target;
+}
+
+async function readIfExists(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+/** Project-relative POSIX paths of every file below root/dir (none if it does not exist). */
+async function listFiles(root: string, dir: string): Promise<string[]> {
+  let entries;
+  try {
+    entries = await readdir(join(root, dir), { withFileTypes: true, recursive: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => relative(root, join(e.parentPath, e.name)).split(sep).join("/"))
+    .sort();
+}

@@ -1,0 +1,67 @@
+import { readFile, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { cli, FIXTURES, tempDir } from "./helpers.js";
+
+async function scaffold(): Promise<string> {
+  const dir = join(await tempDir(), "agent");
+  const result = await cli([dir, "--yes", "--no-install", "--no-git", "--manifest", join(FIXTURES, "e2e/agent.json")]);
+  expect(result.exitCode, result.all).toBe(0);
+  return dir;
+}
+
+describe("create-agent generate", () => {
+  it("--check passes on a fresh project, and a second generate writes nothing", async () => {
+    const dir = await scaffold();
+    const before = (await stat(join(dir, "src/generated/types.ts"))).mtimeMs;
+    expect((await cli(["generate", "--check"], dir)).exitCode).toBe(0);
+    const again = await cli(["generate"], dir);
+    expect(again.exitCode).toBe(0);
+    expect(again.stdout).toContain("Nothing to do");
+    expect((await stat(join(dir, "src/generated/types.ts"))).mtimeMs).toBe(before);
+  });
+
+  it("--check reports drift after a manifest edit without writing; generate fixes it; handlers are kept", async () => {
+    const dir = await scaffold();
+    const handlerPath = join(dir, "src/capabilities/summarize.ts");
+    await writeFile(handlerPath, "// my own code\n");
+    const manifest = JSON.parse(await readFile(join(dir, "agent.json"), "utf8"));
+    manifest.capabilities.summarize.output_schema.word_count = { type: "integer" };
+    await writeFile(join(dir, "agent.json"), JSON.stringify(manifest, null, 2));
+    const typesBefore = await readFile(join(dir, "src/generated/types.ts"), "utf8");
+
+    const check = await cli(["generate", "--check"], dir);
+    expect(check.exitCode).toBe(1);
+    expect(check.stderr).toContain("src/generated/types.ts");
+    expect(await readFile(join(dir, "src/generated/types.ts"), "utf8")).toBe(typesBefore);
+
+    const generate = await cli(["generate"], dir);
+    expect(generate.exitCode, generate.all).toBe(0);
+    expect(await readFile(join(dir, "src/generated/types.ts"), "utf8")).toContain("word_count: number");
+    expect(await readFile(handlerPath, "utf8")).toBe("// my own code\n");
+    expect((await cli(["generate", "--check"], dir)).exitCode).toBe(0);
+  });
+
+  it("removes generated files that are no longer produced", async () => {
+    const dir = await scaffold();
+    await writeFile(join(dir, "src/generated/old.ts"), "// left over\n");
+    const result = await cli(["generate"], dir);
+    expect(result.stdout).toContain("removed  src/generated/old.ts");
+  });
+
+  it("refuses to run outside a project", async () => {
+    const result = await cli(["generate"], await tempDir());
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain("no agent.json in");
+  });
+
+  it("leaves every file as it was when the manifest is invalid", async () => {
+    const dir = await scaffold();
+    const typesBefore = await readFile(join(dir, "src/generated/types.ts"), "utf8");
+    await writeFile(join(dir, "agent.json"), '{ "name": "agent", ');
+    const result = await cli(["generate"], dir);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain("agent.json:1:");
+    expect(await readFile(join(dir, "src/generated/types.ts"), "utf8")).toBe(typesBefore);
+  });
+});

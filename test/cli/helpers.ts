@@ -1,0 +1,36 @@
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { execa } from "execa";
+import { afterEach } from "vitest";
+
+export const CLI = join(import.meta.dirname, "../../bin/create-agent.js");
+export const FIXTURES = join(import.meta.dirname, "../../fixtures");
+
+/** Runs the built CLI like a user in a terminal-less shell; never throws on a non-zero exit. */
+export function cli(args: string[], cwd?: string) {
+  return execa("node", [CLI, ...args], { cwd, reject: false, all: true, stdin: "ignore", env: { npm_config_user_agent: "" } });
+}
+
+const made: string[] = [];
+afterEach(async () => {
+  await Promise.all(made.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+/** A fresh temp folder, removed after the current test. */
+export async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "create-agent-test-"));
+  made.push(dir);
+  return dir;
+}
+
+/** Every file under dir as { relative path: contents }, for whole-tree comparisons. */
+export async function snapshotTree(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  for (const entry of entries.filter((e) => e.isFile()).sort((a, b) => (a.parentPath + a.name).localeCompare(b.parentPath + b.name))) {
+    const full = join(entry.parentPath, entry.name);
+    out[relative(dir, full)] = await readFile(full, "utf8");
+  }
+  return out;
+}

@@ -1,0 +1,21 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { dependencies, devDependencies } from "../src/versions.js";
+
+const repo = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+const repoVersions: Record<string, string> = { ...repo.dependencies, ...repo.devDependencies };
+const projectVersions: Record<string, string> = { ...dependencies, ...devDependencies };
+
+describe("the version table", () => {
+  it("pins exact versions, for this repo and for generated projects", () => {
+    for (const [name, version] of Object.entries({ ...repoVersions, ...projectVersions })) {
+      expect(version, name).toMatch(/^\d+\.\d+\.\d+$/);
+    }
+  });
+
+  it("gives projects the same versions the runtime is tested with here", () => {
+    const shared = Object.keys(projectVersions).filter((name) => name in repoVersions);
+    expect(shared).toEqual(expect.arrayContaining(["ajv", "ajv-formats", "express", "viem", "typescript", "vitest", "@types/express", "@types/node"]));
+    for (const name of shared) expect(repoVersions[name], name).toBe(projectVersions[name]);
+  });
+});
