@@ -1,0 +1,33 @@
+// Scaffolds one project with the real CLI and installs its dependencies once per run; every end-to-end test
+// shares it (read-only, or on copies). Installing is the slow part, so it happens exactly once.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execa } from "execa";
+import type { TestProject } from "vitest/node";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    projectDir: string;
+    workDir: string;
+  }
+}
+
+export const CLI = join(import.meta.dirname, "../../bin/create-agent.js");
+export const E2E_MANIFEST = join(import.meta.dirname, "../../fixtures/e2e/agent.json");
+
+export default async function setup(project: TestProject) {
+  const workDir = await mkdtemp(join(tmpdir(), "create-agent-e2e-"));
+  const projectDir = join(workDir, "shop-agent");
+  await execa("node", [CLI, projectDir, "--yes", "--no-git", "--manifest", E2E_MANIFEST], {
+    env: { npm_config_audit: "false", npm_config_fund: "false", npm_config_prefer_offline: "true" },
+    all: true,
+  }).catch((error: { all?: string }) => {
+    throw new Error(`scaffolding the e2e project failed:\n${error.all ?? String(error)}`);
+  });
+  project.provide("projectDir", projectDir);
+  project.provide("workDir", workDir);
+  return async () => {
+    await rm(workDir, { recursive: true, force: true });
+  };
+}

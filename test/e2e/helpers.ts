@@ -1,0 +1,101 @@
+import { execa, type ResultPromise } from "execa";
+import { privateKeyToAccount } from "viem/accounts";
+
+/** Starts `node dist/server.js` in the project with `env`, and waits for the URL it prints. */
+export async function startServer(cwd: string, env: Record<string, string>) {
+  const child = execa("node", ["dist/server.js"], {
+    cwd,
+    env: { PORT: "0", ...env },
+    extendEnv: false,
+    reject: false,
+    all: true,
+    forceKillAfterDelay: 2000,
+  });
+  let output = "";
+  child.all!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const url = await waitForUrl(child);
+  /** Everything the server printed so far. */
+  return { url, child, output: () => output, stop: () => stop(child) };
+}
+
+async function stop(child: ResultPromise) {
+  child.kill("SIGTERM");
+  return await child;
+}
+
+function waitForUrl(child: ResultPromise): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let seen = "";
+    const timer = setTimeout(() => reject(new Error(`server printed no URL within 20 s:\n${seen}`)), 20_000);
+    child.all!.on("data", (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = /http:\/\/[\w.[\]:-]+:(\d+)/.exec(seen);
+      if (match) {
+        clearTimeout(timer);
+        resolve(`http://127.0.0.1:${match[1]}`);
+      }
+    });
+    child.then((result) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (${result.exitCode}) before listening:\n${seen}`));
+    });
+  });
+}
+
+/** The well-known first anvil test key: public, for tests only. */
+export const payer = privateKeyToAccount("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80");
+
+interface Requirement {
+  scheme: string;
+  network: string;
+  amount: string;
+  asset: `0x${string}`;
+  payTo: `0x${string}`;
+  maxTimeoutSeconds: number;
+  extra: { name: string; version: string };
+}
+
+/** Signs an x402 v2 "exact" payment for a requirement taken from a 402's PAYMENT-REQUIRED header. */
+export async function signPayment(requirement: Requirement, chainId: number, change: { value?: string } = {}) {
+  const now = Math.floor(Date.now() / 1000);
+  const authorization = {
+    from: payer.address,
+    to: requirement.payTo,
+    value: requirement.amount,
+    validAfter: "0",
+    validBefore: String(now + requirement.maxTimeoutSeconds),
+    nonce: `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}` as `0x${string}`,
+  };
+  const signature = await payer.signTypedData({
+    domain: { name: requirement.extra.name, version: requirement.extra.version, chainId, verifyingContract: requirement.asset },
+    types: {
+      TransferWithAuthorization: [
+        { name: "from", type: "address" },
+        { name: "to", type: "address" },
+        { name: "value", type: "uint256" },
+        { name: "validAfter", type: "uint256" },
+        { name: "validBefore", type: "uint256" },
+        { name: "nonce", type: "bytes32" },
+      ],
+    },
+    primaryType: "TransferWithAuthorization",
+    message: {
+      from: authorization.from,
+      to: authorization.to,
+      value: BigInt(authorization.value),
+      validAfter: BigInt(authorization.validAfter),
+      validBefore: BigInt(authorization.validBefore),
+      nonce: authorization.nonce,
+    },
+  });
+  const payload = { signature, authorization: { ...authorization, value: change.value ?? authorization.value } };
+  const message = { x402Version: 2, accepted: requirement, payload };
+  return Buffer.from(JSON.stringify(message)).toString("base64");
+}
+
+export function decodeHeader<T>(value: string | null): T {
+  if (!value) throw new Error("header missing");
+  return JSON.parse(Buffer.from(value, "base64").toString("utf8")) as T;
+}
+
+export type { Requirement };
