@@ -1,0 +1,152 @@
+/**
+ * The HTTP layer: three endpoints, and every other request answered in the spec's error shape.
+ * The job logic itself lives in execute.ts. Part of your project: edit freely.
+ */
+import express, { type NextFunction, type Request, type Response } from "express";
+import { resolveConfig, type AppOptions } from "./config.js";
+import { GENERIC_INTERNAL_MESSAGE, ValidationError, errorBody, errorResponse } from "./errors.js";
+import { SERVICE_VERSION, executeJob } from "./execute.js";
+import { createLogger } from "./logger.js";
+import { createPaymentGate } from "./payment.js";
+import type { AgentDefinition } from "./types.js";
+
+export type { AppOptions } from "./config.js";
+
+/** Known paths and their methods (HEAD comes free with GET). */
+const ROUTES: Record<string, string> = {
+  "/health": "GET, HEAD",
+  "/about": "GET, HEAD",
+  "/execute": "POST",
+};
+
+function sendError(res: Response, err: ValidationError): void {
+  const { status, body } = errorResponse(err);
+  res.status(status).json(body);
+}
+
+/** Maps body-parser's errors (they carry `type` and `status`) to validation errors. */
+function bodyParserError(err: unknown): ValidationError | undefined {
+  if (typeof err !== "object" || err === null || !("type" in err) || typeof err.type !== "string")
+    return undefined;
+  const message = "message" in err && typeof err.message === "string" ? err.message : "";
+  switch (err.type) {
+    case "entity.parse.failed":
+      return new ValidationError(`request body is not valid JSON: ${message}`);
+    case "entity.too.large":
+      return new ValidationError(
+        `request body is larger than ${"limit" in err ? String(err.limit) : "the limit of"} bytes`,
+        { status: 413 },
+      );
+    case "encoding.unsupported":
+    case "charset.unsupported":
+      return new ValidationError(`unsupported request body encoding: ${message}`, { status: 415 });
+    case "request.aborted":
+    case "request.size.invalid":
+    case "stream.encoding.set":
+    case "stream.not.readable":
+      return new ValidationError(`could not read the request body: ${message}`);
+    default:
+      return undefined;
+  }
+}
+
+/** 415 unless the request says it carries JSON (checked before the body is read). */
+function requireJson(req: Request, res: Response, next: NextFunction): void {
+  const type = req.get("content-type");
+  if (type?.split(";")[0]?.trim().toLowerCase() === "application/json") return next();
+  const got = type ? JSON.stringify(type) : "none";
+  sendError(
+    res,
+    new ValidationError(`Content-Type must be application/json (got ${got})`, { status: 415 }),
+  );
+}
+
+export function createApp(agent: AgentDefinition, options: AppOptions = {}): express.Express {
+  const config = resolveConfig(options); // throws ConfigError listing every problem
+  const logger = options.logger ?? createLogger({ level: config.logLevel });
+  const gate = config.devMode ? undefined : createPaymentGate(config.payment);
+
+  if (config.devMode)
+    logger.warn(
+      "DEV MODE: payment verification is bypassed; anyone can run jobs for free. Never enable it in production.",
+    );
+  else if (gate && !gate.settle)
+    logger.warn(
+      "payments are verified but not settled: this payment gate has no settle step, so no USDC moves and one authorization can pay for several jobs (see src/runtime/payment.ts)",
+    );
+
+  const app = express();
+  app.disable("x-powered-by");
+
+  app.get("/health", (_req, res) => {
+    res.json({ name: agent.name, version: agent.version, status: "ok" });
+  });
+
+  app.get("/about", (_req, res) => {
+    const capabilities = Object.fromEntries(
+      Object.entries(agent.capabilities).map(([name, c]) => [name, c.declaration]),
+    );
+    res.json({ service_version: SERVICE_VERSION, name: agent.name, capabilities });
+  });
+
+  app.post(
+    "/execute",
+    requireJson,
+    express.json({ limit: config.maxBodyBytes, strict: false, type: () => true }),
+    async (req, res) => {
+      const base = config.publicUrl ?? `${req.protocol}://${req.get("host")}`;
+      const response = await executeJob({
+        agent,
+        config,
+        body: req.body as unknown,
+        header: (name) => req.get(name),
+        resourceUrl: `${base}/execute`,
+        logger,
+        ...(gate ? { gate } : {}),
+      });
+      res.status(response.status).set(response.headers).json(response.body);
+    },
+  );
+
+  // Known path, wrong method: 405 with the methods that do work.
+  for (const [path, allow] of Object.entries(ROUTES)) {
+    app.all(path, (req, res) => {
+      res.set("Allow", allow);
+      sendError(
+        res,
+        new ValidationError(`method ${req.method} is not allowed on ${path}; use ${allow}`, {
+          status: 405,
+        }),
+      );
+    });
+  }
+
+  app.use((req, res) => {
+    const endpoints = "GET /health, GET /about, POST /execute";
+    sendError(
+      res,
+      new ValidationError(
+        `no route for ${req.method} ${req.path.slice(0, 200)}; endpoints: ${endpoints}`,
+        {
+          status: 404,
+        },
+      ),
+    );
+  });
+
+  // Errors from body parsing, and anything unexpected (never leak details to the client).
+  app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(err);
+    const known = bodyParserError(err);
+    if (known) return sendError(res, known);
+    logger.error("unexpected error handling request", {
+      method: req.method,
+      path: req.path,
+      error: err instanceof Error ? err.message : String(err),
+      stack: err instanceof Error ? err.stack : undefined,
+    });
+    res.status(500).json(errorBody("internal", GENERIC_INTERNAL_MESSAGE));
+  });
+
+  return app;
+}

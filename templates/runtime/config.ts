@@ -1,0 +1,257 @@
+/**
+ * Configuration: options passed to createApp() win over environment variables. Every problem is
+ * collected and reported at once, before the server starts, so a misconfigured service never
+ * takes (or misses) a payment. Part of your project: edit freely.
+ */
+import { getAddress, isAddress } from "viem/utils";
+import { isLogLevel, LOG_LEVELS, type LogLevel } from "./logger.js";
+import { parseNetwork, type ResolvedNetwork } from "./networks.js";
+import { SETTLEMENT_MARGIN_SECONDS } from "./payment.js";
+import type { Logger } from "./types.js";
+
+export interface PaymentOptions {
+  /** Address that receives the USDC. */
+  payTo: string;
+  /** "base", "base-sepolia" or "eip155:<chainId>". */
+  network: string;
+  /** Token contract; required for eip155:<chainId> networks we do not know. */
+  asset?: string;
+  /** EIP-712 domain name of the token. */
+  assetName?: string;
+  /** EIP-712 domain version of the token. */
+  assetVersion?: string;
+  /** How long a client's payment authorization should stay valid (default 300). */
+  maxTimeoutSeconds?: number;
+}
+
+export interface AppOptions {
+  /** Skip payment verification. Default: SERVICE_DEV_MODE === "true". */
+  devMode?: boolean;
+  payment?: Partial<PaymentOptions>;
+  /** Environment to read; default process.env. */
+  env?: Record<string, string | undefined>;
+  logger?: Logger;
+  /** Largest accepted request body (default MAX_BODY_BYTES or 1 MiB). */
+  maxBodyBytes?: number;
+  /** Base URL of the service as clients see it, used in 402 responses (default PUBLIC_URL or derived from the request). */
+  publicUrl?: string;
+}
+
+export interface PaymentConfig {
+  payTo: `0x${string}`;
+  network: ResolvedNetwork;
+  maxTimeoutSeconds: number;
+}
+
+interface CommonConfig {
+  port: number;
+  maxBodyBytes: number;
+  publicUrl?: string;
+  logLevel: LogLevel;
+}
+
+/** Production always has payment settings; dev mode may have them (validated, unused). */
+export type ResolvedConfig =
+  | (CommonConfig & { devMode: false; payment: PaymentConfig })
+  | (CommonConfig & { devMode: true; payment?: PaymentConfig });
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+const DEFAULT_PORT = 3000;
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const DEFAULT_MAX_TIMEOUT_SECONDS = 300;
+
+/** A setting's value and the name to blame in error messages (the option or the env var). */
+interface Setting {
+  value: string | undefined;
+  name: string;
+}
+
+/** Reads settings (option first, then env) and collects problems instead of throwing. */
+class Reader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Record<string, string | undefined>) {}
+
+  /** Empty env values (`PAY_TO=` in a .env file) count as unset. */
+  fromEnv(envName: string): Setting {
+    const value = this.env[envName];
+    return { value: value === "" ? undefined : value, name: envName };
+  }
+
+  text(option: string | undefined, optionName: string, envName: string): Setting {
+    return option !== undefined
+      ? { value: option, name: `option ${optionName}` }
+      : this.fromEnv(envName);
+  }
+
+  /** A whole number in [min, max]; `fallback` when unset. */
+  count(
+    option: number | undefined,
+    optionName: string,
+    envName: string,
+    range: { min: number; max?: number; fallback: number; hint: string },
+  ): number {
+    const s =
+      option !== undefined
+        ? { value: option, name: `option ${optionName}` }
+        : this.fromEnv(envName);
+    if (s.value === undefined) return range.fallback;
+    const n = typeof s.value === "number" ? s.value : /^\d+$/.test(s.value) ? Number(s.value) : NaN;
+    if (Number.isSafeInteger(n) && n >= range.min && n <= (range.max ?? Number.MAX_SAFE_INTEGER))
+      return n;
+    this.problems.push(`${s.name} is ${JSON.stringify(s.value)}: ${range.hint}`);
+    return range.fallback;
+  }
+
+  /** A checksummed address, or undefined (with a problem recorded when the value is bad). */
+  address(s: Setting, what: string): `0x${string}` | undefined {
+    if (s.value === undefined) return undefined;
+    if (isAddress(s.value)) return getAddress(s.value);
+    this.problems.push(
+      `${s.name} is ${JSON.stringify(s.value)}: set it to ${what} (0x and 40 hex digits, checksummed or all lowercase)`,
+    );
+    return undefined;
+  }
+}
+
+export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
+  const env = options.env ?? process.env;
+  const read = new Reader(env);
+  const problems = read.problems;
+
+  // Dev mode: the option wins; otherwise SERVICE_DEV_MODE must be exactly "true" or "false"/unset.
+  let devMode = options.devMode ?? false;
+  if (options.devMode === undefined) {
+    const s = read.fromEnv("SERVICE_DEV_MODE");
+    if (s.value === "true") devMode = true;
+    else if (s.value !== undefined && s.value !== "false")
+      problems.push(
+        `SERVICE_DEV_MODE is ${JSON.stringify(s.value)}: set it to "true" (payments bypassed) or "false"/unset (payments required)`,
+      );
+  }
+  if (devMode && env.NODE_ENV === "production")
+    problems.push(
+      'dev mode is on while NODE_ENV is "production": dev mode lets anyone run jobs for free; unset SERVICE_DEV_MODE (or set it to "false") in production',
+    );
+
+  const port = read.count(undefined, "port", "PORT", {
+    min: 0,
+    max: 65535,
+    fallback: DEFAULT_PORT,
+    hint: "set PORT to a port number (0-65535)",
+  });
+  const maxBodyBytes = read.count(options.maxBodyBytes, "maxBodyBytes", "MAX_BODY_BYTES", {
+    min: 1,
+    fallback: DEFAULT_MAX_BODY_BYTES,
+    hint: "set it to a positive whole number of bytes",
+  });
+
+  const logLevel = read.fromEnv("LOG_LEVEL").value;
+  if (logLevel !== undefined && !isLogLevel(logLevel))
+    problems.push(
+      `LOG_LEVEL is ${JSON.stringify(logLevel)}: set it to one of ${LOG_LEVELS.join(", ")}`,
+    );
+
+  const publicUrl = read.text(options.publicUrl, "publicUrl", "PUBLIC_URL");
+  if (publicUrl.value !== undefined && !/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(publicUrl.value))
+    problems.push(
+      `${publicUrl.name} is ${JSON.stringify(publicUrl.value)}: set it to the service's base URL, e.g. https://agent.example.com`,
+    );
+
+  const payment = resolvePayment(options.payment ?? {}, devMode, read);
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  const common: CommonConfig = {
+    port,
+    maxBodyBytes,
+    logLevel: isLogLevel(logLevel) ? logLevel : "info",
+  };
+  if (publicUrl.value !== undefined) common.publicUrl = publicUrl.value.replace(/\/+$/, "");
+  if (devMode) return payment ? { ...common, devMode, payment } : { ...common, devMode };
+  if (!payment) throw new ConfigError(["payment settings are incomplete"]); // unreachable: problems were recorded
+  return { ...common, devMode, payment };
+}
+
+function resolvePayment(
+  options: Partial<PaymentOptions>,
+  devMode: boolean,
+  read: Reader,
+): PaymentConfig | undefined {
+  const problems = read.problems;
+  const before = problems.length;
+  const payTo = read.text(options.payTo, "payment.payTo", "PAY_TO");
+  const network = read.text(options.network, "payment.network", "X402_NETWORK");
+  const asset = read.text(options.asset, "payment.asset", "X402_ASSET");
+  const assetName = read.text(options.assetName, "payment.assetName", "X402_ASSET_NAME");
+  const assetVersion = read.text(
+    options.assetVersion,
+    "payment.assetVersion",
+    "X402_ASSET_VERSION",
+  );
+  const maxTimeoutSeconds = read.count(
+    options.maxTimeoutSeconds,
+    "payment.maxTimeoutSeconds",
+    "X402_MAX_TIMEOUT_SECONDS",
+    {
+      min: SETTLEMENT_MARGIN_SECONDS + 1,
+      fallback: DEFAULT_MAX_TIMEOUT_SECONDS,
+      hint: `set it to a whole number of seconds above ${SETTLEMENT_MARGIN_SECONDS} (default ${DEFAULT_MAX_TIMEOUT_SECONDS})`,
+    },
+  );
+
+  // Production refuses to start without knowing where the money goes and on which chain:
+  // a default could take testnet "money" for mainnet work or the other way round.
+  if (!devMode && payTo.value === undefined)
+    problems.push(
+      "PAY_TO is not set: set it to the address that should receive payments (or enable dev mode for local testing)",
+    );
+  if (!devMode && network.value === undefined)
+    problems.push(
+      'X402_NETWORK is not set: set it to "base" (mainnet), "base-sepolia" (testnet) or "eip155:<chainId>"; there is deliberately no default',
+    );
+
+  const payToAddress = read.address(payTo, "the address that should receive payments");
+  const assetAddress = read.address(asset, "the token contract address");
+
+  let resolved: ResolvedNetwork | undefined;
+  if (network.value !== undefined) {
+    const parsed = parseNetwork(network.value);
+    if (!parsed) {
+      problems.push(
+        `${network.name} is ${JSON.stringify(network.value)}: use "base", "base-sepolia" or "eip155:<chainId>"`,
+      );
+    } else {
+      // Known networks default to their USDC; any setting given overrides that default.
+      const token = asset.value !== undefined ? assetAddress : parsed.usdc?.asset;
+      const name = assetName.value ?? parsed.usdc?.assetName;
+      const version = assetVersion.value ?? parsed.usdc?.assetVersion;
+      const missing = (s: Setting, what: string): void => {
+        problems.push(
+          `${s.name} is not set: network ${parsed.caip2} has no built-in USDC, so set ${what}`,
+        );
+      };
+      if (asset.value === undefined && !parsed.usdc) missing(asset, "the token contract address");
+      if (name === undefined)
+        missing(assetName, 'the token\'s EIP-712 domain name (e.g. "USD Coin")');
+      if (version === undefined)
+        missing(assetVersion, 'the token\'s EIP-712 domain version (e.g. "2")');
+      if (token && name !== undefined && version !== undefined)
+        resolved = {
+          v1Name: parsed.v1Name,
+          caip2: parsed.caip2,
+          chainId: parsed.chainId,
+          asset: token,
+          assetName: name,
+          assetVersion: version,
+        };
+    }
+  }
+
+  if (problems.length > before || !payToAddress || !resolved) return undefined;
+  return { payTo: payToAddress, network: resolved, maxTimeoutSeconds };
+}

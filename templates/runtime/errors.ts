@@ -1,0 +1,115 @@
+/**
+ * The error map: every failure the service reports is one of these five types (spec section 7).
+ * Handlers may throw ValidationError, DeadlineError or InternalError; the runtime throws the rest.
+ * Part of your project: edit freely.
+ */
+import type { Logger } from "./types.js";
+
+export type ErrorType = "validation" | "payment" | "deadline" | "capability" | "internal";
+
+/** The JSON body of every failure except "payment missing" (spec 2.5). */
+export interface ErrorBody {
+  status: "failed";
+  error_type: ErrorType;
+  error: string;
+}
+
+/** What the client sees for any internal error: nothing about the cause (that goes to the log). */
+export const GENERIC_INTERNAL_MESSAGE =
+  "internal error: the job failed on the server and was not charged";
+
+export interface AgentErrorOptions {
+  /** Override the HTTP status, e.g. 413/415/404/405 for transport errors that are still `validation`. */
+  status?: number;
+  cause?: unknown;
+}
+
+export abstract class AgentError extends Error {
+  abstract readonly errorType: ErrorType;
+  readonly status: number;
+
+  constructor(message: string, defaultStatus: number, options: AgentErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.status = options.status ?? defaultStatus;
+  }
+}
+
+/** The request or input is wrong. The message should name the field and the problem. */
+export class ValidationError extends AgentError {
+  readonly errorType = "validation";
+  constructor(message: string, options?: AgentErrorOptions) {
+    super(message, 400, options);
+  }
+}
+
+/** The payment header is present but unusable (bad signature, expired, wrong amount...). */
+export class PaymentError extends AgentError {
+  readonly errorType = "payment";
+  constructor(message: string, options?: AgentErrorOptions) {
+    super(message, 402, options);
+  }
+}
+
+/** The deadline passed before arrival or before the handler returned. */
+export class DeadlineError extends AgentError {
+  readonly errorType = "deadline";
+  constructor(message: string, options?: AgentErrorOptions) {
+    super(message, 408, options);
+  }
+}
+
+/** The requested capability is not declared. Raised by the runtime only. */
+export class CapabilityError extends AgentError {
+  readonly errorType = "capability";
+  constructor(message: string, options?: AgentErrorOptions) {
+    super(message, 400, options);
+  }
+}
+
+/** Something went wrong on our side. The message is logged, never sent to the client. */
+export class InternalError extends AgentError {
+  readonly errorType = "internal";
+  constructor(message: string, options?: AgentErrorOptions) {
+    super(message, 500, options);
+  }
+}
+
+export function errorBody(errorType: ErrorType, message: string): ErrorBody {
+  return { status: "failed", error_type: errorType, error: message };
+}
+
+/** Status and body for an AgentError. Internal errors always get the generic message. */
+export function errorResponse(err: AgentError): { status: number; body: ErrorBody } {
+  const message = err.errorType === "internal" ? GENERIC_INTERNAL_MESSAGE : err.message;
+  return { status: err.status, body: errorBody(err.errorType, message) };
+}
+
+/**
+ * Maps whatever a handler threw to the error the client gets (spec 4, rules 7 and 8).
+ * Validation, deadline and internal errors pass through; anything else becomes an internal error
+ * and is logged with its stack so you can debug it. The client never sees the real message.
+ */
+export function fromHandlerError(err: unknown, logger: Logger): AgentError {
+  if (err instanceof ValidationError || err instanceof DeadlineError) return err;
+  if (err instanceof InternalError) {
+    logger.error("handler raised an internal error", { error: err.message, stack: err.stack });
+    return err;
+  }
+  if (err instanceof PaymentError || err instanceof CapabilityError) {
+    // Payment and capability errors describe the request, which the runtime already checked.
+    // A handler throwing one is a bug, so report it as internal rather than blame the caller.
+    logger.warn(
+      `handler threw a ${err.name}; handlers may only throw ValidationError, DeadlineError or InternalError, so it is reported as internal`,
+      {
+        error: err.message,
+      },
+    );
+    return new InternalError(err.message, { cause: err });
+  }
+  logger.error("handler threw an unhandled exception", {
+    error: err instanceof Error ? err.message : String(err),
+    stack: err instanceof Error ? err.stack : undefined,
+  });
+  return new InternalError("unhandled exception", { cause: err });
+}

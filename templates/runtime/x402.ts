@@ -1,0 +1,204 @@
+/**
+ * x402 wire format, and nothing else: decoding the payment header a client sends and building the
+ * 402 "payment required" response. Deciding whether a payment is good is payment.ts's job.
+ * Part of your project: edit freely.
+ *
+ * x402 v2 clients read the PAYMENT-REQUIRED header and answer with PAYMENT-SIGNATURE;
+ * v1 clients read the JSON body and answer with X-PAYMENT. One 402 serves both.
+ */
+import type { ResolvedNetwork } from "./networks.js";
+
+/** Payment headers above this size are refused before decoding (a real one is under 2 KiB). */
+export const MAX_PAYMENT_HEADER_BYTES = 16 * 1024;
+
+type Hex = `0x${string}`;
+
+/** EIP-3009 TransferWithAuthorization fields; numbers are decimal strings. */
+export interface Authorization {
+  from: Hex;
+  to: Hex;
+  value: string;
+  validAfter: string;
+  validBefore: string;
+  nonce: Hex;
+}
+
+export interface ExactEvmPayload {
+  signature: Hex;
+  authorization: Authorization;
+}
+
+/** What a v2 client says it accepted (a copy of one of our `accepts` entries). */
+export interface AcceptedRequirement {
+  scheme: string;
+  network: string;
+  amount: string;
+  asset: string;
+  payTo: string;
+  maxTimeoutSeconds?: number;
+  extra?: Record<string, unknown>;
+}
+
+export type PaymentPayload =
+  | { x402Version: 2; resource?: unknown; accepted: AcceptedRequirement; payload: ExactEvmPayload }
+  | { x402Version: 1; scheme: string; network: string; payload: ExactEvmPayload };
+
+/** What we ask for: one capability's price on our network. */
+export interface PaymentOffer {
+  network: ResolvedNetwork;
+  payTo: Hex;
+  /** USDC atomic units, decimal string. */
+  amount: string;
+  maxTimeoutSeconds: number;
+  resourceUrl: string;
+  description: string;
+}
+
+export type Decoded<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const UINT = /^(0|[1-9]\d{0,77})$/; // fits in uint256
+const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
+const SIGNATURE = /^0x([0-9a-fA-F]{2})+$/;
+
+export function encodeBase64Json(value: unknown): string {
+  return Buffer.from(JSON.stringify(value), "utf8").toString("base64");
+}
+
+/** Strict standard-base64 JSON decoding: no base64url, no whitespace, valid UTF-8, an object. */
+export function decodeBase64Json(text: string): Decoded<Record<string, unknown>> {
+  if (text.length > MAX_PAYMENT_HEADER_BYTES)
+    return fail(`is larger than ${MAX_PAYMENT_HEADER_BYTES} bytes`);
+  if (text.length === 0 || text.length % 4 !== 0 || !BASE64.test(text))
+    return fail("is not standard base64");
+  let json: string;
+  try {
+    json = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(text, "base64"));
+  } catch {
+    return fail("is not base64 of UTF-8 text");
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return fail("is not base64 of JSON");
+  }
+  if (!isObject(value)) return fail("is not base64 of a JSON object");
+  return { ok: true, value };
+}
+
+/** Decodes a PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1) value and checks its shape. */
+export function decodePaymentHeader(text: string): Decoded<PaymentPayload> {
+  const decoded = decodeBase64Json(text);
+  if (!decoded.ok) return decoded;
+  const p = decoded.value;
+  if (p.x402Version !== 1 && p.x402Version !== 2)
+    return fail(`has unsupported x402Version ${JSON.stringify(p.x402Version)} (supported: 1, 2)`);
+
+  const payload = checkExactPayload(p.payload);
+  if (typeof payload === "string") return fail(payload);
+
+  if (p.x402Version === 2) {
+    const a = p.accepted;
+    if (!isObject(a)) return fail("is missing `accepted` (the payment requirement you chose)");
+    for (const key of ["scheme", "network", "amount", "asset", "payTo"] as const)
+      if (typeof a[key] !== "string") return fail(`has no string accepted.${key}`);
+    return {
+      ok: true,
+      value: {
+        x402Version: 2,
+        resource: p.resource,
+        accepted: a as unknown as AcceptedRequirement,
+        payload,
+      },
+    };
+  }
+  if (typeof p.scheme !== "string") return fail("has no string `scheme`");
+  if (typeof p.network !== "string") return fail("has no string `network`");
+  return { ok: true, value: { x402Version: 1, scheme: p.scheme, network: p.network, payload } };
+}
+
+/** Returns the payload, or a string saying what is wrong with it. */
+function checkExactPayload(value: unknown): ExactEvmPayload | string {
+  if (!isObject(value)) return "has no `payload` object";
+  if (typeof value.signature !== "string" || !SIGNATURE.test(value.signature))
+    return "has no hex payload.signature";
+  const auth = value.authorization;
+  if (!isObject(auth)) return "has no payload.authorization object";
+  const checks: Array<[keyof Authorization, RegExp, string]> = [
+    ["from", ADDRESS, "an address"],
+    ["to", ADDRESS, "an address"],
+    ["value", UINT, "a decimal string"],
+    ["validAfter", UINT, "a decimal string"],
+    ["validBefore", UINT, "a decimal string"],
+    ["nonce", BYTES32, "32 bytes of hex"],
+  ];
+  for (const [key, pattern, what] of checks) {
+    const field = auth[key];
+    if (typeof field !== "string" || !pattern.test(field))
+      return `has payload.authorization.${key} that is not ${what}`;
+  }
+  return { signature: value.signature as Hex, authorization: auth as unknown as Authorization };
+}
+
+/** The v1 `accepts` entry: what the spec's 402 body shows (section 2.6). */
+export function requirementV1(offer: PaymentOffer) {
+  return {
+    scheme: "exact",
+    network: offer.network.v1Name,
+    maxAmountRequired: offer.amount,
+    resource: offer.resourceUrl,
+    description: offer.description,
+    mimeType: "application/json",
+    payTo: offer.payTo,
+    maxTimeoutSeconds: offer.maxTimeoutSeconds,
+    asset: offer.network.asset,
+    extra: { name: offer.network.assetName, version: offer.network.assetVersion },
+  };
+}
+
+/** The v2 `accepts` entry: a v2 client copies it verbatim into `accepted`. */
+export function requirementV2(offer: PaymentOffer) {
+  return {
+    scheme: "exact",
+    network: offer.network.caip2,
+    amount: offer.amount,
+    asset: offer.network.asset,
+    payTo: offer.payTo,
+    maxTimeoutSeconds: offer.maxTimeoutSeconds,
+    extra: { name: offer.network.assetName, version: offer.network.assetVersion },
+  };
+}
+
+/** The PAYMENT-REQUIRED header (v2) and Cache-Control for any 402. */
+export function paymentRequiredHeaders(offer: PaymentOffer, error: string): Record<string, string> {
+  const v2 = {
+    x402Version: 2,
+    error,
+    resource: {
+      url: offer.resourceUrl,
+      description: offer.description,
+      mimeType: "application/json",
+    },
+    accepts: [requirementV2(offer)],
+  };
+  return { "PAYMENT-REQUIRED": encodeBase64Json(v2), "Cache-Control": "no-store" };
+}
+
+/** The full 402 for a missing payment: the v1 body the spec shows plus the v2 header. */
+export function paymentRequiredResponse(offer: PaymentOffer, error: string) {
+  return {
+    status: 402,
+    headers: paymentRequiredHeaders(offer, error),
+    body: { x402Version: 1, error, accepts: [requirementV1(offer)] },
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function fail(reason: string): { ok: false; reason: string } {
+  return { ok: false, reason };
+}

@@ -1,0 +1,222 @@
+// Configuration: every refusal names its variable, all problems are reported at once, options win.
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../templates/runtime/app.js";
+import { ConfigError, resolveConfig, type AppOptions } from "../../templates/runtime/config.js";
+import { PAY_TO, captureLogger, makeAgent } from "./helpers.js";
+
+const PROD_ENV = { PAY_TO, X402_NETWORK: "base-sepolia" };
+
+function problems(options: AppOptions): string[] {
+  try {
+    resolveConfig(options);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as ConfigError).problems;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("production refusals", () => {
+  it("missing PAY_TO and X402_NETWORK: both reported, each with what to do", () => {
+    const p = problems({ env: {} });
+    expect(p).toHaveLength(2);
+    expect(p[0]).toMatch(/^PAY_TO is not set: set it to the address/);
+    expect(p[1]).toMatch(/^X402_NETWORK is not set: .*"base".*"base-sepolia"/);
+  });
+
+  it("the ConfigError message lists every problem", () => {
+    expect(() => resolveConfig({ env: {} })).toThrow(
+      /Invalid configuration:\n {2}- PAY_TO[^\n]*\n {2}- X402_NETWORK/,
+    );
+  });
+
+  it("empty values count as unset", () => {
+    expect(problems({ env: { PAY_TO: "", X402_NETWORK: "" } })).toHaveLength(2);
+  });
+
+  it.each([
+    [{ PAY_TO: "0x123" }, /^PAY_TO is "0x123": set it to the address/],
+    [
+      { PAY_TO: "0x70997970c51812DC3A010C7d01b50e0d17dc79C8" },
+      /^PAY_TO is .*checksummed or all lowercase/,
+    ], // bad checksum
+    [{ X402_ASSET: "usdc" }, /^X402_ASSET is "usdc"/],
+    [
+      { X402_NETWORK: "mainnet" },
+      /^X402_NETWORK is "mainnet": use "base", "base-sepolia" or "eip155:<chainId>"/,
+    ],
+    [{ X402_MAX_TIMEOUT_SECONDS: "5" }, /^X402_MAX_TIMEOUT_SECONDS is "5"/],
+    [{ X402_MAX_TIMEOUT_SECONDS: "soon" }, /^X402_MAX_TIMEOUT_SECONDS is "soon"/],
+    [{ PORT: "http" }, /^PORT is "http"/],
+    [{ PORT: "70000" }, /^PORT is "70000"/],
+    [{ MAX_BODY_BYTES: "0" }, /^MAX_BODY_BYTES is "0"/],
+    [
+      { LOG_LEVEL: "verbose" },
+      /^LOG_LEVEL is "verbose": set it to one of debug, info, warn, error/,
+    ],
+    [{ PUBLIC_URL: "agent.example.com" }, /^PUBLIC_URL is "agent.example.com"/],
+    [{ SERVICE_DEV_MODE: "yes" }, /^SERVICE_DEV_MODE is "yes": set it to "true"/],
+    [{ SERVICE_DEV_MODE: "1" }, /^SERVICE_DEV_MODE is "1"/],
+  ])("%j is refused", (env, message) => {
+    const p = problems({ env: { ...PROD_ENV, ...env } });
+    expect(p).toHaveLength(1);
+    expect(p[0]).toMatch(message);
+  });
+
+  it("eip155:<chainId> without asset settings names all three variables", () => {
+    const p = problems({ env: { PAY_TO, X402_NETWORK: "eip155:31337" } });
+    expect(p).toHaveLength(3);
+    expect(p[0]).toMatch(/^X402_ASSET is not set: network eip155:31337 has no built-in USDC/);
+    expect(p[1]).toMatch(/^X402_ASSET_NAME is not set/);
+    expect(p[2]).toMatch(/^X402_ASSET_VERSION is not set/);
+  });
+
+  it("createApp throws the ConfigError too", () => {
+    expect(() => createApp(makeAgent(), { env: {}, logger: captureLogger() })).toThrow(ConfigError);
+  });
+});
+
+describe("dev mode", () => {
+  it("SERVICE_DEV_MODE=true needs no payment settings", () => {
+    const config = resolveConfig({ env: { SERVICE_DEV_MODE: "true" } });
+    expect(config.devMode).toBe(true);
+    expect(config.payment).toBeUndefined();
+  });
+
+  it("SERVICE_DEV_MODE=false is production", () => {
+    expect(problems({ env: { SERVICE_DEV_MODE: "false" } })).toHaveLength(2);
+  });
+
+  it("is refused with NODE_ENV=production, from env or option", () => {
+    expect(problems({ env: { SERVICE_DEV_MODE: "true", NODE_ENV: "production" } })[0]).toMatch(
+      /dev mode is on while NODE_ENV is "production"/,
+    );
+    expect(problems({ devMode: true, env: { NODE_ENV: "production" } })[0]).toMatch(/NODE_ENV/);
+  });
+
+  it("validates payment settings that are given", () => {
+    expect(problems({ devMode: true, env: { PAY_TO: "nope" } })[0]).toMatch(/^PAY_TO is "nope"/);
+  });
+
+  it("resolves payment settings when complete", () => {
+    const config = resolveConfig({ devMode: true, env: PROD_ENV });
+    expect(config.payment?.network.caip2).toBe("eip155:84532");
+  });
+});
+
+describe("resolution", () => {
+  it("defaults", () => {
+    const config = resolveConfig({ env: PROD_ENV });
+    expect(config).toEqual({
+      devMode: false,
+      port: 3000,
+      maxBodyBytes: 1048576,
+      logLevel: "info",
+      payment: {
+        payTo: PAY_TO,
+        maxTimeoutSeconds: 300,
+        network: {
+          v1Name: "base-sepolia",
+          caip2: "eip155:84532",
+          chainId: 84532,
+          asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+          assetName: "USDC",
+          assetVersion: "2",
+        },
+      },
+    });
+  });
+
+  it("reads every variable", () => {
+    const config = resolveConfig({
+      env: {
+        PORT: "8080",
+        PAY_TO: PAY_TO.toLowerCase(),
+        X402_NETWORK: "base",
+        X402_MAX_TIMEOUT_SECONDS: "60",
+        PUBLIC_URL: "https://a.example.com/",
+        MAX_BODY_BYTES: "1000",
+        LOG_LEVEL: "debug",
+      },
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      maxBodyBytes: 1000,
+      logLevel: "debug",
+      publicUrl: "https://a.example.com",
+    });
+    expect(config.payment?.payTo).toBe(PAY_TO); // checksummed
+    expect(config.payment?.maxTimeoutSeconds).toBe(60);
+    expect(config.payment?.network).toMatchObject({
+      v1Name: "base",
+      chainId: 8453,
+      assetName: "USD Coin",
+    });
+  });
+
+  it("custom chain with all asset settings", () => {
+    const token = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
+    const config = resolveConfig({
+      env: {
+        PAY_TO,
+        X402_NETWORK: "eip155:31337",
+        X402_ASSET: token.toLowerCase(),
+        X402_ASSET_NAME: "Local USD",
+        X402_ASSET_VERSION: "1",
+      },
+    });
+    expect(config.payment?.network).toEqual({
+      v1Name: "eip155:31337",
+      caip2: "eip155:31337",
+      chainId: 31337,
+      asset: token,
+      assetName: "Local USD",
+      assetVersion: "1",
+    });
+  });
+
+  it("overrides a known network's token", () => {
+    const config = resolveConfig({ env: { ...PROD_ENV, X402_ASSET_NAME: "Renamed" } });
+    expect(config.payment?.network).toMatchObject({
+      assetName: "Renamed",
+      assetVersion: "2",
+      chainId: 84532,
+    });
+  });
+
+  it("options win over env", () => {
+    const config = resolveConfig({
+      devMode: false,
+      payment: { payTo: PAY_TO, network: "base", maxTimeoutSeconds: 120 },
+      maxBodyBytes: 10,
+      publicUrl: "https://opt.example.com",
+      env: {
+        SERVICE_DEV_MODE: "true",
+        PAY_TO: "0x0000000000000000000000000000000000000001",
+        X402_NETWORK: "base-sepolia",
+        MAX_BODY_BYTES: "99",
+        PUBLIC_URL: "https://env.example.com",
+        X402_MAX_TIMEOUT_SECONDS: "30",
+      },
+    });
+    expect(config.devMode).toBe(false);
+    expect(config.payment?.payTo).toBe(PAY_TO);
+    expect(config.payment?.network.v1Name).toBe("base");
+    expect(config.payment?.maxTimeoutSeconds).toBe(120);
+    expect(config.maxBodyBytes).toBe(10);
+    expect(config.publicUrl).toBe("https://opt.example.com");
+  });
+
+  it("devMode option wins over a bad SERVICE_DEV_MODE and over SERVICE_DEV_MODE=true", () => {
+    expect(resolveConfig({ devMode: true, env: { SERVICE_DEV_MODE: "banana" } }).devMode).toBe(
+      true,
+    );
+    expect(problems({ devMode: false, env: { SERVICE_DEV_MODE: "true" } })).toHaveLength(2);
+  });
+
+  it("an option naming a bad value is blamed as an option", () => {
+    expect(problems({ payment: { payTo: "0x1", network: "base" }, env: {} })[0]).toMatch(
+      /^option payment.payTo is "0x1"/,
+    );
+  });
+});

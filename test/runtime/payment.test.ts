@@ -1,0 +1,505 @@
+// The payment gate through the real app: real viem accounts sign real EIP-712 authorizations,
+// and every refusal must name its reason and leave the handler un-run.
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GENERIC_INTERNAL_MESSAGE } from "../../templates/runtime/errors.js";
+import { SETTLEMENT_MARGIN_SECONDS } from "../../templates/runtime/payment.js";
+import {
+  OTHER_ADDRESS,
+  PAY_TO,
+  PRODUCTION,
+  anvilAccount,
+  b64,
+  job,
+  logText,
+  makeAgent,
+  nowSeconds,
+  offerV2,
+  post,
+  signAuthorization,
+  startApp,
+  unb64,
+  v1Header,
+  v2Header,
+  type AuthorizationParams,
+  type TestAgent,
+} from "./helpers.js";
+
+let agent: TestAgent;
+let app: Awaited<ReturnType<typeof startApp>>;
+const payer = anvilAccount();
+const stranger = privateKeyToAccount(generatePrivateKey());
+
+beforeAll(async () => {
+  agent = makeAgent();
+  app = await startApp(agent, PRODUCTION);
+});
+afterAll(() => app.close());
+
+const calls = (name: string): number => agent.calls[name] ?? 0;
+
+/** Sends a job with a v2 PAYMENT-SIGNATURE built from `accepted` and a fresh authorization. */
+async function payV2(
+  capability: string,
+  input: unknown,
+  auth: AuthorizationParams = {},
+  accepted = offerV2(),
+  extra: Record<string, unknown> = {},
+) {
+  const payload = await signAuthorization(payer, auth);
+  return post(app.url, job(capability, input, extra), {
+    "payment-signature": v2Header(accepted, payload),
+  });
+}
+
+/** Expects a 402 payment error whose message matches `reason`, and that `capability` did not run. */
+async function expectRefused(
+  send: () => Promise<Awaited<ReturnType<typeof post>>>,
+  reason: RegExp | string,
+  capability = "echo",
+) {
+  const before = calls(capability);
+  const res = await send();
+  expect(res.status).toBe(402);
+  expect(res.body).toEqual({ status: "failed", error_type: "payment", error: expect.any(String) });
+  if (typeof reason === "string") expect(res.body.error).toContain(reason);
+  else expect(res.body.error).toMatch(reason);
+  expect(calls(capability)).toBe(before);
+  return res;
+}
+
+describe("payment missing", () => {
+  it("402 with the v1 payment-required body and the v2 PAYMENT-REQUIRED header", async () => {
+    const before = calls("echo");
+    const res = await post(app.url, job("echo", { text: "x" }));
+    expect(res.status).toBe(402);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    const resource = `${app.url}/execute`;
+    expect(res.body).toEqual({
+      x402Version: 1,
+      error: expect.any(String),
+      accepts: [
+        {
+          scheme: "exact",
+          network: "base-sepolia",
+          maxAmountRequired: "10000",
+          resource,
+          description: "test capability",
+          mimeType: "application/json",
+          payTo: PAY_TO,
+          maxTimeoutSeconds: 300,
+          asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+          extra: { name: "USDC", version: "2" },
+        },
+      ],
+    });
+    expect(unb64(res.headers.get("payment-required")!)).toEqual({
+      x402Version: 2,
+      error: expect.any(String),
+      resource: { url: resource, description: "test capability", mimeType: "application/json" },
+      accepts: [offerV2("10000")],
+    });
+    expect(calls("echo")).toBe(before);
+  });
+
+  it("quotes each capability's own price in atomic units", async () => {
+    const res = await post(app.url, job("cheap", { text: "x" }));
+    expect(res.body.accepts[0].maxAmountRequired).toBe("1000");
+    expect(unb64(res.headers.get("payment-required")!).accepts[0].amount).toBe("1000");
+  });
+
+  it("uses PUBLIC_URL for the resource when set", async () => {
+    const other = await startApp(makeAgent(), {
+      ...PRODUCTION,
+      env: { PUBLIC_URL: "https://agent.example.com/" },
+    });
+    try {
+      const res = await post(other.url, job("echo", { text: "x" }));
+      expect(res.body.accepts[0].resource).toBe("https://agent.example.com/execute");
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("an empty header counts as missing", async () => {
+    const res = await post(app.url, job("echo", { text: "x" }), { "payment-signature": "" });
+    expect(res.status).toBe(402);
+    expect(res.body.x402Version).toBe(1);
+  });
+
+  it("capability and input are checked before payment; payment before the deadline", async () => {
+    expect((await post(app.url, job("nope", {}))).body.error_type).toBe("capability");
+    expect((await post(app.url, job("echo", {}))).body.error_type).toBe("validation");
+    const late = await post(app.url, job("echo", { text: "x" }, { deadline: nowSeconds() - 5 }));
+    expect(late.status).toBe(402);
+    expect(late.body.x402Version).toBe(1);
+  });
+});
+
+describe("valid payments", () => {
+  it("a v2 client flow: read PAYMENT-REQUIRED, sign, retry with PAYMENT-SIGNATURE", async () => {
+    const request = job("echo", { text: "paid" });
+    const first = await fetch(`${app.url}/execute`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(request),
+    });
+    const required = unb64(first.headers.get("payment-required")!);
+    const accepted = required.accepts[0];
+    const payload = await signAuthorization(payer, {
+      to: accepted.payTo,
+      value: accepted.amount,
+      validBefore: String(nowSeconds() + accepted.maxTimeoutSeconds),
+      domain: {
+        name: accepted.extra.name,
+        version: accepted.extra.version,
+        chainId: 84532,
+        verifyingContract: accepted.asset,
+      },
+    });
+    const before = calls("echo");
+    const res = await post(app.url, request, { "PAYMENT-SIGNATURE": v2Header(accepted, payload) });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      status: "completed",
+      job_id: request.job_id,
+      output: { text: "paid" },
+    });
+    expect(calls("echo")).toBe(before + 1);
+    expect(agent.seen.echo!.ctx.payment).toEqual({
+      x402Version: 2,
+      scheme: "exact",
+      network: "eip155:84532",
+      payer: payer.address,
+      amount: "10000",
+      authorization: payload.authorization,
+      signature: payload.signature,
+    });
+  });
+
+  it("a v1 X-PAYMENT from another account is accepted", async () => {
+    const payload = await signAuthorization(stranger);
+    const res = await post(app.url, job("echo", { text: "v1" }), {
+      "x-payment": v1Header(payload),
+    });
+    expect(res.status).toBe(200);
+    expect(agent.seen.echo!.ctx.payment).toMatchObject({
+      x402Version: 1,
+      network: "base-sepolia",
+      payer: stranger.address,
+    });
+  });
+
+  it("a v1 payload in PAYMENT-SIGNATURE is accepted too (the spec names that header)", async () => {
+    const payload = await signAuthorization(payer);
+    const res = await post(app.url, job("echo", { text: "x" }), {
+      "payment-signature": v1Header(payload),
+    });
+    expect(res.status).toBe(200);
+  });
+
+  it("paying more than the price is accepted", async () => {
+    const payload = await signAuthorization(payer, { value: "20000" });
+    const res = await post(app.url, job("echo", { text: "x" }), { "x-payment": v1Header(payload) });
+    expect(res.status).toBe(200);
+  });
+
+  it("a custom eip155 chain works with its configured token domain", async () => {
+    const token = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
+    const custom = await startApp(makeAgent(), {
+      devMode: false,
+      payment: {
+        payTo: PAY_TO,
+        network: "eip155:31337",
+        asset: token,
+        assetName: "Local USD",
+        assetVersion: "2",
+      },
+    });
+    try {
+      const domain = {
+        name: "Local USD",
+        version: "2",
+        chainId: 31337,
+        verifyingContract: token,
+      } as const;
+      const payload = await signAuthorization(payer, { domain });
+      const accepted = {
+        ...offerV2(),
+        network: "eip155:31337",
+        asset: token,
+        extra: { name: "Local USD", version: "2" },
+      };
+      const ok = await post(custom.url, job("echo", { text: "x" }), {
+        "payment-signature": v2Header(accepted, payload),
+      });
+      expect(ok.status).toBe(200);
+      const missing = await post(custom.url, job("echo", { text: "x" }));
+      expect(missing.body.accepts[0].network).toBe("eip155:31337");
+    } finally {
+      await custom.close();
+    }
+  });
+});
+
+describe("refused payments (402 payment, handler not run)", () => {
+  it("tampered value", async () => {
+    const payload = await signAuthorization(payer, { value: "10000" });
+    payload.authorization.value = "20000";
+    await expectRefused(
+      () => post(app.url, job("echo", { text: "x" }), { "x-payment": v1Header(payload) }),
+      "signature does not match authorization.from",
+    );
+  });
+
+  it("wrong signer (from names someone else)", async () => {
+    const payload = await signAuthorization(stranger);
+    payload.authorization.from = payer.address;
+    await expectRefused(
+      () => post(app.url, job("echo", { text: "x" }), { "x-payment": v1Header(payload) }),
+      "signature does not match",
+    );
+  });
+
+  it("malformed signature bytes", async () => {
+    const payload = await signAuthorization(payer);
+    payload.signature = "0x1234";
+    await expectRefused(
+      () => post(app.url, job("echo", { text: "x" }), { "x-payment": v1Header(payload) }),
+      "signature is malformed",
+    );
+  });
+
+  it("wrong payee", async () => {
+    await expectRefused(
+      () => payV2("echo", { text: "x" }, { to: OTHER_ADDRESS }),
+      `authorization pays ${OTHER_ADDRESS}`,
+    );
+  });
+
+  it("wrong network (v1 name)", async () => {
+    const payload = await signAuthorization(payer);
+    await expectRefused(
+      () => post(app.url, job("echo", { text: "x" }), { "x-payment": v1Header(payload, "base") }),
+      'payment is for network "base"',
+    );
+  });
+
+  it("wrong network (v2 accepted)", async () => {
+    await expectRefused(
+      () => payV2("echo", { text: "x" }, {}, { ...offerV2(), network: "eip155:8453" }),
+      'network "eip155:8453"',
+    );
+  });
+
+  it("wrong asset domain (signed for Base mainnet USDC)", async () => {
+    const domain = {
+      name: "USD Coin",
+      version: "2",
+      chainId: 8453,
+      verifyingContract: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+    } as const;
+    await expectRefused(
+      () => payV2("echo", { text: "x" }, { domain }),
+      /signature does not match .*name: "USDC".*chainId: 84532/,
+    );
+  });
+
+  it("wrong asset in v2 accepted", async () => {
+    await expectRefused(
+      () => payV2("echo", { text: "x" }, {}, { ...offerV2(), asset: OTHER_ADDRESS }),
+      /accepted requirement does not match.*asset/,
+    );
+  });
+
+  it("expired", async () => {
+    await expectRefused(
+      () => payV2("echo", { text: "x" }, { validBefore: String(nowSeconds() - 10) }),
+      "authorization expired",
+    );
+  });
+
+  it("not yet valid", async () => {
+    await expectRefused(
+      () => payV2("echo", { text: "x" }, { validAfter: String(nowSeconds() + 60) }),
+      "not valid yet",
+    );
+  });
+
+  it("validBefore too close to the job deadline", async () => {
+    const deadline = nowSeconds() + 60;
+    await expectRefused(
+      () =>
+        payV2(
+          "echo",
+          { text: "x" },
+          { validBefore: String(deadline + SETTLEMENT_MARGIN_SECONDS - 2) },
+          offerV2(),
+          {
+            deadline,
+          },
+        ),
+      /expires too early.*deadline plus 6 s/,
+    );
+  });
+
+  it("validBefore exactly deadline + margin is enough", async () => {
+    const deadline = nowSeconds() + 60;
+    const res = await payV2(
+      "echo",
+      { text: "x" },
+      { validBefore: String(deadline + SETTLEMENT_MARGIN_SECONDS) },
+      offerV2(),
+      { deadline },
+    );
+    expect(res.status).toBe(200);
+  });
+
+  it("underpaid", async () => {
+    const payload = await signAuthorization(payer, { value: "9999" });
+    await expectRefused(
+      () => post(app.url, job("echo", { text: "x" }), { "x-payment": v1Header(payload) }),
+      'less than the price of "echo": 10000',
+    );
+  });
+
+  it("paid for a cheaper capability (v2: the cheap offer copied verbatim)", async () => {
+    await expectRefused(
+      () => payV2("echo", { text: "x" }, { value: "1000" }, offerV2("1000")),
+      /accepted requirement does not match.*amount 1000/,
+    );
+  });
+
+  it("paid for a cheaper capability (v2: accepted forged to the right price, value still cheap)", async () => {
+    await expectRefused(
+      () => payV2("echo", { text: "x" }, { value: "1000" }, offerV2("10000")),
+      "less than the price",
+    );
+  });
+
+  it("unsupported scheme", async () => {
+    await expectRefused(
+      () => payV2("echo", { text: "x" }, {}, { ...offerV2(), scheme: "upto" }),
+      'unsupported payment scheme "upto"',
+    );
+  });
+
+  it("invalid payments also carry PAYMENT-REQUIRED so a client can retry", async () => {
+    const res = await expectRefused(
+      () => payV2("echo", { text: "x" }, { validBefore: "1" }),
+      "expired",
+    );
+    expect(unb64(res.headers.get("payment-required")!).accepts[0].amount).toBe("10000");
+    expect(res.headers.get("cache-control")).toBe("no-store");
+  });
+
+  // Oversized headers: Node itself answers 431 above its 16 KiB header limit; x402.test.ts covers ours.
+  describe("malformed header", () => {
+    const valid = async () => ({
+      x402Version: 2,
+      accepted: offerV2(),
+      payload: await signAuthorization(payer),
+    });
+    it.each<[string, () => Promise<string>, string | RegExp]>([
+      ["not base64", async () => "%%%", "PAYMENT-SIGNATURE header is not standard base64"],
+      [
+        "base64url",
+        async () =>
+          b64(await valid())
+            .replace(/\+/g, "-")
+            .replace(/\//g, "_")
+            .replace(/=+$/, "") + "-_",
+        "not standard base64",
+      ],
+      ["not JSON", async () => Buffer.from("hello").toString("base64"), "not base64 of JSON"],
+      ["a JSON array", async () => b64([1, 2]), "not base64 of a JSON object"],
+      [
+        "unsupported version",
+        async () => b64({ ...(await valid()), x402Version: 3 }),
+        "unsupported x402Version 3",
+      ],
+      [
+        "no payload",
+        async () => b64({ ...(await valid()), payload: undefined }),
+        "no `payload` object",
+      ],
+      [
+        "no accepted",
+        async () => b64({ ...(await valid()), accepted: undefined }),
+        "missing `accepted`",
+      ],
+      [
+        "numeric value",
+        async () => {
+          const v = await valid();
+          return b64({
+            ...v,
+            payload: { ...v.payload, authorization: { ...v.payload.authorization, value: 10000 } },
+          });
+        },
+        "payload.authorization.value that is not a decimal string",
+      ],
+      [
+        "short nonce",
+        async () => {
+          const v = await valid();
+          return b64({
+            ...v,
+            payload: { ...v.payload, authorization: { ...v.payload.authorization, nonce: "0x01" } },
+          });
+        },
+        "payload.authorization.nonce",
+      ],
+    ])("%s", async (_name, header, reason) => {
+      const value = await header();
+      await expectRefused(
+        () => post(app.url, job("echo", { text: "x" }), { "payment-signature": value }),
+        reason,
+      );
+    });
+  });
+});
+
+describe("paid jobs still go through the rest of the pipeline", () => {
+  it("output mismatch in production -> 500 internal, generic message, details logged", async () => {
+    const request = job("bad_output", { text: "x" });
+    const payload = await signAuthorization(payer);
+    const res = await post(app.url, request, { "payment-signature": v2Header(offerV2(), payload) });
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({
+      status: "failed",
+      error_type: "internal",
+      error: GENERIC_INTERNAL_MESSAGE,
+    });
+    expect(res.text).not.toContain("secret");
+    const logged = app.logger.lines.find(
+      (l) => l.level === "error" && l.fields.job_id === request.job_id,
+    );
+    expect(String(logged?.fields.problem)).toContain('output: unknown field "secret"');
+  });
+
+  it("handler timing out after payment -> 408", async () => {
+    const deadline = Date.now() / 1000 + 0.4;
+    const payload = await signAuthorization(payer);
+    const res = await post(app.url, job("slow", { ms: 3000 }, { deadline }), {
+      "payment-signature": v2Header(offerV2(), payload),
+    });
+    expect(res.status).toBe(408);
+    expect(res.body.error_type).toBe("deadline");
+  });
+
+  it("deadline passed on arrival with a valid payment -> 408, handler not run", async () => {
+    const before = calls("echo");
+    const res = await payV2("echo", { text: "x" }, {}, offerV2(), { deadline: nowSeconds() - 2 });
+    expect(res.status).toBe(408);
+    expect(calls("echo")).toBe(before);
+  });
+
+  it("production does not log the dev-mode warning", () => {
+    expect(logText(app.logger)).not.toMatch(/bypassed/);
+  });
+
+  it("production warns at startup that verified payments are not settled yet", () => {
+    expect(logText(app.logger)).toMatch(/payments are verified but not settled/);
+  });
+});
