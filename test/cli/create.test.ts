@@ -27,7 +27,14 @@ describe("create-agent <dir>", () => {
   it("is deterministic: the same manifest gives byte-identical projects", async () => {
     const parent = await tempDir();
     for (const name of ["a", "b"]) {
-      const result = await cli([join(parent, name), "--yes", "--no-install", "--no-git", "--manifest", e2eManifest]);
+      const result = await cli([
+        join(parent, name),
+        "--yes",
+        "--no-install",
+        "--no-git",
+        "--manifest",
+        e2eManifest,
+      ]);
       expect(result.exitCode, result.all).toBe(0);
     }
     expect(await snapshotTree(join(parent, "a"))).toEqual(await snapshotTree(join(parent, "b")));
@@ -78,7 +85,14 @@ describe("create-agent <dir>", () => {
     const good = JSON.parse(await readFile(e2eManifest, "utf8"));
     good.capabilities.summarize.pricing.amount = "-1";
     await writeFile(manifest, JSON.stringify(good, null, 2));
-    const result = await cli([join(parent, "project"), "--yes", "--no-install", "--no-git", "--manifest", manifest]);
+    const result = await cli([
+      join(parent, "project"),
+      "--yes",
+      "--no-install",
+      "--no-git",
+      "--manifest",
+      manifest,
+    ]);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain("bad.json:");
     expect(result.stderr).toContain("$.capabilities.summarize.pricing.amount");
@@ -87,7 +101,12 @@ describe("create-agent <dir>", () => {
 
   it("reports a missing manifest file", async () => {
     const parent = await tempDir();
-    const result = await cli([join(parent, "project"), "--yes", "--manifest", join(parent, "nope.json")]);
+    const result = await cli([
+      join(parent, "project"),
+      "--yes",
+      "--manifest",
+      join(parent, "nope.json"),
+    ]);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain("nope.json");
     expect(await readdir(parent)).toEqual([]);
@@ -107,11 +126,20 @@ describe("create-agent <dir>", () => {
 
   it("makes the project a git repository with a first commit", async () => {
     const dir = join(await tempDir(), "with-git");
-    const result = await execa("node", [join(FIXTURES, "../bin/create-agent.js"), dir, "--yes", "--no-install"], {
-      reject: false,
-      all: true,
-      env: { GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.com" },
-    });
+    const result = await execa(
+      "node",
+      [join(FIXTURES, "../bin/create-agent.js"), dir, "--yes", "--no-install"],
+      {
+        reject: false,
+        all: true,
+        env: {
+          GIT_AUTHOR_NAME: "t",
+          GIT_AUTHOR_EMAIL: "t@example.com",
+          GIT_COMMITTER_NAME: "t",
+          GIT_COMMITTER_EMAIL: "t@example.com",
+        },
+      },
+    );
     expect(result.exitCode, result.all).toBe(0);
     const log = await execa("git", ["log", "--format=%s"], { cwd: dir });
     expect(log.stdout).toBe("Initial commit from create-agent");

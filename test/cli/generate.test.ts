@@ -5,7 +5,14 @@ import { cli, FIXTURES, tempDir } from "./helpers.js";
 
 async function scaffold(): Promise<string> {
   const dir = join(await tempDir(), "agent");
-  const result = await cli([dir, "--yes", "--no-install", "--no-git", "--manifest", join(FIXTURES, "e2e/agent.json")]);
+  const result = await cli([
+    dir,
+    "--yes",
+    "--no-install",
+    "--no-git",
+    "--manifest",
+    join(FIXTURES, "e2e/agent.json"),
+  ]);
   expect(result.exitCode, result.all).toBe(0);
   return dir;
 }
@@ -37,7 +44,9 @@ describe("create-agent generate", () => {
 
     const generate = await cli(["generate"], dir);
     expect(generate.exitCode, generate.all).toBe(0);
-    expect(await readFile(join(dir, "src/generated/types.ts"), "utf8")).toContain("word_count: number");
+    expect(await readFile(join(dir, "src/generated/types.ts"), "utf8")).toContain(
+      "word_count: number",
+    );
     expect(await readFile(handlerPath, "utf8")).toBe("// my own code\n");
     expect((await cli(["generate", "--check"], dir)).exitCode).toBe(0);
   });

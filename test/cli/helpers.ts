@@ -9,7 +9,13 @@ export const FIXTURES = join(import.meta.dirname, "../../fixtures");
 
 /** Runs the built CLI like a user in a terminal-less shell; never throws on a non-zero exit. */
 export function cli(args: string[], cwd?: string) {
-  return execa("node", [CLI, ...args], { cwd, reject: false, all: true, stdin: "ignore", env: { npm_config_user_agent: "" } });
+  return execa("node", [CLI, ...args], {
+    cwd,
+    reject: false,
+    all: true,
+    stdin: "ignore",
+    env: { npm_config_user_agent: "" },
+  });
 }
 
 const made: string[] = [];
@@ -28,7 +34,9 @@ export async function tempDir(): Promise<string> {
 export async function snapshotTree(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  for (const entry of entries.filter((e) => e.isFile()).sort((a, b) => (a.parentPath + a.name).localeCompare(b.parentPath + b.name))) {
+  for (const entry of entries
+    .filter((e) => e.isFile())
+    .sort((a, b) => (a.parentPath + a.name).localeCompare(b.parentPath + b.name))) {
     const full = join(entry.parentPath, entry.name);
     out[relative(dir, full)] = await readFile(full, "utf8");
   }

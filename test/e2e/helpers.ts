@@ -26,7 +26,10 @@ async function stop(child: ResultPromise) {
 function waitForUrl(child: ResultPromise): Promise<string> {
   return new Promise((resolve, reject) => {
     let seen = "";
-    const timer = setTimeout(() => reject(new Error(`server printed no URL within 20 s:\n${seen}`)), 20_000);
+    const timer = setTimeout(
+      () => reject(new Error(`server printed no URL within 20 s:\n${seen}`)),
+      20_000,
+    );
     child.all!.on("data", (chunk: Buffer) => {
       seen += chunk.toString();
       const match = /http:\/\/[\w.[\]:-]+:(\d+)/.exec(seen);
@@ -43,7 +46,9 @@ function waitForUrl(child: ResultPromise): Promise<string> {
 }
 
 /** The well-known first anvil test key: public, for tests only. */
-export const payer = privateKeyToAccount("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80");
+export const payer = privateKeyToAccount(
+  "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+);
 
 interface Requirement {
   scheme: string;
@@ -56,7 +61,11 @@ interface Requirement {
 }
 
 /** Signs an x402 v2 "exact" payment for a requirement taken from a 402's PAYMENT-REQUIRED header. */
-export async function signPayment(requirement: Requirement, chainId: number, change: { value?: string } = {}) {
+export async function signPayment(
+  requirement: Requirement,
+  chainId: number,
+  change: { value?: string } = {},
+) {
   const now = Math.floor(Date.now() / 1000);
   const authorization = {
     from: payer.address,
@@ -64,10 +73,16 @@ export async function signPayment(requirement: Requirement, chainId: number, cha
     value: requirement.amount,
     validAfter: "0",
     validBefore: String(now + requirement.maxTimeoutSeconds),
-    nonce: `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}` as `0x${string}`,
+    nonce:
+      `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}` as `0x${string}`,
   };
   const signature = await payer.signTypedData({
-    domain: { name: requirement.extra.name, version: requirement.extra.version, chainId, verifyingContract: requirement.asset },
+    domain: {
+      name: requirement.extra.name,
+      version: requirement.extra.version,
+      chainId,
+      verifyingContract: requirement.asset,
+    },
     types: {
       TransferWithAuthorization: [
         { name: "from", type: "address" },
@@ -88,7 +103,10 @@ export async function signPayment(requirement: Requirement, chainId: number, cha
       nonce: authorization.nonce,
     },
   });
-  const payload = { signature, authorization: { ...authorization, value: change.value ?? authorization.value } };
+  const payload = {
+    signature,
+    authorization: { ...authorization, value: change.value ?? authorization.value },
+  };
   const message = { x402Version: 2, accepted: requirement, payload };
   return Buffer.from(JSON.stringify(message)).toString("base64");
 }

@@ -9,7 +9,10 @@ const formattable = templateFolder("project").filter((t) => /\.(ts|json)$/.test(
 
 describe("templates/project", () => {
   it.each(formattable.map((t) => t.path))("%s is already formatted", async (path) => {
-    const source = readFileSync(new URL(`../../templates/project/${path}`, import.meta.url), "utf8");
+    const source = readFileSync(
+      new URL(`../../templates/project/${path}`, import.meta.url),
+      "utf8",
+    );
     expect(source).toBe(await formatFile(path, source));
   });
 });

@@ -33,6 +33,9 @@ function job(capability: string, input: unknown, secondsLeft = 30) {
   };
 }
 
+/** A response body as JSON (fetch types it `unknown`; these tests assert on its shape). */
+const json = (res: Response): Promise<any> => res.json();
+
 function execute(url: string, body: unknown, headers: Record<string, string> = {}) {
   return fetch(`${url}/execute`, {
     method: "POST",
@@ -51,13 +54,13 @@ describe("dev mode (payment gate bypassed)", () => {
   it("GET /health reports the agent", async () => {
     const res = await fetch(`${server.url}/health`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ name: agent.name, version: agent.version, status: "ok" });
+    expect(await json(res)).toEqual({ name: agent.name, version: agent.version, status: "ok" });
   });
 
   it("GET /about declares every capability", async () => {
     const res = await fetch(`${server.url}/about`);
     expect(res.status).toBe(200);
-    const about = await res.json();
+    const about = await json(res);
     expect(about.service_version).toBe("1.0");
     expect(about.name).toBe(agent.name);
     expect(Object.keys(about.capabilities)).toEqual(capabilities);
@@ -68,7 +71,7 @@ describe("dev mode (payment gate bypassed)", () => {
 
     it("runs a job and returns an output that matches the output_schema", async () => {
       const res = await execute(server.url, job(name, sampleInputs[name]));
-      const body = await res.json();
+      const body = await json(res);
       expect(res.status, JSON.stringify(body)).toBe(200);
       expect(body).toMatchObject({
         service_version: "1.0",
@@ -85,20 +88,20 @@ describe("dev mode (payment gate bypassed)", () => {
     it("refuses an input that is not an object with a validation error", async () => {
       const res = await execute(server.url, job(name, "not an object"));
       expect(res.status).toBe(400);
-      expect(await res.json()).toMatchObject({ status: "failed", error_type: "validation" });
+      expect(await json(res)).toMatchObject({ status: "failed", error_type: "validation" });
     });
 
     it("refuses a job whose deadline has passed with a deadline error", async () => {
       const res = await execute(server.url, job(name, sampleInputs[name], -1));
       expect(res.status).toBe(408);
-      expect(await res.json()).toMatchObject({ status: "failed", error_type: "deadline" });
+      expect(await json(res)).toMatchObject({ status: "failed", error_type: "deadline" });
     });
   });
 
   it("names the unknown capability and lists the available ones", async () => {
     const res = await execute(server.url, job("no-such-capability", {}));
     expect(res.status).toBe(400);
-    const body = await res.json();
+    const body = await json(res);
     expect(body).toMatchObject({ status: "failed", error_type: "capability" });
     expect(body.error).toContain("no-such-capability");
     for (const name of capabilities) expect(body.error).toContain(name);
@@ -107,13 +110,13 @@ describe("dev mode (payment gate bypassed)", () => {
   it("answers malformed JSON with a validation error", async () => {
     const res = await execute(server.url, "{ not json");
     expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ status: "failed", error_type: "validation" });
+    expect(await json(res)).toMatchObject({ status: "failed", error_type: "validation" });
   });
 
   it("answers unknown routes with a JSON 404", async () => {
     const res = await fetch(`${server.url}/nope`);
     expect(res.status).toBe(404);
-    expect(await res.json()).toMatchObject({ status: "failed" });
+    expect(await json(res)).toMatchObject({ status: "failed" });
   });
 });
 
@@ -129,7 +132,7 @@ describe("production mode (x402 payment gate on)", () => {
     async (name) => {
       const res = await execute(server.url, job(name, sampleInputs[name]));
       expect(res.status).toBe(402);
-      const body = await res.json();
+      const body = await json(res);
       expect(body.x402Version).toBe(1);
       expect(body.accepts[0]).toMatchObject({
         scheme: "exact",
@@ -145,6 +148,6 @@ describe("production mode (x402 payment gate on)", () => {
       "payment-signature": "bm90IGEgcGF5bWVudA==",
     });
     expect(res.status).toBe(402);
-    expect(await res.json()).toMatchObject({ status: "failed", error_type: "payment" });
+    expect(await json(res)).toMatchObject({ status: "failed", error_type: "payment" });
   });
 });
