@@ -18,12 +18,13 @@ const times = Object.fromEntries(Object.keys(tools).map((name) => [name, []]));
 try {
   for (let i = 0; i < runs + 1; i++) {
     for (const [name, args] of Object.entries(tools)) {
-      const dir = join(work, `${name}-${i}`);
+      // Relative folder names, run from the work folder: create-vite treats even "/abs" targets as relative.
+      const dir = `${name}-${i}`;
       const start = process.hrtime.bigint();
-      execFileSync(process.execPath, args(dir), { stdio: "ignore", env: { ...process.env, npm_config_user_agent: "" } });
+      execFileSync(process.execPath, args(dir), { cwd: work, stdio: "ignore", env: { ...process.env, npm_config_user_agent: "" } });
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
       if (i > 0) times[name].push(ms); // the first round warms the file system cache
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(join(work, dir), { recursive: true, force: true });
     }
   }
 } finally {

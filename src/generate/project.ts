@@ -85,5 +85,7 @@ function notes(field: FieldDescriptor): string {
   range("value", field.minimum, field.maximum);
   range("length", field.minLength, field.maxLength);
   range("items", field.minItems, field.maxItems);
+  const itemNotes = field.items && !field.items.properties ? notes(field.items) : "";
+  if (itemNotes) parts.push(`each item: ${itemNotes}`);
   return parts.join("; ");
 }

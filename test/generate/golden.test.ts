@@ -4,7 +4,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { generateCode } from "../../src/generate/index.js";
-import { generatePackageJson } from "../../src/generate/project.js";
+import { generatePackageJson, generateProjectFiles } from "../../src/generate/project.js";
 import { parseManifest } from "../../src/manifest/index.js";
 
 const GOLDEN = join(import.meta.dirname, "../../fixtures/golden");
@@ -25,6 +25,8 @@ describe.each(await readdir(GOLDEN))("golden output: %s", (name) => {
     const { files } = await generateCode(model);
     const actual = new Map(files.map((f) => [f.path, f.contents]));
     actual.set("package.json", generatePackageJson(model));
+    // The one project file rendered from the manifest (the others are static templates).
+    actual.set("README.md", generateProjectFiles(model).find((f) => f.path === "README.md")!.contents);
     const expectedDir = join(GOLDEN, name, "expected");
     if (update) {
       await rm(expectedDir, { recursive: true, force: true });
