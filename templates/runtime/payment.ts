@@ -18,6 +18,7 @@ import {
   paymentRequiredHeaders,
   paymentRequiredResponse,
   type PaymentOffer,
+  TRANSFER_WITH_AUTHORIZATION,
 } from "./x402.js";
 
 /**
@@ -65,17 +66,6 @@ export interface PaymentGate {
    */
   settle?(payment: VerifiedPayment, capability: Capability): Promise<void>;
 }
-
-const TRANSFER_WITH_AUTHORIZATION = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
 
 const sameAddress = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
 

@@ -11,6 +11,18 @@ import type { ResolvedNetwork } from "./networks.js";
 /** Payment headers above this size are refused before decoding (a real one is under 2 KiB). */
 export const MAX_PAYMENT_HEADER_BYTES = 16 * 1024;
 
+/** EIP-3009's typed-data type, signed by the payer over the token's EIP-712 domain. */
+export const TRANSFER_WITH_AUTHORIZATION = {
+  TransferWithAuthorization: [
+    { name: "from", type: "address" },
+    { name: "to", type: "address" },
+    { name: "value", type: "uint256" },
+    { name: "validAfter", type: "uint256" },
+    { name: "validBefore", type: "uint256" },
+    { name: "nonce", type: "bytes32" },
+  ],
+} as const;
+
 type Hex = `0x${string}`;
 
 /** EIP-3009 TransferWithAuthorization fields; numbers are decimal strings. */

@@ -1,4 +1,5 @@
 import { execa, type ResultPromise } from "execa";
+import { TRANSFER_WITH_AUTHORIZATION } from "../../templates/runtime/x402.js";
 import { privateKeyToAccount } from "viem/accounts";
 
 /** Starts `node dist/server.js` in the project with `env`, and waits for the URL it prints. */
@@ -83,16 +84,7 @@ export async function signPayment(
       chainId,
       verifyingContract: requirement.asset,
     },
-    types: {
-      TransferWithAuthorization: [
-        { name: "from", type: "address" },
-        { name: "to", type: "address" },
-        { name: "value", type: "uint256" },
-        { name: "validAfter", type: "uint256" },
-        { name: "validBefore", type: "uint256" },
-        { name: "nonce", type: "bytes32" },
-      ],
-    },
+    types: TRANSFER_WITH_AUTHORIZATION,
     primaryType: "TransferWithAuthorization",
     message: {
       from: authorization.from,

@@ -1,6 +1,7 @@
 // Shared test fixtures for the runtime: a hand-built agent, a capturing logger, a real server on
 // port 0, and real EIP-712 payment signing with viem accounts.
 import { randomBytes } from "node:crypto";
+import { TRANSFER_WITH_AUTHORIZATION } from "../../templates/runtime/x402.js";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
@@ -300,16 +301,7 @@ export async function signAuthorization(account: PrivateKeyAccount, p: Authoriza
   };
   const signature = await account.signTypedData({
     domain: p.domain ?? BASE_SEPOLIA_DOMAIN,
-    types: {
-      TransferWithAuthorization: [
-        { name: "from", type: "address" },
-        { name: "to", type: "address" },
-        { name: "value", type: "uint256" },
-        { name: "validAfter", type: "uint256" },
-        { name: "validBefore", type: "uint256" },
-        { name: "nonce", type: "bytes32" },
-      ],
-    },
+    types: TRANSFER_WITH_AUTHORIZATION,
     primaryType: "TransferWithAuthorization",
     message: {
       ...authorization,
