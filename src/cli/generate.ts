@@ -2,24 +2,48 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { GENERATED_DIR, generateCode } from "../generate/index.js";
 import { loadManifest } from "../manifest/index.js";
-import { applyFiles } from "../write/apply.js";
+import { type ApplyReport, applyFiles } from "../write/apply.js";
 import { CliError } from "./errors.js";
+import { watchManifest } from "./watch.js";
 
 export interface GenerateOptions {
   check?: boolean;
+  watch?: boolean;
   cwd?: string;
 }
 
-/** `create-agent generate [--check]`: bring src/generated/ in line with agent.json. */
-export async function generate(options: GenerateOptions): Promise<number> {
-  const root = resolve(options.cwd ?? ".");
-  const manifestPath = join(root, "agent.json");
-  if (!existsSync(manifestPath)) {
+/** The project folder a command works on: --cwd, else the current folder; it must hold agent.json. */
+export function projectRoot(cwd: string | undefined): string {
+  const root = resolve(cwd ?? ".");
+  if (!existsSync(join(root, "agent.json"))) {
     throw new CliError(`no agent.json in ${root}: run this inside a project made by create-agent, or pass --cwd <project folder>`);
   }
-  const model = await loadManifest(manifestPath, "agent.json");
+  return root;
+}
+
+/**
+ * Brings the project in line with agent.json: src/generated/ rewritten where it differs, leftovers there
+ * removed, missing handler stubs created. Everything is generated in memory first, so a bad manifest or a
+ * generator error changes no file. Throws ManifestError for a bad manifest.
+ */
+export async function regenerate(root: string, check = false): Promise<{ report: ApplyReport; warnings: string[] }> {
+  const model = await loadManifest(join(root, "agent.json"), "agent.json");
   const { files, warnings } = await generateCode(model);
-  const report = await applyFiles(root, files, { check: options.check === true, prune: GENERATED_DIR });
+  const report = await applyFiles(root, files, { check, prune: GENERATED_DIR });
+  return { report, warnings };
+}
+
+/** One line per file written or removed. */
+export function describeReport(report: ApplyReport): string[] {
+  return [...report.written.map((p) => `  wrote    ${p}`), ...report.removed.map((p) => `  removed  ${p}`)];
+}
+
+/** `create-agent generate [--check | --watch]`. */
+export async function generate(options: GenerateOptions): Promise<number> {
+  const root = projectRoot(options.cwd);
+  if (options.check && options.watch) throw new CliError("--check and --watch cannot be used together");
+  if (options.watch) return watchManifest(root);
+  const { report, warnings } = await regenerate(root, options.check === true);
   for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
   if (options.check) {
     const stale = [...report.written.map((p) => `  ${p} (out of date)`), ...report.removed.map((p) => `  ${p} (no longer generated)`)];
@@ -30,7 +54,7 @@ export async function generate(options: GenerateOptions): Promise<number> {
     process.stderr.write(`Generated code does not match agent.json; run \`create-agent generate\`:\n${stale.join("\n")}\n`);
     return 1;
   }
-  const lines = [...report.written.map((p) => `  wrote    ${p}`), ...report.removed.map((p) => `  removed  ${p}`)];
+  const lines = describeReport(report);
   process.stdout.write(lines.length ? `${lines.join("\n")}\n` : "Nothing to do: generated code is up to date.\n");
   return 0;
 }

@@ -34,6 +34,7 @@ export async function main(argv: string[]): Promise<number> {
     .command("generate")
     .description("regenerate src/generated/ (and missing handler stubs) from agent.json")
     .option("--check", "write nothing; exit 1 and list the files that are out of date")
+    .option("--watch", "regenerate on every save of agent.json, until Ctrl-C")
     .option("--cwd <dir>", "the project folder (default: the current folder)")
     .action(async (options) => {
       code = await generate(options);
