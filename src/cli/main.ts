@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { ManifestError } from "../manifest/index.js";
 import { PACKAGE_MANAGERS } from "../scaffold/install.js";
+import { addCapability, removeCapability } from "./capability.js";
 import { create } from "./create.js";
 import { CliError } from "./errors.js";
 import { generate } from "./generate.js";
@@ -11,7 +12,9 @@ const VERSION = "0.1.0";
 export async function main(argv: string[]): Promise<number> {
   let code = 0;
   const program = new Command("create-agent")
-    .description("Scaffold and evolve typed, pay-per-job (x402 USDC) agent services from agent.json")
+    .description(
+      "Scaffold and evolve typed, pay-per-job (x402 USDC) agent services from agent.json",
+    )
     .version(VERSION)
     .exitOverride()
     .showHelpAfterError("(run create-agent --help for usage)");
@@ -25,7 +28,11 @@ export async function main(argv: string[]): Promise<number> {
     .option("-f, --force", "write into a non-empty folder, replacing files the project needs")
     .option("--no-install", "do not install dependencies")
     .option("--no-git", "do not create a git repository")
-    .addOption(new Option("--package-manager <name>", "package manager for install and next steps").choices(PACKAGE_MANAGERS))
+    .addOption(
+      new Option("--package-manager <name>", "package manager for install and next steps").choices(
+        PACKAGE_MANAGERS,
+      ),
+    )
     .action(async (directory: string | undefined, options) => {
       code = await create(directory, options);
     });
@@ -40,6 +47,41 @@ export async function main(argv: string[]): Promise<number> {
       code = await generate(options);
     });
 
+  const collect = (value: string, previous: string[]) => [...previous, value];
+  program
+    .command("add-capability")
+    .description("add a capability to agent.json, write its handler stub, and regenerate")
+    .argument("<name>", "capability name (letters, digits, - and _)")
+    .option("--price <usdc>", "price per job in USDC", "0.01")
+    .option("--description <text>", "what the capability does")
+    .option(
+      "--input <name:type>",
+      "an input field, repeatable: text:string! (! required), tags:string[]",
+      collect,
+      [],
+    )
+    .option(
+      "--output <name:type>",
+      "an output field, repeatable: summary:string (? optional)",
+      collect,
+      [],
+    )
+    .option("--cwd <dir>", "the project folder (default: the current folder)")
+    .action(async (name: string, options) => {
+      code = await addCapability(name, options);
+    });
+
+  program
+    .command("remove-capability")
+    .description(
+      "remove a capability from agent.json and the generated code (its handler file is kept)",
+    )
+    .argument("<name>", "capability name")
+    .option("--cwd <dir>", "the project folder (default: the current folder)")
+    .action(async (name: string, options) => {
+      code = await removeCapability(name, options);
+    });
+
   try {
     await program.parseAsync(argv);
     return code;
@@ -49,7 +91,9 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`create-agent: ${error.message}\n`);
       return 1;
     }
-    process.stderr.write(`create-agent: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `create-agent: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return 1;
   }
 }

@@ -4,8 +4,8 @@ import { checkedSample } from "./sample-values.js";
 import { renderTemplate } from "./templates.js";
 
 /** The handler file of a capability: the public contract `src/capabilities/<name>.ts`. */
-export function handlerPath(capability: CapabilityModel): string {
-  return `src/capabilities/${capability.name}.ts`;
+export function handlerPath(name: string): string {
+  return `src/capabilities/${name}.ts`;
 }
 
 /**

@@ -45,7 +45,7 @@ export async function generateCode(model: AgentModel): Promise<Generation> {
   for (const capability of model.capabilities) {
     const stub = generateHandlerStub(capability);
     warnings.push(...stub.problems.map((p) => `${capability.name}: ${p}`));
-    const path = handlerPath(capability);
+    const path = handlerPath(capability.name);
     files.push({ path, contents: await formatFile(path, stub.contents), owner: "user" });
   }
   return { files, warnings };

@@ -8,3 +8,8 @@ export { buildModel } from "./model-build.js";
 export { manifestJsonSchemaPath } from "./schema-path.js";
 export { STRING_FORMATS } from "./keywords.js";
 export * from "./model.js";
+export { capabilityNameProblem, fieldNameProblem } from "./names.js";
+export { amountProblem } from "./amount.js";
+export { addCapabilityToText, removeCapabilityFromText } from "./edit.js";
+export { didYouMean } from "./suggest.js";
+export { TYPE_ALIASES } from "./keywords.js";

@@ -1,0 +1,126 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { generateCode, GENERATED_DIR } from "../generate/index.js";
+import { handlerPath } from "../generate/handlers.js";
+import {
+  addCapabilityToText,
+  amountProblem,
+  capabilityNameProblem,
+  type CapabilityManifest,
+  ManifestError,
+  parseManifest,
+  removeCapabilityFromText,
+} from "../manifest/index.js";
+import { applyFiles } from "../write/apply.js";
+import { writeFileAtomic } from "../write/atomic.js";
+import { CliError } from "./errors.js";
+import { parseFieldSpecs } from "./field-spec.js";
+import { describeReport, projectRoot } from "./generate.js";
+
+export interface AddCapabilityOptions {
+  cwd?: string;
+  price: string;
+  description?: string;
+  input: string[];
+  output: string[];
+}
+
+/** Fields a new capability gets when none are given: one required text in, one text out. */
+const DEFAULT_INPUT = ["text:string!"];
+const DEFAULT_OUTPUT = ["result:string"];
+
+/** `create-agent add-capability <name>`: manifest entry, handler stub, regenerated code, or nothing at all. */
+export async function addCapability(name: string, options: AddCapabilityOptions): Promise<number> {
+  const root = projectRoot(options.cwd);
+  const { text, capabilities } = await readValidManifest(root);
+  if (Object.hasOwn(capabilities, name)) {
+    throw new CliError(
+      `capability "${name}" already exists in agent.json; choose another name, or edit it there and run \`create-agent generate\``,
+    );
+  }
+  const nameProblem = capabilityNameProblem(name);
+  if (nameProblem) throw new CliError(nameProblem);
+  const priceProblem = amountProblem(options.price);
+  if (priceProblem) throw new CliError(`--price: ${priceProblem}`);
+  const entry: CapabilityManifest = {
+    ...(options.description ? { description: options.description } : {}),
+    pricing: { model: "per_job", amount: options.price, currency: "USDC" },
+    input_schema: parseFieldSpecs(options.input.length ? options.input : DEFAULT_INPUT, "--input"),
+    output_schema: parseFieldSpecs(
+      options.output.length ? options.output : DEFAULT_OUTPUT,
+      "--output",
+    ),
+  };
+  const next = addCapabilityToText(text, name, entry);
+  const report = await commit(root, next);
+  const stub = handlerPath(name);
+  process.stdout.write(
+    `Added capability "${name}" (${options.price} USDC per job) to agent.json.\n`,
+  );
+  for (const line of describeReport(report)) process.stdout.write(`${line}\n`);
+  if (report.kept.includes(stub))
+    process.stdout.write(
+      `Kept your existing ${stub}: check that it still matches the new types (npm run typecheck).\n`,
+    );
+  process.stdout.write(`Write its logic in ${stub}.\n`);
+  return 0;
+}
+
+/** `create-agent remove-capability <name>`: out of the manifest and the generated code; the handler stays. */
+export async function removeCapability(name: string, options: { cwd?: string }): Promise<number> {
+  const root = projectRoot(options.cwd);
+  const { text, capabilities } = await readValidManifest(root);
+  if (!Object.hasOwn(capabilities, name)) {
+    const available = Object.keys(capabilities)
+      .map((n) => `"${n}"`)
+      .join(", ");
+    throw new CliError(`no capability "${name}" in agent.json; it has ${available}`);
+  }
+  if (Object.keys(capabilities).length === 1) {
+    throw new CliError(
+      `"${name}" is the only capability, and an agent needs at least one: add another first (create-agent add-capability <name>)`,
+    );
+  }
+  const report = await commit(root, removeCapabilityFromText(text, name));
+  const handler = handlerPath(name);
+  process.stdout.write(`Removed capability "${name}" from agent.json.\n`);
+  for (const line of describeReport(report)) process.stdout.write(`${line}\n`);
+  process.stdout.write(
+    `Left ${handler} in place: it is your code. It imports types that no longer exist, so delete it (or move what you need) before \`npm run typecheck\`.\n`,
+  );
+  return 0;
+}
+
+/** agent.json's text, refusing to edit a manifest that is already invalid (fix that first). */
+async function readValidManifest(root: string) {
+  const text = await readFile(join(root, "agent.json"), "utf8");
+  try {
+    return { text, capabilities: parseManifest(text, "agent.json").manifest.capabilities };
+  } catch (error) {
+    if (error instanceof ManifestError) {
+      throw new CliError(
+        `agent.json has problems; fix them before changing capabilities:\n${error.message}`,
+      );
+    }
+    throw error;
+  }
+}
+
+/**
+ * Validates the edited manifest and generates everything in memory first; only then writes agent.json and the
+ * generated files. A refused edit changes no file.
+ */
+async function commit(root: string, nextText: string) {
+  let model;
+  try {
+    model = parseManifest(nextText, "agent.json");
+  } catch (error) {
+    if (!(error instanceof ManifestError)) throw error;
+    throw new CliError(
+      `that change would make agent.json invalid, so nothing was changed:\n${error.message}`,
+    );
+  }
+  const { files } = await generateCode(model);
+  await writeFileAtomic(join(root, "agent.json"), nextText);
+  return applyFiles(root, files, { prune: GENERATED_DIR });
+}

@@ -1,0 +1,32 @@
+import { applyEdits, type FormattingOptions, modify } from "jsonc-parser";
+import type { CapabilityManifest } from "./model.js";
+
+/**
+ * Text edits of agent.json that keep everything else byte for byte: the user's indentation, key order,
+ * line breaks and spacing. Only the edited capability's text changes.
+ */
+
+/** Adds a capability at the end of `capabilities`, indented like the rest of the file. */
+export function addCapabilityToText(text: string, name: string, entry: CapabilityManifest): string {
+  return applyEdits(
+    text,
+    modify(text, ["capabilities", name], entry, { formattingOptions: detectFormatting(text) }),
+  );
+}
+
+/** Removes a capability (and the comma that separated it). */
+export function removeCapabilityFromText(text: string, name: string): string {
+  return applyEdits(
+    text,
+    modify(text, ["capabilities", name], undefined, { formattingOptions: detectFormatting(text) }),
+  );
+}
+
+/** The file's own indentation unit and line ending, so inserted text matches it. */
+function detectFormatting(text: string): FormattingOptions {
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
+  const indent = /\n([ \t]+)"/.exec(text)?.[1] ?? "  ";
+  return indent.startsWith("\t")
+    ? { insertSpaces: false, tabSize: 1, eol }
+    : { insertSpaces: true, tabSize: indent.length, eol };
+}
