@@ -4,11 +4,9 @@ import { GENERATED_DIR, generateCode } from "../generate/index.js";
 import { loadManifest } from "../manifest/index.js";
 import { type ApplyReport, applyFiles } from "../write/apply.js";
 import { CliError } from "./errors.js";
-import { watchManifest } from "./watch.js";
 
 export interface GenerateOptions {
   check?: boolean;
-  watch?: boolean;
   cwd?: string;
 }
 
@@ -16,7 +14,9 @@ export interface GenerateOptions {
 export function projectRoot(cwd: string | undefined): string {
   const root = resolve(cwd ?? ".");
   if (!existsSync(join(root, "agent.json"))) {
-    throw new CliError(`no agent.json in ${root}: run this inside a project made by create-agent, or pass --cwd <project folder>`);
+    throw new CliError(
+      `no agent.json in ${root}: run this inside a project made by create-agent, or pass --cwd <project folder>`,
+    );
   }
   return root;
 }
@@ -26,7 +26,10 @@ export function projectRoot(cwd: string | undefined): string {
  * removed, missing handler stubs created. Everything is generated in memory first, so a bad manifest or a
  * generator error changes no file. Throws ManifestError for a bad manifest.
  */
-export async function regenerate(root: string, check = false): Promise<{ report: ApplyReport; warnings: string[] }> {
+export async function regenerate(
+  root: string,
+  check = false,
+): Promise<{ report: ApplyReport; warnings: string[] }> {
   const model = await loadManifest(join(root, "agent.json"), "agent.json");
   const { files, warnings } = await generateCode(model);
   const report = await applyFiles(root, files, { check, prune: GENERATED_DIR });
@@ -35,26 +38,34 @@ export async function regenerate(root: string, check = false): Promise<{ report:
 
 /** One line per file written or removed. */
 export function describeReport(report: ApplyReport): string[] {
-  return [...report.written.map((p) => `  wrote    ${p}`), ...report.removed.map((p) => `  removed  ${p}`)];
+  return [
+    ...report.written.map((p) => `  wrote    ${p}`),
+    ...report.removed.map((p) => `  removed  ${p}`),
+  ];
 }
 
-/** `create-agent generate [--check | --watch]`. */
+/** `create-agent generate [--check]`; --watch is watch.ts. */
 export async function generate(options: GenerateOptions): Promise<number> {
   const root = projectRoot(options.cwd);
-  if (options.check && options.watch) throw new CliError("--check and --watch cannot be used together");
-  if (options.watch) return watchManifest(root);
   const { report, warnings } = await regenerate(root, options.check === true);
   for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
   if (options.check) {
-    const stale = [...report.written.map((p) => `  ${p} (out of date)`), ...report.removed.map((p) => `  ${p} (no longer generated)`)];
+    const stale = [
+      ...report.written.map((p) => `  ${p} (out of date)`),
+      ...report.removed.map((p) => `  ${p} (no longer generated)`),
+    ];
     if (stale.length === 0) {
       process.stdout.write("Generated code is up to date with agent.json.\n");
       return 0;
     }
-    process.stderr.write(`Generated code does not match agent.json; run \`create-agent generate\`:\n${stale.join("\n")}\n`);
+    process.stderr.write(
+      `Generated code does not match agent.json; run \`create-agent generate\`:\n${stale.join("\n")}\n`,
+    );
     return 1;
   }
   const lines = describeReport(report);
-  process.stdout.write(lines.length ? `${lines.join("\n")}\n` : "Nothing to do: generated code is up to date.\n");
+  process.stdout.write(
+    lines.length ? `${lines.join("\n")}\n` : "Nothing to do: generated code is up to date.\n",
+  );
   return 0;
 }

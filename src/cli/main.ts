@@ -1,12 +1,17 @@
+import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
 import { ManifestError } from "../manifest/index.js";
 import { PACKAGE_MANAGERS } from "../scaffold/install.js";
 import { addCapability, removeCapability } from "./capability.js";
 import { create } from "./create.js";
 import { CliError } from "./errors.js";
-import { generate } from "./generate.js";
+import { generate, projectRoot } from "./generate.js";
+import { watchManifest } from "./watch.js";
 
-const VERSION = "0.1.0";
+/** This package's version, from its package.json (two levels above src/cli and dist/cli alike). */
+const VERSION: string = JSON.parse(
+  readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
+).version;
 
 /** Runs the CLI; resolves to the process exit code. All user-facing failures are one message and code 1. */
 export async function main(argv: string[]): Promise<number> {
@@ -44,7 +49,11 @@ export async function main(argv: string[]): Promise<number> {
     .option("--watch", "regenerate on every save of agent.json, until Ctrl-C")
     .option("--cwd <dir>", "the project folder (default: the current folder)")
     .action(async (options) => {
-      code = await generate(options);
+      if (options.check && options.watch)
+        throw new CliError("--check and --watch cannot be used together");
+      code = options.watch
+        ? await watchManifest(projectRoot(options.cwd))
+        : await generate(options);
     });
 
   const collect = (value: string, previous: string[]) => [...previous, value];

@@ -2,7 +2,8 @@
 export interface GeneratedFile {
   /** POSIX path relative to the project root. */
   path: string;
-  contents: string;
+  /** Text, or bytes for binary files (the vendored CLI tarball). */
+  contents: string | Uint8Array;
   /**
    * "generated": rewritten whenever its contents change (lives under src/generated/).
    * "user": written once if missing, never overwritten (handlers, runtime, server, tests, README, ...).

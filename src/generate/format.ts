@@ -4,7 +4,15 @@ import { format } from "prettier";
  * Formats generated text with fixed options. Never reads a prettier config from disk, so the output is the
  * same byte for byte on every machine, whatever the user's project or home directory contains.
  */
-const OPTIONS = { printWidth: 100, tabWidth: 2, useTabs: false, semi: true, singleQuote: false, trailingComma: "all", endOfLine: "lf" } as const;
+const OPTIONS = {
+  printWidth: 100,
+  tabWidth: 2,
+  useTabs: false,
+  semi: true,
+  singleQuote: false,
+  trailingComma: "all",
+  endOfLine: "lf",
+} as const;
 
 const PARSERS: Record<string, string> = { ts: "typescript", json: "json", md: "markdown" };
 

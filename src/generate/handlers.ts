@@ -12,7 +12,10 @@ export function handlerPath(name: string): string {
  * The handler stub: typed from agent.json, returning a placeholder that satisfies the output_schema so a fresh
  * project runs and passes its tests before any logic is written.
  */
-export function generateHandlerStub(capability: CapabilityModel): { contents: string; problems: string[] } {
+export function generateHandlerStub(capability: CapabilityModel): {
+  contents: string;
+  problems: string[];
+} {
   const placeholder = checkedSample(capability.outputSchema, true);
   const contents = renderTemplate("handler.ts.hbs", {
     name: capability.name,

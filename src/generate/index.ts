@@ -7,6 +7,7 @@ import { generateHandlerStub, handlerPath } from "./handlers.js";
 import { generatePackageJson, generateProjectFiles } from "./project.js";
 import { generateRegistry } from "./registry.js";
 import { generateSamples } from "./samples.js";
+import { packSelf } from "../scaffold/vendor.js";
 import { TEMPLATES_DIR } from "./templates.js";
 import { generateTypes } from "./types.js";
 import { generateValidators } from "./validators.js";
@@ -53,12 +54,22 @@ export async function generateCode(model: AgentModel): Promise<Generation> {
 
 /**
  * A whole new project: the code above, the embedded runtime (copied verbatim from templates/runtime), the
- * project files (package.json, README, entry points, tests, config) and the manifest itself.
+ * project files (package.json, README, entry points, tests, config), the manifest itself, and this CLI packed
+ * into vendor/ so the project regenerates with the very version that created it.
  */
-export async function generateProject(model: AgentModel, manifestText: string): Promise<Generation> {
+export async function generateProject(
+  model: AgentModel,
+  manifestText: string,
+): Promise<Generation> {
   const code = await generateCode(model);
+  const generator = await packSelf();
   const files: GeneratedFile[] = [{ path: "agent.json", contents: manifestText, owner: "user" }];
-  files.push({ path: "package.json", contents: generatePackageJson(model), owner: "user" });
+  files.push({
+    path: "package.json",
+    contents: generatePackageJson(model, generator),
+    owner: "user",
+  });
+  files.push({ path: generator.path, contents: generator.contents, owner: "user" });
   // Template files are kept formatted in this repo, so they are not run through prettier again (it would
   // cost most of the scaffolding time, for the same bytes).
   for (const file of generateProjectFiles(model)) files.push({ ...file, owner: "user" });
@@ -73,5 +84,9 @@ function runtimeFiles(): GeneratedFile[] {
   return readdirSync(dir)
     .filter((name) => name.endsWith(".ts") && !name.endsWith(".test.ts"))
     .sort()
-    .map((name) => ({ path: `src/runtime/${name}`, contents: readFileSync(dir + name, "utf8"), owner: "user" as const }));
+    .map((name) => ({
+      path: `src/runtime/${name}`,
+      contents: readFileSync(dir + name, "utf8"),
+      owner: "user" as const,
+    }));
 }

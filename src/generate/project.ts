@@ -3,8 +3,11 @@ import { dependencies, devDependencies, nodeEngines } from "../versions.js";
 import { sampleValue } from "./sample-values.js";
 import { templateFolder } from "./templates.js";
 
-/** The generated project's package.json: scripts, and exact versions from the one version table. */
-export function generatePackageJson(model: AgentModel): string {
+/**
+ * The generated project's package.json: scripts, and exact versions from the one version table. `generator` is
+ * the vendored create-agent tarball (a devDependency, so `npm run generate` finds the CLI on any machine).
+ */
+export function generatePackageJson(model: AgentModel, generator?: { path: string }): string {
   const pkg = {
     name: model.name,
     version: model.version,
@@ -21,7 +24,13 @@ export function generatePackageJson(model: AgentModel): string {
       generate: "create-agent generate",
     },
     dependencies,
-    devDependencies,
+    // Sorted, as npm keeps them.
+    devDependencies: Object.fromEntries(
+      Object.entries({
+        ...devDependencies,
+        ...(generator ? { "create-agent": `file:${generator.path}` } : {}),
+      }).sort(([a], [b]) => (a < b ? -1 : 1)),
+    ),
   };
   return `${JSON.stringify(pkg, null, 2)}\n`;
 }
@@ -56,7 +65,11 @@ function readmeData(model: AgentModel) {
 }
 
 /** One table row per field, nested fields as `parent.child`. */
-function rows(fields: Record<string, FieldDescriptor>, mode: "input" | "output", prefix = ""): object[] {
+function rows(
+  fields: Record<string, FieldDescriptor>,
+  mode: "input" | "output",
+  prefix = "",
+): object[] {
   return Object.entries(fields).flatMap(([name, field]) => {
     const required = mode === "input" ? field.required === true : field.required !== false;
     const row = { name: prefix + name, type: typeLabel(field), required, notes: notes(field) };
@@ -73,7 +86,8 @@ function typeLabel(field: FieldDescriptor): string {
 function notes(field: FieldDescriptor): string {
   const parts: string[] = [];
   if (field.description) parts.push(field.description.replaceAll("|", "\\|").replaceAll("\n", " "));
-  if (field.enum) parts.push(`one of ${field.enum.map((v) => `\`${JSON.stringify(v)}\``).join(", ")}`);
+  if (field.enum)
+    parts.push(`one of ${field.enum.map((v) => `\`${JSON.stringify(v)}\``).join(", ")}`);
   if (field.default !== undefined) parts.push(`default \`${JSON.stringify(field.default)}\``);
   if (field.format) parts.push(`format ${field.format}`);
   if (field.pattern) parts.push(`pattern \`${field.pattern.replaceAll("|", "\\|")}\``);

@@ -8,10 +8,16 @@ import { propertyKey } from "./names.js";
  * `npm run typecheck` fail when a handler no longer matches agent.json.
  */
 export function generateRegistry(model: AgentModel): string {
-  const lines = [GENERATED_HEADER, `import type { AgentDefinition, Capability } from "../runtime/types.js";`];
+  const lines = [
+    GENERATED_HEADER,
+    `import type { AgentDefinition, Capability } from "../runtime/types.js";`,
+  ];
   if (model.capabilities.length) {
     const types = model.capabilities.flatMap((c) => [`${c.typeName}Input`, `${c.typeName}Output`]);
-    const validators = model.capabilities.flatMap((c) => [`validate${c.typeName}Input`, `validate${c.typeName}Output`]);
+    const validators = model.capabilities.flatMap((c) => [
+      `validate${c.typeName}Input`,
+      `validate${c.typeName}Output`,
+    ]);
     lines.push(`import type { ${types.join(", ")} } from "./types.js";`);
     lines.push(`import { ${validators.join(", ")} } from "./validators.js";`);
   }
@@ -32,7 +38,9 @@ export function generateRegistry(model: AgentModel): string {
       "",
     );
   }
-  const entries = model.capabilities.map((c) => `${propertyKey(c.name)}: ${c.identifier}Capability`);
+  const entries = model.capabilities.map(
+    (c) => `${propertyKey(c.name)}: ${c.identifier}Capability`,
+  );
   lines.push(
     `export const agent: AgentDefinition = {`,
     `  name: ${JSON.stringify(model.name)},`,

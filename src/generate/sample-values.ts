@@ -35,7 +35,25 @@ const FORMAT_SAMPLES: Record<string, string> = {
 };
 
 /** Strings tried, in order, against a `pattern` that "example" does not match. */
-const PATTERN_CANDIDATES = ["example", "a", "A", "0", "1", "abc", "ABC", "abc123", "a1", "x-1", "2025-01-31", "user@example.com", "https://example.com", "en", "EN", "USD", "0x0000000000000000000000000000000000000000"];
+const PATTERN_CANDIDATES = [
+  "example",
+  "a",
+  "A",
+  "0",
+  "1",
+  "abc",
+  "ABC",
+  "abc123",
+  "a1",
+  "x-1",
+  "2025-01-31",
+  "user@example.com",
+  "https://example.com",
+  "en",
+  "EN",
+  "USD",
+  "0x0000000000000000000000000000000000000000",
+];
 
 export interface Sample {
   value: unknown;
@@ -62,7 +80,9 @@ export function sampleValue(schema: JsonSchema, minimal: boolean): unknown {
     case "array": {
       const count = Math.max(Number(schema.minItems ?? 0), minimal ? 0 : 1);
       const items = (schema.items ?? {}) as JsonSchema;
-      return Array.from({ length: Math.min(count, Number(schema.maxItems ?? count)) }, () => sampleValue(items, minimal));
+      return Array.from({ length: Math.min(count, Number(schema.maxItems ?? count)) }, () =>
+        sampleValue(items, minimal),
+      );
     }
     case "object": {
       const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
@@ -108,6 +128,8 @@ export function checkedSample(schema: JsonSchema, minimal: boolean): Sample {
   const value = sampleValue(schema, minimal);
   const validate = checker.compile(schema);
   const ok = validate(value);
-  const problems = ok ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? "is invalid"}`);
+  const problems = ok
+    ? []
+    : (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? "is invalid"}`);
   return { value, problems };
 }

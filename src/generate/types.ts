@@ -10,7 +10,9 @@ export async function generateTypes(model: AgentModel): Promise<string> {
   const parts = [GENERATED_HEADER, ""];
   for (const capability of model.capabilities) {
     parts.push(`// ${capability.name}`);
-    parts.push(await toInterface(handlerView(capability.inputSchema), `${capability.typeName}Input`));
+    parts.push(
+      await toInterface(handlerView(capability.inputSchema), `${capability.typeName}Input`),
+    );
     parts.push(await toInterface(capability.outputSchema, `${capability.typeName}Output`));
   }
   return parts.join("\n");
@@ -44,6 +46,7 @@ function handlerView(schema: JsonSchema): JsonSchema {
     out.properties = next;
     out.required = Object.keys(properties).filter((key) => required.has(key));
   }
-  if (schema.items && typeof schema.items === "object") out.items = handlerView(schema.items as JsonSchema);
+  if (schema.items && typeof schema.items === "object")
+    out.items = handlerView(schema.items as JsonSchema);
   return out;
 }

@@ -6,7 +6,10 @@ import { GENERATED_HEADER } from "./header.js";
  * apply defaults ("5" becomes 5 for an integer field), as the spec asks; output validators change nothing.
  */
 export function generateValidators(model: AgentModel): string {
-  const typeNames = model.capabilities.flatMap((c) => [`${c.typeName}Input`, `${c.typeName}Output`]);
+  const typeNames = model.capabilities.flatMap((c) => [
+    `${c.typeName}Input`,
+    `${c.typeName}Output`,
+  ]);
   const lines = [
     GENERATED_HEADER,
     `import { inputAjv, outputAjv } from "../runtime/ajv.js";`,

@@ -25,13 +25,17 @@ export interface ApplyReport {
  * The one place that decides what touches disk. Generated files are rewritten only when their contents differ;
  * user-owned files are written only when missing; leftovers under `prune` are removed.
  */
-export async function applyFiles(root: string, files: GeneratedFile[], options: ApplyOptions = {}): Promise<ApplyReport> {
+export async function applyFiles(
+  root: string,
+  files: GeneratedFile[],
+  options: ApplyOptions = {},
+): Promise<ApplyReport> {
   const report: ApplyReport = { written: [], unchanged: [], kept: [], removed: [] };
   for (const file of files) {
     const target = inside(root, file.path);
     const current = await readIfExists(target);
     if (current !== undefined && file.owner === "user") report.kept.push(file.path);
-    else if (current === file.contents) report.unchanged.push(file.path);
+    else if (current?.equals(bytes(file.contents))) report.unchanged.push(file.path);
     else {
       if (!options.check) await writeFileAtomic(target, file.contents);
       report.written.push(file.path);
@@ -58,9 +62,12 @@ function inside(root: string, path: string): string {
   return target;
 }
 
-async function readIfExists(path: string): Promise<string | undefined> {
+const bytes = (contents: string | Uint8Array): Uint8Array =>
+  typeof contents === "string" ? Buffer.from(contents) : contents;
+
+async function readIfExists(path: string): Promise<Buffer | undefined> {
   try {
-    return await readFile(path, "utf8");
+    return await readFile(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;

@@ -3,7 +3,7 @@ import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 
 /** Writes through a temp file in the same folder and a rename, so a crash never leaves a half-written file. */
-export async function writeFileAtomic(path: string, contents: string): Promise<void> {
+export async function writeFileAtomic(path: string, contents: string | Uint8Array): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   const temp = `${path}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
   try {

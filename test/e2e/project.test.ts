@@ -9,7 +9,9 @@ import { decodeHeader, type Requirement, signPayment, startServer } from "./help
 
 const projectDir = inject("projectDir");
 // anvil's second well-known test key (public, tests only)
-const payTo = privateKeyToAccount("0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d").address;
+const payTo = privateKeyToAccount(
+  "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
+).address;
 
 function job(capability: string, input: unknown, secondsLeft = 60) {
   return {
@@ -66,9 +68,22 @@ describe("a scaffolded project", () => {
     expect(Object.keys(pkg.scripts)).toEqual(
       expect.arrayContaining(["dev", "build", "start", "test", "typecheck", "generate"]),
     );
-    expect(JSON.stringify(pkg)).not.toContain('create-agent":');
-    for (const version of Object.values<string>({ ...pkg.dependencies, ...pkg.devDependencies }))
+    expect(Object.keys(pkg.dependencies)).not.toContain("create-agent"); // no runtime dependency on us
+    const { "create-agent": generator, ...fromRegistry } = pkg.devDependencies;
+    expect(generator).toMatch(/^file:vendor\/create-agent-\d+\.\d+\.\d+\.tgz$/);
+    expect(existsSync(join(projectDir, generator.slice("file:".length)))).toBe(true);
+    for (const version of Object.values<string>({ ...pkg.dependencies, ...fromRegistry }))
       expect(version).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it("finds the vendored create-agent CLI: `npm run generate -- --check` passes", async () => {
+    const result = await execa("npm", ["run", "generate", "--", "--check"], {
+      cwd: projectDir,
+      reject: false,
+      all: true,
+    });
+    expect(result.exitCode, result.all).toBe(0);
+    expect(result.all).toContain("Generated code is up to date with agent.json.");
   });
 
   it("passes `npm run typecheck` under strict mode", async () => {
@@ -81,7 +96,12 @@ describe("a scaffolded project", () => {
   });
 
   it("passes its own tests (`npm test`)", async () => {
-    const result = await execa("npm", ["test"], { cwd: projectDir, reject: false, all: true, env: { NO_COLOR: "1", FORCE_COLOR: "0" } });
+    const result = await execa("npm", ["test"], {
+      cwd: projectDir,
+      reject: false,
+      all: true,
+      env: { NO_COLOR: "1", FORCE_COLOR: "0" },
+    });
     expect(result.exitCode, result.all).toBe(0);
     expect(result.all).toMatch(/Tests\s+\d+ passed/);
   });

@@ -24,7 +24,7 @@ describe.each(await readdir(GOLDEN))("golden output: %s", (name) => {
     const model = parseManifest(text, "agent.json");
     const { files } = await generateCode(model);
     const actual = new Map(files.map((f) => [f.path, f.contents]));
-    actual.set("package.json", generatePackageJson(model));
+    actual.set("package.json", generatePackageJson(model, { path: "vendor/create-agent-0.0.0.tgz" }));
     // The one project file rendered from the manifest (the others are static templates).
     actual.set("README.md", generateProjectFiles(model).find((f) => f.path === "README.md")!.contents);
     const expectedDir = join(GOLDEN, name, "expected");
