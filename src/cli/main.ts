@@ -4,6 +4,7 @@ import { ManifestError } from "../manifest/index.js";
 import { PACKAGE_MANAGERS } from "../scaffold/install.js";
 import { addCapability, removeCapability } from "./capability.js";
 import { create } from "./create.js";
+import { dev } from "./dev.js";
 import { CliError } from "./errors.js";
 import { generate, projectRoot } from "./generate.js";
 import { watchManifest } from "./watch.js";
@@ -54,6 +55,16 @@ export async function main(argv: string[]): Promise<number> {
       code = options.watch
         ? await watchManifest(projectRoot(options.cwd))
         : await generate(options);
+    });
+
+  program
+    .command("dev")
+    .description(
+      "run the server in dev mode (tsx watch) and regenerate on every save of agent.json",
+    )
+    .option("--cwd <dir>", "the project folder (default: the current folder)")
+    .action(async (options) => {
+      code = await dev(options);
     });
 
   const collect = (value: string, previous: string[]) => [...previous, value];

@@ -7,7 +7,7 @@ import { templateFolder } from "./templates.js";
  * The generated project's package.json: scripts, and exact versions from the one version table. `generator` is
  * the vendored create-agent tarball (a devDependency, so `npm run generate` finds the CLI on any machine).
  */
-export function generatePackageJson(model: AgentModel, generator?: { path: string }): string {
+export function generatePackageJson(model: AgentModel, generator: { path: string }): string {
   const pkg = {
     name: model.name,
     version: model.version,
@@ -16,7 +16,7 @@ export function generatePackageJson(model: AgentModel, generator?: { path: strin
     type: "module",
     engines: { node: nodeEngines },
     scripts: {
-      dev: "tsx watch src/dev.ts",
+      dev: "create-agent dev",
       build: "tsc -p tsconfig.build.json",
       start: "node dist/server.js",
       test: "vitest run",
@@ -26,10 +26,9 @@ export function generatePackageJson(model: AgentModel, generator?: { path: strin
     dependencies,
     // Sorted, as npm keeps them.
     devDependencies: Object.fromEntries(
-      Object.entries({
-        ...devDependencies,
-        ...(generator ? { "create-agent": `file:${generator.path}` } : {}),
-      }).sort(([a], [b]) => (a < b ? -1 : 1)),
+      Object.entries({ ...devDependencies, "create-agent": `file:${generator.path}` }).sort(
+        ([a], [b]) => (a < b ? -1 : 1),
+      ),
     ),
   };
   return `${JSON.stringify(pkg, null, 2)}\n`;
