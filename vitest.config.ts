@@ -7,14 +7,26 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/e2e/**"],
+          exclude: ["test/e2e/**", "test/chain/**"],
+        },
+      },
+      {
+        // Tests against a real EVM chain (anvil) with Circle's USDC and a real x402 facilitator,
+        // started once per run by the global setup.
+        test: {
+          name: "chain",
+          include: ["test/chain/**/*.test.ts"],
+          globalSetup: ["test/chain/global-setup.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
         },
       },
       {
         test: {
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],
-          globalSetup: ["test/e2e/global-setup.ts"],
+          globalSetup: ["test/chain/global-setup.ts", "test/e2e/global-setup.ts"],
           testTimeout: 180_000,
           hookTimeout: 600_000,
           fileParallelism: false,

