@@ -7,7 +7,8 @@ import { resolveConfig, type AppOptions } from "./config.js";
 import { GENERIC_INTERNAL_MESSAGE, ValidationError, errorBody, errorResponse } from "./errors.js";
 import { SERVICE_VERSION, executeJob } from "./execute.js";
 import { createLogger } from "./logger.js";
-import { createPaymentGate } from "./payment.js";
+import { createPaymentGate, describePayments } from "./payment.js";
+import { createMemoryReplayStore } from "./replay.js";
 import type { AgentDefinition } from "./types.js";
 
 export type { AppOptions } from "./config.js";
@@ -17,6 +18,15 @@ const ROUTES: Record<string, string> = {
   "/health": "GET, HEAD",
   "/about": "GET, HEAD",
   "/execute": "POST",
+};
+
+/**
+ * CORS, so browser apps on other sites can call the service and pay: they send the payment
+ * headers, and may read the payment headers of our answers only if they are exposed.
+ */
+const CORS_HEADERS = {
+  "Access-Control-Allow-Headers": "Content-Type, PAYMENT-SIGNATURE, X-PAYMENT",
+  "Access-Control-Expose-Headers": "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE",
 };
 
 function sendError(res: Response, err: ValidationError): void {
@@ -65,18 +75,26 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
   const config = resolveConfig(options); // throws ConfigError listing every problem
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const gate = config.devMode ? undefined : createPaymentGate(config.payment);
+  const replayStore = options.replayStore ?? createMemoryReplayStore();
 
   if (config.devMode)
     logger.warn(
       "DEV MODE: payment verification is bypassed; anyone can run jobs for free. Never enable it in production.",
     );
-  else if (gate && !gate.settle)
-    logger.warn(
-      "payments are verified but not settled: this payment gate has no settle step, so no USDC moves and one authorization can pay for several jobs (see src/runtime/payment.ts)",
-    );
+  else logger.info(describePayments(config.payment));
 
   const app = express();
   app.disable("x-powered-by");
+
+  app.use((req, res, next) => {
+    res.set("Access-Control-Allow-Origin", config.corsOrigin);
+    res.set(CORS_HEADERS);
+    // Preflight of a known route: 204 with its methods. Unknown paths fall through to the 404.
+    if (req.method !== "OPTIONS" || !Object.hasOwn(ROUTES, req.path)) return next();
+    res.set("Access-Control-Allow-Methods", `${ROUTES[req.path]}, OPTIONS`);
+    res.set("Access-Control-Max-Age", "600");
+    res.status(204).end();
+  });
 
   app.get("/health", (_req, res) => {
     res.json({ name: agent.name, version: agent.version, status: "ok" });
@@ -102,6 +120,7 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
         header: (name) => req.get(name),
         resourceUrl: `${base}/execute`,
         logger,
+        replayStore,
         ...(gate ? { gate } : {}),
       });
       res.status(response.status).set(response.headers).json(response.body);

@@ -7,6 +7,8 @@ import { getAddress, isAddress } from "viem/utils";
 import { isLogLevel, LOG_LEVELS, type LogLevel } from "./logger.js";
 import { parseNetwork, type ResolvedNetwork } from "./networks.js";
 import { SETTLEMENT_MARGIN_SECONDS } from "./payment.js";
+import type { ReplayStore } from "./replay.js";
+import type { Settler } from "./settlement.js";
 import type { Logger } from "./types.js";
 
 export interface PaymentOptions {
@@ -22,6 +24,16 @@ export interface PaymentOptions {
   assetVersion?: string;
   /** How long a client's payment authorization should stay valid (default 300). */
   maxTimeoutSeconds?: number;
+  /** Settle through this x402 facilitator (X402_FACILITATOR_URL). */
+  facilitatorUrl?: string;
+  /** JSON-RPC endpoint of the network (X402_RPC_URL): on-chain checks, and direct settlement. */
+  rpcUrl?: string;
+  /** Private key (0x + 64 hex) of the account that settles directly (X402_SETTLER_KEY); needs rpcUrl. */
+  settlerKey?: string;
+  /** Seconds to wait for a settlement to confirm (X402_SETTLE_TIMEOUT_SECONDS, default 30). */
+  settleTimeoutSeconds?: number;
+  /** Your own settlement route instead of the built-in ones (see settlement.ts). */
+  settler?: Settler;
 }
 
 export interface AppOptions {
@@ -35,24 +47,43 @@ export interface AppOptions {
   maxBodyBytes?: number;
   /** Base URL of the service as clients see it, used in 402 responses (default PUBLIC_URL or derived from the request). */
   publicUrl?: string;
+  /** Access-Control-Allow-Origin: "*" or one origin (default CORS_ORIGIN or "*"). */
+  corsOrigin?: string;
+  /** Where used payment authorizations are remembered (default: in memory, this process only). */
+  replayStore?: ReplayStore;
 }
+
+/** How payments are charged once a job succeeded. */
+export type SettlementRoute =
+  | { kind: "facilitator"; url: string }
+  | { kind: "direct"; rpcUrl: string; settlerKey: `0x${string}` }
+  | { kind: "custom"; settler: Settler };
 
 export interface PaymentConfig {
   payTo: `0x${string}`;
   network: ResolvedNetwork;
   maxTimeoutSeconds: number;
+  /** Absent only in dev mode, which never settles. */
+  settlement?: SettlementRoute;
+  /** When set: payer balance, nonce and contract-wallet signatures are checked on chain. */
+  rpcUrl?: string;
+  settleTimeoutSeconds: number;
 }
+
+/** Production cannot start without a settlement route (fail closed). */
+export type ProductionPaymentConfig = PaymentConfig & { settlement: SettlementRoute };
 
 interface CommonConfig {
   port: number;
   maxBodyBytes: number;
   publicUrl?: string;
   logLevel: LogLevel;
+  corsOrigin: string;
 }
 
 /** Production always has payment settings; dev mode may have them (validated, unused). */
 export type ResolvedConfig =
-  | (CommonConfig & { devMode: false; payment: PaymentConfig })
+  | (CommonConfig & { devMode: false; payment: ProductionPaymentConfig })
   | (CommonConfig & { devMode: true; payment?: PaymentConfig });
 
 export class ConfigError extends Error {
@@ -65,6 +96,7 @@ export class ConfigError extends Error {
 const DEFAULT_PORT = 3000;
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const DEFAULT_MAX_TIMEOUT_SECONDS = 300;
+const DEFAULT_SETTLE_TIMEOUT_SECONDS = 30;
 
 /** A setting's value and the name to blame in error messages (the option or the env var). */
 interface Setting {
@@ -117,6 +149,15 @@ class Reader {
     );
     return undefined;
   }
+
+  /** An http(s) URL, or undefined. `secret`: do not repeat the value (RPC URLs often embed an API key). */
+  url(s: Setting, what: string, secret = false): string | undefined {
+    if (s.value === undefined) return undefined;
+    if (URL.canParse(s.value) && /^https?:$/.test(new URL(s.value).protocol)) return s.value;
+    const shown = secret ? "not an http(s) URL" : `${JSON.stringify(s.value)}`;
+    this.problems.push(`${s.name} is ${shown}: set it to ${what}`);
+    return undefined;
+  }
 }
 
 export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
@@ -163,6 +204,13 @@ export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
       `${publicUrl.name} is ${JSON.stringify(publicUrl.value)}: set it to the service's base URL, e.g. https://agent.example.com`,
     );
 
+  // Browsers may call the service from any site by default; set one origin to restrict that.
+  const corsOrigin = read.text(options.corsOrigin, "corsOrigin", "CORS_ORIGIN");
+  if (corsOrigin.value !== undefined && !/^(\*|https?:\/\/[^/?#\s]+)$/.test(corsOrigin.value))
+    problems.push(
+      `${corsOrigin.name} is ${JSON.stringify(corsOrigin.value)}: set it to "*" (any site) or one origin such as https://app.example.com (no path)`,
+    );
+
   const payment = resolvePayment(options.payment ?? {}, devMode, read);
 
   if (problems.length > 0) throw new ConfigError(problems);
@@ -170,11 +218,12 @@ export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
     port,
     maxBodyBytes,
     logLevel: isLogLevel(logLevel) ? logLevel : "info",
+    corsOrigin: corsOrigin.value ?? "*",
   };
   if (publicUrl.value !== undefined) common.publicUrl = publicUrl.value.replace(/\/+$/, "");
   if (devMode) return payment ? { ...common, devMode, payment } : { ...common, devMode };
-  if (!payment) throw new ConfigError(["payment settings are incomplete"]); // unreachable: problems were recorded
-  return { ...common, devMode, payment };
+  if (!payment?.settlement) throw new ConfigError(["payment settings are incomplete"]); // unreachable: problems were recorded
+  return { ...common, devMode, payment: { ...payment, settlement: payment.settlement } };
 }
 
 function resolvePayment(
@@ -252,6 +301,79 @@ function resolvePayment(
     }
   }
 
+  const settlement = resolveSettlement(options, devMode, read);
+
   if (problems.length > before || !payToAddress || !resolved) return undefined;
-  return { payTo: payToAddress, network: resolved, maxTimeoutSeconds };
+  const config: PaymentConfig = {
+    payTo: payToAddress,
+    network: resolved,
+    maxTimeoutSeconds,
+    settleTimeoutSeconds: settlement.timeoutSeconds,
+  };
+  if (settlement.route) config.settlement = settlement.route;
+  if (settlement.rpcUrl) config.rpcUrl = settlement.rpcUrl;
+  return config;
+}
+
+/**
+ * The settlement route: exactly one of a facilitator, direct settlement (RPC + key) or a custom
+ * settler. Production refuses to start without one: verifying payments without ever collecting
+ * them would run every job for free.
+ */
+function resolveSettlement(options: Partial<PaymentOptions>, devMode: boolean, read: Reader) {
+  const problems = read.problems;
+  const facilitator = read.text(
+    options.facilitatorUrl,
+    "payment.facilitatorUrl",
+    "X402_FACILITATOR_URL",
+  );
+  const rpc = read.text(options.rpcUrl, "payment.rpcUrl", "X402_RPC_URL");
+  const key = read.text(options.settlerKey, "payment.settlerKey", "X402_SETTLER_KEY");
+  const timeoutSeconds = read.count(
+    options.settleTimeoutSeconds,
+    "payment.settleTimeoutSeconds",
+    "X402_SETTLE_TIMEOUT_SECONDS",
+    {
+      min: 1,
+      max: 600,
+      fallback: DEFAULT_SETTLE_TIMEOUT_SECONDS,
+      hint: `set it to a whole number of seconds from 1 to 600 (default ${DEFAULT_SETTLE_TIMEOUT_SECONDS})`,
+    },
+  );
+  const facilitatorUrl = read.url(
+    facilitator,
+    "the facilitator's base URL (it serves /verify and /settle), e.g. https://x402.org/facilitator",
+  );
+  const rpcUrl = read.url(rpc, "the network's JSON-RPC endpoint (http or https)", true);
+  // Never repeat the key in a message: error output ends up in logs.
+  const settlerKey = key.value;
+  if (settlerKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(settlerKey))
+    problems.push(`${key.name} is not a private key: set it to 0x and 64 hex digits`);
+  if (settlerKey !== undefined && rpc.value === undefined)
+    problems.push(
+      `${key.name} is set but X402_RPC_URL is not: direct settlement sends its transactions through that JSON-RPC endpoint`,
+    );
+
+  const chosen = [
+    options.settler !== undefined ? "option payment.settler" : undefined,
+    facilitator.value !== undefined ? facilitator.name : undefined,
+    settlerKey !== undefined ? key.name : undefined,
+  ].filter((name) => name !== undefined);
+  if (chosen.length > 1)
+    problems.push(
+      `${chosen.join(" and ")} are set together: choose one settlement route (a facilitator settles for you; a settler key settles from this server)`,
+    );
+  if (!devMode && chosen.length === 0)
+    problems.push(
+      "no settlement route: set X402_FACILITATOR_URL to settle through an x402 facilitator (e.g. https://x402.org/facilitator, testnets only), " +
+        "or X402_RPC_URL and X402_SETTLER_KEY to submit the transfers from this server (that account pays the gas); " +
+        "without one the server would run paid jobs without ever collecting the payment",
+    );
+
+  let route: SettlementRoute | undefined;
+  if (options.settler !== undefined) route = { kind: "custom", settler: options.settler };
+  else if (facilitatorUrl !== undefined) route = { kind: "facilitator", url: facilitatorUrl };
+  else if (settlerKey !== undefined && rpcUrl !== undefined)
+    route = { kind: "direct", rpcUrl, settlerKey: settlerKey as `0x${string}` };
+  return { route, rpcUrl, timeoutSeconds };
 }

@@ -2,6 +2,10 @@
  * The job pipeline (spec section 4), independent of HTTP: request -> { status, headers, body }.
  * The steps run in the spec's order; each failure maps to one error type (errors.ts).
  * Part of your project: edit freely.
+ *
+ * A paid job runs: verify the payment -> reserve the authorization (replay.ts) -> chain checks ->
+ * handler under its deadline -> output validation -> settle -> respond. Nothing is charged
+ * unless the job succeeded, and the output is never delivered unless the payment settled.
  */
 import { formatAjvErrors } from "./ajv.js";
 import type { ResolvedConfig } from "./config.js";
@@ -17,6 +21,14 @@ import {
   fromHandlerError,
 } from "./errors.js";
 import { createPaymentGate, type HeaderGetter, type PaymentGate } from "./payment.js";
+import {
+  authorizationKey,
+  authorizationTtl,
+  createMemoryReplayStore,
+  resultKey,
+  type ReplayStore,
+} from "./replay.js";
+import { SettlementError } from "./settlement.js";
 import type {
   AgentDefinition,
   Capability,
@@ -24,6 +36,7 @@ import type {
   Logger,
   VerifiedPayment,
 } from "./types.js";
+import { paymentResponseHeaders } from "./x402.js";
 
 export const SERVICE_VERSION = "1.0";
 export const MAX_JOB_ID_LENGTH = 256;
@@ -46,7 +59,11 @@ export interface ExecuteJobArgs {
   logger: Logger;
   /** Defaults to a gate built from config.payment (pass one to reuse it across requests). */
   gate?: PaymentGate;
+  /** Used authorizations and cached results; pass the app's (default: one shared by callers that pass none). */
+  replayStore?: ReplayStore;
 }
+
+let defaultReplayStore: ReplayStore | undefined;
 
 /** A checked job request (spec 2.3). */
 interface JobRequest {
@@ -113,6 +130,53 @@ function findCapability(agent: AgentDefinition, name: string): Capability {
   );
 }
 
+/** Steps 4-6: deadline on arrival, the handler under the deadline, the output. Throws AgentError. */
+async function runJob(
+  job: JobRequest,
+  capability: Capability,
+  input: unknown,
+  devMode: boolean,
+  logger: Logger,
+  payment?: VerifiedPayment,
+): Promise<unknown> {
+  // 4. Deadline already passed on arrival.
+  if (deadlinePassed(job.deadline))
+    throw new DeadlineError(
+      `deadline ${job.deadline} has already passed (now ${Math.floor(Date.now() / 1000)}); the handler was not run`,
+    );
+
+  // 5. The handler, under the deadline. 7/8: whatever it throws is mapped by fromHandlerError.
+  let output: unknown;
+  try {
+    output = await runWithDeadline(job.deadline, (signal) => {
+      const ctx: HandlerContext = {
+        jobId: job.jobId,
+        capability: capability.name,
+        deadline: job.deadline,
+        signal,
+        logger,
+      };
+      if (payment) ctx.payment = payment;
+      return capability.handler(input, ctx);
+    });
+  } catch (err) {
+    throw fromHandlerError(err, logger);
+  }
+
+  // 6. Output. Production: a mismatch is our bug, so 500 (details only in the log).
+  //    Dev mode: warn and pass the output through, so you can see what the handler returned.
+  if (!capability.validateOutput(output)) {
+    const problem = formatAjvErrors(capability.validateOutput.errors, "output");
+    if (!devMode) {
+      logger.error("handler output does not match output_schema", { problem });
+      throw new InternalError(`output mismatch: ${problem}`);
+    }
+    const warning = "dev mode: handler output does not match output_schema; returned unchanged";
+    logger.warn(`${warning} (production answers 500)`, { problem });
+  }
+  return output;
+}
+
 export async function executeJob(args: ExecuteJobArgs): Promise<JobResponse> {
   const { agent, config, header, resourceUrl, logger } = args;
   const started = Date.now();
@@ -132,6 +196,17 @@ export async function executeJob(args: ExecuteJobArgs): Promise<JobResponse> {
     const { status, body } = errorResponse(err);
     return finish({ status, headers, body });
   };
+  const completed = (job: JobRequest, output: unknown, headers: Record<string, string> = {}) => ({
+    status: 200,
+    headers,
+    body: {
+      service_version: SERVICE_VERSION,
+      job_id: job.jobId,
+      status: "completed",
+      output,
+      completed_at: Math.floor(Date.now() / 1000),
+    },
+  });
 
   try {
     // 0. Request shape.
@@ -148,74 +223,120 @@ export async function executeJob(args: ExecuteJobArgs): Promise<JobResponse> {
     if (!capability.validateInput(input))
       throw new ValidationError(formatAjvErrors(capability.validateInput.errors, "input"));
 
-    // 3. Payment, unless dev mode (then payment headers are ignored entirely).
-    let payment: VerifiedPayment | undefined;
-    let gate: PaymentGate | undefined;
-    if (!config.devMode) {
-      gate = args.gate ?? createPaymentGate(config.payment);
-      if (!gate.paymentHeader(header)) {
-        const required = gate.paymentRequired(capability, resourceUrl);
-        return finish({ status: required.status, headers: required.headers, body: required.body });
-      }
+    // Dev mode: no payment at all (payment headers are ignored entirely).
+    if (config.devMode)
+      return finish(completed(job, await runJob(job, capability, input, true, jobLogger)));
+
+    // 3. Payment.
+    const gate = args.gate ?? createPaymentGate(config.payment);
+    const store = args.replayStore ?? (defaultReplayStore ??= createMemoryReplayStore());
+    if (!gate.paymentHeader(header)) {
+      const required = gate.paymentRequired(capability, resourceUrl);
+      return finish({ status: required.status, headers: required.headers, body: required.body });
+    }
+    const refuse = (err: PaymentError, retry = true): JobResponse => {
+      jobLogger.info("payment refused", { reason: err.message });
+      const headers = retry
+        ? gate.retryHeaders(capability, resourceUrl, err.message)
+        : { "Cache-Control": "no-store" };
+      return fail(err, headers);
+    };
+    /** Replay-store writes after the handler ran must not lose a result that was paid for. */
+    const quietly = async (what: string, work: () => Promise<void>): Promise<void> => {
       try {
-        payment = await gate.verify(header, capability, job);
+        await work();
       } catch (err) {
-        if (!(err instanceof PaymentError)) throw err;
-        jobLogger.info("payment refused", { reason: err.message });
-        return fail(err, gate.retryHeaders(capability, resourceUrl, err.message));
+        jobLogger.error(`replay store: could not ${what}`, { error: String(err) });
       }
+    };
+
+    let payment: VerifiedPayment;
+    try {
+      payment = await gate.verify(header, capability, job, resourceUrl);
+    } catch (err) {
+      if (!(err instanceof PaymentError)) throw err;
+      return refuse(err);
     }
 
-    // 4. Deadline already passed on arrival.
-    if (deadlinePassed(job.deadline))
-      throw new DeadlineError(
-        `deadline ${job.deadline} has already passed (now ${Math.floor(Date.now() / 1000)}); the handler was not run`,
+    // An identical retry (same job_id, same authorization) of a completed job: same answer,
+    // no second run, no second charge.
+    const key = authorizationKey(payment);
+    const ttl = authorizationTtl(payment);
+    const cacheKey = resultKey(payment, job.jobId);
+    const cached = await store.getResult(cacheKey);
+    if (cached) {
+      jobLogger.info("identical retry of a paid job: returning the cached result");
+      return finish(cached);
+    }
+
+    // One authorization, one job: claim it before anything runs.
+    const reservation = await store.reserve(key, ttl);
+    if (reservation === "settled")
+      return refuse(
+        new PaymentError(
+          "this payment authorization was already used for another job: sign a new one (with a fresh nonce)",
+        ),
+      );
+    if (reservation === "in-flight")
+      return refuse(
+        new PaymentError(
+          "this payment authorization is in use by a job that is still running: wait for that result, or sign a new authorization",
+        ),
       );
 
-    // 5. The handler, under the deadline. 7/8: whatever it throws is mapped by fromHandlerError.
-    let output: unknown;
+    // From here on the reservation is released on every failure, unless the payment was (or may
+    // have been) settled: then it is kept, so the authorization can never pay twice.
+    let keep = false;
     try {
-      output = await runWithDeadline(job.deadline, (signal) => {
-        const ctx: HandlerContext = {
-          jobId: job.jobId,
-          capability: capability.name,
-          deadline: job.deadline,
-          signal,
-          logger: jobLogger,
-        };
-        if (payment) ctx.payment = payment;
-        return capability.handler(input, ctx);
-      });
-    } catch (err) {
-      return fail(fromHandlerError(err, jobLogger));
-    }
-
-    // 6. Output. Production: a mismatch is our bug, so 500 (details only in the log).
-    //    Dev mode: warn and pass the output through, so you can see what the handler returned.
-    if (!capability.validateOutput(output)) {
-      const problem = formatAjvErrors(capability.validateOutput.errors, "output");
-      if (!config.devMode) {
-        jobLogger.error("handler output does not match output_schema", { problem });
-        return fail(new InternalError(`output mismatch: ${problem}`));
+      try {
+        await gate.confirm(payment);
+      } catch (err) {
+        if (err instanceof PaymentError) return refuse(err);
+        jobLogger.error("payment check failed", { error: String(err) });
+        throw err;
       }
-      const warning = "dev mode: handler output does not match output_schema; returned unchanged";
-      jobLogger.warn(`${warning} (production answers 500)`, { problem });
+
+      const output = await runJob(job, capability, input, false, jobLogger, payment);
+
+      let receipt;
+      try {
+        receipt = await gate.settle(payment);
+      } catch (err) {
+        // An unknown error is treated like an unconfirmed settlement: it may have gone through.
+        const uncertain = !(err instanceof SettlementError) || err.uncertain;
+        const reason =
+          err instanceof SettlementError ? err.message : "settlement failed unexpectedly";
+        jobLogger.error("settlement failed; output withheld", {
+          reason: err instanceof Error ? err.message : String(err),
+          tx: err instanceof SettlementError ? err.broadcastTx : undefined,
+          uncertain,
+        });
+        if (!uncertain)
+          return refuse(
+            new PaymentError(
+              `payment was not settled, so the result is withheld: ${reason}; nothing was charged, and the same authorization may be retried`,
+            ),
+          );
+        keep = true;
+        await quietly("mark an unconfirmed settlement", () => store.markSettled(key, ttl));
+        return refuse(
+          new PaymentError(
+            `payment settlement is unconfirmed, so the result is withheld: ${reason}; this authorization will not be used again; check the transaction before paying again`,
+          ),
+          false,
+        );
+      }
+
+      keep = true;
+      jobLogger.info("payment settled", { tx: receipt.transaction, payer: receipt.payer });
+      const response = completed(job, output, paymentResponseHeaders(payment.x402Version, receipt));
+      // Result first: an identical retry arriving in between finds it rather than "already used".
+      await quietly("cache the result", () => store.putResult(cacheKey, response, ttl));
+      await quietly("mark the authorization settled", () => store.markSettled(key, ttl));
+      return finish(response);
+    } finally {
+      if (!keep) await quietly("release the reservation", () => store.release(key));
     }
-
-    // Settlement slot: a gate with a settle step charges here, after the output is known good.
-    if (payment && gate?.settle) await gate.settle(payment, capability);
-
-    return finish({
-      status: 200,
-      headers: {},
-      body: {
-        service_version: SERVICE_VERSION,
-        job_id: job.jobId,
-        status: "completed",
-        output,
-        completed_at: Math.floor(Date.now() / 1000),
-      },
-    });
   } catch (err) {
     if (err instanceof AgentError) return fail(err);
     logger.error("unexpected error in the job pipeline", {

@@ -1,16 +1,22 @@
 /**
- * The payment gate: decides whether the payment a client sent pays for this job.
- * Verification is fully offline: the EIP-712 signature must recover the payer, and the
- * authorization must pay us enough, on our network and token, for long enough to settle.
- * Part of your project: edit freely.
+ * The payment gate: decides whether the payment a client sent pays for this job, and collects it
+ * once the job has succeeded. Part of your project: edit freely.
  *
- * Not done here (yet): settling the payment on chain and remembering used (from, nonce) pairs.
- * Until a settle step exists, a verified authorization is proof of willingness to pay, not money
- * received, and one authorization can be replayed for several jobs. See `settle` below.
+ *   verify()  - the checks the reference x402 facilitator makes, offline: scheme, network, the
+ *               requirement the client accepted, the EIP-712 signature (EIP-1271 contract
+ *               wallets via X402_RPC_URL), payee, exact amount, validity window.
+ *   confirm() - checks that depend on chain state, made once the pipeline has reserved the
+ *               authorization: balance and unused nonce (with X402_RPC_URL), then the
+ *               facilitator's /verify (facilitator route).
+ *   settle()  - charges the payment (settlement.ts), only after the output passed validation.
+ * One authorization pays for one job: the pipeline enforces that with a replay store (replay.ts).
  */
 import { recoverTypedDataAddress } from "viem/utils"; // viem/utils loads faster than "viem"
-import type { PaymentConfig } from "./config.js";
+import type { ProductionPaymentConfig } from "./config.js";
 import { PaymentError } from "./errors.js";
+import { createFacilitatorSettler } from "./facilitator.js";
+import type { ChainChecks } from "./onchain.js";
+import type { SettlementResult, Settler } from "./settlement.js";
 import type { Capability, VerifiedPayment } from "./types.js";
 import {
   decodePaymentHeader,
@@ -18,17 +24,21 @@ import {
   paymentRequiredHeaders,
   paymentRequiredResponse,
   type PaymentOffer,
+  requirementV1,
+  requirementV2,
   TRANSFER_WITH_AUTHORIZATION,
 } from "./x402.js";
 
 /**
  * Seconds an authorization must stay valid after the job's deadline (or now, if later).
- * Settlement happens after the handler returns, and submitting transferWithAuthorization
- * and getting it into a block takes a few seconds; an authorization that expires in between
- * would let the client get the result for free. 6 s is the margin the reference x402
- * facilitator requires for `validBefore`, so clients that pay elsewhere already leave it.
+ * Settlement starts when the handler returns (at the latest at the deadline), and the transfer
+ * must be mined before validBefore or the token contract refuses it: the client would get the
+ * result for free. The reference facilitator refuses to settle an authorization with less than
+ * 6 s left; on top of that come one or two Base blocks (2 s each) to get mined, the facilitator
+ * or RPC round trips, and clock skew between client, server and chain. 15 s covers those with
+ * room to spare while costing clients nothing (they sign validBefore = now + 300 s by default).
  */
-export const SETTLEMENT_MARGIN_SECONDS = 6;
+export const SETTLEMENT_MARGIN_SECONDS = 15;
 
 export type HeaderGetter = (name: string) => string | undefined;
 
@@ -57,20 +67,68 @@ export interface PaymentGate {
     header: HeaderGetter,
     capability: Capability,
     job: { deadline: number },
+    resourceUrl: string,
   ): Promise<VerifiedPayment>;
-  /**
-   * Optional: called by the pipeline after the handler's output passed validation, before the
-   * result is sent. This is where settlement goes: reserve (from, nonce) in a store shared by all
-   * instances before running the handler (replay protection), then submit the authorization via a
-   * facilitator's /settle here, and throw PaymentError if it fails so nothing is delivered.
-   */
-  settle?(payment: VerifiedPayment, capability: Capability): Promise<void>;
+  /** Chain-state checks, after the authorization is reserved; throws PaymentError. */
+  confirm(payment: VerifiedPayment): Promise<void>;
+  /** Charges the payment; throws SettlementError (settlement.ts) when it could not. */
+  settle(payment: VerifiedPayment): Promise<SettlementResult>;
 }
 
 const sameAddress = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
 
-export function createPaymentGate(config: PaymentConfig): PaymentGate {
+/** The configured settlement route as a Settler. */
+function createSettler(config: ProductionPaymentConfig): Settler {
+  const route = config.settlement;
+  switch (route.kind) {
+    case "custom":
+      return route.settler;
+    case "facilitator":
+      return createFacilitatorSettler(route.url, config.settleTimeoutSeconds * 1000);
+    case "direct": {
+      // viem's wallet code is loaded only in this mode, starting now, off the request path.
+      const loading = import("./direct-settlement.js").then((m) =>
+        m.createDirectSettler({
+          rpcUrl: route.rpcUrl,
+          settlerKey: route.settlerKey,
+          network: config.network,
+          timeoutSeconds: config.settleTimeoutSeconds,
+        }),
+      );
+      loading.catch(() => undefined); // reported by the first settle() instead of crashing startup
+      return { settle: async (payment) => (await loading).settle(payment) };
+    }
+  }
+}
+
+/** One line for the startup log: how payments are checked and settled. Never includes secrets. */
+export function describePayments(config: ProductionPaymentConfig): string {
+  // URLs lose their query, credentials and (for RPC endpoints, which often embed an API key) path.
+  const origin = (url: string): string => new URL(url).origin;
+  const route = config.settlement;
+  const settle =
+    route.kind === "facilitator"
+      ? `payments settle through the x402 facilitator at ${origin(route.url)}${new URL(route.url).pathname}`
+      : route.kind === "direct"
+        ? `payments settle directly: this server sends transferWithAuthorization via ${origin(route.rpcUrl)} from the X402_SETTLER_KEY account, which pays the gas`
+        : "payments settle through the custom settler passed as option payment.settler";
+  const chain = config.rpcUrl
+    ? `balances, nonces and contract-wallet signatures are checked on chain via ${origin(config.rpcUrl)}`
+    : "no on-chain checks before running jobs (set X402_RPC_URL to refuse unfunded payers and used nonces up front)";
+  return `${settle}; ${chain}`;
+}
+
+export function createPaymentGate(config: ProductionPaymentConfig): PaymentGate {
   const { network, payTo } = config;
+  const settler = createSettler(config);
+
+  // The on-chain checks load the full viem package, so only when an RPC endpoint is configured.
+  const rpcUrl = config.rpcUrl;
+  let chainChecks: Promise<ChainChecks> | undefined;
+  const chain = rpcUrl
+    ? () =>
+        (chainChecks ??= import("./onchain.js").then((m) => m.createChainChecks(rpcUrl, network)))
+    : undefined;
 
   const offer = (capability: Capability, resourceUrl: string): PaymentOffer => ({
     network,
@@ -98,6 +156,8 @@ export function createPaymentGate(config: PaymentConfig): PaymentGate {
     return undefined;
   };
 
+  const domainText = `{name: "${network.assetName}", version: "${network.assetVersion}", chainId: ${network.chainId}, verifyingContract: ${network.asset}}`;
+
   return {
     offer,
     paymentHeader,
@@ -114,7 +174,7 @@ export function createPaymentGate(config: PaymentConfig): PaymentGate {
       return paymentRequiredHeaders(offer(capability, resourceUrl), reason);
     },
 
-    async verify(header, capability, job) {
+    async verify(header, capability, job, resourceUrl) {
       const sent = paymentHeader(header);
       if (!sent) throw new PaymentError("no payment header: send PAYMENT-SIGNATURE");
       const decoded = decodePaymentHeader(sent.value);
@@ -141,7 +201,7 @@ export function createPaymentGate(config: PaymentConfig): PaymentGate {
       }
 
       const { authorization: auth, signature } = p.payload;
-      let signer: string;
+      let signer: string | undefined;
       try {
         signer = await recoverTypedDataAddress({
           domain: {
@@ -163,21 +223,38 @@ export function createPaymentGate(config: PaymentConfig): PaymentGate {
           signature,
         });
       } catch {
-        throw new PaymentError("payment signature is malformed");
+        signer = undefined; // not a 65-byte ECDSA signature; a contract wallet's may still be valid
       }
-      if (!sameAddress(signer, auth.from))
-        throw new PaymentError(
-          `payment signature does not match authorization.from ${auth.from}: sign TransferWithAuthorization over the domain ` +
-            `{name: "${network.assetName}", version: "${network.assetVersion}", chainId: ${network.chainId}, verifyingContract: ${network.asset}} with that account`,
-        );
+      if (signer === undefined || !sameAddress(signer, auth.from)) {
+        // Not signed by `from` as a regular account. A smart-contract wallet (EIP-1271) can only
+        // be checked on chain.
+        const contract = chain ? await (await chain()).contractSignature(auth, signature) : "eoa";
+        if (contract === "invalid")
+          throw new PaymentError(
+            `payment signature is refused by the contract wallet ${auth.from} (EIP-1271): sign TransferWithAuthorization over the domain ${domainText}`,
+          );
+        if (contract === "eoa") {
+          const why =
+            signer === undefined
+              ? "payment signature is malformed"
+              : `payment signature does not match authorization.from ${auth.from}: sign TransferWithAuthorization over the domain ${domainText} with that account`;
+          throw new PaymentError(
+            chain
+              ? why
+              : `${why} (smart-contract wallets cannot be checked here: this service has no X402_RPC_URL configured)`,
+          );
+        }
+      }
 
       if (!sameAddress(auth.to, payTo))
         throw new PaymentError(
           `authorization pays ${auth.to}, but this service is paid at ${payTo}`,
         );
-      if (BigInt(auth.value) < BigInt(capability.priceAtomic))
+      // Exactly the price, as the reference facilitator requires for "exact": more would be
+      // charged in full for the same job, which no client means to do.
+      if (BigInt(auth.value) !== BigInt(capability.priceAtomic))
         throw new PaymentError(
-          `authorization value ${auth.value} is less than the price of "${capability.name}": ${capability.priceAtomic} atomic units`,
+          `authorization value ${auth.value} is not the price of "${capability.name}": pay exactly ${capability.priceAtomic} atomic units`,
         );
 
       const now = Math.floor(Date.now() / 1000);
@@ -197,6 +274,7 @@ export function createPaymentGate(config: PaymentConfig): PaymentGate {
             `the job deadline plus ${SETTLEMENT_MARGIN_SECONDS} s to settle`,
         );
 
+      const ours = offer(capability, resourceUrl);
       return {
         x402Version: p.x402Version,
         scheme: "exact",
@@ -205,7 +283,18 @@ export function createPaymentGate(config: PaymentConfig): PaymentGate {
         amount: auth.value,
         authorization: auth,
         signature,
+        chainId: network.chainId,
+        asset: network.asset,
+        payload: p.raw,
+        requirement: p.x402Version === 2 ? requirementV2(ours) : requirementV1(ours),
       };
     },
+
+    async confirm(payment) {
+      if (chain) await (await chain()).checkFunds(payment);
+      if (settler.verify) await settler.verify(payment);
+    },
+
+    settle: (payment) => settler.settle(payment),
   };
 }

@@ -89,4 +89,11 @@ export interface VerifiedPayment {
     nonce: `0x${string}`;
   };
   signature: `0x${string}`;
+  /** Chain id and token contract the authorization is for (our network's). */
+  chainId: number;
+  asset: `0x${string}`;
+  /** The decoded payment header, verbatim (a facilitator is sent exactly what the client signed and sent). */
+  payload: Record<string, unknown>;
+  /** The requirement we offered for this job, in the client's x402 version's shape (sent to a facilitator). */
+  requirement: Record<string, unknown>;
 }

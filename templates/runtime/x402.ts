@@ -55,6 +55,9 @@ export type PaymentPayload =
   | { x402Version: 2; resource?: unknown; accepted: AcceptedRequirement; payload: ExactEvmPayload }
   | { x402Version: 1; scheme: string; network: string; payload: ExactEvmPayload };
 
+/** A checked payment payload plus the decoded JSON exactly as the client sent it. */
+export type DecodedPayment = PaymentPayload & { raw: Record<string, unknown> };
+
 /** What we ask for: one capability's price on our network. */
 export interface PaymentOffer {
   network: ResolvedNetwork;
@@ -101,7 +104,7 @@ export function decodeBase64Json(text: string): Decoded<Record<string, unknown>>
 }
 
 /** Decodes a PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1) value and checks its shape. */
-export function decodePaymentHeader(text: string): Decoded<PaymentPayload> {
+export function decodePaymentHeader(text: string): Decoded<DecodedPayment> {
   const decoded = decodeBase64Json(text);
   if (!decoded.ok) return decoded;
   const p = decoded.value;
@@ -123,12 +126,16 @@ export function decodePaymentHeader(text: string): Decoded<PaymentPayload> {
         resource: p.resource,
         accepted: a as unknown as AcceptedRequirement,
         payload,
+        raw: p,
       },
     };
   }
   if (typeof p.scheme !== "string") return fail("has no string `scheme`");
   if (typeof p.network !== "string") return fail("has no string `network`");
-  return { ok: true, value: { x402Version: 1, scheme: p.scheme, network: p.network, payload } };
+  return {
+    ok: true,
+    value: { x402Version: 1, scheme: p.scheme, network: p.network, payload, raw: p },
+  };
 }
 
 /** Returns the payload, or a string saying what is wrong with it. */
@@ -213,4 +220,14 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function fail(reason: string): { ok: false; reason: string } {
   return { ok: false, reason };
+}
+
+/** The receipt of a settled payment: PAYMENT-RESPONSE for v2 clients, X-PAYMENT-RESPONSE for v1. */
+export function paymentResponseHeaders(
+  x402Version: number,
+  receipt: { transaction: string; network: string; payer: string },
+): Record<string, string> {
+  const name = x402Version === 2 ? "PAYMENT-RESPONSE" : "X-PAYMENT-RESPONSE";
+  const { transaction, network, payer } = receipt;
+  return { [name]: encodeBase64Json({ success: true, transaction, network, payer }) };
 }

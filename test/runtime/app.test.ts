@@ -442,3 +442,62 @@ describe("handler errors (steps 7 and 8)", () => {
     },
   );
 });
+
+describe("CORS", () => {
+  it("every answer allows any origin by default and exposes the payment headers", async () => {
+    for (const res of [
+      await fetch(`${app.url}/health`),
+      await fetch(`${app.url}/nope`),
+      await fetch(`${app.url}/execute`, { method: "POST", body: "{}" }),
+    ]) {
+      expect(res.headers.get("access-control-allow-origin")).toBe("*");
+      expect(res.headers.get("access-control-expose-headers")).toBe(
+        "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE",
+      );
+    }
+  });
+
+  it.each([
+    ["/execute", "POST, OPTIONS"],
+    ["/health", "GET, HEAD, OPTIONS"],
+  ])(
+    "preflight OPTIONS %s -> 204 with methods %s and the payment request headers",
+    async (path, methods) => {
+      const res = await fetch(`${app.url}${path}`, {
+        method: "OPTIONS",
+        headers: {
+          Origin: "https://app.example.com",
+          "Access-Control-Request-Method": "POST",
+          "Access-Control-Request-Headers": "content-type, payment-signature",
+        },
+      });
+      expect(res.status).toBe(204);
+      expect(await res.text()).toBe("");
+      expect(res.headers.get("access-control-allow-methods")).toBe(methods);
+      expect(res.headers.get("access-control-allow-headers")).toBe(
+        "Content-Type, PAYMENT-SIGNATURE, X-PAYMENT",
+      );
+      expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    },
+  );
+
+  it("OPTIONS on an unknown path is still a 404", async () => {
+    const res = await fetch(`${app.url}/nope`, { method: "OPTIONS" });
+    expect(res.status).toBe(404);
+  });
+
+  it("CORS_ORIGIN restricts the allowed origin; 402s carry the headers too", async () => {
+    const prod = await startApp(makeAgent(), {
+      ...PRODUCTION,
+      env: { CORS_ORIGIN: "https://app.example.com" },
+    });
+    try {
+      const res = await post(prod.url, job("echo", { text: "x" }));
+      expect(res.status).toBe(402);
+      expect(res.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
+      expect(res.headers.get("access-control-expose-headers")).toContain("PAYMENT-REQUIRED");
+    } finally {
+      await prod.close();
+    }
+  });
+});

@@ -2,9 +2,12 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
 import { ConfigError, resolveConfig, type AppOptions } from "../../templates/runtime/config.js";
-import { PAY_TO, captureLogger, makeAgent } from "./helpers.js";
+import { PAY_TO, captureLogger, logText, makeAgent, recordingSettler } from "./helpers.js";
 
-const PROD_ENV = { PAY_TO, X402_NETWORK: "base-sepolia" };
+const FACILITATOR = "https://facilitator.example.com/x402";
+const PROD_ENV = { PAY_TO, X402_NETWORK: "base-sepolia", X402_FACILITATOR_URL: FACILITATOR };
+const SETTLER = `0x${"ab".repeat(32)}`;
+const BASE_OPTIONS = { payTo: PAY_TO, network: "base-sepolia" };
 
 function problems(options: AppOptions): string[] {
   try {
@@ -17,11 +20,14 @@ function problems(options: AppOptions): string[] {
 }
 
 describe("production refusals", () => {
-  it("missing PAY_TO and X402_NETWORK: both reported, each with what to do", () => {
+  it("missing PAY_TO, X402_NETWORK and a settlement route: all reported, each with what to do", () => {
     const p = problems({ env: {} });
-    expect(p).toHaveLength(2);
+    expect(p).toHaveLength(3);
     expect(p[0]).toMatch(/^PAY_TO is not set: set it to the address/);
     expect(p[1]).toMatch(/^X402_NETWORK is not set: .*"base".*"base-sepolia"/);
+    expect(p[2]).toMatch(
+      /^no settlement route: set X402_FACILITATOR_URL .* or X402_RPC_URL and X402_SETTLER_KEY/,
+    );
   });
 
   it("the ConfigError message lists every problem", () => {
@@ -31,7 +37,9 @@ describe("production refusals", () => {
   });
 
   it("empty values count as unset", () => {
-    expect(problems({ env: { PAY_TO: "", X402_NETWORK: "" } })).toHaveLength(2);
+    expect(
+      problems({ env: { PAY_TO: "", X402_NETWORK: "", X402_FACILITATOR_URL: "" } }),
+    ).toHaveLength(3);
   });
 
   it.each([
@@ -64,7 +72,9 @@ describe("production refusals", () => {
   });
 
   it("eip155:<chainId> without asset settings names all three variables", () => {
-    const p = problems({ env: { PAY_TO, X402_NETWORK: "eip155:31337" } });
+    const p = problems({
+      env: { PAY_TO, X402_NETWORK: "eip155:31337", X402_FACILITATOR_URL: FACILITATOR },
+    });
     expect(p).toHaveLength(3);
     expect(p[0]).toMatch(/^X402_ASSET is not set: network eip155:31337 has no built-in USDC/);
     expect(p[1]).toMatch(/^X402_ASSET_NAME is not set/);
@@ -84,7 +94,7 @@ describe("dev mode", () => {
   });
 
   it("SERVICE_DEV_MODE=false is production", () => {
-    expect(problems({ env: { SERVICE_DEV_MODE: "false" } })).toHaveLength(2);
+    expect(problems({ env: { SERVICE_DEV_MODE: "false" } })).toHaveLength(3);
   });
 
   it("is refused with NODE_ENV=production, from env or option", () => {
@@ -112,9 +122,12 @@ describe("resolution", () => {
       port: 3000,
       maxBodyBytes: 1048576,
       logLevel: "info",
+      corsOrigin: "*",
       payment: {
         payTo: PAY_TO,
         maxTimeoutSeconds: 300,
+        settlement: { kind: "facilitator", url: FACILITATOR },
+        settleTimeoutSeconds: 30,
         network: {
           v1Name: "base-sepolia",
           caip2: "eip155:84532",
@@ -130,6 +143,7 @@ describe("resolution", () => {
   it("reads every variable", () => {
     const config = resolveConfig({
       env: {
+        ...PROD_ENV,
         PORT: "8080",
         PAY_TO: PAY_TO.toLowerCase(),
         X402_NETWORK: "base",
@@ -158,7 +172,7 @@ describe("resolution", () => {
     const token = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
     const config = resolveConfig({
       env: {
-        PAY_TO,
+        ...PROD_ENV,
         X402_NETWORK: "eip155:31337",
         X402_ASSET: token.toLowerCase(),
         X402_ASSET_NAME: "Local USD",
@@ -187,10 +201,20 @@ describe("resolution", () => {
   it("options win over env", () => {
     const config = resolveConfig({
       devMode: false,
-      payment: { payTo: PAY_TO, network: "base", maxTimeoutSeconds: 120 },
+      payment: {
+        payTo: PAY_TO,
+        network: "base",
+        maxTimeoutSeconds: 120,
+        facilitatorUrl: "https://opt.example.com/f",
+        settleTimeoutSeconds: 5,
+      },
       maxBodyBytes: 10,
       publicUrl: "https://opt.example.com",
+      corsOrigin: "https://app.example.com",
       env: {
+        X402_FACILITATOR_URL: FACILITATOR,
+        X402_SETTLE_TIMEOUT_SECONDS: "50",
+        CORS_ORIGIN: "*",
         SERVICE_DEV_MODE: "true",
         PAY_TO: "0x0000000000000000000000000000000000000001",
         X402_NETWORK: "base-sepolia",
@@ -205,13 +229,19 @@ describe("resolution", () => {
     expect(config.payment?.maxTimeoutSeconds).toBe(120);
     expect(config.maxBodyBytes).toBe(10);
     expect(config.publicUrl).toBe("https://opt.example.com");
+    expect(config.corsOrigin).toBe("https://app.example.com");
+    expect(config.payment?.settlement).toEqual({
+      kind: "facilitator",
+      url: "https://opt.example.com/f",
+    });
+    expect(config.payment?.settleTimeoutSeconds).toBe(5);
   });
 
   it("devMode option wins over a bad SERVICE_DEV_MODE and over SERVICE_DEV_MODE=true", () => {
     expect(resolveConfig({ devMode: true, env: { SERVICE_DEV_MODE: "banana" } }).devMode).toBe(
       true,
     );
-    expect(problems({ devMode: false, env: { SERVICE_DEV_MODE: "true" } })).toHaveLength(2);
+    expect(problems({ devMode: false, env: { SERVICE_DEV_MODE: "true" } })).toHaveLength(3);
   });
 
   it("an option naming a bad value is blamed as an option", () => {
@@ -219,4 +249,145 @@ describe("resolution", () => {
       /^option payment.payTo is "0x1"/,
     );
   });
+});
+
+describe("settlement route", () => {
+  const BASE = { PAY_TO, X402_NETWORK: "base-sepolia" };
+  const RPC = "https://rpc.example.com/v2/secret-api-key";
+
+  it("a facilitator URL is a route", () => {
+    const config = resolveConfig({ env: PROD_ENV });
+    expect(config.payment?.settlement).toEqual({ kind: "facilitator", url: FACILITATOR });
+    expect(config.payment?.rpcUrl).toBeUndefined();
+  });
+
+  it("RPC URL + settler key is the direct route", () => {
+    const config = resolveConfig({
+      env: { ...BASE, X402_RPC_URL: RPC, X402_SETTLER_KEY: SETTLER },
+    });
+    expect(config.payment?.settlement).toEqual({
+      kind: "direct",
+      rpcUrl: RPC,
+      settlerKey: SETTLER,
+    });
+    expect(config.payment?.rpcUrl).toBe(RPC);
+  });
+
+  it("a facilitator with an RPC URL: facilitator route plus on-chain checks", () => {
+    const config = resolveConfig({ env: { ...PROD_ENV, X402_RPC_URL: RPC } });
+    expect(config.payment?.settlement?.kind).toBe("facilitator");
+    expect(config.payment?.rpcUrl).toBe(RPC);
+  });
+
+  it("an RPC URL alone is no route", () => {
+    const p = problems({ env: { ...BASE, X402_RPC_URL: RPC } });
+    expect(p).toEqual([expect.stringMatching(/^no settlement route/)]);
+  });
+
+  it("a settler key needs an RPC URL", () => {
+    const p = problems({ env: { ...BASE, X402_SETTLER_KEY: SETTLER } });
+    expect(p).toEqual([expect.stringMatching(/^X402_SETTLER_KEY is set but X402_RPC_URL is not/)]);
+  });
+
+  it("a facilitator and a settler key together: choose one", () => {
+    const p = problems({
+      env: { ...PROD_ENV, X402_RPC_URL: RPC, X402_SETTLER_KEY: SETTLER },
+    });
+    expect(p).toEqual([
+      expect.stringMatching(
+        /^X402_FACILITATOR_URL and X402_SETTLER_KEY are set together: choose one settlement route/,
+      ),
+    ]);
+  });
+
+  it("the settler key is never repeated in a message", () => {
+    const bad = `0x${"z".repeat(64)}`;
+    const p = problems({ env: { ...BASE, X402_RPC_URL: RPC, X402_SETTLER_KEY: bad } });
+    expect(p).toEqual(["X402_SETTLER_KEY is not a private key: set it to 0x and 64 hex digits"]);
+    expect(p.join()).not.toContain("zzzz");
+  });
+
+  it("URLs are checked; an RPC URL is not repeated (it may hold an API key)", () => {
+    const p = problems({
+      env: { ...BASE, X402_FACILITATOR_URL: "ftp://f.example.com", X402_RPC_URL: "secret-key" },
+    });
+    expect(p[0]).toMatch(/^X402_FACILITATOR_URL is "ftp:\/\/f.example.com": set it to/);
+    expect(p[1]).toMatch(/^X402_RPC_URL is not an http\(s\) URL/);
+    expect(p.join()).not.toContain("secret-key");
+  });
+
+  it.each([["0"], ["601"], ["soon"]])("X402_SETTLE_TIMEOUT_SECONDS=%s is refused", (value) => {
+    expect(problems({ env: { ...PROD_ENV, X402_SETTLE_TIMEOUT_SECONDS: value } })[0]).toMatch(
+      /^X402_SETTLE_TIMEOUT_SECONDS is/,
+    );
+  });
+
+  it("reads X402_SETTLE_TIMEOUT_SECONDS", () => {
+    const config = resolveConfig({ env: { ...PROD_ENV, X402_SETTLE_TIMEOUT_SECONDS: "90" } });
+    expect(config.payment?.settleTimeoutSeconds).toBe(90);
+  });
+
+  it("options: rpcUrl + settlerKey; a custom settler counts as a route", () => {
+    const direct = resolveConfig({
+      env: {},
+      payment: { payTo: PAY_TO, network: "base-sepolia", rpcUrl: RPC, settlerKey: SETTLER },
+    });
+    expect(direct.payment?.settlement?.kind).toBe("direct");
+    const settler = recordingSettler();
+    const custom = resolveConfig({
+      env: {},
+      payment: { payTo: PAY_TO, network: "base-sepolia", settler },
+    });
+    expect(custom.payment?.settlement).toEqual({ kind: "custom", settler });
+    expect(
+      problems({
+        env: { X402_FACILITATOR_URL: FACILITATOR },
+        payment: { ...BASE_OPTIONS, settler },
+      }),
+    ).toEqual([
+      expect.stringMatching(/^option payment.settler and X402_FACILITATOR_URL are set together/),
+    ]);
+  });
+
+  it("dev mode needs no route", () => {
+    expect(resolveConfig({ env: { ...BASE, SERVICE_DEV_MODE: "true" } }).payment?.settlement).toBe(
+      undefined,
+    );
+  });
+
+  it("createApp logs the route at startup, never the key, and no 'not settled' warning", () => {
+    const logger = captureLogger();
+    createApp(makeAgent(), {
+      env: { ...BASE, X402_RPC_URL: RPC, X402_SETTLER_KEY: SETTLER },
+      logger,
+    });
+    const text = logText(logger);
+    expect(text).toMatch(
+      /payments settle directly: .* via https:\/\/rpc.example.com from the X402_SETTLER_KEY account/,
+    );
+    expect(text).toMatch(/checked on chain via https:\/\/rpc.example.com/);
+    expect(text).not.toContain(SETTLER.slice(2));
+    expect(text).not.toContain("secret-api-key");
+    expect(text).not.toMatch(/not settled/);
+
+    const viaFacilitator = captureLogger();
+    createApp(makeAgent(), { env: PROD_ENV, logger: viaFacilitator });
+    expect(logText(viaFacilitator)).toMatch(
+      /payments settle through the x402 facilitator at https:\/\/facilitator.example.com\/x402; no on-chain checks/,
+    );
+  });
+});
+
+describe("CORS_ORIGIN", () => {
+  it.each([["*"], ["https://app.example.com"], ["http://localhost:5173"]])("%s is fine", (v) => {
+    expect(resolveConfig({ env: { ...PROD_ENV, CORS_ORIGIN: v } }).corsOrigin).toBe(v);
+  });
+  it.each([["app.example.com"], ["https://app.example.com/path"], ["*.example.com"]])(
+    "%s is refused",
+    (v) => {
+      expect(problems({ env: { ...PROD_ENV, CORS_ORIGIN: v } })[0]).toMatch(
+        /^CORS_ORIGIN is .*: set it to "\*" \(any site\) or one origin/,
+      );
+    },
+  );
 });

@@ -1,6 +1,6 @@
 // Shared test fixtures for the runtime: a hand-built agent, a capturing logger, a real server on
 // port 0, and real EIP-712 payment signing with viem accounts.
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { TRANSFER_WITH_AUTHORIZATION } from "../../templates/runtime/x402.js";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
@@ -8,6 +8,7 @@ import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { inputAjv, outputAjv } from "../../templates/runtime/ajv.js";
 import { createApp } from "../../templates/runtime/app.js";
 import type { AppOptions } from "../../templates/runtime/config.js";
+import type { SettlementResult, Settler } from "../../templates/runtime/settlement.js";
 import {
   DeadlineError,
   InternalError,
@@ -20,6 +21,7 @@ import type {
   Capability,
   CapabilityDeclaration,
   Logger,
+  VerifiedPayment,
 } from "../../templates/runtime/types.js";
 
 export const ANVIL_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
@@ -236,10 +238,49 @@ export async function startApp(agent: AgentDefinition, options: AppOptions = {})
   return { ...(await listen(app)), logger };
 }
 
-export const PRODUCTION: AppOptions = {
-  devMode: false,
-  payment: { payTo: PAY_TO, network: "base-sepolia" },
-};
+/**
+ * A Settler that settles nothing on any chain: it records what the pipeline asks of it, so unit
+ * tests can check the order of steps. On-chain behaviour is tested in test/chain/.
+ */
+export interface RecordingSettler extends Settler {
+  verify(payment: VerifiedPayment): Promise<void>;
+  /** Every call, in order: "verify" before the handler runs, "settle" after it succeeded. */
+  calls: Array<{ step: "verify" | "settle"; payment: VerifiedPayment }>;
+  /** fail: settle() throws it; delayMs: settle() waits first; refuse: verify() refuses with it. */
+  behave: { fail?: unknown; delayMs?: number; refuse?: string };
+  settled(): number;
+}
+
+export function recordingSettler(): RecordingSettler {
+  const calls: RecordingSettler["calls"] = [];
+  const behave: RecordingSettler["behave"] = {};
+  return {
+    calls,
+    behave,
+    settled: () => calls.filter((c) => c.step === "settle").length,
+    async verify(payment) {
+      calls.push({ step: "verify", payment });
+      if (behave.refuse !== undefined) throw new PaymentError(behave.refuse);
+    },
+    async settle(payment): Promise<SettlementResult> {
+      calls.push({ step: "settle", payment });
+      if (behave.delayMs) await new Promise((r) => setTimeout(r, behave.delayMs));
+      if (behave.fail !== undefined) throw behave.fail;
+      const digest = createHash("sha256").update(payment.authorization.nonce).digest("hex");
+      return { transaction: `0x${digest}`, network: payment.network, payer: payment.payer };
+    },
+  };
+}
+
+/** Production options with a fresh recording settler (production needs a settlement route). */
+export function production(settler = recordingSettler()) {
+  return {
+    devMode: false,
+    payment: { payTo: PAY_TO, network: "base-sepolia", settler },
+  } satisfies AppOptions;
+}
+
+export const PRODUCTION: AppOptions = production();
 
 export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 

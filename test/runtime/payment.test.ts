@@ -16,6 +16,7 @@ import {
   nowSeconds,
   offerV2,
   post,
+  recordingSettler,
   signAuthorization,
   startApp,
   unb64,
@@ -174,7 +175,24 @@ describe("valid payments", () => {
       amount: "10000",
       authorization: payload.authorization,
       signature: payload.signature,
+      chainId: 84532,
+      asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+      payload: {
+        x402Version: 2,
+        resource: { url: "http://example.test/execute" },
+        accepted,
+        payload,
+      },
+      requirement: accepted,
     });
+    // Settled, and the receipt is in PAYMENT-RESPONSE (v2).
+    expect(unb64(res.headers.get("payment-response")!)).toEqual({
+      success: true,
+      transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      network: "eip155:84532",
+      payer: payer.address,
+    });
+    expect(res.headers.get("x-payment-response")).toBeNull();
   });
 
   it("a v1 X-PAYMENT from another account is accepted", async () => {
@@ -187,7 +205,20 @@ describe("valid payments", () => {
       x402Version: 1,
       network: "base-sepolia",
       payer: stranger.address,
+      requirement: {
+        scheme: "exact",
+        network: "base-sepolia",
+        maxAmountRequired: "10000",
+        resource: `${app.url}/execute`,
+        payTo: PAY_TO,
+      },
     });
+    expect(unb64(res.headers.get("x-payment-response")!)).toMatchObject({
+      success: true,
+      network: "base-sepolia",
+      payer: stranger.address,
+    });
+    expect(res.headers.get("payment-response")).toBeNull();
   });
 
   it("a v1 payload in PAYMENT-SIGNATURE is accepted too (the spec names that header)", async () => {
@@ -195,12 +226,6 @@ describe("valid payments", () => {
     const res = await post(app.url, job("echo", { text: "x" }), {
       "payment-signature": v1Header(payload),
     });
-    expect(res.status).toBe(200);
-  });
-
-  it("paying more than the price is accepted", async () => {
-    const payload = await signAuthorization(payer, { value: "20000" });
-    const res = await post(app.url, job("echo", { text: "x" }), { "x-payment": v1Header(payload) });
     expect(res.status).toBe(200);
   });
 
@@ -214,6 +239,7 @@ describe("valid payments", () => {
         asset: token,
         assetName: "Local USD",
         assetVersion: "2",
+        settler: recordingSettler(),
       },
     });
     try {
@@ -339,7 +365,7 @@ describe("refused payments (402 payment, handler not run)", () => {
             deadline,
           },
         ),
-      /expires too early.*deadline plus 6 s/,
+      /expires too early.*deadline plus 15 s/,
     );
   });
 
@@ -359,7 +385,24 @@ describe("refused payments (402 payment, handler not run)", () => {
     const payload = await signAuthorization(payer, { value: "9999" });
     await expectRefused(
       () => post(app.url, job("echo", { text: "x" }), { "x-payment": v1Header(payload) }),
-      'less than the price of "echo": 10000',
+      'authorization value 9999 is not the price of "echo": pay exactly 10000 atomic units',
+    );
+  });
+
+  it("overpaid (v1 too): the amount must be exact", async () => {
+    const payload = await signAuthorization(payer, { value: "20000" });
+    await expectRefused(
+      () => post(app.url, job("echo", { text: "x" }), { "x-payment": v1Header(payload) }),
+      "pay exactly 10000",
+    );
+  });
+
+  it("a signature that is not from `from`, without an RPC: names the contract-wallet limit", async () => {
+    const payload = await signAuthorization(stranger);
+    payload.authorization.from = payer.address;
+    await expectRefused(
+      () => post(app.url, job("echo", { text: "x" }), { "x-payment": v1Header(payload) }),
+      "smart-contract wallets cannot be checked here: this service has no X402_RPC_URL configured",
     );
   });
 
@@ -373,7 +416,7 @@ describe("refused payments (402 payment, handler not run)", () => {
   it("paid for a cheaper capability (v2: accepted forged to the right price, value still cheap)", async () => {
     await expectRefused(
       () => payV2("echo", { text: "x" }, { value: "1000" }, offerV2("10000")),
-      "less than the price",
+      "pay exactly 10000",
     );
   });
 
@@ -499,7 +542,8 @@ describe("paid jobs still go through the rest of the pipeline", () => {
     expect(logText(app.logger)).not.toMatch(/bypassed/);
   });
 
-  it("production warns at startup that verified payments are not settled yet", () => {
-    expect(logText(app.logger)).toMatch(/payments are verified but not settled/);
+  it("production logs its settlement route at startup, and no 'not settled' warning", () => {
+    expect(logText(app.logger)).toMatch(/payments settle through the custom settler/);
+    expect(logText(app.logger)).not.toMatch(/not settled/);
   });
 });

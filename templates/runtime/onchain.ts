@@ -1,0 +1,169 @@
+/**
+ * Checks that need the chain (only when X402_RPC_URL is set): the payer's USDC balance, whether
+ * the authorization's nonce is still unused, and EIP-1271 signatures of smart-contract wallets.
+ * Loaded on first use (see payment.ts): the full viem package adds ~100 ms to startup.
+ * Part of your project: edit freely.
+ */
+import { BaseError, createPublicClient, defineChain, http, type Chain } from "viem";
+import { InternalError, PaymentError } from "./errors.js";
+import type { ResolvedNetwork } from "./networks.js";
+import type { VerifiedPayment } from "./types.js";
+import { TRANSFER_WITH_AUTHORIZATION, type Authorization } from "./x402.js";
+
+/** The parts of USDC (FiatTokenV2_2) the runtime calls. */
+export const USDC_ABI = [
+  {
+    type: "function",
+    name: "balanceOf",
+    stateMutability: "view",
+    inputs: [{ name: "account", type: "address" }],
+    outputs: [{ type: "uint256" }],
+  },
+  {
+    type: "function",
+    name: "authorizationState",
+    stateMutability: "view",
+    inputs: [
+      { name: "authorizer", type: "address" },
+      { name: "nonce", type: "bytes32" },
+    ],
+    outputs: [{ type: "bool" }],
+  },
+  {
+    type: "function",
+    name: "transferWithAuthorization",
+    stateMutability: "nonpayable",
+    inputs: [
+      { name: "from", type: "address" },
+      { name: "to", type: "address" },
+      { name: "value", type: "uint256" },
+      { name: "validAfter", type: "uint256" },
+      { name: "validBefore", type: "uint256" },
+      { name: "nonce", type: "bytes32" },
+      { name: "signature", type: "bytes" },
+    ],
+    outputs: [],
+  },
+] as const;
+
+/** A viem chain for our network, served by the configured RPC endpoint. */
+export function chainFor(network: ResolvedNetwork, rpcUrl: string): Chain {
+  return defineChain({
+    id: network.chainId,
+    name: network.caip2,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+}
+
+/** viem's summary of an error on one line; unlike `message` it never contains the RPC URL. */
+export function shortMessage(err: unknown): string {
+  const text =
+    err instanceof BaseError ? err.shortMessage : err instanceof Error ? err.message : String(err);
+  return text.replace(/\s+/g, " ").trim();
+}
+
+export interface ChainChecks {
+  /**
+   * EIP-1271, for signatures that do not recover `from`: "eoa" if `from` has no code (so the
+   * signature is simply wrong), else whether the wallet contract accepts the signature.
+   */
+  contractSignature(
+    auth: Authorization,
+    signature: `0x${string}`,
+  ): Promise<"eoa" | "valid" | "invalid">;
+  /** Throws PaymentError if the payer cannot cover the value or the nonce is already used. */
+  checkFunds(payment: VerifiedPayment): Promise<void>;
+}
+
+export function createChainChecks(rpcUrl: string, network: ResolvedNetwork): ChainChecks {
+  const client = createPublicClient({ chain: chainFor(network, rpcUrl), transport: http(rpcUrl) });
+
+  // A wrong X402_RPC_URL (another chain) would make every check meaningless: verify the chain id
+  // once, retrying after a failure.
+  let chainChecked: Promise<void> | undefined;
+  const ensureChain = (): Promise<void> =>
+    (chainChecked ??= client.getChainId().then(
+      (id) => {
+        if (id !== network.chainId)
+          throw new InternalError(
+            `X402_RPC_URL serves chain ${id}, but X402_NETWORK is ${network.caip2}: point it at a ${network.caip2} node`,
+          );
+      },
+      (err: unknown) => {
+        chainChecked = undefined;
+        throw err;
+      },
+    ));
+
+  /** RPC failures are refusals the client can retry; details stay in our log. */
+  const rpc = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
+    try {
+      await ensureChain();
+      return await work();
+    } catch (err) {
+      if (err instanceof InternalError) throw err;
+      throw new PaymentError(
+        `could not ${what} on chain (${shortMessage(err)}), so the job was not run; try again later`,
+        { cause: err },
+      );
+    }
+  };
+
+  return {
+    async contractSignature(auth, signature) {
+      const from = auth.from;
+      const code = await rpc("check the payer's account", () => client.getCode({ address: from }));
+      if (code === undefined || code === "0x") return "eoa";
+      const valid = await rpc("verify the contract wallet's signature", () =>
+        client.verifyTypedData({
+          address: from,
+          domain: {
+            name: network.assetName,
+            version: network.assetVersion,
+            chainId: network.chainId,
+            verifyingContract: network.asset,
+          },
+          types: TRANSFER_WITH_AUTHORIZATION,
+          primaryType: "TransferWithAuthorization",
+          message: {
+            ...auth,
+            value: BigInt(auth.value),
+            validAfter: BigInt(auth.validAfter),
+            validBefore: BigInt(auth.validBefore),
+          },
+          signature,
+        }),
+      );
+      return valid ? "valid" : "invalid";
+    },
+
+    async checkFunds(p) {
+      const { from, value, nonce } = p.authorization;
+      const [balance, used] = await rpc("check the payer's balance and nonce", () =>
+        Promise.all([
+          client.readContract({
+            address: p.asset,
+            abi: USDC_ABI,
+            functionName: "balanceOf",
+            args: [from],
+          }),
+          client.readContract({
+            address: p.asset,
+            abi: USDC_ABI,
+            functionName: "authorizationState",
+            args: [from, nonce],
+          }),
+        ]),
+      );
+      if (used)
+        throw new PaymentError(
+          `authorization nonce ${nonce} of ${from} was already used or canceled on chain; sign a new authorization with a fresh nonce`,
+        );
+      if (balance < BigInt(value))
+        throw new PaymentError(
+          `payer ${from} holds ${balance} atomic units of the token, less than the ${value} this job costs; fund the account or pay from another`,
+        );
+    },
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * Settlement: turning a verified authorization into money received, after the job succeeded.
+ * Two routes ship with the runtime, chosen by configuration (config.ts):
+ *   - facilitator.ts: an x402 facilitator's /verify and /settle (X402_FACILITATOR_URL);
+ *   - direct-settlement.ts: this server sends USDC's transferWithAuthorization itself
+ *     (X402_RPC_URL + X402_SETTLER_KEY; that account pays the gas).
+ * Anything implementing Settler can be passed as `createApp(agent, { payment: { settler } })`.
+ * Part of your project: edit freely.
+ */
+import type { VerifiedPayment } from "./types.js";
+
+type Hex = `0x${string}`;
+
+/** A settled payment: what the PAYMENT-RESPONSE header reports. */
+export interface SettlementResult {
+  /** Hash of the mined transferWithAuthorization transaction. */
+  transaction: Hex;
+  /** Network as the client named it. */
+  network: string;
+  payer: Hex;
+}
+
+export interface Settler {
+  /**
+   * Optional check before the handler runs (the facilitator's /verify). Throws PaymentError with
+   * a reason the client can act on; any other error is treated as ours (500).
+   */
+  verify?(payment: VerifiedPayment): Promise<void>;
+  /**
+   * Charges the payment and resolves once it is final. Throws SettlementError when nothing was
+   * charged, or when the outcome is unknown (then with `uncertain` set).
+   */
+  settle(payment: VerifiedPayment): Promise<SettlementResult>;
+}
+
+export interface SettlementErrorOptions {
+  /** A transaction that was sent but not confirmed in time: it may still be mined. */
+  broadcastTx?: Hex;
+  /** The payment may have gone through (e.g. the facilitator stopped answering mid-settle). */
+  uncertain?: boolean;
+  cause?: unknown;
+}
+
+/**
+ * Settlement failed. When `uncertain` is false nothing was charged and the authorization may be
+ * retried; when true (always so with `broadcastTx`) it must never be submitted again.
+ */
+export class SettlementError extends Error {
+  readonly broadcastTx?: Hex;
+  readonly uncertain: boolean;
+
+  constructor(message: string, options: SettlementErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "SettlementError";
+    if (options.broadcastTx) this.broadcastTx = options.broadcastTx;
+    this.uncertain = options.broadcastTx !== undefined || options.uncertain === true;
+  }
+}

@@ -1,0 +1,184 @@
+// The facilitator HTTP client and settler against a local stand-in server: what is sent, and how
+// each kind of failure is reported (refused, not charged, or outcome unknown). The real reference
+// facilitator on a real chain is exercised in test/chain/settlement.test.ts.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PaymentError } from "../../templates/runtime/errors.js";
+import { createFacilitatorSettler } from "../../templates/runtime/facilitator.js";
+import { SettlementError } from "../../templates/runtime/settlement.js";
+import type { VerifiedPayment } from "../../templates/runtime/types.js";
+import { offerV2 } from "./helpers.js";
+
+const TX = `0x${"ab".repeat(32)}`;
+const payment = {
+  x402Version: 2,
+  scheme: "exact",
+  network: "eip155:84532",
+  payer: "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+  payload: { x402Version: 2, accepted: offerV2(), payload: { signature: "0x01" }, extra: "kept" },
+  requirement: offerV2(),
+} as unknown as VerifiedPayment;
+
+/** What the stand-in answers next, per path. */
+let answer: (path: string, res: ServerResponse) => void;
+const received: Array<{ path: string; body: unknown }> = [];
+let url: string;
+/** A port nothing listens on (connection refused). */
+let closedUrl: string;
+let server: ReturnType<typeof createServer>;
+
+beforeAll(async () => {
+  server = createServer(async (req: IncomingMessage, res) => {
+    let text = "";
+    for await (const chunk of req) text += String(chunk);
+    received.push({ path: req.url ?? "", body: JSON.parse(text) });
+    answer(req.url ?? "", res);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/facilitator/`;
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
+  closedUrl = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
+  await new Promise((r) => probe.close(r));
+});
+afterAll(
+  () =>
+    new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+);
+
+const json = (status: number, body: unknown) => (_path: string, res: ServerResponse) =>
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+
+async function settleError(timeoutMs = 2000): Promise<SettlementError> {
+  const err = await createFacilitatorSettler(url, timeoutMs)
+    .settle(payment)
+    .catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(SettlementError);
+  return err as SettlementError;
+}
+
+describe("requests", () => {
+  it("POSTs {x402Version, paymentPayload verbatim, paymentRequirements} to <url>/verify and /settle", async () => {
+    received.length = 0;
+    answer = (path, res) =>
+      json(
+        200,
+        path.endsWith("/verify")
+          ? { isValid: true }
+          : {
+              success: true,
+              transaction: TX,
+              network: "eip155:84532",
+              payer: payment.payer,
+            },
+      )(path, res);
+    const settler = createFacilitatorSettler(url, 2000);
+    await settler.verify!(payment);
+    const result = await settler.settle(payment);
+    expect(result).toEqual({ transaction: TX, network: "eip155:84532", payer: payment.payer });
+    expect(received.map((r) => r.path)).toEqual(["/facilitator/verify", "/facilitator/settle"]);
+    for (const r of received)
+      expect(r.body).toEqual({
+        x402Version: 2,
+        paymentPayload: payment.payload,
+        paymentRequirements: payment.requirement,
+      });
+  });
+});
+
+describe("verify", () => {
+  it("isValid false -> PaymentError with the facilitator's reason", async () => {
+    answer = json(200, {
+      isValid: false,
+      invalidReason: "insufficient_funds",
+      invalidMessage: "balance 0",
+    });
+    const err = await createFacilitatorSettler(url, 2000).verify!(payment).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PaymentError);
+    expect((err as Error).message).toBe(
+      "the facilitator refused the payment: insufficient_funds: balance 0",
+    );
+  });
+
+  it("facilitator unreachable -> PaymentError (fail closed), saying to try later", async () => {
+    const err = await createFacilitatorSettler(closedUrl, 2000).verify!(payment).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(PaymentError);
+    expect((err as Error).message).toMatch(
+      /could not be verified, so the job was not run: .*unreachable \(ECONNREFUSED\); try again later/,
+    );
+  });
+
+  it("non-2xx -> PaymentError naming the status", async () => {
+    answer = json(503, { error: "maintenance" });
+    const err = await createFacilitatorSettler(url, 2000).verify!(payment).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/answered HTTP 503/);
+  });
+});
+
+describe("settle failures", () => {
+  it("a multi-paragraph errorMessage is cut to its first paragraph, on one line", async () => {
+    answer = json(200, {
+      success: false,
+      errorReason: "invalid_exact_evm_insufficient_balance",
+      errorMessage:
+        "The contract function reverted:\nERC20: too low\n\nContract Call:\n  sender: 0x1",
+    });
+    expect((await settleError()).message).toBe(
+      "the facilitator could not settle the payment: invalid_exact_evm_insufficient_balance: The contract function reverted: ERC20: too low",
+    );
+  });
+
+  it("success false -> not charged, with the reason and the tx if any", async () => {
+    answer = json(200, {
+      success: false,
+      errorReason: "invalid_transaction_state",
+      transaction: TX,
+    });
+    const err = await settleError();
+    expect(err.uncertain).toBe(false);
+    expect(err.message).toBe(
+      `the facilitator could not settle the payment: invalid_transaction_state (transaction ${TX})`,
+    );
+  });
+
+  it("facilitator down (connection refused) -> not charged", async () => {
+    const err = await createFacilitatorSettler(closedUrl, 2000)
+      .settle(payment)
+      .catch((e: unknown) => e);
+    if (!(err instanceof SettlementError)) throw new Error("expected a SettlementError");
+    expect(err.uncertain).toBe(false);
+    expect(err.message).toMatch(/unreachable \(ECONNREFUSED\)/);
+  });
+
+  it("HTTP 500 -> not charged, naming the status", async () => {
+    answer = json(500, { error: "oops" });
+    const err = await settleError();
+    expect(err.uncertain).toBe(false);
+    expect(err.message).toMatch(/answered HTTP 500/);
+  });
+
+  it("no answer within the timeout -> uncertain (it may have settled)", async () => {
+    answer = () => undefined; // never answers
+    const err = await settleError(200);
+    expect(err.uncertain).toBe(true);
+    expect(err.message).toMatch(
+      /did not answer within 0.2 s; the payment may or may not have been settled/,
+    );
+  });
+
+  it("a 2xx that is not JSON -> uncertain", async () => {
+    answer = (_p, res) => res.writeHead(200).end("<html>");
+    expect((await settleError()).uncertain).toBe(true);
+  });
+
+  it("success without a transaction hash -> uncertain", async () => {
+    answer = json(200, { success: true, transaction: "" });
+    expect((await settleError()).uncertain).toBe(true);
+  });
+});

@@ -1,0 +1,351 @@
+// The paid pipeline's order, with a recording settler (no chain): verify -> reserve -> handler ->
+// output -> settle -> respond. Nothing is settled for a failed job, the reservation is released
+// whenever nothing was (or may have been) charged, and one authorization never runs twice.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createMemoryReplayStore, type ReplayStore } from "../../templates/runtime/replay.js";
+import { SettlementError } from "../../templates/runtime/settlement.js";
+import {
+  anvilAccount,
+  job,
+  logText,
+  makeAgent,
+  nowSeconds,
+  offerV2,
+  post,
+  production,
+  recordingSettler,
+  signAuthorization,
+  startApp,
+  unb64,
+  v1Header,
+  v2Header,
+  type RecordingSettler,
+  type TestAgent,
+} from "./helpers.js";
+
+const payer = anvilAccount();
+const TX = `0x${"cd".repeat(32)}` as const;
+
+/** A memory store that also records what the pipeline did with it. */
+function spyStore(inner: ReplayStore = createMemoryReplayStore()) {
+  const log: string[] = [];
+  const store: ReplayStore = {
+    reserve: async (k, t) => {
+      const r = await inner.reserve(k, t);
+      log.push(`reserve:${r}`);
+      return r;
+    },
+    release: async (k) => {
+      log.push("release");
+      await inner.release(k);
+    },
+    markSettled: async (k, t) => {
+      log.push("markSettled");
+      await inner.markSettled(k, t);
+    },
+    getResult: (k) => inner.getResult(k),
+    putResult: async (k, r, t) => {
+      log.push("putResult");
+      await inner.putResult(k, r, t);
+    },
+  };
+  return { store, log };
+}
+
+let agent: TestAgent;
+let settler: RecordingSettler;
+let spy: ReturnType<typeof spyStore>;
+let app: Awaited<ReturnType<typeof startApp>>;
+/** Everything in order: settler calls and handler runs. */
+let events: string[];
+
+beforeEach(async () => {
+  agent = makeAgent();
+  events = [];
+  settler = recordingSettler();
+  const { verify, settle } = settler;
+  settler.verify = async (p) => {
+    events.push("verify");
+    return verify(p);
+  };
+  settler.settle = async (p) => {
+    events.push("settle");
+    return settle(p);
+  };
+  for (const c of Object.values(agent.capabilities)) {
+    const handler = c.handler;
+    c.handler = (input, ctx) => {
+      events.push(`handler:${c.name}`);
+      return handler(input, ctx);
+    };
+  }
+  spy = spyStore();
+  app = await startApp(agent, { ...production(settler), replayStore: spy.store });
+});
+afterEach(() => app.close());
+
+const runs = (name: string): number => agent.calls[name] ?? 0;
+const pay = async (p: Parameters<typeof signAuthorization>[1] = {}) =>
+  v2Header(offerV2(), await signAuthorization(payer, p));
+const send = (header: string, body: ReturnType<typeof job>) =>
+  post(app.url, body, { "payment-signature": header });
+
+describe("success", () => {
+  it("verify, handler, settle, in that order; the response carries PAYMENT-RESPONSE", async () => {
+    const res = await send(await pay(), job("echo", { text: "hi" }));
+    expect(res.status).toBe(200);
+    expect(res.body.output).toEqual({ text: "hi" });
+    expect(events).toEqual(["verify", "handler:echo", "settle"]);
+    expect(spy.log).toEqual(["reserve:reserved", "putResult", "markSettled"]);
+    const receipt = unb64(res.headers.get("payment-response")!);
+    expect(receipt).toEqual({
+      success: true,
+      transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      network: "eip155:84532",
+      payer: payer.address,
+    });
+    expect(logText(app.logger)).toContain("payment settled");
+  });
+
+  it("v1 payments get X-PAYMENT-RESPONSE", async () => {
+    const header = v1Header(await signAuthorization(payer));
+    const res = await post(app.url, job("echo", { text: "v1" }), { "x-payment": header });
+    expect(res.status).toBe(200);
+    expect(unb64(res.headers.get("x-payment-response")!)).toMatchObject({
+      success: true,
+      network: "base-sepolia",
+    });
+  });
+});
+
+describe("failures before settlement: nothing settled, reservation released", () => {
+  it.each<[string, () => ReturnType<typeof job>, number, string]>([
+    ["handler throws", () => job("throws", { text: "internal" }), 500, "throws"],
+    ["handler throws an unhandled exception", () => job("throws", { text: "x" }), 500, "throws"],
+    [
+      "handler throws a ValidationError",
+      () => job("throws", { text: "validation" }),
+      400,
+      "throws",
+    ],
+    ["invalid output", () => job("bad_output", { text: "x" }), 500, "bad_output"],
+    [
+      "handler timeout",
+      () => job("slow", { ms: 3000 }, { deadline: Date.now() / 1000 + 0.3 }),
+      408,
+      "slow",
+    ],
+  ])("%s", async (_name, body, status, capability) => {
+    const header = await pay();
+    const res = await send(header, body());
+    expect(res.status).toBe(status);
+    expect(runs(capability)).toBe(1);
+    expect(settler.settled()).toBe(0);
+    expect(spy.log).toEqual(["reserve:reserved", "release"]);
+    // Released: the payer may retry with the same authorization, and this time it pays.
+    const retry = await send(header, job("echo", { text: "again" }));
+    expect(retry.status).toBe(200);
+    expect(settler.settled()).toBe(1);
+  });
+
+  it("deadline passed on arrival: handler not run, released", async () => {
+    const header = await pay();
+    const res = await send(header, job("echo", { text: "x" }, { deadline: nowSeconds() - 2 }));
+    expect(res.status).toBe(408);
+    expect(runs("echo")).toBe(0);
+    expect(settler.settled()).toBe(0);
+    expect(spy.log).toEqual(["reserve:reserved", "release"]);
+    expect((await send(header, job("echo", { text: "x" }))).status).toBe(200);
+  });
+
+  it("the settler's pre-check refuses: 402 with its reason, handler not run, released", async () => {
+    settler.behave.refuse = "the facilitator refused the payment: insufficient_funds";
+    const header = await pay();
+    const res = await send(header, job("echo", { text: "x" }));
+    expect(res.status).toBe(402);
+    expect(res.body).toEqual({
+      status: "failed",
+      error_type: "payment",
+      error: "the facilitator refused the payment: insufficient_funds",
+    });
+    expect(res.headers.get("payment-required")).not.toBeNull();
+    expect(runs("echo")).toBe(0);
+    expect(spy.log).toEqual(["reserve:reserved", "release"]);
+  });
+
+  it("a refused payment is never reserved", async () => {
+    const res = await send(await pay({ value: "1" }), job("echo", { text: "x" }));
+    expect(res.status).toBe(402);
+    expect(spy.log).toEqual([]);
+    expect(events).toEqual([]);
+  });
+});
+
+describe("settlement fails", () => {
+  it("not charged: 402 payment, output withheld, reservation released", async () => {
+    settler.behave.fail = new SettlementError(
+      "the facilitator could not settle the payment: insufficient_funds",
+    );
+    const header = await pay();
+    const request = job("echo", { text: "secret output" });
+    const res = await send(header, request);
+    expect(res.status).toBe(402);
+    expect(res.body.error_type).toBe("payment");
+    expect(res.body.error).toMatch(
+      /not settled, so the result is withheld: .*insufficient_funds; nothing was charged/,
+    );
+    expect(res.text).not.toContain("secret output");
+    expect(res.headers.get("payment-response")).toBeNull();
+    expect(res.headers.get("payment-required")).not.toBeNull();
+    expect(events).toEqual(["verify", "handler:echo", "settle"]);
+    expect(spy.log).toEqual(["reserve:reserved", "release"]);
+
+    // The same authorization may be retried once settlement works again.
+    settler.behave.fail = undefined;
+    const retry = await send(header, request);
+    expect(retry.status).toBe(200);
+    expect(runs("echo")).toBe(2);
+  });
+
+  it("broadcast but unconfirmed: 402 naming the tx, reservation kept, never settled twice", async () => {
+    settler.behave.fail = new SettlementError(
+      `settlement transaction ${TX} was sent but not confirmed within 30 s; it may still be mined`,
+      { broadcastTx: TX },
+    );
+    const header = await pay();
+    const request = job("echo", { text: "x" });
+    const res = await send(header, request);
+    expect(res.status).toBe(402);
+    expect(res.body.error).toContain(TX);
+    expect(res.body.error).toMatch(/unconfirmed.*will not be used again/);
+    // No invitation to pay again until the client has checked the transaction.
+    expect(res.headers.get("payment-required")).toBeNull();
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(spy.log).toEqual(["reserve:reserved", "markSettled"]);
+
+    settler.behave.fail = undefined;
+    for (const body of [request, job("echo", { text: "x" })]) {
+      const again = await send(header, body);
+      expect(again.status).toBe(402);
+      expect(again.body.error).toContain("already used");
+    }
+    expect(settler.settled()).toBe(1);
+    expect(runs("echo")).toBe(1);
+  });
+
+  it("an unexpected settler error counts as unconfirmed (kept)", async () => {
+    settler.behave.fail = new Error("boom");
+    const header = await pay();
+    const res = await send(header, job("echo", { text: "x" }));
+    expect(res.status).toBe(402);
+    expect(res.body.error).toContain("settlement failed unexpectedly");
+    expect(res.text).not.toContain("boom");
+    expect(spy.log).toEqual(["reserve:reserved", "markSettled"]);
+  });
+});
+
+describe("replay", () => {
+  it("identical retry (same job_id, same authorization): cached answer, no run, no charge", async () => {
+    const header = await pay();
+    const request = job("echo", { text: "once" });
+    const first = await send(header, request);
+    await new Promise((r) => setTimeout(r, 1100)); // completed_at would differ if it ran again
+    const second = await send(header, request);
+    expect(second.status).toBe(200);
+    expect(second.body).toEqual(first.body);
+    expect(second.headers.get("payment-response")).toBe(first.headers.get("payment-response"));
+    expect(runs("echo")).toBe(1);
+    expect(settler.settled()).toBe(1);
+    expect(logText(app.logger)).toContain("identical retry");
+  });
+
+  it("the same authorization for another job_id after settlement: 402 already used", async () => {
+    const header = await pay();
+    expect((await send(header, job("echo", { text: "a" }))).status).toBe(200);
+    const res = await send(header, job("echo", { text: "a" }));
+    expect(res.status).toBe(402);
+    expect(res.body.error).toBe(
+      "this payment authorization was already used for another job: sign a new one (with a fresh nonce)",
+    );
+    expect(runs("echo")).toBe(1);
+    expect(settler.settled()).toBe(1);
+  });
+
+  it("while a job holds the authorization, another request gets 402 in use", async () => {
+    const header = await pay();
+    const running = send(header, job("slow", { ms: 300 }));
+    await new Promise((r) => setTimeout(r, 100));
+    const res = await send(header, job("echo", { text: "x" }));
+    expect(res.status).toBe(402);
+    expect(res.body.error).toMatch(/in use by a job that is still running/);
+    expect((await running).status).toBe(200);
+    expect(runs("echo")).toBe(0);
+  });
+
+  it("20 concurrent requests with one authorization: one handler run, one settlement", async () => {
+    settler.behave.delayMs = 50;
+    const header = await pay();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => send(header, job("slow", { ms: 100 }))),
+    );
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    const refused = answers.filter((a) => a.status === 402);
+    expect(refused).toHaveLength(19);
+    for (const a of refused) expect(a.body.error).toMatch(/in use|already used/);
+    expect(runs("slow")).toBe(1);
+    expect(settler.settled()).toBe(1);
+  });
+
+  it("20 concurrent identical requests (same job_id): one run, one settlement", async () => {
+    const header = await pay();
+    const request = job("slow", { ms: 100 });
+    const answers = await Promise.all(Array.from({ length: 20 }, () => send(header, request)));
+    expect(answers.filter((a) => a.status === 200).length).toBeGreaterThanOrEqual(1);
+    expect(runs("slow")).toBe(1);
+    expect(settler.settled()).toBe(1);
+  });
+
+  it("a replay store that fails after settlement does not lose the paid result", async () => {
+    const inner = createMemoryReplayStore();
+    const flaky: ReplayStore = {
+      ...inner,
+      putResult: async () => {
+        throw new Error("store down");
+      },
+      markSettled: async () => {
+        throw new Error("store down");
+      },
+    };
+    const other = await startApp(makeAgent(), { ...production(), replayStore: flaky });
+    try {
+      const res = await post(other.url, job("echo", { text: "x" }), {
+        "payment-signature": await pay(),
+      });
+      expect(res.status).toBe(200);
+      expect(logText(other.logger)).toMatch(/replay store: could not cache the result/);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe("dev mode", () => {
+  it("never reserves, verifies or settles, even with a settler configured", async () => {
+    const dev = await startApp(makeAgent(), {
+      devMode: true,
+      payment: production(settler).payment,
+      replayStore: spy.store,
+    });
+    try {
+      const res = await post(dev.url, job("echo", { text: "x" }), {
+        "payment-signature": await pay(),
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("payment-response")).toBeNull();
+      expect(events).toEqual([]);
+      expect(spy.log).toEqual([]);
+    } finally {
+      await dev.close();
+    }
+  });
+});
