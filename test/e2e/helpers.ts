@@ -1,6 +1,6 @@
 import { execa, type ResultPromise } from "execa";
 import { TRANSFER_WITH_AUTHORIZATION } from "../../templates/runtime/x402.js";
-import { privateKeyToAccount } from "viem/accounts";
+import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 
 /** Starts `node dist/server.js` in the project with `env`, and waits for the URL it prints. */
 export async function startServer(cwd: string, env: Record<string, string>) {
@@ -33,7 +33,7 @@ function waitForUrl(child: ResultPromise): Promise<string> {
     );
     child.all!.on("data", (chunk: Buffer) => {
       seen += chunk.toString();
-      const match = /http:\/\/[\w.[\]:-]+:(\d+)/.exec(seen);
+      const match = /listening on http:\/\/[\w.[\]:-]+:(\d+)/.exec(seen);
       if (match) {
         clearTimeout(timer);
         resolve(`http://127.0.0.1:${match[1]}`);
@@ -66,10 +66,11 @@ export async function signPayment(
   requirement: Requirement,
   chainId: number,
   change: { value?: string } = {},
+  signer: PrivateKeyAccount = payer,
 ) {
   const now = Math.floor(Date.now() / 1000);
   const authorization = {
-    from: payer.address,
+    from: signer.address,
     to: requirement.payTo,
     value: requirement.amount,
     validAfter: "0",
@@ -77,7 +78,7 @@ export async function signPayment(
     nonce:
       `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}` as `0x${string}`,
   };
-  const signature = await payer.signTypedData({
+  const signature = await signer.signTypedData({
     domain: {
       name: requirement.extra.name,
       version: requirement.extra.version,

@@ -123,7 +123,11 @@ describe("dev mode (payment gate bypassed)", () => {
 describe("production mode (x402 payment gate on)", () => {
   let server: Awaited<ReturnType<typeof serve>>;
   beforeAll(async () => {
-    server = await serve({ devMode: false, payment: { payTo, network: "base-sepolia" } });
+    // Production needs a settlement route; these tests stop at the 402s, so it is never contacted.
+    server = await serve({
+      devMode: false,
+      payment: { payTo, network: "base-sepolia", facilitatorUrl: "http://127.0.0.1:9" },
+    });
   });
   afterAll(() => server.close());
 
