@@ -8,7 +8,7 @@ import { BaseError, createPublicClient, defineChain, http, type Chain } from "vi
 import { InternalError, PaymentError } from "./errors.js";
 import type { ResolvedNetwork } from "./networks.js";
 import type { VerifiedPayment } from "./types.js";
-import { TRANSFER_WITH_AUTHORIZATION, type Authorization } from "./x402.js";
+import { transferTypedData, type Authorization } from "./x402.js";
 
 /** The parts of USDC (FiatTokenV2_2) the runtime calls. */
 export const USDC_ABI = [
@@ -116,24 +116,7 @@ export function createChainChecks(rpcUrl: string, network: ResolvedNetwork): Cha
       const code = await rpc("check the payer's account", () => client.getCode({ address: from }));
       if (code === undefined || code === "0x") return "eoa";
       const valid = await rpc("verify the contract wallet's signature", () =>
-        client.verifyTypedData({
-          address: from,
-          domain: {
-            name: network.assetName,
-            version: network.assetVersion,
-            chainId: network.chainId,
-            verifyingContract: network.asset,
-          },
-          types: TRANSFER_WITH_AUTHORIZATION,
-          primaryType: "TransferWithAuthorization",
-          message: {
-            ...auth,
-            value: BigInt(auth.value),
-            validAfter: BigInt(auth.validAfter),
-            validBefore: BigInt(auth.validBefore),
-          },
-          signature,
-        }),
+        client.verifyTypedData({ address: from, ...transferTypedData(network, auth), signature }),
       );
       return valid ? "valid" : "invalid";
     },

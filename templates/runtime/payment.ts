@@ -26,7 +26,7 @@ import {
   type PaymentOffer,
   requirementV1,
   requirementV2,
-  TRANSFER_WITH_AUTHORIZATION,
+  transferTypedData,
 } from "./x402.js";
 
 /**
@@ -203,25 +203,7 @@ export function createPaymentGate(config: ProductionPaymentConfig): PaymentGate 
       const { authorization: auth, signature } = p.payload;
       let signer: string | undefined;
       try {
-        signer = await recoverTypedDataAddress({
-          domain: {
-            name: network.assetName,
-            version: network.assetVersion,
-            chainId: network.chainId,
-            verifyingContract: network.asset,
-          },
-          types: TRANSFER_WITH_AUTHORIZATION,
-          primaryType: "TransferWithAuthorization",
-          message: {
-            from: auth.from,
-            to: auth.to,
-            value: BigInt(auth.value),
-            validAfter: BigInt(auth.validAfter),
-            validBefore: BigInt(auth.validBefore),
-            nonce: auth.nonce,
-          },
-          signature,
-        });
+        signer = await recoverTypedDataAddress({ ...transferTypedData(network, auth), signature });
       } catch {
         signer = undefined; // not a 65-byte ECDSA signature; a contract wallet's may still be valid
       }

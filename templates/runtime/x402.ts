@@ -35,6 +35,31 @@ export interface Authorization {
   nonce: Hex;
 }
 
+/**
+ * The EIP-712 typed data a payer signs for an authorization: the token's domain, the EIP-3009 type, and
+ * the message with its numbers as bigints. Signature checks (offline recovery, EIP-1271 on chain) use this.
+ */
+export function transferTypedData(network: ResolvedNetwork, auth: Authorization) {
+  return {
+    domain: {
+      name: network.assetName,
+      version: network.assetVersion,
+      chainId: network.chainId,
+      verifyingContract: network.asset,
+    },
+    types: TRANSFER_WITH_AUTHORIZATION,
+    primaryType: "TransferWithAuthorization",
+    message: {
+      from: auth.from,
+      to: auth.to,
+      value: BigInt(auth.value),
+      validAfter: BigInt(auth.validAfter),
+      validBefore: BigInt(auth.validBefore),
+      nonce: auth.nonce,
+    },
+  } as const;
+}
+
 export interface ExactEvmPayload {
   signature: Hex;
   authorization: Authorization;

@@ -1,5 +1,6 @@
 // Proves the chain kit is real: Circle's USDC on anvil, EIP-3009 transfers, and a working x402 facilitator.
 import { createPublicClient, createWalletClient, http, toHex, type Address, type Hex } from "viem";
+import { TRANSFER_WITH_AUTHORIZATION } from "../../templates/runtime/x402.js";
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, inject, it } from "vitest";
 import { PAYEE, PAYER_KEYS, SETTLER_KEY } from "./accounts.js";
@@ -27,16 +28,7 @@ async function signAuthorization(payerKey: Hex, to: Address, value: bigint) {
   };
   const signature = await payer.signTypedData({
     domain: { name: "USDC", version: "2", chainId, verifyingContract: asset },
-    types: {
-      TransferWithAuthorization: [
-        { name: "from", type: "address" },
-        { name: "to", type: "address" },
-        { name: "value", type: "uint256" },
-        { name: "validAfter", type: "uint256" },
-        { name: "validBefore", type: "uint256" },
-        { name: "nonce", type: "bytes32" },
-      ],
-    },
+    types: TRANSFER_WITH_AUTHORIZATION,
     primaryType: "TransferWithAuthorization",
     message: authorization,
   });

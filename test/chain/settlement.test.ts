@@ -2,6 +2,7 @@
 // x402 facilitator, through both routes. Money moves only for jobs that succeeded; an authorization
 // pays once; unfunded payers and used nonces are refused before the handler runs.
 import { createRequire } from "node:module";
+import { TRANSFER_WITH_AUTHORIZATION } from "../../templates/runtime/x402.js";
 import {
   createPublicClient,
   createTestClient,
@@ -290,16 +291,7 @@ describe("contract wallets (EIP-1271)", () => {
     payload.authorization.from = walletAddress;
     payload.signature = await signer.signTypedData({
       domain,
-      types: {
-        TransferWithAuthorization: [
-          { name: "from", type: "address" },
-          { name: "to", type: "address" },
-          { name: "value", type: "uint256" },
-          { name: "validAfter", type: "uint256" },
-          { name: "validBefore", type: "uint256" },
-          { name: "nonce", type: "bytes32" },
-        ],
-      },
+      types: TRANSFER_WITH_AUTHORIZATION,
       primaryType: "TransferWithAuthorization",
       message: {
         ...payload.authorization,
