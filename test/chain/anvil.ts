@@ -31,6 +31,12 @@ export async function startAnvil(options: { chainId?: number } = {}): Promise<An
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  // If the test process ends without calling stop() (a crash, a forgotten teardown), take anvil with it;
+  // `timeout` forwards the SIGTERM. And never let anvil's process or pipes keep the test runner alive.
+  const killOnExit = () => child.kill("SIGTERM");
+  process.once("exit", killOnExit);
+  void exited.then(() => process.off("exit", killOnExit));
+  child.unref();
 
   let output = "";
   const port = await new Promise<number>((resolve, reject) => {
@@ -40,20 +46,23 @@ export async function startAnvil(options: { chainId?: number } = {}): Promise<An
       child.kill("SIGKILL");
       reject(new Error(`${error.message}\n${output}`));
     }
+    const early = (code: number | null) => fail(new Error(`anvil exited early (code ${code})`));
     child.once("error", fail);
-    child.once("exit", (code) => fail(new Error(`anvil exited early (code ${code})`)));
+    child.once("exit", early);
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stdout.on("data", (chunk: Buffer) => {
       if (output.length < 100_000) output += chunk.toString();
       const match = /Listening on 127\.0\.0\.1:(\d+)/.exec(output);
       if (match) {
         clearTimeout(timer);
-        child.removeAllListeners("exit");
+        child.off("exit", early); // only this one: `exited` above must still see the real exit
         resolve(Number(match[1]));
       }
     });
   });
   output = ""; // stop buffering; the data listener stays attached and keeps draining the pipe
+  for (const pipe of [child.stdout, child.stderr])
+    (pipe as unknown as { unref?: () => void }).unref?.();
 
   const rpcUrl = `http://127.0.0.1:${port}`;
   const stop = async () => {

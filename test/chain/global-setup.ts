@@ -24,7 +24,19 @@ declare module "vitest" {
 /** 1000 USDC (6 decimals) for each payer. */
 export const PAYER_FUNDS = 1_000_000_000n;
 
+// The "chain" and "e2e" projects both list this setup; vitest may call it once per project. One chain serves
+// the whole run: the first call starts it, later calls share it, and the first teardown stops it (vitest runs
+// global teardowns after every project has finished).
+let running: Promise<{ context: ChainContext; stop: () => Promise<void> }> | undefined;
+
 export default async function setup(project: TestProject) {
+  running ??= startChain();
+  const { context, stop } = await running;
+  project.provide("chain", context);
+  return stop;
+}
+
+async function startChain(): Promise<{ context: ChainContext; stop: () => Promise<void> }> {
   const started = performance.now();
   const anvil = await startAnvil({ chainId: 84532 });
   try {
@@ -32,19 +44,25 @@ export default async function setup(project: TestProject) {
     for (const key of PAYER_KEYS)
       await mintUsdc(anvil.rpcUrl, asset, privateKeyToAddress(key), PAYER_FUNDS);
     const facilitator = await startFacilitator(anvil.rpcUrl, FACILITATOR_KEY);
-    project.provide("chain", {
+    if (process.env.CHAIN_SETUP_TIMING) {
+      console.log(`chain global setup: ${Math.round(performance.now() - started)} ms`);
+    }
+    let stopped: Promise<void> | undefined;
+    const stop = () =>
+      (stopped ??= (async () => {
+        try {
+          await facilitator.stop();
+        } finally {
+          await anvil.stop();
+        }
+      })());
+    const context = {
       rpcUrl: anvil.rpcUrl,
       chainId: anvil.chainId,
       asset,
       facilitatorUrl: facilitator.url,
-    });
-    if (process.env.CHAIN_SETUP_TIMING) {
-      console.log(`chain global setup: ${Math.round(performance.now() - started)} ms`);
-    }
-    return async () => {
-      await facilitator.stop();
-      await anvil.stop();
     };
+    return { context, stop };
   } catch (error) {
     await anvil.stop();
     throw error;

@@ -4,7 +4,7 @@ import { TRANSFER_WITH_AUTHORIZATION } from "../../templates/runtime/x402.js";
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, inject, it } from "vitest";
 import { PAYEE, PAYER_KEYS, SETTLER_KEY } from "./accounts.js";
-import { localChain } from "./anvil.js";
+import { localChain, startAnvil } from "./anvil.js";
 import { MULTICALL3_ADDRESS, USDC_ABI, usdcBalance } from "./usdc.js";
 
 const { rpcUrl, chainId, asset, facilitatorUrl } = inject("chain");
@@ -43,6 +43,21 @@ async function post(path: string, body: unknown) {
   });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
+
+describe("anvil", () => {
+  it("stop() ends the chain: it resolves, and the port refuses connections afterwards", async () => {
+    const anvil = await startAnvil({ chainId: 31337 });
+    const ask = () =>
+      fetch(anvil.rpcUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
+      });
+    expect((await (await ask()).json()) as { result: string }).toMatchObject({ result: "0x7a69" });
+    await anvil.stop();
+    await expect(ask()).rejects.toThrow();
+  });
+});
 
 describe("local USDC", () => {
   it("is Circle's FiatTokenV2_2 with the Base Sepolia EIP-712 domain", async () => {
