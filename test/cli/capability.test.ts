@@ -2,21 +2,7 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cli, FIXTURES, snapshotTree, tempDir } from "./helpers.js";
-
-async function scaffold(): Promise<string> {
-  const dir = join(await tempDir(), "agent");
-  const result = await cli([
-    dir,
-    "--yes",
-    "--no-install",
-    "--no-git",
-    "--manifest",
-    join(FIXTURES, "e2e/agent.json"),
-  ]);
-  expect(result.exitCode, result.all).toBe(0);
-  return dir;
-}
+import { cli, scaffold, snapshotTree, tempDir } from "./helpers.js";
 
 const readJson = async (path: string) => JSON.parse(await readFile(path, "utf8"));
 

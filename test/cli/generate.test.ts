@@ -1,21 +1,7 @@
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cli, FIXTURES, tempDir } from "./helpers.js";
-
-async function scaffold(): Promise<string> {
-  const dir = join(await tempDir(), "agent");
-  const result = await cli([
-    dir,
-    "--yes",
-    "--no-install",
-    "--no-git",
-    "--manifest",
-    join(FIXTURES, "e2e/agent.json"),
-  ]);
-  expect(result.exitCode, result.all).toBe(0);
-  return dir;
-}
+import { cli, scaffold, tempDir } from "./helpers.js";
 
 describe("create-agent generate", () => {
   it("--check passes on a fresh project, and a second generate writes nothing", async () => {

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { execa } from "execa";
-import { afterEach } from "vitest";
+import { afterEach, expect } from "vitest";
 
 export const CLI = join(import.meta.dirname, "../../bin/create-agent.js");
 export const FIXTURES = join(import.meta.dirname, "../../fixtures");
@@ -27,6 +27,21 @@ afterEach(async () => {
 export async function tempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "create-agent-test-"));
   made.push(dir);
+  return dir;
+}
+
+/** A project made by the real CLI from the e2e manifest (two capabilities), without install or git. */
+export async function scaffold(): Promise<string> {
+  const dir = join(await tempDir(), "agent");
+  const result = await cli([
+    dir,
+    "--yes",
+    "--no-install",
+    "--no-git",
+    "--manifest",
+    join(FIXTURES, "e2e/agent.json"),
+  ]);
+  expect(result.exitCode, result.all).toBe(0);
   return dir;
 }
 

@@ -2,23 +2,9 @@ import { readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
-import { CLI, cli, FIXTURES, snapshotTree, tempDir } from "./helpers.js";
+import { CLI, scaffold, snapshotTree } from "./helpers.js";
 
 // Real binary, real files, real fs.watch: each test scaffolds a project and runs `generate --watch` in it.
-
-async function scaffold(): Promise<string> {
-  const dir = join(await tempDir(), "agent");
-  const result = await cli([
-    dir,
-    "--yes",
-    "--no-install",
-    "--no-git",
-    "--manifest",
-    join(FIXTURES, "e2e/agent.json"),
-  ]);
-  expect(result.exitCode, result.all).toBe(0);
-  return dir;
-}
 
 interface Watcher {
   child: ResultPromise;
