@@ -121,7 +121,7 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
         resourceUrl: `${base}/execute`,
         logger,
         replayStore,
-        ...(gate ? { gate } : {}),
+        gate,
       });
       res.status(response.status).set(response.headers).json(response.body);
     },

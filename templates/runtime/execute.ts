@@ -20,14 +20,8 @@ import {
   errorResponse,
   fromHandlerError,
 } from "./errors.js";
-import { createPaymentGate, type HeaderGetter, type PaymentGate } from "./payment.js";
-import {
-  authorizationKey,
-  authorizationTtl,
-  createMemoryReplayStore,
-  resultKey,
-  type ReplayStore,
-} from "./replay.js";
+import type { HeaderGetter, PaymentGate } from "./payment.js";
+import { authorizationKey, authorizationTtl, resultKey, type ReplayStore } from "./replay.js";
 import { SettlementError } from "./settlement.js";
 import type {
   AgentDefinition,
@@ -57,13 +51,11 @@ export interface ExecuteJobArgs {
   /** Absolute URL of this endpoint, used in 402 responses. */
   resourceUrl: string;
   logger: Logger;
-  /** Defaults to a gate built from config.payment (pass one to reuse it across requests). */
-  gate?: PaymentGate;
-  /** Used authorizations and cached results; pass the app's (default: one shared by callers that pass none). */
-  replayStore?: ReplayStore;
+  /** The app's payment gate, built once; undefined only in dev mode, where payment is skipped. */
+  gate: PaymentGate | undefined;
+  /** The app's store of used authorizations and cached results. */
+  replayStore: ReplayStore;
 }
-
-let defaultReplayStore: ReplayStore | undefined;
 
 /** A checked job request (spec 2.3). */
 interface JobRequest {
@@ -228,8 +220,8 @@ export async function executeJob(args: ExecuteJobArgs): Promise<JobResponse> {
       return finish(completed(job, await runJob(job, capability, input, true, jobLogger)));
 
     // 3. Payment.
-    const gate = args.gate ?? createPaymentGate(config.payment);
-    const store = args.replayStore ?? (defaultReplayStore ??= createMemoryReplayStore());
+    const { gate, replayStore: store } = args;
+    if (!gate) throw new Error("executeJob: production mode needs the app's payment gate");
     if (!gate.paymentHeader(header)) {
       const required = gate.paymentRequired(capability, resourceUrl);
       return finish({ status: required.status, headers: required.headers, body: required.body });
