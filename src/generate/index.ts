@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { AgentModel } from "../manifest/model.js";
 import { GENERATED_DIR, type GeneratedFile } from "./file-set.js";
@@ -8,7 +8,7 @@ import { generatePackageJson, generateProjectFiles } from "./project.js";
 import { generateRegistry } from "./registry.js";
 import { generateSamples } from "./samples.js";
 import { packSelf } from "../scaffold/vendor.js";
-import { TEMPLATES_DIR } from "./templates.js";
+import { templateFolder } from "./templates.js";
 import { generateTypes } from "./types.js";
 import { generateValidators } from "./validators.js";
 
@@ -78,15 +78,9 @@ export async function generateProject(
   return { files, warnings: code.warnings };
 }
 
-/** templates/runtime/*.ts, copied verbatim into src/runtime/ (they are tested in this repo). */
+/** Every .ts file under templates/runtime (subfolders too), copied verbatim into src/runtime/ (they are tested in this repo). */
 function runtimeFiles(): GeneratedFile[] {
-  const dir = `${TEMPLATES_DIR}runtime/`;
-  return readdirSync(dir)
-    .filter((name) => name.endsWith(".ts") && !name.endsWith(".test.ts"))
-    .sort()
-    .map((name) => ({
-      path: `src/runtime/${name}`,
-      contents: readFileSync(dir + name, "utf8"),
-      owner: "user" as const,
-    }));
+  return templateFolder("runtime")
+    .filter((t) => t.path.endsWith(".ts") && !t.path.endsWith(".test.ts"))
+    .map((t) => ({ path: `src/runtime/${t.path}`, contents: t.render({}), owner: "user" as const }));
 }

@@ -3,15 +3,15 @@
  * The job logic itself lives in execute.ts. Part of your project: edit freely.
  */
 import express, { type NextFunction, type Request, type Response } from "express";
-import { resolveConfig, type AppOptions } from "./config.js";
+import { resolveConfig, type AppOptions } from "./ops/config.js";
 import { GENERIC_INTERNAL_MESSAGE, ValidationError, errorBody, errorResponse } from "./errors.js";
-import { SERVICE_VERSION, executeJob } from "./execute.js";
-import { createLogger } from "./logger.js";
-import { createPaymentGate, describePayments } from "./payment.js";
-import { createMemoryReplayStore } from "./replay.js";
+import { SERVICE_VERSION, executeJob } from "./jobs/pipeline.js";
+import { createLogger } from "./ops/logger.js";
+import { createPaymentGate, describePayments } from "./payments/gate.js";
+import { createMemoryReplayStore } from "./ledger/memory.js";
 import type { AgentDefinition } from "./types.js";
 
-export type { AppOptions } from "./config.js";
+export type { AppOptions } from "./ops/config.js";
 
 /** Known paths and their methods (HEAD comes free with GET). */
 const ROUTES: Record<string, string> = {

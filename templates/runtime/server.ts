@@ -5,8 +5,8 @@
 import { existsSync } from "node:fs";
 import type { Server } from "node:http";
 import { createApp } from "./app.js";
-import { ConfigError, resolveConfig, type AppOptions } from "./config.js";
-import { createLogger } from "./logger.js";
+import { ConfigError, resolveConfig, type AppOptions } from "./ops/config.js";
+import { createLogger } from "./ops/logger.js";
 import type { AgentDefinition, Logger } from "./types.js";
 
 /**

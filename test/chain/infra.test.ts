@@ -1,6 +1,6 @@
 // Proves the chain kit is real: Circle's USDC on anvil, EIP-3009 transfers, and a working x402 facilitator.
 import { createPublicClient, createWalletClient, http, toHex, type Address, type Hex } from "viem";
-import { TRANSFER_WITH_AUTHORIZATION } from "../../templates/runtime/x402.js";
+import { TRANSFER_WITH_AUTHORIZATION } from "../../templates/runtime/payments/x402.js";
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, inject, it } from "vitest";
 import { PAYEE, PAYER_KEYS, SETTLER_KEY } from "./accounts.js";

@@ -2,7 +2,7 @@
 // x402 facilitator, through both routes. Money moves only for jobs that succeeded; an authorization
 // pays once; unfunded payers and used nonces are refused before the handler runs.
 import { createRequire } from "node:module";
-import { TRANSFER_WITH_AUTHORIZATION } from "../../templates/runtime/x402.js";
+import { TRANSFER_WITH_AUTHORIZATION } from "../../templates/runtime/payments/x402.js";
 import {
   createPublicClient,
   createTestClient,
@@ -13,7 +13,7 @@ import {
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { AppOptions } from "../../templates/runtime/config.js";
+import type { AppOptions } from "../../templates/runtime/ops/config.js";
 import type { Capability } from "../../templates/runtime/types.js";
 import {
   captureLogger,

@@ -1,5 +1,5 @@
 import { execa, type ResultPromise } from "execa";
-import { TRANSFER_WITH_AUTHORIZATION } from "../../templates/runtime/x402.js";
+import { TRANSFER_WITH_AUTHORIZATION } from "../../templates/runtime/payments/x402.js";
 import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 
 /** Starts `node dist/server.js` in the project with `env`, and waits for the URL it prints. */

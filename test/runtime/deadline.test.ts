@@ -5,7 +5,7 @@ import {
   deadlinePassed,
   onDeadline,
   runWithDeadline,
-} from "../../templates/runtime/deadline.js";
+} from "../../templates/runtime/jobs/deadline.js";
 import { DeadlineError } from "../../templates/runtime/errors.js";
 
 const soon = (ms: number): number => (Date.now() + ms) / 1000;

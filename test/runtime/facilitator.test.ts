@@ -5,8 +5,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PaymentError } from "../../templates/runtime/errors.js";
-import { createFacilitatorSettler } from "../../templates/runtime/facilitator.js";
-import { SettlementError } from "../../templates/runtime/settlement.js";
+import { createFacilitatorSettler } from "../../templates/runtime/payments/facilitator.js";
+import { SettlementError } from "../../templates/runtime/payments/settlement.js";
 import type { VerifiedPayment } from "../../templates/runtime/types.js";
 import { offerV2 } from "./helpers.js";
 

@@ -1,14 +1,14 @@
 // Shared test fixtures for the runtime: a hand-built agent, a capturing logger, a real server on
 // port 0, and real EIP-712 payment signing with viem accounts.
 import { createHash, randomBytes } from "node:crypto";
-import { TRANSFER_WITH_AUTHORIZATION } from "../../templates/runtime/x402.js";
+import { TRANSFER_WITH_AUTHORIZATION } from "../../templates/runtime/payments/x402.js";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { inputAjv, outputAjv } from "../../templates/runtime/ajv.js";
 import { createApp } from "../../templates/runtime/app.js";
-import type { AppOptions } from "../../templates/runtime/config.js";
-import type { SettlementResult, Settler } from "../../templates/runtime/settlement.js";
+import type { AppOptions } from "../../templates/runtime/ops/config.js";
+import type { SettlementResult, Settler } from "../../templates/runtime/payments/settlement.js";
 import {
   DeadlineError,
   InternalError,

@@ -3,7 +3,7 @@
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GENERIC_INTERNAL_MESSAGE } from "../../templates/runtime/errors.js";
-import { SETTLEMENT_MARGIN_SECONDS } from "../../templates/runtime/payment.js";
+import { SETTLEMENT_MARGIN_SECONDS } from "../../templates/runtime/payments/gate.js";
 import {
   OTHER_ADDRESS,
   PAY_TO,

@@ -2,8 +2,8 @@
 // output -> settle -> respond. Nothing is settled for a failed job, the reservation is released
 // whenever nothing was (or may have been) charged, and one authorization never runs twice.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createMemoryReplayStore, type ReplayStore } from "../../templates/runtime/replay.js";
-import { SettlementError } from "../../templates/runtime/settlement.js";
+import { createMemoryReplayStore, type ReplayStore } from "../../templates/runtime/ledger/memory.js";
+import { SettlementError } from "../../templates/runtime/payments/settlement.js";
 import {
   anvilAccount,
   job,

@@ -5,7 +5,7 @@ import {
   authorizationTtl,
   createMemoryReplayStore,
   resultKey,
-} from "../../templates/runtime/replay.js";
+} from "../../templates/runtime/ledger/memory.js";
 import type { VerifiedPayment } from "../../templates/runtime/types.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -13,14 +13,14 @@ import {
   errorResponse,
   fromHandlerError,
 } from "../../templates/runtime/errors.js";
-import { createLogger } from "../../templates/runtime/logger.js";
-import { KNOWN_NETWORKS, parseNetwork } from "../../templates/runtime/networks.js";
+import { createLogger } from "../../templates/runtime/ops/logger.js";
+import { KNOWN_NETWORKS, parseNetwork } from "../../templates/runtime/payments/networks.js";
 import {
   MAX_PAYMENT_HEADER_BYTES,
   decodeBase64Json,
   decodePaymentHeader,
   encodeBase64Json,
-} from "../../templates/runtime/x402.js";
+} from "../../templates/runtime/payments/x402.js";
 import { anvilAccount, b64, captureLogger, offerV2, signAuthorization } from "./helpers.js";
 
 describe("ajv", () => {

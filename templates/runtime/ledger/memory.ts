@@ -9,7 +9,7 @@
  * a shared store (e.g. Redis: reserve = SET key "pending" NX EX ttl) and pass it as
  * `createApp(agent, { replayStore })`. Part of your project: edit freely.
  */
-import type { VerifiedPayment } from "./types.js";
+import type { VerifiedPayment } from "../types.js";
 
 /** A response as the pipeline returns it (execute.ts's JobResponse). */
 export interface CachedJobResult {

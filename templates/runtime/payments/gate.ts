@@ -12,12 +12,12 @@
  * One authorization pays for one job: the pipeline enforces that with a replay store (replay.ts).
  */
 import { recoverTypedDataAddress } from "viem/utils"; // viem/utils loads faster than "viem"
-import type { ProductionPaymentConfig } from "./config.js";
-import { PaymentError } from "./errors.js";
+import type { ProductionPaymentConfig } from "../ops/config.js";
+import { PaymentError } from "../errors.js";
 import { createFacilitatorSettler } from "./facilitator.js";
 import type { ChainChecks } from "./onchain.js";
 import type { SettlementResult, Settler } from "./settlement.js";
-import type { Capability, VerifiedPayment } from "./types.js";
+import type { Capability, VerifiedPayment } from "../types.js";
 import {
   decodePaymentHeader,
   type AcceptedRequirement,

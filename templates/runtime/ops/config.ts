@@ -5,11 +5,11 @@
  */
 import { getAddress, isAddress } from "viem/utils";
 import { isLogLevel, LOG_LEVELS, type LogLevel } from "./logger.js";
-import { parseNetwork, type ResolvedNetwork } from "./networks.js";
-import { SETTLEMENT_MARGIN_SECONDS } from "./payment.js";
-import type { ReplayStore } from "./replay.js";
-import type { Settler } from "./settlement.js";
-import type { Logger } from "./types.js";
+import { parseNetwork, type ResolvedNetwork } from "../payments/networks.js";
+import { SETTLEMENT_MARGIN_SECONDS } from "../payments/gate.js";
+import type { ReplayStore } from "../ledger/memory.js";
+import type { Settler } from "../payments/settlement.js";
+import type { Logger } from "../types.js";
 
 export interface PaymentOptions {
   /** Address that receives the USDC. */

@@ -5,9 +5,9 @@
  * Part of your project: edit freely.
  */
 import { BaseError, createPublicClient, defineChain, http, type Chain } from "viem";
-import { InternalError, PaymentError } from "./errors.js";
+import { InternalError, PaymentError } from "../errors.js";
 import type { ResolvedNetwork } from "./networks.js";
-import type { VerifiedPayment } from "./types.js";
+import type { VerifiedPayment } from "../types.js";
 import { transferTypedData, type Authorization } from "./x402.js";
 
 /** The parts of USDC (FiatTokenV2_2) the runtime calls. */

@@ -7,7 +7,7 @@
  * Anything implementing Settler can be passed as `createApp(agent, { payment: { settler } })`.
  * Part of your project: edit freely.
  */
-import type { VerifiedPayment } from "./types.js";
+import type { VerifiedPayment } from "../types.js";
 
 type Hex = `0x${string}`;
 

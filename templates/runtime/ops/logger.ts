@@ -3,7 +3,7 @@
  * debug/info go to stdout, warn/error to stderr. Level from LOG_LEVEL (default "info").
  * Part of your project: swap in pino or similar by implementing the Logger interface.
  */
-import type { Logger } from "./types.js";
+import type { Logger } from "../types.js";
 
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

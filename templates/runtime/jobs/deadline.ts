@@ -2,7 +2,7 @@
  * Deadline enforcement: run a handler so that the job fails with a DeadlineError at the deadline,
  * whether or not the handler notices. Part of your project: edit freely.
  */
-import { DeadlineError } from "./errors.js";
+import { DeadlineError } from "../errors.js";
 
 /** setTimeout silently fires after 1 ms for delays above this (2^31-1 ms, about 24.8 days). */
 export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;

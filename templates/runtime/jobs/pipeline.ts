@@ -7,8 +7,8 @@
  * handler under its deadline -> output validation -> settle -> respond. Nothing is charged
  * unless the job succeeded, and the output is never delivered unless the payment settled.
  */
-import { formatAjvErrors } from "./ajv.js";
-import type { ResolvedConfig } from "./config.js";
+import { formatAjvErrors } from "../ajv.js";
+import type { ResolvedConfig } from "../ops/config.js";
 import { deadlinePassed, runWithDeadline } from "./deadline.js";
 import {
   AgentError,
@@ -19,18 +19,18 @@ import {
   ValidationError,
   errorResponse,
   fromHandlerError,
-} from "./errors.js";
-import type { HeaderGetter, PaymentGate } from "./payment.js";
-import { authorizationKey, authorizationTtl, resultKey, type ReplayStore } from "./replay.js";
-import { SettlementError } from "./settlement.js";
+} from "../errors.js";
+import type { HeaderGetter, PaymentGate } from "../payments/gate.js";
+import { authorizationKey, authorizationTtl, resultKey, type ReplayStore } from "../ledger/memory.js";
+import { SettlementError } from "../payments/settlement.js";
 import type {
   AgentDefinition,
   Capability,
   HandlerContext,
   Logger,
   VerifiedPayment,
-} from "./types.js";
-import { paymentResponseHeaders } from "./x402.js";
+} from "../types.js";
+import { paymentResponseHeaders } from "../payments/x402.js";
 
 export const SERVICE_VERSION = "1.0";
 export const MAX_JOB_ID_LENGTH = 256;

@@ -4,9 +4,9 @@
  * The facilitator submits the transfer and pays the gas; this server holds no key.
  * Part of your project: edit freely.
  */
-import { PaymentError } from "./errors.js";
+import { PaymentError } from "../errors.js";
 import { SettlementError, type Settler } from "./settlement.js";
-import type { VerifiedPayment } from "./types.js";
+import type { VerifiedPayment } from "../types.js";
 
 type Hex = `0x${string}`;
 
