@@ -7,6 +7,10 @@ export const dependencies = {
   ajv: "8.20.0",
   "ajv-formats": "3.0.1",
   express: "5.3.0",
+  // Loaded only when REDIS_URL is set (the shared payment ledger).
+  ioredis: "6.0.0",
+  // Loaded only when metrics are enabled (METRICS_PORT or METRICS_TOKEN).
+  "prom-client": "15.1.3",
   viem: "2.57.1",
 } as const;
 

@@ -18,7 +18,8 @@ export function generatePackageJson(model: AgentModel, generator: { path: string
     scripts: {
       dev: "create-agent dev",
       build: "tsc -p tsconfig.build.json",
-      start: "node dist/server.js",
+      // exec: npm/pnpm/yarn run scripts through sh; exec makes node replace it, so SIGTERM reaches the server.
+      start: "exec node dist/server.js",
       test: "vitest run",
       typecheck: "tsc --noEmit",
       generate: "create-agent generate",

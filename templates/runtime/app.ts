@@ -1,171 +1,131 @@
 /**
  * The HTTP layer: three endpoints, and every other request answered in the spec's error shape.
- * The job logic itself lives in execute.ts. Part of your project: edit freely.
+ * The job logic lives in jobs/, payments in payments/, the ledger in ledger/, and HTTP details
+ * (CORS, transport errors, request ids, draining, metrics) in http/. Part of your project: edit freely.
  */
-import express, { type NextFunction, type Request, type Response } from "express";
-import { resolveConfig, type AppOptions } from "./ops/config.js";
-import { GENERIC_INTERNAL_MESSAGE, ValidationError, errorBody, errorResponse } from "./errors.js";
-import { SERVICE_VERSION, executeJob } from "./jobs/pipeline.js";
+import express from "express";
+import { UnavailableError, errorResponse } from "./errors.js";
+import { cors, ROUTES } from "./http/cors.js";
+import { createDrain, type Drain } from "./http/drain.js";
+import { type MetricsSource, metricsRoute } from "./http/metrics-endpoint.js";
+import { requestIds } from "./http/request-id.js";
+import { errorHandler, methodNotAllowed, notFound, requireJson } from "./http/transport.js";
+import { executeJob, SERVICE_VERSION, type JobServices } from "./jobs/pipeline.js";
+import type { Ledger } from "./ledger/ledger.js";
+import { selectLedger } from "./ledger/select.js";
+import { resolveConfig, type AppOptions, type ResolvedConfig } from "./ops/config.js";
 import { createLogger } from "./ops/logger.js";
+import { loadMetrics } from "./ops/metrics-loader.js";
 import { createPaymentGate, describePayments } from "./payments/gate.js";
-import { createMemoryReplayStore } from "./ledger/memory.js";
-import type { AgentDefinition } from "./types.js";
+import type { AgentDefinition, Logger } from "./types.js";
 
 export type { AppOptions } from "./ops/config.js";
 
-/** Known paths and their methods (HEAD comes free with GET). */
-const ROUTES: Record<string, string> = {
-  "/health": "GET, HEAD",
-  "/about": "GET, HEAD",
-  "/execute": "POST",
-};
-
-/**
- * CORS, so browser apps on other sites can call the service and pay: they send the payment
- * headers, and may read the payment headers of our answers only if they are exposed.
- */
-const CORS_HEADERS = {
-  "Access-Control-Allow-Headers": "Content-Type, PAYMENT-SIGNATURE, X-PAYMENT",
-  "Access-Control-Expose-Headers": "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE",
-};
-
-function sendError(res: Response, err: ValidationError): void {
-  const { status, body } = errorResponse(err);
-  res.status(status).json(body);
+/** What startServer (server.ts) needs from an app besides its request handling. */
+export interface AppRuntime {
+  config: ResolvedConfig;
+  logger: Logger;
+  ledger: Ledger;
+  drain: Drain;
+  /** What GET /metrics serves, when metrics are enabled. */
+  metrics: MetricsSource | undefined;
 }
 
-/** Maps body-parser's errors (they carry `type` and `status`) to validation errors. */
-function bodyParserError(err: unknown): ValidationError | undefined {
-  if (typeof err !== "object" || err === null || !("type" in err) || typeof err.type !== "string")
-    return undefined;
-  const message = "message" in err && typeof err.message === "string" ? err.message : "";
-  switch (err.type) {
-    case "entity.parse.failed":
-      return new ValidationError(`request body is not valid JSON: ${message}`);
-    case "entity.too.large":
-      return new ValidationError(
-        `request body is larger than ${"limit" in err ? String(err.limit) : "the limit of"} bytes`,
-        { status: 413 },
-      );
-    case "encoding.unsupported":
-    case "charset.unsupported":
-      return new ValidationError(`unsupported request body encoding: ${message}`, { status: 415 });
-    case "request.aborted":
-    case "request.size.invalid":
-    case "stream.encoding.set":
-    case "stream.not.readable":
-      return new ValidationError(`could not read the request body: ${message}`);
-    default:
-      return undefined;
-  }
+/** The runtime parts of an app made by createApp. */
+export function runtimeOf(app: express.Express): AppRuntime {
+  return app.locals.runtime as AppRuntime;
 }
 
-/** 415 unless the request says it carries JSON (checked before the body is read). */
-function requireJson(req: Request, res: Response, next: NextFunction): void {
-  const type = req.get("content-type");
-  if (type?.split(";")[0]?.trim().toLowerCase() === "application/json") return next();
-  const got = type ? JSON.stringify(type) : "none";
-  sendError(
-    res,
-    new ValidationError(`Content-Type must be application/json (got ${got})`, { status: 415 }),
-  );
-}
+/** Seconds a caller is asked to wait before retrying while the server is shutting down. */
+const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
 
 export function createApp(agent: AgentDefinition, options: AppOptions = {}): express.Express {
   const config = resolveConfig(options); // throws ConfigError listing every problem
   const logger = options.logger ?? createLogger({ level: config.logLevel });
-  const gate = config.devMode ? undefined : createPaymentGate(config.payment);
-  const replayStore = options.replayStore ?? createMemoryReplayStore();
+  const ledger = selectLedger(config, agent.name, logger, options.ledger);
+  const { metrics, source } = loadMetrics(config.metrics);
+  const drain = createDrain();
+  const gate = config.devMode
+    ? undefined
+    : createPaymentGate(config.payment, { exclusive: ledger.exclusive.bind(ledger) });
+  const services: JobServices = { agent, config, gate, ledger, metrics, drain };
 
   if (config.devMode)
     logger.warn(
       "DEV MODE: payment verification is bypassed; anyone can run jobs for free. Never enable it in production.",
     );
-  else logger.info(describePayments(config.payment));
+  else {
+    logger.info(describePayments(config.payment));
+    logger.info(ledger.describe());
+  }
 
   const app = express();
+  app.locals.runtime = { config, logger, ledger, drain, metrics: source } satisfies AppRuntime;
   app.disable("x-powered-by");
+  app.set("etag", false);
+  app.use(requestIds());
+  app.use(cors(config.corsOrigin));
 
-  app.use((req, res, next) => {
-    res.set("Access-Control-Allow-Origin", config.corsOrigin);
-    res.set(CORS_HEADERS);
-    // Preflight of a known route: 204 with its methods. Unknown paths fall through to the 404.
-    if (req.method !== "OPTIONS" || !Object.hasOwn(ROUTES, req.path)) return next();
-    res.set("Access-Control-Allow-Methods", `${ROUTES[req.path]}, OPTIONS`);
-    res.set("Access-Control-Max-Age", "600");
-    res.status(204).end();
+  app.get("/health", async (_req, res) => {
+    const problems: string[] = [];
+    if (drain.stopping) problems.push("shutting down");
+    if (!config.devMode && !(await ledger.ping().catch(() => false)))
+      problems.push("payment ledger unreachable: paid jobs are refused until it is back");
+    const status = problems.length === 0 ? "ok" : "degraded";
+    res
+      .status(problems.length === 0 ? 200 : 503)
+      .set("Cache-Control", "no-store")
+      .json({ name: agent.name, version: agent.version, status, ...(problems.length ? { problems } : {}) });
   });
 
-  app.get("/health", (_req, res) => {
-    res.json({ name: agent.name, version: agent.version, status: "ok" });
-  });
-
-  app.get("/about", (_req, res) => {
-    const capabilities = Object.fromEntries(
+  const about = {
+    service_version: SERVICE_VERSION,
+    name: agent.name,
+    capabilities: Object.fromEntries(
       Object.entries(agent.capabilities).map(([name, c]) => [name, c.declaration]),
-    );
-    res.json({ service_version: SERVICE_VERSION, name: agent.name, capabilities });
+    ),
+  };
+  app.get("/about", (_req, res) => {
+    res.json(about);
   });
+
+  if (source && config.metrics?.token) app.get("/metrics", metricsRoute(source, config.metrics.token));
 
   app.post(
     "/execute",
+    (_req, res, next) => {
+      if (!drain.stopping) return next();
+      const { status, body } = errorResponse(
+        new UnavailableError(
+          "the server is shutting down and takes no new jobs; nothing was run or charged; send it again",
+          SHUTDOWN_RETRY_AFTER_SECONDS,
+        ),
+      );
+      res.set({ "Retry-After": String(SHUTDOWN_RETRY_AFTER_SECONDS), Connection: "close" });
+      res.status(status).json(body);
+    },
     requireJson,
     express.json({ limit: config.maxBodyBytes, strict: false, type: () => true }),
     async (req, res) => {
-      const base = config.publicUrl ?? `${req.protocol}://${req.get("host")}`;
-      const response = await executeJob({
-        agent,
-        config,
-        body: req.body as unknown,
-        header: (name) => req.get(name),
-        resourceUrl: `${base}/execute`,
-        logger,
-        replayStore,
-        gate,
-      });
-      res.status(response.status).set(response.headers).json(response.body);
+      // In flight until answered, even if the caller hung up: a shutdown waits for its settlement.
+      const leave = drain.enter();
+      try {
+        const base = config.publicUrl ?? `${req.protocol}://${req.get("host")}`;
+        const answer = await executeJob(services, {
+          body: req.body as unknown,
+          header: (name) => req.get(name),
+          resourceUrl: `${base}/execute`,
+          logger: logger.child({ request_id: res.locals.requestId }),
+        });
+        res.status(answer.status).set(answer.headers).type("application/json").send(answer.body);
+      } finally {
+        leave();
+      }
     },
   );
 
-  // Known path, wrong method: 405 with the methods that do work.
-  for (const [path, allow] of Object.entries(ROUTES)) {
-    app.all(path, (req, res) => {
-      res.set("Allow", allow);
-      sendError(
-        res,
-        new ValidationError(`method ${req.method} is not allowed on ${path}; use ${allow}`, {
-          status: 405,
-        }),
-      );
-    });
-  }
-
-  app.use((req, res) => {
-    const endpoints = "GET /health, GET /about, POST /execute";
-    sendError(
-      res,
-      new ValidationError(
-        `no route for ${req.method} ${req.path.slice(0, 200)}; endpoints: ${endpoints}`,
-        {
-          status: 404,
-        },
-      ),
-    );
-  });
-
-  // Errors from body parsing, and anything unexpected (never leak details to the client).
-  app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
-    if (res.headersSent) return next(err);
-    const known = bodyParserError(err);
-    if (known) return sendError(res, known);
-    logger.error("unexpected error handling request", {
-      method: req.method,
-      path: req.path,
-      error: err instanceof Error ? err.message : String(err),
-      stack: err instanceof Error ? err.stack : undefined,
-    });
-    res.status(500).json(errorBody("internal", GENERIC_INTERNAL_MESSAGE));
-  });
-
+  for (const path of Object.keys(ROUTES)) app.all(path, methodNotAllowed(path));
+  app.use(notFound);
+  app.use(errorHandler(logger));
   return app;
 }

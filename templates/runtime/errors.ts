@@ -21,17 +21,21 @@ export const GENERIC_INTERNAL_MESSAGE =
 export interface AgentErrorOptions {
   /** Override the HTTP status, e.g. 413/415/404/405 for transport errors that are still `validation`. */
   status?: number;
+  /** A short machine-readable reason, e.g. "expired" (metrics count refusals by it; never shown as the message). */
+  code?: string;
   cause?: unknown;
 }
 
 export abstract class AgentError extends Error {
   abstract readonly errorType: ErrorType;
   readonly status: number;
+  readonly code: string | undefined;
 
   constructor(message: string, defaultStatus: number, options: AgentErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.status = options.status ?? defaultStatus;
+    this.code = options.code;
   }
 }
 
@@ -75,14 +79,29 @@ export class InternalError extends AgentError {
   }
 }
 
+/**
+ * The service cannot take the job right now, through no fault of the caller: its payment ledger is
+ * unreachable, or it is shutting down. Nothing was run or charged. Reported as error_type
+ * `internal` with HTTP 503 and a Retry-After header; unlike other internal errors its message is
+ * shown, because it tells the caller what to do.
+ */
+export class UnavailableError extends AgentError {
+  readonly errorType = "internal";
+  readonly retryAfterSeconds: number;
+  constructor(message: string, retryAfterSeconds: number, options?: AgentErrorOptions) {
+    super(message, 503, options);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
 export function errorBody(errorType: ErrorType, message: string): ErrorBody {
   return { status: "failed", error_type: errorType, error: message };
 }
 
-/** Status and body for an AgentError. Internal errors always get the generic message. */
+/** Status and body for an AgentError. Internal errors get the generic message (except UnavailableError's advice). */
 export function errorResponse(err: AgentError): { status: number; body: ErrorBody } {
-  const message = err.errorType === "internal" ? GENERIC_INTERNAL_MESSAGE : err.message;
-  return { status: err.status, body: errorBody(err.errorType, message) };
+  const hidden = err.errorType === "internal" && !(err instanceof UnavailableError);
+  return { status: err.status, body: errorBody(err.errorType, hidden ? GENERIC_INTERNAL_MESSAGE : err.message) };
 }
 
 /**
@@ -92,6 +111,7 @@ export function errorResponse(err: AgentError): { status: number; body: ErrorBod
  */
 export function fromHandlerError(err: unknown, logger: Logger): AgentError {
   if (err instanceof ValidationError || err instanceof DeadlineError) return err;
+  if (err instanceof UnavailableError) return err; // e.g. an upstream service is down: 503, retry later
   if (err instanceof InternalError) {
     logger.error("handler raised an internal error", { error: err.message, stack: err.stack });
     return err;

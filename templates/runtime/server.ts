@@ -1,29 +1,44 @@
 /**
- * Starts the HTTP server: loads .env, checks the configuration, listens on PORT and shuts down
- * gracefully on SIGINT/SIGTERM. Part of your project: edit freely.
+ * Starts the HTTP server: loads .env, checks the configuration, listens on PORT (and METRICS_PORT
+ * when set), and on SIGINT/SIGTERM shuts down gracefully: no new jobs, in-flight jobs finished (or,
+ * after SHUTDOWN_TIMEOUT_SECONDS, refused unless already settling), then exit. `npm start` runs
+ * node through `exec`, so these signals reach this process. Part of your project: edit freely.
  */
 import { existsSync } from "node:fs";
 import type { Server } from "node:http";
-import { createApp } from "./app.js";
-import { ConfigError, resolveConfig, type AppOptions } from "./ops/config.js";
-import { createLogger } from "./ops/logger.js";
-import type { AgentDefinition, Logger } from "./types.js";
+import { createApp, runtimeOf, type AppRuntime } from "./app.js";
+import { startMetricsServer } from "./http/metrics-endpoint.js";
+import { ConfigError, type AppOptions } from "./ops/config.js";
+import type { AgentDefinition } from "./types.js";
+
+/** After the jobs are answered, how long connections get to finish writing before they are cut. */
+const CLOSE_GRACE_MS = 5_000;
 
 /**
- * Stops accepting connections and resolves once in-flight requests have finished.
- * Idle keep-alive connections are closed right away (and again as requests finish) so they
- * cannot hold the server open.
+ * Stops accepting connections, drains in-flight jobs (up to `timeoutMs`, then cuts those not yet
+ * settling), and resolves once every connection is closed and the ledger disconnected. Idle
+ * keep-alive connections are closed right away (and again as requests finish) so they cannot
+ * hold the server open.
  */
-export function shutdownGracefully(server: Server): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const sweeper = setInterval(() => server.closeIdleConnections(), 200);
-    server.close((err) => {
-      clearInterval(sweeper);
-      if (err) reject(err);
-      else resolve();
-    });
-    server.closeIdleConnections();
-  });
+export async function shutdownGracefully(
+  server: Server,
+  runtime?: Pick<AppRuntime, "drain" | "ledger">,
+  timeoutMs = 30_000,
+): Promise<{ cut: boolean }> {
+  const sweeper = setInterval(() => server.closeIdleConnections(), 200);
+  const closed = new Promise<void>((resolve, reject) =>
+    server.close((err) => (err ? reject(err) : resolve())),
+  );
+  server.closeIdleConnections();
+  try {
+    const drained = runtime ? await runtime.drain.drain(timeoutMs) : { cut: false };
+    const forced = setTimeout(() => server.closeAllConnections(), runtime ? CLOSE_GRACE_MS : timeoutMs);
+    await closed.finally(() => clearTimeout(forced));
+    await runtime?.ledger.close().catch(() => undefined);
+    return drained;
+  } finally {
+    clearInterval(sweeper);
+  }
 }
 
 export async function startServer(
@@ -33,33 +48,42 @@ export async function startServer(
   // .env in the working directory fills in variables that are not already set (real env wins).
   if (options.env === undefined && existsSync(".env")) process.loadEnvFile(".env");
 
-  let port: number;
-  let devMode: boolean;
-  let logger: Logger;
   let app: ReturnType<typeof createApp>;
   try {
-    const config = resolveConfig(options);
-    ({ port, devMode } = config);
-    logger = options.logger ?? createLogger({ level: config.logLevel });
-    app = createApp(agent, { ...options, logger });
+    app = createApp(agent, options);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(`${err.message}\n`);
     process.exit(1);
   }
+  const runtime = runtimeOf(app);
+  const { config, logger } = runtime;
 
   const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(port, (err?: Error) => {
+    const s = app.listen(config.port, (err?: Error) => {
       if (!err) return resolve(s);
-      process.stderr.write(`Could not listen on port ${port}: ${err.message}\n`); // e.g. EADDRINUSE: set PORT
+      process.stderr.write(`Could not listen on port ${config.port}: ${err.message}\n`); // e.g. EADDRINUSE: set PORT
       process.exit(1);
     });
   });
   const address = server.address();
-  const actualPort = typeof address === "object" && address ? address.port : port;
+  const actualPort = typeof address === "object" && address ? address.port : config.port;
   logger.info(`${agent.name} ${agent.version} listening on http://localhost:${actualPort}`, {
-    mode: devMode ? "dev (payments bypassed)" : "production (payments required)",
+    mode: config.devMode ? "dev (payments bypassed)" : "production (payments required)",
   });
+
+  let metricsServer: Server | undefined;
+  if (runtime.metrics && config.metrics?.port !== undefined) {
+    const { port, host } = config.metrics;
+    metricsServer = await startMetricsServer(runtime.metrics, { port, host }).catch((err: Error) => {
+      process.stderr.write(`Could not listen on METRICS_PORT ${port}: ${err.message}\n`);
+      process.exit(1);
+    });
+    const bound = metricsServer.address();
+    logger.info(
+      `metrics on http://${host}:${typeof bound === "object" && bound ? bound.port : port}/metrics`,
+    );
+  }
 
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals): void => {
@@ -69,10 +93,15 @@ export async function startServer(
     }
     stopping = true;
     logger.info(
-      `${signal} received: finishing in-flight jobs, then exiting (send it again to force)`,
+      `${signal} received: finishing in-flight jobs for up to ${config.shutdownTimeoutSeconds} s, then exiting (send it again to force)`,
     );
-    shutdownGracefully(server).then(
-      () => process.exit(0),
+    metricsServer?.close();
+    shutdownGracefully(server, runtime, config.shutdownTimeoutSeconds * 1000).then(
+      ({ cut }) => {
+        if (cut) logger.warn("shutdown timeout reached: jobs still running were refused (503, not charged)");
+        logger.info("stopped");
+        process.exit(0);
+      },
       (err: unknown) => {
         logger.error("error while shutting down", { error: String(err) });
         process.exit(1);
@@ -84,6 +113,7 @@ export async function startServer(
   server.on("close", () => {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
+    metricsServer?.close();
   });
   return server;
 }

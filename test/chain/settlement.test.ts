@@ -231,7 +231,7 @@ describe.each(ROUTES)("%s settlement", (route, payment) => {
     const res = await post(app.url, request, { "payment-signature": header });
     expect(res.status, res.text).toBe(402);
     expect(res.body.error_type).toBe("payment");
-    expect(res.body.error).toMatch(/not settled, so the result is withheld: .*nothing was charged/);
+    expect(res.body.error).toMatch(/not settled, so the result is withheld: .*\. Nothing was charged\./);
     expect(res.text).not.toContain("the output");
     expect(await balance(PAYEE)).toBe(payeeBefore);
     expect(await nonceUsed(account.address, payload.authorization.nonce)).toBe(false);

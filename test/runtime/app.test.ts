@@ -452,7 +452,7 @@ describe("CORS", () => {
     ]) {
       expect(res.headers.get("access-control-allow-origin")).toBe("*");
       expect(res.headers.get("access-control-expose-headers")).toBe(
-        "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE",
+        "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After",
       );
     }
   });
@@ -475,7 +475,7 @@ describe("CORS", () => {
       expect(await res.text()).toBe("");
       expect(res.headers.get("access-control-allow-methods")).toBe(methods);
       expect(res.headers.get("access-control-allow-headers")).toBe(
-        "Content-Type, PAYMENT-SIGNATURE, X-PAYMENT",
+        "Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, X-Request-Id",
       );
       expect(res.headers.get("access-control-allow-origin")).toBe("*");
     },

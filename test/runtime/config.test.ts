@@ -121,6 +121,9 @@ describe("resolution", () => {
       devMode: false,
       port: 3000,
       maxBodyBytes: 1048576,
+      maxOutputBytes: 4 * 1024 * 1024,
+      resultCacheMaxBytes: 64 * 1024 * 1024,
+      shutdownTimeoutSeconds: 30,
       logLevel: "info",
       corsOrigin: "*",
       payment: {
@@ -166,6 +169,50 @@ describe("resolution", () => {
       chainId: 8453,
       assetName: "USD Coin",
     });
+  });
+
+  it("reads the ledger, limits, shutdown and metrics settings", () => {
+    const config = resolveConfig({
+      env: {
+        ...PROD_ENV,
+        REDIS_URL: "redis://:secret@redis.internal:6380/0",
+        REDIS_KEY_PREFIX: "shop:",
+        MAX_OUTPUT_BYTES: "2048",
+        RESULT_CACHE_MAX_BYTES: "0",
+        SHUTDOWN_TIMEOUT_SECONDS: "5",
+        METRICS_PORT: "9464",
+        METRICS_TOKEN: "0123456789abcdef0123",
+      },
+    });
+    expect(config).toMatchObject({
+      redis: { url: "redis://:secret@redis.internal:6380/0", keyPrefix: "shop:" },
+      maxOutputBytes: 2048,
+      resultCacheMaxBytes: 0,
+      shutdownTimeoutSeconds: 5,
+      metrics: { port: 9464, host: "127.0.0.1", token: "0123456789abcdef0123" },
+    });
+  });
+
+  it.each<[Record<string, string>, RegExp]>([
+    [{ REDIS_URL: "http://localhost:6379" }, /REDIS_URL is not a redis:\/\/ or rediss:\/\/ URL/],
+    [{ REDIS_URL: "redis://:hunter2@x:1/" , REDIS_KEY_PREFIX: "has space" }, /REDIS_KEY_PREFIX .*printable/],
+    [{ REDIS_KEY_PREFIX: "a:" }, /REDIS_KEY_PREFIX is set but REDIS_URL is not/],
+    [{ MAX_OUTPUT_BYTES: "10" }, /MAX_OUTPUT_BYTES is "10": set it to a whole number of bytes, at least 1024/],
+    [{ SHUTDOWN_TIMEOUT_SECONDS: "-1" }, /SHUTDOWN_TIMEOUT_SECONDS/],
+    [{ METRICS_TOKEN: "short" }, /METRICS_TOKEN is too short/],
+    [{ METRICS_PORT: "99999" }, /METRICS_PORT is "99999"/],
+    [{ METRICS_HOST: "0.0.0.0" }, /METRICS_HOST is set but METRICS_PORT is not/],
+  ])("refuses %o", (env, message) => {
+    expect(() => resolveConfig({ env: { ...PROD_ENV, ...env } })).toThrow(message);
+  });
+
+  it("never repeats a REDIS_URL, which may hold a password", () => {
+    try {
+      resolveConfig({ env: { ...PROD_ENV, REDIS_URL: "redis://:hunter2@x:1/", REDIS_KEY_PREFIX: "a b" } });
+      expect.unreachable();
+    } catch (err) {
+      expect(String(err)).not.toContain("hunter2");
+    }
   });
 
   it("custom chain with all asset settings", () => {

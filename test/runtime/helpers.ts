@@ -71,7 +71,7 @@ function declaration(
   };
 }
 
-function capability(
+export function capability(
   name: string,
   priceAtomic: string,
   inputSchema: object,

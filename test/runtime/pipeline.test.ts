@@ -2,7 +2,8 @@
 // output -> settle -> respond. Nothing is settled for a failed job, the reservation is released
 // whenever nothing was (or may have been) charged, and one authorization never runs twice.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createMemoryReplayStore, type ReplayStore } from "../../templates/runtime/ledger/memory.js";
+import type { Ledger } from "../../templates/runtime/ledger/ledger.js";
+import { createMemoryLedger } from "../../templates/runtime/ledger/memory.js";
 import { SettlementError } from "../../templates/runtime/payments/settlement.js";
 import {
   anvilAccount,
@@ -26,35 +27,31 @@ import {
 const payer = anvilAccount();
 const TX = `0x${"cd".repeat(32)}` as const;
 
-/** A memory store that also records what the pipeline did with it. */
-function spyStore(inner: ReplayStore = createMemoryReplayStore()) {
+/** A memory ledger that also records what the pipeline did with it. */
+function spyLedger(inner: Ledger = createMemoryLedger()) {
   const log: string[] = [];
-  const store: ReplayStore = {
-    reserve: async (k, t) => {
-      const r = await inner.reserve(k, t);
-      log.push(`reserve:${r}`);
+  const ledger: Ledger = {
+    ...inner,
+    reserve: async (auth, leaseMs) => {
+      const r = await inner.reserve(auth, leaseMs);
+      log.push(`reserve:${r.status}`);
       return r;
     },
-    release: async (k) => {
+    release: async (auth, token) => {
       log.push("release");
-      await inner.release(k);
+      await inner.release(auth, token);
     },
-    markSettled: async (k, t) => {
-      log.push("markSettled");
-      await inner.markSettled(k, t);
-    },
-    getResult: (k) => inner.getResult(k),
-    putResult: async (k, r, t) => {
-      log.push("putResult");
-      await inner.putResult(k, r, t);
+    markSettled: async (auth, ttlMs, result) => {
+      log.push(result ? "markSettled+result" : "markSettled");
+      await inner.markSettled(auth, ttlMs, result);
     },
   };
-  return { store, log };
+  return { ledger, log };
 }
 
 let agent: TestAgent;
 let settler: RecordingSettler;
-let spy: ReturnType<typeof spyStore>;
+let spy: ReturnType<typeof spyLedger>;
 let app: Awaited<ReturnType<typeof startApp>>;
 /** Everything in order: settler calls and handler runs. */
 let events: string[];
@@ -79,8 +76,8 @@ beforeEach(async () => {
       return handler(input, ctx);
     };
   }
-  spy = spyStore();
-  app = await startApp(agent, { ...production(settler), replayStore: spy.store });
+  spy = spyLedger();
+  app = await startApp(agent, { ...production(settler), ledger: spy.ledger });
 });
 afterEach(() => app.close());
 
@@ -96,7 +93,7 @@ describe("success", () => {
     expect(res.status).toBe(200);
     expect(res.body.output).toEqual({ text: "hi" });
     expect(events).toEqual(["verify", "handler:echo", "settle"]);
-    expect(spy.log).toEqual(["reserve:reserved", "putResult", "markSettled"]);
+    expect(spy.log).toEqual(["reserve:reserved", "markSettled+result"]);
     const receipt = unb64(res.headers.get("payment-response")!);
     expect(receipt).toEqual({
       success: true,
@@ -192,7 +189,7 @@ describe("settlement fails", () => {
     expect(res.status).toBe(402);
     expect(res.body.error_type).toBe("payment");
     expect(res.body.error).toMatch(
-      /not settled, so the result is withheld: .*insufficient_funds; nothing was charged/,
+      /not settled, so the result is withheld: .*insufficient_funds\. Nothing was charged\. The same authorization may be sent again\.$/,
     );
     expect(res.text).not.toContain("secret output");
     expect(res.headers.get("payment-response")).toBeNull();
@@ -305,24 +302,20 @@ describe("replay", () => {
     expect(settler.settled()).toBe(1);
   });
 
-  it("a replay store that fails after settlement does not lose the paid result", async () => {
-    const inner = createMemoryReplayStore();
-    const flaky: ReplayStore = {
-      ...inner,
-      putResult: async () => {
-        throw new Error("store down");
-      },
+  it("a ledger that fails after settlement does not lose the paid result", async () => {
+    const flaky: Ledger = {
+      ...createMemoryLedger(),
       markSettled: async () => {
         throw new Error("store down");
       },
     };
-    const other = await startApp(makeAgent(), { ...production(), replayStore: flaky });
+    const other = await startApp(makeAgent(), { ...production(), ledger: flaky });
     try {
       const res = await post(other.url, job("echo", { text: "x" }), {
         "payment-signature": await pay(),
       });
       expect(res.status).toBe(200);
-      expect(logText(other.logger)).toMatch(/replay store: could not cache the result/);
+      expect(logText(other.logger)).toMatch(/payment ledger: could not mark the authorization spent/);
     } finally {
       await other.close();
     }
@@ -334,7 +327,7 @@ describe("dev mode", () => {
     const dev = await startApp(makeAgent(), {
       devMode: true,
       payment: production(settler).payment,
-      replayStore: spy.store,
+      ledger: spy.ledger,
     });
     try {
       const res = await post(dev.url, job("echo", { text: "x" }), {

@@ -3,8 +3,21 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { createApp, runtimeOf } from "../../templates/runtime/app.js";
 import { shutdownGracefully, startServer } from "../../templates/runtime/server.js";
-import { captureLogger, job, makeAgent, post } from "./helpers.js";
+import {
+  anvilAccount,
+  captureLogger,
+  job,
+  listen,
+  makeAgent,
+  offerV2,
+  post,
+  production,
+  recordingSettler,
+  signAuthorization,
+  v2Header,
+} from "./helpers.js";
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -68,5 +81,69 @@ describe("shutdownGracefully", () => {
     await shutdown;
     expect(closed).toBe(true);
     await expect(fetch(`${url}/health`)).rejects.toThrow();
+  });
+});
+
+describe("graceful shutdown of paid jobs", () => {
+  async function paidServer(settler = recordingSettler()) {
+    const agent = makeAgent();
+    const app = createApp(agent, { env: {}, logger: captureLogger(), ...production(settler) });
+    const running = await listen(app);
+    server = running.server;
+    return { agent, settler, url: running.url, runtime: runtimeOf(app) };
+  }
+  const pay = async () => v2Header(offerV2(), await signAuthorization(anvilAccount()));
+
+  it("refuses new jobs with 503 + Retry-After while draining, finishes the one in flight, and /health says so", async () => {
+    const { settler, url, runtime } = await paidServer();
+    const inFlight = post(url, job("slow", { ms: 400 }), { "payment-signature": await pay() });
+    await new Promise((r) => setTimeout(r, 100));
+    // Draining without closing the listener, so a new job can still reach the app (in real life it
+    // arrives on a keep-alive connection opened before the shutdown).
+    const drained = runtime.drain.drain(5000);
+    const late = await post(url, job("echo", { text: "x" }), { "payment-signature": await pay() });
+    expect(late.status).toBe(503);
+    expect(late.headers.get("retry-after")).toBe("1");
+    expect(late.headers.get("connection")).toBe("close");
+    expect(late.body).toMatchObject({ status: "failed", error_type: "internal" });
+    expect(late.body.error).toMatch(/shutting down.*nothing was run or charged/);
+    expect((await fetch(`${url}/health`)).status).toBe(503);
+    expect((await inFlight).status).toBe(200);
+    expect(await drained).toEqual({ cut: false });
+    expect(settler.settled()).toBe(1);
+  });
+
+  it("after the drain timeout, a job still in its handler gets 503 and is not charged", async () => {
+    const { settler, url, runtime } = await paidServer();
+    const header = await pay();
+    const inFlight = post(url, job("slow", { ms: 5000, ignoreSignal: true }), { "payment-signature": header });
+    await new Promise((r) => setTimeout(r, 100));
+    const result = await shutdownGracefully(server!, runtime, 300);
+    expect(result).toEqual({ cut: true });
+    const res = await inFlight;
+    expect(res.status).toBe(503);
+    expect(res.body.error).toMatch(/shutting down.*nothing was charged/);
+    expect(settler.settled()).toBe(0);
+    // Its authorization was freed on the way out: reserving it again succeeds.
+    expect(
+      (await runtime.ledger.reserve(
+        `84532:0x036cbd53842c5426634e7929541ec2318f3dcf7e:${anvilAccount().address.toLowerCase()}:${JSON.parse(Buffer.from(header, "base64").toString()).payload.authorization.nonce}`,
+        1000,
+      )).status,
+    ).toBe("reserved");
+  });
+
+  it("a job that is settling when the drain times out is settled and answered, never cut", async () => {
+    const settler = recordingSettler();
+    settler.behave.delayMs = 800;
+    const { url, runtime } = await paidServer(settler);
+    const inFlight = post(url, job("echo", { text: "x" }), { "payment-signature": await pay() });
+    await new Promise((r) => setTimeout(r, 200)); // now inside settle()
+    const result = await shutdownGracefully(server!, runtime, 100);
+    expect(result).toEqual({ cut: true });
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    expect(res.headers.get("payment-response")).not.toBeNull();
+    expect(settler.settled()).toBe(1);
   });
 });

@@ -34,36 +34,56 @@ export function onDeadline(atMs: number, fire: () => void): () => void {
   };
 }
 
+/** A handler started under a deadline. */
+export interface DeadlineRun<T> {
+  /** The handler's result, or a DeadlineError at the deadline (or when it returned too late). */
+  result: Promise<T>;
+  /**
+   * Resolves when the handler has really stopped, which may be long after `result` rejected with a
+   * DeadlineError if it ignores its signal. Never rejects.
+   */
+  stopped: Promise<void>;
+}
+
 /**
- * Runs `work` with an AbortSignal that aborts at the deadline (reason: a DeadlineError).
- * Settles with the work's result, or rejects with that DeadlineError at the deadline even if the
- * work ignores the signal and keeps running.
+ * Starts `work` with an AbortSignal that aborts at the deadline (reason: a DeadlineError).
+ * `result` rejects with that DeadlineError at the deadline even if the work ignores the signal and
+ * keeps running, and also when the work returns after the deadline (a CPU-bound handler blocks
+ * the timer, so the clock is checked again when it returns: spec 4.5, not returned by the
+ * deadline means 408).
  */
-export function runWithDeadline<T>(
+export function startWithDeadline<T>(
   deadlineSeconds: number,
   work: (signal: AbortSignal) => Promise<T>,
-): Promise<T> {
+): DeadlineRun<T> {
   const controller = new AbortController();
-  return new Promise<T>((resolve, reject) => {
+  const missed = () =>
+    new DeadlineError(`the handler did not finish before the deadline (${deadlineSeconds})`);
+  let running: Promise<T>;
+  try {
+    running = Promise.resolve(work(controller.signal));
+  } catch (err) {
+    running = Promise.reject(err); // a handler that throws synchronously
+  }
+  const stopped = running.then(
+    () => undefined,
+    () => undefined,
+  );
+  const result = new Promise<T>((resolve, reject) => {
     const cancel = onDeadline(deadlineSeconds * 1000, () => {
-      const err = new DeadlineError(
-        `the handler did not finish before the deadline (${deadlineSeconds})`,
-      );
+      const err = missed();
       controller.abort(err);
       reject(err);
     });
-    let running: Promise<T>;
-    try {
-      running = Promise.resolve(work(controller.signal));
-    } catch (err) {
-      running = Promise.reject(err); // a handler that throws synchronously
-    }
     // Both callbacks are always attached, so when the work is abandoned at the deadline and rejects
     // later, that rejection is handled here (a no-op: the promise has settled) and never "unhandled".
     running.then(
       (value) => {
         cancel();
-        resolve(value);
+        if (!deadlinePassed(deadlineSeconds)) return resolve(value);
+        const err = missed();
+        controller.abort(err);
+        reject(err);
       },
       (err: unknown) => {
         cancel();
@@ -71,4 +91,13 @@ export function runWithDeadline<T>(
       },
     );
   });
+  return { result, stopped };
+}
+
+/** startWithDeadline's result alone, for callers that do not care when abandoned work stops. */
+export function runWithDeadline<T>(
+  deadlineSeconds: number,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  return startWithDeadline(deadlineSeconds, work).result;
 }

@@ -6,8 +6,8 @@
 import { getAddress, isAddress } from "viem/utils";
 import { isLogLevel, LOG_LEVELS, type LogLevel } from "./logger.js";
 import { parseNetwork, type ResolvedNetwork } from "../payments/networks.js";
-import { SETTLEMENT_MARGIN_SECONDS } from "../payments/gate.js";
-import type { ReplayStore } from "../ledger/memory.js";
+import { SETTLEMENT_MARGIN_SECONDS } from "../payments/verify.js";
+import type { Ledger } from "../ledger/ledger.js";
 import type { Settler } from "../payments/settlement.js";
 import type { Logger } from "../types.js";
 
@@ -49,8 +49,30 @@ export interface AppOptions {
   publicUrl?: string;
   /** Access-Control-Allow-Origin: "*" or one origin (default CORS_ORIGIN or "*"). */
   corsOrigin?: string;
-  /** Where used payment authorizations are remembered (default: in memory, this process only). */
-  replayStore?: ReplayStore;
+  /**
+   * Where reservations, spent authorizations and cached results live. Default: Redis when
+   * REDIS_URL is set (shared by every instance), else in memory (this process only).
+   */
+  ledger?: Ledger;
+  /** Largest job result the service delivers, in bytes (default MAX_OUTPUT_BYTES or 4 MiB). */
+  maxOutputBytes?: number;
+  /** Seconds a graceful shutdown waits for in-flight jobs (default SHUTDOWN_TIMEOUT_SECONDS or 30). */
+  shutdownTimeoutSeconds?: number;
+}
+
+/** The shared ledger's connection (REDIS_URL); absent: in-memory ledger. */
+export interface RedisConfig {
+  url: string;
+  /** Every key starts with it (REDIS_KEY_PREFIX; default "create-agent:<agent name>:"). */
+  keyPrefix?: string;
+}
+
+/** Prometheus metrics, opt-in: on their own port, and/or at /metrics behind a bearer token. */
+export interface MetricsConfig {
+  port?: number;
+  /** Address the metrics port listens on (METRICS_HOST, default 127.0.0.1: this machine only). */
+  host: string;
+  token?: string;
 }
 
 /** How payments are charged once a job succeeded. */
@@ -76,6 +98,12 @@ export type ProductionPaymentConfig = PaymentConfig & { settlement: SettlementRo
 interface CommonConfig {
   port: number;
   maxBodyBytes: number;
+  maxOutputBytes: number;
+  /** Bytes of results the in-memory ledger keeps for identical retries. */
+  resultCacheMaxBytes: number;
+  shutdownTimeoutSeconds: number;
+  redis?: RedisConfig;
+  metrics?: MetricsConfig;
   publicUrl?: string;
   logLevel: LogLevel;
   corsOrigin: string;
@@ -95,6 +123,9 @@ export class ConfigError extends Error {
 
 const DEFAULT_PORT = 3000;
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const DEFAULT_MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
+const DEFAULT_RESULT_CACHE_MAX_BYTES = 64 * 1024 * 1024;
+const DEFAULT_SHUTDOWN_TIMEOUT_SECONDS = 30;
 const DEFAULT_MAX_TIMEOUT_SECONDS = 300;
 const DEFAULT_SETTLE_TIMEOUT_SECONDS = 30;
 
@@ -192,6 +223,30 @@ export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
     hint: "set it to a positive whole number of bytes",
   });
 
+  const maxOutputBytes = read.count(options.maxOutputBytes, "maxOutputBytes", "MAX_OUTPUT_BYTES", {
+    min: 1024,
+    fallback: DEFAULT_MAX_OUTPUT_BYTES,
+    hint: "set it to a whole number of bytes, at least 1024",
+  });
+  const resultCacheMaxBytes = read.count(undefined, "", "RESULT_CACHE_MAX_BYTES", {
+    min: 0,
+    fallback: DEFAULT_RESULT_CACHE_MAX_BYTES,
+    hint: "set it to a whole number of bytes (0 keeps no results for retries)",
+  });
+  const shutdownTimeoutSeconds = read.count(
+    options.shutdownTimeoutSeconds,
+    "shutdownTimeoutSeconds",
+    "SHUTDOWN_TIMEOUT_SECONDS",
+    {
+      min: 0,
+      max: 3600,
+      fallback: DEFAULT_SHUTDOWN_TIMEOUT_SECONDS,
+      hint: `set it to a whole number of seconds from 0 to 3600 (default ${DEFAULT_SHUTDOWN_TIMEOUT_SECONDS})`,
+    },
+  );
+  const redis = resolveRedis(read);
+  const metrics = resolveMetrics(read);
+
   const logLevel = read.fromEnv("LOG_LEVEL").value;
   if (logLevel !== undefined && !isLogLevel(logLevel))
     problems.push(
@@ -217,9 +272,14 @@ export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
   const common: CommonConfig = {
     port,
     maxBodyBytes,
+    maxOutputBytes,
+    resultCacheMaxBytes,
+    shutdownTimeoutSeconds,
     logLevel: isLogLevel(logLevel) ? logLevel : "info",
     corsOrigin: corsOrigin.value ?? "*",
   };
+  if (redis) common.redis = redis;
+  if (metrics) common.metrics = metrics;
   if (publicUrl.value !== undefined) common.publicUrl = publicUrl.value.replace(/\/+$/, "");
   if (devMode) return payment ? { ...common, devMode, payment } : { ...common, devMode };
   if (!payment?.settlement) throw new ConfigError(["payment settings are incomplete"]); // unreachable: problems were recorded
@@ -376,4 +436,54 @@ function resolveSettlement(options: Partial<PaymentOptions>, devMode: boolean, r
   else if (settlerKey !== undefined && rpcUrl !== undefined)
     route = { kind: "direct", rpcUrl, settlerKey: settlerKey as `0x${string}` };
   return { route, rpcUrl, timeoutSeconds };
+}
+
+/** REDIS_URL (redis:// or rediss://) and REDIS_KEY_PREFIX. The URL may hold a password: never repeated. */
+function resolveRedis(read: Reader): RedisConfig | undefined {
+  const url = read.fromEnv("REDIS_URL").value;
+  const prefix = read.fromEnv("REDIS_KEY_PREFIX").value;
+  if (prefix !== undefined && !/^[\x21-\x7e]{1,100}$/.test(prefix))
+    read.problems.push(
+      `REDIS_KEY_PREFIX is ${JSON.stringify(prefix.slice(0, 100))}: use 1-100 printable characters without spaces, e.g. "my-agent:"`,
+    );
+  if (url === undefined) {
+    if (prefix !== undefined) read.problems.push("REDIS_KEY_PREFIX is set but REDIS_URL is not");
+    return undefined;
+  }
+  if (!URL.canParse(url) || !/^rediss?:$/.test(new URL(url).protocol)) {
+    read.problems.push(
+      "REDIS_URL is not a redis:// or rediss:// URL: set it to e.g. redis://localhost:6379 (the shared payment ledger)",
+    );
+    return undefined;
+  }
+  return prefix === undefined ? { url } : { url, keyPrefix: prefix };
+}
+
+/** METRICS_PORT / METRICS_HOST / METRICS_TOKEN: metrics are off unless a port or a token is set. */
+function resolveMetrics(read: Reader): MetricsConfig | undefined {
+  const portSetting = read.fromEnv("METRICS_PORT");
+  const port =
+    portSetting.value === undefined
+      ? undefined
+      : read.count(undefined, "", "METRICS_PORT", {
+          min: 0,
+          max: 65535,
+          fallback: 0,
+          hint: "set it to a port number for a separate metrics listener (0-65535)",
+        });
+  const host = read.fromEnv("METRICS_HOST").value ?? "127.0.0.1";
+  const token = read.fromEnv("METRICS_TOKEN").value;
+  if (token !== undefined && token.length < 16)
+    read.problems.push(
+      "METRICS_TOKEN is too short: use at least 16 characters (e.g. openssl rand -hex 32); it guards GET /metrics",
+    );
+  if (port === undefined && token === undefined) {
+    if (read.fromEnv("METRICS_HOST").value !== undefined)
+      read.problems.push("METRICS_HOST is set but METRICS_PORT is not");
+    return undefined;
+  }
+  const config: MetricsConfig = { host };
+  if (port !== undefined) config.port = port;
+  if (token !== undefined) config.token = token;
+  return config;
 }

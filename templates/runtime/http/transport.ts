@@ -1,0 +1,96 @@
+/**
+ * Transport errors, answered in the spec's error shape: a body that is not JSON or too large,
+ * a wrong Content-Type, an unknown path or method, and anything unexpected (never leaking details).
+ * Part of your project: edit freely.
+ */
+import type { ErrorRequestHandler, RequestHandler, Response } from "express";
+import { GENERIC_INTERNAL_MESSAGE, ValidationError, errorBody, errorResponse } from "../errors.js";
+import { clip, quote } from "../ops/text.js";
+import type { Logger } from "../types.js";
+import { ROUTES } from "./cors.js";
+
+export function sendError(res: Response, err: ValidationError): void {
+  const { status, body } = errorResponse(err);
+  res.status(status).json(body);
+}
+
+/** Maps body-parser's errors (they carry `type` and `status`) to validation errors. */
+function bodyParserError(err: unknown): ValidationError | undefined {
+  if (typeof err !== "object" || err === null || !("type" in err) || typeof err.type !== "string")
+    return undefined;
+  const message = "message" in err && typeof err.message === "string" ? err.message.slice(0, 200) : "";
+  switch (err.type) {
+    case "entity.parse.failed":
+      return new ValidationError(`request body is not valid JSON: ${message}`);
+    case "entity.too.large":
+      return new ValidationError(
+        `request body is larger than ${"limit" in err ? String(err.limit) : "the limit of"} bytes`,
+        { status: 413 },
+      );
+    case "encoding.unsupported":
+    case "charset.unsupported":
+      return new ValidationError(`unsupported request body encoding: ${message}`, { status: 415 });
+    case "request.aborted":
+    case "request.size.invalid":
+    case "stream.encoding.set":
+    case "stream.not.readable":
+      return new ValidationError(`could not read the request body: ${message}`);
+    default:
+      return undefined;
+  }
+}
+
+/** 415 unless the request says it carries JSON (checked before the body is read). */
+export const requireJson: RequestHandler = (req, res, next) => {
+  const type = req.get("content-type");
+  if (type?.split(";")[0]?.trim().toLowerCase() === "application/json") return next();
+  const got = type ? quote(type, 80) : "none";
+  sendError(
+    res,
+    new ValidationError(`Content-Type must be application/json (got ${got})`, { status: 415 }),
+  );
+};
+
+/** Known path, wrong method: 405 with the methods that do work. */
+export function methodNotAllowed(path: string): RequestHandler {
+  const allow = ROUTES[path]!;
+  return (req, res) => {
+    res.set("Allow", allow);
+    sendError(
+      res,
+      new ValidationError(`method ${req.method} is not allowed on ${path}; use ${allow}`, {
+        status: 405,
+      }),
+    );
+  };
+}
+
+export const notFound: RequestHandler = (req, res) => {
+  const endpoints = Object.entries(ROUTES)
+    .map(([path, methods]) => `${methods.split(",")[0]} ${path}`)
+    .join(", ");
+  sendError(
+    res,
+    new ValidationError(
+      `no route for ${req.method} ${clip(req.path, 200)}; endpoints: ${endpoints}`,
+      { status: 404 },
+    ),
+  );
+};
+
+/** Errors from body parsing, and anything unexpected (logged; the client gets the generic message). */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, next) => {
+    if (res.headersSent) return next(err);
+    const known = bodyParserError(err);
+    if (known) return sendError(res, known);
+    logger.error("unexpected error handling request", {
+      request_id: res.locals.requestId,
+      method: req.method,
+      path: req.path,
+      error: err instanceof Error ? err.message : String(err),
+      stack: err instanceof Error ? err.stack : undefined,
+    });
+    res.status(500).json(errorBody("internal", GENERIC_INTERNAL_MESSAGE));
+  };
+}

@@ -1,0 +1,320 @@
+/**
+ * A paid job, as a list of named steps (see runPaidJob). The guarantees, across every instance
+ * sharing the ledger:
+ *   - one authorization runs at most one handler, abandoned handlers included;
+ *   - it is charged at most once, and only for a result the caller receives (the answer is built
+ *     and checked before settlement; an identical retry gets the same answer from the ledger);
+ *   - without a working ledger no paid job starts (503, nothing run or charged).
+ * Part of your project: edit freely.
+ */
+import { PaymentError, UnavailableError } from "../errors.js";
+import { authorizationKey, authorizationTtlMs, type Ledger } from "../ledger/ledger.js";
+import { keepLease } from "../ledger/lease.js";
+import type { PaymentGate, HeaderGetter } from "../payments/gate.js";
+import { SettlementError, type SettlementResult } from "../payments/settlement.js";
+import { SETTLEMENT_MARGIN_SECONDS } from "../payments/verify.js";
+import { paymentResponseHeaders } from "../payments/x402.js";
+import type { Capability, Logger, VerifiedPayment } from "../types.js";
+import { checkArrival, type HandlerRun, startHandler } from "./handler.js";
+import type { JobServices } from "./pipeline.js";
+import type { JobRequest } from "./request.js";
+import { completedBody, type JobResponse } from "./result.js";
+
+/** Seconds a caller is asked to wait (Retry-After) when the ledger is unreachable. */
+export const LEDGER_RETRY_AFTER_SECONDS = 5;
+/** Added to a reservation's lease beyond the deadline and the settlement timeout. */
+const LEASE_MARGIN_MS = 10_000;
+
+export interface PaidJobCall {
+  header: HeaderGetter;
+  resourceUrl: string;
+}
+
+export async function runPaidJob(
+  s: JobServices & { gate: PaymentGate },
+  call: PaidJobCall,
+  job: JobRequest,
+  capability: Capability,
+  input: unknown,
+  logger: Logger,
+): Promise<JobResponse> {
+  const steps = paidSteps(s, call, job, capability, logger);
+
+  // 3. Payment: none sent -> 402 saying how to pay; a bad one -> 402 saying why.
+  if (!s.gate.paymentHeader(call.header)) return steps.paymentRequired();
+  const payment = await steps.verify();
+  if (payment instanceof PaymentError) return steps.refuse(payment);
+
+  // An identical retry of a settled job (same authorization, same job_id): the same answer.
+  const cached = await steps.cachedAnswer(payment);
+  if (cached) return cached;
+
+  // One authorization, one job: claim it before anything runs.
+  const hold = await steps.reserve(payment);
+  if (hold instanceof PaymentError) return steps.refuse(hold);
+
+  let run: HandlerRun | undefined;
+  try {
+    const refused = await steps.confirm(payment);
+    if (refused) return steps.refuse(refused);
+
+    checkArrival(job); // 4
+    run = startHandler(job, capability, input, {
+      logger,
+      metrics: s.metrics,
+      payment,
+      cut: s.drain.cut,
+    });
+    const output = await run.result; // 5, 7, 8
+    const body = completedBody(job.jobId, capability, output, {
+      devMode: false,
+      maxOutputBytes: s.config.maxOutputBytes,
+      logger,
+    }); // 6, serialized and size-checked before any charge
+    if (s.drain.cut.aborted) throw shuttingDown();
+
+    const settled = await steps.settle(payment);
+    if (settled instanceof PaymentError) {
+      if (settled.code === "settlement_uncertain") await hold.spent(); // maybe charged: never again
+      return steps.refuse(settled, settled.code !== "settlement_uncertain");
+    }
+    const answer: JobResponse = {
+      status: 200,
+      headers: paymentResponseHeaders(payment.x402Version, settled),
+      body,
+      outcome: "completed",
+    };
+    await hold.spent({ jobId: job.jobId, answer });
+    return answer;
+  } finally {
+    // Not spent: free the authorization once no handler runs on it (an abandoned one may run on
+    // long after its 408). A shutdown that cut the job frees it now: the process, and the handler
+    // with it, is about to end. Both are no-ops once spent.
+    if (run?.isRunning() && !s.drain.cut.aborted) hold.releaseAfter(run.stopped);
+    else await hold.release();
+  }
+}
+
+const shuttingDown = () =>
+  new UnavailableError(
+    "the server is shutting down and could not finish this job in time; nothing was charged; send it again",
+    1,
+  );
+
+/** The steps of runPaidJob, each with its own failure handling. */
+function paidSteps(
+  s: JobServices & { gate: PaymentGate },
+  call: PaidJobCall,
+  job: JobRequest,
+  capability: Capability,
+  logger: Logger,
+) {
+  const { gate, ledger, metrics } = s;
+
+  /** Ledger reads and claims: unreachable -> 503, and nothing runs. */
+  const ledgerStep = async <T>(operation: string, work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (err) {
+      metrics.ledgerError(operation);
+      logger.error(`payment ledger: could not ${operation}; paid jobs are refused until it is back`, {
+        error: String(err),
+      });
+      throw new UnavailableError(
+        `the payment ledger is unreachable, so no paid job can start; nothing was run or charged; retry in ${LEDGER_RETRY_AFTER_SECONDS} s`,
+        LEDGER_RETRY_AFTER_SECONDS,
+        { cause: err },
+      );
+    }
+  };
+
+  return {
+    paymentRequired(): JobResponse {
+      const required = gate.paymentRequired(capability, call.resourceUrl);
+      return {
+        status: required.status,
+        headers: required.headers,
+        body: JSON.stringify(required.body),
+        outcome: "payment_required",
+      };
+    },
+
+    /** A 402 `payment` error; with `retry`, it also says how to pay (PAYMENT-REQUIRED). */
+    refuse(err: PaymentError, retry = true): JobResponse {
+      metrics.paymentRefused(err.code ?? "other");
+      logger.info("payment refused", { reason: err.message, code: err.code });
+      const headers = retry
+        ? gate.retryHeaders(capability, call.resourceUrl, err.message)
+        : { "Cache-Control": "no-store" };
+      return {
+        status: 402,
+        headers,
+        body: JSON.stringify({ status: "failed", error_type: "payment", error: err.message }),
+        outcome: "payment",
+      };
+    },
+
+    async verify(): Promise<VerifiedPayment | PaymentError> {
+      try {
+        return await gate.verify(call.header, capability, job, call.resourceUrl);
+      } catch (err) {
+        if (err instanceof PaymentError) return err;
+        throw err;
+      }
+    },
+
+    async cachedAnswer(payment: VerifiedPayment): Promise<JobResponse | undefined> {
+      const auth = authorizationKey(payment);
+      const cached = await ledgerStep("read the result cache", () =>
+        ledger.getResult(auth, job.jobId),
+      );
+      if (!cached) return undefined;
+      logger.info("identical retry of a paid job: returning the cached result");
+      return { ...cached, outcome: "completed" };
+    },
+
+    async reserve(payment: VerifiedPayment): Promise<Hold | PaymentError> {
+      const auth = authorizationKey(payment);
+      const now = Date.now();
+      const settleMs = s.config.devMode ? 0 : s.config.payment.settleTimeoutSeconds * 1000;
+      const leaseMs = Math.min(
+        Math.max(0, job.deadline * 1000 - now) + settleMs + LEASE_MARGIN_MS,
+        authorizationTtlMs(payment, now),
+      );
+      const claim = await ledgerStep("reserve the authorization", () =>
+        ledger.reserve(auth, leaseMs),
+      );
+      if (claim.status === "settled")
+        return new PaymentError(
+          "this payment authorization was already used for another job: sign a new one (with a fresh nonce)",
+          { code: "already_used" },
+        );
+      if (claim.status === "in-flight")
+        return new PaymentError(
+          "this payment authorization is in use by a job that is still running: wait for that result, or sign a new authorization",
+          { code: "in_use" },
+        );
+      return holdReservation(ledger, auth, claim.token, now + leaseMs, payment, logger, metrics);
+    },
+
+    /** Chain-state checks and the facilitator's /verify, now that the authorization is ours. */
+    async confirm(payment: VerifiedPayment): Promise<PaymentError | undefined> {
+      try {
+        await gate.confirm(payment);
+        return undefined;
+      } catch (err) {
+        if (err instanceof PaymentError) return err;
+        logger.error("payment check failed", { error: String(err) });
+        throw err;
+      }
+    },
+
+    /** Charges the payment; a failure is a PaymentError whose advice depends on what is known. */
+    async settle(payment: VerifiedPayment): Promise<SettlementResult | PaymentError> {
+      const started = performance.now();
+      const seconds = () => (performance.now() - started) / 1000;
+      try {
+        const receipt = await gate.settle(payment);
+        metrics.settlement(capability.name, "settled", seconds(), BigInt(payment.amount));
+        logger.info("payment settled", { tx: receipt.transaction, payer: receipt.payer });
+        return receipt;
+      } catch (err) {
+        // An unknown error is treated like an unconfirmed settlement: it may have gone through.
+        const uncertain = !(err instanceof SettlementError) || err.uncertain;
+        const reason = err instanceof SettlementError ? err.message : "settlement failed unexpectedly";
+        metrics.settlement(capability.name, uncertain ? "uncertain" : "failed", seconds());
+        logger.error("settlement failed; output withheld", {
+          reason: err instanceof Error ? err.message : String(err),
+          tx: err instanceof SettlementError ? err.broadcastTx : undefined,
+          uncertain,
+        });
+        if (uncertain)
+          return new PaymentError(
+            `payment settlement is unconfirmed, so the result is withheld: ${reason}. This authorization will not be used again; check the transaction before paying again`,
+            { code: "settlement_uncertain" },
+          );
+        return new PaymentError(
+          `payment was not settled, so the result is withheld: ${reason}. Nothing was charged. ${retryAdvice(payment)}`,
+          { code: "settlement_failed" },
+        );
+      }
+    },
+  };
+}
+
+/** Whether the same authorization can pay for another attempt, said plainly. */
+function retryAdvice(payment: VerifiedPayment): string {
+  const left = Number(payment.authorization.validBefore) - Math.floor(Date.now() / 1000);
+  if (left <= 0) return "This authorization has expired: sign a new one to run the job again.";
+  if (left <= SETTLEMENT_MARGIN_SECONDS)
+    return "This authorization expires too soon to pay for another run: sign a new one.";
+  return "The same authorization may be sent again.";
+}
+
+/** A reservation this request holds: renewed while it runs, then either spent or released. */
+interface Hold {
+  /** Marks the authorization spent, caching the answer for identical retries. Never throws: the charge already happened. */
+  spent(completed?: { jobId: string; answer: JobResponse }): Promise<void>;
+  /** Frees the authorization once the handler has stopped (at once if it has). No-op once spent. */
+  releaseAfter(handlerStopped: Promise<void>): void;
+  /** Frees the authorization now. No-op once spent. */
+  release(): Promise<void>;
+}
+
+function holdReservation(
+  ledger: Ledger,
+  auth: string,
+  token: string,
+  leaseEndsAt: number,
+  payment: VerifiedPayment,
+  logger: Logger,
+  metrics: JobServices["metrics"],
+): Hold {
+  const lease = keepLease(ledger, auth, token, {
+    leaseEndsAt,
+    onError: (err) => {
+      metrics.ledgerError("renew a reservation");
+      logger.warn("payment ledger: could not renew a reservation", { error: String(err) });
+    },
+  });
+  let done = false;
+  const release = async () => {
+    await quietly("release the reservation", () => ledger.release(auth, token));
+    lease.stop();
+  };
+  const quietly = async (operation: string, work: () => Promise<void>) => {
+    try {
+      await work();
+    } catch (err) {
+      metrics.ledgerError(operation);
+      logger.error(`payment ledger: could not ${operation}`, { error: String(err) });
+    }
+  };
+  return {
+    async spent(completed) {
+      done = true;
+      lease.stop();
+      const result = completed && {
+        jobId: completed.jobId,
+        value: {
+          status: completed.answer.status,
+          headers: completed.answer.headers,
+          body: completed.answer.body,
+        },
+      };
+      await quietly("mark the authorization spent", () =>
+        ledger.markSettled(auth, authorizationTtlMs(payment), result),
+      );
+    },
+    releaseAfter(handlerStopped) {
+      if (done) return;
+      done = true;
+      void handlerStopped.then(release);
+    },
+    async release() {
+      if (done) return;
+      done = true;
+      await release();
+    },
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * The first steps of a job (spec section 4), before anything is paid or run: the request's own
+ * shape, the capability, the input. Each failure is a 400 naming the field; what a message echoes
+ * from the request is bounded, so a huge name or key list cannot blow up the answer or the log.
+ * Part of your project: edit freely.
+ */
+import { formatAjvErrors } from "../ajv.js";
+import { CapabilityError, ValidationError } from "../errors.js";
+import { quote } from "../ops/text.js";
+import type { AgentDefinition, Capability } from "../types.js";
+
+export const SERVICE_VERSION = "1.0";
+export const MAX_JOB_ID_LENGTH = 256;
+/** Deepest nesting accepted anywhere in a request body (objects and arrays). */
+export const MAX_NESTING_DEPTH = 64;
+
+/** A checked job request (spec 2.3). */
+export interface JobRequest {
+  jobId: string;
+  capability: string;
+  input: Record<string, unknown>;
+  deadline: number;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** True when `value` nests objects/arrays deeper than `max` levels (iterative: no recursion to overflow). */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== "object" || node === null) continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** Step 0: the request's own shape. Lists every problem, each naming its field. */
+export function parseRequest(body: unknown): JobRequest {
+  if (!isObject(body))
+    throw new ValidationError("request body must be a JSON object (spec 2.3 job request)");
+  if (nestedDeeperThan(body, MAX_NESTING_DEPTH))
+    throw new ValidationError(
+      `request body is nested more than ${MAX_NESTING_DEPTH} levels deep; flatten task.input`,
+    );
+  const problems: string[] = [];
+  const { service_version: version, job_id: jobId, task, deadline } = body;
+
+  if (version === undefined)
+    problems.push(
+      `service_version: missing required field; this service supports "${SERVICE_VERSION}"`,
+    );
+  else if (version !== SERVICE_VERSION)
+    problems.push(
+      `service_version: unsupported version ${quote(version, 40)}; this service supports "${SERVICE_VERSION}"`,
+    );
+
+  if (jobId === undefined) problems.push("job_id: missing required field");
+  else if (typeof jobId !== "string" || jobId.length === 0 || jobId.length > MAX_JOB_ID_LENGTH)
+    problems.push(`job_id: must be a non-empty string of at most ${MAX_JOB_ID_LENGTH} characters`);
+
+  if (task === undefined) problems.push("task: missing required field");
+  else if (!isObject(task)) problems.push("task: must be an object with `capability` and `input`");
+  else {
+    if (task.capability === undefined) problems.push("task.capability: missing required field");
+    else if (typeof task.capability !== "string")
+      problems.push("task.capability: must be a string");
+    if (task.input === undefined) problems.push("task.input: missing required field");
+    else if (!isObject(task.input)) problems.push("task.input: must be an object");
+  }
+
+  if (deadline === undefined)
+    problems.push("deadline: missing required field (Unix timestamp in seconds)");
+  else if (typeof deadline !== "number" || !Number.isFinite(deadline) || deadline <= 0)
+    problems.push("deadline: must be a positive number (Unix timestamp in seconds)");
+
+  if (problems.length > 0) throw new ValidationError(problems.join("; "));
+  const t = task as { capability: string; input: Record<string, unknown> };
+  return {
+    jobId: jobId as string,
+    capability: t.capability,
+    input: t.input,
+    deadline: deadline as number,
+  };
+}
+
+/** Step 1: own keys only, so "constructor" or "__proto__" are unknown like any other name. */
+export function findCapability(agent: AgentDefinition, name: string): Capability {
+  if (Object.hasOwn(agent.capabilities, name)) return agent.capabilities[name]!;
+  const names = Object.keys(agent.capabilities);
+  const listed = names.slice(0, 50).map((n) => JSON.stringify(n));
+  if (names.length > listed.length) listed.push(`and ${names.length - listed.length} more`);
+  throw new CapabilityError(
+    `unknown capability ${quote(name, 80)}; available: ${listed.length > 0 ? listed.join(", ") : "(none)"}`,
+  );
+}
+
+/** Step 2: validates a copy of the input (coercion and defaults change it in place). */
+export function validateInput(capability: Capability, input: Record<string, unknown>): unknown {
+  const copy = structuredClone(input);
+  if (!capability.validateInput(copy))
+    throw new ValidationError(formatAjvErrors(capability.validateInput.errors, "input"));
+  return copy;
+}

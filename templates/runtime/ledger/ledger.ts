@@ -1,0 +1,84 @@
+/**
+ * The payment ledger: what makes "one authorization = one handler run = at most one charge" hold,
+ * inside one process (memory.ts, the default) or across every instance that shares a Redis
+ * (redis.ts, chosen by REDIS_URL). Part of your project: edit freely.
+ *
+ * An authorization (an EIP-3009 transfer, identified by chain, token, payer and nonce) goes:
+ *
+ *   free --reserve--> pending (a lease held by one request, named by a token)
+ *   pending --release--> free          the job failed before anything was charged
+ *   pending --markSettled--> spent     charged (or maybe charged); its result is cached with it
+ *   pending --lease expires--> free    the instance holding it died; nothing can still settle it
+ *
+ * A live instance renews its lease (lease.ts) for as long as its handler or its settlement is
+ * still running, abandoned handlers included, so one authorization never has two handlers running.
+ */
+import type { VerifiedPayment } from "../types.js";
+
+/** A response as the pipeline sends it, its body already serialized (so it is stored and resent byte for byte). */
+export interface StoredResult {
+  status: number;
+  headers: Record<string, string>;
+  /** The JSON body, serialized. */
+  body: string;
+}
+
+/** What reserve() found: the authorization is now ours (with the token that proves it), held by another request, or spent. */
+export type Reservation =
+  | { status: "reserved"; token: string }
+  | { status: "in-flight" }
+  | { status: "settled" };
+
+export interface Ledger {
+  /** One line for the startup log: where the ledger lives and what it protects. Never includes secrets. */
+  describe(): string;
+  /** Atomically claims `auth` for `leaseMs`, unless it is pending (another request's) or spent. */
+  reserve(auth: string, leaseMs: number): Promise<Reservation>;
+  /** Extends our pending lease to `leaseMs` from now. False when it is no longer ours (expired, or spent). */
+  renew(auth: string, token: string, leaseMs: number): Promise<boolean>;
+  /** Frees `auth` if it is still the pending reservation named by `token`; never frees a spent one. */
+  release(auth: string, token: string): Promise<void>;
+  /**
+   * Marks `auth` spent for `ttlMs` (whoever holds it: it was charged or may have been) and, in the
+   * same atomic step, caches `result` for identical retries (same authorization, same job_id).
+   */
+  markSettled(
+    auth: string,
+    ttlMs: number,
+    result?: { jobId: string; value: StoredResult },
+  ): Promise<void>;
+  /** The cached result of a settled job, for an identical retry. */
+  getResult(auth: string, jobId: string): Promise<StoredResult | undefined>;
+  /**
+   * Runs `work` while holding the lock `name`, exclusive across every instance sharing the ledger
+   * (direct settlement uses it so one settler account sends one transaction at a time). Waits at
+   * most `holdMs` for the lock, which frees itself `holdMs` after it was taken if its holder died.
+   */
+  exclusive<T>(name: string, holdMs: number, work: () => Promise<T>): Promise<T>;
+  /** True when the store answers now (GET /health reports it). */
+  ping(): Promise<boolean>;
+  /** Closes connections (graceful shutdown). */
+  close(): Promise<void>;
+}
+
+/** The ledger could not be read or written: paid jobs are refused (503) until it is back. */
+export class LedgerUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "LedgerUnavailableError";
+  }
+}
+
+/** `chainId:asset:from:nonce`, lowercased: the identity of an EIP-3009 authorization. */
+export function authorizationKey(payment: VerifiedPayment): string {
+  const { chainId, asset, authorization: a } = payment;
+  return `${chainId}:${asset}:${a.from}:${a.nonce}`.toLowerCase();
+}
+
+/**
+ * Milliseconds to remember a spent authorization: until its validBefore (after that the token
+ * contract refuses it anyway, so forgetting it is safe), and at least 1 s.
+ */
+export function authorizationTtlMs(payment: VerifiedPayment, nowMs = Date.now()): number {
+  return Math.max(1000, Number(payment.authorization.validBefore) * 1000 - nowMs);
+}

@@ -1,0 +1,317 @@
+/**
+ * The shared payment ledger on Redis (chosen by REDIS_URL): every instance using the same Redis
+ * and key prefix sees the same reservations, spent authorizations, cached results and locks.
+ * Every change is one atomic command or Lua script, so two instances can never both reserve one
+ * authorization. Works with Redis Cluster: all keys of one authorization share a hash slot.
+ *
+ * Keep Redis persistent (appendonly yes): a Redis that restarts empty forgets which authorizations
+ * are spent, so a retry could run its job again (the chain still refuses a second charge).
+ * Part of your project: edit freely.
+ */
+import { createHash, randomUUID } from "node:crypto";
+import { Redis, type Cluster } from "ioredis";
+import type { Logger } from "../types.js";
+import { LedgerUnavailableError, type Ledger, type StoredResult } from "./ledger.js";
+
+export interface RedisLedgerOptions {
+  /** redis:// or rediss:// URL; the ledger makes (and closes) its own client. */
+  url?: string;
+  /** Or a client you made and own (close() leaves it open). */
+  client?: Redis | Cluster;
+  /** Every key starts with it, e.g. "my-agent:". */
+  keyPrefix: string;
+  /** Longest wait for one Redis answer (default 2000 ms). */
+  commandTimeoutMs?: number;
+  /** Where connection loss and recovery are reported (once per outage). */
+  logger?: Logger;
+}
+
+// state: "pending:<token>" (reserved, with the lease as TTL) or "settled" (spent, TTL = ttlMs).
+const SCRIPTS = {
+  ledgerReserve: {
+    numberOfKeys: 1,
+    lua: `
+local v = redis.call('GET', KEYS[1])
+if v == false then
+  redis.call('SET', KEYS[1], 'pending:' .. ARGV[1], 'PX', ARGV[2])
+  return 'reserved'
+end
+if v == 'settled' then return 'settled' end
+return 'in-flight'`,
+  },
+  ledgerRenew: {
+    numberOfKeys: 1,
+    lua: `
+if redis.call('GET', KEYS[1]) == 'pending:' .. ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+return 0`,
+  },
+  ledgerRelease: {
+    numberOfKeys: 1,
+    lua: `
+if redis.call('GET', KEYS[1]) == 'pending:' .. ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 0`,
+  },
+  // KEYS[2] (the result) is optional: the caller passes the number of keys.
+  ledgerSettle: {
+    lua: `
+redis.call('SET', KEYS[1], 'settled', 'PX', ARGV[1])
+if KEYS[2] then redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[1]) end
+return 1`,
+  },
+  ledgerUnlock: {
+    numberOfKeys: 1,
+    lua: `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 0`,
+  },
+} as const;
+
+type ScriptName = keyof typeof SCRIPTS;
+type Scripted = Record<ScriptName, (...args: (string | number)[]) => Promise<unknown>>;
+
+/** The URL without user, password or query (which may also hold a password). */
+function redactRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `redis://${url}`);
+    parsed.username = "";
+    parsed.password = "";
+    parsed.search = "";
+    parsed.hash = "";
+    return parsed.toString();
+  } catch {
+    return "(unparsable URL)";
+  }
+}
+
+/** A PX argument: a whole number of milliseconds, at least 1. */
+const ms = (value: number): number => Math.max(1, Math.ceil(value));
+
+const sleep = (delayMs: number) => new Promise((resolve) => setTimeout(resolve, delayMs));
+
+const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
+
+function isStoredResult(value: unknown): value is StoredResult {
+  const v = value as StoredResult;
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    typeof v.status === "number" &&
+    typeof v.body === "string" &&
+    typeof v.headers === "object" &&
+    v.headers !== null
+  );
+}
+
+export function createRedisLedger(options: RedisLedgerOptions): Ledger {
+  const { keyPrefix, logger } = options;
+  const commandTimeoutMs = options.commandTimeoutMs ?? 2000;
+  const ownsClient = options.client === undefined;
+  if (ownsClient && options.url === undefined) {
+    throw new Error("createRedisLedger: pass a Redis url or a client");
+  }
+  const where = options.url
+    ? `Redis at ${redactRedisUrl(options.url)}`
+    : "Redis (client supplied by the application)";
+  const password = options.url ? passwordOf(options.url) : undefined;
+
+  /** An error message with the password (if it ever shows up) blanked out. */
+  const clean = (message: string): string =>
+    password ? message.split(password).join("***") : message;
+
+  const client = options.client ?? connect(options.url!, commandTimeoutMs);
+  for (const [name, definition] of Object.entries(SCRIPTS)) client.defineCommand(name, definition);
+  const scripts = client as unknown as Scripted;
+
+  // Until the first connection attempt ends, commands wait for it (up to the command timeout)
+  // instead of failing at once: requests that arrive right after startup are served.
+  let firstConnect: Promise<void> | undefined;
+  if (client.status === "wait" || client.status === "connecting" || client.status === "connect") {
+    firstConnect = new Promise<void>((resolve) => {
+      const done = () => {
+        for (const event of ["ready", "error", "close", "end"]) client.off(event, done);
+        firstConnect = undefined;
+        resolve();
+      };
+      for (const event of ["ready", "error", "close", "end"]) client.once(event, done);
+    });
+  }
+
+  let closing = false;
+  if (ownsClient && logger) {
+    // One warning per outage (ioredis reports every failed reconnection), one line on recovery.
+    let down = false;
+    const lost = (reason: string) => {
+      if (down || closing) return;
+      down = true;
+      const message = `payment ledger: ${where} is unreachable; paid jobs are refused until it is back`;
+      logger.warn(message, { error: clean(reason) });
+    };
+    client.on("error", (err: Error) => lost(err.message));
+    client.on("close", () => lost("connection closed"));
+    client.on("ready", () => {
+      if (!down) return;
+      down = false;
+      logger.info(`payment ledger: ${where} is reachable again`);
+    });
+  } else if (ownsClient) {
+    client.on("error", () => {}); // failures surface as LedgerUnavailableError on each call
+  }
+
+  /** Runs one Redis command; any failure becomes a LedgerUnavailableError. */
+  async function command<T>(what: string, run: () => Promise<T>): Promise<T> {
+    try {
+      if (firstConnect) await Promise.race([firstConnect, sleep(commandTimeoutMs)]);
+      return await run();
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const reason =
+        client.status !== "ready"
+          ? "not connected to Redis"
+          : /timed out/i.test(message)
+            ? `no answer within ${commandTimeoutMs} ms`
+            : clean(message);
+      throw new LedgerUnavailableError(`payment ledger: Redis ${what} failed: ${reason}`, {
+        cause: err,
+      });
+    }
+  }
+
+  const stateKey = (auth: string) => `${keyPrefix}{${auth}}:state`;
+  const resultKey = (auth: string, jobId: string) =>
+    `${keyPrefix}{${auth}}:result:${sha256(jobId)}`;
+  const lockKey = (name: string) => `${keyPrefix}lock:{${name}}`;
+
+  return {
+    describe: () =>
+      `payment ledger: ${where}, key prefix ${JSON.stringify(keyPrefix)}: shared by every instance using it`,
+
+    async reserve(auth, leaseMs) {
+      const token = randomUUID();
+      const found = await command("reserve", () =>
+        scripts.ledgerReserve(stateKey(auth), token, ms(leaseMs)),
+      );
+      if (found === "reserved") return { status: "reserved", token };
+      return { status: found === "settled" ? "settled" : "in-flight" };
+    },
+
+    async renew(auth, token, leaseMs) {
+      const renewed = await command("renew", () =>
+        scripts.ledgerRenew(stateKey(auth), token, ms(leaseMs)),
+      );
+      return renewed === 1;
+    },
+
+    async release(auth, token) {
+      await command("release", () => scripts.ledgerRelease(stateKey(auth), token));
+    },
+
+    async markSettled(auth, ttlMs, result) {
+      await command("mark settled", () =>
+        result
+          ? scripts.ledgerSettle(
+              2,
+              stateKey(auth),
+              resultKey(auth, result.jobId),
+              ms(ttlMs),
+              JSON.stringify(result.value),
+            )
+          : scripts.ledgerSettle(1, stateKey(auth), ms(ttlMs)),
+      );
+    },
+
+    async getResult(auth, jobId) {
+      const stored = await command("get result", () => client.get(resultKey(auth, jobId)));
+      if (stored === null) return undefined;
+      try {
+        const value: unknown = JSON.parse(stored);
+        return isStoredResult(value) ? value : undefined;
+      } catch {
+        return undefined; // not ours or damaged: treat as not cached
+      }
+    },
+
+    async exclusive(name, holdMs, work) {
+      const key = lockKey(name);
+      const token = randomUUID();
+      const deadline = Date.now() + holdMs;
+      for (let delay = 10; ; delay = Math.min(delay * 2, 50)) {
+        const taken = await command(`lock "${name}"`, () =>
+          client.set(key, token, "PX", ms(holdMs), "NX"),
+        );
+        if (taken === "OK") break;
+        const left = deadline - Date.now();
+        if (left <= 0) {
+          throw new LedgerUnavailableError(
+            `payment ledger: timed out after ${holdMs} ms waiting for the lock "${name}"`,
+          );
+        }
+        await sleep(Math.min(delay, left));
+      }
+      try {
+        return await work();
+      } finally {
+        // If this fails the lock still frees itself holdMs after it was taken.
+        await command(`unlock "${name}"`, () => scripts.ledgerUnlock(key, token)).catch(
+          (err: Error) => logger?.warn(err.message),
+        );
+      }
+    },
+
+    async ping() {
+      try {
+        return (await command("ping", () => client.ping())) === "PONG";
+      } catch {
+        return false;
+      }
+    },
+
+    async close() {
+      if (!ownsClient) return;
+      closing = true;
+      try {
+        await client.quit();
+      } catch {
+        client.disconnect();
+      }
+    },
+  };
+}
+
+function passwordOf(url: string): string | undefined {
+  try {
+    const parsed = new URL(url);
+    return decodeURIComponent(parsed.password) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A client that never blocks startup (connects in the background), fails commands at once while
+ * disconnected and within `commandTimeoutMs` otherwise, and reconnects forever.
+ */
+function connect(url: string, commandTimeoutMs: number): Redis {
+  if (!URL.canParse(url) || !/^rediss?:$/.test(new URL(url).protocol)) {
+    // The URL itself is not repeated: it may hold a password.
+    throw new Error("payment ledger: REDIS_URL is not a redis:// or rediss:// URL");
+  }
+  return new Redis(url, {
+    connectionName: "payment-ledger",
+    // RESP2: understood by every Redis version and proxy; the ledger needs nothing newer.
+    protocol: 2,
+    // Fail fast while disconnected: no queueing until Redis is back (a paid job gets a 503 now,
+    // not a hang), and a command lost with its connection is failed, never silently resent.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    // Never hang: bound each command, the connection attempt, and a connection that stops answering.
+    commandTimeout: commandTimeoutMs,
+    connectTimeout: Math.max(commandTimeoutMs, 5000),
+    socketTimeout: commandTimeoutMs + 1000,
+    // Reconnect forever, backing off to one attempt every 2 s, so service resumes by itself.
+    retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
+  });
+}

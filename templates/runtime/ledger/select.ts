@@ -1,0 +1,40 @@
+/**
+ * Which ledger the app uses: yours (option `ledger`), Redis when REDIS_URL is set (shared by every
+ * instance; its client is loaded only then), else memory (this process only).
+ * Part of your project: edit freely.
+ */
+import type { ResolvedConfig } from "../ops/config.js";
+import type { Logger } from "../types.js";
+import type { Ledger } from "./ledger.js";
+import { createMemoryLedger } from "./memory.js";
+
+export function selectLedger(
+  config: ResolvedConfig,
+  agentName: string,
+  logger: Logger,
+  own: Ledger | undefined,
+): Ledger {
+  if (own) return own;
+  // Dev mode never reserves or settles: no Redis connection for it.
+  if (!config.redis || config.devMode)
+    return createMemoryLedger({ maxResultBytes: config.resultCacheMaxBytes });
+  const { url, keyPrefix = `create-agent:${agentName}:` } = config.redis;
+  const loading = import("./redis.js").then((m) => m.createRedisLedger({ url, keyPrefix, logger }));
+  return deferred(loading, `payment ledger: Redis (${new URL(url).host}), key prefix "${keyPrefix}": shared by every instance using it`);
+}
+
+/** A ledger whose implementation is still loading: every call waits for it. */
+function deferred(loading: Promise<Ledger>, description: string): Ledger {
+  loading.catch(() => undefined); // reported by the first call instead of crashing startup
+  return {
+    describe: () => description,
+    reserve: async (...a) => (await loading).reserve(...a),
+    renew: async (...a) => (await loading).renew(...a),
+    release: async (...a) => (await loading).release(...a),
+    markSettled: async (...a) => (await loading).markSettled(...a),
+    getResult: async (...a) => (await loading).getResult(...a),
+    exclusive: async (name, holdMs, work) => (await loading).exclusive(name, holdMs, work),
+    ping: async () => (await loading).ping(),
+    close: async () => (await loading).close(),
+  };
+}

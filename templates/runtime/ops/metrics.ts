@@ -1,0 +1,65 @@
+/**
+ * What the runtime counts: jobs and their outcomes, payment refusals, settlements and earnings,
+ * handlers in flight. The runtime calls this interface; ops/prometheus.ts implements it with
+ * prom-client and is only loaded when metrics are enabled (this file imports nothing).
+ * Part of your project: implement Metrics to send these elsewhere (StatsD, OpenTelemetry...).
+ */
+
+/** How a job ended, as the client saw it. */
+export type JobOutcome =
+  | "completed"
+  | "validation"
+  | "capability"
+  | "payment_required"
+  | "payment"
+  | "deadline"
+  | "internal"
+  | "unavailable";
+
+export type SettlementOutcome = "settled" | "failed" | "uncertain";
+
+export interface Metrics {
+  /**
+   * A job was answered: agent_jobs_total{capability,outcome}.
+   * `capability` is a declared capability's name, or "" when the request named none or an unknown
+   * one (counted as "(unknown)", so a caller cannot create label values at will).
+   */
+  job(capability: string, outcome: JobOutcome): void;
+  /** A payment was refused: agent_payment_refusals_total{reason}. `reason` is a short code from a fixed set. */
+  paymentRefused(reason: string): void;
+  /**
+   * A settlement attempt ended: agent_settlements_total{capability,result},
+   * agent_settlement_duration_seconds{capability}, and when settled agent_usdc_earned_total{capability}
+   * (`earnedAtomic` in USDC atomic units, 6 decimals).
+   */
+  settlement(
+    capability: string,
+    result: SettlementOutcome,
+    seconds: number,
+    earnedAtomic?: bigint,
+  ): void;
+  /**
+   * A handler started: agent_handlers_in_flight +1. Call the returned function when it stops
+   * (-1, and its duration observed in agent_handler_duration_seconds{capability}); extra calls do nothing.
+   */
+  handlerStarted(capability: string): () => void;
+  /**
+   * A handler is still running after its job was answered (e.g. 408): agent_handlers_abandoned +1.
+   * Call the returned function when it finally stops (-1); extra calls do nothing.
+   */
+  handlerAbandoned(capability: string): () => void;
+  /** A ledger (replay store) operation failed: agent_ledger_errors_total{operation}. */
+  ledgerError(operation: string): void;
+}
+
+const nothing = (): void => {};
+
+/** Metrics that go nowhere: the default when metrics are off. */
+export const noMetrics: Metrics = Object.freeze({
+  job: nothing,
+  paymentRefused: nothing,
+  settlement: nothing,
+  handlerStarted: () => nothing,
+  handlerAbandoned: () => nothing,
+  ledgerError: nothing,
+});

@@ -1,0 +1,177 @@
+/**
+ * Metrics in Prometheus' text format, with prom-client. Each call makes its own registry (never
+ * prom-client's global one), so two apps in one process, or tests, do not clash.
+ * Only imported when metrics are enabled. Part of your project: edit freely.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { JobOutcome, Metrics, SettlementOutcome } from "./metrics.js";
+
+export interface PrometheusOptions {
+  /** Prepended to every metric name, default processes' ones included (e.g. "myagent_"). Default "". */
+  prefix?: string;
+  /** Include Node's process metrics (CPU, memory, event loop lag, GC...). Default true. */
+  defaultMetrics?: boolean;
+}
+
+export interface PrometheusMetrics {
+  /** What the runtime calls. */
+  metrics: Metrics;
+  /** Content-Type of render()'s text: "text/plain; version=0.0.4; charset=utf-8". */
+  contentType: string;
+  /** Everything in the registry, in Prometheus' text exposition format. */
+  render(): Promise<string>;
+}
+
+/** Handler run time: from 10 ms to 5 minutes. */
+const HANDLER_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+/** Settlement time (facilitator or on-chain): from 50 ms to a minute. */
+const SETTLEMENT_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60];
+
+/** Label for a job with no capability, or one that is not declared. */
+const UNKNOWN = "(unknown)";
+/** Label values beyond this many distinct ones per label are counted as "(other)": a bug cannot blow up the series count. */
+const MAX_LABEL_VALUES = 200;
+const MAX_LABEL_LENGTH = 100;
+
+/** Keeps a label's values to a bounded set, whatever callers pass. */
+function labelGuard(empty: string): (value: string) => string {
+  const seen = new Set<string>();
+  return (value) => {
+    const label = value === "" ? empty : String(value).slice(0, MAX_LABEL_LENGTH);
+    if (seen.has(label)) return label;
+    if (seen.size >= MAX_LABEL_VALUES) return "(other)";
+    seen.add(label);
+    return label;
+  };
+}
+
+/** Seconds as a histogram accepts them: finite and not negative. */
+function duration(seconds: number): number | undefined {
+  if (!Number.isFinite(seconds)) return undefined;
+  return Math.max(0, seconds);
+}
+
+/** Calls `end` once, however many times the returned function is called. */
+function once(end: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    end();
+  };
+}
+
+export function createPrometheusMetrics(options: PrometheusOptions = {}): PrometheusMetrics {
+  const prefix = options.prefix ?? "";
+  if (prefix !== "" && !/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(prefix))
+    throw new TypeError(
+      `metrics prefix ${JSON.stringify(prefix)} is not valid: use letters, digits, "_" and ":", not starting with a digit`,
+    );
+  const registry = new Registry();
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix });
+  const registers = [registry];
+  const name = (n: string): string => `${prefix}${n}`;
+
+  const capabilityLabel = labelGuard(UNKNOWN);
+  const reasonLabel = labelGuard("(none)");
+  const operationLabel = labelGuard("(none)");
+
+  const jobs = new Counter({
+    name: name("agent_jobs_total"),
+    help: 'Jobs answered, by capability ("(unknown)" when the request named none or an undeclared one) and outcome: completed, or the error type the client got (validation, capability, payment_required = no payment sent, payment = payment refused, deadline, internal, unavailable).',
+    labelNames: ["capability", "outcome"] as const,
+    registers,
+  });
+  const paymentRefusals = new Counter({
+    name: name("agent_payment_refusals_total"),
+    help: "Payments refused before the job ran, by reason (e.g. bad signature, expired, wrong amount, replayed).",
+    labelNames: ["reason"] as const,
+    registers,
+  });
+  const settlements = new Counter({
+    name: name("agent_settlements_total"),
+    help: "Settlement attempts of verified payments, by capability and result: settled, failed (no money moved), uncertain (outcome unknown, check the chain).",
+    labelNames: ["capability", "result"] as const,
+    registers,
+  });
+  const settlementSeconds = new Histogram({
+    name: name("agent_settlement_duration_seconds"),
+    help: "Time taken to settle a payment (facilitator or on-chain), in seconds, by capability.",
+    labelNames: ["capability"] as const,
+    buckets: SETTLEMENT_BUCKETS,
+    registers,
+  });
+  const earned = new Counter({
+    name: name("agent_usdc_earned_total"),
+    help: "USDC received from settled payments, in whole USDC (not atomic units), by capability.",
+    labelNames: ["capability"] as const,
+    registers,
+  });
+  const inFlight = new Gauge({
+    name: name("agent_handlers_in_flight"),
+    help: "Capability handlers running right now.",
+    registers,
+  });
+  const handlerSeconds = new Histogram({
+    name: name("agent_handler_duration_seconds"),
+    help: "Time capability handlers ran, in seconds, by capability (until they returned or threw, even after a deadline).",
+    labelNames: ["capability"] as const,
+    buckets: HANDLER_BUCKETS,
+    registers,
+  });
+  const abandoned = new Gauge({
+    name: name("agent_handlers_abandoned"),
+    help: "Handlers still running after their job was already answered (e.g. deadline passed, 408): work the client no longer waits for. Should drop back to 0.",
+    registers,
+  });
+  const ledgerErrors = new Counter({
+    name: name("agent_ledger_errors_total"),
+    help: "Failed operations of the payment ledger (replay store), by operation.",
+    labelNames: ["operation"] as const,
+    registers,
+  });
+
+  const metrics: Metrics = {
+    job(capability: string, outcome: JobOutcome) {
+      jobs.inc({ capability: capabilityLabel(capability), outcome });
+    },
+    paymentRefused(reason: string) {
+      paymentRefusals.inc({ reason: reasonLabel(reason) });
+    },
+    settlement(
+      capability: string,
+      result: SettlementOutcome,
+      seconds: number,
+      earnedAtomic?: bigint,
+    ) {
+      const label = capabilityLabel(capability);
+      settlements.inc({ capability: label, result });
+      const observed = duration(seconds);
+      if (observed !== undefined) settlementSeconds.observe({ capability: label }, observed);
+      if (result === "settled" && earnedAtomic !== undefined && earnedAtomic > 0n)
+        earned.inc({ capability: label }, Number(earnedAtomic) / 1e6);
+    },
+    handlerStarted(capability: string) {
+      const label = capabilityLabel(capability);
+      const started = performance.now();
+      inFlight.inc();
+      return once(() => {
+        inFlight.dec();
+        handlerSeconds.observe({ capability: label }, (performance.now() - started) / 1000);
+      });
+    },
+    handlerAbandoned(_capability: string) {
+      abandoned.inc();
+      return once(() => abandoned.dec());
+    },
+    ledgerError(operation: string) {
+      ledgerErrors.inc({ operation: operationLabel(operation) });
+    },
+  };
+
+  return {
+    metrics,
+    contentType: registry.contentType,
+    render: () => registry.metrics(),
+  };
+}

@@ -1,0 +1,197 @@
+/**
+ * Offline payment verification: the checks the reference x402 facilitator makes, without the
+ * chain (contract wallets excepted, via X402_RPC_URL). Each check is a named step that throws a
+ * PaymentError saying what is wrong and what to do; its `code` is what metrics count refusals by.
+ * Part of your project: edit freely.
+ */
+import { recoverTypedDataAddress } from "viem/utils"; // viem/utils loads faster than "viem"
+import { PaymentError } from "../errors.js";
+import type { Capability, VerifiedPayment } from "../types.js";
+import type { ResolvedNetwork } from "./networks.js";
+import type { ChainChecks } from "./onchain.js";
+import {
+  type AcceptedRequirement,
+  type Authorization,
+  decodePaymentHeader,
+  type DecodedPayment,
+  type PaymentOffer,
+  requirementV1,
+  requirementV2,
+  transferTypedData,
+} from "./x402.js";
+
+/**
+ * Seconds an authorization must stay valid after the job's deadline (or now, if later).
+ * Settlement starts when the handler returns (at the latest at the deadline), and the transfer
+ * must be mined before validBefore or the token contract refuses it: the client would get the
+ * result for free. The reference facilitator refuses to settle an authorization with less than
+ * 6 s left; on top of that come one or two Base blocks (2 s each) to get mined, the facilitator
+ * or RPC round trips, and clock skew between client, server and chain. 15 s covers those with
+ * room to spare while costing clients nothing (they sign validBefore = now + 300 s by default).
+ */
+export const SETTLEMENT_MARGIN_SECONDS = 15;
+
+/** What verification needs to know about this service. */
+export interface VerifyContext {
+  network: ResolvedNetwork;
+  payTo: `0x${string}`;
+  /** What we ask for to run a capability. */
+  offer(capability: Capability, resourceUrl: string): PaymentOffer;
+  /** Chain checks (EIP-1271 contract wallets), when X402_RPC_URL is set. */
+  chain: (() => Promise<ChainChecks>) | undefined;
+}
+
+/** The payment header a client sent: its name (for messages) and value. */
+export interface SentPayment {
+  name: string;
+  value: string;
+}
+
+const sameAddress = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
+const refuse = (code: string, message: string): PaymentError =>
+  new PaymentError(message, { code });
+
+/** Checks the payment for this job; throws PaymentError saying what is wrong. */
+export async function verifyPayment(
+  sent: SentPayment,
+  capability: Capability,
+  job: { deadline: number },
+  resourceUrl: string,
+  ctx: VerifyContext,
+): Promise<VerifiedPayment> {
+  const p = decode(sent);
+  const clientNetwork = checkSchemeAndNetwork(p, ctx.network);
+  if (p.x402Version === 2) checkAccepted(p.accepted, capability, ctx);
+  const { authorization: auth, signature } = p.payload;
+  await checkSignature(auth, signature, ctx);
+  checkPayeeAndAmount(auth, capability, ctx.payTo);
+  checkTimeWindow(auth, job.deadline);
+
+  const ours = ctx.offer(capability, resourceUrl);
+  return {
+    x402Version: p.x402Version,
+    scheme: "exact",
+    network: clientNetwork,
+    payer: auth.from,
+    amount: auth.value,
+    authorization: auth,
+    signature,
+    chainId: ctx.network.chainId,
+    asset: ctx.network.asset,
+    payload: p.raw,
+    requirement: p.x402Version === 2 ? requirementV2(ours) : requirementV1(ours),
+  };
+}
+
+function decode(sent: SentPayment): DecodedPayment {
+  const decoded = decodePaymentHeader(sent.value);
+  if (!decoded.ok) throw refuse("malformed", `${sent.name} header ${decoded.reason}`);
+  return decoded.value;
+}
+
+/** The scheme and network the client says it used. Both x402 names of our network are fine. */
+function checkSchemeAndNetwork(p: DecodedPayment, network: ResolvedNetwork): string {
+  const [scheme, clientNetwork] =
+    p.x402Version === 2 ? [p.accepted.scheme, p.accepted.network] : [p.scheme, p.network];
+  if (scheme !== "exact")
+    throw refuse(
+      "scheme",
+      `unsupported payment scheme ${JSON.stringify(scheme).slice(0, 80)}: only "exact" is accepted`,
+    );
+  if (clientNetwork !== network.caip2 && clientNetwork !== network.v1Name)
+    throw refuse(
+      "network",
+      `payment is for network ${JSON.stringify(clientNetwork).slice(0, 80)} but this service takes payments on "${network.caip2}" (${network.v1Name})`,
+    );
+  return clientNetwork;
+}
+
+/** v2 clients echo the requirement they chose; it must be what we offer for this capability. */
+function checkAccepted(a: AcceptedRequirement, capability: Capability, ctx: VerifyContext): void {
+  let mismatch: string | undefined;
+  if (a.amount !== capability.priceAtomic)
+    mismatch = `amount ${a.amount} (price of "${capability.name}" is ${capability.priceAtomic})`;
+  else if (!sameAddress(a.asset, ctx.network.asset))
+    mismatch = `asset ${a.asset} (expected ${ctx.network.asset})`;
+  else if (!sameAddress(a.payTo, ctx.payTo)) mismatch = `payTo ${a.payTo} (expected ${ctx.payTo})`;
+  if (mismatch)
+    throw refuse(
+      "requirement",
+      `accepted requirement does not match this capability's offer: ${mismatch}; fetch a fresh 402 and pay what it asks`,
+    );
+}
+
+/** The EIP-712 signature recovers `from`, or `from` is a contract wallet that accepts it (EIP-1271). */
+async function checkSignature(
+  auth: Authorization,
+  signature: `0x${string}`,
+  ctx: VerifyContext,
+): Promise<void> {
+  let signer: string | undefined;
+  try {
+    signer = await recoverTypedDataAddress({
+      ...transferTypedData(ctx.network, auth),
+      signature,
+    });
+  } catch {
+    signer = undefined; // not a 65-byte ECDSA signature; a contract wallet's may still be valid
+  }
+  if (signer !== undefined && sameAddress(signer, auth.from)) return;
+
+  const n = ctx.network;
+  const domain = `{name: "${n.assetName}", version: "${n.assetVersion}", chainId: ${n.chainId}, verifyingContract: ${n.asset}}`;
+  // Not signed by `from` as a regular account. A smart-contract wallet can only be checked on chain.
+  const contract = ctx.chain
+    ? await (await ctx.chain()).contractSignature(auth, signature)
+    : "eoa";
+  if (contract === "valid") return;
+  if (contract === "invalid")
+    throw refuse(
+      "signature",
+      `payment signature is refused by the contract wallet ${auth.from} (EIP-1271): sign TransferWithAuthorization over the domain ${domain}`,
+    );
+  const why =
+    signer === undefined
+      ? "payment signature is malformed"
+      : `payment signature does not match authorization.from ${auth.from}: sign TransferWithAuthorization over the domain ${domain} with that account`;
+  throw refuse(
+    "signature",
+    ctx.chain
+      ? why
+      : `${why} (smart-contract wallets cannot be checked here: this service has no X402_RPC_URL configured)`,
+  );
+}
+
+function checkPayeeAndAmount(auth: Authorization, capability: Capability, payTo: string): void {
+  if (!sameAddress(auth.to, payTo))
+    throw refuse("payee", `authorization pays ${auth.to}, but this service is paid at ${payTo}`);
+  // Exactly the price, as the reference facilitator requires for "exact": more would be charged
+  // in full for the same job, which no client means to do.
+  if (BigInt(auth.value) !== BigInt(capability.priceAtomic))
+    throw refuse(
+      "amount",
+      `authorization value ${auth.value} is not the price of "${capability.name}": pay exactly ${capability.priceAtomic} atomic units`,
+    );
+}
+
+/** Valid now, and still valid when settlement runs: the deadline plus SETTLEMENT_MARGIN_SECONDS. */
+function checkTimeWindow(auth: Authorization, deadline: number): void {
+  const now = Math.floor(Date.now() / 1000);
+  if (BigInt(auth.validAfter) > BigInt(now))
+    throw refuse(
+      "not_yet_valid",
+      `authorization is not valid yet (validAfter ${auth.validAfter}, now ${now})`,
+    );
+  if (BigInt(auth.validBefore) <= BigInt(now))
+    throw refuse(
+      "expired",
+      `authorization expired (validBefore ${auth.validBefore}, now ${now}); sign a new one`,
+    );
+  const needed = BigInt(Math.ceil(Math.max(now, deadline))) + BigInt(SETTLEMENT_MARGIN_SECONDS);
+  if (BigInt(auth.validBefore) < needed)
+    throw refuse(
+      "expires_too_early",
+      `authorization expires too early (validBefore ${auth.validBefore}): it must stay valid until ${needed}, ` +
+        `the job deadline plus ${SETTLEMENT_MARGIN_SECONDS} s to settle`,
+    );
+}
