@@ -75,7 +75,12 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
     res
       .status(problems.length === 0 ? 200 : 503)
       .set("Cache-Control", "no-store")
-      .json({ name: agent.name, version: agent.version, status, ...(problems.length ? { problems } : {}) });
+      .json({
+        name: agent.name,
+        version: agent.version,
+        status,
+        ...(problems.length ? { problems } : {}),
+      });
   });
 
   const about = {
@@ -89,7 +94,8 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
     res.json(about);
   });
 
-  if (source && config.metrics?.token) app.get("/metrics", metricsRoute(source, config.metrics.token));
+  if (source && config.metrics?.token)
+    app.get("/metrics", metricsRoute(source, config.metrics.token));
 
   app.post(
     "/execute",

@@ -101,7 +101,10 @@ export function errorBody(errorType: ErrorType, message: string): ErrorBody {
 /** Status and body for an AgentError. Internal errors get the generic message (except UnavailableError's advice). */
 export function errorResponse(err: AgentError): { status: number; body: ErrorBody } {
   const hidden = err.errorType === "internal" && !(err instanceof UnavailableError);
-  return { status: err.status, body: errorBody(err.errorType, hidden ? GENERIC_INTERNAL_MESSAGE : err.message) };
+  return {
+    status: err.status,
+    body: errorBody(err.errorType, hidden ? GENERIC_INTERNAL_MESSAGE : err.message),
+  };
 }
 
 /**

@@ -32,7 +32,10 @@ export async function shutdownGracefully(
   server.closeIdleConnections();
   try {
     const drained = runtime ? await runtime.drain.drain(timeoutMs) : { cut: false };
-    const forced = setTimeout(() => server.closeAllConnections(), runtime ? CLOSE_GRACE_MS : timeoutMs);
+    const forced = setTimeout(
+      () => server.closeAllConnections(),
+      runtime ? CLOSE_GRACE_MS : timeoutMs,
+    );
     await closed.finally(() => clearTimeout(forced));
     await runtime?.ledger.close().catch(() => undefined);
     return drained;
@@ -75,10 +78,12 @@ export async function startServer(
   let metricsServer: Server | undefined;
   if (runtime.metrics && config.metrics?.port !== undefined) {
     const { port, host } = config.metrics;
-    metricsServer = await startMetricsServer(runtime.metrics, { port, host }).catch((err: Error) => {
-      process.stderr.write(`Could not listen on METRICS_PORT ${port}: ${err.message}\n`);
-      process.exit(1);
-    });
+    metricsServer = await startMetricsServer(runtime.metrics, { port, host }).catch(
+      (err: Error) => {
+        process.stderr.write(`Could not listen on METRICS_PORT ${port}: ${err.message}\n`);
+        process.exit(1);
+      },
+    );
     const bound = metricsServer.address();
     logger.info(
       `metrics on http://${host}:${typeof bound === "object" && bound ? bound.port : port}/metrics`,
@@ -98,7 +103,10 @@ export async function startServer(
     metricsServer?.close();
     shutdownGracefully(server, runtime, config.shutdownTimeoutSeconds * 1000).then(
       ({ cut }) => {
-        if (cut) logger.warn("shutdown timeout reached: jobs still running were refused (503, not charged)");
+        if (cut)
+          logger.warn(
+            "shutdown timeout reached: jobs still running were refused (503, not charged)",
+          );
         logger.info("stopped");
         process.exit(0);
       },

@@ -5,12 +5,11 @@ import { describe, expect, it } from "vitest";
 import { formatFile } from "../../src/generate/format.js";
 import { templateFolder } from "../../src/generate/templates.js";
 
-const formattable = templateFolder("project").filter((t) => /\.(ts|json)$/.test(t.path));
-
-describe("templates/project", () => {
+describe.each(["project", "runtime"])("templates/%s", (folder) => {
+  const formattable = templateFolder(folder).filter((t) => /\.(ts|json)$/.test(t.path));
   it.each(formattable.map((t) => t.path))("%s is already formatted", async (path) => {
     const source = readFileSync(
-      new URL(`../../templates/project/${path}`, import.meta.url),
+      new URL(`../../templates/${folder}/${path}`, import.meta.url),
       "utf8",
     );
     expect(source).toBe(await formatFile(path, source));

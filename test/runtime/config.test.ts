@@ -195,9 +195,15 @@ describe("resolution", () => {
 
   it.each<[Record<string, string>, RegExp]>([
     [{ REDIS_URL: "http://localhost:6379" }, /REDIS_URL is not a redis:\/\/ or rediss:\/\/ URL/],
-    [{ REDIS_URL: "redis://:hunter2@x:1/" , REDIS_KEY_PREFIX: "has space" }, /REDIS_KEY_PREFIX .*printable/],
+    [
+      { REDIS_URL: "redis://:hunter2@x:1/", REDIS_KEY_PREFIX: "has space" },
+      /REDIS_KEY_PREFIX .*printable/,
+    ],
     [{ REDIS_KEY_PREFIX: "a:" }, /REDIS_KEY_PREFIX is set but REDIS_URL is not/],
-    [{ MAX_OUTPUT_BYTES: "10" }, /MAX_OUTPUT_BYTES is "10": set it to a whole number of bytes, at least 1024/],
+    [
+      { MAX_OUTPUT_BYTES: "10" },
+      /MAX_OUTPUT_BYTES is "10": set it to a whole number of bytes, at least 1024/,
+    ],
     [{ SHUTDOWN_TIMEOUT_SECONDS: "-1" }, /SHUTDOWN_TIMEOUT_SECONDS/],
     [{ METRICS_TOKEN: "short" }, /METRICS_TOKEN is too short/],
     [{ METRICS_PORT: "99999" }, /METRICS_PORT is "99999"/],
@@ -208,7 +214,9 @@ describe("resolution", () => {
 
   it("never repeats a REDIS_URL, which may hold a password", () => {
     try {
-      resolveConfig({ env: { ...PROD_ENV, REDIS_URL: "redis://:hunter2@x:1/", REDIS_KEY_PREFIX: "a b" } });
+      resolveConfig({
+        env: { ...PROD_ENV, REDIS_URL: "redis://:hunter2@x:1/", REDIS_KEY_PREFIX: "a b" },
+      });
       expect.unreachable();
     } catch (err) {
       expect(String(err)).not.toContain("hunter2");

@@ -62,15 +62,21 @@ function hostileAgent(): TestAgent & { runningHandlers: () => number } {
     while (Date.now() < until); // CPU-bound: the deadline timer cannot fire meanwhile
     return { data: {} };
   });
-  agent.capabilities.stubborn = capability("stubborn", "10000", textInput, freeForm, async (input) => {
-    running++;
-    try {
-      await new Promise((r) => setTimeout(r, Number(input.text))); // ignores ctx.signal
-      return { data: {} };
-    } finally {
-      running--;
-    }
-  });
+  agent.capabilities.stubborn = capability(
+    "stubborn",
+    "10000",
+    textInput,
+    freeForm,
+    async (input) => {
+      running++;
+      try {
+        await new Promise((r) => setTimeout(r, Number(input.text))); // ignores ctx.signal
+        return { data: {} };
+      } finally {
+        running--;
+      }
+    },
+  );
   agent.capabilities.big = capability("big", "10000", textInput, freeForm, async (input) => ({
     data: { blob: "x".repeat(Number(input.text)) },
   }));
@@ -91,20 +97,27 @@ async function paidApp(options: Parameters<typeof startApp>[1] = {}) {
 }
 
 describe("an output that cannot be delivered is never charged (defect 1)", () => {
-  it.each(["circular", "bigint"])("%s inside a free-form object: 500 internal, no settlement", async (text) => {
-    const { settler, app } = await paidApp();
-    const header = await pay();
-    const res = await post(app.url, job("unserializable", { text }), { "payment-signature": header });
-    expect(res.status).toBe(500);
-    expect(res.body.error_type).toBe("internal");
-    expect(res.body.error).toMatch(/not charged/);
-    expect(settler.settled()).toBe(0);
-    expect(logText(app.logger)).toMatch(/cannot be serialized/);
-    // Nothing was spent: an identical retry runs again (and fails again) rather than replaying a 500.
-    const retry = await post(app.url, job("unserializable", { text }), { "payment-signature": header });
-    expect(retry.status).toBe(500);
-    expect(settler.settled()).toBe(0);
-  });
+  it.each(["circular", "bigint"])(
+    "%s inside a free-form object: 500 internal, no settlement",
+    async (text) => {
+      const { settler, app } = await paidApp();
+      const header = await pay();
+      const res = await post(app.url, job("unserializable", { text }), {
+        "payment-signature": header,
+      });
+      expect(res.status).toBe(500);
+      expect(res.body.error_type).toBe("internal");
+      expect(res.body.error).toMatch(/not charged/);
+      expect(settler.settled()).toBe(0);
+      expect(logText(app.logger)).toMatch(/cannot be serialized/);
+      // Nothing was spent: an identical retry runs again (and fails again) rather than replaying a 500.
+      const retry = await post(app.url, job("unserializable", { text }), {
+        "payment-signature": header,
+      });
+      expect(retry.status).toBe(500);
+      expect(settler.settled()).toBe(0);
+    },
+  );
 
   it("an output over MAX_OUTPUT_BYTES: 500 before settlement, nothing charged", async () => {
     const { settler, app } = await paidApp({ maxOutputBytes: 64 * 1024 });
@@ -114,7 +127,9 @@ describe("an output that cannot be delivered is never charged (defect 1)", () =>
     expect(res.status).toBe(500);
     expect(settler.settled()).toBe(0);
     expect(logText(app.logger)).toMatch(/larger than MAX_OUTPUT_BYTES/);
-    const ok = await post(app.url, job("big", { text: "1000" }), { "payment-signature": await pay() });
+    const ok = await post(app.url, job("big", { text: "1000" }), {
+      "payment-signature": await pay(),
+    });
     expect(ok.status).toBe(200);
     expect(settler.settled()).toBe(1);
   });
@@ -135,7 +150,10 @@ describe("a CPU-bound handler that overruns its deadline (defect 2)", () => {
 
   it("in dev mode too: 408", async () => {
     app = await startApp(hostileAgent(), { devMode: true });
-    const res = await post(app.url, job("busy", { text: "800" }, { deadline: Date.now() / 1000 + 0.3 }));
+    const res = await post(
+      app.url,
+      job("busy", { text: "800" }, { deadline: Date.now() / 1000 + 0.3 }),
+    );
     expect(res.status).toBe(408);
   });
 });
@@ -168,7 +186,11 @@ describe("one authorization never has two handlers running (defect 6)", () => {
     const first = await post(app.url, body, { "payment-signature": header });
     expect(first.status).toBe(408);
     for (let i = 0; i < 5; i++) {
-      const again = await post(app.url, { ...body, deadline: nowSeconds() + 30 }, { "payment-signature": header });
+      const again = await post(
+        app.url,
+        { ...body, deadline: nowSeconds() + 30 },
+        { "payment-signature": header },
+      );
       expect(again.status).toBe(402);
       expect(again.body.error).toMatch(/in use by a job that is still running/);
     }
@@ -263,7 +285,9 @@ describe("ledger unreachable: fail closed (503), free endpoints keep working", (
     const { ledger, setDown } = switchableLedger();
     const { agent, settler, app } = await paidApp({ ledger });
     setDown(true);
-    const res = await post(app.url, job("echo", { text: "x" }), { "payment-signature": await pay() });
+    const res = await post(app.url, job("echo", { text: "x" }), {
+      "payment-signature": await pay(),
+    });
     expect(res.status).toBe(503);
     expect(res.headers.get("retry-after")).toBe("5");
     expect(res.body).toMatchObject({ status: "failed", error_type: "internal" });
@@ -280,7 +304,9 @@ describe("ledger unreachable: fail closed (503), free endpoints keep working", (
 
     setDown(false);
     expect((await fetch(`${app.url}/health`)).status).toBe(200);
-    const ok = await post(app.url, job("echo", { text: "x" }), { "payment-signature": await pay() });
+    const ok = await post(app.url, job("echo", { text: "x" }), {
+      "payment-signature": await pay(),
+    });
     expect(ok.status).toBe(200);
   });
 });
@@ -296,7 +322,9 @@ describe("request ids", () => {
     expect(res.headers.get("x-request-id")).toBe("trace-42");
     const finished = app.logger.lines.find((l) => l.message === "job finished");
     expect(finished?.fields.request_id).toBe("trace-42");
-    const other = await fetch(`${app.url}/nope`, { headers: { "x-request-id": "bad id with spaces" } });
+    const other = await fetch(`${app.url}/nope`, {
+      headers: { "x-request-id": "bad id with spaces" },
+    });
     expect(other.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
@@ -311,10 +339,14 @@ describe("metrics (opt-in)", () => {
     const token = "a-long-enough-metrics-token";
     const { app } = await paidApp({ env: { METRICS_TOKEN: token } });
     await post(app.url, job("echo", { text: "x" }), { "payment-signature": await pay() });
-    await post(app.url, job("echo", { text: "x" }), { "payment-signature": await pay({ value: "1" }) });
+    await post(app.url, job("echo", { text: "x" }), {
+      "payment-signature": await pay({ value: "1" }),
+    });
     await post(app.url, job("echo", { text: "x" }));
     expect((await fetch(`${app.url}/metrics`)).status).toBe(401);
-    const res = await fetch(`${app.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`${app.url}/metrics`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(text).toContain('agent_jobs_total{capability="echo",outcome="completed"} 1');

@@ -315,7 +315,9 @@ describe("replay", () => {
         "payment-signature": await pay(),
       });
       expect(res.status).toBe(200);
-      expect(logText(other.logger)).toMatch(/payment ledger: could not mark the authorization spent/);
+      expect(logText(other.logger)).toMatch(
+        /payment ledger: could not mark the authorization spent/,
+      );
     } finally {
       await other.close();
     }

@@ -116,7 +116,9 @@ describe("graceful shutdown of paid jobs", () => {
   it("after the drain timeout, a job still in its handler gets 503 and is not charged", async () => {
     const { settler, url, runtime } = await paidServer();
     const header = await pay();
-    const inFlight = post(url, job("slow", { ms: 5000, ignoreSignal: true }), { "payment-signature": header });
+    const inFlight = post(url, job("slow", { ms: 5000, ignoreSignal: true }), {
+      "payment-signature": header,
+    });
     await new Promise((r) => setTimeout(r, 100));
     const result = await shutdownGracefully(server!, runtime, 300);
     expect(result).toEqual({ cut: true });
@@ -126,10 +128,12 @@ describe("graceful shutdown of paid jobs", () => {
     expect(settler.settled()).toBe(0);
     // Its authorization was freed on the way out: reserving it again succeeds.
     expect(
-      (await runtime.ledger.reserve(
-        `84532:0x036cbd53842c5426634e7929541ec2318f3dcf7e:${anvilAccount().address.toLowerCase()}:${JSON.parse(Buffer.from(header, "base64").toString()).payload.authorization.nonce}`,
-        1000,
-      )).status,
+      (
+        await runtime.ledger.reserve(
+          `84532:0x036cbd53842c5426634e7929541ec2318f3dcf7e:${anvilAccount().address.toLowerCase()}:${JSON.parse(Buffer.from(header, "base64").toString()).payload.authorization.nonce}`,
+          1000,
+        )
+      ).status,
     ).toBe("reserved");
   });
 

@@ -18,7 +18,8 @@ export function sendError(res: Response, err: ValidationError): void {
 function bodyParserError(err: unknown): ValidationError | undefined {
   if (typeof err !== "object" || err === null || !("type" in err) || typeof err.type !== "string")
     return undefined;
-  const message = "message" in err && typeof err.message === "string" ? err.message.slice(0, 200) : "";
+  const message =
+    "message" in err && typeof err.message === "string" ? err.message.slice(0, 200) : "";
   switch (err.type) {
     case "entity.parse.failed":
       return new ValidationError(`request body is not valid JSON: ${message}`);

@@ -76,14 +76,16 @@ export function startHandler(
   return { result, stopped: run.stopped, isRunning: () => running };
 }
 
+/** The 503 of a job cut by a graceful shutdown before it began settling. */
+export const shuttingDown = (): UnavailableError =>
+  new UnavailableError(
+    "the server is shutting down and could not finish this job in time; nothing was charged; send it again",
+    1,
+  );
+
 /** Rejects with a 503 as soon as `cut` aborts (shutdown), else settles like `work`. */
 function withCut<T>(work: Promise<T>, cut: AbortSignal | undefined): Promise<T> {
   if (!cut) return work;
-  const shuttingDown = () =>
-    new UnavailableError(
-      "the server is shutting down and could not finish this job in time; nothing was charged; send it again",
-      1,
-    );
   if (cut.aborted) return Promise.reject(shuttingDown());
   return new Promise<T>((resolve, reject) => {
     const onCut = () => reject(shuttingDown());

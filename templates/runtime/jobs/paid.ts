@@ -15,7 +15,7 @@ import { SettlementError, type SettlementResult } from "../payments/settlement.j
 import { SETTLEMENT_MARGIN_SECONDS } from "../payments/verify.js";
 import { paymentResponseHeaders } from "../payments/x402.js";
 import type { Capability, Logger, VerifiedPayment } from "../types.js";
-import { checkArrival, type HandlerRun, startHandler } from "./handler.js";
+import { checkArrival, type HandlerRun, shuttingDown, startHandler } from "./handler.js";
 import type { JobServices } from "./pipeline.js";
 import type { JobRequest } from "./request.js";
 import { completedBody, type JobResponse } from "./result.js";
@@ -95,12 +95,6 @@ export async function runPaidJob(
   }
 }
 
-const shuttingDown = () =>
-  new UnavailableError(
-    "the server is shutting down and could not finish this job in time; nothing was charged; send it again",
-    1,
-  );
-
 /** The steps of runPaidJob, each with its own failure handling. */
 function paidSteps(
   s: JobServices & { gate: PaymentGate },
@@ -112,14 +106,17 @@ function paidSteps(
   const { gate, ledger, metrics } = s;
 
   /** Ledger reads and claims: unreachable -> 503, and nothing runs. */
-  const ledgerStep = async <T>(operation: string, work: () => Promise<T>): Promise<T> => {
+  const ledgerStep = async <T,>(operation: string, work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
     } catch (err) {
       metrics.ledgerError(operation);
-      logger.error(`payment ledger: could not ${operation}; paid jobs are refused until it is back`, {
-        error: String(err),
-      });
+      logger.error(
+        `payment ledger: could not ${operation}; paid jobs are refused until it is back`,
+        {
+          error: String(err),
+        },
+      );
       throw new UnavailableError(
         `the payment ledger is unreachable, so no paid job can start; nothing was run or charged; retry in ${LEDGER_RETRY_AFTER_SECONDS} s`,
         LEDGER_RETRY_AFTER_SECONDS,
@@ -176,7 +173,8 @@ function paidSteps(
     async reserve(payment: VerifiedPayment): Promise<Hold | PaymentError> {
       const auth = authorizationKey(payment);
       const now = Date.now();
-      const settleMs = s.config.devMode ? 0 : s.config.payment.settleTimeoutSeconds * 1000;
+      // Long enough for the handler (until the deadline) and the settlement; renewed while they run.
+      const settleMs = (s.config.payment?.settleTimeoutSeconds ?? 0) * 1000;
       const leaseMs = Math.min(
         Math.max(0, job.deadline * 1000 - now) + settleMs + LEASE_MARGIN_MS,
         authorizationTtlMs(payment, now),
@@ -221,7 +219,8 @@ function paidSteps(
       } catch (err) {
         // An unknown error is treated like an unconfirmed settlement: it may have gone through.
         const uncertain = !(err instanceof SettlementError) || err.uncertain;
-        const reason = err instanceof SettlementError ? err.message : "settlement failed unexpectedly";
+        const reason =
+          err instanceof SettlementError ? err.message : "settlement failed unexpectedly";
         metrics.settlement(capability.name, uncertain ? "uncertain" : "failed", seconds());
         logger.error("settlement failed; output withheld", {
           reason: err instanceof Error ? err.message : String(err),

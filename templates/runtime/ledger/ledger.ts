@@ -25,9 +25,7 @@ export interface StoredResult {
 
 /** What reserve() found: the authorization is now ours (with the token that proves it), held by another request, or spent. */
 export type Reservation =
-  | { status: "reserved"; token: string }
-  | { status: "in-flight" }
-  | { status: "settled" };
+  { status: "reserved"; token: string } | { status: "in-flight" } | { status: "settled" };
 
 export interface Ledger {
   /** One line for the startup log: where the ledger lives and what it protects. Never includes secrets. */

@@ -20,7 +20,10 @@ export function selectLedger(
     return createMemoryLedger({ maxResultBytes: config.resultCacheMaxBytes });
   const { url, keyPrefix = `create-agent:${agentName}:` } = config.redis;
   const loading = import("./redis.js").then((m) => m.createRedisLedger({ url, keyPrefix, logger }));
-  return deferred(loading, `payment ledger: Redis (${new URL(url).host}), key prefix "${keyPrefix}": shared by every instance using it`);
+  return deferred(
+    loading,
+    `payment ledger: Redis (${new URL(url).host}), key prefix "${keyPrefix}": shared by every instance using it`,
+  );
 }
 
 /** A ledger whose implementation is still loading: every call waits for it. */

@@ -100,7 +100,7 @@ const nonceTaken = (err: unknown): boolean =>
 /** Without a shared ledger: one transaction at a time from this process (the lock name is moot). */
 function inProcessLock(): Exclusive {
   let queue: Promise<unknown> = Promise.resolve();
-  return <T>(_name: string, _holdMs: number, work: () => Promise<T>): Promise<T> => {
+  return <T,>(_name: string, _holdMs: number, work: () => Promise<T>): Promise<T> => {
     const run = queue.then(work, work);
     queue = run.catch(() => undefined);
     return run;

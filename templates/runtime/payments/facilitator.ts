@@ -141,12 +141,13 @@ export function createFacilitatorSettler(url: string, timeoutMs: number): Settle
         const message = err instanceof Error ? err.message : String(err);
         throw new PaymentError(
           `payment could not be verified, so the job was not run: ${message}; try again later`,
-          { cause: err },
+          { cause: err, code: "facilitator_unavailable" },
         );
       }
       if (!answer.isValid)
         throw new PaymentError(
           `the facilitator refused the payment: ${reason(answer.invalidReason, answer.invalidMessage)}`,
+          { code: "facilitator_refused" },
         );
     },
 

@@ -97,7 +97,7 @@ export function createChainChecks(rpcUrl: string, network: ResolvedNetwork): Cha
     ));
 
   /** RPC failures are refusals the client can retry; details stay in our log. */
-  const rpc = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
+  const rpc = async <T,>(what: string, work: () => Promise<T>): Promise<T> => {
     try {
       await ensureChain();
       return await work();
@@ -105,7 +105,7 @@ export function createChainChecks(rpcUrl: string, network: ResolvedNetwork): Cha
       if (err instanceof InternalError) throw err;
       throw new PaymentError(
         `could not ${what} on chain (${shortMessage(err)}), so the job was not run; try again later`,
-        { cause: err },
+        { cause: err, code: "chain_unavailable" },
       );
     }
   };
@@ -142,10 +142,12 @@ export function createChainChecks(rpcUrl: string, network: ResolvedNetwork): Cha
       if (used)
         throw new PaymentError(
           `authorization nonce ${nonce} of ${from} was already used or canceled on chain; sign a new authorization with a fresh nonce`,
+          { code: "nonce_used" },
         );
       if (balance < BigInt(value))
         throw new PaymentError(
           `payer ${from} holds ${balance} atomic units of the token, less than the ${value} this job costs; fund the account or pay from another`,
+          { code: "insufficient_funds" },
         );
     },
   };

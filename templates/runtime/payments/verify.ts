@@ -48,8 +48,7 @@ export interface SentPayment {
 }
 
 const sameAddress = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
-const refuse = (code: string, message: string): PaymentError =>
-  new PaymentError(message, { code });
+const refuse = (code: string, message: string): PaymentError => new PaymentError(message, { code });
 
 /** Checks the payment for this job; throws PaymentError saying what is wrong. */
 export async function verifyPayment(
@@ -141,9 +140,7 @@ async function checkSignature(
   const n = ctx.network;
   const domain = `{name: "${n.assetName}", version: "${n.assetVersion}", chainId: ${n.chainId}, verifyingContract: ${n.asset}}`;
   // Not signed by `from` as a regular account. A smart-contract wallet can only be checked on chain.
-  const contract = ctx.chain
-    ? await (await ctx.chain()).contractSignature(auth, signature)
-    : "eoa";
+  const contract = ctx.chain ? await (await ctx.chain()).contractSignature(auth, signature) : "eoa";
   if (contract === "valid") return;
   if (contract === "invalid")
     throw refuse(
