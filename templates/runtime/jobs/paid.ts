@@ -8,8 +8,8 @@
  * Part of your project: edit freely.
  */
 import { PaymentError, UnavailableError } from "../errors.js";
-import { authorizationKey, authorizationTtlMs, type Ledger } from "../ledger/ledger.js";
-import { keepLease } from "../ledger/lease.js";
+import { authorizationKey, authorizationTtlMs } from "../ledger/ledger.js";
+import { type Hold, holdReservation } from "../ledger/reservation.js";
 import type { PaymentGate, HeaderGetter } from "../payments/gate.js";
 import { SettlementError, type SettlementResult } from "../payments/settlement.js";
 import { SETTLEMENT_MARGIN_SECONDS } from "../payments/verify.js";
@@ -75,7 +75,8 @@ export async function runPaidJob(
 
     const settled = await steps.settle(payment);
     if (settled instanceof PaymentError) {
-      if (settled.code === "settlement_uncertain") await hold.spent(); // maybe charged: never again
+      // Maybe charged: this authorization is never used again.
+      if (settled.code === "settlement_uncertain") await hold.spent(authorizationTtlMs(payment));
       return steps.refuse(settled, settled.code !== "settlement_uncertain");
     }
     const answer: JobResponse = {
@@ -84,7 +85,11 @@ export async function runPaidJob(
       body,
       outcome: "completed",
     };
-    await hold.spent({ jobId: job.jobId, answer });
+    const { status, headers } = answer;
+    await hold.spent(authorizationTtlMs(payment), {
+      jobId: job.jobId,
+      value: { status, headers, body },
+    });
     return answer;
   } finally {
     // Not spent: free the authorization once no handler runs on it (an abandoned one may run on
@@ -192,7 +197,11 @@ function paidSteps(
           "this payment authorization is in use by a job that is still running: wait for that result, or sign a new authorization",
           { code: "in_use" },
         );
-      return holdReservation(ledger, auth, claim.token, now + leaseMs, payment, logger, metrics);
+      return holdReservation(ledger, auth, claim.token, {
+        leaseEndsAt: now + leaseMs,
+        logger,
+        metrics,
+      });
     },
 
     /** Chain-state checks and the facilitator's /verify, now that the authorization is ours. */
@@ -248,72 +257,4 @@ function retryAdvice(payment: VerifiedPayment): string {
   if (left <= SETTLEMENT_MARGIN_SECONDS)
     return "This authorization expires too soon to pay for another run: sign a new one.";
   return "The same authorization may be sent again.";
-}
-
-/** A reservation this request holds: renewed while it runs, then either spent or released. */
-interface Hold {
-  /** Marks the authorization spent, caching the answer for identical retries. Never throws: the charge already happened. */
-  spent(completed?: { jobId: string; answer: JobResponse }): Promise<void>;
-  /** Frees the authorization once the handler has stopped (at once if it has). No-op once spent. */
-  releaseAfter(handlerStopped: Promise<void>): void;
-  /** Frees the authorization now. No-op once spent. */
-  release(): Promise<void>;
-}
-
-function holdReservation(
-  ledger: Ledger,
-  auth: string,
-  token: string,
-  leaseEndsAt: number,
-  payment: VerifiedPayment,
-  logger: Logger,
-  metrics: JobServices["metrics"],
-): Hold {
-  const lease = keepLease(ledger, auth, token, {
-    leaseEndsAt,
-    onError: (err) => {
-      metrics.ledgerError("renew a reservation");
-      logger.warn("payment ledger: could not renew a reservation", { error: String(err) });
-    },
-  });
-  let done = false;
-  const release = async () => {
-    await quietly("release the reservation", () => ledger.release(auth, token));
-    lease.stop();
-  };
-  const quietly = async (operation: string, work: () => Promise<void>) => {
-    try {
-      await work();
-    } catch (err) {
-      metrics.ledgerError(operation);
-      logger.error(`payment ledger: could not ${operation}`, { error: String(err) });
-    }
-  };
-  return {
-    async spent(completed) {
-      done = true;
-      lease.stop();
-      const result = completed && {
-        jobId: completed.jobId,
-        value: {
-          status: completed.answer.status,
-          headers: completed.answer.headers,
-          body: completed.answer.body,
-        },
-      };
-      await quietly("mark the authorization spent", () =>
-        ledger.markSettled(auth, authorizationTtlMs(payment), result),
-      );
-    },
-    releaseAfter(handlerStopped) {
-      if (done) return;
-      done = true;
-      void handlerStopped.then(release);
-    },
-    async release() {
-      if (done) return;
-      done = true;
-      await release();
-    },
-  };
 }

@@ -1,0 +1,209 @@
+/**
+ * Payment configuration: who is paid, on which network and token, and how payments are settled.
+ * Production refuses to start without a settlement route. Part of your project: edit freely.
+ */
+import { parseNetwork, type ResolvedNetwork } from "../payments/networks.js";
+import type { Settler } from "../payments/settlement.js";
+import { SETTLEMENT_MARGIN_SECONDS } from "../payments/verify.js";
+import type { Reader, Setting } from "./settings.js";
+
+const DEFAULT_MAX_TIMEOUT_SECONDS = 300;
+const DEFAULT_SETTLE_TIMEOUT_SECONDS = 30;
+
+export interface PaymentOptions {
+  /** Address that receives the USDC. */
+  payTo: string;
+  /** "base", "base-sepolia" or "eip155:<chainId>". */
+  network: string;
+  /** Token contract; required for eip155:<chainId> networks we do not know. */
+  asset?: string;
+  /** EIP-712 domain name of the token. */
+  assetName?: string;
+  /** EIP-712 domain version of the token. */
+  assetVersion?: string;
+  /** How long a client's payment authorization should stay valid (default 300). */
+  maxTimeoutSeconds?: number;
+  /** Settle through this x402 facilitator (X402_FACILITATOR_URL). */
+  facilitatorUrl?: string;
+  /** JSON-RPC endpoint of the network (X402_RPC_URL): on-chain checks, and direct settlement. */
+  rpcUrl?: string;
+  /** Private key (0x + 64 hex) of the account that settles directly (X402_SETTLER_KEY); needs rpcUrl. */
+  settlerKey?: string;
+  /** Seconds to wait for a settlement to confirm (X402_SETTLE_TIMEOUT_SECONDS, default 30). */
+  settleTimeoutSeconds?: number;
+  /** Your own settlement route instead of the built-in ones (see settlement.ts). */
+  settler?: Settler;
+}
+
+export type SettlementRoute =
+  | { kind: "facilitator"; url: string }
+  | { kind: "direct"; rpcUrl: string; settlerKey: `0x${string}` }
+  | { kind: "custom"; settler: Settler };
+
+export interface PaymentConfig {
+  payTo: `0x${string}`;
+  network: ResolvedNetwork;
+  maxTimeoutSeconds: number;
+  /** Absent only in dev mode, which never settles. */
+  settlement?: SettlementRoute;
+  /** When set: payer balance, nonce and contract-wallet signatures are checked on chain. */
+  rpcUrl?: string;
+  settleTimeoutSeconds: number;
+}
+
+/** Production cannot start without a settlement route (fail closed). */
+export type ProductionPaymentConfig = PaymentConfig & { settlement: SettlementRoute };
+
+export function resolvePayment(
+  options: Partial<PaymentOptions>,
+  devMode: boolean,
+  read: Reader,
+): PaymentConfig | undefined {
+  const problems = read.problems;
+  const before = problems.length;
+  const payTo = read.text(options.payTo, "payment.payTo", "PAY_TO");
+  const network = read.text(options.network, "payment.network", "X402_NETWORK");
+  const asset = read.text(options.asset, "payment.asset", "X402_ASSET");
+  const assetName = read.text(options.assetName, "payment.assetName", "X402_ASSET_NAME");
+  const assetVersion = read.text(
+    options.assetVersion,
+    "payment.assetVersion",
+    "X402_ASSET_VERSION",
+  );
+  const maxTimeoutSeconds = read.count(
+    options.maxTimeoutSeconds,
+    "payment.maxTimeoutSeconds",
+    "X402_MAX_TIMEOUT_SECONDS",
+    {
+      min: SETTLEMENT_MARGIN_SECONDS + 1,
+      fallback: DEFAULT_MAX_TIMEOUT_SECONDS,
+      hint: `set it to a whole number of seconds above ${SETTLEMENT_MARGIN_SECONDS} (default ${DEFAULT_MAX_TIMEOUT_SECONDS})`,
+    },
+  );
+
+  // Production refuses to start without knowing where the money goes and on which chain:
+  // a default could take testnet "money" for mainnet work or the other way round.
+  if (!devMode && payTo.value === undefined)
+    problems.push(
+      "PAY_TO is not set: set it to the address that should receive payments (or enable dev mode for local testing)",
+    );
+  if (!devMode && network.value === undefined)
+    problems.push(
+      'X402_NETWORK is not set: set it to "base" (mainnet), "base-sepolia" (testnet) or "eip155:<chainId>"; there is deliberately no default',
+    );
+
+  const payToAddress = read.address(payTo, "the address that should receive payments");
+  const assetAddress = read.address(asset, "the token contract address");
+
+  let resolved: ResolvedNetwork | undefined;
+  if (network.value !== undefined) {
+    const parsed = parseNetwork(network.value);
+    if (!parsed) {
+      problems.push(
+        `${network.name} is ${JSON.stringify(network.value)}: use "base", "base-sepolia" or "eip155:<chainId>"`,
+      );
+    } else {
+      // Known networks default to their USDC; any setting given overrides that default.
+      const token = asset.value !== undefined ? assetAddress : parsed.usdc?.asset;
+      const name = assetName.value ?? parsed.usdc?.assetName;
+      const version = assetVersion.value ?? parsed.usdc?.assetVersion;
+      const missing = (s: Setting, what: string): void => {
+        problems.push(
+          `${s.name} is not set: network ${parsed.caip2} has no built-in USDC, so set ${what}`,
+        );
+      };
+      if (asset.value === undefined && !parsed.usdc) missing(asset, "the token contract address");
+      if (name === undefined)
+        missing(assetName, 'the token\'s EIP-712 domain name (e.g. "USD Coin")');
+      if (version === undefined)
+        missing(assetVersion, 'the token\'s EIP-712 domain version (e.g. "2")');
+      if (token && name !== undefined && version !== undefined)
+        resolved = {
+          v1Name: parsed.v1Name,
+          caip2: parsed.caip2,
+          chainId: parsed.chainId,
+          asset: token,
+          assetName: name,
+          assetVersion: version,
+        };
+    }
+  }
+
+  const settlement = resolveSettlement(options, devMode, read);
+
+  if (problems.length > before || !payToAddress || !resolved) return undefined;
+  const config: PaymentConfig = {
+    payTo: payToAddress,
+    network: resolved,
+    maxTimeoutSeconds,
+    settleTimeoutSeconds: settlement.timeoutSeconds,
+  };
+  if (settlement.route) config.settlement = settlement.route;
+  if (settlement.rpcUrl) config.rpcUrl = settlement.rpcUrl;
+  return config;
+}
+
+/**
+ * The settlement route: exactly one of a facilitator, direct settlement (RPC + key) or a custom
+ * settler. Production refuses to start without one: verifying payments without ever collecting
+ * them would run every job for free.
+ */
+function resolveSettlement(options: Partial<PaymentOptions>, devMode: boolean, read: Reader) {
+  const problems = read.problems;
+  const facilitator = read.text(
+    options.facilitatorUrl,
+    "payment.facilitatorUrl",
+    "X402_FACILITATOR_URL",
+  );
+  const rpc = read.text(options.rpcUrl, "payment.rpcUrl", "X402_RPC_URL");
+  const key = read.text(options.settlerKey, "payment.settlerKey", "X402_SETTLER_KEY");
+  const timeoutSeconds = read.count(
+    options.settleTimeoutSeconds,
+    "payment.settleTimeoutSeconds",
+    "X402_SETTLE_TIMEOUT_SECONDS",
+    {
+      min: 1,
+      max: 600,
+      fallback: DEFAULT_SETTLE_TIMEOUT_SECONDS,
+      hint: `set it to a whole number of seconds from 1 to 600 (default ${DEFAULT_SETTLE_TIMEOUT_SECONDS})`,
+    },
+  );
+  const facilitatorUrl = read.url(
+    facilitator,
+    "the facilitator's base URL (it serves /verify and /settle), e.g. https://x402.org/facilitator",
+  );
+  const rpcUrl = read.url(rpc, "the network's JSON-RPC endpoint (http or https)", true);
+  // Never repeat the key in a message: error output ends up in logs.
+  const settlerKey = key.value;
+  if (settlerKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(settlerKey))
+    problems.push(`${key.name} is not a private key: set it to 0x and 64 hex digits`);
+  if (settlerKey !== undefined && rpc.value === undefined)
+    problems.push(
+      `${key.name} is set but X402_RPC_URL is not: direct settlement sends its transactions through that JSON-RPC endpoint`,
+    );
+
+  const chosen = [
+    options.settler !== undefined ? "option payment.settler" : undefined,
+    facilitator.value !== undefined ? facilitator.name : undefined,
+    settlerKey !== undefined ? key.name : undefined,
+  ].filter((name) => name !== undefined);
+  if (chosen.length > 1)
+    problems.push(
+      `${chosen.join(" and ")} are set together: choose one settlement route (a facilitator settles for you; a settler key settles from this server)`,
+    );
+  if (!devMode && chosen.length === 0)
+    problems.push(
+      "no settlement route: set X402_FACILITATOR_URL to settle through an x402 facilitator (e.g. https://x402.org/facilitator, testnets only), " +
+        "or X402_RPC_URL and X402_SETTLER_KEY to submit the transfers from this server (that account pays the gas); " +
+        "without one the server would run paid jobs without ever collecting the payment",
+    );
+
+  let route: SettlementRoute | undefined;
+  if (options.settler !== undefined) route = { kind: "custom", settler: options.settler };
+  else if (facilitatorUrl !== undefined) route = { kind: "facilitator", url: facilitatorUrl };
+  else if (settlerKey !== undefined && rpcUrl !== undefined)
+    route = { kind: "direct", rpcUrl, settlerKey: settlerKey as `0x${string}` };
+  return { route, rpcUrl, timeoutSeconds };
+}
+
+/** REDIS_URL (redis:// or rediss://) and REDIS_KEY_PREFIX. The URL may hold a password: never repeated. */

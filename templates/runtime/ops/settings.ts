@@ -1,0 +1,75 @@
+/**
+ * How settings are read: an option passed to createApp() wins over its environment variable, and
+ * every problem is collected (not thrown) so the server can report them all at once.
+ * Part of your project: edit freely.
+ */
+import { getAddress, isAddress } from "viem/utils";
+
+/** Every configuration problem, one per line. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+export interface Setting {
+  value: string | undefined;
+  name: string;
+}
+
+/** Reads settings (option first, then env) and collects problems instead of throwing. */
+export class Reader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Record<string, string | undefined>) {}
+
+  /** Empty env values (`PAY_TO=` in a .env file) count as unset. */
+  fromEnv(envName: string): Setting {
+    const value = this.env[envName];
+    return { value: value === "" ? undefined : value, name: envName };
+  }
+
+  text(option: string | undefined, optionName: string, envName: string): Setting {
+    return option !== undefined
+      ? { value: option, name: `option ${optionName}` }
+      : this.fromEnv(envName);
+  }
+
+  /** A whole number in [min, max]; `fallback` when unset. */
+  count(
+    option: number | undefined,
+    optionName: string,
+    envName: string,
+    range: { min: number; max?: number; fallback: number; hint: string },
+  ): number {
+    const s =
+      option !== undefined
+        ? { value: option, name: `option ${optionName}` }
+        : this.fromEnv(envName);
+    if (s.value === undefined) return range.fallback;
+    const n = typeof s.value === "number" ? s.value : /^\d+$/.test(s.value) ? Number(s.value) : NaN;
+    if (Number.isSafeInteger(n) && n >= range.min && n <= (range.max ?? Number.MAX_SAFE_INTEGER))
+      return n;
+    this.problems.push(`${s.name} is ${JSON.stringify(s.value)}: ${range.hint}`);
+    return range.fallback;
+  }
+
+  /** A checksummed address, or undefined (with a problem recorded when the value is bad). */
+  address(s: Setting, what: string): `0x${string}` | undefined {
+    if (s.value === undefined) return undefined;
+    if (isAddress(s.value)) return getAddress(s.value);
+    this.problems.push(
+      `${s.name} is ${JSON.stringify(s.value)}: set it to ${what} (0x and 40 hex digits, checksummed or all lowercase)`,
+    );
+    return undefined;
+  }
+
+  /** An http(s) URL, or undefined. `secret`: do not repeat the value (RPC URLs often embed an API key). */
+  url(s: Setting, what: string, secret = false): string | undefined {
+    if (s.value === undefined) return undefined;
+    if (URL.canParse(s.value) && /^https?:$/.test(new URL(s.value).protocol)) return s.value;
+    const shown = secret ? "not an http(s) URL" : `${JSON.stringify(s.value)}`;
+    this.problems.push(`${s.name} is ${shown}: set it to ${what}`);
+    return undefined;
+  }
+}
