@@ -6,6 +6,7 @@
  * it is settled and answered, because a charge must reach the caller with its result.
  * Part of your project: edit freely.
  */
+import { setMaxListeners } from "node:events";
 
 export interface Drain {
   /** True once shutdown began: new jobs are refused. */
@@ -23,6 +24,8 @@ export function createDrain(): Drain {
   let inFlight = 0;
   let whenIdle: (() => void) | undefined;
   const cutter = new AbortController();
+  // Every job in its handler listens to `cut` (and stops listening when it ends): no leak warning.
+  setMaxListeners(0, cutter.signal);
   const idle = (): Promise<void> =>
     inFlight === 0 ? Promise.resolve() : new Promise((resolve) => (whenIdle = resolve));
 
