@@ -9,18 +9,18 @@
 // facilitator otherwise): the chain, the facilitator and the transfer are real, only the wire is slow.
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createPublicClient, createTestClient, createWalletClient, http, type Hex } from "viem";
+import { createPublicClient, createWalletClient, http, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
 import { createMemoryLedger } from "../../templates/runtime/ledger/memory.js";
 import type { AppOptions } from "../../templates/runtime/ops/config.js";
 import {
-  capability,
+  hostileAgent as baseHostileAgent,
+  type HostileAgent as BaseHostileAgent,
   captureLogger,
   job,
   listen,
-  makeAgent,
   nowSeconds,
   post,
   signAuthorization,
@@ -28,36 +28,29 @@ import {
   v2Header,
   type LogLine,
   type Running,
-  type TestAgent,
 } from "../runtime/helpers.js";
 import { DEPLOYER_KEY, SETTLER_KEY } from "./accounts.js";
 import { localChain } from "./anvil.js";
-import { mintUsdc, USDC_ABI, usdcBalance } from "./usdc.js";
+import {
+  mintUsdc,
+  USDC_ABI,
+  usdcBalance,
+  freshPayer as freshFundedPayer,
+  nonceUsed as nonceUsedOnChain,
+} from "./usdc.js";
 
 const { rpcUrl, chainId, asset, facilitatorUrl } = inject("chain");
 const chain = localChain(rpcUrl, chainId);
 const client = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 20 });
-const testClient = createTestClient({ mode: "anvil", chain, transport: http(rpcUrl) });
 const domain = { name: "USDC", version: "2", chainId, verifyingContract: asset } as const;
 const PRICE = 10_000n; // every capability here costs 0.01 USDC
 const SINK = privateKeyToAccount(DEPLOYER_KEY).address; // where a drained payer's USDC goes
 
 const balance = (address: Hex) => usdcBalance(rpcUrl, asset, address);
-const nonceUsed = (from: Hex, nonce: Hex) =>
-  client.readContract({
-    address: asset,
-    abi: USDC_ABI,
-    functionName: "authorizationState",
-    args: [from, nonce],
-  }) as Promise<boolean>;
+const nonceUsed = (from: Hex, nonce: Hex) => nonceUsedOnChain(rpcUrl, asset, from, nonce);
 
 /** A fresh account with `usdc` atomic units of USDC and some ETH for gas. */
-async function freshPayer(usdc: bigint): Promise<PrivateKeyAccount> {
-  const account = privateKeyToAccount(generatePrivateKey());
-  await testClient.setBalance({ address: account.address, value: 10n ** 18n });
-  if (usdc > 0n) await mintUsdc(rpcUrl, asset, account.address, usdc);
-  return account;
-}
+const freshPayer = (usdc: bigint) => freshFundedPayer(rpcUrl, asset, usdc);
 
 /** Moves all of `payer`'s USDC away (a payer spending its money while its job runs). */
 async function drain(payer: PrivateKeyAccount): Promise<void> {
@@ -123,66 +116,19 @@ async function slowProxy(target: string): Promise<SlowProxy> {
 
 // ---- the agent: echo (makeAgent) plus handlers that misbehave the ways the hostile tester found ----
 
-const textInput = {
-  type: "object",
-  additionalProperties: false,
-  required: ["text"],
-  properties: { text: { type: "string" } },
-};
-/** `data` is a free-form object: the schema cannot see a BigInt or a cycle inside it. */
-const freeForm = {
-  type: "object",
-  additionalProperties: false,
-  required: ["data"],
-  properties: { data: { type: "object" } },
-};
-
-type HostileAgent = TestAgent & {
-  /** Handler starts, per capability (echo's are in `calls`). */
-  starts: Record<string, number>;
-  /** stubborn handlers running right now. */
-  running: () => number;
+type HostileAgent = BaseHostileAgent & {
   /** The payer the "drain" handler empties, and what it does once done (e.g. slow the settlement). */
   drain?: { payer: PrivateKeyAccount; then: () => void };
 };
 
 function hostileAgent(): HostileAgent {
-  const agent = makeAgent() as HostileAgent;
-  const starts: Record<string, number> = {};
-  let running = 0;
-  const add = (name: string, handler: (input: any) => Promise<unknown>) => {
-    agent.capabilities[name] = capability(name, String(PRICE), textInput, freeForm, (input) => {
-      starts[name] = (starts[name] ?? 0) + 1;
-      return handler(input);
-    });
-  };
-  add("unserializable", async (input) => {
-    if (input.text === "bigint") return { data: { n: 10n } };
-    const data: Record<string, unknown> = {};
-    data.self = data;
-    return { data };
-  });
-  add("big", async (input) => ({ data: { blob: "x".repeat(Number(input.text)) } }));
-  add("busy", async (input) => {
-    const until = Date.now() + Number(input.text);
-    while (Date.now() < until); // CPU-bound: no timer can fire meanwhile
-    return { data: {} };
-  });
-  add("stubborn", async (input) => {
-    running++;
-    try {
-      await new Promise((r) => setTimeout(r, Number(input.text))); // ignores ctx.signal
-      return { data: {} };
-    } finally {
-      running--;
-    }
-  });
-  add("drain", async () => {
+  const agent: HostileAgent = baseHostileAgent();
+  agent.add("drain", async () => {
     await drain(agent.drain!.payer);
     agent.drain!.then();
     return { data: {} };
   });
-  return Object.assign(agent, { starts, running: () => running });
+  return agent;
 }
 
 // ---- one app per settlement route, each behind its own slow proxy and paying its own payee ----

@@ -32,7 +32,13 @@ import {
 import { createApp } from "../../templates/runtime/app.js";
 import { DEPLOYER_KEY, PAYEE, PAYER_KEYS, SETTLER_KEY } from "./accounts.js";
 import { localChain } from "./anvil.js";
-import { mintUsdc, USDC_ABI, usdcBalance } from "./usdc.js";
+import {
+  mintUsdc,
+  USDC_ABI,
+  usdcBalance,
+  freshPayer as freshFundedPayer,
+  nonceUsed as nonceUsedOnChain,
+} from "./usdc.js";
 
 const { rpcUrl, chainId, asset, facilitatorUrl } = inject("chain");
 const chain = localChain(rpcUrl, chainId);
@@ -42,21 +48,10 @@ const domain = { name: "USDC", version: "2", chainId, verifyingContract: asset }
 const PRICE = 10_000n; // echo's price: 0.01 USDC
 
 const balance = (address: Hex) => usdcBalance(rpcUrl, asset, address);
-const nonceUsed = (from: Hex, nonce: Hex) =>
-  client.readContract({
-    address: asset,
-    abi: USDC_ABI,
-    functionName: "authorizationState",
-    args: [from, nonce],
-  }) as Promise<boolean>;
+const nonceUsed = (from: Hex, nonce: Hex) => nonceUsedOnChain(rpcUrl, asset, from, nonce);
 
 /** A fresh account with `usdc` atomic units of USDC and some ETH for gas. */
-async function freshPayer(usdc: bigint): Promise<PrivateKeyAccount> {
-  const account = privateKeyToAccount(generatePrivateKey());
-  await testClient.setBalance({ address: account.address, value: 10n ** 18n });
-  if (usdc > 0n) await mintUsdc(rpcUrl, asset, account.address, usdc);
-  return account;
-}
+const freshPayer = (usdc: bigint) => freshFundedPayer(rpcUrl, asset, usdc);
 
 /** makeAgent plus "drain": while it runs, the payer moves all its USDC away (see settle-failure tests). */
 function chainAgent(): TestAgent & { drain?: PrivateKeyAccount } {
@@ -231,7 +226,9 @@ describe.each(ROUTES)("%s settlement", (route, payment) => {
     const res = await post(app.url, request, { "payment-signature": header });
     expect(res.status, res.text).toBe(402);
     expect(res.body.error_type).toBe("payment");
-    expect(res.body.error).toMatch(/not settled, so the result is withheld: .*\. Nothing was charged\./);
+    expect(res.body.error).toMatch(
+      /not settled, so the result is withheld: .*\. Nothing was charged\./,
+    );
     expect(res.text).not.toContain("the output");
     expect(await balance(PAYEE)).toBe(payeeBefore);
     expect(await nonceUsed(account.address, payload.authorization.nonce)).toBe(false);

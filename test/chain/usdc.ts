@@ -13,7 +13,7 @@ import {
   type Hex,
   type PublicClient,
 } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { DEPLOYER_KEY } from "./accounts.js";
 import { localChain } from "./anvil.js";
 
@@ -152,6 +152,39 @@ export async function usdcBalance(
     functionName: "balanceOf",
     args: [address],
   })) as bigint;
+}
+
+/** Whether `from`'s authorization `nonce` was used (or canceled) on chain: EIP-3009 authorizationState. */
+export async function nonceUsed(
+  rpcUrl: string,
+  asset: Address,
+  from: Address,
+  nonce: `0x${string}`,
+): Promise<boolean> {
+  const client = createPublicClient({ transport: http(rpcUrl) });
+  return (await client.readContract({
+    address: asset,
+    abi: USDC_ABI,
+    functionName: "authorizationState",
+    args: [from, nonce],
+  })) as boolean;
+}
+
+/** A fresh account holding `usdc` atomic units of USDC and 1 ETH for gas (anvil's setBalance). */
+export async function freshPayer(
+  rpcUrl: string,
+  asset: Address,
+  usdc: bigint,
+): Promise<PrivateKeyAccount> {
+  const account = privateKeyToAccount(generatePrivateKey());
+  const testClient = createTestClient({
+    mode: "anvil",
+    chain: localChain(rpcUrl),
+    transport: http(rpcUrl),
+  });
+  await testClient.setBalance({ address: account.address, value: 10n ** 18n });
+  if (usdc > 0n) await mintUsdc(rpcUrl, asset, account.address, usdc);
+  return account;
 }
 
 /**

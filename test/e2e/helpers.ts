@@ -46,6 +46,23 @@ function waitForUrl(child: ResultPromise): Promise<string> {
   });
 }
 
+/** A job request body for the e2e manifest's `summarize` capability, deadline `secondsLeft` from now. */
+export function summarizeJob(text: string, jobId: string, secondsLeft = 60): string {
+  return JSON.stringify({
+    service_version: "1.0",
+    job_id: jobId,
+    task: { capability: "summarize", input: { text } },
+    deadline: Date.now() / 1000 + secondsLeft,
+  });
+}
+
+/** fetch() options for POST /execute with a JSON body. */
+export const post = (body: string, headers: Record<string, string> = {}) => ({
+  method: "POST",
+  headers: { "content-type": "application/json", ...headers },
+  body,
+});
+
 /** The well-known first anvil test key: public, for tests only. */
 export const payer = privateKeyToAccount(
   "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",

@@ -23,7 +23,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vi
 import { PAYER_KEYS, SETTLER_KEY } from "../chain/accounts.js";
 import { usdcBalance } from "../chain/usdc.js";
 import { type RedisServer, startRedis } from "../redis/redis-server.js";
-import { decodeHeader, type Requirement, signPayment, startServer } from "./helpers.js";
+import {
+  decodeHeader,
+  type Requirement,
+  signPayment,
+  startServer,
+  post,
+  summarizeJob,
+} from "./helpers.js";
 
 const shared = inject("projectDir");
 const chain = inject("chain");
@@ -103,19 +110,7 @@ afterAll(async () => {
   if (projectDir) await rm(dirname(projectDir), { recursive: true, force: true });
 });
 
-function job(text: string, jobId: string, secondsLeft = 60) {
-  return JSON.stringify({
-    service_version: "1.0",
-    job_id: jobId,
-    task: { capability: "summarize", input: { text } },
-    deadline: Date.now() / 1000 + secondsLeft,
-  });
-}
-const post = (body: string, headers: Record<string, string> = {}) => ({
-  method: "POST",
-  headers: { "content-type": "application/json", ...headers },
-  body,
-});
+const job = summarizeJob;
 const paid = (header: string) => ({ "payment-signature": header });
 
 /** What a 402 from `url` asks for "summarize" (no ledger involved: works during an outage too). */

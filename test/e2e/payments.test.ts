@@ -13,7 +13,14 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { wrapFetchWithPayment as wrapV1 } from "x402-fetch";
 import { PAYER_KEYS, PAYEE, SETTLER_KEY } from "../chain/accounts.js";
 import { usdcBalance } from "../chain/usdc.js";
-import { decodeHeader, type Requirement, signPayment, startServer } from "./helpers.js";
+import {
+  decodeHeader,
+  type Requirement,
+  signPayment,
+  startServer,
+  post,
+  summarizeJob,
+} from "./helpers.js";
 
 const shared = inject("projectDir");
 const chain = inject("chain");
@@ -67,19 +74,7 @@ const baseEnv = () => ({
   X402_RPC_URL: chain.rpcUrl,
 });
 
-function job(text: string, jobId: string, secondsLeft = 60) {
-  return JSON.stringify({
-    service_version: "1.0",
-    job_id: jobId,
-    task: { capability: "summarize", input: { text } },
-    deadline: Date.now() / 1000 + secondsLeft,
-  });
-}
-const post = (body: string, headers: Record<string, string> = {}) => ({
-  method: "POST",
-  headers: { "content-type": "application/json", ...headers },
-  body,
-});
+const job = summarizeJob;
 
 function v2Client(key: `0x${string}`) {
   const client = new x402Client()

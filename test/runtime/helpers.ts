@@ -209,6 +209,75 @@ export function makeAgent(): TestAgent {
   return agent;
 }
 
+// ---- an agent whose handlers misbehave the ways a hostile tester found ----
+
+const plainTextInput = {
+  type: "object",
+  additionalProperties: false,
+  required: ["text"],
+  properties: { text: { type: "string" } },
+};
+/** `data` is a free-form object: the schema cannot see a BigInt or a cycle inside it. */
+const freeFormOutput = {
+  type: "object",
+  additionalProperties: false,
+  required: ["data"],
+  properties: { data: { type: "object" } },
+};
+
+export type HostileAgent = TestAgent & {
+  /** Handler starts, per added capability (echo's are in `calls`). */
+  starts: Record<string, number>;
+  /** "stubborn" handlers running right now. */
+  running: () => number;
+  /** Adds a capability (price 0.01, input `{text}`, free-form output `{data}`) that counts its starts. */
+  add(name: string, handler: (input: any) => Promise<unknown>): void;
+};
+
+/**
+ * makeAgent() plus: unserializable (a cycle, or a BigInt with text "bigint"), big (an output of
+ * `text` characters), busy (a CPU-bound loop of `text` ms), stubborn (waits `text` ms ignoring ctx.signal).
+ */
+export function hostileAgent(): HostileAgent {
+  const agent = makeAgent() as HostileAgent;
+  const starts: Record<string, number> = {};
+  let running = 0;
+  const add: HostileAgent["add"] = (name, handler) => {
+    agent.capabilities[name] = capability(
+      name,
+      "10000",
+      plainTextInput,
+      freeFormOutput,
+      (input) => {
+        starts[name] = (starts[name] ?? 0) + 1;
+        return handler(input);
+      },
+    );
+  };
+  add("unserializable", async (input) => {
+    if (input.text === "bigint") return { data: { n: 10n } };
+    const data: Record<string, unknown> = {};
+    data.self = data;
+    return { data };
+  });
+  add("big", async (input) => ({ data: { blob: "x".repeat(Number(input.text)) } }));
+  add("busy", async (input) => {
+    const until = Date.now() + Number(input.text);
+    while (Date.now() < until); // CPU-bound: no timer can fire meanwhile
+    return { data: {} };
+  });
+  add("stubborn", async (input) => {
+    running++;
+    try {
+      await new Promise((r) => setTimeout(r, Number(input.text))); // ignores ctx.signal
+      return { data: {} };
+    } finally {
+      running--;
+    }
+  });
+  return Object.assign(agent, { starts, running: () => running, add });
+}
+
 export interface Running {
   url: string;
   server: Server;

@@ -9,7 +9,7 @@ import { createMemoryLedger } from "../../templates/runtime/ledger/memory.js";
 import { SettlementError } from "../../templates/runtime/payments/settlement.js";
 import {
   anvilAccount,
-  capability,
+  hostileAgent,
   job,
   logText,
   makeAgent,
@@ -21,67 +21,11 @@ import {
   signAuthorization,
   startApp,
   v2Header,
-  type TestAgent,
 } from "./helpers.js";
 
 const payer = anvilAccount();
 const pay = async (p: Parameters<typeof signAuthorization>[1] = {}) =>
   v2Header(offerV2(), await signAuthorization(payer, p));
-
-const freeForm = {
-  type: "object",
-  additionalProperties: false,
-  required: ["data"],
-  properties: { data: { type: "object" } },
-};
-const textInput = {
-  type: "object",
-  additionalProperties: false,
-  required: ["text"],
-  properties: { text: { type: "string" } },
-};
-
-/** The test agent plus capabilities that misbehave the ways the hostile tester found. */
-function hostileAgent(): TestAgent & { runningHandlers: () => number } {
-  const agent = makeAgent();
-  let running = 0;
-  agent.capabilities.unserializable = capability(
-    "unserializable",
-    "10000",
-    textInput,
-    freeForm,
-    async (input) => {
-      if (input.text === "bigint") return { data: { n: 10n } };
-      const data: Record<string, unknown> = {};
-      data.self = data;
-      return { data };
-    },
-  );
-  agent.capabilities.busy = capability("busy", "10000", textInput, freeForm, async (input) => {
-    const until = Date.now() + Number(input.text);
-    while (Date.now() < until); // CPU-bound: the deadline timer cannot fire meanwhile
-    return { data: {} };
-  });
-  agent.capabilities.stubborn = capability(
-    "stubborn",
-    "10000",
-    textInput,
-    freeForm,
-    async (input) => {
-      running++;
-      try {
-        await new Promise((r) => setTimeout(r, Number(input.text))); // ignores ctx.signal
-        return { data: {} };
-      } finally {
-        running--;
-      }
-    },
-  );
-  agent.capabilities.big = capability("big", "10000", textInput, freeForm, async (input) => ({
-    data: { blob: "x".repeat(Number(input.text)) },
-  }));
-  return Object.assign(agent, { runningHandlers: () => running });
-}
 
 let app: Awaited<ReturnType<typeof startApp>> | undefined;
 afterEach(async () => {
@@ -194,10 +138,10 @@ describe("one authorization never has two handlers running (defect 6)", () => {
       expect(again.status).toBe(402);
       expect(again.body.error).toMatch(/in use by a job that is still running/);
     }
-    expect(agent.runningHandlers()).toBe(1);
+    expect(agent.running()).toBe(1);
     expect(logText(app.logger)).toMatch(/handler still running after its job was answered/);
     // Once the abandoned handler stops, the authorization is free again (nothing was charged).
-    await expect.poll(() => agent.runningHandlers(), { timeout: 3000 }).toBe(0);
+    await expect.poll(() => agent.running(), { timeout: 3000 }).toBe(0);
     await expect
       .poll(
         async () =>

@@ -16,7 +16,7 @@ import { SETTLEMENT_MARGIN_SECONDS } from "../payments/verify.js";
 import { paymentResponseHeaders } from "../payments/x402.js";
 import type { Capability, Logger, VerifiedPayment } from "../types.js";
 import { checkArrival, type HandlerRun, shuttingDown, startHandler } from "./handler.js";
-import type { JobServices } from "./pipeline.js";
+import type { JobServices } from "./services.js";
 import type { JobRequest } from "./request.js";
 import { completedBody, type JobResponse } from "./result.js";
 

@@ -8,30 +8,18 @@
  * Every failure maps to one error type (errors.ts). Part of your project: edit freely.
  */
 import { AgentError, errorResponse, InternalError, UnavailableError } from "../errors.js";
-import type { Drain } from "../http/drain.js";
-import type { Ledger } from "../ledger/ledger.js";
-import type { ResolvedConfig } from "../ops/config.js";
-import type { JobOutcome, Metrics } from "../ops/metrics.js";
-import type { HeaderGetter, PaymentGate } from "../payments/gate.js";
-import type { AgentDefinition, Capability, Logger } from "../types.js";
+import type { JobOutcome } from "../ops/metrics.js";
+import type { HeaderGetter } from "../payments/gate.js";
+import type { Capability, Logger } from "../types.js";
 import { checkArrival, startHandler } from "./handler.js";
 import { runPaidJob } from "./paid.js";
 import { findCapability, parseRequest, validateInput } from "./request.js";
 import { completedBody, type JobResponse } from "./result.js";
+import type { JobServices } from "./services.js";
 
 export { MAX_JOB_ID_LENGTH, SERVICE_VERSION } from "./request.js";
 export type { JobResponse } from "./result.js";
-
-/** What every job shares, built once by the app. */
-export interface JobServices {
-  agent: AgentDefinition;
-  config: ResolvedConfig;
-  /** The payment gate; undefined only in dev mode, where payment is skipped. */
-  gate: PaymentGate | undefined;
-  ledger: Ledger;
-  metrics: Metrics;
-  drain: Drain;
-}
+export type { JobServices } from "./services.js";
 
 /** One POST /execute. */
 export interface JobCall {
