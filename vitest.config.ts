@@ -8,6 +8,8 @@ export default defineConfig({
           name: "unit",
           include: ["test/**/*.test.ts"],
           exclude: ["test/e2e/**", "test/chain/**"],
+          // Many tests spawn the real CLI several times: a hang guard, not a timing goal (2 noisy cores).
+          testTimeout: 30_000,
         },
       },
       {
