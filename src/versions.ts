@@ -22,5 +22,14 @@ export const devDependencies = {
   vitest: "4.1.12",
 } as const;
 
+/**
+ * The official x402 client a project's README tells callers to pay with (not a project dependency).
+ * The repo's own tests pay with these exact versions.
+ */
+export const callerDependencies = {
+  "@x402/evm": "2.27.0",
+  "@x402/fetch": "2.27.0",
+} as const;
+
 /** Node versions generated projects support (process.loadEnvFile needs 20.12). */
 export const nodeEngines = ">=20.12";

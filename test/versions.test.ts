@@ -1,10 +1,14 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { dependencies, devDependencies } from "../src/versions.js";
+import { callerDependencies, dependencies, devDependencies } from "../src/versions.js";
 
 const repo = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 const repoVersions: Record<string, string> = { ...repo.dependencies, ...repo.devDependencies };
-const projectVersions: Record<string, string> = { ...dependencies, ...devDependencies };
+const projectVersions: Record<string, string> = {
+  ...dependencies,
+  ...devDependencies,
+  ...callerDependencies,
+};
 
 describe("the version table", () => {
   it("pins exact versions, for this repo and for generated projects", () => {

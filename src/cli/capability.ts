@@ -14,6 +14,7 @@ import {
 import { applyFiles } from "../write/apply.js";
 import { writeFileAtomic } from "../write/atomic.js";
 import { CliError } from "./errors.js";
+import { projectScript } from "./hint.js";
 import { parseFieldSpecs } from "./field-spec.js";
 import { describeReport, projectRoot } from "./generate.js";
 
@@ -35,7 +36,7 @@ export async function addCapability(name: string, options: AddCapabilityOptions)
   const { text, capabilities } = await readValidManifest(root);
   if (Object.hasOwn(capabilities, name)) {
     throw new CliError(
-      `capability "${name}" already exists in agent.json; choose another name, or edit it there and run \`create-agent generate\``,
+      `capability "${name}" already exists in agent.json; choose another name, or edit it there and run \`${projectScript("generate")}\``,
     );
   }
   const nameProblem = capabilityNameProblem(name);
@@ -78,7 +79,7 @@ export async function removeCapability(name: string, options: { cwd?: string }):
   }
   if (Object.keys(capabilities).length === 1) {
     throw new CliError(
-      `"${name}" is the only capability, and an agent needs at least one: add another first (create-agent add-capability <name>)`,
+      `"${name}" is the only capability, and an agent needs at least one: add another first (\`${projectScript("add-capability", "<name>")}\`)`,
     );
   }
   const report = await commit(root, removeCapabilityFromText(text, name));

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { CliError } from "./errors.js";
 import { projectRoot } from "./generate.js";
@@ -17,6 +18,8 @@ export async function dev(options: { cwd?: string }): Promise<number> {
   if (!existsSync(tsx))
     throw new CliError(`tsx is not installed in ${root}: run \`npm install\` first`);
 
+  await ensurePortFree(devPort(root));
+
   const server = spawn(tsx, ["watch", "src/dev.ts"], {
     cwd: root,
     stdio: "inherit",
@@ -30,4 +33,33 @@ export async function dev(options: { cwd?: string }): Promise<number> {
   if (server.exitCode === null && server.signalCode === null) server.kill("SIGTERM");
   const [serverCode] = await exited;
   return watchCode || (serverCode ?? 0);
+}
+
+/** The port the dev server will listen on: PORT from the environment, else from .env, else 3000. */
+export function devPort(root: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (env.PORT) return env.PORT;
+  const file = join(root, ".env");
+  if (existsSync(file)) {
+    const match = /^\s*PORT\s*=\s*["']?(\d+)["']?\s*$/m.exec(readFileSync(file, "utf8"));
+    if (match) return match[1]!;
+  }
+  return "3000";
+}
+
+/**
+ * Refuses to start when another process already listens on the port: `tsx watch` would otherwise
+ * keep waiting for changes behind a server that exited, and nothing would serve.
+ */
+export async function ensurePortFree(port: string): Promise<void> {
+  if (!/^\d+$/.test(port) || Number(port) === 0) return; // the server itself reports a bad PORT
+  const probe = createServer();
+  const problem = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
+    probe.once("error", resolve);
+    probe.listen(Number(port), () => probe.close(() => resolve(undefined)));
+  });
+  if (problem?.code === "EADDRINUSE")
+    throw new CliError(
+      `port ${port} is busy: another process is listening on it (see which with \`lsof -i :${port}\`). ` +
+        `Stop it, or set PORT to a free port, e.g. \`PORT=3001\` in .env or before the command.`,
+    );
 }

@@ -4,6 +4,7 @@ import { GENERATED_DIR, generateCode } from "../generate/index.js";
 import { loadManifest } from "../manifest/index.js";
 import { type ApplyReport, applyFiles } from "../write/apply.js";
 import { CliError } from "./errors.js";
+import { projectScript } from "./hint.js";
 
 export interface GenerateOptions {
   check?: boolean;
@@ -59,7 +60,7 @@ export async function generate(options: GenerateOptions): Promise<number> {
       return 0;
     }
     process.stderr.write(
-      `Generated code does not match agent.json; run \`create-agent generate\`:\n${stale.join("\n")}\n`,
+      `Generated code does not match agent.json; run \`${projectScript("generate")}\`:\n${stale.join("\n")}\n`,
     );
     return 1;
   }

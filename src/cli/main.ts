@@ -14,6 +14,15 @@ const VERSION: string = JSON.parse(
   readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
 ).version;
 
+/**
+ * Drops `--` separators. `npm run generate -- --check` passes `--check` alone, but pnpm passes the `--`
+ * on (`create-agent generate -- --check`), which would make `--check` an operand: "too many arguments".
+ * No create-agent operand starts with `-`, so a separator is never needed.
+ */
+function withoutSeparators(argv: string[]): string[] {
+  return [...argv.slice(0, 2), ...argv.slice(2).filter((arg) => arg !== "--")];
+}
+
 /** Runs the CLI; resolves to the process exit code. All user-facing failures are one message and code 1. */
 export async function main(argv: string[]): Promise<number> {
   let code = 0;
@@ -23,7 +32,7 @@ export async function main(argv: string[]): Promise<number> {
     )
     .version(VERSION)
     .exitOverride()
-    .showHelpAfterError("(run create-agent --help for usage)");
+    .showHelpAfterError("(add --help for usage)");
 
   program
     .command("create", { isDefault: true })
@@ -34,6 +43,10 @@ export async function main(argv: string[]): Promise<number> {
     .option("-f, --force", "write into a non-empty folder, replacing files the project needs")
     .option("--no-install", "do not install dependencies")
     .option("--no-git", "do not create a git repository")
+    .option(
+      "--inside-tool-repo",
+      "allow creating the project inside create-agent's own folder (refused otherwise)",
+    )
     .addOption(
       new Option("--package-manager <name>", "package manager for install and next steps").choices(
         PACKAGE_MANAGERS,
@@ -103,7 +116,7 @@ export async function main(argv: string[]): Promise<number> {
     });
 
   try {
-    await program.parseAsync(argv);
+    await program.parseAsync(withoutSeparators(argv));
     return code;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;

@@ -4,6 +4,7 @@ import type { AgentModel } from "../manifest/model.js";
 import { GENERATED_DIR, type GeneratedFile } from "./file-set.js";
 import { formatFile } from "./format.js";
 import { generateHandlerStub, handlerPath } from "./handlers.js";
+import type { PackageManager } from "./package-manager.js";
 import { generatePackageJson, generateProjectFiles } from "./project.js";
 import { generateRegistry } from "./registry.js";
 import { generateSamples } from "./samples.js";
@@ -60,6 +61,7 @@ export async function generateCode(model: AgentModel): Promise<Generation> {
 export async function generateProject(
   model: AgentModel,
   manifestText: string,
+  options: { packageManager?: PackageManager } = {},
 ): Promise<Generation> {
   const code = await generateCode(model);
   const generator = await packSelf();
@@ -72,7 +74,8 @@ export async function generateProject(
   files.push({ path: generator.path, contents: generator.contents, owner: "user" });
   // Template files are kept formatted in this repo, so they are not run through prettier again (it would
   // cost most of the scaffolding time, for the same bytes).
-  for (const file of generateProjectFiles(model)) files.push({ ...file, owner: "user" });
+  for (const file of generateProjectFiles(model, options.packageManager))
+    files.push({ ...file, owner: "user" });
   for (const file of runtimeFiles()) files.push(file);
   files.push(...code.files);
   return { files, warnings: code.warnings };

@@ -1,5 +1,6 @@
 import type { AgentModel, FieldDescriptor } from "../manifest/model.js";
-import { dependencies, devDependencies, nodeEngines } from "../versions.js";
+import { callerDependencies, dependencies, devDependencies, nodeEngines } from "../versions.js";
+import { type PackageManager, projectCommands } from "./package-manager.js";
 import { sampleValue } from "./sample-values.js";
 import { templateFolder } from "./templates.js";
 
@@ -23,6 +24,8 @@ export function generatePackageJson(model: AgentModel, generator: { path: string
       test: "vitest run",
       typecheck: "tsc --noEmit",
       generate: "create-agent generate",
+      "add-capability": "create-agent add-capability",
+      "remove-capability": "create-agent remove-capability",
     },
     dependencies,
     // Sorted, as npm keeps them.
@@ -31,28 +34,63 @@ export function generatePackageJson(model: AgentModel, generator: { path: string
         ([a], [b]) => (a < b ? -1 : 1),
       ),
     ),
+    // tsx's esbuild checks its platform binary in an install script: allowed by name, so npm 11,
+    // pnpm 10 and bun install without a warning about unreviewed scripts.
+    allowScripts: { esbuild: true },
+    pnpm: { onlyBuiltDependencies: ["esbuild"] },
+    trustedDependencies: ["esbuild"],
   };
   return `${JSON.stringify(pkg, null, 2)}\n`;
 }
 
 /** The plain files of templates/project, rendered for this agent (README, entry points, tests, config). */
-export function generateProjectFiles(model: AgentModel): Array<{ path: string; contents: string }> {
-  const data = readmeData(model);
+export function generateProjectFiles(
+  model: AgentModel,
+  packageManager: PackageManager = "npm",
+): Array<{ path: string; contents: string }> {
+  const data = readmeData(model, packageManager);
   return templateFolder("project").map((t) => ({ path: t.path, contents: t.render(data) }));
 }
 
-function readmeData(model: AgentModel) {
+/** Shell text (inside single quotes) of a job request for the first capability, due in 60 s. */
+function sampleJobShell(model: AgentModel): string {
   const first = model.capabilities[0];
-  const sampleJob = first && {
+  if (!first) return "{}";
+  const job = JSON.stringify({
     service_version: "1.0",
     job_id: "job-1",
     task: { capability: first.name, input: sampleValue(first.inputSchema, true) },
-    deadline: 4102444800,
-  };
+  }).replaceAll("'", "'\\''");
+  // The deadline is computed by the shell: it ends the quoted JSON, adds $(...), and reopens it.
+  return `${job.slice(0, -1)},"deadline":'$(( $(date +%s) + 60 ))'}`;
+}
+
+/** The first capability's `task` of a job request, as a JS object literal (valid JSON). */
+function sampleTask(model: AgentModel): string {
+  const first = model.capabilities[0];
+  if (!first) return "{}";
+  return JSON.stringify({ capability: first.name, input: sampleValue(first.inputSchema, true) });
+}
+
+function readmeData(model: AgentModel, packageManager: PackageManager) {
+  const pm = projectCommands(packageManager);
   return {
     name: model.name,
     description: model.description,
-    sampleJob: JSON.stringify(sampleJob ?? {}).replaceAll("'", "'\\''"),
+    sampleJob: sampleJobShell(model),
+    sampleTask: sampleTask(model),
+    callerPackages: Object.entries(callerDependencies)
+      .map(([name, version]) => `${name}@${version}`)
+      .join(" "),
+    pm: {
+      ...pm,
+      addCapabilityExample: pm.addCapability(
+        "translate --price 0.05 --input text:string! --input target:string! --output translation:string",
+      ),
+      removeCapabilityExample: pm.removeCapability("translate"),
+      addCapabilityUsage: pm.addCapability("<name>"),
+      removeCapabilityUsage: pm.removeCapability("<name>"),
+    },
     capabilities: model.capabilities.map((c) => ({
       name: c.name,
       description: c.declaration.description ?? "",

@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
 
-export const PACKAGE_MANAGERS = ["npm", "pnpm", "yarn", "bun"] as const;
-export type PackageManager = (typeof PACKAGE_MANAGERS)[number];
+import { PACKAGE_MANAGERS, type PackageManager } from "../generate/package-manager.js";
+
+export { PACKAGE_MANAGERS, type PackageManager } from "../generate/package-manager.js";
 
 /** The package manager that ran us (`npx`, `pnpm dlx`, `yarn create`, `bunx`), else npm. */
 export function detectPackageManager(userAgent = process.env.npm_config_user_agent ?? ""): PackageManager {
@@ -9,14 +10,45 @@ export function detectPackageManager(userAgent = process.env.npm_config_user_age
   return (PACKAGE_MANAGERS as readonly string[]).includes(name ?? "") ? (name as PackageManager) : "npm";
 }
 
-/** `<pm> run <script>`, as the user would type it (npm and bun need `run` for custom scripts). */
-export function runScript(pm: PackageManager, script: string): string {
-  return pm === "yarn" || pm === "pnpm" ? `${pm} ${script}` : `${pm} run ${script}`;
+/** Whether `<pm> --version` runs: the package manager is installed and on PATH. */
+export function isPackageManagerAvailable(pm: PackageManager, cwd = process.cwd()): Promise<boolean> {
+  return run(pm, ["--version"], cwd, "ignore");
 }
 
-/** Runs `<pm> install` in the project, showing its output. Resolves to whether it succeeded. */
-export function installDependencies(dir: string, pm: PackageManager): Promise<boolean> {
-  return run(pm, ["install"], dir, "inherit");
+/** What to tell a user whose package manager is missing, before anything is written. */
+export function missingPackageManagerMessage(pm: PackageManager): string {
+  if (pm === "npm")
+    return "npm is not installed (or not on PATH): install Node.js with npm, choose another --package-manager, or pass --no-install";
+  const how = pm === "bun" ? "`npm install -g bun`" : `\`npm install -g ${pm}\` or \`corepack enable\``;
+  return `${pm} is not installed (or not on PATH): install it (e.g. ${how}) or choose --package-manager npm`;
+}
+
+/** How a command ended: ok, or why not (it could not start, exited non-zero, or was killed). */
+export type RunOutcome =
+  | { ok: true }
+  | { ok: false; error: Error }
+  | { ok: false; exitCode: number }
+  | { ok: false; signal: NodeJS.Signals };
+
+/** Runs `<pm> install` in the project, showing its output. Never rejects. */
+export function installDependencies(dir: string, pm: PackageManager): Promise<RunOutcome> {
+  return new Promise((resolve) => {
+    const child = spawn(pm, ["install"], { cwd: dir, stdio: "inherit", shell: process.platform === "win32" });
+    child.on("error", (error) => resolve({ ok: false, error }));
+    child.on("close", (code, signal) => {
+      if (code === 0) resolve({ ok: true });
+      else if (signal) resolve({ ok: false, signal });
+      else resolve({ ok: false, exitCode: code ?? 1 });
+    });
+  });
+}
+
+/** "exited with code 1", "could not start (spawn pnpm ENOENT)", "was stopped by SIGINT", for messages. */
+export function describeFailure(outcome: RunOutcome): string {
+  if (outcome.ok) return "succeeded";
+  if ("error" in outcome) return `could not start (${outcome.error.message})`;
+  if ("signal" in outcome) return `was stopped by ${outcome.signal}`;
+  return `exited with code ${outcome.exitCode}`;
 }
 
 /** Runs a command; resolves false (never rejects) when it cannot start or exits non-zero. */

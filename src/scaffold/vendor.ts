@@ -24,6 +24,10 @@ const KEPT_FIELDS = [
   "dependencies",
 ] as const;
 
+// Dependencies that only build dist/ from src/ (the `prepare` script of a clone): an installed copy
+// ships dist/ already built, so a project never installs them on its behalf.
+const BUILD_ONLY = new Set(["typescript", "@types/node"]);
+
 let cached: Promise<VendoredSelf> | undefined;
 
 /**
@@ -56,6 +60,9 @@ function pack(): VendoredSelf {
   >;
   const trimmed: Record<string, unknown> = {};
   for (const field of KEPT_FIELDS) if (pkg[field] !== undefined) trimmed[field] = pkg[field];
+  trimmed.dependencies = Object.fromEntries(
+    Object.entries(pkg.dependencies as Record<string, string>).filter(([n]) => !BUILD_ONLY.has(n)),
+  );
   const version = String(pkg.version);
 
   const files: TarEntry[] = [

@@ -4,12 +4,12 @@
  * (CORS, transport errors, request ids, draining, metrics) in http/. Part of your project: edit freely.
  */
 import express from "express";
-import { UnavailableError, errorResponse } from "./errors.js";
+import { UnavailableError } from "./errors.js";
 import { cors, ROUTES } from "./http/cors.js";
 import { createDrain, type Drain } from "./http/drain.js";
 import { type MetricsSource, metricsRoute } from "./http/metrics-endpoint.js";
 import { requestIds } from "./http/request-id.js";
-import { errorHandler, methodNotAllowed, notFound, requireJson } from "./http/transport.js";
+import { errorHandler, methodNotAllowed, notFound, requireJson, refuse } from "./http/transport.js";
 import { executeJob, SERVICE_VERSION, type JobServices } from "./jobs/pipeline.js";
 import type { Ledger } from "./ledger/ledger.js";
 import { selectLedger } from "./ledger/select.js";
@@ -99,18 +99,20 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
 
   app.post(
     "/execute",
-    (_req, res, next) => {
+    (req, res, next) => {
       if (!drain.stopping) return next();
-      const { status, body } = errorResponse(
+      res.set({ "Retry-After": String(SHUTDOWN_RETRY_AFTER_SECONDS), Connection: "close" });
+      refuse(
+        logger,
+        req,
+        res,
         new UnavailableError(
           "the server is shutting down and takes no new jobs; nothing was run or charged; send it again",
           SHUTDOWN_RETRY_AFTER_SECONDS,
         ),
       );
-      res.set({ "Retry-After": String(SHUTDOWN_RETRY_AFTER_SECONDS), Connection: "close" });
-      res.status(status).json(body);
     },
-    requireJson,
+    requireJson(logger),
     express.json({ limit: config.maxBodyBytes, strict: false, type: () => true }),
     async (req, res) => {
       // In flight until answered, even if the caller hung up: a shutdown waits for its settlement.
@@ -130,8 +132,8 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
     },
   );
 
-  for (const path of Object.keys(ROUTES)) app.all(path, methodNotAllowed(path));
-  app.use(notFound);
+  for (const path of Object.keys(ROUTES)) app.all(path, methodNotAllowed(path, logger));
+  app.use(notFound(logger));
   app.use(errorHandler(logger));
   return app;
 }

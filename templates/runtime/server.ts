@@ -1,14 +1,16 @@
 /**
- * Starts the HTTP server: loads .env, checks the configuration, listens on PORT (and METRICS_PORT
- * when set), and on SIGINT/SIGTERM shuts down gracefully: no new jobs, in-flight jobs finished (or,
- * after SHUTDOWN_TIMEOUT_SECONDS, refused unless already settling), then exit. `npm start` runs
- * node through `exec`, so these signals reach this process. Part of your project: edit freely.
+ * Starts the HTTP server: loads .env, checks the configuration (and, when payments settle through a
+ * facilitator, that it serves our network), listens on PORT (and METRICS_PORT when set), and on
+ * SIGINT/SIGTERM shuts down gracefully: no new jobs, in-flight jobs finished (or, after
+ * SHUTDOWN_TIMEOUT_SECONDS, refused unless already settling), then exit. `npm start` runs node
+ * through `exec`, so these signals reach this process. Part of your project: edit freely.
  */
 import { existsSync } from "node:fs";
 import type { Server } from "node:http";
 import { createApp, runtimeOf, type AppRuntime } from "./app.js";
 import { startMetricsServer } from "./http/metrics-endpoint.js";
 import { ConfigError, type AppOptions } from "./ops/config.js";
+import { checkFacilitator } from "./payments/facilitator.js";
 import type { AgentDefinition } from "./types.js";
 
 /** After the jobs are answered, how long connections get to finish writing before they are cut. */
@@ -44,6 +46,13 @@ export async function shutdownGracefully(
   }
 }
 
+/** A configuration the server cannot run with (ConfigError): say why on stderr and exit 1. */
+function refuseToStart(err: unknown): never {
+  if (!(err instanceof ConfigError)) throw err;
+  process.stderr.write(`${err.message}\n`);
+  return process.exit(1);
+}
+
 export async function startServer(
   agent: AgentDefinition,
   options: AppOptions = {},
@@ -55,12 +64,19 @@ export async function startServer(
   try {
     app = createApp(agent, options);
   } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    process.stderr.write(`${err.message}\n`);
-    process.exit(1);
+    refuseToStart(err);
   }
   const runtime = runtimeOf(app);
   const { config, logger } = runtime;
+
+  // Before taking any job (fail closed): a facilitator that does not serve our network would refuse
+  // every payment, or fail to settle it after the job ran.
+  try {
+    await checkFacilitator(config, logger);
+  } catch (err) {
+    await runtime.ledger.close().catch(() => undefined);
+    refuseToStart(err);
+  }
 
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(config.port, (err?: Error) => {

@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
-import { cli, FIXTURES, snapshotTree, tempDir } from "./helpers.js";
+import { CLI, cli, FIXTURES, snapshotTree, tempDir } from "./helpers.js";
 
 const e2eManifest = join(FIXTURES, "e2e/agent.json");
 
@@ -145,5 +145,141 @@ describe("create-agent <dir>", () => {
     expect(log.stdout).toBe("Initial commit from create-agent");
     const status = await execa("git", ["status", "--porcelain"], { cwd: dir });
     expect(status.stdout).toBe("");
+  });
+
+  it("says what it created where, with ./ for a folder below the current one", async () => {
+    const cwd = await tempDir();
+    const result = await cli(["my-agent", "--yes", "--no-install", "--no-git"], cwd);
+    expect(result.exitCode, result.all).toBe(0);
+    expect(result.stdout).toMatch(/^Created agent "my-agent" in \.\/my-agent \(\d+ files\)\.$/m);
+    expect(result.stdout).toContain("  cd my-agent\n");
+  });
+
+  it("quotes the folder in `cd` when a POSIX shell needs it", async () => {
+    const cwd = await tempDir();
+    for (const [folder, cd] of [
+      ["My Agent", "cd 'My Agent'"],
+      ["Bob's Agent", "cd 'Bob'\\''s Agent'"],
+    ] as const) {
+      const result = await cli([folder, "--yes", "--no-install", "--no-git"], cwd);
+      expect(result.exitCode, result.all).toBe(0);
+      expect(result.stdout).toContain(
+        `Created agent "${folder === "My Agent" ? "my-agent" : "bob-s-agent"}" in ./${folder} (`,
+      );
+      expect(result.stdout).toContain(`\n  ${cd}\n`);
+      // What the next steps say to type really gets there.
+      const shell = await execa("sh", ["-c", `${cd} && pwd`], { cwd });
+      expect(shell.stdout).toBe(join(cwd, folder));
+    }
+  });
+
+  it.each([
+    ["pnpm", "pnpm install", "pnpm dev"],
+    ["yarn", "yarn install", "yarn dev"],
+    ["bun", "bun install", "bun run dev"],
+    ["npm", "npm install", "npm run dev"],
+  ])("gives next steps in %s commands", async (pm, install, dev) => {
+    const dir = join(await tempDir(), "agent");
+    const result = await cli([dir, "--yes", "--no-install", "--no-git", "--package-manager", pm]);
+    expect(result.exitCode, result.all).toBe(0);
+    expect(result.stdout).toContain(`\n  ${install}\n  ${dev}   `);
+  });
+
+  it("gives the project folder the permissions of a folder the user makes (0777 & ~umask)", async () => {
+    const parent = await tempDir();
+    for (const [umask, mode] of [
+      ["022", 0o755],
+      ["027", 0o750],
+    ] as const) {
+      const dir = join(parent, `umask-${umask}`);
+      const result = await execa(
+        "sh",
+        [
+          "-c",
+          `umask ${umask} && exec node "$0" "$@"`,
+          CLI,
+          dir,
+          "--yes",
+          "--no-install",
+          "--no-git",
+        ],
+        { reject: false, all: true, stdin: "ignore", env: { npm_config_user_agent: "" } },
+      );
+      expect(result.exitCode, result.all).toBe(0);
+      expect(((await stat(dir)).mode & 0o777).toString(8)).toBe(mode.toString(8));
+      expect(((await stat(join(dir, "src"))).mode & 0o777).toString(8)).toBe(mode.toString(8));
+    }
+  });
+
+  describe("installing dependencies", () => {
+    /** Runs the CLI with PATH holding only `bin` (fake package managers), so no real install happens. */
+    async function withPath(bin: string, args: string[], cwd: string) {
+      return execa(process.execPath, [CLI, ...args], {
+        cwd,
+        reject: false,
+        all: true,
+        stdin: "ignore",
+        env: { PATH: bin, npm_config_user_agent: "" },
+      });
+    }
+    async function fakeTool(bin: string, name: string, script: string) {
+      await writeFile(join(bin, name), `#!/bin/sh\n${script}\n`);
+      await chmod(join(bin, name), 0o755);
+    }
+
+    it("refuses a package manager that is not installed, before writing anything", async () => {
+      const parent = await tempDir();
+      const emptyBin = await tempDir();
+      for (const [pm, how] of [
+        ["pnpm", "`npm install -g pnpm` or `corepack enable`"],
+        ["yarn", "`npm install -g yarn` or `corepack enable`"],
+        ["bun", "`npm install -g bun`"],
+      ]) {
+        const result = await withPath(
+          emptyBin,
+          ["agent", "--yes", "--no-git", "--package-manager", pm!],
+          parent,
+        );
+        expect(result.exitCode, result.all).toBe(1);
+        expect(result.stderr).toBe(
+          `create-agent: ${pm} is not installed (or not on PATH): install it (e.g. ${how}) or choose --package-manager npm`,
+        );
+        expect(await readdir(parent)).toEqual([]);
+      }
+    });
+
+    it("runs `<pm> install` in the project and then leaves it out of the next steps", async () => {
+      const parent = await tempDir();
+      const bin = await tempDir();
+      await fakeTool(bin, "pnpm", `echo "$@" > pm-ran.txt`);
+      const result = await withPath(
+        bin,
+        ["agent", "--yes", "--no-git", "--package-manager", "pnpm"],
+        parent,
+      );
+      expect(result.exitCode, result.all).toBe(0);
+      expect(result.stdout).toContain("Installing dependencies with pnpm...");
+      expect(await readFile(join(parent, "agent/pm-ran.txt"), "utf8")).toBe("install\n");
+      expect(result.stdout).toContain("  cd agent\n  pnpm dev ");
+      expect(result.stdout).not.toContain("pnpm install");
+    });
+
+    it("when install fails, names the command that failed and how to retry; the project stays", async () => {
+      const parent = await tempDir();
+      const bin = await tempDir();
+      await fakeTool(
+        bin,
+        "npm",
+        `[ "$1" = --version ] && exit 0\necho "npm ERR! network unreachable" >&2\nexit 7`,
+      );
+      const result = await withPath(bin, ["agent", "--yes", "--no-git"], parent);
+      expect(result.exitCode, result.all).toBe(1);
+      expect(result.stderr).toContain("npm ERR! network unreachable");
+      expect(result.stderr).toContain(
+        "`npm install` exited with code 7. The project itself is complete in ./agent: fix the problem shown above, then retry with `cd agent && npm install`.",
+      );
+      expect(existsSync(join(parent, "agent/agent.json"))).toBe(true);
+      expect(result.stdout).toContain("  cd agent\n  npm install\n  npm run dev");
+    });
   });
 });

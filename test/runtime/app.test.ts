@@ -349,12 +349,18 @@ describe("deadlines (steps 4 and 5)", () => {
   });
 
   it("a deadline beyond setTimeout's 2^31-1 ms limit does not fire early", async () => {
-    const res = await post(
-      app.url,
-      job("slow", { ms: 100 }, { deadline: nowSeconds() + 60 * 24 * 3600 }),
-    );
-    expect(res.status).toBe(200);
-    expect(res.body.output).toEqual({ text: "done" });
+    // 60 days: above the default MAX_DEADLINE_SECONDS (7 days), so this app allows 90.
+    const far = await startApp(makeAgent(), { devMode: true, maxDeadlineSeconds: 90 * 86400 });
+    try {
+      const res = await post(
+        far.url,
+        job("slow", { ms: 100 }, { deadline: nowSeconds() + 60 * 24 * 3600 }),
+      );
+      expect(res.status).toBe(200);
+      expect(res.body.output).toEqual({ text: "done" });
+    } finally {
+      await far.close();
+    }
   });
 
   it("passes deadline, jobId, capability and a logger to the handler", async () => {

@@ -124,6 +124,7 @@ describe("resolution", () => {
       maxOutputBytes: 4 * 1024 * 1024,
       resultCacheMaxBytes: 64 * 1024 * 1024,
       shutdownTimeoutSeconds: 30,
+      maxDeadlineSeconds: 604800,
       logLevel: "info",
       corsOrigin: "*",
       payment: {

@@ -1,16 +1,40 @@
 /**
  * Transport errors, answered in the spec's error shape: a body that is not JSON or too large,
  * a wrong Content-Type, an unknown path or method, and anything unexpected (never leaking details).
+ * Each is logged ("request refused", at info) with its request id, method, path, status and reason.
  * Part of your project: edit freely.
  */
-import type { ErrorRequestHandler, RequestHandler, Response } from "express";
-import { GENERIC_INTERNAL_MESSAGE, ValidationError, errorBody, errorResponse } from "../errors.js";
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from "express";
+import {
+  type AgentError,
+  GENERIC_INTERNAL_MESSAGE,
+  ValidationError,
+  errorBody,
+  errorResponse,
+} from "../errors.js";
 import { clip, quote } from "../ops/text.js";
 import type { Logger } from "../types.js";
 import { ROUTES } from "./cors.js";
+import { requestIdOf } from "./request-id.js";
+
+/** The reason logged for a refused request is clipped to this many characters. */
+const MAX_LOGGED_REASON = 500;
 
 export function sendError(res: Response, err: ValidationError): void {
   const { status, body } = errorResponse(err);
+  res.status(status).json(body);
+}
+
+/** sendError, plus one log line saying which request was refused and why. */
+export function refuse(logger: Logger, req: Request, res: Response, err: AgentError): void {
+  const { status, body } = errorResponse(err);
+  logger.info("request refused", {
+    request_id: requestIdOf(res),
+    method: clip(req.method, 20),
+    path: clip(req.path, 200),
+    status,
+    reason: clip(body.error, MAX_LOGGED_REASON),
+  });
   res.status(status).json(body);
 }
 
@@ -42,22 +66,28 @@ function bodyParserError(err: unknown): ValidationError | undefined {
 }
 
 /** 415 unless the request says it carries JSON (checked before the body is read). */
-export const requireJson: RequestHandler = (req, res, next) => {
-  const type = req.get("content-type");
-  if (type?.split(";")[0]?.trim().toLowerCase() === "application/json") return next();
-  const got = type ? quote(type, 80) : "none";
-  sendError(
-    res,
-    new ValidationError(`Content-Type must be application/json (got ${got})`, { status: 415 }),
-  );
-};
+export function requireJson(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const type = req.get("content-type");
+    if (type?.split(";")[0]?.trim().toLowerCase() === "application/json") return next();
+    const got = type ? quote(type, 80) : "none";
+    refuse(
+      logger,
+      req,
+      res,
+      new ValidationError(`Content-Type must be application/json (got ${got})`, { status: 415 }),
+    );
+  };
+}
 
 /** Known path, wrong method: 405 with the methods that do work. */
-export function methodNotAllowed(path: string): RequestHandler {
+export function methodNotAllowed(path: string, logger: Logger): RequestHandler {
   const allow = ROUTES[path]!;
   return (req, res) => {
     res.set("Allow", allow);
-    sendError(
+    refuse(
+      logger,
+      req,
       res,
       new ValidationError(`method ${req.method} is not allowed on ${path}; use ${allow}`, {
         status: 405,
@@ -66,29 +96,35 @@ export function methodNotAllowed(path: string): RequestHandler {
   };
 }
 
-export const notFound: RequestHandler = (req, res) => {
+export function notFound(logger: Logger): RequestHandler {
   const endpoints = Object.entries(ROUTES)
     .map(([path, methods]) => `${methods.split(",")[0]} ${path}`)
     .join(", ");
-  sendError(
-    res,
-    new ValidationError(
-      `no route for ${req.method} ${clip(req.path, 200)}; endpoints: ${endpoints}`,
-      { status: 404 },
-    ),
-  );
-};
+  return (req, res) => {
+    refuse(
+      logger,
+      req,
+      res,
+      new ValidationError(
+        `no route for ${req.method} ${clip(req.path, 200)}; endpoints: ${endpoints}`,
+        { status: 404 },
+      ),
+    );
+  };
+}
 
 /** Errors from body parsing, and anything unexpected (logged; the client gets the generic message). */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, next) => {
     if (res.headersSent) return next(err);
     const known = bodyParserError(err);
-    if (known) return sendError(res, known);
+    if (known) return refuse(logger, req, res, known);
     logger.error("unexpected error handling request", {
-      request_id: res.locals.requestId,
+      request_id: requestIdOf(res),
       method: req.method,
-      path: req.path,
+      path: clip(req.path, 200),
+      status: 500,
+      reason: GENERIC_INTERNAL_MESSAGE,
       error: err instanceof Error ? err.message : String(err),
       stack: err instanceof Error ? err.stack : undefined,
     });

@@ -9,17 +9,21 @@
  */
 import { AgentError, errorResponse, InternalError, UnavailableError } from "../errors.js";
 import type { JobOutcome } from "../ops/metrics.js";
+import { clip } from "../ops/text.js";
 import type { HeaderGetter } from "../payments/gate.js";
 import type { Capability, Logger } from "../types.js";
 import { checkArrival, startHandler } from "./handler.js";
 import { runPaidJob } from "./paid.js";
-import { findCapability, parseRequest, validateInput } from "./request.js";
+import { findCapability, MAX_JOB_ID_LENGTH, parseRequest, validateInput } from "./request.js";
 import { completedBody, type JobResponse } from "./result.js";
 import type { JobServices } from "./services.js";
 
 export { MAX_JOB_ID_LENGTH, SERVICE_VERSION } from "./request.js";
 export type { JobResponse } from "./result.js";
 export type { JobServices } from "./services.js";
+
+/** An error answer's message is logged (as `reason`) up to this many characters. */
+const MAX_LOGGED_REASON = 500;
 
 /** One POST /execute. */
 export interface JobCall {
@@ -40,7 +44,7 @@ export async function executeJob(s: JobServices, call: JobCall): Promise<JobResp
   let jobId: string | undefined;
   let answer: JobResponse;
   try {
-    const job = parseRequest(call.body); // 0
+    const job = parseRequest(call.body, { maxDeadlineSeconds: s.config.maxDeadlineSeconds }); // 0
     jobId = job.jobId;
     declared = findCapability(s.agent, job.capability); // 1
     logger = logger.child({ job_id: job.jobId, capability: job.capability });
@@ -65,14 +69,44 @@ export async function executeJob(s: JobServices, call: JobCall): Promise<JobResp
   }
   const outcome: JobOutcome = answer.outcome ?? "internal";
   s.metrics.job(declared?.name ?? "(unknown)", outcome);
+  // A request refused before its job_id or capability checked out: log what it said, bounded.
+  const sent = requested(call.body);
   logger.info("job finished", {
-    job_id: jobId,
-    capability: declared?.name,
+    job_id: jobId ?? sent.jobId,
+    capability: declared?.name ?? sent.capability,
     status: answer.status,
     outcome,
     ms: Date.now() - started,
+    ...(answer.status >= 400 ? { reason: reasonOf(answer) } : {}),
   });
   return answer;
+}
+
+/** The job_id and capability a request names, when they are strings (clipped), checked or not. */
+function requested(body: unknown): { jobId?: string; capability?: string } {
+  if (typeof body !== "object" || body === null) return {};
+  const { job_id: jobId, task } = body as Record<string, unknown>;
+  const capability =
+    typeof task === "object" && task !== null
+      ? (task as Record<string, unknown>).capability
+      : undefined;
+  return {
+    ...(typeof jobId === "string" ? { jobId: clip(jobId, MAX_JOB_ID_LENGTH) } : {}),
+    ...(typeof capability === "string" ? { capability: clip(capability, 100) } : {}),
+  };
+}
+
+/** The message an error answer gave the client (its `error` field), clipped for the log. */
+function reasonOf(answer: JobResponse): string {
+  let body: unknown;
+  try {
+    body = JSON.parse(answer.body);
+  } catch {
+    body = undefined;
+  }
+  const error =
+    typeof body === "object" && body !== null ? (body as Record<string, unknown>).error : undefined;
+  return typeof error === "string" ? clip(error, MAX_LOGGED_REASON) : `HTTP ${answer.status}`;
 }
 
 /** The answer for a failure: its error type and status (errors.ts); anything unexpected is a 500. */

@@ -13,6 +13,20 @@ export const SERVICE_VERSION = "1.0";
 export const MAX_JOB_ID_LENGTH = 256;
 /** Deepest nesting accepted anywhere in a request body (objects and arrays). */
 export const MAX_NESTING_DEPTH = 64;
+/**
+ * Default for MAX_DEADLINE_SECONDS: how far ahead a job's deadline may be. Agent jobs take minutes
+ * to hours; a deadline further out is almost always a unit mistake (milliseconds sent as seconds)
+ * or a way of saying "no deadline", which the spec does not have.
+ */
+export const MAX_DEADLINE_AHEAD_SECONDS = 7 * 24 * 3600;
+
+/** What parseRequest checks against besides the body itself. */
+export interface RequestLimits {
+  /** Largest accepted deadline, in seconds from now (default MAX_DEADLINE_AHEAD_SECONDS). */
+  maxDeadlineSeconds?: number;
+  /** The current time in ms (default Date.now()). */
+  nowMs?: number;
+}
 
 /** A checked job request (spec 2.3). */
 export interface JobRequest {
@@ -37,8 +51,51 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
   return false;
 }
 
+const UNITS: Array<[string, number]> = [
+  ["day", 86_400],
+  ["hour", 3_600],
+  ["minute", 60],
+  ["second", 1],
+];
+const plural = (n: number, unit: string): string => `${n} ${unit}${n === 1 ? "" : "s"}`;
+
+/** A whole number of seconds in the largest unit that divides it: 604800 -> "7 days". */
+function exactDuration(seconds: number): string {
+  const [unit, size] = UNITS.find(([, size]) => seconds % size === 0) ?? ["second", 1];
+  return plural(seconds / size, unit);
+}
+
+/** Roughly how long `seconds` is: "about 75 years", "about 12 days". */
+function roughDuration(seconds: number): string {
+  const years = seconds / (365.25 * 86_400);
+  if (years >= 1_000_000) return "more than a million years";
+  if (years >= 2) return `about ${plural(Math.round(years), "year")}`;
+  const [unit, size] = UNITS.find(([, size]) => seconds >= 2 * size) ?? ["second", 1];
+  return `about ${plural(Math.round(seconds / size), unit)}`;
+}
+
+/**
+ * Why `deadline` (Unix seconds) is implausibly far ahead, naming the likely unit mistake; undefined
+ * when it is at most `maxAheadSeconds` from now. A deadline in the past is not this check's business.
+ */
+export function deadlineProblem(
+  deadline: number,
+  maxAheadSeconds: number,
+  nowMs: number = Date.now(),
+): string | undefined {
+  const now = nowMs / 1000;
+  if (deadline - now <= maxAheadSeconds) return undefined;
+  const shown = quote(deadline, 40);
+  const ahead = roughDuration(deadline - now);
+  const asSeconds = deadline / 1000;
+  if (Math.abs(asSeconds - now) <= maxAheadSeconds)
+    return `deadline: ${shown} is ${ahead} from now; deadlines are Unix timestamps in SECONDS (this looks like milliseconds: use ${Math.floor(asSeconds)})`;
+  const bound = exactDuration(maxAheadSeconds);
+  return `deadline: ${shown} is more than ${bound} from now (MAX_DEADLINE_SECONDS), ${ahead}: send a Unix timestamp in seconds at most ${bound} ahead`;
+}
+
 /** Step 0: the request's own shape. Lists every problem, each naming its field. */
-export function parseRequest(body: unknown): JobRequest {
+export function parseRequest(body: unknown, limits: RequestLimits = {}): JobRequest {
   if (!isObject(body))
     throw new ValidationError("request body must be a JSON object (spec 2.3 job request)");
   if (nestedDeeperThan(body, MAX_NESTING_DEPTH))
@@ -75,6 +132,14 @@ export function parseRequest(body: unknown): JobRequest {
     problems.push("deadline: missing required field (Unix timestamp in seconds)");
   else if (typeof deadline !== "number" || !Number.isFinite(deadline) || deadline <= 0)
     problems.push("deadline: must be a positive number (Unix timestamp in seconds)");
+  else {
+    const tooFar = deadlineProblem(
+      deadline,
+      limits.maxDeadlineSeconds ?? MAX_DEADLINE_AHEAD_SECONDS,
+      limits.nowMs,
+    );
+    if (tooFar !== undefined) problems.push(tooFar);
+  }
 
   if (problems.length > 0) throw new ValidationError(problems.join("; "));
   const t = task as { capability: string; input: Record<string, unknown> };

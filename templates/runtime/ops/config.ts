@@ -4,6 +4,7 @@
  * takes (or misses) a payment. Payment settings are in config-payments.ts, the reading mechanics
  * in settings.ts. Part of your project: edit freely.
  */
+import { MAX_DEADLINE_AHEAD_SECONDS } from "../jobs/request.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../types.js";
 import {
@@ -28,6 +29,8 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const DEFAULT_MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 const DEFAULT_RESULT_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 const DEFAULT_SHUTDOWN_TIMEOUT_SECONDS = 30;
+/** MAX_DEADLINE_SECONDS may not exceed this (10 years): deadlines further out mean nothing. */
+const MAX_DEADLINE_SECONDS_LIMIT = 10 * 365 * 24 * 3600;
 
 export interface AppOptions {
   /** Skip payment verification. Default: SERVICE_DEV_MODE === "true". */
@@ -51,6 +54,11 @@ export interface AppOptions {
   maxOutputBytes?: number;
   /** Seconds a graceful shutdown waits for in-flight jobs (default SHUTDOWN_TIMEOUT_SECONDS or 30). */
   shutdownTimeoutSeconds?: number;
+  /**
+   * How far ahead a job's deadline may be, in seconds (default MAX_DEADLINE_SECONDS or 604800,
+   * 7 days); further is refused (400), naming the likely unit mistake (milliseconds).
+   */
+  maxDeadlineSeconds?: number;
 }
 
 /** The shared ledger's connection (REDIS_URL); absent: in-memory ledger. */
@@ -76,6 +84,8 @@ interface CommonConfig {
   /** Bytes of results the in-memory ledger keeps for identical retries. */
   resultCacheMaxBytes: number;
   shutdownTimeoutSeconds: number;
+  /** Largest accepted deadline, in seconds from now. */
+  maxDeadlineSeconds: number;
   redis?: RedisConfig;
   metrics?: MetricsConfig;
   publicUrl?: string;
@@ -141,6 +151,17 @@ export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
       hint: `set it to a whole number of seconds from 0 to 3600 (default ${DEFAULT_SHUTDOWN_TIMEOUT_SECONDS})`,
     },
   );
+  const maxDeadlineSeconds = read.count(
+    options.maxDeadlineSeconds,
+    "maxDeadlineSeconds",
+    "MAX_DEADLINE_SECONDS",
+    {
+      min: 60,
+      max: MAX_DEADLINE_SECONDS_LIMIT,
+      fallback: MAX_DEADLINE_AHEAD_SECONDS,
+      hint: `set it to a whole number of seconds from 60 to ${MAX_DEADLINE_SECONDS_LIMIT} (default ${MAX_DEADLINE_AHEAD_SECONDS}, 7 days)`,
+    },
+  );
   const redis = resolveRedis(read);
   const metrics = resolveMetrics(read);
 
@@ -172,6 +193,7 @@ export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
     maxOutputBytes,
     resultCacheMaxBytes,
     shutdownTimeoutSeconds,
+    maxDeadlineSeconds,
     logLevel: isLogLevel(logLevel) ? logLevel : "info",
     corsOrigin: corsOrigin.value ?? "*",
   };

@@ -2,11 +2,17 @@
  * Settlement through an x402 facilitator (X402_FACILITATOR_URL): the standard HTTP API,
  * POST /verify and POST /settle, each with {x402Version, paymentPayload, paymentRequirements}.
  * The facilitator submits the transfer and pays the gas; this server holds no key.
+ * At startup (checkFacilitator, called by server.ts) its GET /supported must list our network:
+ * otherwise it would refuse every payment, or fail to settle it after the job ran.
  * Part of your project: edit freely.
  */
 import { PaymentError } from "../errors.js";
+import type { ResolvedConfig } from "../ops/config.js";
+import { ConfigError } from "../ops/settings.js";
+import { clip, oneLine } from "../ops/text.js";
+import type { ResolvedNetwork } from "./networks.js";
 import { SettlementError, type Settler } from "./settlement.js";
-import type { VerifiedPayment } from "../types.js";
+import type { Logger, VerifiedPayment } from "../types.js";
 
 type Hex = `0x${string}`;
 
@@ -37,11 +43,45 @@ function errorCode(err: unknown): string | undefined {
   return isObject(cause) && typeof cause.code === "string" ? cause.code : undefined;
 }
 
+/** A URL as messages and logs show it: origin and path only (no credentials, no query). */
+export function displayUrl(url: string): string {
+  if (!URL.canParse(url)) return "(not a URL)";
+  const { origin, pathname } = new URL(url);
+  return `${origin}${pathname}`;
+}
+
+/**
+ * The FacilitatorError for a request that got no answer (a timeout or a connection failure). The
+ * message never repeats the full URL (fetch's own messages may: credentials, query).
+ */
+function noAnswer(endpoint: string, err: unknown, timeoutMs: number): FacilitatorError {
+  const shown = displayUrl(endpoint);
+  if (err instanceof Error && err.name === "TimeoutError")
+    return new FacilitatorError(
+      `facilitator ${shown} did not answer within ${timeoutMs / 1000} s`,
+      true,
+      { cause: err },
+    );
+  const code = errorCode(err);
+  const cause = err instanceof Error ? err.cause : undefined;
+  const message =
+    err instanceof Error
+      ? err.message + (cause instanceof Error ? `: ${cause.message}` : "") // "fetch failed: bad port"
+      : String(err);
+  const detail = (code ?? message).replaceAll(endpoint, shown).replace(/\/\/[^/@\s]*@/g, "//");
+  return new FacilitatorError(
+    `facilitator ${shown} is unreachable (${detail})`,
+    code === undefined || !NOT_SENT.has(code),
+    { cause: err },
+  );
+}
+
 export function createFacilitatorClient(url: string, timeoutMs: number) {
   const base = url.replace(/\/+$/, "");
 
   async function call(path: "verify" | "settle", p: VerifiedPayment) {
     const endpoint = `${base}/${path}`;
+    const shown = displayUrl(endpoint);
     const request = {
       x402Version: p.x402Version,
       paymentPayload: p.payload, // verbatim: what the client signed and sent
@@ -59,23 +99,11 @@ export function createFacilitatorClient(url: string, timeoutMs: number) {
       status = res.status;
       text = await res.text();
     } catch (err) {
-      if (err instanceof Error && err.name === "TimeoutError")
-        throw new FacilitatorError(
-          `facilitator ${endpoint} did not answer within ${timeoutMs / 1000} s`,
-          true,
-          { cause: err },
-        );
-      const code = errorCode(err);
-      const detail = code ?? (err instanceof Error ? err.message : String(err));
-      throw new FacilitatorError(
-        `facilitator ${endpoint} is unreachable (${detail})`,
-        code === undefined || !NOT_SENT.has(code),
-        { cause: err },
-      );
+      throw noAnswer(endpoint, err, timeoutMs);
     }
     if (status < 200 || status > 299)
       throw new FacilitatorError(
-        `facilitator ${endpoint} answered HTTP ${status}: ${text.slice(0, 300)}`,
+        `facilitator ${shown} answered HTTP ${status}: ${text.slice(0, 300)}`,
         false,
       );
     let body: unknown;
@@ -86,7 +114,7 @@ export function createFacilitatorClient(url: string, timeoutMs: number) {
     }
     if (!isObject(body))
       throw new FacilitatorError(
-        `facilitator ${endpoint} answered HTTP ${status} with something that is not a JSON object`,
+        `facilitator ${shown} answered HTTP ${status} with something that is not a JSON object`,
         true,
       );
     return body;
@@ -97,14 +125,20 @@ export function createFacilitatorClient(url: string, timeoutMs: number) {
     async verify(p: VerifiedPayment) {
       const body = await call("verify", p);
       if (typeof body.isValid !== "boolean")
-        throw new FacilitatorError(`facilitator ${base}/verify answered without isValid`, false);
+        throw new FacilitatorError(
+          `facilitator ${displayUrl(`${base}/verify`)} answered without isValid`,
+          false,
+        );
       return body as { isValid: boolean; invalidReason?: string; invalidMessage?: string };
     },
     /** POST /settle: {success, transaction, network, payer?, errorReason?, errorMessage?}. */
     async settle(p: VerifiedPayment) {
       const body = await call("settle", p);
       if (typeof body.success !== "boolean")
-        throw new FacilitatorError(`facilitator ${base}/settle answered without success`, true);
+        throw new FacilitatorError(
+          `facilitator ${displayUrl(`${base}/settle`)} answered without success`,
+          true,
+        );
       return body as {
         success: boolean;
         transaction?: string;
@@ -182,4 +216,185 @@ export function createFacilitatorSettler(url: string, timeoutMs: number): Settle
       };
     },
   };
+}
+
+// ---- GET /supported, checked once at startup ----
+
+/** One entry of GET /supported's `kinds`: a payment scheme on a network, for one x402 version. */
+export interface SupportedKind {
+  x402Version: number;
+  scheme: string;
+  network: string;
+}
+
+/** At most this many kinds are read from a /supported answer (a real one lists a few dozen). */
+const MAX_KINDS = 1_000;
+
+function asKind(entry: unknown): SupportedKind | undefined {
+  if (!isObject(entry)) return undefined;
+  const { x402Version, scheme, network } = entry;
+  const version =
+    typeof x402Version === "string" && /^\d{1,3}$/.test(x402Version)
+      ? Number(x402Version)
+      : x402Version;
+  if (typeof version !== "number" || !Number.isInteger(version)) return undefined;
+  if (typeof scheme !== "string" || typeof network !== "string") return undefined;
+  return { x402Version: version, scheme, network };
+}
+
+/**
+ * GET <url>/supported: the kinds of payment the facilitator verifies and settles. Entries that are
+ * not {x402Version, scheme, network} are skipped. Throws FacilitatorError when the facilitator
+ * cannot be reached within `timeoutMs`, answers with a non-2xx status, or without a `kinds` list.
+ */
+export async function fetchSupported(url: string, timeoutMs: number): Promise<SupportedKind[]> {
+  const endpoint = `${url.replace(/\/+$/, "")}/supported`;
+  const shown = displayUrl(endpoint);
+  let status: number;
+  let text: string;
+  try {
+    const res = await fetch(endpoint, {
+      headers: { accept: "application/json" },
+      signal: AbortSignal.timeout(timeoutMs), // covers reading the body too
+    });
+    status = res.status;
+    text = await res.text();
+  } catch (err) {
+    throw noAnswer(endpoint, err, timeoutMs);
+  }
+  if (status < 200 || status > 299)
+    throw new FacilitatorError(
+      `facilitator ${shown} answered HTTP ${status}: ${clip(oneLine(text), 300)}`,
+      false,
+    );
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  if (!isObject(body) || !Array.isArray(body.kinds))
+    throw new FacilitatorError(
+      `facilitator ${shown} answered HTTP ${status} without a "kinds" list ` +
+        '(expected {"kinds": [{"x402Version", "scheme", "network"}, ...]})',
+      false,
+    );
+  return body.kinds
+    .slice(0, MAX_KINDS)
+    .map(asKind)
+    .filter((k) => k !== undefined);
+}
+
+/** The network as messages name it: "base (eip155:8453)", or just the CAIP-2 id of a custom chain. */
+export function networkLabel(network: Pick<ResolvedNetwork, "v1Name" | "caip2">): string {
+  return network.v1Name === network.caip2 ? network.caip2 : `${network.v1Name} (${network.caip2})`;
+}
+
+/** The kinds that settle "exact" payments on `network`, named by its CAIP-2 id or its v1 name. */
+export function matchingKinds(
+  kinds: readonly SupportedKind[],
+  network: Pick<ResolvedNetwork, "v1Name" | "caip2">,
+): SupportedKind[] {
+  return kinds.filter(
+    (k) => k.scheme === "exact" && (k.network === network.caip2 || k.network === network.v1Name),
+  );
+}
+
+/** Networks listed in a message, at most; the rest are counted. */
+const MAX_LISTED = 30;
+
+/** What the kinds say, grouped and bounded: "x402 v2 exact on eip155:84532; x402 v1 exact on base-sepolia, base". */
+export function describeKinds(kinds: readonly SupportedKind[], max = MAX_LISTED): string {
+  if (kinds.length === 0) return "nothing (an empty kinds list)";
+  const groups = new Map<string, string[]>();
+  for (const k of kinds.slice(0, max)) {
+    const group = `x402 v${k.x402Version} ${clip(oneLine(k.scheme), 40)}`;
+    const networks = groups.get(group) ?? [];
+    networks.push(clip(oneLine(k.network), 80));
+    groups.set(group, networks);
+  }
+  const parts = [...groups].map(([group, networks]) => `${group} on ${networks.join(", ")}`);
+  const more = kinds.length - Math.min(kinds.length, max);
+  return parts.join("; ") + (more > 0 ? `; and ${more} more` : "");
+}
+
+/**
+ * Why the facilitator cannot settle our payments, or undefined when it can. It must list the
+ * "exact" scheme on our network (CAIP-2 id or v1 name). A facilitator that speaks x402 v2 must list
+ * it among its v2 kinds: that is what v2 clients pay with, and the reference facilitator lists every
+ * v1 network name it knows, whatever chains it can actually reach, so a v1 entry alone proves
+ * nothing. A v1-only facilitator is taken at its v1 word.
+ */
+export function supportProblem(
+  kinds: readonly SupportedKind[],
+  network: Pick<ResolvedNetwork, "v1Name" | "caip2">,
+): string | undefined {
+  const matched = matchingKinds(kinds, network);
+  const speaksV2 = kinds.some((k) => k.x402Version >= 2);
+  if (matched.some((k) => k.x402Version >= 2)) return undefined;
+  if (!speaksV2 && matched.length > 0) return undefined;
+  const ours = networkLabel(network);
+  const supports = `It supports: ${describeKinds(kinds)}`;
+  if (matched.length > 0)
+    return (
+      `lists "exact" payments on the configured network, ${ours}, only for x402 v1, not among its x402 v2 kinds, ` +
+      "which v2 clients pay with (reference facilitators list every v1 network name they know, whatever chains they can reach). " +
+      supports
+    );
+  return `does not settle "exact" payments on the configured network, ${ours}. ${supports}`;
+}
+
+/** How long startup waits for GET /supported, at most (and never longer than the settle timeout). */
+export const SUPPORTED_TIMEOUT_MS = 10_000;
+
+/**
+ * Startup check for the facilitator route (fail closed): its GET /supported must list our network.
+ * Throws ConfigError when the facilitator cannot be asked, gives no usable answer, or does not
+ * settle our network; logs the kinds that matched. No-op in dev mode and for the other routes.
+ */
+export async function checkFacilitator(config: ResolvedConfig, logger: Logger): Promise<void> {
+  if (config.devMode) return;
+  const { settlement, network, settleTimeoutSeconds } = config.payment;
+  if (settlement.kind !== "facilitator") return;
+  const shown = displayUrl(settlement.url);
+  const ours = networkLabel(network);
+  const instead =
+    `set X402_FACILITATOR_URL to a facilitator that settles "exact" payments on ${ours}, ` +
+    "or settle directly from this server: X402_RPC_URL and X402_SETTLER_KEY (that account pays the gas) instead of X402_FACILITATOR_URL";
+
+  let kinds: SupportedKind[];
+  try {
+    kinds = await fetchSupported(
+      settlement.url,
+      Math.min(settleTimeoutSeconds * 1000, SUPPORTED_TIMEOUT_MS),
+    );
+  } catch (err) {
+    const detail = err instanceof Error ? err.message : String(err);
+    throw new ConfigError([
+      `could not ask the x402 facilitator (X402_FACILITATOR_URL) at ${shown} which networks it settles: ${detail}. ` +
+        `The server does not start without knowing that payments on ${ours} can be settled: ` +
+        `check the URL and that the facilitator is up, or ${instead}`,
+    ]);
+  }
+  const problem = supportProblem(kinds, network);
+  if (problem !== undefined)
+    throw new ConfigError([
+      `the x402 facilitator (X402_FACILITATOR_URL) at ${shown} ${problem}. To fix it, ${instead}`,
+    ]);
+
+  const matched = matchingKinds(kinds, network);
+  logger.info(`the x402 facilitator settles "exact" payments on ${ours}`, {
+    facilitator: shown,
+    kinds: matched.map((k) => `x402 v${k.x402Version} ${k.scheme} on ${k.network}`),
+  });
+  if (!matched.some((k) => k.x402Version === 1))
+    logger.warn(
+      `the x402 facilitator lists no x402 v1 kind for ${ours}: payments from v1 clients (X-PAYMENT) will be refused by it`,
+      { facilitator: shown },
+    );
+  else if (!matched.some((k) => k.x402Version >= 2))
+    logger.warn(
+      `the x402 facilitator lists no x402 v2 kind for ${ours}: payments from v2 clients (PAYMENT-SIGNATURE) will be refused by it`,
+      { facilitator: shown },
+    );
 }

@@ -1,0 +1,33 @@
+/** The package managers a project can be set up with, and how each runs the project's scripts. */
+export const PACKAGE_MANAGERS = ["npm", "pnpm", "yarn", "bun"] as const;
+export type PackageManager = (typeof PACKAGE_MANAGERS)[number];
+
+/**
+ * `<pm> <script> [args]` as a user types it. npm needs `run` and a `--` before arguments for the
+ * script; bun needs `run` (`bun test` would start bun's own test runner); pnpm and yarn take both
+ * bare. The CLI ignores a stray `--`, so a user who types npm's form with pnpm is fine too.
+ */
+export function scriptCommand(pm: PackageManager, script: string, args = ""): string {
+  const run = pm === "npm" || pm === "bun" ? `${pm} run ${script}` : `${pm} ${script}`;
+  if (!args) return run;
+  return pm === "npm" ? `${run} -- ${args}` : `${run} ${args}`;
+}
+
+/** The commands a project's README and the CLI's next steps show, for one package manager. */
+export function projectCommands(pm: PackageManager) {
+  return {
+    name: pm,
+    install: `${pm} install`,
+    addDev: pm === "npm" ? "npm install --save-dev" : pm === "bun" ? "bun add --dev" : `${pm} add --dev`,
+    dev: scriptCommand(pm, "dev"),
+    test: pm === "bun" ? "bun run test" : `${pm} test`,
+    build: scriptCommand(pm, "build"),
+    start: pm === "npm" ? "npm start" : scriptCommand(pm, "start"),
+    typecheck: scriptCommand(pm, "typecheck"),
+    generate: scriptCommand(pm, "generate"),
+    generateCheck: scriptCommand(pm, "generate", "--check"),
+    generateWatch: scriptCommand(pm, "generate", "--watch"),
+    addCapability: (args: string) => scriptCommand(pm, "add-capability", args),
+    removeCapability: (args: string) => scriptCommand(pm, "remove-capability", args),
+  };
+}
