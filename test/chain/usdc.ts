@@ -79,14 +79,23 @@ function link(artifact: Artifact, libraries: Record<string, Address>): Hex {
   return `0x${code}`;
 }
 
+/** Base Sepolia's real USDC address: the one x402 clients know for `eip155:84532` (EIP-712 domain "USDC" / "2"). */
+export const BASE_SEPOLIA_USDC = "0x036CbD53842c5426634e7929541eC2318f3dCF7e" as const;
+
 /**
  * Deploys USDC (FiatTokenV2_2, 6 decimals), initialized like Circle's deployment with the deployer as every role and
  * as an unlimited minter. The EIP-712 domain is `{name, version, chainId, verifyingContract}`: version defaults to
  * "2" as on Base; FiatTokenV2_2 hard-codes version "2", so any other `version` is rejected.
+ *
+ * `at` puts the token at that address instead (anvil only), e.g. {@link BASE_SEPOLIA_USDC} so clients that pay only
+ * known USDC contracts pay it: the token is deployed as usual, its runtime code copied there with `anvil_setCode`,
+ * and the initialization runs against that address. FiatTokenV2_2 computes its EIP-712 domain from `address(this)`,
+ * and the SignatureChecker library it calls stays where it was deployed, so the copy is a complete USDC. The target
+ * must hold no code yet (refused otherwise) and no storage (true of any address nothing was ever deployed at).
  */
 export async function deployUsdc(
   rpcUrl: string,
-  options: { name?: string; version?: string } = {},
+  options: { name?: string; version?: string; at?: Address } = {},
 ): Promise<Address> {
   const name = options.name ?? "USDC";
   const symbol = "USDC";
@@ -106,8 +115,10 @@ export async function deployUsdc(
 
   const bytecode = link(fiatToken, { "contracts/util/SignatureChecker.sol:SignatureChecker": lib });
   const tokenHash = await wallet.deployContract({ abi: USDC_ABI, bytecode });
-  const asset = (await confirm(publicClient, tokenHash, "deploying FiatTokenV2_2")).contractAddress;
-  if (!asset) throw new Error("FiatTokenV2_2 deployment returned no address");
+  const deployed = (await confirm(publicClient, tokenHash, "deploying FiatTokenV2_2"))
+    .contractAddress;
+  if (!deployed) throw new Error("FiatTokenV2_2 deployment returned no address");
+  const asset = options.at ? await moveCode(rpcUrl, publicClient, deployed, options.at) : deployed;
 
   const calls: [string, readonly unknown[]][] = [
     ["initialize", [name, symbol, "USD", 6, admin, admin, admin, admin]],
@@ -121,6 +132,24 @@ export async function deployUsdc(
     await confirm(publicClient, hash, functionName);
   }
   return asset;
+}
+
+/** Copies the runtime code at `from` to `to` (anvil_setCode); `to` must hold no code yet. Returns `to`. */
+async function moveCode(
+  rpcUrl: string,
+  publicClient: PublicClient,
+  from: Address,
+  to: Address,
+): Promise<Address> {
+  if (((await publicClient.getCode({ address: to })) ?? "0x") !== "0x")
+    throw new Error(`${to} already holds code: deployUsdc({ at }) places a token only once`);
+  const runtime = await publicClient.getCode({ address: from });
+  if (!runtime || runtime === "0x") throw new Error(`no code at ${from} to copy`);
+  await createTestClient({ mode: "anvil", transport: http(rpcUrl) }).setCode({
+    address: to,
+    bytecode: runtime,
+  });
+  return to;
 }
 
 /** Mints `amount` atomic units (6 decimals) to `to`; the deployer is the minter. */

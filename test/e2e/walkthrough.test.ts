@@ -1,0 +1,286 @@
+// The generated README's "A first paid job on Base Sepolia", followed step by step on the local anvil chain
+// (chain id 84532, Base Sepolia's): its build and start command, its payer-key command, its pay.mjs verbatim,
+// run with the official x402 client. Only what cannot be done here changes: the facilitator is the local one
+// (no network) instead of x402.org, the faucet is a mint, and Base Sepolia's real USDC address holds Circle's
+// FiatTokenV2_2 on anvil, so the client, which pays known USDC contracts only, pays it unmodified.
+// The commands come from the README itself: if that section changes shape, this test fails and says so.
+import { existsSync, readFileSync } from "node:fs";
+import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { execa } from "execa";
+import { createPublicClient, defineChain, http, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { BASE_SEPOLIA_USDC, deployUsdc, mintUsdc, usdcBalance } from "../chain/usdc.js";
+import { startServer } from "./helpers.js";
+
+const shared = inject("projectDir");
+const chain = inject("chain");
+const REPO_MODULES = join(import.meta.dirname, "../../node_modules");
+const SECTION = "### A first paid job on Base Sepolia";
+
+const publicClient = createPublicClient({
+  chain: defineChain({
+    id: chain.chainId,
+    name: "anvil (Base Sepolia id)",
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [chain.rpcUrl] } },
+  }),
+  transport: http(chain.rpcUrl),
+});
+
+interface CodeBlock {
+  lang: string;
+  text: string;
+}
+
+/** The text of a README section: from its heading to the next heading of the same or a higher level. */
+function section(markdown: string, heading: string): string {
+  const start = markdown.indexOf(`\n${heading}\n`);
+  if (start < 0)
+    throw new Error(
+      `the generated README has no "${heading}" section: the walkthrough changed shape`,
+    );
+  const level = heading.indexOf(" ");
+  const rest = markdown.slice(start + heading.length + 2);
+  const next = new RegExp(`^#{1,${level}} `, "m").exec(rest);
+  return next ? rest.slice(0, next.index) : rest;
+}
+
+/** Fenced code blocks, with the indentation of a list item removed from every line. */
+function codeBlocks(markdown: string): CodeBlock[] {
+  const blocks: CodeBlock[] = [];
+  for (const match of markdown.matchAll(/^( *)```(\w*)\n([\s\S]*?)^\1```$/gm)) {
+    const indent = match[1]!;
+    const text = match[3]!
+      .split("\n")
+      .map((line) => (line.startsWith(indent) ? line.slice(indent.length) : line))
+      .join("\n");
+    blocks.push({ lang: match[2]!, text });
+  }
+  return blocks;
+}
+
+/** The one shell line in `blocks` that `test` picks, or a clear failure naming what is missing. */
+function shellLine(blocks: CodeBlock[], what: string, test: (line: string) => boolean): string {
+  const lines = blocks
+    .filter((b) => b.lang === "sh")
+    .flatMap((b) => b.text.split("\n"))
+    .filter(test);
+  if (lines.length !== 1)
+    throw new Error(
+      `"${SECTION}" should show exactly one ${what}, found ${lines.length}: the walkthrough changed shape`,
+    );
+  return lines[0]!;
+}
+
+/** `A=1 B=2 cmd args` → the assignments and the command. */
+function splitEnv(line: string): { env: Record<string, string>; command: string } {
+  const env: Record<string, string> = {};
+  const words = line.trim().split(/\s+/);
+  while (words[0] && /^[A-Z][A-Z0-9_]*=/.test(words[0])) {
+    const word = words.shift()!;
+    const eq = word.indexOf("=");
+    env[word.slice(0, eq)] = word.slice(eq + 1);
+  }
+  return { env, command: words.join(" ") };
+}
+
+/** Places Circle's USDC at Base Sepolia's USDC address, once per chain (the chain is shared by the whole run). */
+async function ensureBaseSepoliaUsdc(): Promise<void> {
+  const code = await publicClient.getCode({ address: BASE_SEPOLIA_USDC });
+  if (code && code !== "0x") return;
+  await deployUsdc(chain.rpcUrl, { name: "USDC", version: "2", at: BASE_SEPOLIA_USDC });
+}
+
+/** A minimal environment, as a user's shell has: no npm_* or vitest variables leaking in. */
+function shellEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? tmpdir(),
+    ...extra,
+  };
+}
+
+const readme = readFileSync(join(shared, "README.md"), "utf8");
+
+describe("the generated README's first paid job on Base Sepolia, on anvil", () => {
+  let work = "";
+  let projectDir = "";
+  let payerDir = "";
+
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), "create-agent-walkthrough-"));
+    projectDir = join(work, "project");
+    await cp(shared, projectDir, {
+      recursive: true,
+      filter: (src) =>
+        !src.startsWith(join(shared, "node_modules")) && !src.startsWith(join(shared, "dist")),
+    });
+    await symlink(join(shared, "node_modules"), join(projectDir, "node_modules"), "dir");
+
+    // The client packages pay.mjs imports, as `npm install --save-dev @x402/evm @x402/fetch` would provide them
+    // (and viem, a dependency of every project). Node resolves their own dependencies from their real paths.
+    payerDir = join(work, "payer");
+    for (const name of ["@x402/fetch", "@x402/evm", "viem"]) {
+      const target = join(REPO_MODULES, name);
+      if (!existsSync(join(target, "package.json")))
+        throw new Error(
+          `${name} is not installed in ${REPO_MODULES}: run npm test (it installs it)`,
+        );
+      await mkdir(dirname(join(payerDir, "node_modules", name)), { recursive: true });
+      await symlink(target, join(payerDir, "node_modules", name), "dir");
+    }
+  });
+  afterAll(async () => {
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  it("builds and starts as shown, makes a key, and pays one job with pay.mjs: 200, a mined transfer, the price to PAY_TO", async () => {
+    const text = section(readme, SECTION);
+    const blocks = codeBlocks(text);
+
+    // Step 1: build, then start with the README's environment.
+    const startLine = shellLine(blocks, "start command (`... npm start`)", (l) =>
+      /\bnpm start\s*$/.test(l),
+    );
+    const start = splitEnv(startLine);
+    expect(start.command, startLine).toBe("npm start");
+    expect(Object.keys(start.env).sort(), startLine).toEqual([
+      "PAY_TO",
+      "X402_FACILITATOR_URL",
+      "X402_NETWORK",
+    ]);
+    expect(start.env.X402_NETWORK).toBe("base-sepolia");
+    expect(start.env.X402_FACILITATOR_URL).toBe("https://x402.org/facilitator");
+    // `npm start` runs `exec node dist/server.js`: started below the same way as the other e2e tests.
+    const pkg = JSON.parse(readFileSync(join(projectDir, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    };
+    expect(pkg.scripts.start).toBe("exec node dist/server.js");
+    const buildLine = shellLine(blocks, "build command", (l) => l.trim() === "npm run build");
+    const build = await execa("bash", ["-c", buildLine], {
+      cwd: projectDir,
+      env: shellEnv(),
+      extendEnv: false,
+      reject: false,
+      all: true,
+    });
+    expect(build.exitCode, build.all).toBe(0);
+
+    // Step 2: the payer key, made by the README's own command.
+    const keyLine = shellLine(blocks, "payer key command (`node ... -e`)", (l) =>
+      l.startsWith("node --input-type=module -e "),
+    );
+    const keyRun = await execa("bash", ["-c", keyLine], {
+      cwd: projectDir,
+      env: shellEnv(),
+      extendEnv: false,
+      reject: false,
+      all: true,
+    });
+    expect(keyRun.exitCode, keyRun.all).toBe(0);
+    const keyMatch = /^X402_PAYER_KEY=(0x[0-9a-f]{64})\s+# address (0x[0-9a-fA-F]{40})$/m.exec(
+      keyRun.stdout,
+    );
+    expect(keyMatch, `the payer key command printed:\n${keyRun.all}`).not.toBeNull();
+    const key = keyMatch![1] as Hex;
+    const payer = privateKeyToAccount(key).address;
+    expect(keyMatch![2]).toBe(payer);
+
+    // Step 3, the faucet: USDC only, at Base Sepolia's USDC address. No ETH: the facilitator pays the gas.
+    await ensureBaseSepoliaUsdc();
+    await mintUsdc(chain.rpcUrl, BASE_SEPOLIA_USDC, payer, 1_000_000n);
+    expect(await publicClient.getBalance({ address: payer })).toBe(0n);
+
+    // Step 4: the client packages the README installs are the ones pay.mjs runs with here.
+    const installLine = shellLine(blocks, "client install command", (l) =>
+      l.startsWith("npm install --save-dev "),
+    );
+    const wanted = installLine.replace("npm install --save-dev ", "").trim().split(/\s+/);
+    expect(wanted.map((spec) => spec.replace(/@[^@]+$/, "")).sort()).toEqual([
+      "@x402/evm",
+      "@x402/fetch",
+    ]);
+    for (const spec of wanted) {
+      const at = spec.lastIndexOf("@");
+      const installed = JSON.parse(
+        readFileSync(join(REPO_MODULES, spec.slice(0, at), "package.json"), "utf8"),
+      ) as { version: string };
+      expect(installed.version, `the README installs ${spec}`).toBe(spec.slice(at + 1));
+    }
+    const scripts = blocks.filter((b) => b.lang === "js" && b.text.includes("pay.mjs"));
+    if (scripts.length !== 1)
+      throw new Error(
+        `"${SECTION}" should show one \`\`\`js block for pay.mjs, found ${scripts.length}: the walkthrough changed shape`,
+      );
+    const payScript = scripts[0]!.text;
+    await writeFile(join(payerDir, "pay.mjs"), payScript);
+    const runLine = shellLine(blocks, "pay.mjs command", (l) => /\bnode pay\.mjs\s*$/.test(l));
+    expect(runLine).toContain("X402_PAYER_KEY=0x...");
+
+    // The price of the job pay.mjs asks for, from agent.json.
+    const capability = /"capability":\s*"([^"]+)"/.exec(payScript)?.[1];
+    expect(capability, "pay.mjs names no capability").toBeTruthy();
+    const manifest = JSON.parse(readFileSync(join(projectDir, "agent.json"), "utf8")) as {
+      capabilities: Record<string, { pricing: { amount: string } }>;
+    };
+    const [whole, fraction = ""] = manifest.capabilities[capability!]!.pricing.amount.split(".");
+    const price = BigInt(whole!) * 1_000_000n + BigInt(fraction.padEnd(6, "0") || "0");
+
+    const payTo = privateKeyToAddress(generatePrivateKey());
+    const server = await startServer(projectDir, {
+      ...shellEnv(),
+      ...start.env,
+      PAY_TO: payTo,
+      X402_FACILITATOR_URL: chain.facilitatorUrl, // x402.org is not reachable here
+    });
+    try {
+      const [payeeBefore, payerBefore] = [
+        await usdcBalance(chain.rpcUrl, BASE_SEPOLIA_USDC, payTo),
+        await usdcBalance(chain.rpcUrl, BASE_SEPOLIA_USDC, payer),
+      ];
+      const pay = await execa("bash", ["-c", runLine.replace("0x...", key)], {
+        cwd: payerDir,
+        env: shellEnv({ AGENT_URL: server.url }),
+        extendEnv: false,
+        reject: false,
+        all: true,
+        timeout: 60_000,
+      });
+      const context = `pay.mjs printed:\n${pay.all}\n\nserver log:\n${server.output()}`;
+      expect(pay.exitCode, context).toBe(0);
+
+      // Step 5: 200 with the output, and the transfer's link.
+      expect(pay.stdout.startsWith("200 "), context).toBe(true);
+      const answer = JSON.parse(pay.stdout.split("\n")[0]!.slice(4)) as {
+        status: string;
+        output: unknown;
+      };
+      expect(answer.status, context).toBe("completed");
+      expect(answer.output, context).toBeTypeOf("object");
+      const link = /^paid: https:\/\/sepolia\.basescan\.org\/tx\/(0x[0-9a-f]{64})$/m.exec(
+        pay.stdout,
+      );
+      expect(link, context).not.toBeNull();
+      const hash = link![1] as Hex;
+      const mined = await publicClient.getTransactionReceipt({ hash });
+      expect(mined.status).toBe("success");
+      expect(mined.to?.toLowerCase()).toBe(BASE_SEPOLIA_USDC.toLowerCase());
+
+      expect(await usdcBalance(chain.rpcUrl, BASE_SEPOLIA_USDC, payTo)).toBe(payeeBefore + price);
+      expect(await usdcBalance(chain.rpcUrl, BASE_SEPOLIA_USDC, payer)).toBe(payerBefore - price);
+      expect(await publicClient.getBalance({ address: payer })).toBe(0n);
+
+      const settled = server
+        .output()
+        .split("\n")
+        .filter((line) => line.includes("payment settled"));
+      expect(settled, server.output()).toHaveLength(1);
+      expect(settled[0], server.output()).toContain(hash);
+    } finally {
+      await server.stop();
+    }
+  });
+});
