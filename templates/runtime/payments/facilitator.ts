@@ -76,6 +76,33 @@ function noAnswer(endpoint: string, err: unknown, timeoutMs: number): Facilitato
   );
 }
 
+/**
+ * One request to the facilitator: its 2xx answer as text, or a FacilitatorError saying whether the
+ * request may have been acted on (no answer) or surely was not (an error status).
+ */
+async function ask(
+  endpoint: string,
+  init: RequestInit,
+  timeoutMs: number,
+): Promise<{ status: number; text: string }> {
+  let status: number;
+  let text: string;
+  try {
+    // The timeout covers reading the body too.
+    const res = await fetch(endpoint, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+    status = res.status;
+    text = await res.text();
+  } catch (err) {
+    throw noAnswer(endpoint, err, timeoutMs);
+  }
+  if (status < 200 || status > 299)
+    throw new FacilitatorError(
+      `facilitator ${displayUrl(endpoint)} answered HTTP ${status}: ${clip(oneLine(text), 300)}`,
+      false,
+    );
+  return { status, text };
+}
+
 export function createFacilitatorClient(url: string, timeoutMs: number) {
   const base = url.replace(/\/+$/, "");
 
@@ -87,25 +114,15 @@ export function createFacilitatorClient(url: string, timeoutMs: number) {
       paymentPayload: p.payload, // verbatim: what the client signed and sent
       paymentRequirements: p.requirement,
     };
-    let status: number;
-    let text: string;
-    try {
-      const res = await fetch(endpoint, {
+    const { status, text } = await ask(
+      endpoint,
+      {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(request),
-        signal: AbortSignal.timeout(timeoutMs), // covers reading the body too
-      });
-      status = res.status;
-      text = await res.text();
-    } catch (err) {
-      throw noAnswer(endpoint, err, timeoutMs);
-    }
-    if (status < 200 || status > 299)
-      throw new FacilitatorError(
-        `facilitator ${shown} answered HTTP ${status}: ${text.slice(0, 300)}`,
-        false,
-      );
+      },
+      timeoutMs,
+    );
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -250,23 +267,11 @@ function asKind(entry: unknown): SupportedKind | undefined {
 export async function fetchSupported(url: string, timeoutMs: number): Promise<SupportedKind[]> {
   const endpoint = `${url.replace(/\/+$/, "")}/supported`;
   const shown = displayUrl(endpoint);
-  let status: number;
-  let text: string;
-  try {
-    const res = await fetch(endpoint, {
-      headers: { accept: "application/json" },
-      signal: AbortSignal.timeout(timeoutMs), // covers reading the body too
-    });
-    status = res.status;
-    text = await res.text();
-  } catch (err) {
-    throw noAnswer(endpoint, err, timeoutMs);
-  }
-  if (status < 200 || status > 299)
-    throw new FacilitatorError(
-      `facilitator ${shown} answered HTTP ${status}: ${clip(oneLine(text), 300)}`,
-      false,
-    );
+  const { status, text } = await ask(
+    endpoint,
+    { headers: { accept: "application/json" } },
+    timeoutMs,
+  );
   let body: unknown;
   try {
     body = JSON.parse(text);
