@@ -92,7 +92,10 @@ export interface VerifiedPayment {
   /** Chain id and token contract the authorization is for (our network's). */
   chainId: number;
   asset: `0x${string}`;
-  /** The decoded payment header, verbatim (a facilitator is sent exactly what the client signed and sent). */
+  /**
+   * The decoded payment header as a facilitator is sent it: what the client sent, with the network
+   * spelled as the client's x402 version spells it (either name of our network is accepted here).
+   */
   payload: Record<string, unknown>;
   /** The requirement we offered for this job, in the client's x402 version's shape (sent to a facilitator). */
   requirement: Record<string, unknown>;

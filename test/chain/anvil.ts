@@ -20,14 +20,30 @@ function anvilBinary(): string {
   );
 }
 
-/** Default 84532 (Base Sepolia's id) so x402 v1 clients, whose network names are a fixed list, can pay as "base-sepolia". */
+/**
+ * Default 84532 (Base Sepolia's id) so x402 v1 clients, whose network names are a fixed list, can pay as "base-sepolia".
+ * The EVM is Prague's (EIP-7702 delegations, as on Base).
+ */
 export async function startAnvil(options: { chainId?: number } = {}): Promise<Anvil> {
   const chainId = options.chainId ?? 84532;
   // `timeout 900` bounds anvil's life even if vitest is killed before teardown runs. `--silent` would hide the
   // "Listening on" line we need, so run with normal output and keep draining stdout (a full pipe would block anvil).
   const child = spawn(
     "timeout",
-    ["900", anvilBinary(), "--host", "127.0.0.1", "--port", "0", "--chain-id", String(chainId)],
+    [
+      "900",
+      anvilBinary(),
+      "--host",
+      "127.0.0.1",
+      "--port",
+      "0",
+      "--chain-id",
+      String(chainId),
+      // Prague, pinned: EIP-7702 delegated accounts (type-4 transactions) exist from Prague on, and a pinned
+      // hardfork keeps the EVM the tests see from changing with anvil's default ("latest").
+      "--hardfork",
+      "prague",
+    ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

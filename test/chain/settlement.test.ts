@@ -217,7 +217,7 @@ describe.each(ROUTES)("%s settlement", (route, payment) => {
     expect(agent.calls.echo).toBe(runs);
   });
 
-  it("settlement failing after the job (payer emptied meanwhile): 402, output withheld, nothing charged, retry possible", async () => {
+  it("settlement refused by the token after the job (payer emptied meanwhile): 402, output withheld, nothing charged, and that authorization never runs a job again", async () => {
     const account = await freshPayer(PRICE);
     agent.drain = account;
     const request = job("drain", { text: "the output" });
@@ -227,19 +227,23 @@ describe.each(ROUTES)("%s settlement", (route, payment) => {
     expect(res.status, res.text).toBe(402);
     expect(res.body.error_type).toBe("payment");
     expect(res.body.error).toMatch(
-      /not settled, so the result is withheld: .*\. Nothing was charged\./,
+      /not settled, so the result is withheld: .*\. Nothing was charged\. The token refused this authorization, so it will not be accepted again: sign a new one\./,
     );
     expect(res.text).not.toContain("the output");
     expect(await balance(PAYEE)).toBe(payeeBefore);
     expect(await nonceUsed(account.address, payload.authorization.nonce)).toBe(false);
 
-    // Released: once funded again, the same authorization pays for the job.
+    // Refunded or not, the same authorization runs no handler again: a refusal at settlement would
+    // otherwise be a way to get the work done again and again for free.
     await mintUsdc(rpcUrl, asset, account.address, PRICE);
+    const runs = agent.calls.echo ?? 0;
     const retry = await post(app.url, job("echo", { text: "ok now" }), {
       "payment-signature": header,
     });
-    expect(retry.status, retry.text).toBe(200);
-    expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
+    expect(retry.status, retry.text).toBe(402);
+    expect(retry.body.error).toMatch(/already used .*or refused at settlement/);
+    expect(agent.calls.echo ?? 0).toBe(runs);
+    expect(await balance(PAYEE)).toBe(payeeBefore);
   });
 });
 

@@ -262,7 +262,7 @@ describe("replay", () => {
     const res = await send(header, job("echo", { text: "a" }));
     expect(res.status).toBe(402);
     expect(res.body.error).toBe(
-      "this payment authorization was already used for another job: sign a new one (with a fresh nonce)",
+      "this payment authorization was already used for another job (or refused at settlement): sign a new one (with a fresh nonce)",
     );
     expect(runs("echo")).toBe(1);
     expect(settler.settled()).toBe(1);

@@ -76,7 +76,9 @@ export async function runPaidJob(
     const settled = await steps.settle(payment);
     if (settled instanceof PaymentError) {
       // Maybe charged: this authorization is never used again.
-      if (settled.code === "settlement_uncertain") await hold.spent(authorizationTtlMs(payment));
+      // Maybe charged, or refused by the token: this authorization never runs a job again.
+      // Only an outage (settlement_failed) frees it for another attempt.
+      if (settled.code !== "settlement_failed") await hold.spent(authorizationTtlMs(payment));
       return steps.refuse(settled, settled.code !== "settlement_uncertain");
     }
     const answer: JobResponse = {
@@ -132,7 +134,7 @@ function paidSteps(
 
   return {
     paymentRequired(): JobResponse {
-      const required = gate.paymentRequired(capability, call.resourceUrl);
+      const required = gate.paymentRequired(capability, call.resourceUrl, job.deadline);
       return {
         status: required.status,
         headers: required.headers,
@@ -146,7 +148,7 @@ function paidSteps(
       metrics.paymentRefused(err.code ?? "other");
       logger.info("payment refused", { reason: err.message, code: err.code });
       const headers = retry
-        ? gate.retryHeaders(capability, call.resourceUrl, err.message)
+        ? gate.retryHeaders(capability, call.resourceUrl, job.deadline, err.message)
         : { "Cache-Control": "no-store" };
       return {
         status: 402,
@@ -189,7 +191,7 @@ function paidSteps(
       );
       if (claim.status === "settled")
         return new PaymentError(
-          "this payment authorization was already used for another job: sign a new one (with a fresh nonce)",
+          "this payment authorization was already used for another job (or refused at settlement): sign a new one (with a fresh nonce)",
           { code: "already_used" },
         );
       if (claim.status === "in-flight")
@@ -241,9 +243,10 @@ function paidSteps(
             `payment settlement is unconfirmed, so the result is withheld: ${reason}. This authorization will not be used again; check the transaction before paying again`,
             { code: "settlement_uncertain" },
           );
+        const permanent = err instanceof SettlementError && err.permanent;
         return new PaymentError(
-          `payment was not settled, so the result is withheld: ${reason}. Nothing was charged. ${retryAdvice(payment)}`,
-          { code: "settlement_failed" },
+          `payment was not settled, so the result is withheld: ${reason}. Nothing was charged. ${retryAdvice(payment, permanent)}`,
+          { code: permanent ? "settlement_refused" : "settlement_failed" },
         );
       }
     },
@@ -251,9 +254,11 @@ function paidSteps(
 }
 
 /** Whether the same authorization can pay for another attempt, said plainly. */
-function retryAdvice(payment: VerifiedPayment): string {
+function retryAdvice(payment: VerifiedPayment, refused: boolean): string {
   const left = Number(payment.authorization.validBefore) - Math.floor(Date.now() / 1000);
   if (left <= 0) return "This authorization has expired: sign a new one to run the job again.";
+  if (refused)
+    return "The token refused this authorization, so it will not be accepted again: sign a new one.";
   if (left <= SETTLEMENT_MARGIN_SECONDS)
     return "This authorization expires too soon to pay for another run: sign a new one.";
   return "The same authorization may be sent again.";

@@ -15,6 +15,7 @@
  */
 import {
   BaseError,
+  ContractFunctionRevertedError,
   createPublicClient,
   createWalletClient,
   encodeFunctionData,
@@ -147,7 +148,14 @@ export function createDirectSettler(options: DirectSettlerOptions): Settler {
         address: network.asset,
       });
     } catch (err) {
-      throw new SettlementError(`the transfer would fail: ${reason(err)}`, { cause: err });
+      // A revert is the token's answer (used nonce, balance, blacklist, pause, signature...):
+      // retrying cannot change it. Anything else (the RPC failing) may pass on a retry.
+      const reverted =
+        err instanceof BaseError && err.walk((e) => e instanceof ContractFunctionRevertedError);
+      throw new SettlementError(`the transfer would fail: ${reason(err)}`, {
+        cause: err,
+        permanent: Boolean(reverted),
+      });
     }
   }
 
@@ -231,7 +239,8 @@ export function createDirectSettler(options: DirectSettlerOptions): Settler {
         { broadcastTx: hash, cause: err },
       );
     }
-    if (status !== "success") throw new SettlementError(`settlement transaction ${hash} reverted`);
+    if (status !== "success")
+      throw new SettlementError(`settlement transaction ${hash} reverted`, { permanent: true });
   }
 
   return {

@@ -216,10 +216,13 @@ export function createFacilitatorSettler(url: string, timeoutMs: number): Settle
         );
       }
       const tx = answer.transaction;
+      // An answer of success: false is the facilitator's verdict on this authorization (it
+      // simulates the transfer first): not an outage, so the authorization is not run again.
       if (!answer.success)
         throw new SettlementError(
           `the facilitator could not settle the payment: ${reason(answer.errorReason, answer.errorMessage)}` +
             (tx ? ` (transaction ${tx})` : ""),
+          { permanent: true },
         );
       if (typeof tx !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(tx))
         throw new SettlementError(

@@ -21,7 +21,9 @@ import type { Capability, VerifiedPayment } from "../types.js";
 import { verifyPayment } from "./verify.js";
 import { paymentRequiredHeaders, paymentRequiredResponse, type PaymentOffer } from "./x402.js";
 
-export { SETTLEMENT_MARGIN_SECONDS } from "./verify.js";
+import { SETTLEMENT_MARGIN_SECONDS } from "./verify.js";
+
+export { SETTLEMENT_MARGIN_SECONDS };
 
 export type HeaderGetter = (name: string) => string | undefined;
 
@@ -33,16 +35,26 @@ export interface PaymentRequiredResponse {
 }
 
 export interface PaymentGate {
-  /** What we ask for to run `capability`. */
-  offer(capability: Capability, resourceUrl: string): PaymentOffer;
-  /** 402 telling the client how to pay. */
+  /**
+   * What we ask for to run `capability` for a job due at `deadline` (Unix seconds): its
+   * maxTimeoutSeconds covers that deadline plus the settlement margin, because the official
+   * clients sign validBefore = now + maxTimeoutSeconds.
+   */
+  offer(capability: Capability, resourceUrl: string, deadline?: number): PaymentOffer;
+  /** 402 telling the client how to pay for this job. */
   paymentRequired(
     capability: Capability,
     resourceUrl: string,
+    deadline: number,
     reason?: string,
   ): PaymentRequiredResponse;
   /** Headers to add to a 402 "invalid payment" error, so a client can retry with a correct payment. */
-  retryHeaders(capability: Capability, resourceUrl: string, reason: string): Record<string, string>;
+  retryHeaders(
+    capability: Capability,
+    resourceUrl: string,
+    deadline: number,
+    reason: string,
+  ): Record<string, string>;
   /** The payment header's value, or undefined when the client sent none. */
   paymentHeader(header: HeaderGetter): { name: string; value: string } | undefined;
   /** Checks the payment for this job; throws PaymentError saying what is wrong. */
@@ -56,6 +68,22 @@ export interface PaymentGate {
   confirm(payment: VerifiedPayment): Promise<void>;
   /** Charges the payment; throws SettlementError (settlement.ts) when it could not. */
   settle(payment: VerifiedPayment): Promise<SettlementResult>;
+}
+
+/** Seconds of slack in an offered validity window, for clock skew between client and server. */
+const CLOCK_SLACK_SECONDS = 30;
+
+/**
+ * maxTimeoutSeconds to offer: the configured default, or more when the job's deadline needs it.
+ * Clients sign validBefore = now + maxTimeoutSeconds, and the gate needs validBefore to be at least
+ * the deadline plus SETTLEMENT_MARGIN_SECONDS, so a one-hour job is offered a bit over an hour. The
+ * deadline itself is bounded (MAX_DEADLINE_SECONDS, 7 days by default), so this is too.
+ */
+export function timeoutFor(configured: number, deadline: number | undefined, nowMs = Date.now()) {
+  if (deadline === undefined) return configured;
+  const needed =
+    Math.ceil(deadline - nowMs / 1000) + SETTLEMENT_MARGIN_SECONDS + CLOCK_SLACK_SECONDS;
+  return Math.max(configured, needed);
 }
 
 /** What the gate uses besides its configuration. */
@@ -121,11 +149,20 @@ export function createPaymentGate(
         (chainChecks ??= import("./onchain.js").then((m) => m.createChainChecks(rpcUrl, network)))
     : undefined;
 
-  const offer = (capability: Capability, resourceUrl: string): PaymentOffer => ({
+  // Who will send transferWithAuthorization: the settler account (direct), else anyone (the payee
+  // stands in; the facilitator's own /verify simulates with its account as well).
+  const route = config.settlement;
+  const submitter: Promise<`0x${string}`> =
+    route.kind === "direct"
+      ? import("viem/accounts").then((m) => m.privateKeyToAddress(route.settlerKey))
+      : Promise.resolve(payTo);
+  submitter.catch(() => undefined);
+
+  const offer = (capability: Capability, resourceUrl: string, deadline?: number): PaymentOffer => ({
     network,
     payTo,
     amount: capability.priceAtomic,
-    maxTimeoutSeconds: config.maxTimeoutSeconds,
+    maxTimeoutSeconds: timeoutFor(config.maxTimeoutSeconds, deadline),
     resourceUrl,
     description: capability.declaration.description ?? `Run capability "${capability.name}"`,
   });
@@ -145,13 +182,14 @@ export function createPaymentGate(
     paymentRequired(
       capability,
       resourceUrl,
+      deadline,
       reason = "payment required: send a PAYMENT-SIGNATURE header",
     ) {
-      return paymentRequiredResponse(offer(capability, resourceUrl), reason);
+      return paymentRequiredResponse(offer(capability, resourceUrl, deadline), reason);
     },
 
-    retryHeaders(capability, resourceUrl, reason) {
-      return paymentRequiredHeaders(offer(capability, resourceUrl), reason);
+    retryHeaders(capability, resourceUrl, deadline, reason) {
+      return paymentRequiredHeaders(offer(capability, resourceUrl, deadline), reason);
     },
 
     async verify(header, capability, job, resourceUrl) {
@@ -162,7 +200,7 @@ export function createPaymentGate(
     },
 
     async confirm(payment) {
-      if (chain) await (await chain()).checkFunds(payment);
+      if (chain) await (await chain()).checkTransfer(payment, await submitter);
       if (settler.verify) await settler.verify(payment);
     },
 

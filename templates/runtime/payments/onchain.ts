@@ -4,7 +4,14 @@
  * Loaded on first use (see payment.ts): the full viem package adds ~100 ms to startup.
  * Part of your project: edit freely.
  */
-import { BaseError, createPublicClient, defineChain, http, type Chain } from "viem";
+import {
+  BaseError,
+  ContractFunctionRevertedError,
+  createPublicClient,
+  defineChain,
+  http,
+  type Chain,
+} from "viem";
 import { InternalError, PaymentError } from "../errors.js";
 import type { ResolvedNetwork } from "./networks.js";
 import type { VerifiedPayment } from "../types.js";
@@ -72,9 +79,37 @@ export interface ChainChecks {
     auth: Authorization,
     signature: `0x${string}`,
   ): Promise<"eoa" | "valid" | "invalid">;
-  /** Throws PaymentError if the payer cannot cover the value or the nonce is already used. */
-  checkFunds(payment: VerifiedPayment): Promise<void>;
+  /**
+   * Throws PaymentError if the token would refuse this transfer: the payer cannot cover the value,
+   * the nonce is used, or anything else `transferWithAuthorization` reverts on (a blacklisted payer,
+   * a paused token, a signature the token rejects...), found by simulating it with eth_call as
+   * `caller` (the account that will submit it).
+   */
+  checkTransfer(payment: VerifiedPayment, caller: `0x${string}`): Promise<void>;
 }
+
+/** What a revert reason of FiatTokenV2_2 means for the payer, and the refusal code metrics count it by. */
+const KNOWN_REVERTS: Array<[RegExp, string, string]> = [
+  [
+    /blacklisted/i,
+    "blacklisted",
+    "the token has blacklisted an account of this transfer; pay from another account",
+  ],
+  [/paused/i, "token_paused", "the token is paused by its issuer; try again once it is unpaused"],
+  [
+    /invalid signature/i,
+    "signature",
+    "the token rejects the signature (a delegated or contract account must implement EIP-1271)",
+  ],
+  [/used or canceled/i, "nonce_used", "sign a new authorization with a fresh nonce"],
+  [
+    /not yet valid/i,
+    "not_yet_valid",
+    "wait until validAfter has passed, or sign a new authorization",
+  ],
+  [/expired/i, "expired", "sign a new authorization"],
+  [/exceeds balance/i, "insufficient_funds", "fund the account or pay from another"],
+];
 
 export function createChainChecks(rpcUrl: string, network: ResolvedNetwork): ChainChecks {
   const client = createPublicClient({ chain: chainFor(network, rpcUrl), transport: http(rpcUrl) });
@@ -121,7 +156,55 @@ export function createChainChecks(rpcUrl: string, network: ResolvedNetwork): Cha
       return valid ? "valid" : "invalid";
     },
 
-    async checkFunds(p) {
+    async checkTransfer(p, caller) {
+      // The precise causes first (their messages say how much is missing), then everything else.
+      await checkFunds(p);
+      await simulate(p, caller);
+    },
+  };
+
+  async function simulate(p: VerifiedPayment, caller: `0x${string}`): Promise<void> {
+    const a = p.authorization;
+    try {
+      await ensureChain();
+      await client.simulateContract({
+        address: p.asset,
+        abi: USDC_ABI,
+        functionName: "transferWithAuthorization",
+        args: [
+          a.from,
+          a.to,
+          BigInt(a.value),
+          BigInt(a.validAfter),
+          BigInt(a.validBefore),
+          a.nonce,
+          p.signature,
+        ],
+        account: caller,
+      });
+    } catch (err) {
+      if (err instanceof InternalError) throw err;
+      const reverted =
+        err instanceof BaseError
+          ? err.walk((e) => e instanceof ContractFunctionRevertedError)
+          : null;
+      if (!(reverted instanceof ContractFunctionRevertedError))
+        throw new PaymentError(
+          `could not simulate the transfer on chain (${shortMessage(err)}), so the job was not run; try again later`,
+          { cause: err, code: "chain_unavailable" },
+        );
+      const reason = reverted.reason ?? shortMessage(reverted);
+      const known = KNOWN_REVERTS.find(([pattern]) => pattern.test(reason));
+      throw new PaymentError(
+        `the token would refuse this transfer (${reason}), so the job was not run: ${known?.[2] ?? "sign a new authorization"}`,
+        { cause: err, code: known?.[1] ?? "transfer_refused" },
+      );
+    }
+  }
+
+  /** Balance and nonce, read directly: their refusals can say how much is missing. */
+  async function checkFunds(p: VerifiedPayment): Promise<void> {
+    {
       const { from, value, nonce } = p.authorization;
       const [balance, used] = await rpc("check the payer's balance and nonce", () =>
         Promise.all([
@@ -149,6 +232,6 @@ export function createChainChecks(rpcUrl: string, network: ResolvedNetwork): Cha
           `payer ${from} holds ${balance} atomic units of the token, less than the ${value} this job costs; fund the account or pay from another`,
           { code: "insufficient_funds" },
         );
-    },
-  };
+    }
+  }
 }

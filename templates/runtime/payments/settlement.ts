@@ -38,21 +38,30 @@ export interface SettlementErrorOptions {
   broadcastTx?: Hex;
   /** The payment may have gone through (e.g. the facilitator stopped answering mid-settle). */
   uncertain?: boolean;
+  /**
+   * Nothing was charged, and retrying cannot change that: the token (or the facilitator, having
+   * simulated it) refused this authorization. It is never run again.
+   */
+  permanent?: boolean;
   cause?: unknown;
 }
 
 /**
- * Settlement failed. When `uncertain` is false nothing was charged and the authorization may be
- * retried; when true (always so with `broadcastTx`) it must never be submitted again.
+ * Settlement failed. `uncertain` (always so with `broadcastTx`): it may have gone through, so the
+ * authorization must never be submitted again. Otherwise nothing was charged; `permanent`: the
+ * token refused it, so running the job again for it would be work for free; else (an RPC or
+ * facilitator outage) the payer may send the same authorization again.
  */
 export class SettlementError extends Error {
   readonly broadcastTx?: Hex;
   readonly uncertain: boolean;
+  readonly permanent: boolean;
 
   constructor(message: string, options: SettlementErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "SettlementError";
     if (options.broadcastTx) this.broadcastTx = options.broadcastTx;
     this.uncertain = options.broadcastTx !== undefined || options.uncertain === true;
+    this.permanent = !this.uncertain && options.permanent === true;
   }
 }

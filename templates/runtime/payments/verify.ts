@@ -4,7 +4,7 @@
  * PaymentError saying what is wrong and what to do; its `code` is what metrics count refusals by.
  * Part of your project: edit freely.
  */
-import { recoverTypedDataAddress } from "viem/utils"; // viem/utils loads faster than "viem"
+import { isAddress, recoverTypedDataAddress } from "viem/utils"; // viem/utils loads faster than "viem"
 import { PaymentError } from "../errors.js";
 import type { Capability, VerifiedPayment } from "../types.js";
 import type { ResolvedNetwork } from "./networks.js";
@@ -35,8 +35,8 @@ export const SETTLEMENT_MARGIN_SECONDS = 15;
 export interface VerifyContext {
   network: ResolvedNetwork;
   payTo: `0x${string}`;
-  /** What we ask for to run a capability. */
-  offer(capability: Capability, resourceUrl: string): PaymentOffer;
+  /** What we ask for to run a capability for a job due at `deadline`. */
+  offer(capability: Capability, resourceUrl: string, deadline?: number): PaymentOffer;
   /** Chain checks (EIP-1271 contract wallets), when X402_RPC_URL is set. */
   chain: (() => Promise<ChainChecks>) | undefined;
 }
@@ -62,11 +62,12 @@ export async function verifyPayment(
   const clientNetwork = checkSchemeAndNetwork(p, ctx.network);
   if (p.x402Version === 2) checkAccepted(p.accepted, capability, ctx);
   const { authorization: auth, signature } = p.payload;
+  checkAddresses(auth);
   await checkSignature(auth, signature, ctx);
   checkPayeeAndAmount(auth, capability, ctx.payTo);
   checkTimeWindow(auth, job.deadline);
 
-  const ours = ctx.offer(capability, resourceUrl);
+  const ours = ctx.offer(capability, resourceUrl, job.deadline);
   return {
     x402Version: p.x402Version,
     scheme: "exact",
@@ -77,9 +78,26 @@ export async function verifyPayment(
     signature,
     chainId: ctx.network.chainId,
     asset: ctx.network.asset,
-    payload: p.raw,
+    payload: withCanonicalNetwork(p, ctx.network),
     requirement: p.x402Version === 2 ? requirementV2(ours) : requirementV1(ours),
   };
+}
+
+/**
+ * The payment as a facilitator is sent it: verbatim, except that the network is spelled the way
+ * the client's x402 version spells it (v2: "eip155:84532", v1: "base-sepolia"). This service takes
+ * both spellings; a facilitator takes only its version's, and the network is not part of what the
+ * payer signed (the EIP-712 domain's chain id and token are), so renaming it changes nothing else.
+ */
+function withCanonicalNetwork(
+  p: DecodedPayment,
+  network: ResolvedNetwork,
+): Record<string, unknown> {
+  if (p.x402Version === 2) {
+    const accepted = p.raw.accepted as Record<string, unknown>;
+    return { ...p.raw, accepted: { ...accepted, network: network.caip2 } };
+  }
+  return { ...p.raw, network: network.v1Name };
 }
 
 function decode(sent: SentPayment): DecodedPayment {
@@ -120,12 +138,58 @@ function checkAccepted(a: AcceptedRequirement, capability: Capability, ctx: Veri
     );
 }
 
+/** The curve order of secp256k1; USDC (like EIP-2) accepts only signatures with s <= n / 2. */
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+/** ERC-6492 appends this to signatures of smart wallets that are not deployed yet. */
+const ERC6492_MAGIC = "6492649264926492649264926492649264926492649264926492649264926492";
+
+/** `from` and `to` as the token reads them: a mixed-case address must carry a valid EIP-55 checksum. */
+function checkAddresses(auth: Authorization): void {
+  for (const [field, address] of [
+    ["from", auth.from],
+    ["to", auth.to],
+  ] as const) {
+    if (!isAddress(address, { strict: true }))
+      throw refuse(
+        "address_checksum",
+        `authorization.${field} ${address} has mixed case but not a valid EIP-55 checksum: send it all lowercase or correctly checksummed`,
+      );
+  }
+}
+
+/**
+ * What USDC's signature check accepts as a 65-byte signature (ecrecover as in EIP-2): v = 27 or
+ * 28, s in the lower half of the curve order. Recovery libraries are more lenient (v = 0/1) or
+ * normalize a high s and recover someone else, which would be refused for the wrong reason, or
+ * refused only at settlement. A contract wallet whose EIP-1271 check wants another 65-byte
+ * encoding is refused too: USDC's own check is the one that counts.
+ */
+function checkEcdsaEncoding(signature: `0x${string}`): void {
+  const hex = signature.slice(2).toLowerCase();
+  if (hex.length !== 130) return;
+  const s = BigInt(`0x${hex.slice(64, 128)}`);
+  const v = parseInt(hex.slice(128, 130), 16);
+  if (v === 0 || v === 1)
+    throw refuse(
+      "signature_v",
+      `payment signature has v = ${v}: USDC accepts only v = 27 or 28 (add 27 to the last byte, or sign with a standard EIP-712 signer)`,
+    );
+  if (v !== 27 && v !== 28)
+    throw refuse("signature_v", `payment signature has v = ${v}: USDC accepts only v = 27 or 28`);
+  if (s > SECP256K1_N / 2n)
+    throw refuse(
+      "signature_high_s",
+      "payment signature has a high s value (s > n/2): USDC refuses such signatures (EIP-2); sign again with a standard signer, which produces low-s signatures",
+    );
+}
+
 /** The EIP-712 signature recovers `from`, or `from` is a contract wallet that accepts it (EIP-1271). */
 async function checkSignature(
   auth: Authorization,
   signature: `0x${string}`,
   ctx: VerifyContext,
 ): Promise<void> {
+  checkEcdsaEncoding(signature);
   let signer: string | undefined;
   try {
     signer = await recoverTypedDataAddress({
@@ -136,6 +200,11 @@ async function checkSignature(
     signer = undefined; // not a 65-byte ECDSA signature; a contract wallet's may still be valid
   }
   if (signer !== undefined && sameAddress(signer, auth.from)) return;
+  if (signature.toLowerCase().endsWith(ERC6492_MAGIC))
+    throw refuse(
+      "signature_erc6492",
+      "payment signature is ERC-6492-wrapped (a smart wallet that is not deployed yet): USDC cannot check it; deploy the wallet, then sign again",
+    );
 
   const n = ctx.network;
   const domain = `{name: "${n.assetName}", version: "${n.assetVersion}", chainId: ${n.chainId}, verifyingContract: ${n.asset}}`;
@@ -174,10 +243,11 @@ function checkPayeeAndAmount(auth: Authorization, capability: Capability, payTo:
 /** Valid now, and still valid when settlement runs: the deadline plus SETTLEMENT_MARGIN_SECONDS. */
 function checkTimeWindow(auth: Authorization, deadline: number): void {
   const now = Math.floor(Date.now() / 1000);
-  if (BigInt(auth.validAfter) > BigInt(now))
+  // The token requires the block time to be strictly after validAfter.
+  if (BigInt(auth.validAfter) >= BigInt(now))
     throw refuse(
       "not_yet_valid",
-      `authorization is not valid yet (validAfter ${auth.validAfter}, now ${now})`,
+      `authorization is not valid yet: validAfter ${auth.validAfter} must be strictly before now (${now}); the token refuses it until the block time is past validAfter`,
     );
   if (BigInt(auth.validBefore) <= BigInt(now))
     throw refuse(
