@@ -28,7 +28,7 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { ResolvedNetwork } from "./networks.js";
-import { chainFor, shortMessage, USDC_ABI } from "./onchain.js";
+import { chainFor, shortMessage, transferArgs, USDC_ABI } from "./onchain.js";
 import { SettlementError, type Settler } from "./settlement.js";
 
 type Hex = `0x${string}`;
@@ -48,7 +48,7 @@ export interface DirectSettlerOptions {
 }
 
 type Exclusive = NonNullable<DirectSettlerOptions["exclusive"]>;
-type TransferArgs = readonly [Hex, Hex, bigint, bigint, bigint, Hex, Hex];
+type TransferArgs = ReturnType<typeof transferArgs>;
 
 /** How often to poll for the receipt (Base makes a block every 2 s). */
 const POLLING_INTERVAL_MS = 500;
@@ -245,19 +245,9 @@ export function createDirectSettler(options: DirectSettlerOptions): Settler {
 
   return {
     async settle(payment) {
-      const a = payment.authorization;
-      const args: TransferArgs = [
-        a.from,
-        a.to,
-        BigInt(a.value),
-        BigInt(a.validAfter),
-        BigInt(a.validBefore),
-        a.nonce,
-        payment.signature,
-      ];
-      const hash = await withSettlerLock(() => submit(args));
+      const hash = await withSettlerLock(() => submit(transferArgs(payment)));
       await confirm(hash);
-      return { transaction: hash, network: payment.network, payer: a.from };
+      return { transaction: hash, network: payment.network, payer: payment.payer };
     },
   };
 }

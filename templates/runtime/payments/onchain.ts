@@ -53,6 +53,20 @@ export const USDC_ABI = [
   },
 ] as const;
 
+/** The arguments of USDC's `transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, signature)`. */
+export function transferArgs(p: VerifiedPayment) {
+  const a = p.authorization;
+  return [
+    a.from,
+    a.to,
+    BigInt(a.value),
+    BigInt(a.validAfter),
+    BigInt(a.validBefore),
+    a.nonce,
+    p.signature,
+  ] as const;
+}
+
 /** A viem chain for our network, served by the configured RPC endpoint. */
 export function chainFor(network: ResolvedNetwork, rpcUrl: string): Chain {
   return defineChain({
@@ -164,22 +178,13 @@ export function createChainChecks(rpcUrl: string, network: ResolvedNetwork): Cha
   };
 
   async function simulate(p: VerifiedPayment, caller: `0x${string}`): Promise<void> {
-    const a = p.authorization;
     try {
       await ensureChain();
       await client.simulateContract({
         address: p.asset,
         abi: USDC_ABI,
         functionName: "transferWithAuthorization",
-        args: [
-          a.from,
-          a.to,
-          BigInt(a.value),
-          BigInt(a.validAfter),
-          BigInt(a.validBefore),
-          a.nonce,
-          p.signature,
-        ],
+        args: transferArgs(p),
         account: caller,
       });
     } catch (err) {
