@@ -1,11 +1,11 @@
 // A project evolving over time, driven by the CLI vendored inside it (as `npm run generate` would):
 // capabilities added, schemas edited, and the dev loop that regenerates on save. Each test works on its own
 // copy of the shared installed project, with node_modules linked rather than installed again.
-import { cp, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, inject, it } from "vitest";
+import { copyProject } from "./helpers.js";
 
 const shared = inject("projectDir");
 const copies: string[] = [];
@@ -13,15 +13,9 @@ afterEach(async () => {
   await Promise.all(copies.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-async function copyProject(): Promise<string> {
-  const dir = join(await mkdtemp(join(tmpdir(), "create-agent-evolve-")), "project");
+async function copyShared(): Promise<string> {
+  const dir = await copyProject(shared, "create-agent-evolve-");
   copies.push(dirname(dir));
-  await cp(shared, dir, {
-    recursive: true,
-    filter: (src) =>
-      !src.startsWith(join(shared, "node_modules")) && !src.startsWith(join(shared, "dist")),
-  });
-  await symlink(join(shared, "node_modules"), join(dir, "node_modules"), "dir");
   return dir;
 }
 
@@ -50,7 +44,7 @@ async function editManifest(dir: string, change: (manifest: any) => void) {
 
 describe("evolving a project", () => {
   it("add-capability, then typecheck and the project's tests pass with the new capability", async () => {
-    const dir = await copyProject();
+    const dir = await copyShared();
     const add = await projectCli(dir, [
       "add-capability",
       "translate",
@@ -117,7 +111,7 @@ describe("evolving a project", () => {
         "Property 'word_count' is missing in type '{ summary: string; }' but required in type 'SummarizeOutput'",
       ],
     ])("%s", async (_name, change, line, message) => {
-      const dir = await copyProject();
+      const dir = await copyShared();
       await writeFile(join(dir, "src/capabilities/summarize.ts"), handler);
       expect((await typecheck(dir)).exitCode).toBe(0);
       await editManifest(dir, change);
@@ -133,7 +127,7 @@ describe("evolving a project", () => {
   });
 
   it("`create-agent dev` (npm run dev) serves in dev mode and picks up a new capability on save", async () => {
-    const dir = await copyProject();
+    const dir = await copyShared();
     const pkg = JSON.parse(await readFile(join(dir, "package.json"), "utf8"));
     expect(pkg.scripts.dev).toBe("create-agent dev");
     const child = execa(join(dir, "node_modules/.bin/create-agent"), ["dev"], {

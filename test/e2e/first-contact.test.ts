@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { copyProject } from "./helpers.js";
 
 const REPO = join(import.meta.dirname, "../..");
 const shared = inject("projectDir");
@@ -68,18 +69,6 @@ async function emulateClone(dest: string): Promise<void> {
   await git("init", "-q");
   await git("add", "-A");
   await git("-c", "commit.gpgsign=false", "commit", "-q", "-m", "create-agent");
-}
-
-/** A copy of the shared e2e project (node_modules symlinked, no dist), in a fresh temporary folder. */
-async function copyProject(prefix: string): Promise<string> {
-  const dir = join(await mkdtemp(join(tmpdir(), prefix)), "project");
-  await cp(shared, dir, {
-    recursive: true,
-    filter: (src) =>
-      !src.startsWith(join(shared, "node_modules")) && !src.startsWith(join(shared, "dist")),
-  });
-  await symlink(join(shared, "node_modules"), join(dir, "node_modules"), "dir");
-  return dir;
 }
 
 /** Bytes under `dir`, as `du -sb` counts them. */
@@ -285,7 +274,7 @@ describe.skipIf(pmProblem !== undefined)(
   () => {
     let project = "";
     beforeAll(async () => {
-      project = await copyProject("create-agent-pms-");
+      project = await copyProject(shared, "create-agent-pms-");
     });
     afterAll(async () => {
       if (project) await rm(dirname(project), { recursive: true, force: true });
@@ -331,7 +320,7 @@ describe.skipIf(pmProblem !== undefined)(
 describe("`npm run dev` when the port is busy", () => {
   let project = "";
   beforeAll(async () => {
-    project = await copyProject("create-agent-busy-");
+    project = await copyProject(shared, "create-agent-busy-");
   });
   afterAll(async () => {
     if (project) await rm(dirname(project), { recursive: true, force: true });

@@ -1,6 +1,30 @@
+import { cp, mkdtemp, symlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
 import { TRANSFER_WITH_AUTHORIZATION } from "../../templates/runtime/payments/x402.js";
 import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
+
+/**
+ * A copy of the shared e2e project (`shared`, from inject("projectDir")) in a fresh temporary folder
+ * named after `prefix`: its files without dist/, and its installed node_modules symlinked (read-only use).
+ */
+export async function copyProject(shared: string, prefix: string): Promise<string> {
+  const dir = join(await mkdtemp(join(tmpdir(), prefix)), "project");
+  await cp(shared, dir, {
+    recursive: true,
+    filter: (src) =>
+      !src.startsWith(join(shared, "node_modules")) && !src.startsWith(join(shared, "dist")),
+  });
+  await symlink(join(shared, "node_modules"), join(dir, "node_modules"), "dir");
+  return dir;
+}
+
+/** `npm run build` in a project; throws with its output when it fails. */
+export async function buildProject(dir: string): Promise<void> {
+  const build = await execa("npm", ["run", "build"], { cwd: dir, reject: false, all: true });
+  if (build.exitCode !== 0) throw new Error(`npm run build failed in ${dir}:\n${build.all}`);
+}
 
 /** Starts `node dist/server.js` in the project with `env`, and waits for the URL it prints. */
 export async function startServer(cwd: string, env: Record<string, string>) {

@@ -7,11 +7,9 @@
 // killed mid-job frees its reservation (a lease) for the other one, which then runs and charges it
 // once. Balances and Transfer events are read from the chain; handler runs are counted from both
 // instances' logs.
-import { cp, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { execa } from "execa";
 import { createPublicClient, defineChain, http, parseAbiItem } from "viem";
 import {
   generatePrivateKey,
@@ -30,6 +28,8 @@ import {
   startServer,
   post,
   summarizeJob,
+  copyProject,
+  buildProject,
 } from "./helpers.js";
 
 const shared = inject("projectDir");
@@ -87,16 +87,9 @@ const env = () => ({
 });
 
 beforeAll(async () => {
-  projectDir = join(await mkdtemp(join(tmpdir(), "create-agent-instances-")), "project");
-  await cp(shared, projectDir, {
-    recursive: true,
-    filter: (src) =>
-      !src.startsWith(join(shared, "node_modules")) && !src.startsWith(join(shared, "dist")),
-  });
-  await symlink(join(shared, "node_modules"), join(projectDir, "node_modules"), "dir");
+  projectDir = await copyProject(shared, "create-agent-instances-");
   await writeFile(join(projectDir, "src/capabilities/summarize.ts"), HANDLER);
-  const build = await execa("npm", ["run", "build"], { cwd: projectDir, reject: false, all: true });
-  expect(build.exitCode, build.all).toBe(0);
+  await buildProject(projectDir);
   kit = await startRedis();
   [a, b] = await Promise.all([startServer(projectDir, env()), startServer(projectDir, env())]);
   for (const server of servers())

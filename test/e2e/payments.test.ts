@@ -1,12 +1,10 @@
 // Real payments end to end: a generated server, built and started in production mode, is paid by the official
 // x402 clients (v2 `@x402/fetch`, v1 `x402-fetch`) on a local anvil chain with Circle's USDC, and settles
 // either itself (direct route) or through a real x402 facilitator. Balances are read back from the chain.
-import { cp, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm";
 import { wrapFetchWithPayment as wrapV2, x402Client } from "@x402/fetch";
-import { execa } from "execa";
 import { createPublicClient, createWalletClient, defineChain, http, publicActions } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -20,6 +18,8 @@ import {
   startServer,
   post,
   summarizeJob,
+  copyProject,
+  buildProject,
 } from "./helpers.js";
 
 const shared = inject("projectDir");
@@ -48,16 +48,9 @@ export default async function summarize(input: SummarizeInput, ctx: HandlerConte
 
 let projectDir = "";
 beforeAll(async () => {
-  projectDir = join(await mkdtemp(join(tmpdir(), "create-agent-pay-")), "project");
-  await cp(shared, projectDir, {
-    recursive: true,
-    filter: (src) =>
-      !src.startsWith(join(shared, "node_modules")) && !src.startsWith(join(shared, "dist")),
-  });
-  await symlink(join(shared, "node_modules"), join(projectDir, "node_modules"), "dir");
+  projectDir = await copyProject(shared, "create-agent-pay-");
   await writeFile(join(projectDir, "src/capabilities/summarize.ts"), HANDLER);
-  const build = await execa("npm", ["run", "build"], { cwd: projectDir, reject: false, all: true });
-  expect(build.exitCode, build.all).toBe(0);
+  await buildProject(projectDir);
 });
 afterAll(async () => {
   if (projectDir) await rm(dirname(projectDir), { recursive: true, force: true });

@@ -4,12 +4,13 @@
 // would be left running, orphaned. The generated script is `exec node dist/server.js`, so node
 // replaces the shell and npm forwards the signal to it.
 import { execFileSync } from "node:child_process";
-import { cp, mkdtemp, rm, symlink } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { execa } from "execa";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
+import { copyProject, buildProject } from "./helpers.js";
 import { PAYEE } from "../chain/accounts.js";
 
 const shared = inject("projectDir");
@@ -18,15 +19,8 @@ const chain = inject("chain");
 let projectDir = "";
 const leftovers = new Set<number>();
 beforeAll(async () => {
-  projectDir = join(await mkdtemp(join(tmpdir(), "create-agent-start-")), "project");
-  await cp(shared, projectDir, {
-    recursive: true,
-    filter: (src) =>
-      !src.startsWith(join(shared, "node_modules")) && !src.startsWith(join(shared, "dist")),
-  });
-  await symlink(join(shared, "node_modules"), join(projectDir, "node_modules"), "dir");
-  const build = await execa("npm", ["run", "build"], { cwd: projectDir, reject: false, all: true });
-  expect(build.exitCode, build.all).toBe(0);
+  projectDir = await copyProject(shared, "create-agent-start-");
+  await buildProject(projectDir);
 });
 afterAll(async () => {
   // Only if the test failed: never leave a server of ours running.

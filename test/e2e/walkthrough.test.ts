@@ -5,7 +5,7 @@
 // FiatTokenV2_2 on anvil, so the client, which pays known USDC contracts only, pays it unmodified.
 // The commands come from the README itself: if that section changes shape, this test fails and says so.
 import { existsSync, readFileSync } from "node:fs";
-import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { execa } from "execa";
@@ -13,7 +13,7 @@ import { createPublicClient, defineChain, http, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { BASE_SEPOLIA_USDC, deployUsdc, mintUsdc, usdcBalance } from "../chain/usdc.js";
-import { startServer } from "./helpers.js";
+import { startServer, copyProject } from "./helpers.js";
 
 const shared = inject("projectDir");
 const chain = inject("chain");
@@ -112,13 +112,7 @@ describe("the generated README's first paid job on Base Sepolia, on anvil", () =
 
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), "create-agent-walkthrough-"));
-    projectDir = join(work, "project");
-    await cp(shared, projectDir, {
-      recursive: true,
-      filter: (src) =>
-        !src.startsWith(join(shared, "node_modules")) && !src.startsWith(join(shared, "dist")),
-    });
-    await symlink(join(shared, "node_modules"), join(projectDir, "node_modules"), "dir");
+    projectDir = await copyProject(shared, "create-agent-walkthrough-project-");
 
     // The client packages pay.mjs imports, as `npm install --save-dev @x402/evm @x402/fetch` would provide them
     // (and viem, a dependency of every project). Node resolves their own dependencies from their real paths.
@@ -135,6 +129,7 @@ describe("the generated README's first paid job on Base Sepolia, on anvil", () =
   });
   afterAll(async () => {
     if (work) await rm(work, { recursive: true, force: true });
+    if (projectDir) await rm(dirname(projectDir), { recursive: true, force: true });
   });
 
   it("builds and starts as shown, makes a key, and pays one job with pay.mjs: 200, a mined transfer, the price to PAY_TO", async () => {
