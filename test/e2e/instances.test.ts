@@ -10,7 +10,7 @@
 import { rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createPublicClient, defineChain, http, parseAbiItem } from "viem";
+import { createPublicClient, http, parseAbiItem } from "viem";
 import {
   generatePrivateKey,
   privateKeyToAccount,
@@ -19,6 +19,7 @@ import {
 } from "viem/accounts";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { PAYER_KEYS, SETTLER_KEY } from "../chain/accounts.js";
+import { localChain } from "../chain/anvil.js";
 import { usdcBalance } from "../chain/usdc.js";
 import { type RedisServer, startRedis } from "../redis/redis-server.js";
 import {
@@ -34,12 +35,7 @@ import {
 
 const shared = inject("projectDir");
 const chain = inject("chain");
-const anvil = defineChain({
-  id: chain.chainId,
-  name: "anvil (Base Sepolia id)",
-  nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-  rpcUrls: { default: { http: [chain.rpcUrl] } },
-});
+const anvil = localChain(chain.rpcUrl, chain.chainId);
 const publicClient = createPublicClient({ chain: anvil, transport: http(chain.rpcUrl) });
 const balance = (address: `0x${string}`) => usdcBalance(chain.rpcUrl, chain.asset, address);
 

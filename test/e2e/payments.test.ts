@@ -5,11 +5,12 @@ import { rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm";
 import { wrapFetchWithPayment as wrapV2, x402Client } from "@x402/fetch";
-import { createPublicClient, createWalletClient, defineChain, http, publicActions } from "viem";
+import { createPublicClient, createWalletClient, http, publicActions } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { wrapFetchWithPayment as wrapV1 } from "x402-fetch";
 import { PAYER_KEYS, PAYEE, SETTLER_KEY } from "../chain/accounts.js";
+import { localChain } from "../chain/anvil.js";
 import { usdcBalance } from "../chain/usdc.js";
 import {
   decodeHeader,
@@ -24,12 +25,7 @@ import {
 
 const shared = inject("projectDir");
 const chain = inject("chain");
-const anvil = defineChain({
-  id: chain.chainId,
-  name: "anvil (Base Sepolia id)",
-  nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-  rpcUrls: { default: { http: [chain.rpcUrl] } },
-});
+const anvil = localChain(chain.rpcUrl, chain.chainId);
 const publicClient = createPublicClient({ chain: anvil, transport: http(chain.rpcUrl) });
 const balance = (address: `0x${string}`) => usdcBalance(chain.rpcUrl, chain.asset, address);
 

@@ -9,9 +9,10 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { execa } from "execa";
-import { createPublicClient, defineChain, http, type Hex } from "viem";
+import { createPublicClient, http, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { localChain } from "../chain/anvil.js";
 import { BASE_SEPOLIA_USDC, deployUsdc, mintUsdc, usdcBalance } from "../chain/usdc.js";
 import { startServer, copyProject } from "./helpers.js";
 
@@ -21,12 +22,7 @@ const REPO_MODULES = join(import.meta.dirname, "../../node_modules");
 const SECTION = "### A first paid job on Base Sepolia";
 
 const publicClient = createPublicClient({
-  chain: defineChain({
-    id: chain.chainId,
-    name: "anvil (Base Sepolia id)",
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [chain.rpcUrl] } },
-  }),
+  chain: localChain(chain.rpcUrl, chain.chainId),
   transport: http(chain.rpcUrl),
 });
 
