@@ -39,6 +39,8 @@ export interface Pricing {
 /** One entry of `capabilities`: exactly the capability entry that GET /about returns. */
 export interface CapabilityManifest {
   description?: string;
+  /** Catalogue keywords (A2A agent card skill tags, x402 Bazaar). Not part of GET /about. */
+  tags?: string[];
   pricing: Pricing;
   input_schema: Record<string, FieldDescriptor>;
   output_schema: Record<string, FieldDescriptor>;
@@ -62,8 +64,10 @@ export interface CapabilityModel {
   typeName: string;
   /** camelCase JS identifier, e.g. "extractEntities" (never a reserved word: callers add suffixes). */
   identifier: string;
-  /** The manifest entry, verbatim: what GET /about declares for this capability. */
+  /** The manifest entry without `tags`: exactly what GET /about declares for this capability. */
   declaration: CapabilityManifest;
+  /** Catalogue keywords: the manifest's `tags`, else the words of the name ("extract-entities" -> extract, entities). */
+  tags: string[];
   /** Price in USDC atomic units (6 decimals) as a decimal string: "0.01" -> "10000". */
   priceAtomic: string;
   /** JSON Schema of the input: closed object, `required` from `required: true`. */

@@ -7,7 +7,10 @@ import { entries, type Entry, type Node, type Source } from "./source.js";
 import { suggest } from "./suggest.js";
 
 const TOP_LEVEL_KEYS = ["$schema", "name", "version", "description", "capabilities"] as const;
-const CAPABILITY_KEYS = ["description", "pricing", "input_schema", "output_schema"] as const;
+const CAPABILITY_KEYS = ["description", "tags", "pricing", "input_schema", "output_schema"] as const;
+/** Catalogue keywords (A2A skill tags, x402 Bazaar): a few short words. */
+export const MAX_TAGS = 20;
+export const MAX_TAG_LENGTH = 50;
 const PRICING_KEYS = ["model", "amount", "currency"] as const;
 
 /** What to show after "missing required key ..." so the fix can be copied. */
@@ -81,12 +84,37 @@ function validateCapability(src: Source, node: Node, path: PathSegment[]): void 
   }
   const keys = knownKeys(src, node, path, CAPABILITY_KEYS, ["pricing", "input_schema", "output_schema"]);
   string(src, keys.get("description"), [...path, "description"]);
+  const tags = keys.get("tags");
+  if (tags !== undefined) validateTags(src, tags, [...path, "tags"]);
   const pricing = keys.get("pricing");
   if (pricing !== undefined) validatePricing(src, pricing, [...path, "pricing"]);
   const input = keys.get("input_schema");
   if (input !== undefined) validateFieldMap(src, input, [...path, "input_schema"], "input", "input_schema");
   const output = keys.get("output_schema");
   if (output !== undefined) validateFieldMap(src, output, [...path, "output_schema"], "output", "output_schema");
+}
+
+/** `tags`: an array of distinct, non-empty strings, at most MAX_TAGS of at most MAX_TAG_LENGTH characters. */
+function validateTags(src: Source, node: Node, path: PathSegment[]): void {
+  if (node.type !== "array") {
+    src.report(node, path, `must be an array of keywords, e.g. ["text", "summarization"], found ${src.describe(node)}`);
+    return;
+  }
+  const items = node.children ?? [];
+  if (items.length > MAX_TAGS) src.report(node, path, `has ${items.length} tags; use at most ${MAX_TAGS}`);
+  const seen = new Set<string>();
+  items.forEach((item, index) => {
+    const at = [...path, index];
+    if (item.type !== "string") {
+      src.report(item, at, `must be a string, found ${src.describe(item)}`);
+      return;
+    }
+    const tag = String(item.value);
+    if (tag.trim() === "") src.report(item, at, "is empty; write a keyword such as \"summarization\"");
+    else if (tag.length > MAX_TAG_LENGTH) src.report(item, at, `is ${tag.length} characters long; use at most ${MAX_TAG_LENGTH}`);
+    else if (seen.has(tag.toLowerCase())) src.report(item, at, `repeats the tag "${tag}"`);
+    seen.add(tag.toLowerCase());
+  });
 }
 
 function validatePricing(src: Source, node: Node, path: PathSegment[]): void {

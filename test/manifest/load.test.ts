@@ -19,6 +19,28 @@ function problemsOf(text: string, file = "agent.json") {
 }
 
 describe("parseManifest", () => {
+  it("keeps tags out of the declaration (GET /about) and defaults them to the name's words", () => {
+    const capability = (extra: object) => ({
+      ...extra,
+      pricing: { model: "per_job", amount: "0.01", currency: "USDC" },
+      input_schema: {},
+      output_schema: { ok: { type: "boolean" } },
+    });
+    const text = JSON.stringify({
+      name: "a",
+      version: "1.0.0",
+      capabilities: {
+        "extract-entities": capability({ tags: ["nlp", "entities"] }),
+        summarizeText_v2: capability({}),
+      },
+    });
+    const [tagged, plain] = parseManifest(text, "agent.json").capabilities;
+    expect(tagged!.tags).toEqual(["nlp", "entities"]);
+    expect(tagged!.declaration).not.toHaveProperty("tags");
+    expect(Object.keys(tagged!.declaration)).toEqual(["pricing", "input_schema", "output_schema"]);
+    expect(plain!.tags).toEqual(["summarize", "text", "v2"]);
+  });
+
   it("builds the model of the README example", () => {
     const text = JSON.stringify({
       $schema: "./src/generated/agent.schema.json",
@@ -45,6 +67,7 @@ describe("parseManifest", () => {
         typeName: "Summarize",
         identifier: "summarize",
         declaration: JSON.parse(text).capabilities.summarize,
+        tags: ["summarize"],
         priceAtomic: "10000",
         inputSchema: {
           type: "object",
