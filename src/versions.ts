@@ -23,8 +23,9 @@ export const devDependencies = {
 } as const;
 
 /**
- * The official x402 client a project's README tells callers to pay with (not a project dependency).
- * The repo's own tests pay with these exact versions.
+ * The official x402 client: what `create-agent call` and generated clients pay with. Projects get it as
+ * devDependencies (for `npm run call`); the tool loads it only when a payment is due, so its light install
+ * stays small. The repo's own tests pay with these exact versions.
  */
 export const callerDependencies = {
   "@x402/evm": "2.27.0",

@@ -29,5 +29,6 @@ export function projectCommands(pm: PackageManager) {
     generateWatch: scriptCommand(pm, "generate", "--watch"),
     addCapability: (args: string) => scriptCommand(pm, "add-capability", args),
     removeCapability: (args: string) => scriptCommand(pm, "remove-capability", args),
+    call: (args: string) => scriptCommand(pm, "call", args),
   };
 }

@@ -26,13 +26,17 @@ export function generatePackageJson(model: AgentModel, generator: { path: string
       generate: "create-agent generate",
       "add-capability": "create-agent add-capability",
       "remove-capability": "create-agent remove-capability",
+      // `npm run call -- <capability> --input name=value`: calls (and pays) this service on PORT.
+      call: "create-agent call",
     },
     dependencies,
     // Sorted, as npm keeps them.
     devDependencies: Object.fromEntries(
-      Object.entries({ ...devDependencies, "create-agent": `file:${generator.path}` }).sort(
-        ([a], [b]) => (a < b ? -1 : 1),
-      ),
+      Object.entries({
+        ...devDependencies,
+        ...callerDependencies,
+        "create-agent": `file:${generator.path}`,
+      }).sort(([a], [b]) => (a < b ? -1 : 1)),
     ),
     // tsx's esbuild checks its platform binary in an install script: allowed by name, so npm 11,
     // pnpm 10 and bun install without a warning about unreviewed scripts.
