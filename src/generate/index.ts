@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { AgentModel } from "../manifest/model.js";
 import { GENERATED_DIR, type GeneratedFile } from "./file-set.js";
+import { generateDiscovery } from "./discovery.js";
 import { formatFile } from "./format.js";
 import { generateHandlerStub, handlerPath } from "./handlers.js";
 import type { PackageManager } from "./package-manager.js";
@@ -32,11 +33,16 @@ export async function generateCode(model: AgentModel): Promise<Generation> {
   const warnings: string[] = [];
   const samples = generateSamples(model);
   warnings.push(...samples.problems);
+  const discovery = generateDiscovery(model);
+  // Its input samples are samples.ts's own, so their problems are already listed.
+  for (const problem of discovery.problems) if (!warnings.includes(problem)) warnings.push(problem);
   const generated: Array<[string, string]> = [
     [`${GENERATED_DIR}/types.ts`, await generateTypes(model)],
     [`${GENERATED_DIR}/validators.ts`, generateValidators(model)],
     [`${GENERATED_DIR}/registry.ts`, generateRegistry(model)],
     [`${GENERATED_DIR}/samples.ts`, samples.contents],
+    [`${GENERATED_DIR}/discovery.ts`, discovery.discoveryTs],
+    [`${GENERATED_DIR}/openapi.json`, discovery.openapiJson],
     [`${GENERATED_DIR}/agent.schema.json`, readFileSync(MANIFEST_SCHEMA, "utf8")],
   ];
   const files: GeneratedFile[] = [];

@@ -18,7 +18,8 @@ export function projectCommands(pm: PackageManager) {
   return {
     name: pm,
     install: `${pm} install`,
-    addDev: pm === "npm" ? "npm install --save-dev" : pm === "bun" ? "bun add --dev" : `${pm} add --dev`,
+    addDev:
+      pm === "npm" ? "npm install --save-dev" : pm === "bun" ? "bun add --dev" : `${pm} add --dev`,
     dev: scriptCommand(pm, "dev"),
     test: pm === "bun" ? "bun run test" : `${pm} test`,
     build: scriptCommand(pm, "build"),
@@ -30,5 +31,6 @@ export function projectCommands(pm: PackageManager) {
     addCapability: (args: string) => scriptCommand(pm, "add-capability", args),
     removeCapability: (args: string) => scriptCommand(pm, "remove-capability", args),
     call: (args: string) => scriptCommand(pm, "call", args),
+    client: (args: string) => scriptCommand(pm, "client", args),
   };
 }

@@ -28,6 +28,7 @@ export function generatePackageJson(model: AgentModel, generator: { path: string
       "remove-capability": "create-agent remove-capability",
       // `npm run call -- <capability> --input name=value`: calls (and pays) this service on PORT.
       call: "create-agent call",
+      client: "create-agent client",
     },
     dependencies,
     // Sorted, as npm keeps them.
@@ -69,6 +70,23 @@ function sampleJobShell(model: AgentModel): string {
   return `${job.slice(0, -1)},"deadline":'$(( $(date +%s) + 60 ))'}`;
 }
 
+/** Arguments of `call` for the first capability: its name and each required input as --input name=value. */
+function callArgs(model: AgentModel): string {
+  const first = model.capabilities[0];
+  if (!first) return "<capability>";
+  const input = sampleValue(first.inputSchema, true) as Record<string, unknown>;
+  const required = new Set((first.inputSchema.required as string[] | undefined) ?? []);
+  const inputs = Object.entries(input)
+    .filter(([name, value]) => required.has(name) && typeof value !== "object")
+    .map(([name, value]) => `--input ${shellWord(`${name}=${String(value)}`)}`);
+  return [first.name, ...inputs].join(" ");
+}
+
+/** A word for sh: as is when plain, else single-quoted. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
 /** The first capability's `task` of a job request, as a JS object literal (valid JSON). */
 function sampleTask(model: AgentModel): string {
   const first = model.capabilities[0];
@@ -94,6 +112,10 @@ function readmeData(model: AgentModel, packageManager: PackageManager) {
       removeCapabilityExample: pm.removeCapability("translate"),
       addCapabilityUsage: pm.addCapability("<name>"),
       removeCapabilityUsage: pm.removeCapability("<name>"),
+      callExample: pm.call(callArgs(model)),
+      callUsage: pm.call("<capability> --input name=value"),
+      clientUsage: pm.client("<url> -o <file.ts>"),
+      clientExample: pm.client("http://localhost:3000 -o agent-client.ts"),
     },
     capabilities: model.capabilities.map((c) => ({
       name: c.name,

@@ -4,13 +4,15 @@ import { propertyKey } from "./names.js";
 
 /**
  * The capability registry the server runs: each capability's declaration (what GET /about shows), price in
- * USDC atomic units, validators and handler. Typing each entry as Capability<XInput, XOutput> makes
- * `npm run typecheck` fail when a handler no longer matches agent.json.
+ * USDC atomic units, validators and handler, plus the discovery data (discovery.ts: the OpenAPI document and
+ * examples). Typing each entry as Capability<XInput, XOutput> makes `npm run typecheck` fail when a handler no
+ * longer matches agent.json.
  */
 export function generateRegistry(model: AgentModel): string {
   const lines = [
     GENERATED_HEADER,
     `import type { AgentDefinition, Capability } from "../runtime/types.js";`,
+    `import { discovery } from "./discovery.js";`,
   ];
   if (model.capabilities.length) {
     const types = model.capabilities.flatMap((c) => [`${c.typeName}Input`, `${c.typeName}Output`]);
@@ -47,6 +49,7 @@ export function generateRegistry(model: AgentModel): string {
     `  version: ${JSON.stringify(model.version)},`,
     `  description: ${JSON.stringify(model.description)},`,
     `  capabilities: { ${entries.join(", ")} },`,
+    `  discovery,`,
     `};`,
   );
   return lines.join("\n");

@@ -1,9 +1,11 @@
 /**
- * The HTTP layer: three endpoints, and every other request answered in the spec's error shape.
- * The job logic lives in jobs/, payments in payments/, the ledger in ledger/, and HTTP details
- * (CORS, transport errors, request ids, draining, metrics) in http/. Part of your project: edit freely.
+ * The HTTP layer: the spec's three endpoints plus the discovery documents (discovery/), and every
+ * other request answered in the spec's error shape. The job logic lives in jobs/, payments in
+ * payments/, the ledger in ledger/, and HTTP details (CORS, transport errors, request ids, draining,
+ * metrics) in http/. Part of your project: edit freely.
  */
 import express from "express";
+import { createDiscovery, mountDiscovery } from "./discovery/routes.js";
 import { UnavailableError } from "./errors.js";
 import { cors, ROUTES } from "./http/cors.js";
 import { createDrain, type Drain } from "./http/drain.js";
@@ -16,6 +18,7 @@ import { selectLedger } from "./ledger/select.js";
 import { resolveConfig, type AppOptions, type ResolvedConfig } from "./ops/config.js";
 import { createLogger } from "./ops/logger.js";
 import { loadMetrics } from "./ops/metrics-loader.js";
+import { createBazaar } from "./payments/bazaar.js";
 import { createPaymentGate, describePayments } from "./payments/gate.js";
 import type { AgentDefinition, Logger } from "./types.js";
 
@@ -47,7 +50,15 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
   const drain = createDrain();
   const gate = config.devMode
     ? undefined
-    : createPaymentGate(config.payment, { exclusive: ledger.exclusive.bind(ledger) });
+    : createPaymentGate(config.payment, {
+        exclusive: ledger.exclusive.bind(ledger),
+        ...(agent.discovery && {
+          discovery: createBazaar(agent.capabilities, agent.discovery, {
+            logger,
+            maxDeadlineSeconds: config.maxDeadlineSeconds,
+          }),
+        }),
+      });
   const services: JobServices = { agent, config, gate, ledger, metrics, drain };
 
   if (config.devMode)
@@ -93,6 +104,8 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
   app.get("/about", (_req, res) => {
     res.json(about);
   });
+
+  mountDiscovery(app, createDiscovery(agent, config), config, logger);
 
   if (source && config.metrics?.token)
     app.get("/metrics", metricsRoute(source, config.metrics.token));

@@ -3,6 +3,7 @@
  * Part of your project: edit freely.
  */
 import type { ValidateFunction } from "ajv";
+import type { DiscoveryData } from "./discovery/data.js";
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
@@ -66,6 +67,12 @@ export interface AgentDefinition {
   version: string;
   description?: string;
   capabilities: Record<string, Capability>;
+  /**
+   * What the discovery documents (agent card, OpenAPI, llms.txt) and the 402's Bazaar extension are
+   * built from (src/generated/discovery.ts). Absent in registries generated before them: those
+   * documents are 404s and 402s carry no extension.
+   */
+  discovery?: DiscoveryData;
 }
 
 /** A payment authorization that passed verification. */

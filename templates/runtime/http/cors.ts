@@ -4,13 +4,23 @@
  * Part of your project: edit freely.
  */
 import type { RequestHandler } from "express";
+import { AGENT_CARD_PATH, LLMS_TXT_PATH, OPENAPI_PATH } from "../discovery/paths.js";
 
 /** Known paths and their methods (HEAD comes free with GET). */
 export const ROUTES: Record<string, string> = {
   "/health": "GET, HEAD",
   "/about": "GET, HEAD",
   "/execute": "POST",
+  [AGENT_CARD_PATH]: "GET, HEAD",
+  [OPENAPI_PATH]: "GET, HEAD",
+  [LLMS_TXT_PATH]: "GET, HEAD",
 };
+
+/**
+ * Request headers a preflight of a path allows besides the common ones: A2A clients (the official
+ * SDK's card resolver among them) send A2A-Version when they fetch the agent card, so a browser asks first.
+ */
+const EXTRA_ALLOWED_HEADERS: Record<string, string> = { [AGENT_CARD_PATH]: "A2A-Version" };
 
 const CORS_HEADERS = {
   "Access-Control-Allow-Headers": "Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, X-Request-Id",
@@ -26,6 +36,12 @@ export function cors(origin: string): RequestHandler {
     // Unknown paths fall through to the 404.
     if (req.method !== "OPTIONS" || !Object.hasOwn(ROUTES, req.path)) return next();
     res.set("Access-Control-Allow-Methods", `${ROUTES[req.path]}, OPTIONS`);
+    const extra = EXTRA_ALLOWED_HEADERS[req.path];
+    if (extra)
+      res.set(
+        "Access-Control-Allow-Headers",
+        `${CORS_HEADERS["Access-Control-Allow-Headers"]}, ${extra}`,
+      );
     res.set("Access-Control-Max-Age", "600");
     res.status(204).end();
   };

@@ -15,6 +15,7 @@ import type { Ledger } from "../ledger/ledger.js";
 import type { ProductionPaymentConfig } from "../ops/config.js";
 import { PaymentError } from "../errors.js";
 import { createFacilitatorSettler } from "./facilitator.js";
+import type { BazaarDeclarations } from "./bazaar.js";
 import type { ChainChecks } from "./onchain.js";
 import type { SettlementResult, Settler } from "./settlement.js";
 import type { Capability, VerifiedPayment } from "../types.js";
@@ -90,6 +91,8 @@ export function timeoutFor(configured: number, deadline: number | undefined, now
 export interface PaymentGateDeps {
   /** The ledger's cross-instance lock: direct settlement sends one transaction at a time per settler account. */
   exclusive: Ledger["exclusive"];
+  /** What a 402 declares about each capability's job for x402 catalogues (bazaar.ts); absent: nothing. */
+  discovery?: BazaarDeclarations;
 }
 
 /** The configured settlement route as a Settler. */
@@ -167,6 +170,17 @@ export function createPaymentGate(
     description: capability.declaration.description ?? `Run capability "${capability.name}"`,
   });
 
+  /** The offer as a 402 states it: with the job's discovery declaration, when there is one. */
+  const offerIn402 = (
+    capability: Capability,
+    resourceUrl: string,
+    deadline: number,
+  ): PaymentOffer => {
+    const discovery = deps.discovery?.(capability);
+    const offered = offer(capability, resourceUrl, deadline);
+    return discovery ? { ...offered, discovery } : offered;
+  };
+
   const paymentHeader: PaymentGate["paymentHeader"] = (header) => {
     for (const name of ["payment-signature", "x-payment"]) {
       const value = header(name);
@@ -185,11 +199,11 @@ export function createPaymentGate(
       deadline,
       reason = "payment required: send a PAYMENT-SIGNATURE header",
     ) {
-      return paymentRequiredResponse(offer(capability, resourceUrl, deadline), reason);
+      return paymentRequiredResponse(offerIn402(capability, resourceUrl, deadline), reason);
     },
 
     retryHeaders(capability, resourceUrl, deadline, reason) {
-      return paymentRequiredHeaders(offer(capability, resourceUrl, deadline), reason);
+      return paymentRequiredHeaders(offerIn402(capability, resourceUrl, deadline), reason);
     },
 
     async verify(header, capability, job, resourceUrl) {

@@ -83,6 +83,17 @@ export type PaymentPayload =
 /** A checked payment payload plus the decoded JSON exactly as the client sent it. */
 export type DecodedPayment = PaymentPayload & { raw: Record<string, unknown> };
 
+/**
+ * What a 402 may say about the job besides its price, for x402 catalogues (see bazaar.ts). Never part
+ * of what is verified or settled.
+ */
+export interface OfferDiscovery {
+  /** v2: the PAYMENT-REQUIRED payload's `extensions` (e.g. `{ bazaar: { info, schema } }`). */
+  extensions: Record<string, unknown>;
+  /** v1: the `accepts` entry's `outputSchema`. */
+  outputSchema: Record<string, unknown>;
+}
+
 /** What we ask for: one capability's price on our network. */
 export interface PaymentOffer {
   network: ResolvedNetwork;
@@ -92,6 +103,8 @@ export interface PaymentOffer {
   maxTimeoutSeconds: number;
   resourceUrl: string;
   description: string;
+  /** Only in 402s: the job's discovery declaration. */
+  discovery?: OfferDiscovery;
 }
 
 export type Decoded<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -199,6 +212,7 @@ export function requirementV1(offer: PaymentOffer) {
     maxTimeoutSeconds: offer.maxTimeoutSeconds,
     asset: offer.network.asset,
     extra: { name: offer.network.assetName, version: offer.network.assetVersion },
+    ...(offer.discovery ? { outputSchema: offer.discovery.outputSchema } : {}),
   };
 }
 
@@ -226,6 +240,7 @@ export function paymentRequiredHeaders(offer: PaymentOffer, error: string): Reco
       mimeType: "application/json",
     },
     accepts: [requirementV2(offer)],
+    ...(offer.discovery ? { extensions: offer.discovery.extensions } : {}),
   };
   return { "PAYMENT-REQUIRED": encodeBase64Json(v2), "Cache-Control": "no-store" };
 }

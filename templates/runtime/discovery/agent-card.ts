@@ -1,0 +1,163 @@
+/**
+ * GET /.well-known/agent-card.json: an A2A agent card (A2A protocol 1.0, the shape of `AgentCard` in
+ * the official @a2a-js/sdk), so agent directories and A2A clients can find this service, its skills
+ * (one per capability) and its prices.
+ *
+ * The card is written as canonical ProtoJSON, the form the SDK's own AgentCard.toJSON() produces:
+ * fields at their default value ("" strings, false, empty lists and maps) are left out, and the
+ * SDK's AgentCard.fromJSON() fills them back in. So a card read and re-written by the SDK is
+ * byte-for-byte this one, and so is its signature, should you ever sign it.
+ * Part of your project: edit freely.
+ */
+import { SERVICE_VERSION } from "../jobs/request.js";
+import type { AgentDefinition } from "../types.js";
+import type { DiscoveryData } from "./data.js";
+import { exampleTask } from "./examples.js";
+import { networkLabel, type PaymentFacts, type Price } from "./facts.js";
+
+/**
+ * The name of our job protocol in `supportedInterfaces[].protocolBinding`. A2A's own bindings are
+ * "JSONRPC", "GRPC" and "HTTP+JSON" (A2A messages and tasks); this service speaks none of them: it
+ * takes one JSON job per POST /execute, paid with x402, and answers with the result (see llms.txt
+ * and openapi.json). The field is an open string, so the card names that protocol honestly instead
+ * of pretending to be an A2A messaging endpoint; A2A clients skip bindings they do not know.
+ */
+export const JOB_PROTOCOL_BINDING = "x402-job";
+
+/** The a2a-x402 extension: payments in USDC through x402. */
+export const X402_EXTENSION_URI =
+  "https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2";
+
+const JSON_MODE = "application/json";
+
+// The A2A 1.0 types this card uses (fields at their default value may be left out, see above).
+
+export interface AgentInterface {
+  url: string;
+  protocolBinding: string;
+  /** A2A protocol version of the interface; here the version of our job protocol. */
+  protocolVersion: string;
+  tenant?: string;
+}
+
+export interface AgentExtension {
+  uri: string;
+  description: string;
+  /** Left out when false. */
+  required?: true;
+  params?: Record<string, unknown>;
+}
+
+export interface AgentSkill {
+  id: string;
+  name: string;
+  description: string;
+  tags?: string[];
+  examples?: string[];
+  inputModes?: string[];
+  outputModes?: string[];
+}
+
+export interface AgentCard {
+  name: string;
+  description: string;
+  supportedInterfaces: AgentInterface[];
+  version: string;
+  documentationUrl?: string;
+  capabilities: {
+    streaming?: boolean;
+    pushNotifications?: boolean;
+    extensions?: AgentExtension[];
+  };
+  defaultInputModes: string[];
+  defaultOutputModes: string[];
+  skills: AgentSkill[];
+}
+
+/** "echo, cheap and slow" */
+function listNames(names: string[]): string {
+  if (names.length <= 1) return names.join("");
+  return `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+}
+
+/** The agent's description, else a sentence naming its capabilities. */
+export function agentDescription(agent: AgentDefinition): string {
+  if (agent.description) return agent.description;
+  const names = Object.keys(agent.capabilities);
+  return names.length === 0
+    ? `${agent.name}: a pay-per-job agent service.`
+    : `${agent.name}: a pay-per-job agent service offering ${listNames(names)}.`;
+}
+
+/** A capability's description, else one built from its name. */
+export function capabilityDescription(agent: AgentDefinition, name: string): string {
+  return (
+    agent.capabilities[name]?.declaration.description ??
+    `Runs the "${name}" capability: a JSON input in, a JSON output back.`
+  );
+}
+
+/** The x402 payment facts, as the a2a-x402 extension's params. Unknown facts are left out. */
+function x402Extension(facts: PaymentFacts, endpoint: string): AgentExtension {
+  const params: Record<string, unknown> = { x402Version: 2, scheme: "exact" };
+  if (facts.network) {
+    params.network = facts.network.caip2;
+    params.networkV1 = facts.network.v1Name;
+  }
+  if (facts.asset) params.asset = facts.asset.address;
+  if (facts.payTo) params.payTo = facts.payTo;
+  params.currency = "USDC";
+  params.endpoint = endpoint;
+  params.prices = facts.prices satisfies Record<string, Price>;
+
+  if (facts.free)
+    return {
+      uri: X402_EXTENSION_URI,
+      description:
+        "Jobs are paid per job in USDC with x402, but this instance runs in dev mode: jobs are free and no payment is needed.",
+      params,
+    };
+  const where = facts.network ? ` on ${networkLabel(facts.network)}` : "";
+  return {
+    uri: X402_EXTENSION_URI,
+    description: `Every job is paid in USDC${where} with x402 (scheme "exact"): POST the job to ${endpoint}, answer its 402 with a signed PAYMENT-SIGNATURE, and you are charged only when the job succeeds.`,
+    required: true,
+    params,
+  };
+}
+
+/** The agent card for the service at `base` (its public base URL, no trailing slash). */
+export function buildAgentCard(
+  agent: AgentDefinition,
+  data: DiscoveryData,
+  facts: PaymentFacts,
+  base: string,
+): AgentCard {
+  const endpoint = `${base}/execute`;
+  const skills = Object.keys(agent.capabilities).map((name): AgentSkill => {
+    const discovered = Object.hasOwn(data.capabilities, name) ? data.capabilities[name] : undefined;
+    const skill: AgentSkill = { id: name, name, description: capabilityDescription(agent, name) };
+    if (discovered && discovered.tags.length > 0) skill.tags = [...discovered.tags];
+    if (discovered) skill.examples = [JSON.stringify(exampleTask(name, discovered))];
+    skill.inputModes = [JSON_MODE];
+    skill.outputModes = [JSON_MODE];
+    return skill;
+  });
+  return {
+    name: agent.name,
+    description: agentDescription(agent),
+    supportedInterfaces: [
+      { url: endpoint, protocolBinding: JOB_PROTOCOL_BINDING, protocolVersion: SERVICE_VERSION },
+    ],
+    version: agent.version,
+    documentationUrl: `${base}/llms.txt`,
+    capabilities: {
+      streaming: false,
+      pushNotifications: false,
+      extensions: [x402Extension(facts, endpoint)],
+    },
+    defaultInputModes: [JSON_MODE],
+    defaultOutputModes: [JSON_MODE],
+    skills,
+  };
+}

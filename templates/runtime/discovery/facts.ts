@@ -1,0 +1,46 @@
+/**
+ * The payment facts the discovery documents state: how much each capability costs, and where and how
+ * it is paid. Production always knows the network and payee; dev mode (jobs are free) may not, and
+ * then they are left out rather than guessed. Part of your project: edit freely.
+ */
+import type { ResolvedConfig } from "../ops/config.js";
+import type { AgentDefinition } from "../types.js";
+
+/** One capability's price: decimal USDC as declared, and USDC atomic units (6 decimals). */
+export interface Price {
+  amount: string;
+  atomic: string;
+}
+
+export interface PaymentFacts {
+  /** Dev mode: the payment gate is off, jobs are free. */
+  free: boolean;
+  /** The network payments are taken on, when configured. */
+  network?: { caip2: string; v1Name: string; chainId: number };
+  /** The token (USDC) contract and its EIP-712 domain, when configured. */
+  asset?: { address: `0x${string}`; name: string; version: string };
+  /** Who is paid, when configured. */
+  payTo?: `0x${string}`;
+  /** Per capability, in declaration order. */
+  prices: Record<string, Price>;
+}
+
+export function paymentFacts(agent: AgentDefinition, config: ResolvedConfig): PaymentFacts {
+  const prices: Record<string, Price> = {};
+  for (const [name, c] of Object.entries(agent.capabilities))
+    prices[name] = { amount: c.declaration.pricing.amount, atomic: c.priceAtomic };
+  const facts: PaymentFacts = { free: config.devMode, prices };
+  const payment = config.payment;
+  if (payment) {
+    const n = payment.network;
+    facts.network = { caip2: n.caip2, v1Name: n.v1Name, chainId: n.chainId };
+    facts.asset = { address: n.asset, name: n.assetName, version: n.assetVersion };
+    facts.payTo = payment.payTo;
+  }
+  return facts;
+}
+
+/** "base-sepolia (eip155:84532)", or the CAIP-2 id alone for chains without a v1 name. */
+export function networkLabel(network: { caip2: string; v1Name: string }): string {
+  return network.v1Name === network.caip2 ? network.caip2 : `${network.v1Name} (${network.caip2})`;
+}

@@ -1,0 +1,151 @@
+/**
+ * GET /llms.txt (llmstxt.org): what the service does and exactly how to call and pay it, short
+ * enough for an LLM's context. Part of your project: edit freely.
+ */
+import { SERVICE_VERSION } from "../jobs/request.js";
+import type { AgentDefinition, FieldDescriptor } from "../types.js";
+import { agentDescription, capabilityDescription } from "./agent-card.js";
+import type { DiscoveryData } from "./data.js";
+import { EXAMPLE_JOB_ID, exampleTask } from "./examples.js";
+import { networkLabel, type PaymentFacts } from "./facts.js";
+
+/** Seconds ahead the example's deadline is set. */
+const EXAMPLE_DEADLINE_SECONDS = 300;
+
+/** One line: runs of whitespace (newlines included) become one space. */
+const oneLine = (text: string): string => text.replace(/\s+/g, " ").trim();
+
+function typeOf(field: FieldDescriptor): string {
+  const items = field.items as FieldDescriptor | undefined;
+  return field.type === "array" && typeof items?.type === "string"
+    ? `array of ${items.type}`
+    : field.type;
+}
+
+/** "- `text` (string, required): what to echo; one of "a", "b"; default "a"" */
+function fieldLine(name: string, field: FieldDescriptor, required: boolean): string {
+  const notes = [typeOf(field), required ? "required" : "optional"].join(", ");
+  const extra: string[] = [];
+  if (Array.isArray(field.enum))
+    extra.push(`one of ${field.enum.map((v) => JSON.stringify(v)).join(", ")}`);
+  if (field.default !== undefined) extra.push(`default ${JSON.stringify(field.default)}`);
+  const description = [field.description ? oneLine(field.description) : "", ...extra]
+    .filter((part) => part !== "")
+    .join("; ");
+  return `- \`${name}\` (${notes})${description ? `: ${description}` : ""}`;
+}
+
+function fieldLines(fields: Record<string, FieldDescriptor>, mode: "input" | "output"): string[] {
+  const entries = Object.entries(fields);
+  if (entries.length === 0) return ["- (no fields)"];
+  // Input fields are optional unless required: true; output fields are present unless required: false.
+  return entries.map(([name, field]) =>
+    fieldLine(name, field, mode === "input" ? field.required === true : field.required !== false),
+  );
+}
+
+/** `json` inside single quotes for a POSIX shell. */
+const shellQuoted = (json: string): string => `'${json.replace(/'/g, `'\\''`)}'`;
+
+export function buildLlmsTxt(
+  agent: AgentDefinition,
+  data: DiscoveryData,
+  facts: PaymentFacts,
+  base: string,
+): string {
+  const endpoint = `${base}/execute`;
+  const names = Object.keys(agent.capabilities);
+  const where = facts.network ? ` on ${networkLabel(facts.network)}` : "";
+  const lines: string[] = [
+    `# ${oneLine(agent.name)}`,
+    "",
+    `> ${oneLine(agentDescription(agent))}`,
+    "",
+    `A pay-per-job agent service: send one JSON job for one of its capabilities to \`POST ${endpoint}\` and get the result back as JSON. ` +
+      (facts.free
+        ? "This instance runs in dev mode: jobs are free and no payment is needed."
+        : `Each job is paid in USDC${where} with x402, and charged only when it succeeds.`),
+    "",
+    "## Capabilities",
+  ];
+
+  for (const name of names) {
+    const capability = agent.capabilities[name]!;
+    const price = facts.free
+      ? `${capability.declaration.pricing.amount} USDC per job (free in dev mode)`
+      : `${capability.declaration.pricing.amount} USDC per job`;
+    lines.push("", `### ${name}: ${price}`, "", oneLine(capabilityDescription(agent, name)), "");
+    lines.push(
+      "Input (`task.input`):",
+      ...fieldLines(capability.declaration.input_schema, "input"),
+    );
+    lines.push(
+      "",
+      "Output (`output`):",
+      ...fieldLines(capability.declaration.output_schema, "output"),
+    );
+    const discovered = Object.hasOwn(data.capabilities, name) ? data.capabilities[name] : undefined;
+    if (discovered) lines.push("", `Example input: \`${JSON.stringify(discovered.exampleInput)}\``);
+  }
+
+  const first = names.find((name) => Object.hasOwn(data.capabilities, name));
+  const task = first
+    ? exampleTask(first, data.capabilities[first]!)
+    : { capability: names[0] ?? "<capability>", input: {} };
+  const body = `{"service_version":"${SERVICE_VERSION}","job_id":"${EXAMPLE_JOB_ID}","task":${JSON.stringify(task)},"deadline":`;
+  lines.push(
+    "",
+    "## Call",
+    "",
+    `\`POST ${endpoint}\` with \`Content-Type: application/json\` and the job as the body, for example:`,
+    "",
+    "```sh",
+    `curl -X POST ${shellQuoted(endpoint)} -H 'Content-Type: application/json' \\`,
+    `  -d ${shellQuoted(body)}$(($(date +%s) + ${EXAMPLE_DEADLINE_SECONDS}))'}'`,
+    "```",
+    "",
+    `- \`service_version\`: "${SERVICE_VERSION}".`,
+    "- `job_id`: your own id for the job (1-256 characters), echoed in the result.",
+    "- `task`: `capability` (a name above) and `input` (its input fields).",
+    "- `deadline`: Unix time in SECONDS by which the job must be done (e.g. now + 300); a job still running then fails with 408.",
+    `- Success: 200 \`{"service_version":"${SERVICE_VERSION}","job_id":...,"status":"completed","output":{...},"completed_at":<Unix seconds>}\`.`,
+    "",
+    "## Pay",
+    "",
+  );
+  if (facts.free)
+    lines.push("This instance runs in dev mode: jobs are free and no payment is needed.");
+  else
+    lines.push(
+      `1. Send the job without payment: the answer is 402 with a \`PAYMENT-REQUIRED\` header (x402 v2: base64 of JSON whose \`accepts[0]\` has scheme "exact"${facts.network ? `, network "${facts.network.caip2}"` : ""}, \`amount\` in USDC atomic units (6 decimals), \`asset\`, \`payTo\`) and an x402 v1 JSON body.`,
+      "2. Sign the `exact` payment, an EIP-3009 TransferWithAuthorization of USDC, with an x402 client (e.g. `wrapFetchWithPayment` from the official `@x402/fetch`), and resend the identical request with the `PAYMENT-SIGNATURE` header (x402 v1 clients send `X-PAYMENT`).",
+      "3. You are charged only when the job succeeds (200, receipt in the `PAYMENT-RESPONSE` header). An identical retry (same job_id, same signature) returns the same result without a second charge; one signature pays for one job.",
+    );
+  lines.push(
+    "",
+    "## Errors",
+    "",
+    'Failures answer `{"status":"failed","error_type":...,"error":"..."}`:',
+    "",
+    "| HTTP | error_type | when |",
+    "|---|---|---|",
+    "| 400 | validation | the request or input is wrong; `error` names the field |",
+    "| 400 | capability | unknown capability; `error` lists the available ones |",
+    ...(facts.free
+      ? []
+      : [
+          "| 402 | payment | the payment is invalid or expired (a missing one gets the 402 above) |",
+        ]),
+    "| 408 | deadline | the deadline passed; nothing is charged |",
+    "| 500 | internal | the job failed on the server; nothing is charged |",
+    "| 503 | internal | the service cannot take jobs right now; retry after `Retry-After` seconds |",
+    "",
+    "## More",
+    "",
+    `- [OpenAPI 3.1 document](${base}/openapi.json)`,
+    `- [A2A agent card](${base}/.well-known/agent-card.json)`,
+    `- [Capabilities, prices and field schemas (GET /about)](${base}/about)`,
+    "",
+  );
+  return lines.join("\n");
+}

@@ -1,0 +1,7 @@
+/**
+ * Where the discovery documents are served (routes.ts serves them; http/cors.ts lists them).
+ * Part of your project: edit freely.
+ */
+export const AGENT_CARD_PATH = "/.well-known/agent-card.json";
+export const OPENAPI_PATH = "/openapi.json";
+export const LLMS_TXT_PATH = "/llms.txt";

@@ -1,0 +1,166 @@
+/**
+ * The discovery endpoints: GET /.well-known/agent-card.json, /openapi.json and /llms.txt. Free in
+ * every mode, cacheable (strong ETag, If-None-Match -> 304, Cache-Control public for 5 minutes), and
+ * 404 in the spec's error shape when the registry has no discovery data (an older project).
+ * Part of your project: edit freely.
+ */
+import { createHash } from "node:crypto";
+import type { Express, Request, Response } from "express";
+import { ValidationError } from "../errors.js";
+import { refuse } from "../http/transport.js";
+import type { ResolvedConfig } from "../ops/config.js";
+import type { AgentDefinition, Logger } from "../types.js";
+import { buildAgentCard } from "./agent-card.js";
+import { paymentFacts } from "./facts.js";
+import { buildLlmsTxt } from "./llms.js";
+import { buildOpenApi } from "./openapi.js";
+import { AGENT_CARD_PATH, LLMS_TXT_PATH, OPENAPI_PATH } from "./paths.js";
+
+const CACHE_CONTROL = "public, max-age=300";
+/**
+ * Base URLs whose documents are kept. Without PUBLIC_URL the base comes from each request's Host
+ * header, which a client chooses freely: the least recently used base is dropped beyond this.
+ */
+export const MAX_CACHED_BASES = 16;
+
+/** A document as served: its exact bytes, their strong ETag and its media type. */
+export interface Served {
+  body: Buffer;
+  etag: string;
+  contentType: string;
+}
+
+export function served(text: string, contentType: string): Served {
+  const body = Buffer.from(text, "utf8");
+  const etag = `"${createHash("sha256").update(body).digest("base64url")}"`;
+  return { body, etag, contentType };
+}
+
+/** At most `max` entries; the least recently used one goes first. */
+export class BoundedCache<V> {
+  private readonly entries = new Map<string, V>();
+  constructor(private readonly max: number) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(key: string, build: () => V): V {
+    const hit = this.entries.get(key);
+    if (hit !== undefined) {
+      this.entries.delete(key); // re-inserted below: now the most recently used
+      this.entries.set(key, hit);
+      return hit;
+    }
+    const value = build();
+    this.entries.set(key, value);
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
+    return value;
+  }
+}
+
+/** A Host header as browsers and proxies send it: a name or IP literal, and maybe a port. */
+const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+/** PUBLIC_URL, else the URL the request came in on (as POST /execute derives it); undefined if the Host is not a host. */
+export function baseUrlOf(config: ResolvedConfig, req: Request): string | undefined {
+  if (config.publicUrl) return config.publicUrl;
+  const host = req.get("host");
+  if (host === undefined || !HOST.test(host)) return undefined;
+  return `${req.protocol}://${host}`;
+}
+
+/** True when If-None-Match lists `etag` (weak comparison, as RFC 9110 asks) or is "*". */
+export function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  return ifNoneMatch
+    .split(",")
+    .map((tag) => tag.trim().replace(/^W\//, ""))
+    .some((tag) => tag === "*" || tag === etag);
+}
+
+function send(req: Request, res: Response, doc: Served): void {
+  res.set({ ETag: doc.etag, "Cache-Control": CACHE_CONTROL });
+  if (matches(req.get("if-none-match"), doc.etag)) {
+    res.status(304).end();
+    return;
+  }
+  res.status(200).type(doc.contentType).send(doc.body);
+}
+
+export type DocumentName = "card" | "openapi" | "llms";
+
+/** Builds the documents of one base URL, each once, and keeps them for the last MAX_CACHED_BASES bases. */
+export function createDiscovery(agent: AgentDefinition, config: ResolvedConfig) {
+  const data = agent.discovery;
+  const facts = paymentFacts(agent, config);
+  const cache = new BoundedCache<Partial<Record<DocumentName, Served>>>(MAX_CACHED_BASES);
+  let builds = 0;
+
+  const build = (name: DocumentName, base: string): Served => {
+    builds++;
+    if (!data) throw new Error("no discovery data");
+    switch (name) {
+      case "card":
+        return served(
+          JSON.stringify(buildAgentCard(agent, data, facts, base)),
+          "application/json; charset=utf-8",
+        );
+      case "openapi":
+        return served(JSON.stringify(buildOpenApi(data, base)), "application/json; charset=utf-8");
+      case "llms":
+        return served(buildLlmsTxt(agent, data, facts, base), "text/plain; charset=utf-8");
+    }
+  };
+
+  return {
+    /** False for registries generated before discovery existed: every document is a 404. */
+    available: data !== undefined,
+    /** The document for `base`, built on first use. */
+    document(name: DocumentName, base: string): Served {
+      const docs = cache.get(base, () => ({}));
+      return (docs[name] ??= build(name, base));
+    },
+    /** How many bases are cached, and how many documents were built so far (for tests and debugging). */
+    stats: () => ({ bases: cache.size, builds }),
+  };
+}
+
+export type Discovery = ReturnType<typeof createDiscovery>;
+
+/** Mounts the three GET routes (HEAD comes with GET). */
+export function mountDiscovery(
+  app: Express,
+  discovery: Discovery,
+  config: ResolvedConfig,
+  logger: Logger,
+) {
+  const route =
+    (name: DocumentName) =>
+    (req: Request, res: Response): void => {
+      if (!discovery.available)
+        return refuse(
+          logger,
+          req,
+          res,
+          new ValidationError(
+            `no discovery documents: this service was generated without them; run the project's generate script (create-agent generate) to add ${req.path}`,
+            { status: 404 },
+          ),
+        );
+      const base = baseUrlOf(config, req);
+      if (base === undefined)
+        return refuse(
+          logger,
+          req,
+          res,
+          new ValidationError(
+            "the Host header is not a valid host name, so no URLs can be written; send a valid Host (or set PUBLIC_URL)",
+          ),
+        );
+      send(req, res, discovery.document(name, base));
+    };
+  app.get(AGENT_CARD_PATH, route("card"));
+  app.get(OPENAPI_PATH, route("openapi"));
+  app.get(LLMS_TXT_PATH, route("llms"));
+}
