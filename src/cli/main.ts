@@ -3,6 +3,8 @@ import { Command, CommanderError, Option } from "commander";
 import { ManifestError } from "../manifest/index.js";
 import { PACKAGE_MANAGERS } from "../scaffold/install.js";
 import { addCapability, removeCapability } from "./capability.js";
+import { client } from "./client.js";
+import { CALL_HELP_AFTER, callCommand } from "./call.js";
 import { create } from "./create.js";
 import { dev } from "./dev.js";
 import { CliError } from "./errors.js";
@@ -113,6 +115,45 @@ export async function main(argv: string[]): Promise<number> {
     .option("--cwd <dir>", "the project folder (default: the current folder)")
     .action(async (name: string, options) => {
       code = await removeCapability(name, options);
+    });
+
+  program
+    .command("call")
+    .description("call one capability of a running service, paying it with x402 USDC if it asks")
+    .usage("[url] <capability> [options]")
+    .argument(
+      "<url-or-capability>",
+      "the service URL, then the capability; or only the capability (the URL then defaults, see below)",
+    )
+    .argument("[capability]", "the capability to call, when a URL comes first")
+    .option(
+      "--input <name=value>",
+      "an input field, repeatable; typed by the field's declared type (arrays and objects as JSON)",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option(
+      "--json [file]",
+      "with a file: the input object is read from it (- = stdin), --input values go on top; " +
+        "without a file: machine mode, stdout is exactly one JSON document (put it after the capability)",
+    )
+    .option("--max-price <usdc>", "the most to pay for this job, in USDC (e.g. 0.05)")
+    .option("--job-id <id>", "the job_id to send (default: call-<random UUID>)")
+    .option("--deadline-seconds <n>", "seconds the service has to finish the job (default: 300)")
+    .addHelpText("after", CALL_HELP_AFTER)
+    .action(async (first: string, second: string | undefined, options) => {
+      code = await callCommand(first, second, { input: [], ...options });
+    });
+
+  program
+    .command("client")
+    .description(
+      "write a typed TypeScript client for a service: one async function per capability, paying with x402",
+    )
+    .argument("<source>", "the service's URL (read from its GET /about) or an agent.json file")
+    .requiredOption("-o, --output <file.ts>", "the TypeScript file to write")
+    .option("-f, --force", "replace the file even if create-agent client did not write it")
+    .action(async (source: string, options) => {
+      code = await client(source, options);
     });
 
   try {

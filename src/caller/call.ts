@@ -1,0 +1,380 @@
+/**
+ * `create-agent call`: one job on one capability of any running service (spec section 4), paid with the
+ * official x402 client when the service asks for payment.
+ *
+ * Order, so that nothing is sent, signed or paid before it should be:
+ *   1. read the service (GET /about) and find the capability;
+ *   2. build the input and check it locally with the server's own Ajv rules: a bad input is never sent;
+ *   3. refuse a declared price above --max-price: nothing is sent;
+ *   4. POST /execute without payment: a dev-mode server answers 200 (nothing paid);
+ *   5. on 402, refuse an asked amount above --max-price or above the declared price (nothing signed),
+ *      then need X402_PAYER_KEY and the x402 client, and only then sign ONE authorization and send the
+ *      identical request with it. Lost connections re-send that same request (retry.ts), never a new
+ *      signature, so the server charges the job once.
+ */
+import { randomUUID } from "node:crypto";
+import { amountProblem, didYouMean, toAtomicAmount } from "../manifest/index.js";
+import { CallError } from "./errors.js";
+import { buildInput, inputProblems, readInputFile } from "./input.js";
+import {
+  type AskedRequirement,
+  explorerUrl,
+  fromAtomicAmount,
+  loadX402,
+  type PaymentAsk,
+  type PaymentReceipt,
+  payerKey,
+  readPaymentAsk,
+  readReceiptHeader,
+} from "./payment.js";
+import { retryingFetch, RETRY_DELAYS_MS } from "./retry.js";
+import {
+  readService,
+  ServiceError,
+  type ServiceCapability,
+  type ServiceDescription,
+} from "./service.js";
+
+export const DEFAULT_DEADLINE_SECONDS = 300;
+/** How long after the deadline a paid job may still be settling on the server (waiting out "in use"). */
+const SETTLEMENT_GRACE_MS = 60_000;
+/** Added to the time until the deadline for one attempt's answer (settlement, a slow network). */
+const ANSWER_GRACE_MS = 120_000;
+
+export interface CallParams {
+  /** The service: its base URL or any of its URLs (/about, /execute). */
+  url: string;
+  capability: string;
+  /** `--input name=value` pairs. */
+  inputPairs?: readonly string[];
+  /** `--json <file>`: the base input object (`-` = stdin). */
+  inputFile?: string;
+  /** Decimal USDC: the most this call may pay. */
+  maxPrice?: string;
+  jobId?: string;
+  deadlineSeconds?: number;
+  env?: NodeJS.ProcessEnv;
+  stdin?: NodeJS.ReadableStream;
+  /** Notes for the user (stderr): dev mode, retries. */
+  note?: (line: string) => void;
+  fetchImpl?: typeof fetch;
+  retryDelaysMs?: readonly number[];
+  /** Loads the x402 client packages (tests replace it to simulate a light install). */
+  importer?: (specifier: string) => Promise<unknown>;
+}
+
+export interface CallResult {
+  jobId: string;
+  capability: string;
+  output: unknown;
+  completedAt: number | null;
+  /** null when nothing was paid (a dev-mode service). */
+  payment: PaymentReceipt | null;
+}
+
+export async function callCapability(params: CallParams): Promise<CallResult> {
+  const env = params.env ?? process.env;
+  const note = params.note ?? (() => {});
+  const fetchImpl = params.fetchImpl ?? fetch;
+
+  // Everything that needs no network first: a typo costs nothing.
+  if (params.maxPrice !== undefined) {
+    const problem = amountProblem(params.maxPrice);
+    if (problem) throw new CallError("usage", `--max-price: ${problem}`);
+  }
+  const deadlineSeconds = params.deadlineSeconds ?? DEFAULT_DEADLINE_SECONDS;
+  if (!Number.isSafeInteger(deadlineSeconds) || deadlineSeconds < 1)
+    throw new CallError(
+      "usage",
+      `--deadline-seconds: "${params.deadlineSeconds}" is not a whole number of seconds above 0`,
+    );
+  const jobId = params.jobId ?? `call-${randomUUID()}`;
+  if (jobId.length === 0 || jobId.length > 256)
+    throw new CallError("usage", "--job-id: must be 1 to 256 characters");
+  const base = params.inputFile ? await readInputFile(params.inputFile, params.stdin) : {};
+
+  // 1. The service and the capability.
+  const service = await read(params.url, fetchImpl);
+  const baseUrl = service.baseUrl!;
+  const capability = findCapability(service, params.capability);
+
+  // 2. The input, checked here exactly as the server will check it.
+  const input = buildInput(capability, params.inputPairs ?? [], base);
+  const problems = inputProblems(capability, input);
+  if (problems.length > 0)
+    throw new CallError(
+      "validation",
+      `the input does not match the input schema of "${capability.name}"; nothing was sent:`,
+      { problems, error: problems.join("; ") },
+    );
+
+  // 3. The declared price against --max-price, in atomic units.
+  const declared = BigInt(capability.priceAtomic);
+  const limit = params.maxPrice === undefined ? undefined : BigInt(toAtomicAmount(params.maxPrice));
+  if (limit !== undefined && declared > limit)
+    throw new CallError(
+      "price",
+      `"${capability.name}" costs ${capability.price} USDC per job, more than --max-price ${params.maxPrice}; nothing was sent`,
+    );
+
+  // 4. The job, without payment.
+  const executeUrl = `${baseUrl}/execute`;
+  const deadline = Math.floor(Date.now() / 1000) + deadlineSeconds;
+  const body = JSON.stringify({
+    service_version: service.serviceVersion,
+    job_id: jobId,
+    task: { capability: capability.name, input },
+    deadline,
+  });
+  const init: RequestInit = {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body,
+  };
+  const send = retryingFetch({
+    fetchImpl,
+    delaysMs: params.retryDelaysMs ?? RETRY_DELAYS_MS,
+    inUseUntilMs: deadline * 1000 + SETTLEMENT_GRACE_MS,
+    attemptTimeoutMs: deadlineSeconds * 1000 + ANSWER_GRACE_MS,
+    onRetry: note,
+  });
+  const first = await post(send, executeUrl, init);
+  const firstText = await first.text();
+  if (first.status === 200) {
+    note(
+      `${baseUrl} asked for no payment (a service in dev mode): the job ran and nothing was paid`,
+    );
+    return { ...completed(firstText, executeUrl, jobId, capability), payment: null };
+  }
+  if (first.status !== 402) throw errorAnswer(first.status, firstText, executeUrl);
+  const ask = readPaymentAsk(first.headers, parseJson(firstText));
+  if (!ask) throw errorAnswer(first.status, firstText, executeUrl);
+
+  // 5. What it asks, against what the caller allows; then pay.
+  const allowed = limit !== undefined && limit < declared ? limit : declared;
+  const payable = checkAsk(ask, allowed, capability, params.maxPrice, executeUrl);
+  const key = payerKey(
+    env,
+    `${executeUrl} asks ${fromAtomicAmount(payable.amount)} USDC for "${capability.name}"`,
+  );
+  const x402 = await loadX402(params.importer);
+
+  let account;
+  try {
+    account = x402.accounts.privateKeyToAccount(key);
+  } catch {
+    throw new CallError(
+      "payment",
+      "X402_PAYER_KEY is not a valid private key (its value is not shown); nothing was signed",
+    );
+  }
+
+  const client = new x402.fetch.x402Client();
+  // The official registration helper: x402 v2 (eip155:*) and every v1 EVM network name.
+  x402.evm.registerExactEvmScheme(client, {
+    signer: account,
+    // Drops every requirement above the allowed amount, whatever the 402 says.
+    policies: [(_version, requirements) => requirements.filter((r) => amountOf(r) <= allowed)],
+  });
+  // Only the USDC contracts the client knows (its default); our policy is the price cap.
+  client.setSpendControls({ maxAmountPerPayment: false });
+  let signed: { amount: string; network: string } | undefined;
+  client.onBeforePaymentCreation(async ({ selectedRequirements }) => {
+    // One authorization per job, ever: a second signature could pay the job twice.
+    if (signed) return { abort: true, reason: "this job already has a signed authorization" };
+    if (amountOf(selectedRequirements) > allowed)
+      return { abort: true, reason: "the chosen requirement is above the allowed amount" };
+    return undefined;
+  });
+  client.onAfterPaymentCreation(async ({ selectedRequirements, paymentPayload }) => {
+    const authorization = (paymentPayload.payload as { authorization?: { value?: unknown } })
+      .authorization;
+    const value =
+      typeof authorization?.value === "string" && /^\d+$/.test(authorization.value)
+        ? authorization.value
+        : amountOf(selectedRequirements).toString();
+    signed = { amount: value, network: selectedRequirements.network };
+  });
+
+  // The client reads the 402 already checked above (the first answer, replayed once) and pays
+  // exactly that; every request after it goes through the retrying fetch.
+  let replay: Response | undefined = new Response(firstText, {
+    status: first.status,
+    headers: first.headers,
+  });
+  const clientFetch: typeof fetch = async (input, requestInit) => {
+    const headers = new Headers(
+      requestInit?.headers ?? (input instanceof Request ? input.headers : undefined),
+    );
+    if (replay && !headers.has("payment-signature") && !headers.has("x-payment")) {
+      const answer = replay;
+      replay = undefined;
+      return answer;
+    }
+    return send(input, requestInit);
+  };
+  const pay = x402.fetch.wrapFetchWithPayment(clientFetch, client);
+  let paid: Response;
+  try {
+    paid = await pay(executeUrl, init);
+  } catch (error) {
+    if (error instanceof CallError) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new CallError(
+      "payment",
+      signed
+        ? `paying ${executeUrl} failed after signing: ${message}`
+        : `the x402 client did not pay ${executeUrl}: ${clientRefusal(message, payable)}; nothing was signed`,
+    );
+  }
+  const paidText = await paid.text();
+  if (paid.status !== 200) throw errorAnswer(paid.status, paidText, executeUrl);
+  const result = completed(paidText, executeUrl, jobId, capability);
+  const receipt = readReceiptHeader(paid.headers);
+  const network = receipt?.network ?? signed?.network ?? payable.network;
+  const transaction = receipt?.transaction ?? null;
+  const explorer = explorerUrl(network, transaction);
+  return {
+    ...result,
+    payment: {
+      transaction,
+      network,
+      payer: receipt?.payer ?? account.address,
+      amount: fromAtomicAmount(signed?.amount ?? payable.amount),
+      ...(explorer ? { explorer } : {}),
+    },
+  };
+}
+
+async function read(url: string, fetchImpl: typeof fetch): Promise<ServiceDescription> {
+  try {
+    return await readService(url, fetchImpl);
+  } catch (error) {
+    if (error instanceof ServiceError)
+      throw new CallError(
+        /^cannot reach /.test(error.message) ? "network" : "service",
+        error.message,
+      );
+    throw error;
+  }
+}
+
+function findCapability(service: ServiceDescription, name: string): ServiceCapability {
+  const found = service.capabilities.find((c) => c.name === name);
+  if (found) return found;
+  const names = service.capabilities.map((c) => c.name);
+  throw new CallError(
+    "capability",
+    `${service.name} (${service.baseUrl}) has no capability "${name}" (it has: ${names.join(", ") || "none"})${didYouMean(name, names)}`,
+  );
+}
+
+async function post(send: typeof fetch, url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await send(url, init);
+  } catch (error) {
+    if (error instanceof CallError) throw error;
+    throw new CallError(
+      "network",
+      `POST ${url} failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+/** The amount of a requirement in atomic units (v2 `amount`, v1 `maxAmountRequired`). */
+function amountOf(requirement: object): bigint {
+  const r = requirement as { amount?: unknown; maxAmountRequired?: unknown };
+  const value = typeof r.amount === "string" ? r.amount : r.maxAmountRequired;
+  return typeof value === "string" && /^\d+$/.test(value)
+    ? BigInt(value)
+    : BigInt(2) ** BigInt(256);
+}
+
+/** The cheapest requirement within `allowed`, or a refusal naming the limit it breaks (nothing signed). */
+function checkAsk(
+  ask: PaymentAsk,
+  allowed: bigint,
+  capability: ServiceCapability,
+  maxPrice: string | undefined,
+  executeUrl: string,
+): AskedRequirement {
+  if (ask.accepts.length === 0)
+    throw new CallError(
+      "service",
+      `${executeUrl} answered 402 but offers no way to pay (no usable "accepts" entry); nothing was signed`,
+      { status: 402 },
+    );
+  const sorted = [...ask.accepts].sort((a, b) => (BigInt(a.amount) < BigInt(b.amount) ? -1 : 1));
+  const cheapest = sorted[0]!;
+  if (BigInt(cheapest.amount) <= allowed) return cheapest;
+  const asked = fromAtomicAmount(cheapest.amount);
+  const declared = BigInt(capability.priceAtomic);
+  const broken =
+    BigInt(cheapest.amount) > declared
+      ? `the ${capability.price} USDC its /about declares for "${capability.name}" (a service asking more than it declares is refused)`
+      : `--max-price ${maxPrice}`;
+  throw new CallError(
+    "price",
+    `${executeUrl} asks ${asked} USDC, more than ${broken}; nothing was signed`,
+    { status: 402 },
+  );
+}
+
+/** The x402 client's refusal, in the caller's terms when it is a known one. */
+function clientRefusal(message: string, payable: AskedRequirement): string {
+  if (/spendControls/.test(message))
+    return `it pays only the USDC contracts it knows, and the service asks for asset ${payable.asset ?? "(none given)"} on ${payable.network}`;
+  if (/No network\/scheme registered|No client registered/.test(message))
+    return `it cannot pay scheme "${payable.scheme}" on network "${payable.network}" (it pays "exact" on EVM networks)`;
+  return message;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** A non-200 answer: the spec's error body as `HTTP <status> <error_type>: <error>`. */
+function errorAnswer(status: number, text: string, url: string): CallError {
+  const body = parseJson(text);
+  if (isObject(body) && typeof body.error_type === "string" && typeof body.error === "string")
+    return new CallError(body.error_type, `HTTP ${status} ${body.error_type}: ${body.error}`, {
+      status,
+      error: body.error,
+    });
+  const shown = text.trim().replace(/\s+/g, " ");
+  const excerpt = shown.length > 200 ? `${shown.slice(0, 200)}…` : shown;
+  return new CallError(
+    "service",
+    `HTTP ${status} from POST ${url}, not a job result or an error body (spec 2.4, 2.5)${excerpt ? `: ${excerpt}` : ""}`,
+    { status },
+  );
+}
+
+/** A 200 answer: the job result (spec 2.4). */
+function completed(
+  text: string,
+  url: string,
+  jobId: string,
+  capability: ServiceCapability,
+): Omit<CallResult, "payment"> {
+  const body = parseJson(text);
+  if (!isObject(body) || !("output" in body))
+    throw new CallError(
+      "service",
+      `POST ${url} answered 200 without a job result (spec 2.4: no "output" field)`,
+      { status: 200 },
+    );
+  return {
+    jobId: typeof body.job_id === "string" ? body.job_id : jobId,
+    capability: capability.name,
+    output: body.output,
+    completedAt: typeof body.completed_at === "number" ? body.completed_at : null,
+  };
+}

@@ -1,0 +1,197 @@
+/**
+ * Paying a job with the official x402 client (@x402/fetch + @x402/evm + viem). Those packages are
+ * devDependencies of create-agent, so the light install stays small: they are loaded with a dynamic
+ * import() only when a service actually asks for payment, and a missing one is reported, before
+ * anything is signed, with the exact command that installs it. Dev-mode servers need none of it.
+ */
+import { fileURLToPath } from "node:url";
+import { callerDependencies, dependencies } from "../versions.js";
+import { CallError } from "./errors.js";
+
+/** One way to pay, as a 402 asks it (v2 PAYMENT-REQUIRED header or v1 body). */
+export interface AskedRequirement {
+  scheme: string;
+  network: string;
+  /** Atomic units of the asset (USDC: 6 decimals): v2 `amount`, v1 `maxAmountRequired`. */
+  amount: string;
+  asset?: string;
+  payTo?: string;
+}
+
+export interface PaymentAsk {
+  x402Version: number;
+  accepts: AskedRequirement[];
+  /** The server's reason, if it gave one. */
+  error?: string;
+}
+
+/** What a settled payment's receipt says (PAYMENT-RESPONSE / X-PAYMENT-RESPONSE). */
+export interface PaymentReceipt {
+  transaction: string | null;
+  network: string;
+  payer: string | null;
+  /** Decimal USDC, e.g. "0.01". */
+  amount: string;
+  explorer?: string;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+function decodeBase64Json(value: string): unknown {
+  return JSON.parse(Buffer.from(value, "base64").toString("utf8"));
+}
+
+/**
+ * What a 402 asks for: the v2 `PAYMENT-REQUIRED` header (base64 JSON) when present, else a v1 body
+ * (`x402Version: 1`). undefined when it says neither (an error 402 without an offer).
+ */
+export function readPaymentAsk(headers: Headers, body: unknown): PaymentAsk | undefined {
+  const header = headers.get("payment-required");
+  let source: unknown;
+  if (header) {
+    try {
+      source = decodeBase64Json(header);
+    } catch {
+      throw new CallError(
+        "service",
+        "the 402 answer's PAYMENT-REQUIRED header is not base64 JSON, so what it asks cannot be read; nothing was signed",
+        { status: 402 },
+      );
+    }
+  } else if (isObject(body) && body.x402Version === 1) source = body;
+  else return undefined;
+  if (!isObject(source) || !Array.isArray(source.accepts)) return undefined;
+  const version = typeof source.x402Version === "number" ? source.x402Version : 1;
+  const accepts: AskedRequirement[] = [];
+  for (const entry of source.accepts) {
+    if (!isObject(entry)) continue;
+    const amount =
+      version === 1 ? entry.maxAmountRequired : (entry.amount ?? entry.maxAmountRequired);
+    if (typeof amount !== "string" || !/^\d+$/.test(amount)) continue;
+    accepts.push({
+      scheme: String(entry.scheme),
+      network: String(entry.network),
+      amount,
+      ...(typeof entry.asset === "string" ? { asset: entry.asset } : {}),
+      ...(typeof entry.payTo === "string" ? { payTo: entry.payTo } : {}),
+    });
+  }
+  return {
+    x402Version: version,
+    accepts,
+    ...(typeof source.error === "string" ? { error: source.error } : {}),
+  };
+}
+
+/** "10000" -> "0.01", "1" -> "0.000001" (USDC atomic units, 6 decimals): no floating point. */
+export function fromAtomicAmount(atomic: string | bigint): string {
+  const digits = BigInt(atomic).toString().padStart(7, "0");
+  const whole = digits.slice(0, -6).replace(/^0+(?=\d)/, "");
+  const fraction = digits.slice(-6).replace(/0+$/, "");
+  return fraction ? `${whole}.${fraction}` : whole;
+}
+
+const EXPLORERS: Record<string, string> = {
+  base: "https://basescan.org/tx/",
+  "eip155:8453": "https://basescan.org/tx/",
+  "base-sepolia": "https://sepolia.basescan.org/tx/",
+  "eip155:84532": "https://sepolia.basescan.org/tx/",
+};
+
+/** The block explorer link of a transaction on a known network, else undefined. */
+export function explorerUrl(network: string, transaction: string | null): string | undefined {
+  const prefix = EXPLORERS[network];
+  return prefix && transaction && /^0x[0-9a-fA-F]{64}$/.test(transaction)
+    ? `${prefix}${transaction}`
+    : undefined;
+}
+
+/** The receipt headers of a paid answer, decoded; undefined when there is none (or it is unreadable). */
+export function readReceiptHeader(
+  headers: Headers,
+): { transaction?: string; network?: string; payer?: string } | undefined {
+  const value = headers.get("payment-response") ?? headers.get("x-payment-response");
+  if (!value) return undefined;
+  try {
+    const decoded = decodeBase64Json(value);
+    if (!isObject(decoded)) return undefined;
+    const text = (key: string) => (typeof decoded[key] === "string" ? decoded[key] : undefined);
+    return { transaction: text("transaction"), network: text("network"), payer: text("payer") };
+  } catch {
+    return undefined;
+  }
+}
+
+export const PAYER_KEY_VARIABLE = "X402_PAYER_KEY";
+
+/**
+ * The payer's private key, from the environment only (never a flag, never printed, not even partly).
+ * `why` says what asked for payment, for the message.
+ */
+export function payerKey(env: NodeJS.ProcessEnv, why: string): `0x${string}` {
+  const key = env[PAYER_KEY_VARIABLE];
+  if (key === undefined || key === "")
+    throw new CallError(
+      "payment",
+      `${why}, and ${PAYER_KEY_VARIABLE} is not set: put the payer's private key (0x followed by 64 hex digits) in the environment variable ${PAYER_KEY_VARIABLE} to pay; nothing was signed`,
+    );
+  if (!/^0x[0-9a-fA-F]{64}$/.test(key))
+    throw new CallError(
+      "payment",
+      `${PAYER_KEY_VARIABLE} is not a private key: it must be 0x followed by 64 hex digits (its value is not shown); nothing was signed`,
+    );
+  return key as `0x${string}`;
+}
+
+/** The folder create-agent is installed in (two levels above dist/caller and src/caller). */
+export function toolRoot(): string {
+  return fileURLToPath(new URL("../../", import.meta.url)).replace(/[\\/]$/, "");
+}
+
+/** `path` as one shell word: unchanged when it is plain, else single-quoted. */
+function shellQuote(path: string): string {
+  return /^[\w./:@+-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
+}
+
+/** `npm install --no-save @x402/fetch@… @x402/evm@… viem@…`, the pinned versions create-agent is tested with. */
+export function x402InstallCommand(): string {
+  const packages = [
+    `@x402/fetch@${callerDependencies["@x402/fetch"]}`,
+    `@x402/evm@${callerDependencies["@x402/evm"]}`,
+    `viem@${dependencies.viem}`,
+  ];
+  return `npm install --no-save ${packages.join(" ")}`;
+}
+
+export interface X402Modules {
+  fetch: typeof import("@x402/fetch");
+  evm: typeof import("@x402/evm/exact/client");
+  accounts: typeof import("viem/accounts");
+}
+
+/** Loads the official x402 client, or says exactly how to install it (before anything is signed). */
+export async function loadX402(
+  importer: (specifier: string) => Promise<unknown> = (specifier) => import(specifier),
+): Promise<X402Modules> {
+  try {
+    const [fetchModule, evm, accounts] = await Promise.all([
+      importer("@x402/fetch"),
+      importer("@x402/evm/exact/client"),
+      importer("viem/accounts"),
+    ]);
+    return {
+      fetch: fetchModule as X402Modules["fetch"],
+      evm: evm as X402Modules["evm"],
+      accounts: accounts as X402Modules["accounts"],
+    };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const missing = code === "ERR_MODULE_NOT_FOUND" || code === "ERR_PACKAGE_PATH_NOT_EXPORTED";
+    const detail = missing ? "is not installed" : `cannot be loaded (${(error as Error).message})`;
+    throw new CallError(
+      "payment",
+      `this service asks for payment, and the x402 client create-agent pays with (@x402/fetch, @x402/evm, viem) ${detail}; nothing was signed. Install it in the create-agent folder:\n  cd ${shellQuote(toolRoot())} && ${x402InstallCommand()}\n(services in dev mode need none of it: they run jobs without payment)`,
+    );
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * A fetch that re-sends the IDENTICAL request (same URL, headers, payment signature, body and job_id)
+ * when the connection fails before a complete answer arrived. Safe for paid jobs: a create-agent server
+ * runs one authorization at most once and answers an identical retry of a settled job from its cache
+ * (templates/runtime/jobs/paid.ts), so the caller is charged once. While the first attempt is still
+ * running, a retry is refused with a 402 saying the authorization is "in use": that is waited out too.
+ * Nothing here ever signs anything: a retry re-sends the authorization it was given.
+ */
+import { describeFetchError } from "./service.js";
+import { CallError } from "./errors.js";
+
+export interface RetryOptions {
+  fetchImpl?: typeof fetch;
+  /** Waits before each resend after a network failure; their count is the most resends (default 5). */
+  delaysMs?: readonly number[];
+  /** A paid request refused as "in use" is re-sent until this time (ms since the epoch). */
+  inUseUntilMs?: number;
+  /** Longest wait for one attempt's complete answer, in ms (default: none). */
+  attemptTimeoutMs?: number;
+  /** Told about every resend, in words. */
+  onRetry?: (message: string) => void;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** 0.5, 1, 2, 4 and 4 s: at most five resends, about 11.5 s of waiting in all. */
+export const RETRY_DELAYS_MS: readonly number[] = [500, 1000, 2000, 4000, 4000];
+/** Waits between resends of a paid request that is still running on the server. */
+const IN_USE_DELAYS_MS: readonly number[] = [500, 1000, 2000, 4000];
+
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+const NETWORK_CODES = new Set([
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "ECONNABORTED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CLOSED",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+]);
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Is this a failure of the connection (the answer was lost), rather than of the request itself? */
+export function isNetworkFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error.name === "AbortError" || error.name === "TimeoutError") return false;
+  // undici reports every transport failure as TypeError("fetch failed") / TypeError("terminated").
+  if (error instanceof TypeError) return true;
+  const codes = [error, (error as { cause?: unknown }).cause].map(
+    (e) => (e as NodeJS.ErrnoException | undefined)?.code,
+  );
+  return (
+    codes.some((code) => code !== undefined && NETWORK_CODES.has(code)) ||
+    /socket hang up|other side closed/i.test(error.message)
+  );
+}
+
+/** Does the request carry a payment (x402 v2 or v1 header)? */
+function isPaid(headers: Headers): boolean {
+  return headers.has("payment-signature") || headers.has("x-payment");
+}
+
+/** A 402 saying the authorization is in use by a job still running (paid.ts "in_use"). */
+function isInUse(status: number, body: ArrayBuffer): boolean {
+  if (status !== 402) return false;
+  try {
+    const parsed = JSON.parse(new TextDecoder().decode(body)) as { error?: unknown };
+    return typeof parsed.error === "string" && /\bin use\b/i.test(parsed.error);
+  } catch {
+    return false;
+  }
+}
+
+export function retryingFetch(options: RetryOptions = {}): typeof fetch {
+  const fetchImpl = options.fetchImpl ?? fetch;
+  const delays = options.delaysMs ?? RETRY_DELAYS_MS;
+  const sleep = options.sleep ?? defaultSleep;
+  const tell = options.onRetry ?? (() => {});
+
+  return async (input, init) => {
+    // One snapshot of the request, re-sent byte for byte on every attempt.
+    const request = new Request(input, init);
+    const body = request.body === null ? undefined : await request.arrayBuffer();
+    const headers = new Headers(request.headers);
+    const paid = isPaid(headers);
+    const same = paid
+      ? "the same payment authorization and job_id, so it is charged at most once"
+      : "the same job_id";
+    let failures = 0;
+    let inUse = 0;
+    for (;;) {
+      let response: Response;
+      let data: ArrayBuffer;
+      try {
+        response = await fetchImpl(request.url, {
+          method: request.method,
+          headers,
+          ...(body === undefined ? {} : { body }),
+          ...(options.attemptTimeoutMs === undefined
+            ? {}
+            : { signal: AbortSignal.timeout(options.attemptTimeoutMs) }),
+        });
+        // The whole answer, or it counts as lost: a connection cut mid-body is retried too.
+        data = await response.arrayBuffer();
+      } catch (error) {
+        if ((error as Error | undefined)?.name === "TimeoutError")
+          throw new CallError(
+            "network",
+            `${request.method} ${request.url}: no complete answer within ${Math.round((options.attemptTimeoutMs ?? 0) / 1000)} s`,
+          );
+        if (!isNetworkFailure(error)) throw error;
+        const delay = delays[failures];
+        if (delay === undefined)
+          throw new CallError(
+            "network",
+            `${request.method} ${request.url} failed ${failures + 1} times: ${describeFetchError(error)}${paid ? "; a payment authorization was signed for this job and the server may have run and charged it: check the payer's USDC transfers before calling again" : ""}`,
+          );
+        failures++;
+        tell(
+          `connection to ${request.url} failed before the answer arrived (${describeFetchError(error)}); sending the identical request again in ${seconds(delay)} (${same}), retry ${failures} of ${delays.length}`,
+        );
+        await sleep(delay);
+        continue;
+      }
+      // 503 with Retry-After: the service is shutting down or its payment ledger is unreachable, and it
+      // says nothing was run or charged. The identical request is safe to send again.
+      const retryAfter = retryAfterMs(response);
+      if (retryAfter !== undefined && failures < delays.length) {
+        failures++;
+        tell(
+          `${request.url} is unavailable for now (HTTP 503, nothing run or charged); sending the identical request again in ${seconds(retryAfter)}, retry ${failures} of ${delays.length}`,
+        );
+        await sleep(retryAfter);
+        continue;
+      }
+      if (paid && isInUse(response.status, data)) {
+        const delay = IN_USE_DELAYS_MS[Math.min(inUse, IN_USE_DELAYS_MS.length - 1)]!;
+        if (options.inUseUntilMs !== undefined && Date.now() + delay <= options.inUseUntilMs) {
+          inUse++;
+          tell(
+            `the server is still running this job from an earlier attempt; asking again in ${seconds(delay)} (${same})`,
+          );
+          await sleep(delay);
+          continue;
+        }
+      }
+      return new Response(NULL_BODY_STATUSES.has(response.status) ? null : data, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
+    }
+  };
+}
+
+/** Longest Retry-After honoured; a longer one is answered as it is. */
+const MAX_RETRY_AFTER_MS = 30_000;
+
+/** A 503's Retry-After (seconds) in ms, when it is short enough to wait for. */
+function retryAfterMs(response: Response): number | undefined {
+  if (response.status !== 503) return undefined;
+  const value = response.headers.get("retry-after");
+  if (value === null || !/^\d+$/.test(value.trim())) return undefined;
+  const ms = Number(value.trim()) * 1000;
+  return ms <= MAX_RETRY_AFTER_MS ? Math.max(ms, 100) : undefined;
+}
+
+function seconds(ms: number): string {
+  return `${ms / 1000} s`;
+}

@@ -1,0 +1,180 @@
+/**
+ * `create-agent call [url] <capability>`: the command-line face of src/caller/call.ts. Normal mode
+ * prints the job's output on stdout and notes (dev mode, retries, the payment receipt) on stderr;
+ * `--json` without a file is machine mode: stdout is exactly one JSON document, success or failure.
+ */
+import { callCapability, type CallResult } from "../caller/call.js";
+import { CallError } from "../caller/errors.js";
+import { PAYER_KEY_VARIABLE } from "../caller/payment.js";
+import { isUrl, readService } from "../caller/service.js";
+import { defaultServiceUrl } from "../caller/target.js";
+import { CliError } from "./errors.js";
+
+export interface CallCommandOptions {
+  input: string[];
+  /** `--json <file>`: input file; `--json` alone (true): machine mode. */
+  json?: string | boolean;
+  maxPrice?: string;
+  jobId?: string;
+  deadlineSeconds?: string;
+}
+
+export interface CallIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  stdin: NodeJS.ReadableStream;
+}
+
+const defaultIo = (): CallIo => ({
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  env: process.env,
+  cwd: process.cwd(),
+  stdin: process.stdin,
+});
+
+export const CALL_HELP_AFTER = `
+Without a url, the service is AGENT_URL, else http://localhost:<PORT> with PORT from the
+environment, else from a PORT= line in ./.env, else 3000. Any of the service's URLs works
+(base, /about, /execute).
+
+Payment: a service that asks for payment (HTTP 402) is paid in USDC with the official x402 client
+(@x402/fetch, x402 v2 or v1), never more than the price its /about declares nor more than
+--max-price. The payer's private key is read from the environment variable ${PAYER_KEY_VARIABLE} only
+(0x + 64 hex digits). A dropped connection re-sends the identical request (same job_id, same signed
+authorization): the job is paid once. Services in dev mode are called without payment.
+
+Output: the job's output as JSON on stdout; notes and the payment receipt on stderr. With --json
+and no file, stdout is one JSON document: {"ok":true,"job_id","capability","output","completed_at",
+"payment"} or {"ok":false,"status"?,"error_type","error"}. Exit code 0 on success, 1 on any failure.
+
+Examples:
+  create-agent call echo --input message=hi
+  create-agent call https://agent.example.com summarize --json input.json --max-price 0.05
+  echo '{"text":"hi"}' | create-agent call summarize --json - --input max_words=20
+  npm run call -- echo --input message=hi      (in a generated project)`;
+
+/** Runs the command; resolves to the exit code. */
+export async function callCommand(
+  first: string,
+  second: string | undefined,
+  options: CallCommandOptions,
+  io: CallIo = defaultIo(),
+): Promise<number> {
+  const machine = options.json === true;
+  try {
+    const result = await run(first, second, options, io);
+    if (machine)
+      io.stdout(
+        `${JSON.stringify({
+          ok: true,
+          job_id: result.jobId,
+          capability: result.capability,
+          output: result.output,
+          completed_at: result.completedAt,
+          payment: result.payment,
+        })}\n`,
+      );
+    else {
+      io.stdout(`${JSON.stringify(result.output, null, 2)}\n`);
+      if (result.payment) io.stderr(receiptText(result.payment));
+    }
+    return 0;
+  } catch (error) {
+    if (!machine) {
+      if (error instanceof CallError)
+        throw new CliError(
+          [error.message, ...error.problems.map((problem) => `  ${problem}`)].join("\n"),
+        );
+      throw error;
+    }
+    const failure =
+      error instanceof CallError || error instanceof CliError
+        ? error
+        : new CallError(
+            "internal",
+            `unexpected error: ${error instanceof Error ? error.message : String(error)}`,
+          );
+    const callError = failure instanceof CallError ? failure : undefined;
+    io.stdout(
+      `${JSON.stringify({
+        ok: false,
+        ...(callError?.status !== undefined ? { status: callError.status } : {}),
+        error_type: callError?.errorType ?? "usage",
+        error: callError?.error ?? failure.message,
+      })}\n`,
+    );
+    const lines = [failure.message, ...(callError?.problems ?? []).map((p) => `  ${p}`)];
+    io.stderr(`create-agent: ${lines.join("\n")}\n`);
+    return 1;
+  }
+}
+
+async function run(
+  first: string,
+  second: string | undefined,
+  options: CallCommandOptions,
+  io: CallIo,
+): Promise<CallResult> {
+  let url: string;
+  let capability: string;
+  if (second !== undefined) {
+    url = first;
+    capability = second;
+  } else if (isUrl(first)) {
+    throw new CallError("usage", await missingCapability(first));
+  } else {
+    url = defaultServiceUrl(io.env, io.cwd).url;
+    capability = first;
+  }
+  if (!isUrl(url))
+    throw new CallError(
+      "usage",
+      `"${url}" is not an http(s) URL; give the service URL first, e.g. create-agent call http://localhost:3000 ${capability}`,
+    );
+  let deadlineSeconds: number | undefined;
+  if (options.deadlineSeconds !== undefined) {
+    if (!/^\d+$/.test(options.deadlineSeconds) || Number(options.deadlineSeconds) < 1)
+      throw new CallError(
+        "usage",
+        `--deadline-seconds: "${options.deadlineSeconds}" is not a whole number of seconds above 0`,
+      );
+    deadlineSeconds = Number(options.deadlineSeconds);
+  }
+  return callCapability({
+    url,
+    capability,
+    inputPairs: options.input,
+    ...(typeof options.json === "string" ? { inputFile: options.json } : {}),
+    ...(options.maxPrice !== undefined ? { maxPrice: options.maxPrice } : {}),
+    ...(options.jobId !== undefined ? { jobId: options.jobId } : {}),
+    ...(deadlineSeconds !== undefined ? { deadlineSeconds } : {}),
+    env: io.env,
+    stdin: io.stdin,
+    note: (line) => io.stderr(`create-agent: ${line}\n`),
+  });
+}
+
+/** `create-agent call <url>` alone: say which capabilities there are to call. */
+async function missingCapability(url: string): Promise<string> {
+  const usage = `name the capability to call after the URL: create-agent call ${url} <capability>`;
+  try {
+    const service = await readService(url);
+    const names = service.capabilities.map((c) => c.name);
+    return `${usage} (${service.name} has: ${names.join(", ") || "none"})`;
+  } catch {
+    return usage;
+  }
+}
+
+function receiptText(payment: NonNullable<CallResult["payment"]>): string {
+  const lines = [`create-agent: paid ${payment.amount} USDC on ${payment.network}`];
+  lines.push(
+    `  transaction: ${payment.transaction ?? "(the service sent no receipt; check the payer's transfers)"}`,
+  );
+  if (payment.explorer) lines.push(`  explorer:    ${payment.explorer}`);
+  if (payment.payer) lines.push(`  payer:       ${payment.payer}`);
+  return `${lines.join("\n")}\n`;
+}

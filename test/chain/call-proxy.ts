@@ -1,0 +1,110 @@
+// An HTTP proxy that loses the answer to the first paid request: the network failure `create-agent call`
+// must survive without paying twice.
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+} from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface DropProxy {
+  url: string;
+  /** The PAYMENT-SIGNATURE (or X-PAYMENT) header of every paid request that reached the proxy. */
+  paid: string[];
+  /** Answers the proxy forwarded from the server but never delivered to the caller. */
+  dropped: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Forwards everything to `target`. The first request that carries a payment is forwarded too, but the
+ * caller's connection is destroyed without any answer:
+ *   - "after-answer": once the server has answered it completely (the job ran and was settled);
+ *   - "at-once": as soon as the request has been forwarded (the server is still running the job).
+ * The server's own request is never cut short: it runs and settles as usual.
+ */
+export async function dropProxy(
+  target: string,
+  mode: "after-answer" | "at-once",
+): Promise<DropProxy> {
+  const upstream = new URL(target);
+  const paid: string[] = [];
+  let dropped = 0;
+  let armed = true;
+
+  const forward = (req: IncomingMessage, body: Buffer) =>
+    new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>(
+      (resolve, reject) => {
+        const out = httpRequest(
+          {
+            host: upstream.hostname,
+            port: upstream.port,
+            method: req.method,
+            path: req.url,
+            headers: { ...req.headers, host: upstream.host, connection: "close" },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on("data", (chunk: Buffer) => chunks.push(chunk));
+            res.on("end", () =>
+              resolve({
+                status: res.statusCode ?? 502,
+                headers: res.headers,
+                body: Buffer.concat(chunks),
+              }),
+            );
+            res.on("error", reject);
+          },
+        );
+        out.on("error", reject);
+        out.end(body);
+      },
+    );
+
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    const payment = req.headers["payment-signature"] ?? req.headers["x-payment"];
+    if (typeof payment === "string") paid.push(payment);
+    const drop = typeof payment === "string" && armed;
+    if (drop) armed = false;
+    const answer = forward(req, body);
+    if (drop && mode === "at-once") {
+      req.socket.destroy();
+      await answer.catch(() => {});
+      dropped++;
+      return;
+    }
+    try {
+      const { status, headers, body: answerBody } = await answer;
+      if (drop) {
+        req.socket.destroy();
+        dropped++;
+        return;
+      }
+      const { connection, "keep-alive": _k, "transfer-encoding": _t, ...rest } = headers;
+      void connection;
+      res.writeHead(status, { ...rest, "content-length": String(answerBody.length) });
+      res.end(answerBody);
+    } catch {
+      req.socket.destroy();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    paid,
+    get dropped() {
+      return dropped;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,163 @@
+// `create-agent call` paying a production server on a real chain: anvil with Circle's USDC at Base
+// Sepolia's USDC address (the official client pays only USDC contracts it knows), the reference x402
+// facilitator, and the real CLI in a child process with X402_PAYER_KEY in its environment.
+import { execa } from "execa";
+import { join } from "node:path";
+import { createPublicClient, http, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { AppOptions } from "../../templates/runtime/ops/config.js";
+import {
+  callAgent,
+  type CallAgent,
+  type CountingServer,
+  runCall,
+  startCounted,
+} from "../cli/call-helpers.js";
+import { PAYEE } from "./accounts.js";
+import { localChain } from "./anvil.js";
+import { dropProxy } from "./call-proxy.js";
+import { BASE_SEPOLIA_USDC, deployUsdc, mintUsdc, usdcBalance } from "./usdc.js";
+
+const { rpcUrl, chainId, facilitatorUrl } = inject("chain");
+const client = createPublicClient({
+  chain: localChain(rpcUrl, chainId),
+  transport: http(rpcUrl),
+  pollingInterval: 20,
+});
+const PRICE = 10_000n; // echo's price: 0.01 USDC
+const balance = (address: Hex) => usdcBalance(rpcUrl, BASE_SEPOLIA_USDC, address);
+
+/** Places Circle's USDC at Base Sepolia's USDC address, once per chain (the chain is shared by the run). */
+async function ensureBaseSepoliaUsdc(): Promise<void> {
+  const code = await client.getCode({ address: BASE_SEPOLIA_USDC });
+  if (code && code !== "0x") return;
+  await deployUsdc(rpcUrl, { name: "USDC", version: "2", at: BASE_SEPOLIA_USDC });
+}
+
+/** A new payer key holding `usdc` atomic units (the facilitator pays the gas). */
+async function fundedPayer(usdc: bigint): Promise<{ key: Hex; address: Hex }> {
+  const key = generatePrivateKey();
+  const address = privateKeyToAddress(key);
+  await mintUsdc(rpcUrl, BASE_SEPOLIA_USDC, address, usdc);
+  return { key, address };
+}
+
+const payment: AppOptions["payment"] = {
+  payTo: PAYEE,
+  network: "base-sepolia",
+  asset: BASE_SEPOLIA_USDC,
+  facilitatorUrl,
+};
+
+let agent: CallAgent;
+let server: CountingServer;
+const settlements = () => server.logger.lines.filter((l) => l.message === "payment settled").length;
+
+beforeAll(async () => {
+  // dist without deleting it first (`npm run build` would, under other running tests).
+  await execa("npx", ["tsc", "-p", "tsconfig.build.json"], {
+    // tsc still writes every file when someone else's work in progress has a type error.
+    reject: false,
+    cwd: join(import.meta.dirname, "../.."),
+  });
+  await ensureBaseSepoliaUsdc();
+  agent = callAgent({ slowMs: 3000 });
+  server = await startCounted(agent, { devMode: false, payment });
+});
+afterAll(() => server?.close());
+
+describe("create-agent call against a production server on chain", () => {
+  it("pays: the payee gains exactly the price, the payer loses it, the receipt names the mined tx", async () => {
+    const payer = await fundedPayer(1_000_000n);
+    const [payeeBefore, payerBefore] = [await balance(PAYEE), await balance(payer.address)];
+    const settledBefore = settlements();
+
+    const r = await runCall([server.url, "echo", "--input", "message=on chain"], {
+      env: { X402_PAYER_KEY: payer.key },
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ text: "on chain" });
+
+    expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
+    expect(await balance(payer.address)).toBe(payerBefore - PRICE);
+    expect(settlements()).toBe(settledBefore + 1);
+
+    const tx = /transaction: (0x[0-9a-f]{64})/.exec(r.stderr)?.[1] as Hex | undefined;
+    expect(tx, r.stderr).toBeDefined();
+    const mined = await client.getTransactionReceipt({ hash: tx! });
+    expect(mined.status).toBe("success");
+    expect(mined.to?.toLowerCase()).toBe(BASE_SEPOLIA_USDC.toLowerCase());
+    expect(r.stderr).toContain("paid 0.01 USDC on eip155:84532");
+    expect(r.stderr).toContain(`https://sepolia.basescan.org/tx/${tx}`);
+    expect(r.stderr).toContain(`payer:       ${payer.address}`);
+    expect(r.stderr + r.stdout).not.toContain(payer.key.slice(2));
+  });
+
+  it("--max-price below the price: refused, the server never sees a payment, no USDC moves", async () => {
+    const payer = await fundedPayer(1_000_000n);
+    const [payeeBefore, payerBefore] = [await balance(PAYEE), await balance(payer.address)];
+    const paidBefore = server.paidExecutes();
+    const executesBefore = server.executes();
+
+    const r = await runCall(
+      [server.url, "echo", "--input", "message=too dear", "--max-price", "0.005", "--json"],
+      { env: { X402_PAYER_KEY: payer.key } },
+    );
+    expect(r.exitCode).toBe(1);
+    expect(JSON.parse(r.stdout)).toEqual({
+      ok: false,
+      error_type: "price",
+      error: '"echo" costs 0.01 USDC per job, more than --max-price 0.005; nothing was sent',
+    });
+    expect(server.paidExecutes()).toBe(paidBefore);
+    expect(server.executes()).toBe(executesBefore);
+    expect(await balance(PAYEE)).toBe(payeeBefore);
+    expect(await balance(payer.address)).toBe(payerBefore);
+  });
+
+  it.each([
+    ["after the server answered (the job ran and was settled)", "after-answer", "echo"],
+    ["while the server still runs the job (the retry is told it is in use)", "at-once", "slow"],
+  ] as const)(
+    "the connection is lost %s: call re-sends the identical request and is charged once",
+    async (_when, mode, capability) => {
+      const payer = await fundedPayer(1_000_000n);
+      const proxy = await dropProxy(server.url, mode);
+      try {
+        const [payeeBefore, payerBefore] = [await balance(PAYEE), await balance(payer.address)];
+        const settledBefore = settlements();
+        const runsBefore = agent.seen[capability]?.length ?? 0;
+
+        const r = await runCall(
+          [proxy.url, capability, "--input", "message=once", "--job-id", `retry-${mode}`, "--json"],
+          { env: { X402_PAYER_KEY: payer.key } },
+        );
+        expect(r.exitCode, r.stderr).toBe(0);
+        const doc = JSON.parse(r.stdout);
+        expect(doc).toMatchObject({
+          ok: true,
+          job_id: `retry-${mode}`,
+          capability,
+          output: { text: "once" },
+          payment: { network: "eip155:84532", payer: payer.address, amount: "0.01" },
+        });
+        expect(r.stderr).toMatch(/sending the identical request again/);
+        if (mode === "at-once") expect(r.stderr).toMatch(/still running this job/);
+
+        // One authorization, re-sent verbatim; one handler run; one settlement; one price.
+        expect(proxy.dropped).toBe(1);
+        expect(proxy.paid.length).toBeGreaterThanOrEqual(2);
+        expect(new Set(proxy.paid).size).toBe(1);
+        expect((agent.seen[capability]?.length ?? 0) - runsBefore).toBe(1);
+        expect(settlements()).toBe(settledBefore + 1);
+        expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
+        expect(await balance(payer.address)).toBe(payerBefore - PRICE);
+        const mined = await client.getTransactionReceipt({ hash: doc.payment.transaction });
+        expect(mined.status).toBe("success");
+      } finally {
+        await proxy.close();
+      }
+    },
+  );
+});
