@@ -1,0 +1,283 @@
+/**
+ * One job call (spec section 4): POST {baseUrl}/execute with a job request, paying when the service asks
+ * (within the price guard), and the answer decoded into a typed result or an AgentCallError.
+ */
+import { decodePaymentResponseHeader } from "@x402/fetch";
+import type { PrivateKeyAccount } from "viem/accounts";
+import { AgentCallError, type AgentErrorType, type ServiceErrorType } from "./errors.js";
+import { type AllowedAsset, parseUsdc, payerAccount, sendPaying } from "./pay.js";
+import { type FetchLike, retryAfterMs, retryingFetch } from "./retry.js";
+
+/** What the service declared when this client was generated. */
+export interface ServiceInfo {
+  name: string;
+  /** The protocol version sent as `service_version` (spec section 9). */
+  serviceVersion: string;
+  /** The URL the client was generated from (the default `baseUrl`), if it was generated from one. */
+  baseUrl: string | undefined;
+  /** Per capability name: its declared price per job, in decimal USDC. */
+  capabilities: Record<string, { price: string }>;
+}
+
+export interface AgentClientOptions {
+  /** The service's base URL (default: the URL this client was generated from). */
+  baseUrl?: string;
+  /**
+   * Hex private key of the account that pays (default: the X402_PAYER_KEY environment variable). Read only
+   * when a service asks for payment, so a free (dev-mode) service needs none. Never logged.
+   */
+  payerKey?: string;
+  /**
+   * The most one job may cost, in decimal USDC ("0.05"). A payment above it is refused before anything is
+   * signed. Payments above a capability's declared price are always refused, whatever this says.
+   */
+  maxPrice?: string;
+  /** The fetch to send requests with (default: the global fetch). */
+  fetch?: FetchLike;
+  /** Seconds from the call to the job's deadline (default 300). */
+  deadlineSeconds?: number;
+  /** Re-sends of the identical request after a network failure or a 502/503/504 (default 3). */
+  retries?: number;
+  /** Tokens other than the well-known USDC deployments that may be paid with, e.g. a test USDC. */
+  allowedAssets?: AllowedAsset[];
+}
+
+export interface CallOptions {
+  /** The job's id (default: a random UUID). Sent as `job_id` and echoed in the result. */
+  jobId?: string;
+  /** When the job must be done: a Date, or a Unix timestamp in seconds (default: deadlineSeconds from now). */
+  deadline?: Date | number;
+  /** Aborts the call (waiting, retrying, or the request itself). */
+  signal?: AbortSignal;
+}
+
+/** The receipt of a settled payment (the service's PAYMENT-RESPONSE or X-PAYMENT-RESPONSE header). */
+export interface PaymentReceipt {
+  /** The settlement transaction hash. */
+  transaction: string;
+  /** The network it was settled on, e.g. "eip155:84532". */
+  network: string;
+  /** The address that paid. */
+  payer?: string;
+}
+
+export interface JobResult<Output> {
+  jobId: string;
+  output: Output;
+  /** When the service completed the job: Unix timestamp in seconds. */
+  completedAt: number;
+  /** Present when the job was paid for. */
+  payment?: PaymentReceipt;
+}
+
+/** Runs one job of `capability`; the generated methods give `input` and the result their types. */
+export type CallCapability = <Output>(
+  capability: string,
+  input: unknown,
+  options?: CallOptions,
+) => Promise<JobResult<Output>>;
+
+const DEFAULT_DEADLINE_SECONDS = 300;
+const DEFAULT_RETRIES = 3;
+/** How long after the deadline to keep asking while a dropped first attempt still holds the payment. */
+const IN_USE_GRACE_MS = 60_000;
+const SERVICE_ERROR_TYPES: readonly string[] = [
+  "validation",
+  "payment",
+  "deadline",
+  "capability",
+  "internal",
+] satisfies ServiceErrorType[];
+
+/** Checks the options once; throws TypeError for a wrong one. */
+export function createCaller(service: ServiceInfo, options: AgentClientOptions): CallCapability {
+  const baseUrl = checkBaseUrl(options.baseUrl ?? service.baseUrl);
+  const maxPrice = options.maxPrice === undefined ? undefined : parseUsdc(options.maxPrice);
+  if (options.maxPrice !== undefined && maxPrice === undefined)
+    throw new TypeError(
+      `maxPrice ${JSON.stringify(options.maxPrice)} is not a decimal USDC amount such as "0.05" (at most 6 decimals)`,
+    );
+  const deadlineSeconds = options.deadlineSeconds ?? DEFAULT_DEADLINE_SECONDS;
+  if (!Number.isFinite(deadlineSeconds) || deadlineSeconds <= 0)
+    throw new TypeError(`deadlineSeconds must be a positive number, not ${deadlineSeconds}`);
+  const retries = options.retries ?? DEFAULT_RETRIES;
+  if (!Number.isInteger(retries) || retries < 0)
+    throw new TypeError(`retries must be a whole number >= 0, not ${retries}`);
+  const fetchImpl: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const allowedAssets = options.allowedAssets ?? [];
+
+  let account: PrivateKeyAccount | undefined;
+  const payer = (capability: string, jobId: string) =>
+    (account ??= payerAccount(
+      options.payerKey ?? environment("X402_PAYER_KEY"),
+      capability,
+      jobId,
+    ));
+
+  return async <Output>(capability: string, input: unknown, call: CallOptions = {}) => {
+    const jobId = call.jobId ?? globalThis.crypto.randomUUID();
+    const deadline = deadlineOf(call.deadline, deadlineSeconds);
+    const declared = Object.prototype.hasOwnProperty.call(service.capabilities, capability)
+      ? service.capabilities[capability]
+      : undefined;
+    const declaredAtomic = declared ? parseUsdc(declared.price) : undefined;
+    if (declaredAtomic === undefined)
+      throw new TypeError(`${service.name} declared no price for capability "${capability}"`);
+    const byMaxPrice = maxPrice !== undefined && maxPrice < declaredAtomic;
+    const limit = {
+      capability,
+      jobId,
+      maxAtomic: byMaxPrice ? maxPrice : declaredAtomic,
+      limitSource: byMaxPrice
+        ? "maxPrice"
+        : `the price ${service.name} declared for ${capability} when this client was generated; regenerate the client to accept a new price`,
+      allowedAssets,
+    };
+    const send = retryingFetch(fetchImpl, {
+      retries,
+      waitUntilMs: deadline * 1000 + IN_USE_GRACE_MS,
+      signal: call.signal,
+      capability,
+      jobId,
+    });
+    const body = JSON.stringify({
+      service_version: service.serviceVersion,
+      job_id: jobId,
+      task: { capability, input },
+      deadline,
+    });
+    const init: RequestInit = {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body,
+    };
+    const response = await sendPaying(send, `${baseUrl}/execute`, init, limit, () =>
+      payer(capability, jobId),
+    );
+    return decodeAnswer<Output>(response, `${baseUrl}/execute`, capability, jobId);
+  };
+}
+
+/** The job result (spec 2.4), or the AgentCallError for an error body (2.5) or anything else. */
+async function decodeAnswer<Output>(
+  response: Response,
+  url: string,
+  capability: string,
+  jobId: string,
+): Promise<JobResult<Output>> {
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  const fields = isRecord(body) ? body : {};
+  const { status } = response;
+  const fail = (errorType: AgentErrorType, message: string) =>
+    new AgentCallError(message, {
+      errorType,
+      status,
+      capability,
+      jobId,
+      retryAfterSeconds: retryAfterSeconds(response),
+    });
+
+  if (status === 200) {
+    const { output, completed_at } = fields;
+    if (fields.status !== "completed" || !isRecord(output) || typeof completed_at !== "number")
+      throw fail("protocol", `POST ${url} answered 200 but not a job result: ${preview(text)}`);
+    if (fields.job_id !== jobId)
+      throw fail(
+        "protocol",
+        `the result is for job ${JSON.stringify(fields.job_id)}, not ${jobId}`,
+      );
+    const payment = receipt(response.headers);
+    return {
+      jobId,
+      output: output as Output,
+      completedAt: completed_at,
+      ...(payment && { payment }),
+    };
+  }
+  const { error_type, error } = fields;
+  if (typeof error_type === "string" && SERVICE_ERROR_TYPES.includes(error_type))
+    throw fail(error_type as ServiceErrorType, typeof error === "string" ? error : preview(text));
+  if (status === 402)
+    throw fail("payment", offerError(response) ?? "the service still asks for payment");
+  throw fail(
+    "protocol",
+    `POST ${url} answered HTTP ${status}, neither a job result nor an error of the spec: ${preview(text)}`,
+  );
+}
+
+/** The settlement receipt from PAYMENT-RESPONSE (v2) or X-PAYMENT-RESPONSE (v1), when readable. */
+function receipt(headers: Headers): PaymentReceipt | undefined {
+  const header = headers.get("payment-response") ?? headers.get("x-payment-response");
+  if (!header) return undefined;
+  try {
+    const { transaction, network, payer } = decodePaymentResponseHeader(header);
+    if (typeof transaction !== "string" || typeof network !== "string") return undefined;
+    return { transaction, network, ...(typeof payer === "string" && { payer }) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The `error` of a 402's PAYMENT-REQUIRED header (base64 JSON), if any. */
+function offerError(response: Response): string | undefined {
+  const header = response.headers.get("payment-required");
+  if (!header) return undefined;
+  try {
+    const bytes = Uint8Array.from(atob(header), (c) => c.charCodeAt(0));
+    const decoded: unknown = JSON.parse(new TextDecoder().decode(bytes));
+    return isRecord(decoded) && typeof decoded.error === "string" && decoded.error
+      ? decoded.error
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function retryAfterSeconds(response: Response): number | undefined {
+  const ms = retryAfterMs(response);
+  return ms === undefined ? undefined : Math.ceil(ms / 1000);
+}
+
+function checkBaseUrl(baseUrl: string | undefined): string {
+  if (baseUrl === undefined)
+    throw new TypeError("baseUrl is required: this client was not generated from a service URL");
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new TypeError(`baseUrl ${JSON.stringify(baseUrl)} is not a URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new TypeError(`baseUrl ${JSON.stringify(baseUrl)} is not an http(s) URL`);
+  return baseUrl.replace(/\/+$/, "");
+}
+
+function deadlineOf(deadline: Date | number | undefined, defaultSeconds: number): number {
+  if (deadline === undefined) return Math.floor(Date.now() / 1000 + defaultSeconds);
+  const seconds = deadline instanceof Date ? Math.floor(deadline.getTime() / 1000) : deadline;
+  if (!Number.isFinite(seconds))
+    throw new TypeError(`deadline ${String(deadline)} is not a Date or a Unix time in seconds`);
+  return seconds;
+}
+
+/** A variable of the environment, where there is one (Node, Deno, Bun; not a browser). */
+function environment(name: string): string | undefined {
+  const host = globalThis as { process?: { env?: Record<string, string | undefined> } };
+  return host.process?.env?.[name];
+}
+
+function preview(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  if (!flat) return "(empty body)";
+  return flat.length > 200 ? `${flat.slice(0, 200)}...` : flat;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

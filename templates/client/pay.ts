@@ -1,0 +1,202 @@
+/**
+ * Paying with the official x402 client (@x402/fetch, @x402/evm's exact EVM scheme, v2 and v1), behind a
+ * price guard: a payment option above the limit, or in a token that is not USDC, is dropped before
+ * anything is signed. The x402 client is made only when the service answers 402, so a free (dev-mode)
+ * service needs no key, and it signs at most once per job.
+ */
+import { findDefaultAsset } from "@x402/evm";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import {
+  type Network,
+  type PaymentRequirements,
+  wrapFetchWithPayment,
+  x402Client,
+} from "@x402/fetch";
+import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
+import { AgentCallError } from "./errors.js";
+import type { FetchLike } from "./retry.js";
+
+/** USDC has 6 decimals: "0.01" USDC is 10000 atomic units. */
+const USDC_DECIMALS = 6;
+const DECIMAL_USDC = /^(\d+)(?:\.(\d{1,6}))?$/;
+
+/** A token other than the well-known USDC deployments that may be paid with (e.g. a test USDC). */
+export interface AllowedAsset {
+  /** CAIP-2 ("eip155:84532") or x402 v1 name ("base-sepolia"). */
+  network: string;
+  /** The token contract; it must be a 6-decimal USDC. */
+  asset: string;
+}
+
+/** What one job may cost, and in which tokens. */
+export interface PaymentLimit {
+  capability: string;
+  jobId: string;
+  /** The most this job may cost, in USDC atomic units. */
+  maxAtomic: bigint;
+  /** Where that limit comes from, for the error message. */
+  limitSource: string;
+  allowedAssets: readonly AllowedAsset[];
+}
+
+/** "0.01" -> 10000n; undefined when the text is not a decimal USDC amount (at most 6 decimals). */
+export function parseUsdc(text: string): bigint | undefined {
+  const match = DECIMAL_USDC.exec(text.trim());
+  if (!match) return undefined;
+  const fraction = (match[2] ?? "").padEnd(USDC_DECIMALS, "0");
+  return BigInt(match[1] ?? "0") * BigInt(10) ** BigInt(USDC_DECIMALS) + BigInt(fraction);
+}
+
+/** 10000n -> "0.01". */
+export function formatUsdc(atomic: bigint): string {
+  const unit = BigInt(10) ** BigInt(USDC_DECIMALS);
+  const fraction = (atomic % unit).toString().padStart(USDC_DECIMALS, "0").replace(/0+$/, "");
+  return fraction ? `${atomic / unit}.${fraction}` : `${atomic / unit}`;
+}
+
+/** The payer's account from a hex private key; the message never contains the key. */
+export function payerAccount(key: string | undefined, capability: string, jobId: string) {
+  const fail = (problem: string) =>
+    new AgentCallError(`${problem}; nothing was signed`, {
+      errorType: "payer",
+      status: 402,
+      capability,
+      jobId,
+    });
+  if (!key)
+    throw fail(
+      "the service asks for payment, but no payer key is set: pass `payerKey` or set X402_PAYER_KEY",
+    );
+  const hex = key.startsWith("0x") ? key : `0x${key}`;
+  if (!/^0x[0-9a-fA-F]{64}$/.test(hex))
+    throw fail("the payer key is not a 32-byte hex private key (0x followed by 64 hex digits)");
+  return privateKeyToAccount(hex as `0x${string}`);
+}
+
+/**
+ * Sends a job; if the service answers 402 with a payment offer, pays it through @x402/fetch (signing
+ * once, within `limit`) and sends the identical request again with PAYMENT-SIGNATURE. `send` is the
+ * retrying fetch: it re-sends the identical (signed) request after a network failure.
+ */
+export async function sendPaying(
+  send: FetchLike,
+  url: string,
+  init: RequestInit,
+  limit: PaymentLimit,
+  account: () => PrivateKeyAccount,
+): Promise<Response> {
+  const first = await send(url, init);
+  if (first.status !== 402 || !(await isPaymentOffer(first))) return first;
+
+  const { capability, jobId } = limit;
+  const refusals: Refusal[] = [];
+  let signed = 0;
+  const client = new x402Client();
+  registerExactEvmScheme(client, { signer: account() });
+  // The guard below is stricter than the default spend controls (USDC only, at most the job's limit),
+  // and unlike them it allows more than $1 when the limit says so.
+  client.setSpendControls(false);
+  client.registerPolicy((_version, requirements) => priceGuard(requirements, limit, refusals));
+  client.onBeforePaymentCreation(async () =>
+    signed > 0 ? { abort: true, reason: "a payment was already signed for this job" } : undefined,
+  );
+  client.onAfterPaymentCreation(async () => {
+    signed++;
+  });
+
+  // The first answer is already here: hand it to the wrapper instead of asking twice.
+  let offer: Response | undefined = first;
+  const replayOffer: FetchLike = (input, requestInit) => {
+    const answer = offer;
+    offer = undefined;
+    return answer ? Promise.resolve(answer) : send(input, requestInit);
+  };
+  try {
+    return await wrapFetchWithPayment(replayOffer, client)(url, init);
+  } catch (error) {
+    if (error instanceof AgentCallError) throw error;
+    if (signed > 0) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw new AgentCallError(`paying failed: ${message}`, {
+        errorType: "payment",
+        capability,
+        jobId,
+        cause: error,
+      });
+    }
+    throw refusedError(refusals, limit, error);
+  }
+}
+
+interface Refusal {
+  kind: "price" | "asset" | "amount";
+  text: string;
+}
+
+/** The x402 policy: keeps the options this job may pay, and says why it dropped the others. */
+function priceGuard(
+  requirements: PaymentRequirements[],
+  limit: PaymentLimit,
+  refusals: Refusal[],
+): PaymentRequirements[] {
+  return requirements.filter((requirement) => {
+    // v2 names the amount `amount`, v1 `maxAmountRequired`; both are atomic units.
+    const fields = requirement as unknown as Record<string, unknown>;
+    const amountText = fields.amount ?? fields.maxAmountRequired;
+    if (typeof amountText !== "string" || !/^\d+$/.test(amountText)) {
+      refusals.push({ kind: "amount", text: `an amount of ${JSON.stringify(amountText)}` });
+      return false;
+    }
+    if (!isUsdc(requirement.network, requirement.asset, limit.allowedAssets)) {
+      refusals.push({
+        kind: "asset",
+        text: `token ${requirement.asset} on ${requirement.network}, which is not a USDC this client knows (add it to allowedAssets if it is one)`,
+      });
+      return false;
+    }
+    const amount = BigInt(amountText);
+    if (amount > limit.maxAtomic) {
+      refusals.push({ kind: "price", text: `${formatUsdc(amount)} USDC` });
+      return false;
+    }
+    return true;
+  });
+}
+
+function isUsdc(network: Network, asset: string, allowed: readonly AllowedAsset[]): boolean {
+  const known = findDefaultAsset(asset, network);
+  if (known) return known.decimals === USDC_DECIMALS && /^USDC(\.e)?$/i.test(known.symbol);
+  return allowed.some(
+    (a) => a.network === network && a.asset.toLowerCase() === asset.toLowerCase(),
+  );
+}
+
+function refusedError(refusals: Refusal[], limit: PaymentLimit, cause: unknown): AgentCallError {
+  const { capability, jobId } = limit;
+  const prices = refusals.filter((r) => r.kind === "price").map((r) => r.text);
+  if (prices.length > 0)
+    return new AgentCallError(
+      `refused to pay: the service asks ${prices.join(" or ")}, more than ${formatUsdc(limit.maxAtomic)} USDC (${limit.limitSource}); nothing was signed`,
+      { errorType: "price", status: 402, capability, jobId, cause },
+    );
+  const offered = refusals.map((r) => r.text);
+  const why =
+    offered.length > 0
+      ? `it offers ${offered.join("; ")}`
+      : `${cause instanceof Error ? cause.message : String(cause)}`;
+  return new AgentCallError(
+    `the service offers no payment this client can make (the exact scheme in USDC on an EVM network): ${why}; nothing was signed`,
+    { errorType: "payment", status: 402, capability, jobId, cause },
+  );
+}
+
+/** A 402 that says how to pay: a PAYMENT-REQUIRED header (v2) or an x402 v1 body. */
+async function isPaymentOffer(response: Response): Promise<boolean> {
+  if (response.headers.has("payment-required")) return true;
+  try {
+    const body: unknown = JSON.parse(await response.clone().text());
+    return typeof body === "object" && body !== null && "x402Version" in body;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * Idempotent retry: re-sends the IDENTICAL request (same URL, headers, PAYMENT-SIGNATURE and body, so the
+ * same job_id) when it got no answer. A paid job is never signed twice: the service answers an identical
+ * retry of a settled job from its cache, and answers 402 "in use" while the first attempt still runs, in
+ * which case this waits and asks again. Only the payment wrapper above this signs, once per job.
+ */
+import { AgentCallError } from "./errors.js";
+
+/** What fetch is to this client: the global fetch, or any function with its signature. */
+export type FetchLike = (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
+
+export interface RetryPolicy {
+  /** Re-sends after a network failure or a 502/503/504 answer. */
+  retries: number;
+  /** Until when (ms since the epoch) to keep asking while the service says the payment is in use. */
+  waitUntilMs: number;
+  signal?: AbortSignal | undefined;
+  capability: string;
+  jobId: string;
+}
+
+const BASE_DELAY_MS = 500;
+const MAX_DELAY_MS = 8_000;
+/** A Retry-After longer than this is not waited for: the 503 is returned to the caller. */
+const MAX_RETRY_AFTER_MS = 30_000;
+/** Pauses between asks while the first attempt of a paid job is still running on the service. */
+const IN_USE_DELAYS_MS = [250, 500, 1_000, 2_000, 3_000];
+/** Answers that say "not now", never "done": a retry of the identical request is safe. */
+const RETRY_STATUSES = new Set([502, 503, 504]);
+/** Statuses whose Response may not carry a body. */
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+
+export function retryingFetch(fetchImpl: FetchLike, policy: RetryPolicy): FetchLike {
+  return async (input, init) => {
+    const request = new Request(input, init);
+    const { url, method } = request;
+    const headers = new Headers(request.headers);
+    const body = method === "GET" || method === "HEAD" ? undefined : await request.arrayBuffer();
+    const paid = headers.has("payment-signature") || headers.has("x-payment");
+    let retried = 0;
+    let inUseWaits = 0;
+    for (;;) {
+      throwIfAborted(policy);
+      let response: Response;
+      try {
+        const sent = await fetchImpl(url, {
+          method,
+          headers,
+          ...(body === undefined ? {} : { body: body.slice(0) }),
+          ...(policy.signal ? { signal: policy.signal } : {}),
+        });
+        response = await buffered(sent);
+      } catch (error) {
+        if (policy.signal?.aborted) throw abortedError(policy, error);
+        if (!(error instanceof TypeError) || retried >= policy.retries)
+          throw networkError(policy, { method, url, paid, attempts: retried + 1, error });
+        await sleep(backoff(retried++), policy);
+        continue;
+      }
+      if (RETRY_STATUSES.has(response.status) && retried < policy.retries) {
+        const wait = retryAfterMs(response) ?? backoff(retried);
+        if (wait <= MAX_RETRY_AFTER_MS) {
+          retried++;
+          await sleep(wait, policy);
+          continue;
+        }
+      }
+      // Only a re-send can find its own payment in use: the first attempt is still running.
+      if (paid && retried > 0 && response.status === 402 && (await saysInUse(response))) {
+        const wait = IN_USE_DELAYS_MS[Math.min(inUseWaits++, IN_USE_DELAYS_MS.length - 1)] ?? 1_000;
+        if (Date.now() + wait <= policy.waitUntilMs) {
+          await sleep(wait, policy);
+          continue;
+        }
+      }
+      return response;
+    }
+  };
+}
+
+/** Reads the whole body now, so a connection reset mid-body is a network failure retried here too. */
+async function buffered(response: Response): Promise<Response> {
+  const data = await response.arrayBuffer();
+  return new Response(NULL_BODY_STATUSES.has(response.status) ? null : data, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+/** A 402 whose error body says the authorization is in use by a job still running (spec 2.5). */
+async function saysInUse(response: Response): Promise<boolean> {
+  try {
+    const body: unknown = JSON.parse(await response.clone().text());
+    if (typeof body !== "object" || body === null) return false;
+    const { error_type, error } = body as Record<string, unknown>;
+    return error_type === "payment" && typeof error === "string" && /\bin use\b/i.test(error);
+  } catch {
+    return false;
+  }
+}
+
+function backoff(retried: number): number {
+  return Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** retried);
+}
+
+/** Retry-After in ms (seconds or an HTTP date), or undefined. */
+export function retryAfterMs(response: Response): number | undefined {
+  const value = response.headers.get("retry-after")?.trim();
+  if (!value) return undefined;
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+function throwIfAborted(policy: RetryPolicy): void {
+  if (policy.signal?.aborted) throw abortedError(policy, policy.signal.reason);
+}
+
+function sleep(ms: number, policy: RetryPolicy): Promise<void> {
+  const { signal } = policy;
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortedError(policy, signal.reason));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortedError(policy, signal?.reason));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function abortedError(policy: RetryPolicy, cause: unknown): AgentCallError {
+  return new AgentCallError("the call was aborted", {
+    errorType: "aborted",
+    capability: policy.capability,
+    jobId: policy.jobId,
+    cause,
+  });
+}
+
+function networkError(
+  policy: RetryPolicy,
+  what: { method: string; url: string; paid: boolean; attempts: number; error: unknown },
+): AgentCallError {
+  const tries = what.attempts === 1 ? "1 attempt" : `${what.attempts} attempts`;
+  const paid = what.paid
+    ? "; a payment was signed for this job: the service settles it only for a job it completed"
+    : "";
+  return new AgentCallError(
+    `no answer from ${what.method} ${what.url} after ${tries}: ${describe(what.error)}${paid}`,
+    { errorType: "network", capability: policy.capability, jobId: policy.jobId, cause: what.error },
+  );
+}
+
+/** "ECONNREFUSED (connect ECONNREFUSED 127.0.0.1:1)" from fetch's TypeError and its cause. */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause: unknown = error.cause;
+  if (cause instanceof Error) {
+    const code = (cause as Error & { code?: unknown }).code;
+    return typeof code === "string" ? `${code} (${cause.message})` : cause.message;
+  }
+  return error.message;
+}

@@ -1,0 +1,239 @@
+// A client written by `create-agent client`, compiled in a fresh strict project and run with node, paying a
+// production server on a real chain: anvil with Circle's USDC at Base Sepolia's USDC address (the official
+// x402 client knows that contract), the reference facilitator, X402_PAYER_KEY in the script's environment.
+import { join } from "node:path";
+import { createPublicClient, http, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createApp } from "../../templates/runtime/app.js";
+import type { AppOptions } from "../../templates/runtime/ops/config.js";
+import {
+  buildCli,
+  dropProxy,
+  makeTemp,
+  runCli,
+  tsProject,
+  type TsProject,
+} from "../cli/client-project.js";
+import { capability, captureLogger, listen, type Running } from "../runtime/helpers.js";
+import type { AgentDefinition } from "../../templates/runtime/types.js";
+import { PAYEE } from "./accounts.js";
+import { localChain } from "./anvil.js";
+import { BASE_SEPOLIA_USDC, deployUsdc, mintUsdc, usdcBalance } from "./usdc.js";
+
+const { rpcUrl, chainId, asset: localUsdc, facilitatorUrl } = inject("chain");
+const chain = createPublicClient({
+  chain: localChain(rpcUrl, chainId),
+  transport: http(rpcUrl),
+  pollingInterval: 20,
+});
+const PRICE = 10_000n; // 0.01 USDC
+
+/** Places Circle's USDC at Base Sepolia's USDC address, once per chain (the chain is shared by the run). */
+async function ensureBaseSepoliaUsdc(): Promise<void> {
+  const code = await chain.getCode({ address: BASE_SEPOLIA_USDC });
+  if (code && code !== "0x") return;
+  await deployUsdc(rpcUrl, { name: "USDC", version: "2", at: BASE_SEPOLIA_USDC });
+}
+
+/** A new payer key holding 1 USDC of `token` (the facilitator pays the gas). */
+async function fundedPayer(token: Hex = BASE_SEPOLIA_USDC): Promise<{ key: Hex; address: Hex }> {
+  const key = generatePrivateKey();
+  const address = privateKeyToAddress(key);
+  await mintUsdc(rpcUrl, token, address, 1_000_000n);
+  return { key, address };
+}
+
+type Server = Running & { runs: Record<string, number>; settled(): number };
+
+/** A production server selling "echo" for 0.01 USDC in `token`, settling through the facilitator. */
+async function startServer(token: Hex): Promise<Server> {
+  const runs: Record<string, number> = {};
+  const schema = {
+    type: "object",
+    additionalProperties: false,
+    required: ["text"],
+    properties: { text: { type: "string" } },
+  };
+  const agent: AgentDefinition = {
+    name: "chain-echo",
+    version: "1.0.0",
+    description: "echo, paid on chain",
+    capabilities: {
+      echo: capability("echo", String(PRICE), schema, schema, async (input) => {
+        runs.echo = (runs.echo ?? 0) + 1;
+        return { text: `echo: ${input.text}` };
+      }),
+    },
+  };
+  const payment: AppOptions["payment"] = {
+    payTo: PAYEE,
+    network: "base-sepolia",
+    asset: token,
+    facilitatorUrl,
+  };
+  const logger = captureLogger();
+  const running = await listen(createApp(agent, { devMode: false, env: {}, logger, payment }));
+  const settled = () => logger.lines.filter((l) => l.message === "payment settled").length;
+  return { ...running, runs, settled };
+}
+
+const SCRIPT = `import { AgentCallError, createAgentClient, type EchoOutput } from "./chain-client.js";
+
+// argv: baseUrl maxPrice jobId [allowed asset]; the key comes from X402_PAYER_KEY (the default).
+const [baseUrl = "", maxPrice = "", jobId = "", allowed = ""] = process.argv.slice(2);
+const agent = createAgentClient({
+  baseUrl,
+  ...(maxPrice ? { maxPrice } : {}),
+  ...(allowed ? { allowedAssets: [{ network: "eip155:84532", asset: allowed }] } : {}),
+});
+try {
+  const result = await agent.echo({ text: "on chain" }, { jobId });
+  const output: EchoOutput = result.output;
+  const text: string = output.text;
+  console.log(JSON.stringify({ ok: true, jobId: result.jobId, text, payment: result.payment ?? null }));
+} catch (error) {
+  if (!(error instanceof AgentCallError)) throw error;
+  console.log(JSON.stringify({ ok: false, errorType: error.errorType, status: error.status, message: error.message }));
+}
+`;
+
+let server: Server;
+let localServer: Server;
+let project: TsProject;
+let removeTemp: () => Promise<void>;
+const balance = (address: Hex, token: Hex = BASE_SEPOLIA_USDC) =>
+  usdcBalance(rpcUrl, token, address);
+
+beforeAll(async () => {
+  await buildCli();
+  await ensureBaseSepoliaUsdc();
+  server = await startServer(BASE_SEPOLIA_USDC);
+  localServer = await startServer(localUsdc);
+  const temp = await makeTemp("client-chain");
+  removeTemp = temp.remove;
+  project = await tsProject(temp.dir, "node");
+  const r = await runCli(["client", server.url, "-o", join(temp.dir, "src/chain-client.ts")]);
+  expect(r.exitCode, r.stderr).toBe(0);
+  await project.write("pay.ts", SCRIPT);
+  const compiled = await project.compile();
+  expect(compiled.ok, compiled.output).toBe(true);
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.all([server?.close(), localServer?.close()]);
+  await removeTemp?.();
+});
+
+describe("a generated client paying on chain", () => {
+  it("pays: the payee gains exactly the price, the payer loses it; the output is typed and printed", async () => {
+    const payer = await fundedPayer();
+    const [payeeBefore, payerBefore, settledBefore] = [
+      await balance(PAYEE),
+      await balance(payer.address),
+      server.settled(),
+    ];
+    const r = await project.run("pay.js", [server.url, "0.05", "job-chain-1"], {
+      X402_PAYER_KEY: payer.key,
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const printed = JSON.parse(r.stdout);
+    expect(printed).toMatchObject({ ok: true, jobId: "job-chain-1", text: "echo: on chain" });
+    expect(printed.payment).toEqual({
+      transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      network: "eip155:84532",
+      payer: payer.address,
+    });
+    expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
+    expect(await balance(payer.address)).toBe(payerBefore - PRICE);
+    expect(server.settled()).toBe(settledBefore + 1);
+    const mined = await chain.getTransactionReceipt({ hash: printed.payment.transaction });
+    expect(mined.status).toBe("success");
+    expect(mined.to?.toLowerCase()).toBe(BASE_SEPOLIA_USDC.toLowerCase());
+  });
+
+  it("maxPrice below the price: throws before signing; no money moves, the server never sees a payment", async () => {
+    const payer = await fundedPayer();
+    const proxy = await dropProxy(server.url, "never");
+    try {
+      const [payeeBefore, payerBefore, runsBefore] = [
+        await balance(PAYEE),
+        await balance(payer.address),
+        server.runs.echo ?? 0,
+      ];
+      const r = await project.run("pay.js", [proxy.url, "0.005", "job-chain-cheap"], {
+        X402_PAYER_KEY: payer.key,
+      });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual({
+        ok: false,
+        errorType: "price",
+        status: 402,
+        message:
+          "echo failed: price (HTTP 402): refused to pay: the service asks 0.01 USDC, more than 0.005 USDC (maxPrice); nothing was signed",
+      });
+      expect(proxy.requests).toHaveLength(1);
+      expect(proxy.requests[0]!.payment).toBeUndefined();
+      expect(proxy.requests[0]!.outcome).toBe(402);
+      expect(await balance(PAYEE)).toBe(payeeBefore);
+      expect(await balance(payer.address)).toBe(payerBefore);
+      expect(server.runs.echo ?? 0).toBe(runsBefore);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("the paid answer is lost on the way back: the client re-sends the identical request and is charged once", async () => {
+    const payer = await fundedPayer();
+    const proxy = await dropProxy(server.url, "after-answer");
+    try {
+      const [payeeBefore, payerBefore, runsBefore, settledBefore] = [
+        await balance(PAYEE),
+        await balance(payer.address),
+        server.runs.echo ?? 0,
+        server.settled(),
+      ];
+      const r = await project.run("pay.js", [proxy.url, "", "job-chain-dropped"], {
+        X402_PAYER_KEY: payer.key,
+      });
+      expect(r.exitCode, r.stderr).toBe(0);
+      const printed = JSON.parse(r.stdout);
+      expect(printed, r.stdout).toMatchObject({ ok: true, text: "echo: on chain" });
+
+      const paid = proxy.requests.filter((q) => q.payment !== undefined);
+      expect(paid.map((q) => q.outcome)).toEqual(["dropped", 200]);
+      expect(paid[1]!.payment).toBe(paid[0]!.payment); // one signature
+      expect(paid[1]!.body).toBe(paid[0]!.body); // the identical job
+      expect(server.runs.echo).toBe(runsBefore + 1);
+      expect(server.settled()).toBe(settledBefore + 1);
+      expect(await balance(payer.address)).toBe(payerBefore - PRICE);
+      expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
+      // The retry's answer is the settled one: its receipt names the transaction that moved the money.
+      const mined = await chain.getTransactionReceipt({ hash: printed.payment.transaction });
+      expect(mined.status).toBe("success");
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("a token that is not a USDC the client knows is refused unless allowedAssets lists it", async () => {
+    const payer = await fundedPayer(localUsdc);
+    const before = await balance(payer.address, localUsdc);
+    const refused = await project.run("pay.js", [localServer.url, "", "job-local-1"], {
+      X402_PAYER_KEY: payer.key,
+    });
+    const printed = JSON.parse(refused.stdout);
+    expect(printed).toMatchObject({ ok: false, errorType: "payment", status: 402 });
+    expect(printed.message.toLowerCase()).toContain(
+      `token ${localUsdc.toLowerCase()} on eip155:84532, which is not a usdc this client knows`,
+    );
+    expect(printed.message).toContain("nothing was signed");
+    expect(await balance(payer.address, localUsdc)).toBe(before);
+
+    const allowed = await project.run("pay.js", [localServer.url, "", "job-local-2", localUsdc], {
+      X402_PAYER_KEY: payer.key,
+    });
+    expect(JSON.parse(allowed.stdout)).toMatchObject({ ok: true, text: "echo: on chain" });
+    expect(await balance(payer.address, localUsdc)).toBe(before - PRICE);
+  });
+});

@@ -1,0 +1,193 @@
+// Helpers for the `create-agent client` tests (test/cli/client.test.ts, test/chain/client.test.ts): the real
+// CLI, a fresh strict TypeScript project to compile and run a generated client in, and an HTTP proxy that
+// drops an answer the way a flaky network does.
+import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execa } from "execa";
+
+export const ROOT = join(import.meta.dirname, "../..");
+const CLI = join(ROOT, "bin/create-agent.js");
+const TSC = join(ROOT, "node_modules/.bin/tsc");
+
+/**
+ * Builds dist/ for bin/create-agent.js, without deleting it first (`npm run build` would). tsc writes every
+ * file even when someone else's work in progress elsewhere in src/ has a type error, hence no reject.
+ */
+export async function buildCli(): Promise<void> {
+  await execa("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, reject: false });
+}
+
+/** Runs the built CLI; never throws on a non-zero exit. */
+export function runCli(args: string[], cwd = ROOT) {
+  return execa("node", [CLI, ...args], {
+    cwd,
+    reject: false,
+    stdin: "ignore",
+    env: { npm_config_user_agent: "" },
+  });
+}
+
+export async function makeTemp(prefix: string): Promise<{ dir: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), `create-agent-${prefix}-`));
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * How the fresh project is compiled:
+ * - "node": a Node project (@types/node, DOM lib), with skipLibCheck false: every declaration file the
+ *   client pulls in is checked too;
+ * - "bare": only what the client's install line installs: no @types/node. skipLibCheck stays on, because
+ *   @x402/core's own declarations name Node's Buffer (which is not the client's doing).
+ */
+export type ProjectKind = "node" | "bare";
+
+export interface TsProject {
+  dir: string;
+  write(file: string, text: string): Promise<void>;
+  /** tsc over every .ts file in src/; `ok` is its exit code 0, `output` its diagnostics. */
+  compile(): Promise<{ ok: boolean; output: string }>;
+  /** node dist/<script>.js (after compile), with only the given environment (plus PATH). */
+  run(
+    script: string,
+    args?: string[],
+    env?: Record<string, string>,
+  ): Promise<{ exitCode: number | undefined; stdout: string; stderr: string }>;
+}
+
+/** A temp project: package.json (type module), a strict tsconfig, node_modules linked to this repo's. */
+export async function tsProject(dir: string, kind: ProjectKind): Promise<TsProject> {
+  await mkdir(join(dir, "src"), { recursive: true });
+  await writeFile(
+    join(dir, "package.json"),
+    JSON.stringify({ name: "client-user", private: true, type: "module" }, null, 2),
+  );
+  const compilerOptions = {
+    target: "ES2022",
+    module: "NodeNext",
+    moduleResolution: "NodeNext",
+    lib: ["ES2022", "DOM"],
+    types: kind === "node" ? ["node"] : [],
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    exactOptionalPropertyTypes: true,
+    noImplicitOverride: true,
+    noUnusedLocals: true,
+    noUnusedParameters: true,
+    verbatimModuleSyntax: true,
+    skipLibCheck: kind === "bare",
+    rootDir: "src",
+    outDir: "dist",
+  };
+  await writeFile(
+    join(dir, "tsconfig.json"),
+    JSON.stringify({ compilerOptions, include: ["src"] }, null, 2),
+  );
+  await symlink(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
+  return {
+    dir,
+    write: (file, text) => writeFile(join(dir, "src", file), text),
+    async compile() {
+      const r = await execa(TSC, ["-p", "tsconfig.json", "--pretty", "false"], {
+        cwd: dir,
+        reject: false,
+      });
+      return { ok: r.exitCode === 0, output: `${r.stdout}${r.stderr}` };
+    },
+    async run(script, args = [], env = {}) {
+      const r = await execa("node", [join(dir, "dist", script), ...args], {
+        cwd: dir,
+        reject: false,
+        extendEnv: false,
+        env: { PATH: process.env.PATH ?? "", ...env },
+        timeout: 60_000,
+      });
+      return { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr };
+    },
+  };
+}
+
+export interface ProxiedRequest {
+  method: string;
+  path: string;
+  /** The PAYMENT-SIGNATURE (or X-PAYMENT) header, if the request carried one. */
+  payment: string | undefined;
+  body: string;
+  /** The upstream status, or "dropped" when the proxy cut the caller off. */
+  outcome: number | "dropped";
+}
+
+/**
+ * When to cut the caller's connection, for the first request that carries a payment:
+ * - "after-answer": the service ran and settled the job; its answer is then lost on the way back;
+ * - "while-running": at once, while the service is still running the job.
+ */
+export type DropMode = "after-answer" | "while-running" | "never";
+
+export interface DropProxy {
+  url: string;
+  requests: ProxiedRequest[];
+  close(): Promise<void>;
+}
+
+/** An HTTP proxy in front of `target` that loses the answer to the first paid request. */
+export async function dropProxy(target: string, mode: DropMode): Promise<DropProxy> {
+  const upstream = new URL(target);
+  const requests: ProxiedRequest[] = [];
+  let dropped = mode === "never";
+  const server: Server = createServer(async (req, res) => {
+    const body = await readBody(req);
+    const header = req.headers["payment-signature"] ?? req.headers["x-payment"];
+    const entry: ProxiedRequest = {
+      method: req.method ?? "",
+      path: req.url ?? "",
+      payment: Array.isArray(header) ? header[0] : header,
+      body: body.toString("utf8"),
+      outcome: "dropped",
+    };
+    requests.push(entry);
+    const drop = entry.payment !== undefined && !dropped;
+    if (drop) dropped = true;
+    const forwarded = httpRequest(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+      },
+      async (answer) => {
+        const data = await readBody(answer);
+        if (drop) {
+          if (mode === "after-answer") req.socket.destroy();
+          return;
+        }
+        entry.outcome = answer.statusCode ?? 0;
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        res.end(data);
+      },
+    );
+    forwarded.on("error", () => req.socket.destroy());
+    forwarded.end(body);
+    if (drop && mode === "while-running") req.socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function readBody(stream: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
