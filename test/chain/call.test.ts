@@ -17,7 +17,7 @@ import {
 import { PAYEE } from "./accounts.js";
 import { localChain } from "./anvil.js";
 import { dropProxy } from "./call-proxy.js";
-import { BASE_SEPOLIA_USDC, deployUsdc, mintUsdc, usdcBalance } from "./usdc.js";
+import { BASE_SEPOLIA_USDC, mintUsdc, usdcBalance, ensureBaseSepoliaUsdc } from "./usdc.js";
 
 const { rpcUrl, chainId, facilitatorUrl } = inject("chain");
 const client = createPublicClient({
@@ -27,13 +27,6 @@ const client = createPublicClient({
 });
 const PRICE = 10_000n; // echo's price: 0.01 USDC
 const balance = (address: Hex) => usdcBalance(rpcUrl, BASE_SEPOLIA_USDC, address);
-
-/** Places Circle's USDC at Base Sepolia's USDC address, once per chain (the chain is shared by the run). */
-async function ensureBaseSepoliaUsdc(): Promise<void> {
-  const code = await client.getCode({ address: BASE_SEPOLIA_USDC });
-  if (code && code !== "0x") return;
-  await deployUsdc(rpcUrl, { name: "USDC", version: "2", at: BASE_SEPOLIA_USDC });
-}
 
 /** A new payer key holding `usdc` atomic units (the facilitator pays the gas). */
 async function fundedPayer(usdc: bigint): Promise<{ key: Hex; address: Hex }> {
@@ -61,7 +54,7 @@ beforeAll(async () => {
     reject: false,
     cwd: join(import.meta.dirname, "../.."),
   });
-  await ensureBaseSepoliaUsdc();
+  await ensureBaseSepoliaUsdc(rpcUrl);
   agent = callAgent({ slowMs: 3000 });
   server = await startCounted(agent, { devMode: false, payment });
 });

@@ -19,7 +19,7 @@ import { capability, captureLogger, listen, type Running } from "../runtime/help
 import type { AgentDefinition } from "../../templates/runtime/types.js";
 import { PAYEE } from "./accounts.js";
 import { localChain } from "./anvil.js";
-import { BASE_SEPOLIA_USDC, deployUsdc, mintUsdc, usdcBalance } from "./usdc.js";
+import { BASE_SEPOLIA_USDC, mintUsdc, usdcBalance, ensureBaseSepoliaUsdc } from "./usdc.js";
 
 const { rpcUrl, chainId, asset: localUsdc, facilitatorUrl } = inject("chain");
 const chain = createPublicClient({
@@ -28,13 +28,6 @@ const chain = createPublicClient({
   pollingInterval: 20,
 });
 const PRICE = 10_000n; // 0.01 USDC
-
-/** Places Circle's USDC at Base Sepolia's USDC address, once per chain (the chain is shared by the run). */
-async function ensureBaseSepoliaUsdc(): Promise<void> {
-  const code = await chain.getCode({ address: BASE_SEPOLIA_USDC });
-  if (code && code !== "0x") return;
-  await deployUsdc(rpcUrl, { name: "USDC", version: "2", at: BASE_SEPOLIA_USDC });
-}
 
 /** A new payer key holding 1 USDC of `token` (the facilitator pays the gas). */
 async function fundedPayer(token: Hex = BASE_SEPOLIA_USDC): Promise<{ key: Hex; address: Hex }> {
@@ -107,7 +100,7 @@ const balance = (address: Hex, token: Hex = BASE_SEPOLIA_USDC) =>
 
 beforeAll(async () => {
   await buildCli();
-  await ensureBaseSepoliaUsdc();
+  await ensureBaseSepoliaUsdc(rpcUrl);
   server = await startServer(BASE_SEPOLIA_USDC);
   localServer = await startServer(localUsdc);
   const temp = await makeTemp("client-chain");

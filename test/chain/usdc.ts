@@ -153,6 +153,18 @@ async function moveCode(
 }
 
 /** Mints `amount` atomic units (6 decimals) to `to`; the deployer is the minter. */
+/**
+ * Circle's USDC at Base Sepolia's real USDC address, deployed once per chain (the chain is shared by the
+ * whole run): the official x402 client pays only USDC contracts it knows, so a caller test needs this one.
+ */
+export async function ensureBaseSepoliaUsdc(rpcUrl: string): Promise<typeof BASE_SEPOLIA_USDC> {
+  const { publicClient } = await clients(rpcUrl);
+  const code = await publicClient.getCode({ address: BASE_SEPOLIA_USDC });
+  if (!code || code === "0x")
+    await deployUsdc(rpcUrl, { name: "USDC", version: "2", at: BASE_SEPOLIA_USDC });
+  return BASE_SEPOLIA_USDC;
+}
+
 export async function mintUsdc(
   rpcUrl: string,
   asset: Address,

@@ -13,7 +13,7 @@ import { createPublicClient, http, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { localChain } from "../chain/anvil.js";
-import { BASE_SEPOLIA_USDC, deployUsdc, mintUsdc, usdcBalance } from "../chain/usdc.js";
+import { BASE_SEPOLIA_USDC, mintUsdc, usdcBalance, ensureBaseSepoliaUsdc } from "../chain/usdc.js";
 import { startServer, copyProject } from "./helpers.js";
 
 const shared = inject("projectDir");
@@ -81,13 +81,6 @@ function splitEnv(line: string): { env: Record<string, string>; command: string 
     env[word.slice(0, eq)] = word.slice(eq + 1);
   }
   return { env, command: words.join(" ") };
-}
-
-/** Places Circle's USDC at Base Sepolia's USDC address, once per chain (the chain is shared by the whole run). */
-async function ensureBaseSepoliaUsdc(): Promise<void> {
-  const code = await publicClient.getCode({ address: BASE_SEPOLIA_USDC });
-  if (code && code !== "0x") return;
-  await deployUsdc(chain.rpcUrl, { name: "USDC", version: "2", at: BASE_SEPOLIA_USDC });
 }
 
 /** A minimal environment, as a user's shell has: no npm_* or vitest variables leaking in. */
@@ -181,7 +174,7 @@ describe("the generated README's first paid job on Base Sepolia, on anvil", () =
     expect(keyMatch![2]).toBe(payer);
 
     // Step 3, the faucet: USDC only, at Base Sepolia's USDC address. No ETH: the facilitator pays the gas.
-    await ensureBaseSepoliaUsdc();
+    await ensureBaseSepoliaUsdc(chain.rpcUrl);
     await mintUsdc(chain.rpcUrl, BASE_SEPOLIA_USDC, payer, 1_000_000n);
     expect(await publicClient.getBalance({ address: payer })).toBe(0n);
 
