@@ -4,10 +4,10 @@
  * joined with the fixed part (templates/client/*.ts, real TypeScript type-checked in this repo): their
  * imports are merged at the top, then the whole file is formatted. Pure: the caller reads the templates.
  */
-import { compile } from "json-schema-to-typescript";
 import { formatFile } from "../generate/format.js";
 import { handlerFunctionName } from "../generate/names.js";
-import { type JsonSchema, toIdentifier } from "../manifest/index.js";
+import { toInterface } from "../generate/types.js";
+import { toIdentifier } from "../manifest/index.js";
 import { callerDependencies, dependencies } from "../versions.js";
 import type { ServiceCapability, ServiceDescription } from "./service.js";
 
@@ -91,8 +91,9 @@ export async function generateClient(
   const fixed = options.templates.map((template) => splitImports(template));
   const types: string[] = [];
   for (const { capability, typeName } of methods) {
-    types.push(await toInterface(capability.inputSchema, `${typeName}Input`));
-    types.push(await toInterface(capability.outputSchema, `${typeName}Output`));
+    // Plain arrays, not a union of tuples up to maxItems: a caller passes a string[] it built.
+    types.push(await toInterface(capability.inputSchema, `${typeName}Input`, { maxItems: -1 }));
+    types.push(await toInterface(capability.outputSchema, `${typeName}Output`, { maxItems: -1 }));
   }
   const generated = [types.join("\n"), serviceData(service), clientCode(service, methods)].join(
     "\n\n",
@@ -125,21 +126,6 @@ function header(
     `//   const agent = createAgentClient({ ${baseUrl}maxPrice: "0.10" }); // pays with the key in X402_PAYER_KEY`,
     `//   const { output } = await agent.${methods[0]!.method}(input);`,
   ].join("\n");
-}
-
-async function toInterface(schema: JsonSchema, name: string): Promise<string> {
-  // The title fixes the interface name; json-schema-to-typescript would otherwise derive one from any title.
-  const code = await compile({ ...schema, title: name }, name, {
-    bannerComment: "",
-    format: false,
-    declareExternallyReferenced: true,
-    strictIndexSignatures: true,
-    unknownAny: true,
-    // Plain arrays, not a union of tuples up to maxItems: a caller passes a string[] it built.
-    maxItems: -1,
-  });
-  // It also "normalizes" names ("Capability2faInput" -> "Capability2FaInput"): keep the one the methods use.
-  return code.replace(/^(export (?:interface|type) )[A-Za-z_$][\w$]*/m, (_, head) => head + name);
 }
 
 /** The declared prices, kept as data: the client refuses to pay more than these. */

@@ -18,15 +18,26 @@ export async function generateTypes(model: AgentModel): Promise<string> {
   return parts.join("\n");
 }
 
-async function toInterface(schema: JsonSchema, name: string): Promise<string> {
+/**
+ * One exported interface named `name` for `schema`. `maxItems: -1` types bounded arrays as plain arrays
+ * (the default is a union of tuples up to maxItems).
+ */
+export async function toInterface(
+  schema: JsonSchema,
+  name: string,
+  options: { maxItems?: number } = {},
+): Promise<string> {
   // The title fixes the interface name; json-schema-to-typescript would otherwise derive one from any title.
-  return compile({ ...schema, title: name }, name, {
+  const code = await compile({ ...schema, title: name }, name, {
     bannerComment: "",
     format: false,
     declareExternallyReferenced: true,
     strictIndexSignatures: true,
     unknownAny: true,
+    ...options,
   });
+  // It also "normalizes" the name ("Get2faInput" -> "Get2FaInput"): keep the one the registry imports.
+  return code.replace(/^(export (?:interface|type) )[A-Za-z_$][\w$]*/m, (_, head) => head + name);
 }
 
 /**
