@@ -164,10 +164,55 @@ export function x402InstallCommand(): string {
   return `npm install --no-save ${packages.join(" ")}`;
 }
 
+/**
+ * What create-agent uses of the official x402 client (@x402/fetch, @x402/evm, viem), typed here rather
+ * than imported: the light install builds create-agent without those packages. test/cli/call-x402-types.test.ts
+ * checks that the real packages still fit these shapes.
+ */
+export interface X402Requirement {
+  network: string;
+  amount?: string;
+  maxAmountRequired?: string;
+}
+
+type CreationHookResult = void | { abort: true; reason: string };
+
+export interface X402Client {
+  setSpendControls(controls: { maxAmountPerPayment: false }): unknown;
+  onBeforePaymentCreation(
+    hook: (context: { selectedRequirements: X402Requirement }) => Promise<CreationHookResult>,
+  ): unknown;
+  onAfterPaymentCreation(
+    hook: (context: {
+      selectedRequirements: X402Requirement;
+      paymentPayload: { payload: Record<string, unknown> };
+    }) => Promise<void>,
+  ): unknown;
+}
+
 export interface X402Modules {
-  fetch: typeof import("@x402/fetch");
-  evm: typeof import("@x402/evm/exact/client");
-  accounts: typeof import("viem/accounts");
+  fetch: {
+    x402Client: new () => X402Client;
+    wrapFetchWithPayment(
+      fetch: typeof globalThis.fetch,
+      client: X402Client,
+    ): typeof globalThis.fetch;
+  };
+  evm: {
+    registerExactEvmScheme(
+      client: X402Client,
+      config: {
+        signer: X402Signer;
+        policies?: Array<(version: number, requirements: X402Requirement[]) => X402Requirement[]>;
+      },
+    ): unknown;
+  };
+  accounts: { privateKeyToAccount(key: `0x${string}`): X402Signer };
+}
+
+/** A viem local account, as the x402 client signs with it. */
+export interface X402Signer {
+  address: `0x${string}`;
 }
 
 /** Loads the official x402 client, or says exactly how to install it (before anything is signed). */

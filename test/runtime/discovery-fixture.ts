@@ -8,6 +8,7 @@ import type {
   JsonObject,
 } from "../../templates/runtime/discovery/data.js";
 import type { AgentDefinition } from "../../templates/runtime/types.js";
+import { ECHO_INPUT_SCHEMA } from "./helpers.js";
 
 const textOutput = {
   type: "object",
@@ -16,26 +17,7 @@ const textOutput = {
   properties: { text: { type: "string" } },
 };
 
-/** makeAgent()'s echo input schema (shared by cheap, bad_output and throws). */
-const echoInput = {
-  type: "object",
-  additionalProperties: false,
-  required: ["text"],
-  properties: {
-    text: {
-      type: "string",
-      description: "what to echo",
-      minLength: 1,
-      maxLength: 100,
-      examples: ["hi"],
-    },
-    times: { type: "integer", minimum: 1, maximum: 5, default: 1 },
-    mode: { type: "string", enum: ["fast", "slow"], default: "fast" },
-    tags: { type: "array", items: { type: "string" }, maxItems: 3 },
-    email: { type: "string", format: "email" },
-    code: { type: "string", pattern: "^[A-Z]{3}$" },
-  },
-};
+const echoInput = ECHO_INPUT_SCHEMA;
 
 const slowInput = {
   type: "object",

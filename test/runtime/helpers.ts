@@ -108,6 +108,27 @@ export interface TestAgent extends AgentDefinition {
   aborted: Promise<unknown>;
 }
 
+/** makeAgent()'s echo input schema (also cheap, bad_output and throws). */
+export const ECHO_INPUT_SCHEMA = {
+  type: "object",
+  additionalProperties: false,
+  required: ["text"],
+  properties: {
+    text: {
+      type: "string",
+      description: "what to echo",
+      minLength: 1,
+      maxLength: 100,
+      examples: ["hi"],
+    },
+    times: { type: "integer", minimum: 1, maximum: 5, default: 1 },
+    mode: { type: "string", enum: ["fast", "slow"], default: "fast" },
+    tags: { type: "array", items: { type: "string" }, maxItems: 3 },
+    email: { type: "string", format: "email" },
+    code: { type: "string", pattern: "^[A-Z]{3}$" },
+  },
+};
+
 /**
  * echo (0.01 USDC): repeats text; exercises coercion, defaults, enum, arrays, formats.
  * cheap (0.001 USDC): same input, cheaper.
@@ -125,25 +146,6 @@ export function makeAgent(): TestAgent {
     seen[name] = { input, ctx };
   };
 
-  const echoInput = {
-    type: "object",
-    additionalProperties: false,
-    required: ["text"],
-    properties: {
-      text: {
-        type: "string",
-        description: "what to echo",
-        minLength: 1,
-        maxLength: 100,
-        examples: ["hi"],
-      },
-      times: { type: "integer", minimum: 1, maximum: 5, default: 1 },
-      mode: { type: "string", enum: ["fast", "slow"], default: "fast" },
-      tags: { type: "array", items: { type: "string" }, maxItems: 3 },
-      email: { type: "string", format: "email" },
-      code: { type: "string", pattern: "^[A-Z]{3}$" },
-    },
-  };
   const echo = async (input: any, ctx: any) => {
     track("echo", input, ctx);
     return { text: String(input.text).repeat(input.times) };
@@ -164,8 +166,8 @@ export function makeAgent(): TestAgent {
     seen,
     aborted,
     capabilities: {
-      echo: capability("echo", "10000", echoInput, textOutput, echo),
-      cheap: capability("cheap", "1000", echoInput, textOutput, async (input, ctx) => {
+      echo: capability("echo", "10000", ECHO_INPUT_SCHEMA, textOutput, echo),
+      cheap: capability("cheap", "1000", ECHO_INPUT_SCHEMA, textOutput, async (input, ctx) => {
         track("cheap", input, ctx);
         return { text: input.text };
       }),
@@ -181,11 +183,17 @@ export function makeAgent(): TestAgent {
             });
         });
       }),
-      bad_output: capability("bad_output", "10000", echoInput, textOutput, async (input, ctx) => {
-        track("bad_output", input, ctx);
-        return { text: input.text, secret: "extra" };
-      }),
-      throws: capability("throws", "10000", echoInput, textOutput, async (input, ctx) => {
+      bad_output: capability(
+        "bad_output",
+        "10000",
+        ECHO_INPUT_SCHEMA,
+        textOutput,
+        async (input, ctx) => {
+          track("bad_output", input, ctx);
+          return { text: input.text, secret: "extra" };
+        },
+      ),
+      throws: capability("throws", "10000", ECHO_INPUT_SCHEMA, textOutput, async (input, ctx) => {
         track("throws", input, ctx);
         switch (input.text) {
           case "validation":
