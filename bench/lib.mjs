@@ -60,7 +60,7 @@ export async function pairs({ ours, peer, runs = Number(process.env.RUNS ?? 9), 
   for (let i = 0; i < warmup + runs; i++) {
     const order = i % 2 === 0 ? ["ours", "peer"] : ["peer", "ours"];
     const round = {};
-    for (const side of order) round[side] = await (side === "ours" ? ours() : peer())(i);
+    for (const side of order) round[side] = await (side === "ours" ? ours : peer)(i);
     if (i < warmup) continue;
     result.ours.push(round.ours);
     result.peer.push(round.peer);
