@@ -4,8 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { CliError } from "./errors.js";
-import { projectRoot } from "./generate.js";
-import { watchManifest } from "./watch.js";
+import { projectRoot } from "./project-root.js";
 
 /**
  * `create-agent dev` (the project's `npm run dev`): the server in dev mode under `tsx watch`, plus
@@ -29,6 +28,8 @@ export async function dev(options: { cwd?: string }): Promise<number> {
   const watching = new AbortController();
   void exited.then(() => watching.abort());
 
+  // Loaded once the server is starting: the generators take a moment to load, and tsx need not wait for them.
+  const { watchManifest } = await import("./watch.js");
   const watchCode = await watchManifest(root, { signal: watching.signal });
   if (server.exitCode === null && server.signalCode === null) server.kill("SIGTERM");
   const [serverCode] = await exited;

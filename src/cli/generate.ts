@@ -1,25 +1,15 @@
-import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { GENERATED_DIR, generateCode } from "../generate/index.js";
 import { loadManifest } from "../manifest/index.js";
-import { type ApplyReport, applyFiles } from "../write/apply.js";
-import { CliError } from "./errors.js";
+import { type ApplyReport, applyFiles, projectFileExists } from "../write/apply.js";
 import { projectScript } from "./hint.js";
+import { projectRoot } from "./project-root.js";
+
+export { projectRoot } from "./project-root.js";
 
 export interface GenerateOptions {
   check?: boolean;
   cwd?: string;
-}
-
-/** The project folder a command works on: --cwd, else the current folder; it must hold agent.json. */
-export function projectRoot(cwd: string | undefined): string {
-  const root = resolve(cwd ?? ".");
-  if (!existsSync(join(root, "agent.json"))) {
-    throw new CliError(
-      `no agent.json in ${root}: run this inside a project made by create-agent, or pass --cwd <project folder>`,
-    );
-  }
-  return root;
 }
 
 /**
@@ -32,7 +22,8 @@ export async function regenerate(
   check = false,
 ): Promise<{ report: ApplyReport; warnings: string[] }> {
   const model = await loadManifest(join(root, "agent.json"), "agent.json");
-  const { files, warnings } = await generateCode(model);
+  // Handler stubs are written only when missing: existing ones are not even built.
+  const { files, warnings } = await generateCode(model, { existing: projectFileExists(root) });
   const report = await applyFiles(root, files, { check, prune: GENERATED_DIR });
   return { report, warnings };
 }

@@ -1,15 +1,14 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
-import { ManifestError } from "../manifest/index.js";
-import { PACKAGE_MANAGERS } from "../scaffold/install.js";
-import { addCapability, removeCapability } from "./capability.js";
-import { client } from "./client.js";
-import { CALL_HELP_AFTER, callCommand } from "./call.js";
-import { create } from "./create.js";
-import { dev } from "./dev.js";
+import { PACKAGE_MANAGERS } from "../generate/package-manager.js";
+import { ManifestError } from "../manifest/errors.js";
+import { CALL_HELP_AFTER } from "./call-help.js";
 import { CliError } from "./errors.js";
-import { generate, projectRoot } from "./generate.js";
-import { watchManifest } from "./watch.js";
+import { projectRoot } from "./project-root.js";
+
+// Start-up: this module loads only commander and a few dependency-free modules. Each command's
+// implementation is imported inside its action, so `create-agent generate` never loads the scaffolding
+// code, `call` never loads the generators, and `--help` or a usage error loads none of them.
 
 /** This package's version, from its package.json (two levels above src/cli and dist/cli alike). */
 const VERSION: string = JSON.parse(
@@ -55,6 +54,7 @@ export async function main(argv: string[]): Promise<number> {
       ),
     )
     .action(async (directory: string | undefined, options) => {
+      const { create } = await import("./create.js");
       code = await create(directory, options);
     });
 
@@ -67,9 +67,14 @@ export async function main(argv: string[]): Promise<number> {
     .action(async (options) => {
       if (options.check && options.watch)
         throw new CliError("--check and --watch cannot be used together");
-      code = options.watch
-        ? await watchManifest(projectRoot(options.cwd))
-        : await generate(options);
+      if (options.watch) {
+        const root = projectRoot(options.cwd);
+        const { watchManifest } = await import("./watch.js");
+        code = await watchManifest(root);
+      } else {
+        const { generate } = await import("./generate.js");
+        code = await generate(options);
+      }
     });
 
   program
@@ -79,6 +84,7 @@ export async function main(argv: string[]): Promise<number> {
     )
     .option("--cwd <dir>", "the project folder (default: the current folder)")
     .action(async (options) => {
+      const { dev } = await import("./dev.js");
       code = await dev(options);
     });
 
@@ -103,6 +109,7 @@ export async function main(argv: string[]): Promise<number> {
     )
     .option("--cwd <dir>", "the project folder (default: the current folder)")
     .action(async (name: string, options) => {
+      const { addCapability } = await import("./capability.js");
       code = await addCapability(name, options);
     });
 
@@ -114,6 +121,7 @@ export async function main(argv: string[]): Promise<number> {
     .argument("<name>", "capability name")
     .option("--cwd <dir>", "the project folder (default: the current folder)")
     .action(async (name: string, options) => {
+      const { removeCapability } = await import("./capability.js");
       code = await removeCapability(name, options);
     });
 
@@ -141,6 +149,7 @@ export async function main(argv: string[]): Promise<number> {
     .option("--deadline-seconds <n>", "seconds the service has to finish the job (default: 300)")
     .addHelpText("after", CALL_HELP_AFTER)
     .action(async (first: string, second: string | undefined, options) => {
+      const { callCommand } = await import("./call.js");
       code = await callCommand(first, second, { input: [], ...options });
     });
 
@@ -153,6 +162,7 @@ export async function main(argv: string[]): Promise<number> {
     .requiredOption("-o, --output <file.ts>", "the TypeScript file to write")
     .option("-f, --force", "replace the file even if create-agent client did not write it")
     .action(async (source: string, options) => {
+      const { client } = await import("./client.js");
       code = await client(source, options);
     });
 

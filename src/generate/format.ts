@@ -2,7 +2,9 @@ import { format } from "prettier";
 
 /**
  * Formats generated text with fixed options. Never reads a prettier config from disk, so the output is the
- * same byte for byte on every machine, whatever the user's project or home directory contains.
+ * same byte for byte on every machine, whatever the user's project or home directory contains. `generate`
+ * writes its files already formatted (print/) and loads this module only for text print/ cannot lay out
+ * exactly (wide characters); the client generator formats with it.
  */
 const OPTIONS = {
   printWidth: 100,

@@ -3,14 +3,13 @@ import { fileURLToPath } from "node:url";
 import type { AgentModel } from "../manifest/model.js";
 import { GENERATED_DIR, type GeneratedFile } from "./file-set.js";
 import { generateDiscovery } from "./discovery.js";
-import { formatFile } from "./format.js";
-import { generateHandlerStub, handlerPath } from "./handlers.js";
+import { generateHandlerStub, handlerPath, handlerStubProblems } from "./handlers.js";
+import { capabilitySamples } from "./openapi.js";
 import type { PackageManager } from "./package-manager.js";
-import { generatePackageJson, generateProjectFiles } from "./project.js";
+import { Unsupported } from "./print/doc.js";
 import { generateRegistry } from "./registry.js";
 import { generateSamples } from "./samples.js";
-import { packSelf } from "../scaffold/vendor.js";
-import { templateFolder } from "./templates.js";
+import type { SourceFile } from "./source-file.js";
 import { generateTypes } from "./types.js";
 import { generateValidators } from "./validators.js";
 
@@ -23,40 +22,73 @@ export interface Generation {
   warnings: string[];
 }
 
+export interface GenerateOptions {
+  /**
+   * Whether a project file already exists (path relative to the project root, e.g.
+   * "src/capabilities/summarize.ts"). Handler stubs are user-owned and only ever written when missing, so a
+   * stub whose file exists is neither built nor returned (its warnings still are). Without it every stub is
+   * built and returned.
+   */
+  existing?: (path: string) => boolean;
+}
+
 const MANIFEST_SCHEMA = fileURLToPath(new URL("../../schema/agent.schema.json", import.meta.url));
 
 /**
  * What `create-agent generate` owns: everything under src/generated/ (always rewritten), plus a handler stub
  * for every capability (written only when its file is missing). Pure: the same model gives the same bytes.
+ *
+ * Every file comes out already formatted as prettier (printWidth 100, trailing commas) formats it, without
+ * running prettier: print/ builds prettier's own layout (tests compare the two). Only text whose width
+ * the printer does not know exactly (wide characters such as CJK or emoji) falls back to prettier.
  */
-export async function generateCode(model: AgentModel): Promise<Generation> {
-  const warnings: string[] = [];
-  const samples = generateSamples(model);
-  warnings.push(...samples.problems);
-  const discovery = generateDiscovery(model);
-  // Its input samples are samples.ts's own, so their problems are already listed.
-  for (const problem of discovery.problems) if (!warnings.includes(problem)) warnings.push(problem);
-  const generated: Array<[string, string]> = [
-    [`${GENERATED_DIR}/types.ts`, await generateTypes(model)],
+export async function generateCode(
+  model: AgentModel,
+  options: GenerateOptions = {},
+): Promise<Generation> {
+  const computed = capabilitySamples(model);
+  // Input problems first, then output ones (samples.ts, then discovery.ts).
+  const warnings = [...computed.inputProblems, ...computed.outputProblems];
+  const discovery = generateDiscovery(model, computed);
+  const generated: Array<[string, SourceFile | string]> = [
+    [`${GENERATED_DIR}/types.ts`, generateTypes(model)],
     [`${GENERATED_DIR}/validators.ts`, generateValidators(model)],
     [`${GENERATED_DIR}/registry.ts`, generateRegistry(model)],
-    [`${GENERATED_DIR}/samples.ts`, samples.contents],
+    [`${GENERATED_DIR}/samples.ts`, generateSamples(model, computed.samples)],
     [`${GENERATED_DIR}/discovery.ts`, discovery.discoveryTs],
     [`${GENERATED_DIR}/openapi.json`, discovery.openapiJson],
     [`${GENERATED_DIR}/agent.schema.json`, readFileSync(MANIFEST_SCHEMA, "utf8")],
   ];
   const files: GeneratedFile[] = [];
-  for (const [path, contents] of generated) {
-    const formatted = path.endsWith(".ts") ? await formatFile(path, contents) : contents;
-    files.push({ path, contents: formatted, owner: "generated" });
+  for (const [path, file] of generated) {
+    const contents = typeof file === "string" ? file : await printFile(path, file);
+    files.push({ path, contents, owner: "generated" });
   }
   for (const capability of model.capabilities) {
+    const path = handlerPath(capability.name);
+    if (options.existing?.(path)) {
+      warnings.push(...handlerStubProblems(capability).map((p) => `${capability.name}: ${p}`));
+      continue;
+    }
     const stub = generateHandlerStub(capability);
     warnings.push(...stub.problems.map((p) => `${capability.name}: ${p}`));
-    const path = handlerPath(capability.name);
-    files.push({ path, contents: await formatFile(path, stub.contents), owner: "user" });
+    files.push({ path, contents: await printFile(path, stub), owner: "user" });
   }
   return { files, warnings };
+}
+
+/**
+ * A file's formatted text: printed directly, or, for text the printer cannot lay out exactly, its source
+ * formatted by prettier (loaded only then).
+ */
+export async function printFile(path: string, file: SourceFile): Promise<string> {
+  try {
+    return file.print();
+  } catch (error) {
+    if (!(error instanceof Unsupported)) throw error;
+    const { formatFile } = await import("./format.js");
+    return formatFile(path, file.source());
+  }
 }
 
 /**
@@ -69,7 +101,11 @@ export async function generateProject(
   manifestText: string,
   options: { packageManager?: PackageManager } = {},
 ): Promise<Generation> {
-  const code = await generateCode(model);
+  const [code, { packSelf }, { generatePackageJson, generateProjectFiles }] = await Promise.all([
+    generateCode(model),
+    import("../scaffold/vendor.js"),
+    import("./project.js"),
+  ]);
   const generator = await packSelf();
   const files: GeneratedFile[] = [{ path: "agent.json", contents: manifestText, owner: "user" }];
   files.push({
@@ -82,14 +118,19 @@ export async function generateProject(
   // cost most of the scaffolding time, for the same bytes).
   for (const file of generateProjectFiles(model, options.packageManager))
     files.push({ ...file, owner: "user" });
-  for (const file of runtimeFiles()) files.push(file);
+  for (const file of await runtimeFiles()) files.push(file);
   files.push(...code.files);
   return { files, warnings: code.warnings };
 }
 
 /** Every .ts file under templates/runtime (subfolders too), copied verbatim into src/runtime/ (they are tested in this repo). */
-function runtimeFiles(): GeneratedFile[] {
+async function runtimeFiles(): Promise<GeneratedFile[]> {
+  const { templateFolder } = await import("./templates.js");
   return templateFolder("runtime")
     .filter((t) => t.path.endsWith(".ts") && !t.path.endsWith(".test.ts"))
-    .map((t) => ({ path: `src/runtime/${t.path}`, contents: t.render({}), owner: "user" as const }));
+    .map((t) => ({
+      path: `src/runtime/${t.path}`,
+      contents: t.render({}),
+      owner: "user" as const,
+    }));
 }

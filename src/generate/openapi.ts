@@ -63,24 +63,30 @@ export interface CapabilitySamples {
 
 /**
  * The example input (the same minimal sample as src/generated/samples.ts) and a complete example output of
- * every capability, with the sampler's problems (a schema it cannot satisfy: give that field `examples`).
- * checkedSample compiles each schema once; Ajv caches compiled schemas by object, so the input schemas
- * samples.ts already compiled cost no second compile.
+ * every capability, with the sampler's problems (a schema it cannot satisfy: give that field `examples`):
+ * all of them in capability order, and the input and the output ones apart.
  */
 export function capabilitySamples(model: AgentModel): {
   samples: Map<string, CapabilitySamples>;
   problems: string[];
+  inputProblems: string[];
+  outputProblems: string[];
 } {
   const samples = new Map<string, CapabilitySamples>();
   const problems: string[] = [];
+  const inputProblems: string[] = [];
+  const outputProblems: string[] = [];
   for (const c of model.capabilities) {
     const input = checkedSample(c.inputSchema, true);
     const output = checkedSample(c.outputSchema, false);
-    problems.push(...input.problems.map((p) => `${c.name}: sample input ${p}`));
-    problems.push(...output.problems.map((p) => `${c.name}: sample output ${p}`));
+    const inputs = input.problems.map((p) => `${c.name}: sample input ${p}`);
+    const outputs = output.problems.map((p) => `${c.name}: sample output ${p}`);
+    problems.push(...inputs, ...outputs);
+    inputProblems.push(...inputs);
+    outputProblems.push(...outputs);
     samples.set(c.name, { input: asObject(input.value), output: asObject(output.value) });
   }
-  return { samples, problems };
+  return { samples, problems, inputProblems, outputProblems };
 }
 
 function asObject(value: unknown): Json {

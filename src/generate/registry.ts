@@ -1,6 +1,8 @@
 import type { AgentModel } from "../manifest/model.js";
 import { GENERATED_HEADER } from "./header.js";
 import { propertyKey } from "./names.js";
+import type { SourceFile } from "./source-file.js";
+import { Code, expandedObjectText, importText, stringLiteral } from "./print/js.js";
 
 /**
  * The capability registry the server runs: each capability's declaration (what GET /about shows), price in
@@ -8,49 +10,105 @@ import { propertyKey } from "./names.js";
  * examples). Typing each entry as Capability<XInput, XOutput> makes `npm run typecheck` fail when a handler no
  * longer matches agent.json.
  */
-export function generateRegistry(model: AgentModel): string {
-  const lines = [
-    GENERATED_HEADER,
-    `import type { AgentDefinition, Capability } from "../runtime/types.js";`,
-    `import { discovery } from "./discovery.js";`,
-  ];
-  if (model.capabilities.length) {
-    const types = model.capabilities.flatMap((c) => [`${c.typeName}Input`, `${c.typeName}Output`]);
-    const validators = model.capabilities.flatMap((c) => [
-      `validate${c.typeName}Input`,
-      `validate${c.typeName}Output`,
-    ]);
-    lines.push(`import type { ${types.join(", ")} } from "./types.js";`);
-    lines.push(`import { ${validators.join(", ")} } from "./validators.js";`);
-  }
-  for (const c of model.capabilities) {
-    lines.push(`import ${c.identifier}Handler from "../capabilities/${c.name}.js";`);
-  }
-  lines.push("");
-  for (const c of model.capabilities) {
-    lines.push(
-      `const ${c.identifier}Capability: Capability<${c.typeName}Input, ${c.typeName}Output> = {`,
-      `  name: ${JSON.stringify(c.name)},`,
-      `  declaration: ${JSON.stringify(c.declaration)},`,
-      `  priceAtomic: ${JSON.stringify(c.priceAtomic)},`,
-      `  validateInput: validate${c.typeName}Input,`,
-      `  validateOutput: validate${c.typeName}Output,`,
-      `  handler: ${c.identifier}Handler,`,
-      `};`,
-      "",
-    );
-  }
-  const entries = model.capabilities.map(
-    (c) => `${propertyKey(c.name)}: ${c.identifier}Capability`,
-  );
-  lines.push(
-    `export const agent: AgentDefinition = {`,
-    `  name: ${JSON.stringify(model.name)},`,
-    `  version: ${JSON.stringify(model.version)},`,
-    `  description: ${JSON.stringify(model.description)},`,
-    `  capabilities: { ${entries.join(", ")} },`,
-    `  discovery,`,
-    `};`,
-  );
-  return lines.join("\n");
+export function generateRegistry(model: AgentModel): SourceFile {
+  const types = model.capabilities.flatMap((c) => [`${c.typeName}Input`, `${c.typeName}Output`]);
+  const validators = model.capabilities.flatMap((c) => [
+    `validate${c.typeName}Input`,
+    `validate${c.typeName}Output`,
+  ]);
+  return {
+    source: () => {
+      const lines = [
+        GENERATED_HEADER,
+        `import type { AgentDefinition, Capability } from "../runtime/types.js";`,
+        `import { discovery } from "./discovery.js";`,
+      ];
+      if (model.capabilities.length) {
+        lines.push(`import type { ${types.join(", ")} } from "./types.js";`);
+        lines.push(`import { ${validators.join(", ")} } from "./validators.js";`);
+      }
+      for (const c of model.capabilities) {
+        lines.push(`import ${c.identifier}Handler from "../capabilities/${c.name}.js";`);
+      }
+      lines.push("");
+      for (const c of model.capabilities) {
+        lines.push(
+          `const ${c.identifier}Capability: Capability<${c.typeName}Input, ${c.typeName}Output> = {`,
+          `  name: ${JSON.stringify(c.name)},`,
+          `  declaration: ${JSON.stringify(c.declaration)},`,
+          `  priceAtomic: ${JSON.stringify(c.priceAtomic)},`,
+          `  validateInput: validate${c.typeName}Input,`,
+          `  validateOutput: validate${c.typeName}Output,`,
+          `  handler: ${c.identifier}Handler,`,
+          `};`,
+          "",
+        );
+      }
+      const entries = model.capabilities.map(
+        (c) => `${propertyKey(c.name)}: ${c.identifier}Capability`,
+      );
+      lines.push(
+        `export const agent: AgentDefinition = {`,
+        `  name: ${JSON.stringify(model.name)},`,
+        `  version: ${JSON.stringify(model.version)},`,
+        `  description: ${JSON.stringify(model.description)},`,
+        `  capabilities: { ${entries.join(", ")} },`,
+        `  discovery,`,
+        `};`,
+      );
+      return lines.join("\n");
+    },
+    print: () => {
+      const out = [
+        GENERATED_HEADER,
+        `import type { AgentDefinition, Capability } from "../runtime/types.js";`,
+        `import { discovery } from "./discovery.js";`,
+      ];
+      if (model.capabilities.length) {
+        out.push(
+          importText(types, "./types.js", true),
+          importText(validators, "./validators.js", false),
+        );
+      }
+      for (const c of model.capabilities) {
+        out.push(
+          `import ${c.identifier}Handler from ${stringLiteral(`../capabilities/${c.name}.js`)};`,
+        );
+      }
+      for (const c of model.capabilities) {
+        // The type arguments break when `const x: Capability<A, B> =` does not fit on a line.
+        const left = `const ${c.identifier}Capability: Capability<${c.typeName}Input, ${c.typeName}Output>`;
+        const head =
+          left.length + 2 <= 100
+            ? `${left} =`
+            : `const ${c.identifier}Capability: Capability<\n  ${c.typeName}Input,\n  ${c.typeName}Output\n> =`;
+        // The source writes each entry over several lines: prettier keeps the object expanded.
+        out.push(
+          "",
+          expandedObjectText(head, [
+            ["name", c.name],
+            ["declaration", c.declaration],
+            ["priceAtomic", c.priceAtomic],
+            ["validateInput", new Code(`validate${c.typeName}Input`)],
+            ["validateOutput", new Code(`validate${c.typeName}Output`)],
+            ["handler", new Code(`${c.identifier}Handler`)],
+          ]),
+        );
+      }
+      const capabilities = Object.fromEntries(
+        model.capabilities.map((c) => [c.name, new Code(`${c.identifier}Capability`)]),
+      );
+      out.push(
+        "",
+        expandedObjectText("export const agent: AgentDefinition =", [
+          ["name", model.name],
+          ["version", model.version],
+          ["description", model.description],
+          ["capabilities", capabilities],
+          ["discovery", new Code("discovery")],
+        ]),
+      );
+      return `${out.join("\n")}\n`;
+    },
+  };
 }

@@ -1,9 +1,7 @@
-import { Ajv } from "ajv";
-import addFormatsModule from "ajv-formats";
+import { createRequire } from "node:module";
+import type { Ajv } from "ajv";
+import { conforms } from "../manifest/conforms.js";
 import type { JsonSchema } from "../manifest/model.js";
-
-// ajv-formats is CommonJS; under NodeNext its default import is the module object.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 /** Values that satisfy common string formats. */
 const FORMAT_SAMPLES: Record<string, string> = {
@@ -122,10 +120,21 @@ function sampleNumber(schema: JsonSchema): number {
 
 let checker: Ajv | undefined;
 
-/** A sample checked against the schema with the same Ajv options projects use for outputs. */
+/**
+ * A sample checked against the schema with the same Ajv options projects use for outputs. Samples are
+ * usually valid by construction, which conforms() confirms without Ajv; Ajv (loaded only then) checks the
+ * others and words their problems.
+ */
 export function checkedSample(schema: JsonSchema, minimal: boolean): Sample {
-  checker ??= addFormats(new Ajv({ allErrors: true, strict: false }));
   const value = sampleValue(schema, minimal);
+  if (conforms(schema, value)) return { value, problems: [] };
+  if (checker === undefined) {
+    // CommonJS packages, required on demand so a run with valid samples never loads them.
+    const require = createRequire(import.meta.url);
+    const { Ajv: AjvClass } = require("ajv") as typeof import("ajv");
+    const addFormats = require("ajv-formats") as (ajv: Ajv) => Ajv;
+    checker = addFormats(new AjvClass({ allErrors: true, strict: false }));
+  }
   const validate = checker.compile(schema);
   const ok = validate(value);
   const problems = ok

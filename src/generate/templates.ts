@@ -1,7 +1,23 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import Handlebars from "handlebars";
+
+type Template = (data: object) => string;
+
+/** Compiled templates by source text, so each is compiled once per process. */
+const compiled = new Map<string, Template>();
+
+function compile(source: string): Template {
+  let template = compiled.get(source);
+  if (template === undefined) {
+    // Handlebars (CommonJS) is required on first use: commands that render no template never load it.
+    const Handlebars = createRequire(import.meta.url)("handlebars") as typeof import("handlebars");
+    template = Handlebars.compile(source, { noEscape: true, strict: true });
+    compiled.set(source, template);
+  }
+  return template;
+}
 
 /** templates/ in this package: two levels above this module both in src/generate and in dist/generate. */
 export const TEMPLATES_DIR = fileURLToPath(new URL("../../templates/", import.meta.url));
@@ -22,15 +38,8 @@ export function templateFolder(folder: string): TemplateFile[] {
     const name = rel.pop()!.replace(/^_/, ".");
     const path = [...rel, name.replace(/\.hbs$/, "")].join("/");
     if (!name.endsWith(".hbs")) return { path, render: () => source };
-    const template = Handlebars.compile(source, { noEscape: true, strict: true });
-    return { path, render: (data: object) => template(data) };
+    return { path, render: (data: object) => compile(source)(data) };
   });
-}
-
-/** One template file, rendered. */
-export function renderTemplate(file: string, data: object): string {
-  const source = readFileSync(join(TEMPLATES_DIR, file), "utf8");
-  return Handlebars.compile(source, { noEscape: true, strict: true })(data);
 }
 
 function listFiles(dir: string): string[] {

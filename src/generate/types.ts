@@ -1,43 +1,48 @@
-import { compile } from "json-schema-to-typescript";
 import type { AgentModel, JsonSchema } from "../manifest/model.js";
 import { GENERATED_HEADER } from "./header.js";
+import { printInterface } from "./print/ts.js";
+import type { SourceFile } from "./source-file.js";
+import { interfaceText, type TypeTextOptions } from "./type-text.js";
 
 /**
  * The input and output interfaces of every capability, e.g. SummarizeInput / SummarizeOutput.
  * Nested objects are inlined (only the two roots get names), so two capabilities can never collide.
+ * The text is json-schema-to-typescript's (type-text.ts writes it without that package), laid out as
+ * prettier would lay it out (print/ts.ts).
  */
-export async function generateTypes(model: AgentModel): Promise<string> {
-  const parts = [GENERATED_HEADER, ""];
-  for (const capability of model.capabilities) {
-    parts.push(`// ${capability.name}`);
-    parts.push(
-      await toInterface(handlerView(capability.inputSchema), `${capability.typeName}Input`),
-    );
-    parts.push(await toInterface(capability.outputSchema, `${capability.typeName}Output`));
-  }
-  return parts.join("\n");
+export function generateTypes(model: AgentModel): SourceFile {
+  const interfaces = model.capabilities.map((c) => ({
+    name: c.name,
+    input: interfaceText(handlerView(c.inputSchema), `${c.typeName}Input`),
+    output: interfaceText(c.outputSchema, `${c.typeName}Output`),
+  }));
+  return {
+    source: () => {
+      const parts = [GENERATED_HEADER, ""];
+      for (const i of interfaces) parts.push(`// ${i.name}`, i.input, i.output);
+      return parts.join("\n");
+    },
+    print: () => {
+      const out = [GENERATED_HEADER];
+      for (const i of interfaces) {
+        out.push("", `// ${i.name}`, printInterface(i.input), "", printInterface(i.output));
+      }
+      return `${out.join("\n")}\n`;
+    },
+  };
 }
 
 /**
- * One exported interface named `name` for `schema`. `maxItems: -1` types bounded arrays as plain arrays
- * (the default is a union of tuples up to maxItems).
+ * One exported interface named `name` for `schema`, exactly as json-schema-to-typescript 16 compiles it
+ * (unformatted, no banner). `maxItems: -1` types bounded arrays as plain arrays (the default is a union of
+ * tuples up to 20 items).
  */
 export async function toInterface(
   schema: JsonSchema,
   name: string,
-  options: { maxItems?: number } = {},
+  options: TypeTextOptions = {},
 ): Promise<string> {
-  // The title fixes the interface name; json-schema-to-typescript would otherwise derive one from any title.
-  const code = await compile({ ...schema, title: name }, name, {
-    bannerComment: "",
-    format: false,
-    declareExternallyReferenced: true,
-    strictIndexSignatures: true,
-    unknownAny: true,
-    ...options,
-  });
-  // It also "normalizes" the name ("Get2faInput" -> "Get2FaInput"): keep the one the registry imports.
-  return code.replace(/^(export (?:interface|type) )[A-Za-z_$][\w$]*/m, (_, head) => head + name);
+  return interfaceText(schema, name, options);
 }
 
 /**

@@ -1,5 +1,11 @@
-import { applyEdits, type FormattingOptions, modify } from "jsonc-parser";
+import { createRequire } from "node:module";
+import type { FormattingOptions } from "jsonc-parser";
 import type { CapabilityManifest } from "./model.js";
+
+/** jsonc-parser (CommonJS), required on first use: loading the manifest module does not load it. */
+function jsonc(): typeof import("jsonc-parser") {
+  return createRequire(import.meta.url)("jsonc-parser") as typeof import("jsonc-parser");
+}
 
 /**
  * Text edits of agent.json that keep everything else byte for byte: the user's indentation, key order,
@@ -8,6 +14,7 @@ import type { CapabilityManifest } from "./model.js";
 
 /** Adds a capability at the end of `capabilities`, indented like the rest of the file. */
 export function addCapabilityToText(text: string, name: string, entry: CapabilityManifest): string {
+  const { applyEdits, modify } = jsonc();
   return applyEdits(
     text,
     modify(text, ["capabilities", name], entry, { formattingOptions: detectFormatting(text) }),
@@ -16,6 +23,7 @@ export function addCapabilityToText(text: string, name: string, entry: Capabilit
 
 /** Removes a capability (and the comma that separated it). */
 export function removeCapabilityFromText(text: string, name: string): string {
+  const { applyEdits, modify } = jsonc();
   return applyEdits(
     text,
     modify(text, ["capabilities", name], undefined, { formattingOptions: detectFormatting(text) }),

@@ -2,9 +2,15 @@
  * Text -> syntax tree. agent.json is strict JSON: no comments, no trailing commas, no duplicate keys
  * (JSON.parse silently keeps the last duplicate, which hides mistakes).
  */
-import { getLocation, parseTree, printParseErrorCode, type ParseError } from "jsonc-parser";
+import { createRequire } from "node:module";
+import type { ParseError } from "jsonc-parser";
 import type { PathSegment } from "./errors.js";
 import type { Node, Source } from "./source.js";
+
+/** jsonc-parser (CommonJS), required only for text that is not strict JSON: valid files never load it. */
+function jsonc(): typeof import("jsonc-parser") {
+  return createRequire(import.meta.url)("jsonc-parser") as typeof import("jsonc-parser");
+}
 
 // Numeric values of jsonc-parser's ParseErrorCode (an ambient const enum, unusable under isolatedModules).
 const INVALID_SYMBOL = 1;
@@ -22,14 +28,20 @@ export function parseJsonText(source: Source): Node | undefined {
     source.report(0, [], 'the file is empty: expected a JSON object with "name", "version" and "capabilities"');
     return undefined;
   }
-  const errors: ParseError[] = [];
-  const root = parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
-  if (errors.length > 0) {
-    reportSyntaxErrors(source, errors);
-    return undefined;
+  let root: Node | undefined;
+  let duplicates = true;
+  if (isStrictJson(text)) ({ root, duplicates } = strictJsonTree(text));
+  else {
+    // Invalid JSON: jsonc-parser finds each error and where it is.
+    const errors: ParseError[] = [];
+    root = jsonc().parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+    if (errors.length > 0) {
+      reportSyntaxErrors(source, errors);
+      return undefined;
+    }
   }
   if (root === undefined) return undefined;
-  reportDuplicateKeys(source, root, []);
+  if (duplicates) reportDuplicateKeys(source, root, []);
   if (root.type !== "object") {
     source.report(root, [], `the top level must be a JSON object, found ${source.describe(root)}`);
     return undefined;
@@ -81,6 +93,7 @@ function describeSyntaxError(text: string, error: ParseError): { offset: number;
 
 /** "CloseBraceExpected" -> "close brace expected". */
 function codeAsWords(code: number): string {
+  const { printParseErrorCode } = jsonc();
   return printParseErrorCode(code as Parameters<typeof printParseErrorCode>[0])
     .replace(/([a-z])([A-Z])/g, "$1 $2")
     .toLowerCase();
@@ -93,14 +106,19 @@ function precedingNonSpace(text: string, offset: number): number | undefined {
 
 /** Best-effort path of the spot where parsing failed (the trailing "" jsonc uses for "a key is expected here" is dropped). */
 function locationPath(text: string, offset: number): PathSegment[] {
-  const path = [...getLocation(text, offset).path];
+  const path = [...jsonc().getLocation(text, offset).path];
   while (path.length > 0 && path[path.length - 1] === "") path.pop();
   return path;
 }
 
+/** `path` is the node's location, shared and restored as the walk goes (copied only for a report). */
 function reportDuplicateKeys(source: Source, node: Node, path: PathSegment[]): void {
   if (node.type === "array") {
-    (node.children ?? []).forEach((child, index) => reportDuplicateKeys(source, child, [...path, index]));
+    (node.children ?? []).forEach((child, index) => {
+      path.push(index);
+      reportDuplicateKeys(source, child, path);
+      path.pop();
+    });
     return;
   }
   if (node.type !== "object") return;
@@ -112,7 +130,11 @@ function reportDuplicateKeys(source: Source, node: Node, path: PathSegment[]): v
     const previous = first.get(key);
     if (previous === undefined) {
       first.set(key, keyNode);
-      if (value !== undefined) reportDuplicateKeys(source, value, [...path, key]);
+      if (value !== undefined) {
+        path.push(key);
+        reportDuplicateKeys(source, value, path);
+        path.pop();
+      }
     } else {
       const { line, column } = source.position(previous.offset);
       source.report(
@@ -122,4 +144,118 @@ function reportDuplicateKeys(source: Source, node: Node, path: PathSegment[]): v
       );
     }
   }
+}
+
+/** Whether `text` is strict JSON (JSON.parse accepts it). */
+function isStrictJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The syntax tree jsonc-parser's parseTree builds, for text already known to be strict JSON: the same
+ * nodes as far as the validators read them (type, offset, length, value, children; properties with
+ * [key, value] children; no parent links), built in one pass without jsonc-parser's general scanner, which handles what strict JSON
+ * never holds (comments, errors) and was most of the time spent reading a large agent.json. Also says
+ * whether some object repeats a key (then the caller reports where).
+ */
+type TreeNode = { -readonly [K in keyof Node]: Node[K] };
+
+export function strictJsonTree(text: string): { root: Node; duplicates: boolean } {
+  let i = 0;
+  let duplicates = false;
+  const space = () => {
+    for (;;) {
+      const c = text.charCodeAt(i);
+      if (c === 32 || c === 10 || c === 13 || c === 9) i++;
+      else return;
+    }
+  };
+  const string = (): TreeNode => {
+    const start = i;
+    let end = text.indexOf('"', i + 1);
+    for (;;) {
+      // A quote preceded by an odd number of backslashes is escaped.
+      let slashes = 0;
+      for (let j = end - 1; text.charCodeAt(j) === 92; j--) slashes++;
+      if (slashes % 2 === 0) break;
+      end = text.indexOf('"', end + 1);
+    }
+    i = end + 1;
+    const raw = text.slice(start, i);
+    const value = raw.includes("\\") ? (JSON.parse(raw) as string) : raw.slice(1, -1);
+    return { type: "string", offset: start, length: i - start, value };
+  };
+  const value = (): TreeNode => {
+    space();
+    const start = i;
+    const c = text.charCodeAt(i);
+    if (c === 123) {
+      const node: TreeNode = { type: "object", offset: start, length: 0, children: [] };
+      i++;
+      space();
+      if (text.charCodeAt(i) === 125) i++;
+      else {
+        // Keys seen in this object: a list while short, a set beyond.
+        const keys: string[] = [];
+        let seen: Set<string> | undefined;
+        for (;;) {
+          space();
+          const property: TreeNode = { type: "property", offset: i, length: 0, children: [] };
+          const key = string();
+          if (!duplicates) {
+            const name = key.value as string;
+            if (seen === undefined && keys.length >= 16) seen = new Set(keys);
+            if (seen ? seen.has(name) : keys.includes(name)) duplicates = true;
+            else if (seen) seen.add(name);
+            else keys.push(name);
+          }
+          space();
+          i++;
+          property.children!.push(key, value());
+          property.length = i - property.offset;
+          node.children!.push(property);
+          space();
+          if (text.charCodeAt(i++) === 125) break;
+        }
+      }
+      node.length = i - start;
+      return node;
+    }
+    if (c === 91) {
+      const node: TreeNode = { type: "array", offset: start, length: 0, children: [] };
+      i++;
+      space();
+      if (text.charCodeAt(i) === 93) i++;
+      else {
+        for (;;) {
+          node.children!.push(value());
+          space();
+          if (text.charCodeAt(i++) === 93) break;
+        }
+      }
+      node.length = i - start;
+      return node;
+    }
+    if (c === 34) return string();
+    if (c === 116) {
+      i += 4;
+      return { type: "boolean", offset: start, length: 4, value: true };
+    }
+    if (c === 102) {
+      i += 5;
+      return { type: "boolean", offset: start, length: 5, value: false };
+    }
+    if (c === 110) {
+      i += 4;
+      return { type: "null", offset: start, length: 4, value: null };
+    }
+    while (i < text.length && /[-+.0-9eE]/.test(text[i]!)) i++;
+    return { type: "number", offset: start, length: i - start, value: Number(text.slice(start, i)) };
+  };
+  return { root: value(), duplicates };
 }

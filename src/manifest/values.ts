@@ -1,9 +1,12 @@
 /**
  * Checks `default` and `examples` values with Ajv against the converted field schema: the same engine (and the
- * same formats) that validates real requests at runtime, so a default that passes here passes there.
+ * same formats) that validates real requests at runtime, so a default that passes here passes there. A value
+ * that conforms() (Ajv's semantics, without compiling a validator) needs no Ajv at all; Ajv is loaded and
+ * asked only about the others, and words the mismatch.
  */
-import { Ajv, type ErrorObject } from "ajv";
-import ajvFormats from "ajv-formats";
+import { createRequire } from "node:module";
+import type { Ajv, ErrorObject } from "ajv";
+import { conforms } from "./conforms.js";
 import type { PathSegment } from "./errors.js";
 import type { JsonSchema } from "./model.js";
 
@@ -11,10 +14,13 @@ let ajv: Ajv | undefined;
 
 function engine(): Ajv {
   if (ajv === undefined) {
+    // CommonJS packages, required on demand: manifests whose values all conform never load them.
+    const require = createRequire(import.meta.url);
+    const { Ajv: AjvClass } = require("ajv") as typeof import("ajv");
+    const addFormats = require("ajv-formats") as (ajv: Ajv) => Ajv;
     // allErrors off: one precise reason per bad value reads better than a cascade.
-    ajv = new Ajv({ allErrors: false, strict: true });
-    // ajv-formats is CommonJS: Node hands us module.exports, whose `.default` is the plugin itself.
-    ajvFormats.default(ajv);
+    ajv = new AjvClass({ allErrors: false, strict: true });
+    addFormats(ajv);
   }
   return ajv;
 }
@@ -27,6 +33,7 @@ export interface ValueMismatch {
 
 /** undefined when `value` matches `schema`. */
 export function checkValue(schema: JsonSchema, value: unknown): ValueMismatch | undefined {
+  if (conforms(schema, value)) return undefined;
   const ajv = engine();
   let validate;
   try {

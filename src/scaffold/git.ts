@@ -1,8 +1,10 @@
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { run } from "./install.js";
 
-export type GitResult = "committed" | "initialized" | "skipped: existing repository" | "skipped: git not available";
+export type GitResult =
+  "committed" | "initialized" | "skipped: existing repository" | "skipped: git not available";
 
 /**
  * Makes the project its own repository with a first commit. Leaves alone a folder that is already a
@@ -10,12 +12,31 @@ export type GitResult = "committed" | "initialized" | "skipped: existing reposit
  * files staged, but not committed.
  */
 export async function initGit(dir: string): Promise<GitResult> {
-  if (!(await run("git", ["--version"], dir, "ignore"))) return "skipped: git not available";
-  if (existsSync(join(dir, ".git")) || (await run("git", ["rev-parse", "--is-inside-work-tree"], dir, "ignore"))) {
-    return "skipped: existing repository";
-  }
+  if (existsSync(join(dir, ".git"))) return "skipped: existing repository";
+  // One git run both finds git (it cannot start without one) and asks whether dir is inside a repository.
+  const inside = await gitExit(["rev-parse", "--is-inside-work-tree"], dir);
+  if (inside === "missing") return "skipped: git not available";
+  if (inside === 0) return "skipped: existing repository";
   if (!(await run("git", ["init", "--quiet"], dir, "ignore"))) return "skipped: git not available";
   await run("git", ["add", "--all"], dir, "ignore");
-  const committed = await run("git", ["commit", "--quiet", "--message", "Initial commit from create-agent"], dir, "ignore");
+  const committed = await run(
+    "git",
+    ["commit", "--quiet", "--message", "Initial commit from create-agent"],
+    dir,
+    "ignore",
+  );
   return committed ? "committed" : "initialized";
+}
+
+/** git's exit code, or "missing" when git cannot start (not installed, not on PATH). */
+function gitExit(args: string[], cwd: string): Promise<number | "missing"> {
+  return new Promise((resolve) => {
+    const child = spawn("git", args, {
+      cwd,
+      stdio: "ignore",
+      shell: process.platform === "win32",
+    });
+    child.on("error", () => resolve("missing"));
+    child.on("close", (code) => resolve(code ?? 1));
+  });
 }

@@ -1,7 +1,8 @@
+import { mkdirSync, writeFileSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, readdir, rename, rm } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import type { GeneratedFile } from "../generate/file-set.js";
-import { applyFiles } from "../write/apply.js";
+import { pathInside } from "../write/apply.js";
 
 /**
  * Writes a new project without ever leaving half of one behind: every file goes into a staging folder beside
@@ -9,11 +10,15 @@ import { applyFiles } from "../write/apply.js";
  * With `overwrite`, files the project writes replace existing ones; other existing files are left alone.
  * A new project folder gets the permissions of any folder the user creates (mkdtemp makes it owner-only).
  */
-export async function writeProject(target: string, files: GeneratedFile[], overwrite: boolean): Promise<void> {
+export async function writeProject(
+  target: string,
+  files: GeneratedFile[],
+  overwrite: boolean,
+): Promise<void> {
   await mkdir(dirname(target), { recursive: true });
   const staging = await mkdtemp(join(dirname(target), `.${basename(target)}.staging-`));
   try {
-    await applyFiles(staging, files);
+    writeFresh(staging, files);
     const targetExists = await readdir(target).then(
       () => true,
       () => false,
@@ -32,6 +37,25 @@ export async function writeProject(target: string, files: GeneratedFile[], overw
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
+}
+
+/**
+ * Writes every file into `dir`, a folder this process just created and nothing else writes to: no temp
+ * file and rename per file (the staging folder as a whole is what is moved into place), no check for an
+ * existing file, each folder made once, and synchronous calls (for ~70 small files, measured: half the
+ * time and CPU of fs/promises, whose every write is an open, a write and a close through the thread pool).
+ */
+function writeFresh(dir: string, files: GeneratedFile[]): void {
+  const contents = new Map<string, string | Uint8Array>();
+  for (const file of files) {
+    const path = pathInside(dir, file.path);
+    // As applyFiles would: a path listed twice keeps its first user-owned file, its last generated one.
+    if (contents.has(path) && file.owner === "user") continue;
+    contents.set(path, file.contents);
+  }
+  const folders = new Set([...contents.keys()].map((path) => dirname(path)));
+  for (const folder of folders) mkdirSync(folder, { recursive: true });
+  for (const [path, bytes] of contents) writeFileSync(path, bytes);
 }
 
 /** For messages: a path relative to the current folder when that is shorter. */

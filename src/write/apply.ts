@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { readdir, readFile, rm } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { GeneratedFile } from "../generate/file-set.js";
@@ -32,7 +33,7 @@ export async function applyFiles(
 ): Promise<ApplyReport> {
   const report: ApplyReport = { written: [], unchanged: [], kept: [], removed: [] };
   for (const file of files) {
-    const target = inside(root, file.path);
+    const target = pathInside(root, file.path);
     const current = await readIfExists(target);
     if (current !== undefined && file.owner === "user") report.kept.push(file.path);
     else if (current?.equals(bytes(file.contents))) report.unchanged.push(file.path);
@@ -45,15 +46,23 @@ export async function applyFiles(
     const wanted = new Set(files.map((f) => f.path));
     for (const path of await listFiles(root, options.prune)) {
       if (wanted.has(path)) continue;
-      if (!options.check) await rm(inside(root, path));
+      if (!options.check) await rm(pathInside(root, path));
       report.removed.push(path);
     }
   }
   return report;
 }
 
+/**
+ * Whether a project file exists, as applyFiles sees it: a user-owned file that exists is kept, never
+ * rewritten, so a generator need not build it (generateCode's `existing` option).
+ */
+export function projectFileExists(root: string): (path: string) => boolean {
+  return (path) => existsSync(pathInside(root, path));
+}
+
 /** The absolute path of a project-relative path, refusing anything that would land outside the project. */
-function inside(root: string, path: string): string {
+export function pathInside(root: string, path: string): string {
   const target = resolve(root, path);
   const rel = relative(resolve(root), target);
   if (rel === "" || rel.startsWith(`..${sep}`) || rel === ".." || isAbsolute(rel)) {

@@ -1,11 +1,11 @@
-import { randomBytes } from "node:crypto";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 
 /** Writes through a temp file in the same folder and a rename, so a crash never leaves a half-written file. */
 export async function writeFileAtomic(path: string, contents: string | Uint8Array): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const temp = `${path}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
+  // Unique enough to never meet another writer's (Math.random: no need to load node:crypto for this).
+  const temp = `${path}.${process.pid}-${Math.random().toString(36).slice(2, 10)}.tmp`;
   try {
     await writeFile(temp, contents);
     await rename(temp, path);

@@ -4,7 +4,12 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
-import { packSelf, resetPackSelfCache } from "../../src/scaffold/vendor.js";
+import {
+  packCacheDir,
+  packPackage,
+  packSelf,
+  resetPackSelfCache,
+} from "../../src/scaffold/vendor.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const CLI = join(ROOT, "bin/create-agent.js");
@@ -87,6 +92,14 @@ describe("packSelf", () => {
     expect(second.contents.equals(first.contents)).toBe(true);
   });
 
+  it("gives the same bytes from its disk cache as a fresh packing", async () => {
+    resetPackSelfCache();
+    const cachedOrPacked = await packSelf();
+    const fresh = await packPackage(ROOT, { cache: false });
+    expect(cachedOrPacked.path).toBe(fresh.path);
+    expect(cachedOrPacked.contents.equals(fresh.contents)).toBe(true);
+  });
+
   // The real proof: npm installs the vendored tarball as a file: dependency, and the installed
   // CLI runs on its own (its dependencies come from the registry/cache, not from this repo).
   it(
@@ -141,4 +154,123 @@ describe("packSelf", () => {
       expect(check.exitCode, check.all).toBe(0);
     },
   );
+});
+
+/** A minimal package folder as packPackage expects one (dist/cli/main.js marks a built package). */
+async function fakePackage(): Promise<string> {
+  const root = await tempDir();
+  const files: Record<string, string> = {
+    "package.json": JSON.stringify({
+      name: "create-agent",
+      version: "1.2.3",
+      scripts: { prepare: "tsc" },
+      dependencies: { ajv: "8.0.0", typescript: "5.0.0" },
+    }),
+    "bin/create-agent.js": "#!/usr/bin/env node\n",
+    "dist/cli/main.js": "export {};\n",
+    "dist/cli/main.js.map": "{}",
+    "templates/project/README.md.hbs": "# {{name}}\n",
+    "schema/agent.schema.json": "{}\n",
+  };
+  for (const [path, contents] of Object.entries(files)) {
+    await mkdir(dirname(join(root, path)), { recursive: true });
+    await writeFile(join(root, path), contents);
+  }
+  return root;
+}
+
+/** The files of a tarball, path -> text. */
+async function unpack(contents: Buffer): Promise<Record<string, string>> {
+  const dir = await tempDir();
+  await writeFile(join(dir, "p.tgz"), contents);
+  await execa("tar", ["-xzf", "p.tgz"], { cwd: dir });
+  const out: Record<string, string> = {};
+  for (const entry of await readdir(join(dir, "package"), {
+    recursive: true,
+    withFileTypes: true,
+  })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    out[path.slice(join(dir, "package").length + 1)] = await readFile(path, "utf8");
+  }
+  return out;
+}
+
+describe("packPackage's disk cache", () => {
+  it("keeps the tarball in node_modules/.cache/create-agent and reads the same bytes back", async () => {
+    const root = await fakePackage();
+    const first = await packPackage(root);
+    const entries = await readdir(packCacheDir(root));
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatch(/^self-[0-9a-f]{16}\.tgz$/);
+    // The entry: the key's length, the key, then the tarball itself.
+    const entry = await readFile(join(packCacheDir(root), entries[0]!));
+    expect(entry.subarray(4 + entry.readUInt32BE(0))).toEqual(first.contents);
+    const again = await packPackage(root);
+    expect(again.contents.equals(first.contents)).toBe(true);
+    expect((await packPackage(root, { cache: false })).contents.equals(first.contents)).toBe(true);
+    expect(again.path).toBe("vendor/create-agent-1.2.3.tgz");
+    expect(Object.keys(await unpack(again.contents)).sort()).toEqual([
+      "bin/create-agent.js",
+      "dist/cli/main.js",
+      "package.json",
+      "schema/agent.schema.json",
+      "templates/project/README.md.hbs",
+    ]);
+  });
+
+  it("packs again when a shipped file changes, even to the same size", async () => {
+    const root = await fakePackage();
+    const before = await packPackage(root);
+    await writeFile(join(root, "templates/project/README.md.hbs"), "# {{nome}}\n");
+    const after = await packPackage(root);
+    expect(after.contents.equals(before.contents)).toBe(false);
+    expect((await unpack(after.contents))["templates/project/README.md.hbs"]).toBe("# {{nome}}\n");
+    expect(after.contents.equals((await packPackage(root, { cache: false })).contents)).toBe(true);
+  });
+
+  it("packs again when a file is added or the package.json changes", async () => {
+    const root = await fakePackage();
+    await packPackage(root);
+    await writeFile(join(root, "dist/cli/extra.js"), "export const x = 1;\n");
+    expect(Object.keys(await unpack((await packPackage(root)).contents))).toContain(
+      "dist/cli/extra.js",
+    );
+    const pkg = JSON.parse(await readFile(join(root, "package.json"), "utf8"));
+    await writeFile(join(root, "package.json"), JSON.stringify({ ...pkg, version: "1.2.4" }));
+    const bumped = await packPackage(root);
+    expect(bumped.path).toBe("vendor/create-agent-1.2.4.tgz");
+    expect(JSON.parse((await unpack(bumped.contents))["package.json"]!).version).toBe("1.2.4");
+  });
+
+  it("ignores an entry that does not hold its key (a damaged file, a name collision)", async () => {
+    const root = await fakePackage();
+    const good = await packPackage(root);
+    const [name] = await readdir(packCacheDir(root));
+    for (const damaged of [
+      "",
+      "xy",
+      "\u0000\u0000\u0000\u0002k1tarball",
+      "\u0000\u0000\u0004\u0000short",
+    ]) {
+      await writeFile(join(packCacheDir(root), name!), damaged);
+      expect((await packPackage(root)).contents.equals(good.contents)).toBe(true);
+    }
+  });
+
+  it("keeps only the newest few entries", async () => {
+    const root = await fakePackage();
+    for (let i = 0; i < 6; i++) {
+      await writeFile(join(root, "dist/cli/main.js"), `export const build = ${i};\n`);
+      await packPackage(root);
+    }
+    expect((await readdir(packCacheDir(root))).length).toBeLessThanOrEqual(4);
+  });
+
+  it("still packs when the cache folder cannot be made", async () => {
+    const root = await fakePackage();
+    await writeFile(join(root, "node_modules"), "not a folder");
+    const self = await packPackage(root);
+    expect(self.contents.equals((await packPackage(root, { cache: false })).contents)).toBe(true);
+  });
 });
