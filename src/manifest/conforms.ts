@@ -8,6 +8,7 @@
  * it answers false and the caller asks Ajv, which also writes the error messages.
  */
 import { createRequire } from "node:module";
+import { DESCRIPTOR_KEYWORDS } from "./keywords.js";
 import type { JsonSchema } from "./model.js";
 
 type FormatDefinition =
@@ -25,26 +26,12 @@ function formatDefinition(name: string): FormatDefinition | undefined {
   return Object.hasOwn(formats, name) ? formats[name] : undefined;
 }
 
-const KNOWN = new Set([
-  "type",
-  "description",
-  "enum",
-  "default",
-  "examples",
-  "minimum",
-  "maximum",
-  "minLength",
-  "maxLength",
-  "pattern",
-  "format",
-  "items",
-  "minItems",
-  "maxItems",
-  "properties",
-  "required",
-  "additionalProperties",
-  "title",
-]);
+/**
+ * The keywords of the schemas src/manifest/json-schema.ts makes: every descriptor keyword (`required` there is
+ * the parent's list here), plus what the conversion adds (`additionalProperties`, and `title` from the type
+ * generators). Any other keyword sends the value to Ajv.
+ */
+const KNOWN = new Set<string>([...DESCRIPTOR_KEYWORDS, "additionalProperties", "title"]);
 
 const patterns = new Map<string, RegExp>();
 
