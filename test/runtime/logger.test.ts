@@ -1,5 +1,5 @@
-import { describe, expect, it, vi } from "vitest";
-import { createLogger, flushLogs } from "../../templates/runtime/ops/logger.js";
+import { describe, expect, it } from "vitest";
+import { createLogger } from "../../templates/runtime/ops/logger.js";
 
 function capture(level = "debug") {
   const lines: string[] = [];
@@ -164,53 +164,6 @@ describe("logger fast path (flat fields) writes what the full path would", () =>
     });
     expect(() => logger.info("getter", fields)).not.toThrow();
     expect(last()).toMatchObject({ msg: "getter", log_error: "no" });
-  });
-});
-
-describe("default writer", () => {
-  it("writes a turn's stdout lines together, at the end of the turn, in order; warnings at once", async () => {
-    const writes: Array<[string, string]> = [];
-    const out = vi
-      .spyOn(process.stdout, "write")
-      .mockImplementation((chunk) => (writes.push(["out", String(chunk)]), true));
-    const err = vi
-      .spyOn(process.stderr, "write")
-      .mockImplementation((chunk) => (writes.push(["err", String(chunk)]), true));
-    try {
-      const logger = createLogger({ level: "debug" });
-      logger.info("one");
-      logger.debug("two");
-      expect(writes).toEqual([]);
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(writes).toHaveLength(1);
-      expect(writes[0]![1].split("\n").map((l) => l && JSON.parse(l).msg)).toEqual([
-        "one",
-        "two",
-        "",
-      ]);
-      logger.info("three");
-      logger.warn("careful");
-      const lines = writes.flatMap(([stream, text]) =>
-        text
-          .split("\n")
-          .filter(Boolean)
-          .map((line) => [stream, JSON.parse(line).msg]),
-      );
-      expect(lines).toEqual([
-        ["out", "one"],
-        ["out", "two"],
-        ["out", "three"],
-        ["err", "careful"],
-      ]);
-      logger.info("at exit");
-      // process.exit() and a crash emit "exit": the lines still waiting are written then.
-      expect(process.listeners("exit")).toContain(flushLogs);
-      flushLogs();
-      expect(JSON.parse(writes.at(-1)![1]).msg).toBe("at exit");
-    } finally {
-      out.mockRestore();
-      err.mockRestore();
-    }
   });
 });
 

@@ -273,41 +273,8 @@ function formatLine(
   }
 }
 
-/**
- * stdout lines written during this turn of the event loop, written together at its end (or once
- * 64 KiB are waiting): one write per turn instead of one per job, which a busy server otherwise pays
- * for dearly when stdout is a pipe to a log collector. Lines still waiting when the process exits
- * (process.exit, an uncaught exception) are written then; warn and error lines go out at once.
- */
-let pending = "";
-let flushScheduled = false;
-let flushOnExit = false;
-const MAX_PENDING_CHARS = 64 * 1024;
-
-/** Writes the stdout lines still waiting (the default writer does it at the end of each turn and at exit). */
-export function flushLogs(): void {
-  flushScheduled = false;
-  if (pending === "") return;
-  const text = pending;
-  pending = "";
-  process.stdout.write(text);
-}
-
 function defaultWrite(line: string, level: LogLevel): void {
-  if (level === "warn" || level === "error") {
-    flushLogs(); // what was logged before stays before
-    process.stderr.write(line + "\n");
-    return;
-  }
-  pending += line + "\n";
-  if (pending.length >= MAX_PENDING_CHARS) return flushLogs();
-  if (flushScheduled) return;
-  flushScheduled = true;
-  setImmediate(flushLogs).unref(); // never keeps the process alive: the exit handler writes the rest
-  if (!flushOnExit) {
-    flushOnExit = true;
-    process.on("exit", flushLogs);
-  }
+  (level === "warn" || level === "error" ? process.stderr : process.stdout).write(line + "\n");
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {
