@@ -4,7 +4,8 @@
 // processes, measured in interleaved windows by a keep-alive load generator in this process
 // (EXECUTE_BENCH_CONCURRENCY connections, closed loop). The server's stdout (a log line per job) is
 // drained by this process, as a terminal or a log collector would.
-// Ratios: requests/s (higher is better) and p99 latency (lower is better), create-agent over the peer.
+// Ratios: requests/s (higher is better) and p99 latency (lower is better), create-agent over the peer;
+// also requests per server CPU-second (higher is better: the server process's own CPU, from /proc).
 // Run: npx tsc -p tsconfig.build.json && node bench/execute.mjs
 // Knobs: RUNS (9 pairs), EXECUTE_BENCH_SECONDS (3 per window), EXECUTE_BENCH_CONCURRENCY (16).
 import { writeFileSync } from "node:fs";
@@ -72,6 +73,7 @@ const measure = (side, { port, child }) => async () => {
 };
 try {
   await pairs({ ours: measure("ours", ours), peer: measure("peer", peer), runs });
+  // pairs() also ran a warm-up round: the last `runs` windows of each side are the measured ones.
   const pick = (key) => ({
     ours: windows.ours.slice(-runs).map((w) => w[key]),
     peer: windows.peer.slice(-runs).map((w) => w[key]),
@@ -92,7 +94,7 @@ try {
   );
   console.log(
     `server CPU per window: create-agent median ${median(cpu.ours).toFixed(2)} s, express ${median(cpu.peer).toFixed(2)} s ` +
-      `(of ${seconds} s; load generator ${median(clientCpu.ours).toFixed(2)} / ${median(clientCpu.peer).toFixed(2)} s)`,
+      `(of ${seconds} s, GC threads included; load generator ${median(clientCpu.ours).toFixed(2)} / ${median(clientCpu.peer).toFixed(2)} s)`,
   );
   report("execute-dev-requests-per-server-cpu-second-higher-is-better", perCpu, { unit: "req/CPU-s", peer: "express+json" });
   report("execute-dev-p99-latency-lower-is-better", p99, { peer: "express+json" });

@@ -27,7 +27,7 @@ export function workDir(prefix) {
   return dir;
 }
 
-/** `count` capabilities shaped like bench/generate.mjs's (strings, integers with defaults, enums, nesting). */
+/** `count` capabilities shaped like the generation bench's (strings, integers with defaults, enums, nesting). */
 export function manyCapabilities(count) {
   const capabilities = {};
   for (let i = 0; i < count; i++) {
@@ -101,8 +101,9 @@ export function buildProject(dir, manifest, handlers = {}, transform = undefined
 }
 
 /**
- * templates/runtime (or BENCH_RUNTIME) compiled alone (emit only) into `<work>/out/runtime`, for in-process
- * apps; `work` gets a package.json saying ESM (as projects have) and node_modules linked to the repo's.
+ * templates/runtime (or BENCH_RUNTIME) compiled alone (emit only) into `<work>/out/runtime`, for
+ * in-process apps; `work` gets a package.json saying ESM (as projects have) and node_modules linked to
+ * the repo's.
  */
 export function compileRuntime(work) {
   const src = join(work, "src");
@@ -179,7 +180,7 @@ export function stop(child) {
   });
 }
 
-/** One request on `agent`; resolves with status and body text. */
+/** One request on `agent`; resolves with status, headers and body text. */
 export function request(agent, port, { method = "GET", path = "/", headers = {}, body } = {}) {
   return new Promise((resolve, reject) => {
     const req = http.request({ agent, host: "127.0.0.1", port, method, path, headers }, (res) => {
@@ -198,7 +199,8 @@ export function request(agent, port, { method = "GET", path = "/", headers = {},
  * Closed-loop load: `concurrency` keep-alive connections each sending the next request as soon as the
  * last one was answered, for `seconds`. `next(i)` gives the i-th request ({method, path, headers,
  * body}); `check(res, i)` returns an error string or undefined. Resolves with requests/s, latency
- * percentiles (ms) and the first errors; stops early (exhausted) when next() returns undefined.
+ * percentiles (ms), the first errors, and (given the server's `pid`) the CPU-seconds the server used;
+ * stops early (exhausted) when next() returns undefined.
  */
 export async function load({ port, pid, concurrency = 16, seconds = 3, next, check }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
@@ -249,7 +251,7 @@ export async function load({ port, pid, concurrency = 16, seconds = 3, next, che
   };
 }
 
-/** CPU seconds (user + system) process `pid` has used so far, from /proc (Linux). */
+/** CPU seconds (user + system, all threads) process `pid` has used so far, from /proc (Linux). */
 export function cpuSecondsOf(pid) {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");

@@ -1,7 +1,7 @@
 // Valid paid jobs per CPU-second, settlement excluded, against the floor any x402 server pays per job: viem's
 // recoverTypedDataAddress over the same signatures, in a loop.
 //   ours: one app process (templates/runtime compiled alone, production mode, in-memory ledger, the default
-//         logger writing a line per job to stdout, drained by this process), answering real paid jobs: each
+//         logger writing its lines to stdout, drained by this process), answering real paid jobs: each
 //         a distinct EIP-3009 authorization signed before measuring, decoded, checked (signature, payee,
 //         amount, time window), reserved, run (an echo), "settled" by a settler that costs nothing, and
 //         marked spent. Each window starts on a fresh app (fresh ledger), so the pool is reused across
@@ -12,8 +12,8 @@
 // so the load generator's CPU is not counted for either. Throughputs: higher is better.
 // Run: node bench/paid.mjs. Knobs: RUNS (9 pairs), PAID_BENCH_SECONDS (3), PAID_BENCH_JOBS (pool, 6000),
 // PAID_BENCH_CONCURRENCY (16), PAID_BENCH_PAYERS (distinct payer keys the pool cycles through, 1; 0 = a new
-// key for every job, so no per-payer work can ever be reused), BENCH_SERVER_ARGS (node flags for the server
-// process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+// key for every job, so no per-payer work could ever be reused), BENCH_SERVER_ARGS (node flags for the
+// server process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
 import { fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -49,7 +49,7 @@ if (process.argv[2] === "--worker") await worker(process.argv[3]);
 else if (process.argv[2] === "--peer") await peer(process.argv[3]);
 else await main();
 
-// ---- the server: one app on 127.0.0.1, port 0; IPC {id, type: "reset"} -> {id, ok, value} ----
+// ---- the server: one app on 127.0.0.1, port 0; IPC {id, type: "reset" | "exit"} -> {id, ok} ----
 async function worker(runtimeDir) {
   process.on("disconnect", () => process.exit(0));
   const load = (file) => import(pathToFileURL(join(runtimeDir, file)).href);

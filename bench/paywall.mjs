@@ -7,7 +7,7 @@
 //         (dist/), with a settler that is never called (no job is paid here).
 //   peer: paymentMiddleware({"POST /execute": ...}, x402ResourceServer(facilitator stub).register(exact
 //         EVM server scheme)), the facilitator stub answering /supported from memory.
-// Ratios: answers/s (higher is better); also per server CPU-second.
+// Ratios: answers/s (higher is better); also per server CPU-second (higher is better).
 // Run: npx tsc -p tsconfig.build.json && node bench/paywall.mjs
 // Knobs: RUNS (9 pairs), PAYWALL_BENCH_SECONDS (3), PAYWALL_BENCH_CONCURRENCY (16).
 import { fork } from "node:child_process";
@@ -138,7 +138,8 @@ async function main() {
     const header = res.headers["payment-required"];
     if (!header) return "a 402 without PAYMENT-REQUIRED";
     const required = JSON.parse(Buffer.from(header, "base64").toString("utf8"));
-    if (required.x402Version !== 2 || required.accepts?.[0]?.scheme !== "exact") return `unexpected PAYMENT-REQUIRED: ${JSON.stringify(required).slice(0, 300)}`;
+    if (required.x402Version !== 2 || required.accepts?.[0]?.scheme !== "exact")
+      return `unexpected PAYMENT-REQUIRED: ${JSON.stringify(required).slice(0, 300)}`;
     if (!required.extensions?.bazaar) return "a 402 without the bazaar extension";
     return undefined;
   };

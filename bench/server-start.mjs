@@ -1,10 +1,10 @@
 // Cold start of a generated project in dev mode: from spawning `node dist/server.js` (SERVICE_DEV_MODE=true,
 // PORT=0) to the first 200 on GET /health, at 1 and at 100 capabilities, against a bare Express 5 app with
-// express.json() started the same way, all interleaved in one run (each round starts every one of them). Times: lower is better, so a ratio below 1
-// means create-agent starts faster. Also prints how start-up grows from 1 to 100 capabilities (flat = 1.00),
-// and a third project: 100 capabilities with the generated code as proposed for the generator
-// (proposedGeneratedCode below), to show what it changes.
-// Run: npx tsc -p tsconfig.build.json && node bench/server-start.mjs   (RUNS=15 for more pairs)
+// express.json() started the same way, all interleaved in one run (each round starts every one of them).
+// Times: lower is better, so a ratio below 1 means create-agent starts faster. Also prints how start-up
+// grows from 1 to 100 capabilities (flat = 1.00), and a third project: 100 capabilities with the generated
+// code as proposed for the generator (proposedGeneratedCode below), to show what it changes.
+// Run: npx tsc -p tsconfig.build.json && node bench/server-start.mjs   (RUNS=15 for more rounds)
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
@@ -38,12 +38,10 @@ function proposedGeneratedCode(dir) {
   writeFileSync(registryFile, registry);
   const discoveryFile = join(dir, "src/generated/discovery.ts");
   const source = readFileSync(discoveryFile, "utf8");
-  const start = source.indexOf("export const discovery: DiscoveryData = ") + "export const discovery: DiscoveryData = ".length;
+  const declaration = "export const discovery: DiscoveryData = ";
+  const start = source.indexOf(declaration) + declaration.length;
   const data = JSON.parse(source.slice(start, source.lastIndexOf(";")));
-  writeFileSync(
-    discoveryFile,
-    `${source.slice(0, start)}JSON.parse(${JSON.stringify(JSON.stringify(data))});\n`,
-  );
+  writeFileSync(discoveryFile, `${source.slice(0, start)}JSON.parse(${JSON.stringify(JSON.stringify(data))});\n`);
 }
 
 // A runtime without handlers.ts (BENCH_RUNTIME of an older one) has no lazyHandler to propose.
@@ -80,10 +78,13 @@ async function coldStart(args, cwd) {
   }
 }
 
-// All four in every round (the order rotating), so each ratio compares starts made moments apart.
+// All of them in every round (the order rotating), so each ratio compares starts made moments apart.
 const keys = proposable ? [1, 100, "100-proposed"] : [1, 100];
 const results = Object.fromEntries(keys.map((key) => [key, { ours: [], peer: [], ratios: [] }]));
-const sides = [["peer", () => coldStart([peerFile], projects[1])], ...keys.map((key) => [key, () => coldStart(["dist/server.js"], projects[key])])];
+const sides = [
+  ["peer", () => coldStart([peerFile], projects[1])],
+  ...keys.map((key) => [key, () => coldStart(["dist/server.js"], projects[key])]),
+];
 for (let round = 0; round < runs + 1; round++) {
   const times = {};
   for (let i = 0; i < sides.length; i++) {
@@ -97,10 +98,13 @@ for (let round = 0; round < runs + 1; round++) {
     results[key].ratios.push(times[key] / times.peer);
   }
 }
+
 const growth = (key) => (median(results[key].ours) / median(results[1].ours)).toFixed(2);
 console.log(
   `start-up growth 1 -> 100 capabilities (flat = 1.00): create-agent x${growth(100)} as generated today` +
-    (proposable ? `, x${growth("100-proposed")} with the generated code proposed (lazy handler imports, JSON discovery data)` : ""),
+    (proposable
+      ? `, x${growth("100-proposed")} with the generated code proposed (lazy handler imports, JSON discovery data)`
+      : ""),
 );
 if (proposable)
   report("server-start-100-capability-proposed-generated-code-time-lower-is-better", results["100-proposed"], {

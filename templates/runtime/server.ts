@@ -81,8 +81,13 @@ export async function startServer(
     refuseToStart(err);
   }
 
-  // Production takes no job before every capability's module has loaded (see handlers.ts).
-  if (!config.devMode) await loadHandlers(agent.capabilities);
+  // Production takes no job before every capability's module has loaded (see handlers.ts); one that
+  // cannot load stops the start, as a static import of it would.
+  if (!config.devMode)
+    await loadHandlers(agent.capabilities).catch(async (err: unknown) => {
+      await runtime.ledger.close().catch(() => undefined);
+      throw err;
+    });
 
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(config.port, (err?: Error) => {

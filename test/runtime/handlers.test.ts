@@ -99,7 +99,10 @@ describe("startHandler's ctx", () => {
       jobDue(dueInMs),
       capability,
       {},
-      { logger: captureLogger(), metrics: noMetrics },
+      {
+        logger: captureLogger(),
+        metrics: noMetrics,
+      },
     );
   };
 

@@ -3,7 +3,7 @@
 // loads Ajv (to compile that capability's validators) and still no viem; production loads the payment
 // check and the paid-job steps up front, and viem only when it talks to a chain.
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync, cpSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";

@@ -129,14 +129,16 @@ describe("logger hardening", () => {
 describe("logger fast path (flat fields) writes what the full path would", () => {
   it("keeps field order, later values winning, reserved names renamed, undefined dropped", () => {
     const { last, lines, logger } = capture();
-    logger.child({ request_id: "r1", job_id: "first", time: "t" }).info("job finished", {
-      job_id: "second",
-      n: 1,
-      ok: true,
-      nan: NaN,
-      none: null,
-      gone: undefined,
-    });
+    logger
+      .child({ request_id: "r1", job_id: "first", time: "t" })
+      .info("job finished", {
+        job_id: "second",
+        n: 1,
+        ok: true,
+        nan: NaN,
+        none: null,
+        gone: undefined,
+      });
     expect(lines[0]).toMatch(
       /^\{"time":"[^"]+","level":"info","msg":"job finished","request_id":"r1","job_id":"second","field_time":"t","n":1,"ok":true,"nan":null,"none":null\}$/,
     );

@@ -125,8 +125,8 @@ describe("payment missing", () => {
 
   it("identical 402s are built once a second; the window, URL and capability each get their own", async () => {
     const deadline = nowSeconds() + 60;
-    const send = (capability: string, extra: Record<string, unknown> = {}, host?: string) =>
-      post(app.url, job(capability, { text: "x" }, { deadline, ...extra }), host ? { host } : {});
+    const send = (capability: string, extra: Record<string, unknown> = {}) =>
+      post(app.url, job(capability, { text: "x" }, { deadline, ...extra }));
     const [a, b] = await Promise.all([send("echo"), send("echo")]);
     expect(a.text).toBe(b.text);
     expect(a.headers.get("payment-required")).toBe(b.headers.get("payment-required"));
