@@ -1,30 +1,110 @@
 /**
  * The two JSON Schema validators used by src/generated/validators.ts, and a formatter that turns
  * Ajv's errors into one message a caller can act on ("input.max_words: must be integer").
+ *
+ * Start-up stays flat in the number of capabilities: Ajv itself is loaded when the first validator
+ * runs, and `inputAjv.compile(schema)` returns a validator that compiles its schema on first use
+ * (once; later calls are Ajv's own compiled function). Production compiles every validator before
+ * it takes a job (compileValidators, from createApp), so a schema Ajv refuses stops the start there;
+ * dev mode compiles each one when its capability is first called.
  * Part of your project: edit freely.
  */
-import { Ajv, type ErrorObject, type Options } from "ajv";
-import formatsModule from "ajv-formats";
+import { createRequire } from "node:module";
+import type { AnySchema, Ajv, ErrorObject, Options, ValidateFunction } from "ajv";
+import type { FormatsPlugin } from "ajv-formats";
 import { clip, oneLine, quote } from "./ops/text.js";
 
-// ajv-formats is CommonJS; under Node's ESM interop its plugin function is also on `.default`.
-const addFormats = formatsModule.default;
+// Ajv and ajv-formats are CommonJS: loaded synchronously, on first use, by require.
+const require = createRequire(import.meta.url);
 
 const shared: Options = {
   allErrors: true,
-  // Strict mode rejects unknown keywords and odd schemas at startup, not at request time.
+  // Strict mode rejects unknown keywords and odd schemas when a schema is compiled (see above).
   // Annotation keywords (description, examples, default) are part of the standard and allowed.
   strict: true,
 };
 
+/**
+ * An Ajv instance created (with ajv-formats) on first use. `compile` returns a validator that compiles
+ * on first use; everything else (addKeyword, addFormat, validate...) is the real instance's.
+ */
+function lazyAjv(options: Options): Ajv {
+  let instance: Ajv | undefined;
+  const real = (): Ajv => {
+    if (!instance) {
+      const { Ajv: AjvClass } = require("ajv") as { Ajv: new (options: Options) => Ajv };
+      const addFormats = (require("ajv-formats") as { default: FormatsPlugin }).default;
+      instance = new AjvClass(options);
+      addFormats(instance);
+    }
+    return instance;
+  };
+  const compile = (schema: AnySchema) => lazyValidator(real, schema);
+  return new Proxy({} as Ajv, {
+    get(_target, property) {
+      if (property === "compile") return compile;
+      const value: unknown = Reflect.get(real(), property);
+      return typeof value === "function" ? value.bind(real()) : value;
+    },
+    set: (_target, property, value) => Reflect.set(real(), property, value),
+    has: (_target, property) => Reflect.has(real(), property),
+  });
+}
+
+/** A ValidateFunction that compiles `schema` with `ajv()` on its first call (or first look at its compiled parts). */
+function lazyValidator(ajv: () => Ajv, schema: AnySchema): ValidateFunction {
+  let compiled: ValidateFunction | undefined;
+  const real = (): ValidateFunction => (compiled ??= ajv().compile(schema));
+  const validate = function (
+    this: unknown,
+    data: unknown,
+    dataCxt?: Parameters<ValidateFunction>[1],
+  ) {
+    const fn = real();
+    const valid = fn.call(this, data, dataCxt);
+    validate.errors = fn.errors;
+    return valid;
+  } as ValidateFunction;
+  validate.schema = schema;
+  validate.errors = null;
+  for (const part of ["schemaEnv", "source", "evaluated"] as const)
+    Object.defineProperty(validate, part, { get: () => real()[part], enumerable: true });
+  return validate;
+}
+
 /** Input: coerce "5" to 5 where the schema says integer, fill in defaults. Mutates the data. */
-export const inputAjv = new Ajv({ ...shared, coerceTypes: true, useDefaults: true });
+export const inputAjv: Ajv = lazyAjv({ ...shared, coerceTypes: true, useDefaults: true });
 
 /** Output: check the handler's result exactly as returned, never change it. */
-export const outputAjv = new Ajv({ ...shared, coerceTypes: false, useDefaults: false });
+export const outputAjv: Ajv = lazyAjv({ ...shared, coerceTypes: false, useDefaults: false });
 
-addFormats(inputAjv);
-addFormats(outputAjv);
+/**
+ * Compiles every validator of these capabilities now (for a validator that compiles lazily, its
+ * first use), so a schema Ajv refuses is reported up front: a list of `capability "x" input: why`.
+ */
+export function compileValidators(
+  capabilities: Record<
+    string,
+    { validateInput: ValidateFunction; validateOutput: ValidateFunction }
+  >,
+): string[] {
+  const problems: string[] = [];
+  for (const [name, capability] of Object.entries(capabilities)) {
+    for (const [side, validate] of [
+      ["input", capability.validateInput],
+      ["output", capability.validateOutput],
+    ] as const) {
+      try {
+        void validate.schemaEnv; // compiles a lazy validator; a no-op for one Ajv compiled already
+      } catch (err) {
+        problems.push(
+          `capability ${JSON.stringify(name)}: its ${side} schema does not compile: ${err instanceof Error ? err.message : String(err)}`,
+        );
+      }
+    }
+  }
+  return problems;
+}
 
 /** At most this many distinct problems are listed; the rest are counted. */
 const MAX_PROBLEMS = 10;

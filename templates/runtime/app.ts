@@ -5,6 +5,8 @@
  * metrics) in http/. Part of your project: edit freely.
  */
 import express from "express";
+import { compileValidators } from "./ajv.js";
+import { loadHandlers } from "./handlers.js";
 import { createDiscovery, mountDiscovery } from "./discovery/routes.js";
 import { UnavailableError } from "./errors.js";
 import { cors, ROUTES } from "./http/cors.js";
@@ -12,10 +14,16 @@ import { createDrain, type Drain } from "./http/drain.js";
 import { type MetricsSource, metricsRoute } from "./http/metrics-endpoint.js";
 import { requestIds } from "./http/request-id.js";
 import { errorHandler, methodNotAllowed, notFound, requireJson, refuse } from "./http/transport.js";
-import { executeJob, SERVICE_VERSION, type JobServices } from "./jobs/pipeline.js";
+import {
+  executeJob,
+  loadPaidJobs,
+  SERVICE_VERSION,
+  type JobResponse,
+  type JobServices,
+} from "./jobs/pipeline.js";
 import type { Ledger } from "./ledger/ledger.js";
 import { selectLedger } from "./ledger/select.js";
-import { resolveConfig, type AppOptions, type ResolvedConfig } from "./ops/config.js";
+import { ConfigError, resolveConfig, type AppOptions, type ResolvedConfig } from "./ops/config.js";
 import { createLogger } from "./ops/logger.js";
 import { loadMetrics } from "./ops/metrics-loader.js";
 import { createBazaar } from "./payments/bazaar.js";
@@ -39,11 +47,29 @@ export function runtimeOf(app: express.Express): AppRuntime {
   return app.locals.runtime as AppRuntime;
 }
 
+/**
+ * A job's answer, its body already serialized: written as Express's res.send writes JSON (same
+ * headers), without parsing the Content-Type back or looking for an ETag on every job.
+ */
+function sendAnswer(res: express.Response, answer: JobResponse): void {
+  res.statusCode = answer.status;
+  for (const name in answer.headers) res.setHeader(name, answer.headers[name]!);
+  res.setHeader("Content-Type", "application/json; charset=utf-8");
+  res.setHeader("Content-Length", Buffer.byteLength(answer.body));
+  res.end(answer.body);
+}
+
 /** Seconds a caller is asked to wait before retrying while the server is shutting down. */
 const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
 
 export function createApp(agent: AgentDefinition, options: AppOptions = {}): express.Express {
   const config = resolveConfig(options); // throws ConfigError listing every problem
+  // Production compiles every schema before taking a paid job; dev mode when a capability is first called.
+  if (!config.devMode) {
+    const problems = compileValidators(agent.capabilities);
+    if (problems.length > 0) throw new ConfigError(problems);
+    loadHandlers(agent.capabilities).catch(() => undefined); // startServer awaits (and reports) it
+  }
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const ledger = selectLedger(config, agent.name, logger, options.ledger);
   const { metrics, source } = loadMetrics(config.metrics);
@@ -60,6 +86,7 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
         }),
       });
   const services: JobServices = { agent, config, gate, ledger, metrics, drain };
+  if (gate) loadPaidJobs().catch(() => undefined); // now, off the request path; a failure shows on the first paid job
 
   if (config.devMode)
     logger.warn(
@@ -110,10 +137,11 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
   if (source && config.metrics?.token)
     app.get("/metrics", metricsRoute(source, config.metrics.token));
 
+  const jsonOnly = requireJson(logger);
   app.post(
     "/execute",
     (req, res, next) => {
-      if (!drain.stopping) return next();
+      if (!drain.stopping) return jsonOnly(req, res, next); // 415 unless the body says it is JSON
       res.set({ "Retry-After": String(SHUTDOWN_RETRY_AFTER_SECONDS), Connection: "close" });
       refuse(
         logger,
@@ -125,20 +153,19 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
         ),
       );
     },
-    requireJson(logger),
     express.json({ limit: config.maxBodyBytes, strict: false, type: () => true }),
     async (req, res) => {
       // In flight until answered, even if the caller hung up: a shutdown waits for its settlement.
       const leave = drain.enter();
       try {
-        const base = config.publicUrl ?? `${req.protocol}://${req.get("host")}`;
         const answer = await executeJob(services, {
           body: req.body as unknown,
           header: (name) => req.get(name),
-          resourceUrl: `${base}/execute`,
+          resourceUrl: () =>
+            `${config.publicUrl ?? `${req.protocol}://${req.get("host")}`}/execute`,
           logger: logger.child({ request_id: res.locals.requestId }),
         });
-        res.status(answer.status).set(answer.headers).type("application/json").send(answer.body);
+        sendAnswer(res, answer);
       } finally {
         leave();
       }

@@ -8,9 +8,9 @@
 import { existsSync } from "node:fs";
 import type { Server } from "node:http";
 import { createApp, runtimeOf, type AppRuntime } from "./app.js";
+import { loadHandlers } from "./handlers.js";
 import { startMetricsServer } from "./http/metrics-endpoint.js";
 import { ConfigError, type AppOptions } from "./ops/config.js";
-import { checkFacilitator } from "./payments/facilitator.js";
 import type { AgentDefinition } from "./types.js";
 
 /** After the jobs are answered, how long connections get to finish writing before they are cut. */
@@ -72,11 +72,22 @@ export async function startServer(
   // Before taking any job (fail closed): a facilitator that does not serve our network would refuse
   // every payment, or fail to settle it after the job ran.
   try {
-    await checkFacilitator(config, logger);
+    if (!config.devMode && config.payment.settlement.kind === "facilitator") {
+      const { checkFacilitator } = await import("./payments/facilitator.js");
+      await checkFacilitator(config, logger);
+    }
   } catch (err) {
     await runtime.ledger.close().catch(() => undefined);
     refuseToStart(err);
   }
+
+  // Production takes no job before every capability's module has loaded (see handlers.ts); one that
+  // cannot load stops the start, as a static import of it would.
+  if (!config.devMode)
+    await loadHandlers(agent.capabilities).catch(async (err: unknown) => {
+      await runtime.ledger.close().catch(() => undefined);
+      throw err;
+    });
 
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(config.port, (err?: Error) => {

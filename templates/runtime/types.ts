@@ -22,8 +22,11 @@ export interface HandlerContext {
   capability: string;
   /** The job's deadline, Unix seconds (from the request). */
   deadline: number;
-  /** Aborts when the deadline passes (reason: a DeadlineError). Pass it to fetch() and other cancellable work. */
-  signal: AbortSignal;
+  /**
+   * Aborts when the deadline passes (reason: a DeadlineError). Pass it to fetch() and other
+   * cancellable work. Made when first read (a getter: `{ ...ctx }` leaves it out; pass ctx itself).
+   */
+  readonly signal: AbortSignal;
   /** Logger tagged with the job id and capability. */
   logger: Logger;
   /** The verified payment, absent in dev mode. */

@@ -125,3 +125,79 @@ describe("logger hardening", () => {
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 });
+
+describe("logger fast path (flat fields) writes what the full path would", () => {
+  it("keeps field order, later values winning, reserved names renamed, undefined dropped", () => {
+    const { last, lines, logger } = capture();
+    logger
+      .child({ request_id: "r1", job_id: "first", time: "t" })
+      .info("job finished", {
+        job_id: "second",
+        n: 1,
+        ok: true,
+        nan: NaN,
+        none: null,
+        gone: undefined,
+      });
+    expect(lines[0]).toMatch(
+      /^\{"time":"[^"]+","level":"info","msg":"job finished","request_id":"r1","job_id":"second","field_time":"t","n":1,"ok":true,"nan":null,"none":null\}$/,
+    );
+    expect(last().job_id).toBe("second");
+  });
+
+  it("escapes line breakers and falls back to the full path for long strings and many keys", () => {
+    const { last, lines, logger } = capture();
+    logger.info("a\u2028b", { v: "c\u0085d" });
+    expect(lines[0]).not.toMatch(BREAKERS);
+    expect(last()).toMatchObject({ msg: "a\u2028b", v: "c\u0085d" });
+    logger.info("long", { v: "x".repeat(2_001) });
+    expect(last().v).toMatch(/^x{2000}… \(1 more characters\)$/);
+    logger.info("wide", Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i])));
+    expect(last()["…"]).toBe("1 more keys");
+  });
+
+  it("never throws on a throwing getter among flat fields", () => {
+    const { last, logger } = capture();
+    const fields = Object.defineProperty({ a: 1 }, "boom", {
+      enumerable: true,
+      get() {
+        throw new Error("no");
+      },
+    });
+    expect(() => logger.info("getter", fields)).not.toThrow();
+    expect(last()).toMatchObject({ msg: "getter", log_error: "no" });
+  });
+});
+
+describe("logger fast path agrees with the full path", () => {
+  it("on many mixes of flat fields (compared with a line forced through the full path)", () => {
+    const { lines, logger } = capture();
+    const samples: Array<[Record<string, unknown>, Record<string, unknown>]> = [
+      [{}, {}],
+      [{ request_id: "r" }, { job_id: "j", capability: "c", status: 200, ms: 3 }],
+      [
+        { job_id: "a", capability: "c" },
+        { job_id: "b", extra: null, nan: NaN, inf: -Infinity },
+      ],
+      [
+        { time: "t", msg: "m" },
+        { level: "l", ok: false, gone: undefined },
+      ],
+      [{ "odd key \u2028": "v\u0085" }, { "1": "index", b: "x" }],
+      [{ field_time: "x" }, { time: 1 }],
+      [{ a: "é✓" }, { z: '\n\r\t"\\' }],
+    ];
+    for (const [base, fields] of samples) {
+      logger.child(base).info("m", fields);
+      // A nested empty object sends the same entry through formatLine; then it is taken out again.
+      logger.child(base).info("m", { ...fields, zz_forced: {} });
+      const fast = JSON.parse(lines.at(-2)!);
+      const full = JSON.parse(lines.at(-1)!);
+      delete full.zz_forced;
+      delete fast.time;
+      delete full.time;
+      expect(JSON.stringify(fast)).toBe(JSON.stringify(full));
+      expect(lines.at(-2)).not.toMatch(BREAKERS);
+    }
+  });
+});

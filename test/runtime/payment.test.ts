@@ -1,5 +1,6 @@
 // The payment gate through the real app: real viem accounts sign real EIP-712 authorizations,
 // and every refusal must name its reason and leave the handler un-run.
+import { request as httpRequest } from "node:http";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GENERIC_INTERNAL_MESSAGE } from "../../templates/runtime/errors.js";
@@ -120,6 +121,45 @@ describe("payment missing", () => {
     } finally {
       await other.close();
     }
+  });
+
+  it("identical 402s are built once a second; the window, URL and capability each get their own", async () => {
+    const deadline = nowSeconds() + 60;
+    const send = (capability: string, extra: Record<string, unknown> = {}) =>
+      post(app.url, job(capability, { text: "x" }, { deadline, ...extra }));
+    const [a, b] = await Promise.all([send("echo"), send("echo")]);
+    expect(a.text).toBe(b.text);
+    expect(a.headers.get("payment-required")).toBe(b.headers.get("payment-required"));
+    // A job due in two hours needs a longer window than the default 300 s.
+    const far = await send("echo", { deadline: nowSeconds() + 7200 });
+    expect(far.body.accepts[0].maxTimeoutSeconds).toBeGreaterThan(7200);
+    expect(unb64(far.headers.get("payment-required")!).accepts[0].maxTimeoutSeconds).toBe(
+      far.body.accepts[0].maxTimeoutSeconds,
+    );
+    const cheap = await send("cheap");
+    expect(cheap.body.accepts[0].maxAmountRequired).toBe("1000");
+    // fetch cannot set Host: node:http can.
+    const elsewhere = await new Promise<any>((resolve, reject) => {
+      const body = JSON.stringify(job("echo", { text: "x" }, { deadline }));
+      const { port } = new URL(app.url);
+      const headers = { host: "agent.test", "content-type": "application/json" };
+      const req = httpRequest({
+        host: "127.0.0.1",
+        port,
+        method: "POST",
+        path: "/execute",
+        headers,
+      });
+      req.on("response", (res) => {
+        let text = "";
+        res.on("data", (chunk) => (text += chunk));
+        res.on("end", () => resolve(JSON.parse(text)));
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
+    expect(elsewhere.accepts[0].resource).toBe("http://agent.test/execute");
+    expect((await send("echo")).body.accepts[0].resource).toBe(`${app.url}/execute`);
   });
 
   it("an empty header counts as missing", async () => {

@@ -1,7 +1,14 @@
 // Unit tests of the small runtime modules: ajv message formatting, the error map, the logger,
 // networks and x402 decoding/encoding.
 import { describe, expect, it } from "vitest";
-import { formatAjvErrors, inputAjv, outputAjv } from "../../templates/runtime/ajv.js";
+import {
+  compileValidators,
+  formatAjvErrors,
+  inputAjv,
+  outputAjv,
+} from "../../templates/runtime/ajv.js";
+import { createApp } from "../../templates/runtime/app.js";
+import { ConfigError } from "../../templates/runtime/ops/config.js";
 import {
   CapabilityError,
   DeadlineError,
@@ -21,7 +28,18 @@ import {
   decodePaymentHeader,
   encodeBase64Json,
 } from "../../templates/runtime/payments/x402.js";
-import { anvilAccount, b64, captureLogger, offerV2, signAuthorization } from "./helpers.js";
+import {
+  anvilAccount,
+  b64,
+  captureLogger,
+  job,
+  makeAgent,
+  offerV2,
+  post,
+  PRODUCTION,
+  signAuthorization,
+  startApp,
+} from "./helpers.js";
 
 describe("ajv", () => {
   const schema = {
@@ -40,15 +58,56 @@ describe("ajv", () => {
     },
   };
 
+  const misspelt = { type: "object", properties: { a: { type: "string", minLenght: 1 } } };
+
   it("accepts annotation keywords (description, examples) in strict mode", () => {
-    expect(() => inputAjv.compile(schema)).not.toThrow();
-    expect(() => outputAjv.compile(schema)).not.toThrow();
+    const capabilities = {
+      x: { validateInput: inputAjv.compile(schema), validateOutput: outputAjv.compile(schema) },
+    };
+    expect(compileValidators(capabilities)).toEqual([]);
   });
 
-  it("strict mode rejects unknown keywords at compile time", () => {
-    expect(() =>
-      inputAjv.compile({ type: "object", properties: { a: { type: "string", minLenght: 1 } } }),
-    ).toThrow(/unknown keyword/);
+  it("strict mode rejects unknown keywords when a schema compiles: on first use, or up front", () => {
+    const validate = inputAjv.compile(misspelt); // compiles lazily: nothing is checked yet
+    expect(() => validate({})).toThrow(/unknown keyword/);
+    const capabilities = {
+      bad: { validateInput: inputAjv.compile(misspelt), validateOutput: outputAjv.compile(schema) },
+    };
+    expect(compileValidators(capabilities)).toEqual([
+      expect.stringMatching(/^capability "bad": its input schema does not compile: .*minLenght/),
+    ]);
+  });
+
+  it("a lazily compiled validator compiles once and reports Ajv's errors like Ajv's own", () => {
+    const lazy = outputAjv.compile(schema);
+    expect(lazy.errors).toBeNull();
+    expect(lazy({ text: 1 })).toBe(false);
+    expect(lazy.errors?.[0]).toMatchObject({ instancePath: "/text", keyword: "type" });
+    const env = lazy.schemaEnv;
+    expect(lazy({ text: "ok" })).toBe(true);
+    expect(lazy.errors).toBeNull();
+    expect(lazy.schemaEnv).toBe(env); // not compiled again
+    expect(lazy.schema).toBe(schema);
+  });
+
+  it("production refuses to start with a schema Ajv refuses; dev mode answers its jobs with a 500", async () => {
+    const agent = makeAgent();
+    agent.capabilities.echo!.validateInput = inputAjv.compile(misspelt);
+    expect(() => createApp(agent, { env: {}, logger: captureLogger(), ...PRODUCTION })).toThrow(
+      ConfigError,
+    );
+    expect(() => createApp(agent, { env: {}, logger: captureLogger(), ...PRODUCTION })).toThrow(
+      /capability "echo": its input schema does not compile/,
+    );
+    const app = await startApp(agent, { devMode: true });
+    try {
+      expect((await post(app.url, job("cheap", { text: "hi" }))).status).toBe(200);
+      const res = await post(app.url, job("echo", { text: "hi" }));
+      expect(res.status).toBe(500);
+      expect(res.body.error_type).toBe("internal");
+    } finally {
+      await app.close();
+    }
   });
 
   it("input ajv coerces and applies defaults; output ajv does neither", () => {

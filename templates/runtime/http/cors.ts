@@ -31,8 +31,9 @@ const CORS_HEADERS = {
 /** Every answer allows `origin`; a preflight of a known route gets 204 with its methods. */
 export function cors(origin: string): RequestHandler {
   return (req, res, next) => {
-    res.set("Access-Control-Allow-Origin", origin);
-    res.set(CORS_HEADERS);
+    res.setHeader("Access-Control-Allow-Origin", origin);
+    res.setHeader("Access-Control-Allow-Headers", CORS_HEADERS["Access-Control-Allow-Headers"]);
+    res.setHeader("Access-Control-Expose-Headers", CORS_HEADERS["Access-Control-Expose-Headers"]);
     // Unknown paths fall through to the 404.
     if (req.method !== "OPTIONS" || !Object.hasOwn(ROUTES, req.path)) return next();
     res.set("Access-Control-Allow-Methods", `${ROUTES[req.path]}, OPTIONS`);

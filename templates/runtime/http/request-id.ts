@@ -23,9 +23,9 @@ export function requestIdFrom(header: string | undefined): string {
  */
 export function requestIds(): RequestHandler {
   return (req, res, next) => {
-    const id = requestIdFrom(req.get(REQUEST_ID_HEADER));
+    const id = requestIdFrom(req.headers["x-request-id"] as string | undefined);
     res.locals.requestId = id;
-    res.set(REQUEST_ID_HEADER, id);
+    res.setHeader(REQUEST_ID_HEADER, id);
     next();
   };
 }

@@ -68,7 +68,8 @@ function bodyParserError(err: unknown): ValidationError | undefined {
 /** 415 unless the request says it carries JSON (checked before the body is read). */
 export function requireJson(logger: Logger): RequestHandler {
   return (req, res, next) => {
-    const type = req.get("content-type");
+    const type = req.headers["content-type"];
+    if (type === "application/json") return next(); // what nearly every client sends
     if (type?.split(";")[0]?.trim().toLowerCase() === "application/json") return next();
     const got = type ? quote(type, 80) : "none";
     refuse(

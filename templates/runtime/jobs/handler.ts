@@ -8,7 +8,7 @@
 import { DeadlineError, fromHandlerError, UnavailableError } from "../errors.js";
 import type { Metrics } from "../ops/metrics.js";
 import type { Capability, HandlerContext, Logger, VerifiedPayment } from "../types.js";
-import { deadlinePassed, type DeadlineRun, startWithDeadline } from "./deadline.js";
+import { deadlinePassed, type DeadlineRun, onDeadline } from "./deadline.js";
 import type { JobRequest } from "./request.js";
 
 export interface HandlerRunOptions {
@@ -28,12 +28,52 @@ export function checkArrival(job: JobRequest): void {
     );
 }
 
-/** Step 5: starts the handler; `result` rejects with an AgentError (errors.ts) on any failure. */
+/**
+ * A handler's ctx (HandlerContext). A class, so `signal` is a getter on its prototype: the signal's
+ * AbortController (costly, and most handlers never look at it) is made on first read, already
+ * aborted if that is after the deadline. An object literal with a getter would cost every job
+ * kilobytes of garbage.
+ */
+class JobContext implements HandlerContext {
+  declare payment?: VerifiedPayment;
+  #controller: AbortController | undefined;
+  #abortedWith: DeadlineError | undefined;
+
+  constructor(
+    readonly jobId: string,
+    readonly capability: string,
+    readonly deadline: number,
+    readonly logger: Logger,
+  ) {}
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#abortedWith) this.#controller.abort(this.#abortedWith);
+    }
+    return this.#controller.signal;
+  }
+
+  /** Aborts ctx.signal with `err`, or with the first error it was aborted with; returns that one. */
+  static abort(ctx: JobContext, err: DeadlineError): DeadlineError {
+    ctx.#abortedWith ??= err;
+    ctx.#controller?.abort(ctx.#abortedWith);
+    return ctx.#abortedWith;
+  }
+}
+
 /** A started handler: its result, when it really stops, and whether it still runs. */
 export interface HandlerRun extends DeadlineRun<unknown> {
   isRunning(): boolean;
 }
 
+/**
+ * Step 5: starts the handler; `result` rejects with an AgentError (errors.ts) on any failure. The
+ * deadline works as startWithDeadline's (deadline.ts): `result` rejects with a DeadlineError at the
+ * deadline whether or not the handler stops, and when it returns after the deadline; ctx.signal
+ * aborts with that error. Written out here, with one timer and a few promises per job, because every
+ * job pays for it.
+ */
 export function startHandler(
   job: JobRequest,
   capability: Capability,
@@ -41,39 +81,79 @@ export function startHandler(
   options: HandlerRunOptions,
 ): HandlerRun {
   const { logger, metrics } = options;
+  const { deadline } = job;
   const finished = metrics.handlerStarted(capability.name);
   let running = true;
-  const run = startWithDeadline(job.deadline, async (signal) => {
-    const ctx: HandlerContext = {
-      jobId: job.jobId,
-      capability: capability.name,
-      deadline: job.deadline,
-      signal,
-      logger,
-    };
-    if (options.payment) ctx.payment = options.payment;
-    try {
-      return await capability.handler(input, ctx);
-    } finally {
-      running = false; // before anything downstream sees the result
-    }
-  });
-  void run.stopped.then(finished);
 
-  const result = withCut(run.result, options.cut).catch((err: unknown) => {
+  const ctx = new JobContext(job.jobId, capability.name, deadline, logger);
+  if (options.payment) ctx.payment = options.payment;
+  const missed = (): DeadlineError =>
+    JobContext.abort(
+      ctx,
+      new DeadlineError(`the handler did not finish before the deadline (${deadline})`),
+    );
+
+  let work: Promise<unknown>;
+  try {
+    work = Promise.resolve(capability.handler(input, ctx));
+  } catch (err) {
+    work = Promise.reject(err); // a handler that throws synchronously
+  }
+
+  let resolve!: (value: unknown) => void;
+  let reject!: (err: unknown) => void;
+  const result = new Promise<unknown>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  let answered = false;
+  let cancel = (): void => undefined; // the deadline timer, set below
+  const { cut } = options;
+  const onCut = (): void => fail(shuttingDown());
+  const answer = (): boolean => {
+    if (answered) return false;
+    answered = true;
+    cancel();
+    cut?.removeEventListener("abort", onCut);
+    return true;
+  };
+  /** The job failed: its error as the error map says; a handler still running is abandoned. */
+  const fail = (err: unknown): void => {
+    if (!answer()) return;
     if (running) {
       const ended = metrics.handlerAbandoned(capability.name);
       logger.warn(
         "handler still running after its job was answered; it should stop when ctx.signal aborts",
       );
-      void run.stopped.then(() => {
+      void stopped.then(() => {
         ended();
         logger.info("abandoned handler stopped");
       });
     }
-    throw err instanceof UnavailableError ? err : fromHandlerError(err, logger);
-  });
-  return { result, stopped: run.stopped, isRunning: () => running };
+    reject(err instanceof UnavailableError ? err : fromHandlerError(err, logger));
+  };
+
+  // Both callbacks are always attached, so work abandoned at the deadline that rejects later is
+  // handled here (a no-op: the job was answered) and never "unhandled". `stopped` never rejects.
+  const stopped = work.then(
+    (value) => {
+      running = false; // before anything downstream sees the result
+      finished();
+      // A handler that blocked the timer (CPU-bound) returned too late: spec 4.5, 408.
+      if (deadlinePassed(deadline)) fail(missed());
+      else if (answer()) resolve(value);
+    },
+    (err: unknown) => {
+      running = false;
+      finished();
+      fail(err);
+    },
+  );
+  cancel = onDeadline(deadline * 1000, () => fail(missed()));
+  // A shutdown that gives up waiting answers the job at once (503), the handler still running.
+  if (cut?.aborted) fail(shuttingDown());
+  else cut?.addEventListener("abort", onCut, { once: true });
+  return { result, stopped, isRunning: () => running };
 }
 
 /** The 503 of a job cut by a graceful shutdown before it began settling. */
@@ -82,23 +162,3 @@ export const shuttingDown = (): UnavailableError =>
     "the server is shutting down and could not finish this job in time; nothing was charged; send it again",
     1,
   );
-
-/** Rejects with a 503 as soon as `cut` aborts (shutdown), else settles like `work`. */
-function withCut<T>(work: Promise<T>, cut: AbortSignal | undefined): Promise<T> {
-  if (!cut) return work;
-  if (cut.aborted) return Promise.reject(shuttingDown());
-  return new Promise<T>((resolve, reject) => {
-    const onCut = () => reject(shuttingDown());
-    cut.addEventListener("abort", onCut, { once: true });
-    work.then(
-      (value) => {
-        cut.removeEventListener("abort", onCut);
-        resolve(value);
-      },
-      (err: unknown) => {
-        cut.removeEventListener("abort", onCut);
-        reject(err);
-      },
-    );
-  });
-}

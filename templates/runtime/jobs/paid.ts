@@ -11,8 +11,11 @@ import { PaymentError, UnavailableError } from "../errors.js";
 import { authorizationKey, authorizationTtlMs } from "../ledger/ledger.js";
 import { type Hold, holdReservation } from "../ledger/reservation.js";
 import type { PaymentGate, HeaderGetter } from "../payments/gate.js";
-import { SettlementError, type SettlementResult } from "../payments/settlement.js";
-import { SETTLEMENT_MARGIN_SECONDS } from "../payments/verify.js";
+import {
+  SETTLEMENT_MARGIN_SECONDS,
+  SettlementError,
+  type SettlementResult,
+} from "../payments/settlement.js";
 import { paymentResponseHeaders } from "../payments/x402.js";
 import type { Capability, Logger, VerifiedPayment } from "../types.js";
 import { checkArrival, type HandlerRun, shuttingDown, startHandler } from "./handler.js";
@@ -27,7 +30,8 @@ const LEASE_MARGIN_MS = 10_000;
 
 export interface PaidJobCall {
   header: HeaderGetter;
-  resourceUrl: string;
+  /** Absolute URL of this endpoint, for 402s and the requirement a payment must match. */
+  resourceUrl(): string;
 }
 
 export async function runPaidJob(
@@ -134,12 +138,13 @@ function paidSteps(
 
   return {
     paymentRequired(): JobResponse {
-      const required = gate.paymentRequired(capability, call.resourceUrl, job.deadline);
+      const required = gate.paymentRequired(capability, call.resourceUrl(), job.deadline);
       return {
         status: required.status,
         headers: required.headers,
-        body: JSON.stringify(required.body),
+        body: required.body,
         outcome: "payment_required",
+        reason: "payment required: send a PAYMENT-SIGNATURE header",
       };
     },
 
@@ -148,19 +153,20 @@ function paidSteps(
       metrics.paymentRefused(err.code ?? "other");
       logger.info("payment refused", { reason: err.message, code: err.code });
       const headers = retry
-        ? gate.retryHeaders(capability, call.resourceUrl, job.deadline, err.message)
+        ? gate.retryHeaders(capability, call.resourceUrl(), job.deadline, err.message)
         : { "Cache-Control": "no-store" };
       return {
         status: 402,
         headers,
         body: JSON.stringify({ status: "failed", error_type: "payment", error: err.message }),
         outcome: "payment",
+        reason: err.message,
       };
     },
 
     async verify(): Promise<VerifiedPayment | PaymentError> {
       try {
-        return await gate.verify(call.header, capability, job, call.resourceUrl);
+        return await gate.verify(call.header, capability, job, call.resourceUrl());
       } catch (err) {
         if (err instanceof PaymentError) return err;
         throw err;

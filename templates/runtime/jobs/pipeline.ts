@@ -13,7 +13,6 @@ import { clip } from "../ops/text.js";
 import type { HeaderGetter } from "../payments/gate.js";
 import type { Capability, Logger } from "../types.js";
 import { checkArrival, startHandler } from "./handler.js";
-import { runPaidJob } from "./paid.js";
 import { findCapability, MAX_JOB_ID_LENGTH, parseRequest, validateInput } from "./request.js";
 import { completedBody, type JobResponse } from "./result.js";
 import type { JobServices } from "./services.js";
@@ -21,6 +20,14 @@ import type { JobServices } from "./services.js";
 export { MAX_JOB_ID_LENGTH, SERVICE_VERSION } from "./request.js";
 export type { JobResponse } from "./result.js";
 export type { JobServices } from "./services.js";
+
+/**
+ * Paid jobs' steps (paid.ts and the ledger reservation it uses), loaded when the app has a payment
+ * gate (createApp starts it), never in dev mode.
+ */
+let paidJobs: Promise<typeof import("./paid.js")> | undefined;
+export const loadPaidJobs = (): Promise<typeof import("./paid.js")> =>
+  (paidJobs ??= import("./paid.js"));
 
 /** An error answer's message is logged (as `reason`) up to this many characters. */
 const MAX_LOGGED_REASON = 500;
@@ -31,8 +38,8 @@ export interface JobCall {
   body: unknown;
   /** Reads a request header (lower-case name). */
   header: HeaderGetter;
-  /** Absolute URL of this endpoint, used in 402 responses. */
-  resourceUrl: string;
+  /** Absolute URL of this endpoint, used in 402 responses (derived only when one is built). */
+  resourceUrl(): string;
   /** The request's logger (tagged with its request id). */
   logger: Logger;
 }
@@ -51,6 +58,7 @@ export async function executeJob(s: JobServices, call: JobCall): Promise<JobResp
     const input = validateInput(declared, job.input); // 2
 
     if (s.gate) {
+      const { runPaidJob } = await loadPaidJobs();
       answer = await runPaidJob({ ...s, gate: s.gate }, call, job, declared, input, logger); // 3-6
     } else {
       // Dev mode: no payment at all (payment headers are ignored entirely).
@@ -70,14 +78,16 @@ export async function executeJob(s: JobServices, call: JobCall): Promise<JobResp
   const outcome: JobOutcome = answer.outcome ?? "internal";
   s.metrics.job(declared?.name ?? "(unknown)", outcome);
   // A request refused before its job_id or capability checked out: log what it said, bounded.
-  const sent = requested(call.body);
+  const sent = jobId === undefined || declared === undefined ? requested(call.body) : undefined;
   logger.info("job finished", {
-    job_id: jobId ?? sent.jobId,
-    capability: declared?.name ?? sent.capability,
+    job_id: jobId ?? sent?.jobId,
+    capability: declared?.name ?? sent?.capability,
     status: answer.status,
     outcome,
     ms: Date.now() - started,
-    ...(answer.status >= 400 ? { reason: reasonOf(answer) } : {}),
+    ...(answer.status >= 400
+      ? { reason: clip(answer.reason ?? reasonOf(answer), MAX_LOGGED_REASON) }
+      : {}),
   });
   return answer;
 }
@@ -124,5 +134,5 @@ function errorAnswer(err: unknown, logger: Logger): JobResponse {
   const headers: Record<string, string> =
     known instanceof UnavailableError ? { "Retry-After": String(known.retryAfterSeconds) } : {};
   const outcome: JobOutcome = known instanceof UnavailableError ? "unavailable" : known.errorType;
-  return { status, headers, body: JSON.stringify(body), outcome };
+  return { status, headers, body: JSON.stringify(body), outcome, reason: body.error };
 }

@@ -41,12 +41,22 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 
 /** True when `value` nests objects/arrays deeper than `max` levels (iterative: no recursion to overflow). */
 export function nestedDeeperThan(value: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (typeof node !== "object" || node === null) continue;
+  if (typeof value !== "object" || value === null) return false;
+  // Objects still to look into, and their depths (two stacks: no pair allocated per node).
+  const nodes: object[] = [value];
+  const depths: number[] = [0];
+  while (nodes.length > 0) {
+    const node = nodes.pop() as Record<string, unknown>;
+    const depth = depths.pop()!;
     if (depth >= max) return true;
-    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+    for (const key in node) {
+      if (!Object.hasOwn(node, key)) continue;
+      const child = node[key];
+      if (typeof child === "object" && child !== null) {
+        nodes.push(child);
+        depths.push(depth + 1);
+      }
+    }
   }
   return false;
 }
@@ -162,10 +172,12 @@ export function findCapability(agent: AgentDefinition, name: string): Capability
   );
 }
 
-/** Step 2: validates a copy of the input (coercion and defaults change it in place). */
+/**
+ * Step 2: validates the input, coercing it and filling in defaults in place, and returns it. The
+ * input is the request's own freshly parsed JSON, which nothing else keeps, so it is not copied.
+ */
 export function validateInput(capability: Capability, input: Record<string, unknown>): unknown {
-  const copy = structuredClone(input);
-  if (!capability.validateInput(copy))
+  if (!capability.validateInput(input))
     throw new ValidationError(formatAjvErrors(capability.validateInput.errors, "input"));
-  return copy;
+  return input;
 }

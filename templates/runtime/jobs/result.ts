@@ -14,10 +14,12 @@ import { SERVICE_VERSION } from "./request.js";
 /** A job's answer, its body already serialized (sent, cached and resent byte for byte). */
 export interface JobResponse {
   status: number;
-  headers: Record<string, string>;
+  headers: Readonly<Record<string, string>>;
   body: string;
   /** How the job ended, for metrics and the log (not sent). */
   outcome?: JobOutcome;
+  /** For the log: why a failure was answered (its body's `error`, or the 402's reason), not sent. */
+  reason?: string;
 }
 
 export interface ResultOptions {

@@ -3,8 +3,7 @@
  * Production refuses to start without a settlement route. Part of your project: edit freely.
  */
 import { parseNetwork, type ResolvedNetwork } from "../payments/networks.js";
-import type { Settler } from "../payments/settlement.js";
-import { SETTLEMENT_MARGIN_SECONDS } from "../payments/verify.js";
+import { SETTLEMENT_MARGIN_SECONDS, type Settler } from "../payments/settlement.js";
 import type { Reader, Setting } from "./settings.js";
 
 const DEFAULT_MAX_TIMEOUT_SECONDS = 300;

@@ -180,6 +180,62 @@ function sanitizeEntries(
   return out;
 }
 
+let isoMs = Number.NaN;
+let iso = "";
+/** new Date().toISOString(), made once per millisecond (a busy server writes many lines in one). */
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== isoMs) {
+    isoMs = now;
+    iso = new Date(now).toISOString();
+  }
+  return iso;
+}
+
+/**
+ * The line of an entry whose fields are all short strings, numbers, booleans, null or undefined
+ * (every job's "job finished" line): exactly what formatLine writes for it, without copying the
+ * fields through sanitize(). Undefined when an entry needs the full treatment.
+ */
+function plainLine(
+  level: LogLevel,
+  message: string,
+  base: Record<string, unknown>,
+  fields: Record<string, unknown> | undefined,
+): string | undefined {
+  if (typeof message !== "string" || message.length > MAX_STRING) return undefined;
+  const entry: Record<string, unknown> = { time: isoNow(), level, msg: message };
+  let chars = message.length;
+  let count = 0;
+  for (const source of [base, fields]) {
+    if (!source) continue;
+    for (const key in source) {
+      if (!Object.hasOwn(source, key)) continue;
+      const value = source[key];
+      switch (typeof value) {
+        case "string":
+          if (value.length > MAX_STRING) return undefined;
+          chars += value.length;
+          break;
+        case "number":
+        case "boolean":
+        case "undefined":
+          break;
+        case "object":
+          if (value !== null) return undefined;
+          break;
+        default:
+          return undefined;
+      }
+      if (key.length > MAX_KEY || ++count > MAX_KEYS) return undefined;
+      // time, level and msg are the logger's own: a field cannot overwrite them.
+      entry[key === "time" || key === "level" || key === "msg" ? `field_${key}` : key] = value;
+    }
+  }
+  if (chars > MAX_TOTAL_CHARS) return undefined;
+  return escapeLineBreakers(JSON.stringify(entry));
+}
+
 /** The entry as one JSON line: no raw \n, \r, U+2028, U+2029 or U+0085 anywhere in it. */
 function formatLine(
   level: LogLevel,
@@ -190,7 +246,7 @@ function formatLine(
   const budget: Budget = { nodes: MAX_NODES, chars: MAX_TOTAL_CHARS };
   try {
     const entry: Record<string, unknown> = {
-      time: new Date().toISOString(),
+      time: isoNow(),
       level,
       msg: clipString(String(message), budget),
     };
@@ -223,12 +279,24 @@ function defaultWrite(line: string, level: LogLevel): void {
 
 export function createLogger(options: LoggerOptions = {}): Logger {
   const min = LOG_LEVELS.indexOf(isLogLevel(options.level) ? options.level : "info");
-  const write = options.write ?? defaultWrite;
-  const base = options.fields ?? {};
+  return makeLogger(min, options.write ?? defaultWrite, options.fields ?? {});
+}
 
+/** A logger at level index `min` adding `base` to every line (children merge theirs in). */
+function makeLogger(
+  min: number,
+  write: (line: string, level: LogLevel) => void,
+  base: Record<string, unknown>,
+): Logger {
   const log = (level: LogLevel, message: string, fields?: Record<string, unknown>): void => {
     if (LOG_LEVELS.indexOf(level) < min) return;
-    write(formatLine(level, message, base, fields), level);
+    let line: string | undefined;
+    try {
+      line = plainLine(level, message, base, fields);
+    } catch {
+      line = undefined; // a throwing getter: formatLine describes it
+    }
+    write(line ?? formatLine(level, message, base, fields), level);
   };
 
   return {
@@ -236,6 +304,6 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     info: (message, fields) => log("info", message, fields),
     warn: (message, fields) => log("warn", message, fields),
     error: (message, fields) => log("error", message, fields),
-    child: (fields) => createLogger({ ...options, fields: { ...base, ...fields } }),
+    child: (fields) => makeLogger(min, write, { ...base, ...fields }),
   };
 }

@@ -3,7 +3,7 @@
  * every problem is collected (not thrown) so the server can report them all at once.
  * Part of your project: edit freely.
  */
-import { getAddress, isAddress } from "viem/utils";
+import { checksumAddress, isAddress } from "../payments/address.js";
 
 /** Every configuration problem, one per line. */
 export class ConfigError extends Error {
@@ -57,7 +57,7 @@ export class Reader {
   /** A checksummed address, or undefined (with a problem recorded when the value is bad). */
   address(s: Setting, what: string): `0x${string}` | undefined {
     if (s.value === undefined) return undefined;
-    if (isAddress(s.value)) return getAddress(s.value);
+    if (isAddress(s.value)) return checksumAddress(s.value);
     this.problems.push(
       `${s.name} is ${JSON.stringify(s.value)}: set it to ${what} (0x and 40 hex digits, checksummed or all lowercase)`,
     );

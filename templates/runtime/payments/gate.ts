@@ -14,15 +14,11 @@
 import type { Ledger } from "../ledger/ledger.js";
 import type { ProductionPaymentConfig } from "../ops/config.js";
 import { PaymentError } from "../errors.js";
-import { createFacilitatorSettler } from "./facilitator.js";
 import type { BazaarDeclarations } from "./bazaar.js";
 import type { ChainChecks } from "./onchain.js";
-import type { SettlementResult, Settler } from "./settlement.js";
+import { SETTLEMENT_MARGIN_SECONDS, type SettlementResult, type Settler } from "./settlement.js";
 import type { Capability, VerifiedPayment } from "../types.js";
-import { verifyPayment } from "./verify.js";
-import { paymentRequiredHeaders, paymentRequiredResponse, type PaymentOffer } from "./x402.js";
-
-import { SETTLEMENT_MARGIN_SECONDS } from "./verify.js";
+import { paymentRequiredResponse, type PaymentOffer } from "./x402.js";
 
 export { SETTLEMENT_MARGIN_SECONDS };
 
@@ -31,8 +27,10 @@ export type HeaderGetter = (name: string) => string | undefined;
 /** The response for a missing payment: v1 body + v2 header (see x402.ts). */
 export interface PaymentRequiredResponse {
   status: number;
-  headers: Record<string, string>;
-  body: unknown;
+  /** Shared between answers (do not change it): PAYMENT-REQUIRED and Cache-Control. */
+  headers: Readonly<Record<string, string>>;
+  /** The v1 body, serialized. */
+  body: string;
 }
 
 export interface PaymentGate {
@@ -42,7 +40,10 @@ export interface PaymentGate {
    * clients sign validBefore = now + maxTimeoutSeconds.
    */
   offer(capability: Capability, resourceUrl: string, deadline?: number): PaymentOffer;
-  /** 402 telling the client how to pay for this job. */
+  /**
+   * 402 telling the client how to pay for this job. Answers are built once per second for each
+   * capability, URL and validity window (a busy server sends thousands of identical 402s).
+   */
   paymentRequired(
     capability: Capability,
     resourceUrl: string,
@@ -55,7 +56,7 @@ export interface PaymentGate {
     resourceUrl: string,
     deadline: number,
     reason: string,
-  ): Record<string, string>;
+  ): Readonly<Record<string, string>>;
   /** The payment header's value, or undefined when the client sent none. */
   paymentHeader(header: HeaderGetter): { name: string; value: string } | undefined;
   /** Checks the payment for this job; throws PaymentError saying what is wrong. */
@@ -70,6 +71,9 @@ export interface PaymentGate {
   /** Charges the payment; throws SettlementError (settlement.ts) when it could not. */
   settle(payment: VerifiedPayment): Promise<SettlementResult>;
 }
+
+/** Distinct 402 answers kept (see answer402): a second's worth for a handful of capabilities and hosts. */
+const MAX_CACHED_402S = 256;
 
 /** Seconds of slack in an offered validity window, for clock skew between client and server. */
 const CLOCK_SLACK_SECONDS = 30;
@@ -101,8 +105,17 @@ function createSettler(config: ProductionPaymentConfig, deps: PaymentGateDeps): 
   switch (route.kind) {
     case "custom":
       return route.settler;
-    case "facilitator":
-      return createFacilitatorSettler(route.url, config.settleTimeoutSeconds * 1000);
+    case "facilitator": {
+      // Loaded with the gate (production only), off the request path.
+      const loading = import("./facilitator.js").then((m) =>
+        m.createFacilitatorSettler(route.url, config.settleTimeoutSeconds * 1000),
+      );
+      loading.catch(() => undefined); // reported by the first verify() instead of crashing startup
+      return {
+        verify: async (payment) => (await loading).verify?.(payment),
+        settle: async (payment) => (await loading).settle(payment),
+      };
+    }
     case "direct": {
       // viem's wallet code is loaded only in this mode, starting now, off the request path.
       const loading = import("./direct-settlement.js").then((m) =>
@@ -143,6 +156,10 @@ export function createPaymentGate(
 ): PaymentGate {
   const { network, payTo } = config;
   const settler = createSettler(config, deps);
+  // The signature check (secp256k1, keccak) is loaded with the gate, off the request path: dev mode
+  // has no gate, so it never loads it.
+  const verifying = import("./verify.js");
+  verifying.catch(() => undefined); // reported by the first verify() instead of crashing startup
 
   // The on-chain checks load the full viem package, so only when an RPC endpoint is configured.
   const rpcUrl = config.rpcUrl;
@@ -170,15 +187,36 @@ export function createPaymentGate(
     description: capability.declaration.description ?? `Run capability "${capability.name}"`,
   });
 
-  /** The offer as a 402 states it: with the job's discovery declaration, when there is one. */
-  const offerIn402 = (
+  /**
+   * The 402 for a job: v2 header and v1 body, with the job's discovery declaration when there is one.
+   * What it says depends on the capability, the URL, the reason, the offered validity window and the
+   * current second (the declaration's example deadlines), so it is kept for that second: a cache of
+   * recent answers, emptied when it grows past MAX_CACHED_402S.
+   */
+  const cached402 = new Map<string, { headers: Readonly<Record<string, string>>; body: string }>();
+  const answer402 = (
     capability: Capability,
     resourceUrl: string,
     deadline: number,
-  ): PaymentOffer => {
-    const discovery = deps.discovery?.(capability);
-    const offered = offer(capability, resourceUrl, deadline);
-    return discovery ? { ...offered, discovery } : offered;
+    reason: string,
+  ) => {
+    const now = Date.now();
+    const timeout = timeoutFor(config.maxTimeoutSeconds, deadline, now);
+    const key = `${capability.name}\n${resourceUrl}\n${timeout}\n${Math.floor(now / 1000)}\n${reason}`;
+    let answer = cached402.get(key);
+    if (!answer) {
+      const discovery = deps.discovery?.(capability, now);
+      const offered: PaymentOffer = {
+        ...offer(capability, resourceUrl),
+        maxTimeoutSeconds: timeout,
+        ...(discovery && { discovery }),
+      };
+      const response = paymentRequiredResponse(offered, reason);
+      answer = { headers: Object.freeze(response.headers), body: JSON.stringify(response.body) };
+      if (cached402.size >= MAX_CACHED_402S) cached402.clear();
+      cached402.set(key, answer);
+    }
+    return answer;
   };
 
   const paymentHeader: PaymentGate["paymentHeader"] = (header) => {
@@ -199,17 +237,18 @@ export function createPaymentGate(
       deadline,
       reason = "payment required: send a PAYMENT-SIGNATURE header",
     ) {
-      return paymentRequiredResponse(offerIn402(capability, resourceUrl, deadline), reason);
+      return { status: 402, ...answer402(capability, resourceUrl, deadline, reason) };
     },
 
     retryHeaders(capability, resourceUrl, deadline, reason) {
-      return paymentRequiredHeaders(offerIn402(capability, resourceUrl, deadline), reason);
+      return answer402(capability, resourceUrl, deadline, reason).headers;
     },
 
     async verify(header, capability, job, resourceUrl) {
       const sent = paymentHeader(header);
       if (!sent)
         throw new PaymentError("no payment header: send PAYMENT-SIGNATURE", { code: "missing" });
+      const { verifyPayment } = await verifying;
       return verifyPayment(sent, capability, job, resourceUrl, { network, payTo, offer, chain });
     },
 

@@ -11,6 +11,17 @@ import type { VerifiedPayment } from "../types.js";
 
 type Hex = `0x${string}`;
 
+/**
+ * Seconds an authorization must stay valid after the job's deadline (or now, if later).
+ * Settlement starts when the handler returns (at the latest at the deadline), and the transfer
+ * must be mined before validBefore or the token contract refuses it: the client would get the
+ * result for free. The reference facilitator refuses to settle an authorization with less than
+ * 6 s left; on top of that come one or two Base blocks (2 s each) to get mined, the facilitator
+ * or RPC round trips, and clock skew between client, server and chain. 15 s covers those with
+ * room to spare while costing clients nothing (they sign validBefore = now + 300 s by default).
+ */
+export const SETTLEMENT_MARGIN_SECONDS = 15;
+
 /** A settled payment: what the PAYMENT-RESPONSE header reports. */
 export interface SettlementResult {
   /** Hash of the mined transferWithAuthorization transaction. */

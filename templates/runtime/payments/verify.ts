@@ -4,11 +4,14 @@
  * PaymentError saying what is wrong and what to do; its `code` is what metrics count refusals by.
  * Part of your project: edit freely.
  */
-import { isAddress, recoverTypedDataAddress } from "viem/utils"; // viem/utils loads faster than "viem"
 import { PaymentError } from "../errors.js";
+import { isAddress } from "./address.js";
+import { transferDigest } from "./eip712.js";
 import type { Capability, VerifiedPayment } from "../types.js";
 import type { ResolvedNetwork } from "./networks.js";
 import type { ChainChecks } from "./onchain.js";
+import { recoverAddress, SECP256K1_N } from "./secp256k1.js";
+import { SETTLEMENT_MARGIN_SECONDS } from "./settlement.js";
 import {
   type AcceptedRequirement,
   type Authorization,
@@ -17,19 +20,9 @@ import {
   type PaymentOffer,
   requirementV1,
   requirementV2,
-  transferTypedData,
 } from "./x402.js";
 
-/**
- * Seconds an authorization must stay valid after the job's deadline (or now, if later).
- * Settlement starts when the handler returns (at the latest at the deadline), and the transfer
- * must be mined before validBefore or the token contract refuses it: the client would get the
- * result for free. The reference facilitator refuses to settle an authorization with less than
- * 6 s left; on top of that come one or two Base blocks (2 s each) to get mined, the facilitator
- * or RPC round trips, and clock skew between client, server and chain. 15 s covers those with
- * room to spare while costing clients nothing (they sign validBefore = now + 300 s by default).
- */
-export const SETTLEMENT_MARGIN_SECONDS = 15;
+export { SETTLEMENT_MARGIN_SECONDS }; // defined in settlement.ts, which loads without this module
 
 /** What verification needs to know about this service. */
 export interface VerifyContext {
@@ -138,8 +131,6 @@ function checkAccepted(a: AcceptedRequirement, capability: Capability, ctx: Veri
     );
 }
 
-/** The curve order of secp256k1; USDC (like EIP-2) accepts only signatures with s <= n / 2. */
-const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 /** ERC-6492 appends this to signatures of smart wallets that are not deployed yet. */
 const ERC6492_MAGIC = "6492649264926492649264926492649264926492649264926492649264926492";
 
@@ -192,12 +183,10 @@ async function checkSignature(
   checkEcdsaEncoding(signature);
   let signer: string | undefined;
   try {
-    signer = await recoverTypedDataAddress({
-      ...transferTypedData(ctx.network, auth),
-      signature,
-    });
+    // undefined: not a 65-byte ECDSA signature; a contract wallet's may still be valid
+    signer = recoverAddress(transferDigest(ctx.network, auth), signature);
   } catch {
-    signer = undefined; // not a 65-byte ECDSA signature; a contract wallet's may still be valid
+    signer = undefined; // a field the EIP-712 encoding refuses (a value above 2^256 - 1)
   }
   if (signer !== undefined && sameAddress(signer, auth.from)) return;
   if (signature.toLowerCase().endsWith(ERC6492_MAGIC))
