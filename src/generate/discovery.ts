@@ -6,10 +6,11 @@ export interface DiscoveryGeneration {
   /** src/generated/openapi.json: the OpenAPI document, 2-space JSON and a final newline. */
   openapiJson: string;
   /**
-   * src/generated/discovery.ts: the same document plus per-capability data. The data is one JSON literal
-   * (2-space JSON) under `// prettier-ignore`: prettier leaves it as it is, so the file is already
-   * formatted, and writing it costs a JSON.stringify (formatting a large literal with prettier took most of
-   * the time of `generate`).
+   * src/generated/discovery.ts: the same document plus per-capability data, as 2-space JSON text in a
+   * template literal that JSON.parse reads at start-up (V8 parses JSON text several times faster than
+   * the same object literal: a service with 100 capabilities starts as fast as one with a single one).
+   * The statement is under `// prettier-ignore`, so the file is already formatted, and writing it costs
+   * a JSON.stringify. The JSON stays line by line, so a regeneration's diff shows what changed.
    */
   discoveryTs: string;
   /** Sampler problems, "<capability>: sample input|output <problem>" (the example does not validate). */
@@ -47,11 +48,19 @@ export function generateDiscovery(
     GENERATED_HEADER,
     `import type { DiscoveryData } from "../runtime/discovery/data.js";`,
     "",
-    "/** The OpenAPI document (the same as openapi.json) and each capability's tags, schemas and examples. */",
+    "/**",
+    " * The OpenAPI document (the same as openapi.json) and each capability's tags, schemas and examples,",
+    " * parsed from JSON text at start-up (faster than an object literal of the same data).",
+    " */",
     "// prettier-ignore",
   ].join("\n");
-  const discoveryTs = `${head}\nexport const discovery: DiscoveryData = ${data};\n`;
+  const discoveryTs = `${head}\nexport const discovery: DiscoveryData = JSON.parse(\`${templateText(data)}\`);\n`;
   return { openapiJson: `${openapiText}\n`, discoveryTs, problems };
+}
+
+/** Text as a template literal's contents: backslashes, backticks and `${` escaped, so it reads back unchanged. */
+function templateText(text: string): string {
+  return text.replaceAll("\\", "\\\\").replaceAll("`", "\\`").replaceAll("${", "\\${");
 }
 
 /** 2-space JSON text as it is written one level deeper in an enclosing object. */

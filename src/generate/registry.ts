@@ -8,7 +8,8 @@ import { Code, expandedObjectText, importText, stringLiteral } from "./print/js.
  * The capability registry the server runs: each capability's declaration (what GET /about shows), price in
  * USDC atomic units, validators and handler, plus the discovery data (discovery.ts: the OpenAPI document and
  * examples). Typing each entry as Capability<XInput, XOutput> makes `npm run typecheck` fail when a handler no
- * longer matches agent.json.
+ * longer matches agent.json. Handlers are imported on first use (runtime/handlers.ts lazyHandler; production
+ * imports them all before it listens), so start-up does not grow with the number of capabilities.
  */
 export function generateRegistry(model: AgentModel): SourceFile {
   const types = model.capabilities.flatMap((c) => [`${c.typeName}Input`, `${c.typeName}Output`]);
@@ -20,15 +21,13 @@ export function generateRegistry(model: AgentModel): SourceFile {
     source: () => {
       const lines = [
         GENERATED_HEADER,
+        `import { lazyHandler } from "../runtime/handlers.js";`,
         `import type { AgentDefinition, Capability } from "../runtime/types.js";`,
         `import { discovery } from "./discovery.js";`,
       ];
       if (model.capabilities.length) {
         lines.push(`import type { ${types.join(", ")} } from "./types.js";`);
         lines.push(`import { ${validators.join(", ")} } from "./validators.js";`);
-      }
-      for (const c of model.capabilities) {
-        lines.push(`import ${c.identifier}Handler from "../capabilities/${c.name}.js";`);
       }
       lines.push("");
       for (const c of model.capabilities) {
@@ -39,7 +38,7 @@ export function generateRegistry(model: AgentModel): SourceFile {
           `  priceAtomic: ${JSON.stringify(c.priceAtomic)},`,
           `  validateInput: validate${c.typeName}Input,`,
           `  validateOutput: validate${c.typeName}Output,`,
-          `  handler: ${c.identifier}Handler,`,
+          `  handler: ${lazyHandlerText(c, "")},`,
           `};`,
           "",
         );
@@ -61,6 +60,7 @@ export function generateRegistry(model: AgentModel): SourceFile {
     print: () => {
       const out = [
         GENERATED_HEADER,
+        `import { lazyHandler } from "../runtime/handlers.js";`,
         `import type { AgentDefinition, Capability } from "../runtime/types.js";`,
         `import { discovery } from "./discovery.js";`,
       ];
@@ -71,11 +71,6 @@ export function generateRegistry(model: AgentModel): SourceFile {
         );
       }
       for (const c of model.capabilities) {
-        out.push(
-          `import ${c.identifier}Handler from ${stringLiteral(`../capabilities/${c.name}.js`)};`,
-        );
-      }
-      for (const c of model.capabilities) {
         // The type arguments break when `const x: Capability<A, B> =` does not fit on a line.
         const left = `const ${c.identifier}Capability: Capability<${c.typeName}Input, ${c.typeName}Output>`;
         const head =
@@ -83,16 +78,19 @@ export function generateRegistry(model: AgentModel): SourceFile {
             ? `${left} =`
             : `const ${c.identifier}Capability: Capability<\n  ${c.typeName}Input,\n  ${c.typeName}Output\n> =`;
         // The source writes each entry over several lines: prettier keeps the object expanded.
+        // The handler (last) is printed by lazyHandlerText, which knows how prettier breaks that call.
+        const entry = expandedObjectText(head, [
+          ["name", c.name],
+          ["declaration", c.declaration],
+          ["priceAtomic", c.priceAtomic],
+          ["validateInput", new Code(`validate${c.typeName}Input`)],
+          ["validateOutput", new Code(`validate${c.typeName}Output`)],
+        ]);
+        const close = entry.lastIndexOf("\n");
+        const pad = entry.slice(close + 1).replace("};", "");
         out.push(
           "",
-          expandedObjectText(head, [
-            ["name", c.name],
-            ["declaration", c.declaration],
-            ["priceAtomic", c.priceAtomic],
-            ["validateInput", new Code(`validate${c.typeName}Input`)],
-            ["validateOutput", new Code(`validate${c.typeName}Output`)],
-            ["handler", new Code(`${c.identifier}Handler`)],
-          ]),
+          `${entry.slice(0, close)}\n${pad}  handler: ${lazyHandlerText(c, pad)},${entry.slice(close)}`,
         );
       }
       const capabilities = Object.fromEntries(
@@ -111,4 +109,19 @@ export function generateRegistry(model: AgentModel): SourceFile {
       return `${out.join("\n")}\n`;
     },
   };
+}
+
+/**
+ * The handler entry: the capability's module, imported on first use (its type is checked against the entry's
+ * Capability<XInput, XOutput>, as a static import was). Laid out as prettier lays it out as a property of the
+ * object whose properties are indented by `pad` + 2: on one line when it fits, else the arrow on its own
+ * line, else its body too.
+ */
+function lazyHandlerText(c: AgentModel["capabilities"][number], pad: string): string {
+  const load = `import(${stringLiteral(`../capabilities/${c.name}.js`)})`;
+  if (`${pad}  handler: lazyHandler(() => ${load}),`.length <= 100)
+    return `lazyHandler(() => ${load})`;
+  if (`${pad}    () => ${load},`.length <= 100)
+    return `lazyHandler(\n${pad}    () => ${load},\n${pad}  )`;
+  return `lazyHandler(\n${pad}    () =>\n${pad}      ${load},\n${pad}  )`;
 }

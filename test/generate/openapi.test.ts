@@ -325,6 +325,23 @@ describe("the generated discovery files", () => {
     expect(generateDiscovery(model(base))).toEqual(before); // and only then
   });
 
+  it("discovery.ts reads back as exactly openapi.json's document, whatever the text holds", async () => {
+    // The data is JSON text inside a template literal: backslashes, backticks, `${` and line
+    // separators in descriptions must come out as they went in.
+    const tricky = structuredClone(base) as Json;
+    tricky.description =
+      'Costs ${price}: a `code` span, C:\\path\\n, "quotes", \u2028 and \u2029, ` ${ `';
+    tricky.capabilities.echo.description = "backslash \\ then `tick` then ${x}";
+    tricky.capabilities.echo.input_schema.text.pattern = "^\\$\\{[a-z]+\\}`$";
+    const { discoveryTs, openapiJson } = generateDiscovery(model(tricky));
+    const discovery = await evaluateDiscovery(discoveryTs);
+    expect(discovery.openapi).toEqual(JSON.parse(openapiJson));
+    expect(JSON.stringify(discovery.openapi)).toContain(
+      "Costs ${price}: a `code` span, C:\\\\path",
+    );
+    expect(discovery.capabilities.echo!.tags).toEqual(["echo"]);
+  });
+
   it("report a sample the sampler cannot make as a warning, once", async () => {
     const odd = structuredClone(base) as Json;
     odd.capabilities.echo.input_schema.text.pattern = "^zz[0-9]{3}$";
