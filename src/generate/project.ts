@@ -94,7 +94,8 @@ function sampleTask(model: AgentModel): string {
   return JSON.stringify({ capability: first.name, input: sampleValue(first.inputSchema, true) });
 }
 
-function readmeData(model: AgentModel, packageManager: PackageManager) {
+/** The data the project templates are rendered with (the README's capability tables, commands...). */
+export function readmeData(model: AgentModel, packageManager: PackageManager) {
   const pm = projectCommands(packageManager);
   return {
     name: model.name,

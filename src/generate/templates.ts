@@ -1,19 +1,17 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { compileTemplate } from "./template-render.js";
 
 type Template = (data: object) => string;
 
 /** Compiled templates by source text, so each is compiled once per process. */
 const compiled = new Map<string, Template>();
 
-function compile(source: string): Template {
+function compile(source: string, name: string): Template {
   let template = compiled.get(source);
   if (template === undefined) {
-    // Handlebars (CommonJS) is required on first use: commands that render no template never load it.
-    const Handlebars = createRequire(import.meta.url)("handlebars") as typeof import("handlebars");
-    template = Handlebars.compile(source, { noEscape: true, strict: true });
+    template = compileTemplate(source, name);
     compiled.set(source, template);
   }
   return template;
@@ -38,7 +36,7 @@ export function templateFolder(folder: string): TemplateFile[] {
     const name = rel.pop()!.replace(/^_/, ".");
     const path = [...rel, name.replace(/\.hbs$/, "")].join("/");
     if (!name.endsWith(".hbs")) return { path, render: () => source };
-    return { path, render: (data: object) => compile(source)(data) };
+    return { path, render: (data: object) => compile(source, path)(data) };
   });
 }
 
