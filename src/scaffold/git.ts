@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { run } from "./install.js";
@@ -29,7 +28,8 @@ export async function initGit(dir: string): Promise<GitResult> {
 }
 
 /** git's exit code, or "missing" when git cannot start (not installed, not on PATH). */
-function gitExit(args: string[], cwd: string): Promise<number | "missing"> {
+async function gitExit(args: string[], cwd: string): Promise<number | "missing"> {
+  const { spawn } = await import("node:child_process"); // loaded only when git runs
   return new Promise((resolve) => {
     const child = spawn("git", args, {
       cwd,

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 
 import { PACKAGE_MANAGERS, type PackageManager } from "../generate/package-manager.js";
 
@@ -31,7 +30,8 @@ export type RunOutcome =
   | { ok: false; signal: NodeJS.Signals };
 
 /** Runs `<pm> install` in the project, showing its output. Never rejects. */
-export function installDependencies(dir: string, pm: PackageManager): Promise<RunOutcome> {
+export async function installDependencies(dir: string, pm: PackageManager): Promise<RunOutcome> {
+  const { spawn } = await import("node:child_process"); // loaded only when installing
   return new Promise((resolve) => {
     const child = spawn(pm, ["install"], { cwd: dir, stdio: "inherit", shell: process.platform === "win32" });
     child.on("error", (error) => resolve({ ok: false, error }));
@@ -52,7 +52,8 @@ export function describeFailure(outcome: RunOutcome): string {
 }
 
 /** Runs a command; resolves false (never rejects) when it cannot start or exits non-zero. */
-export function run(command: string, args: string[], cwd: string, stdio: "inherit" | "ignore"): Promise<boolean> {
+export async function run(command: string, args: string[], cwd: string, stdio: "inherit" | "ignore"): Promise<boolean> {
+  const { spawn } = await import("node:child_process"); // loaded only when a command runs
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd, stdio, shell: process.platform === "win32" });
     child.on("error", () => resolve(false));
