@@ -16,7 +16,8 @@ import { writeFileAtomic } from "../write/atomic.js";
 import { CliError } from "./errors.js";
 import { projectScript } from "./hint.js";
 import { parseFieldSpecs } from "./field-spec.js";
-import { describeReport, projectRoot } from "./generate.js";
+import { describeReport } from "./generate.js";
+import { projectRoot, requireUpgraded } from "./project-root.js";
 
 export interface AddCapabilityOptions {
   cwd?: string;
@@ -33,6 +34,7 @@ const DEFAULT_OUTPUT = ["result:string"];
 /** `create-agent add-capability <name>`: manifest entry, handler stub, regenerated code, or nothing at all. */
 export async function addCapability(name: string, options: AddCapabilityOptions): Promise<number> {
   const root = projectRoot(options.cwd);
+  requireUpgraded(root);
   const { text, capabilities } = await readValidManifest(root);
   if (Object.hasOwn(capabilities, name)) {
     throw new CliError(
@@ -70,6 +72,7 @@ export async function addCapability(name: string, options: AddCapabilityOptions)
 /** `create-agent remove-capability <name>`: out of the manifest and the generated code; the handler stays. */
 export async function removeCapability(name: string, options: { cwd?: string }): Promise<number> {
   const root = projectRoot(options.cwd);
+  requireUpgraded(root);
   const { text, capabilities } = await readValidManifest(root);
   if (!Object.hasOwn(capabilities, name)) {
     const available = Object.keys(capabilities)

@@ -101,8 +101,7 @@ async function createProject(
   if (interactive) {
     const prompter = openPrompter();
     try {
-      target =
-        given !== undefined ? resolve(given) : await askFolder(prompter, options);
+      target = given !== undefined ? resolve(given) : await askFolder(prompter, options);
       project = fromFile ?? (await askStarter(prompter, target));
       prompter.say(await summary(target, project.model, pm, options));
       if (!(await prompter.confirm("Create it?"))) throw new CancelledError();

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { CliError } from "./errors.js";
-import { projectRoot } from "./project-root.js";
+import { projectRoot, requireUpgraded } from "./project-root.js";
 
 /**
  * `create-agent dev` (the project's `npm run dev`): the server in dev mode under `tsx watch`, plus
@@ -13,6 +13,7 @@ import { projectRoot } from "./project-root.js";
  */
 export async function dev(options: { cwd?: string }): Promise<number> {
   const root = projectRoot(options.cwd);
+  requireUpgraded(root);
   const tsx = join(root, "node_modules", ".bin", process.platform === "win32" ? "tsx.cmd" : "tsx");
   if (!existsSync(tsx))
     throw new CliError(`tsx is not installed in ${root}: run \`npm install\` first`);

@@ -3,7 +3,7 @@ import { GENERATED_DIR, generateCode } from "../generate/index.js";
 import { loadManifest } from "../manifest/index.js";
 import { type ApplyReport, applyFiles, projectFileExists } from "../write/apply.js";
 import { projectScript } from "./hint.js";
-import { projectRoot } from "./project-root.js";
+import { projectRoot, requireUpgraded } from "./project-root.js";
 
 export { projectRoot } from "./project-root.js";
 
@@ -39,6 +39,7 @@ export function describeReport(report: ApplyReport): string[] {
 /** `create-agent generate [--check]`; --watch is watch.ts. */
 export async function generate(options: GenerateOptions): Promise<number> {
   const root = projectRoot(options.cwd);
+  requireUpgraded(root);
   const { report, warnings } = await regenerate(root, options.check === true);
   for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
   if (options.check) {

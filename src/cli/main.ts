@@ -4,7 +4,7 @@ import { PACKAGE_MANAGERS } from "../generate/package-manager.js";
 import { ManifestError } from "../manifest/errors.js";
 import { CALL_HELP_AFTER } from "./call-help.js";
 import { CliError } from "./errors.js";
-import { projectRoot } from "./project-root.js";
+import { projectRoot, requireUpgraded } from "./project-root.js";
 
 // Start-up: this module loads only commander and a few dependency-free modules. Each command's
 // implementation is imported inside its action, so `create-agent generate` never loads the scaffolding
@@ -69,6 +69,7 @@ export async function main(argv: string[]): Promise<number> {
         throw new CliError("--check and --watch cannot be used together");
       if (options.watch) {
         const root = projectRoot(options.cwd);
+        requireUpgraded(root);
         const { watchManifest } = await import("./watch.js");
         code = await watchManifest(root);
       } else {
@@ -123,6 +124,21 @@ export async function main(argv: string[]): Promise<number> {
     .action(async (name: string, options) => {
       const { removeCapability } = await import("./capability.js");
       code = await removeCapability(name, options);
+    });
+
+  program
+    .command("upgrade")
+    .description(
+      "bring a project made by an older create-agent to this one: three-way merge of its runtime and project files",
+    )
+    .option("--check", "write nothing; exit 1 when the project is behind this create-agent")
+    .option("--dry-run", "write nothing; print a unified diff of every file it would change")
+    .option("--cwd <dir>", "the project folder (default: the current folder)")
+    .action(async (options) => {
+      if (options.check && options.dryRun)
+        throw new CliError("--check and --dry-run cannot be used together");
+      const { upgrade } = await import("./upgrade.js");
+      code = await upgrade(options, VERSION);
     });
 
   program

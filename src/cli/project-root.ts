@@ -1,5 +1,6 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { compareVersions, projectToolVersion } from "../upgrade/project-version.js";
 import { CliError } from "./errors.js";
 
 /**
@@ -14,4 +15,34 @@ export function projectRoot(cwd: string | undefined): string {
     );
   }
   return root;
+}
+
+/** This create-agent's version (package.json two levels above src/cli and dist/cli). */
+export function toolVersion(): string {
+  return (
+    JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+      version: string;
+    }
+  ).version;
+}
+
+/** How to run this very create-agent again, for messages (never a bare `npx create-agent`). */
+export function thisCli(args: string): string {
+  const script = process.argv[1] ?? "create-agent";
+  return `node ${/\s/.test(script) ? JSON.stringify(script) : script} ${args}`;
+}
+
+/**
+ * Refuses to change a project made by an older create-agent: code this version generates needs the
+ * runtime it ships, which the project does not have until `upgrade`. The project's own scripts (npm run
+ * generate...) run the create-agent that made it, so they are never refused.
+ */
+export function requireUpgraded(root: string): void {
+  const made = projectToolVersion(root);
+  const current = toolVersion();
+  if (made === undefined || compareVersions(made, current) >= 0) return;
+  throw new CliError(
+    `this project was made by create-agent ${made}; this is ${current}, whose generated code needs its newer runtime. ` +
+      `Run upgrade first: ${thisCli(`upgrade --cwd ${JSON.stringify(root)}`)} (or use the project's own ${made}: its npm scripts run it)`,
+  );
 }

@@ -8,7 +8,10 @@ import { templateFolder } from "./templates.js";
  * The generated project's package.json: scripts, and exact versions from the one version table. `generator` is
  * the vendored create-agent tarball (a devDependency, so `npm run generate` finds the CLI on any machine).
  */
-export function generatePackageJson(model: AgentModel, generator: { path: string }): string {
+export function generatePackageJson(
+  model: AgentModel,
+  generator: { path: string; version: string },
+): string {
   const pkg = {
     name: model.name,
     version: model.version,
@@ -44,6 +47,8 @@ export function generatePackageJson(model: AgentModel, generator: { path: string
     allowScripts: { esbuild: true },
     pnpm: { onlyBuiltDependencies: ["esbuild"] },
     trustedDependencies: ["esbuild"],
+    // Which create-agent made (or last upgraded) the project: `create-agent upgrade` merges from it.
+    createAgent: { version: generator.version },
   };
   return `${JSON.stringify(pkg, null, 2)}\n`;
 }

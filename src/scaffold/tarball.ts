@@ -1,4 +1,4 @@
-import { gzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 
 /** One regular file in an archive. `path` is POSIX and relative; `mode` defaults to 0o644. */
 export interface TarEntry {
@@ -80,4 +80,37 @@ function splitPath(path: string): [prefix: string, name: string] {
   throw new Error(
     `tar: path too long for a ustar archive (max 255 bytes, split at a "/" into ≤155 + ≤100): ${path}`,
   );
+}
+
+/**
+ * The regular files of a gzipped tar archive (what createTarGz and npm pack write), in archive order.
+ * Paths are POSIX as stored (prefix + "/" + name); entries that would leave the archive's folder
+ * (absolute, or with a ".." part) are refused, since callers extract to disk.
+ */
+export function readTarGz(archive: Uint8Array): TarEntry[] {
+  const data = gunzipSync(archive);
+  const entries: TarEntry[] = [];
+  for (let offset = 0; offset + BLOCK <= data.length;) {
+    const h = data.subarray(offset, offset + BLOCK);
+    if (h.every((byte) => byte === 0)) break; // end-of-archive marker
+    const text = (start: number, width: number) =>
+      h.toString("utf8", start, start + width).replace(/\0.*$/s, "");
+    const size = Number.parseInt(text(124, 12).trim() || "0", 8);
+    if (!Number.isFinite(size) || size < 0) throw new Error("tar: a header has no valid size");
+    const prefix = text(345, 155);
+    const path = prefix ? `${prefix}/${text(0, 100)}` : text(0, 100);
+    const type = String.fromCharCode(h[156] ?? 0);
+    const start = offset + BLOCK;
+    if (type === "0" || type === "\0") {
+      if (path.startsWith("/") || path.split("/").includes(".."))
+        throw new Error(`tar: refusing the entry ${JSON.stringify(path)} (outside the archive)`);
+      entries.push({
+        path,
+        contents: Buffer.from(data.subarray(start, start + size)),
+        mode: Number.parseInt(text(100, 8).trim() || "644", 8),
+      });
+    }
+    offset = start + Math.ceil(size / BLOCK) * BLOCK;
+  }
+  return entries;
 }

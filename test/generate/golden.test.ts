@@ -24,9 +24,18 @@ describe.each(await readdir(GOLDEN))("golden output: %s", (name) => {
     const model = parseManifest(text, "agent.json");
     const { files } = await generateCode(model);
     const actual = new Map(files.map((f) => [f.path, f.contents]));
-    actual.set("package.json", generatePackageJson(model, { path: "vendor/create-agent-0.0.0.tgz" }));
+    actual.set(
+      "package.json",
+      generatePackageJson(model, {
+        path: "vendor/create-agent-0.0.0.tgz",
+        version: "0.0.0",
+      }),
+    );
     // The one project file rendered from the manifest (the others are static templates).
-    actual.set("README.md", generateProjectFiles(model).find((f) => f.path === "README.md")!.contents);
+    actual.set(
+      "README.md",
+      generateProjectFiles(model).find((f) => f.path === "README.md")!.contents,
+    );
     const expectedDir = join(GOLDEN, name, "expected");
     if (update) {
       await rm(expectedDir, { recursive: true, force: true });

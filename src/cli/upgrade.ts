@@ -1,0 +1,177 @@
+import { mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import { formatProblem, ManifestError } from "../manifest/index.js";
+import { pathInside } from "../write/apply.js";
+import { unifiedDiff } from "../upgrade/unified-diff.js";
+import type { FileChange, UpgradePlan } from "../upgrade/plan.js";
+import { CliError } from "./errors.js";
+import { projectCommands } from "../generate/package-manager.js";
+import { projectRoot } from "./project-root.js";
+
+export interface UpgradeOptions {
+  cwd?: string;
+  check?: boolean;
+  dryRun?: boolean;
+}
+
+const LABELS: Record<FileChange["action"], string> = {
+  update: "updated",
+  merge: "merged",
+  conflict: "CONFLICT",
+  add: "added",
+  remove: "removed",
+  regenerate: "regenerated",
+  vendor: "vendored",
+  "keep-edited": "kept",
+  "keep-deleted": "not restored",
+};
+
+/** Why a file is listed, where the action alone does not say it. */
+function note(change: FileChange, plan: UpgradePlan): string {
+  switch (change.action) {
+    case "merge":
+      return " (your edits kept)";
+    case "conflict":
+      return ` (${change.conflicts} conflict${change.conflicts === 1 ? "" : "s"}: resolve the <<<<<<< markers)`;
+    case "keep-edited":
+      return ` (create-agent ${plan.to} no longer ships it; you edited it, so it stays)`;
+    case "keep-deleted":
+      return ` (you deleted it; create-agent ${plan.to} changed it)`;
+    case "regenerate":
+      return change.after === undefined ? " (no longer generated: removed)" : "";
+    case "vendor":
+      return change.after === undefined ? " (removed)" : "";
+    default:
+      return "";
+  }
+}
+
+/** Changes that write or remove something (keep-* leave the project as it is). */
+const writes = (c: FileChange) => c.action !== "keep-edited" && c.action !== "keep-deleted";
+
+/**
+ * `create-agent upgrade [--check] [--dry-run]`: brings a project made by an older create-agent to this one
+ * (see upgrade/plan.ts). Exit 0 when done (or nothing to do), 1 with conflicts (written, with markers) or,
+ * with --check, when the project is behind. --check and --dry-run write nothing.
+ */
+export async function upgrade(options: UpgradeOptions, toolVersion: string): Promise<number> {
+  const root = projectRoot(options.cwd);
+  const { planUpgrade } = await import("../upgrade/plan.js");
+  let plan: UpgradePlan;
+  try {
+    plan = await planUpgrade(root, toolVersion);
+  } catch (error) {
+    if (error instanceof ManifestError)
+      throw new CliError(
+        `agent.json has problems; fix them before upgrading (nothing was changed):\n${error.problems.map((p) => `  ${formatProblem(p)}`).join("\n")}`,
+      );
+    throw new CliError(`cannot upgrade (nothing was changed): ${(error as Error).message}`);
+  }
+  const pending = plan.changes.filter(writes);
+  const runtimeChanges = pending.filter((c) => c.action !== "regenerate");
+  const conflicts = plan.changes.filter((c) => c.action === "conflict");
+  const out = process.stdout;
+  const pm = projectCommands(plan.packageManager);
+  const from =
+    plan.from === plan.to ? `create-agent ${plan.from}` : `create-agent ${plan.from} -> ${plan.to}`;
+
+  if (options.check) {
+    if (runtimeChanges.length === 0 && plan.from === plan.to) {
+      out.write(`Up to date: this project matches create-agent ${plan.to}.\n`);
+      return 0;
+    }
+    process.stderr.write(
+      `Behind: this project was made by create-agent ${plan.from}; upgrading to ${plan.to} would change ${runtimeChanges.length} file${runtimeChanges.length === 1 ? "" : "s"}${conflicts.length ? ` (${conflicts.length} with conflicts)` : ""}:\n` +
+        runtimeChanges
+          .map((c) => `  ${LABELS[c.action].padEnd(12)} ${c.path}${note(c, plan)}\n`)
+          .join("") +
+        "Run upgrade (without --check) to apply it; --dry-run shows the diffs.\n",
+    );
+    return 1;
+  }
+
+  if (pending.length === 0) {
+    out.write(`Nothing to upgrade: this project already matches create-agent ${plan.to}.\n`);
+    return 0;
+  }
+
+  if (options.dryRun) {
+    for (const change of pending) out.write(diffOf(change));
+    out.write(`\nWould upgrade (${from}), writing nothing now:\n`);
+  } else {
+    await apply(plan);
+    out.write(`Upgraded (${from}):\n`);
+  }
+  for (const change of plan.changes)
+    out.write(`  ${LABELS[change.action].padEnd(12)} ${change.path}${note(change, plan)}\n`);
+
+  const deps = plan.dependencyChanges.filter((d) => d.name !== "create-agent");
+  if (deps.length > 0 || plan.dependencyChanges.length > 0) {
+    out.write(`\nDependencies${options.dryRun ? " that would change" : " changed"}:\n`);
+    for (const d of plan.dependencyChanges)
+      out.write(
+        `  ${d.name.padEnd(28)} ${d.from ?? "(new)"} -> ${d.to ?? "(removed)"}   ${d.section}\n`,
+      );
+    for (const o of plan.overridden) out.write(`  note: you had changed ${o}\n`);
+    if (!options.dryRun) out.write(`Reinstall: ${pm.install}\n`);
+  }
+  if (conflicts.length > 0) {
+    process.stderr.write(
+      `\n${conflicts.length} file${conflicts.length === 1 ? "" : "s"} with conflicts${options.dryRun ? " would be written" : ""} (your version and create-agent's, between <<<<<<< and >>>>>>>):\n` +
+        conflicts.map((c) => `  ${c.path}\n`).join("") +
+        (options.dryRun ? "" : "Resolve them, then run the typecheck and tests.\n"),
+    );
+    return 1;
+  }
+  if (!options.dryRun) out.write(`\nNext: ${pm.install}, then ${pm.typecheck} and ${pm.test}.\n`);
+  return 0;
+}
+
+/**
+ * Writes the plan, as nearly all-or-nothing as a file system allows: every new content is first written
+ * to a temp file beside its target; only when all of them are written are they renamed into place (then
+ * removals). A failure while staging (a read-only folder, a full disk) removes the temp files and leaves
+ * the project as it was. package.json is renamed last, so an interrupted upgrade can be run again.
+ */
+async function apply(plan: UpgradePlan): Promise<void> {
+  const changes = plan.changes.filter(writes);
+  const staged: Array<{ temp: string; target: string }> = [];
+  try {
+    for (const change of changes) {
+      if (change.after === undefined) continue;
+      const target = pathInside(plan.root, change.path);
+      const temp = `${target}.${process.pid}.upgrade.tmp`;
+      // A folder where a file goes would make its rename fail after others were done: refuse it now.
+      const existing = await stat(target).catch(() => undefined);
+      if (existing?.isDirectory()) throw new Error(`${change.path} is a folder, where a file goes`);
+      await mkdir(dirname(target), { recursive: true });
+      staged.push({ temp, target });
+      await writeFile(temp, change.after);
+    }
+  } catch (error) {
+    await Promise.all(staged.map(({ temp }) => rm(temp, { force: true })));
+    throw new CliError(
+      `cannot write the upgrade (nothing was changed): ${(error as Error).message}`,
+    );
+  }
+  const manifestFile = pathInside(plan.root, "package.json");
+  const last = staged.filter(({ target }) => target === manifestFile);
+  for (const { temp, target } of [...staged.filter((s) => !last.includes(s)), ...last])
+    await rename(temp, target);
+  for (const change of changes)
+    if (change.after === undefined) await rm(pathInside(plan.root, change.path), { force: true });
+}
+
+function diffOf(change: FileChange): string {
+  const isBinary = change.path.endsWith(".tgz");
+  if (isBinary)
+    return `Binary file ${change.path} ${change.after === undefined ? "removed" : change.before ? "changed" : "added"}\n`;
+  const before = change.before?.toString("utf8");
+  const after =
+    change.after === undefined
+      ? undefined
+      : typeof change.after === "string"
+        ? change.after
+        : Buffer.from(change.after).toString("utf8");
+  return unifiedDiff(change.path, before, after);
+}

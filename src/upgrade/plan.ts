@@ -1,0 +1,258 @@
+import { existsSync } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { GENERATED_DIR, generateProject } from "../generate/index.js";
+import type { PackageManager } from "../generate/package-manager.js";
+import { loadManifest } from "../manifest/index.js";
+import { pathInside } from "../write/apply.js";
+import { merge3, type MergeLabels } from "./merge3.js";
+import { type DependencyChange, mergePackageJson } from "./package-json.js";
+import { pristineProject } from "./pristine.js";
+import { compareVersions, toolVersionOf, vendoredToolPath } from "./project-version.js";
+
+/**
+ * What `upgrade` does to one file:
+ * - update: you never edited it; it becomes the new version;
+ * - merge: you edited it, create-agent changed it elsewhere; both kept;
+ * - conflict: both changed the same lines; written with conflict markers;
+ * - add: new in this create-agent; remove: dropped by it, and you never edited it;
+ * - regenerate: src/generated/ (always create-agent's); vendor: the vendored create-agent itself;
+ * - keep-edited: dropped by this create-agent, but you edited it: left as it is;
+ * - keep-deleted: you deleted it; not brought back.
+ */
+export type FileAction =
+  | "update"
+  | "merge"
+  | "conflict"
+  | "add"
+  | "remove"
+  | "regenerate"
+  | "vendor"
+  | "keep-edited"
+  | "keep-deleted";
+
+export interface FileChange {
+  path: string;
+  action: FileAction;
+  /** The project's file now (undefined: missing). */
+  before?: Buffer;
+  /** What upgrade writes (undefined: removes it, or leaves it as it is for keep-*). */
+  after?: string | Uint8Array;
+  /** Conflict blocks in `after`. */
+  conflicts?: number;
+}
+
+export interface UpgradePlan {
+  root: string;
+  /** The create-agent that made the project, and this one. */
+  from: string;
+  to: string;
+  /** Every file upgrade writes or removes (or deliberately leaves), in path order. */
+  changes: FileChange[];
+  dependencyChanges: DependencyChange[];
+  /** Pinned dependencies you had changed, moved to this create-agent's pins. */
+  overridden: string[];
+  /** The project's package manager (its lockfile), for the commands upgrade suggests. */
+  packageManager: PackageManager;
+}
+
+/** Files upgrade never touches: your handlers and manifest; package.json and vendor/ are handled apart. */
+const isUserOnly = (path: string): boolean =>
+  path === "agent.json" || path.startsWith("src/capabilities/");
+
+/**
+ * Works out the whole upgrade in memory, writing nothing: for every file create-agent writes once (the
+ * runtime, server.ts, tsconfig, tests, README...), a three-way merge of the version the project was made
+ * with (recovered with pristineProject), the project's file and this create-agent's version; package.json
+ * merged key by key; src/generated/ regenerated; the vendored create-agent replaced. Throws (with what is
+ * wrong) when the project cannot be upgraded: then nothing is written.
+ */
+export async function planUpgrade(root: string, toolVersion: string): Promise<UpgradePlan> {
+  const packageText = await readText(root, "package.json");
+  let pkg: unknown;
+  try {
+    pkg = JSON.parse(packageText);
+  } catch (error) {
+    throw new Error(`package.json is not valid JSON: ${(error as Error).message}`);
+  }
+  const from = toolVersionOf(pkg);
+  const tarball = vendoredToolPath(pkg);
+  if (!from || !tarball)
+    throw new Error(
+      'cannot tell which create-agent made this project: package.json has no "createAgent": { "version" } and no "create-agent": "file:vendor/create-agent-<version>.tgz" devDependency',
+    );
+  if (compareVersions(from, toolVersion) > 0)
+    throw new Error(
+      `this project was made by create-agent ${from}, newer than this one (${toolVersion}): upgrade with ${from} or later`,
+    );
+
+  const packageManager = projectPackageManager(root, pkg);
+  const model = await loadManifest(join(root, "agent.json"), "agent.json"); // ManifestError when broken
+  const manifestText = await readText(root, "agent.json");
+  const [base, next] = await Promise.all([
+    pristineProject(root, tarball, packageManager),
+    generateProject(model, manifestText, { packageManager }),
+  ]);
+  const labels: MergeLabels = {
+    ours: "yours",
+    base: `create-agent ${from}`,
+    theirs: `create-agent ${toolVersion}`,
+  };
+
+  const changes: FileChange[] = [];
+  const nextOwned = new Map<string, string | Uint8Array>();
+  for (const file of next.files) {
+    if (file.path.startsWith(`${GENERATED_DIR}/`)) {
+      const before = await readIfExists(root, file.path);
+      if (!before?.equals(bytes(file.contents)))
+        changes.push({ path: file.path, action: "regenerate", before, after: file.contents });
+    } else if (file.path.startsWith("vendor/")) {
+      const before = await readIfExists(root, file.path);
+      if (!before?.equals(bytes(file.contents)))
+        changes.push({ path: file.path, action: "vendor", before, after: file.contents });
+    } else if (!isUserOnly(file.path) && file.path !== "package.json") {
+      nextOwned.set(file.path, file.contents);
+    }
+  }
+  // Generated files this create-agent no longer writes.
+  const generated = new Set(next.files.map((f) => f.path));
+  for (const path of await listFiles(root, GENERATED_DIR))
+    if (!generated.has(path))
+      changes.push({ path, action: "regenerate", before: await readIfExists(root, path) });
+  // The old vendored tarball goes when the new one has another name.
+  if (!next.files.some((f) => f.path === tarball) && existsSync(pathInside(root, tarball)))
+    changes.push({ path: tarball, action: "vendor", before: await readIfExists(root, tarball) });
+
+  // The files written once: three-way merges.
+  const baseOwned = new Map(
+    [...base].filter(
+      ([path]) =>
+        !isUserOnly(path) &&
+        path !== "package.json" &&
+        !path.startsWith("vendor/") &&
+        !path.startsWith(`${GENERATED_DIR}/`),
+    ),
+  );
+  for (const path of new Set([...baseOwned.keys(), ...nextOwned.keys()])) {
+    const change = mergeFile(
+      path,
+      baseOwned.get(path)?.toString("utf8"),
+      await readIfExists(root, path),
+      nextOwned.get(path),
+      labels,
+    );
+    if (change) changes.push(change);
+  }
+
+  // package.json, key by key.
+  const basePackage = base.get("package.json")?.toString("utf8");
+  const nextPackage = next.files.find((f) => f.path === "package.json")?.contents;
+  if (basePackage === undefined || typeof nextPackage !== "string")
+    throw new Error("internal: no package.json among the generated files");
+  const pj = mergePackageJson(basePackage, packageText, nextPackage, labels);
+  if (pj.text !== packageText)
+    changes.push({
+      path: "package.json",
+      action: pj.conflicts > 0 ? "conflict" : "merge",
+      before: Buffer.from(packageText),
+      after: pj.text,
+      ...(pj.conflicts > 0 && { conflicts: pj.conflicts }),
+    });
+
+  changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return {
+    root,
+    from,
+    to: toolVersion,
+    changes,
+    dependencyChanges: pj.dependencyChanges,
+    overridden: pj.overridden,
+    packageManager,
+  };
+}
+
+/** One file written once: what the merge of base (old create-agent), ours (the project) and next does (undefined: nothing). */
+export function mergeFile(
+  path: string,
+  base: string | undefined,
+  current: Buffer | undefined,
+  next: string | Uint8Array | undefined,
+  labels: MergeLabels,
+): FileChange | undefined {
+  const ours = current?.toString("utf8");
+  const nextText =
+    next === undefined
+      ? undefined
+      : typeof next === "string"
+        ? next
+        : Buffer.from(next).toString("utf8");
+  if (nextText === undefined) {
+    // Dropped by this create-agent: removed if you never edited it.
+    if (ours === undefined) return undefined;
+    if (ours === base) return { path, action: "remove", before: current };
+    return { path, action: "keep-edited", before: current };
+  }
+  if (ours === undefined) {
+    if (base === undefined) return { path, action: "add", after: nextText };
+    return base === nextText ? undefined : { path, action: "keep-deleted" };
+  }
+  if (ours === nextText) return undefined;
+  if (ours === base) return { path, action: "update", before: current, after: nextText };
+  // A file you created where this create-agent now has one counts as all yours against an empty base.
+  const merged = merge3(base ?? "", ours, nextText, labels);
+  if (merged.text === ours) return undefined;
+  return merged.conflicts > 0
+    ? { path, action: "conflict", before: current, after: merged.text, conflicts: merged.conflicts }
+    : { path, action: "merge", before: current, after: merged.text };
+}
+
+/** The package manager the project uses: its lockfile, else package.json's packageManager, else npm. */
+export function projectPackageManager(root: string, pkg: unknown): PackageManager {
+  const lockfiles: Array<[string, PackageManager]> = [
+    ["pnpm-lock.yaml", "pnpm"],
+    ["yarn.lock", "yarn"],
+    ["bun.lock", "bun"],
+    ["bun.lockb", "bun"],
+    ["package-lock.json", "npm"],
+  ];
+  for (const [file, pm] of lockfiles) if (existsSync(join(root, file))) return pm;
+  const declared =
+    typeof pkg === "object" && pkg !== null && "packageManager" in pkg
+      ? String((pkg as { packageManager: unknown }).packageManager).split("@")[0]
+      : undefined;
+  return declared === "pnpm" || declared === "yarn" || declared === "bun" ? declared : "npm";
+}
+
+const bytes = (contents: string | Uint8Array): Buffer =>
+  typeof contents === "string" ? Buffer.from(contents) : Buffer.from(contents);
+
+async function readText(root: string, path: string): Promise<string> {
+  try {
+    return await readFile(pathInside(root, path), "utf8");
+  } catch {
+    throw new Error(`${path} is missing in ${root}`);
+  }
+}
+
+async function readIfExists(root: string, path: string): Promise<Buffer | undefined> {
+  try {
+    return await readFile(pathInside(root, path));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    if (code === "EISDIR") throw new Error(`${path} is a folder, where a file goes`);
+    throw error;
+  }
+}
+
+/** Files under `dir` (project-relative), recursively; none when it does not exist. */
+async function listFiles(root: string, dir: string): Promise<string[]> {
+  if (!existsSync(join(root, dir))) return [];
+  const out: string[] = [];
+  for (const entry of await readdir(join(root, dir), { withFileTypes: true })) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) out.push(...(await listFiles(root, path)));
+    else out.push(path);
+  }
+  return out;
+}

@@ -1,0 +1,92 @@
+// What upgrade decides for one file create-agent writes once, from the three versions: the one the old
+// create-agent wrote (base), the project's (yours) and this create-agent's (next).
+import { describe, expect, it } from "vitest";
+import { mergeFile } from "../../src/upgrade/plan.js";
+import {
+  compareVersions,
+  toolVersionOf,
+  vendoredToolPath,
+} from "../../src/upgrade/project-version.js";
+import { createTarGz, readTarGz } from "../../src/scaffold/tarball.js";
+
+const labels = { ours: "yours", base: "create-agent 0.1.0", theirs: "create-agent 0.2.0" };
+const decide = (base?: string, yours?: string, next?: string) =>
+  mergeFile("f.ts", base, yours === undefined ? undefined : Buffer.from(yours), next, labels);
+
+describe("mergeFile", () => {
+  it("updates a file you never touched, and leaves one already equal to the new version", () => {
+    expect(decide("a\n", "a\n", "b\n")).toMatchObject({ action: "update", after: "b\n" });
+    expect(decide("a\n", "b\n", "b\n")).toBeUndefined();
+    expect(decide("a\n", "a\n", "a\n")).toBeUndefined();
+  });
+
+  it("merges your edits with create-agent's where they do not clash", () => {
+    const change = decide("1\n2\n3\n4\n5\n", "1\nmine\n3\n4\n5\n", "1\n2\n3\n4\ntheirs\n");
+    expect(change).toMatchObject({ action: "merge", after: "1\nmine\n3\n4\ntheirs\n" });
+    // Only your edits, create-agent changed nothing: nothing to do.
+    expect(decide("1\n2\n", "1\nmine\n", "1\n2\n")).toBeUndefined();
+  });
+
+  it("writes conflict markers where both changed the same lines", () => {
+    const change = decide("1\n2\n3\n", "1\nmine\n3\n", "1\ntheirs\n3\n");
+    expect(change).toMatchObject({ action: "conflict", conflicts: 1 });
+    expect(change?.after).toBe(
+      "1\n<<<<<<< yours\nmine\n||||||| create-agent 0.1.0\n2\n=======\ntheirs\n>>>>>>> create-agent 0.2.0\n3\n",
+    );
+  });
+
+  it("adds new files; a file you created at the same path is merged against nothing", () => {
+    expect(decide(undefined, undefined, "new\n")).toMatchObject({ action: "add", after: "new\n" });
+    expect(decide(undefined, "new\n", "new\n")).toBeUndefined();
+    expect(decide(undefined, "mine\n", "theirs\n")).toMatchObject({ action: "conflict" });
+  });
+
+  it("removes a dropped file only if you never edited it", () => {
+    expect(decide("old\n", "old\n", undefined)).toMatchObject({ action: "remove" });
+    expect(decide("old\n", "edited\n", undefined)).toMatchObject({ action: "keep-edited" });
+    expect(decide("old\n", undefined, undefined)).toBeUndefined();
+  });
+
+  it("does not bring back a file you deleted", () => {
+    expect(decide("a\n", undefined, "b\n")).toMatchObject({ action: "keep-deleted" });
+    expect(decide("a\n", undefined, "a\n")).toBeUndefined();
+  });
+});
+
+describe("the version a project records", () => {
+  it("is createAgent.version, else the vendored tarball's name", () => {
+    const vendored = { devDependencies: { "create-agent": "file:vendor/create-agent-0.1.0.tgz" } };
+    expect(toolVersionOf(vendored)).toBe("0.1.0");
+    expect(toolVersionOf({ ...vendored, createAgent: { version: "0.2.0" } })).toBe("0.2.0");
+    expect(toolVersionOf({ name: "x" })).toBeUndefined();
+    expect(toolVersionOf("nope")).toBeUndefined();
+    expect(vendoredToolPath(vendored)).toBe("vendor/create-agent-0.1.0.tgz");
+  });
+
+  it("compares by major, minor, patch", () => {
+    expect(compareVersions("0.1.0", "0.2.0")).toBeLessThan(0);
+    expect(compareVersions("0.10.0", "0.9.9")).toBeGreaterThan(0);
+    expect(compareVersions("1.0.0", "1.0.0")).toBe(0);
+  });
+});
+
+describe("readTarGz", () => {
+  it("reads back what createTarGz wrote, long paths included", () => {
+    const long = `package/${"d/".repeat(60)}file.ts`;
+    const files = [
+      { path: "package/a.txt", contents: Buffer.from("hello") },
+      { path: long, contents: Buffer.alloc(1500, 7), mode: 0o755 },
+      { path: "package/empty", contents: Buffer.alloc(0) },
+    ];
+    expect(readTarGz(createTarGz(files))).toEqual([
+      { path: "package/a.txt", contents: Buffer.from("hello"), mode: 0o644 },
+      { path: long, contents: Buffer.alloc(1500, 7), mode: 0o755 },
+      { path: "package/empty", contents: Buffer.alloc(0), mode: 0o644 },
+    ]);
+  });
+
+  it("refuses an entry that would land outside the folder it is unpacked into", () => {
+    const archive = createTarGz([{ path: "package/../../evil", contents: Buffer.from("x") }]);
+    expect(() => readTarGz(archive)).toThrow(/outside the archive/);
+  });
+});
