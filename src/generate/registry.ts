@@ -6,10 +6,11 @@ import { Code, expandedObjectText, importText, stringLiteral } from "./print/js.
 
 /**
  * The capability registry the server runs: each capability's declaration (what GET /about shows), price in
- * USDC atomic units, validators and handler, plus the discovery data (discovery.ts: the OpenAPI document and
- * examples). Typing each entry as Capability<XInput, XOutput> makes `npm run typecheck` fail when a handler no
- * longer matches agent.json. Handlers are imported on first use (runtime/handlers.ts lazyHandler; production
- * imports them all before it listens), so start-up does not grow with the number of capabilities.
+ * USDC atomic units, validators and handler, plus how to load the discovery data (discovery.ts: the OpenAPI
+ * document and examples). Typing each entry as Capability<XInput, XOutput> makes `npm run typecheck` fail
+ * when a handler no longer matches agent.json. Handlers and the discovery data are imported when first
+ * needed (runtime/handlers.ts lazyHandler; production imports them all before it listens), so start-up
+ * does not grow with the number of capabilities.
  */
 export function generateRegistry(model: AgentModel): SourceFile {
   const types = model.capabilities.flatMap((c) => [`${c.typeName}Input`, `${c.typeName}Output`]);
@@ -23,7 +24,6 @@ export function generateRegistry(model: AgentModel): SourceFile {
         GENERATED_HEADER,
         `import { lazyHandler } from "../runtime/handlers.js";`,
         `import type { AgentDefinition, Capability } from "../runtime/types.js";`,
-        `import { discovery } from "./discovery.js";`,
       ];
       if (model.capabilities.length) {
         lines.push(`import type { ${types.join(", ")} } from "./types.js";`);
@@ -52,7 +52,7 @@ export function generateRegistry(model: AgentModel): SourceFile {
         `  version: ${JSON.stringify(model.version)},`,
         `  description: ${JSON.stringify(model.description)},`,
         `  capabilities: { ${entries.join(", ")} },`,
-        `  discovery,`,
+        `  loadDiscovery: () => import("./discovery.js").then((m) => m.discovery),`,
         `};`,
       );
       return lines.join("\n");
@@ -62,7 +62,6 @@ export function generateRegistry(model: AgentModel): SourceFile {
         GENERATED_HEADER,
         `import { lazyHandler } from "../runtime/handlers.js";`,
         `import type { AgentDefinition, Capability } from "../runtime/types.js";`,
-        `import { discovery } from "./discovery.js";`,
       ];
       if (model.capabilities.length) {
         out.push(
@@ -103,7 +102,7 @@ export function generateRegistry(model: AgentModel): SourceFile {
           ["version", model.version],
           ["description", model.description],
           ["capabilities", capabilities],
-          ["discovery", new Code("discovery")],
+          ["loadDiscovery", new Code('() => import("./discovery.js").then((m) => m.discovery)')],
         ]),
       );
       return `${out.join("\n")}\n`;

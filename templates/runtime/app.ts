@@ -26,9 +26,10 @@ import { selectLedger } from "./ledger/select.js";
 import { ConfigError, resolveConfig, type AppOptions, type ResolvedConfig } from "./ops/config.js";
 import { createLogger } from "./ops/logger.js";
 import { loadMetrics } from "./ops/metrics-loader.js";
-import { createBazaar } from "./payments/bazaar.js";
+import type { DiscoveryData } from "./discovery/data.js";
+import { type BazaarDeclarations, createBazaar } from "./payments/bazaar.js";
 import { createPaymentGate, describePayments } from "./payments/gate.js";
-import type { AgentDefinition, Logger } from "./types.js";
+import type { AgentDefinition, Capability, Logger } from "./types.js";
 
 export type { AppOptions } from "./ops/config.js";
 
@@ -40,6 +41,8 @@ export interface AppRuntime {
   drain: Drain;
   /** What GET /metrics serves, when metrics are enabled. */
   metrics: MetricsSource | undefined;
+  /** Resolves when what a paid job's 402 needs has loaded (the discovery data); never rejects. */
+  ready: Promise<void>;
 }
 
 /** The runtime parts of an app made by createApp. */
@@ -74,15 +77,32 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
   const ledger = selectLedger(config, agent.name, logger, options.ledger);
   const { metrics, source } = loadMetrics(config.metrics);
   const drain = createDrain();
+  // The 402's Bazaar extension, built from the discovery data: at once when the registry holds the
+  // data, else when its loader has imported it (startServer waits for that before it listens).
+  let bazaar: BazaarDeclarations | undefined;
+  const bazaarFrom = (data: DiscoveryData) =>
+    (bazaar = createBazaar(agent.capabilities, data, {
+      logger,
+      maxDeadlineSeconds: config.maxDeadlineSeconds,
+    }));
+  let ready: Promise<void> = Promise.resolve();
+  if (!config.devMode) {
+    if (agent.discovery) bazaarFrom(agent.discovery);
+    else if (agent.loadDiscovery)
+      ready = agent.loadDiscovery().then(
+        (data) => void bazaarFrom(data),
+        (err: unknown) =>
+          logger.error("discovery data did not load: 402s carry no Bazaar extension", {
+            error: err instanceof Error ? err.message : String(err),
+          }),
+      );
+  }
   const gate = config.devMode
     ? undefined
     : createPaymentGate(config.payment, {
         exclusive: ledger.exclusive.bind(ledger),
-        ...(agent.discovery && {
-          discovery: createBazaar(agent.capabilities, agent.discovery, {
-            logger,
-            maxDeadlineSeconds: config.maxDeadlineSeconds,
-          }),
+        ...((agent.discovery || agent.loadDiscovery) && {
+          discovery: (capability: Capability, now?: number) => bazaar?.(capability, now),
         }),
       });
   const services: JobServices = { agent, config, gate, ledger, metrics, drain };
@@ -98,7 +118,14 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
   }
 
   const app = express();
-  app.locals.runtime = { config, logger, ledger, drain, metrics: source } satisfies AppRuntime;
+  app.locals.runtime = {
+    config,
+    logger,
+    ledger,
+    drain,
+    metrics: source,
+    ready,
+  } satisfies AppRuntime;
   app.disable("x-powered-by");
   app.set("etag", false);
   app.use(requestIds());

@@ -89,6 +89,9 @@ export async function startServer(
       throw err;
     });
 
+  // The discovery data the 402s' Bazaar extension is built from (it never fails the start: see app.ts).
+  await runtime.ready;
+
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(config.port, (err?: Error) => {
       if (!err) return resolve(s);

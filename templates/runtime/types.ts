@@ -76,6 +76,12 @@ export interface AgentDefinition {
    * documents are 404s and 402s carry no extension.
    */
   discovery?: DiscoveryData;
+  /**
+   * The same data, imported when first needed (what registries generate: the data is large, and a
+   * service should start as fast with 100 capabilities as with one). Production loads it before it
+   * listens; dev mode on the first discovery request. `discovery`, when set, wins.
+   */
+  loadDiscovery?: () => Promise<DiscoveryData>;
 }
 
 /** A payment authorization that passed verification. */

@@ -23,7 +23,10 @@ import {
 } from "../../templates/runtime/discovery/routes.js";
 import { resolveConfig } from "../../templates/runtime/ops/config.js";
 import { discoveryFor, only, withDiscovery } from "./discovery-fixture.js";
+import { createApp, runtimeOf } from "../../templates/runtime/app.js";
 import {
+  captureLogger,
+  listen,
   PAY_TO,
   PRODUCTION,
   job,
@@ -497,5 +500,72 @@ describe("base URL and memory", () => {
     expect(cache.size).toBe(2);
     expect(cache.get("a", () => -1)).toBe(1);
     expect(cache.get("b", () => 20)).toBe(20);
+  });
+});
+
+describe("discovery data imported when first needed (registry loadDiscovery)", () => {
+  /** An agent whose registry gives a loader instead of the data, counting its calls. */
+  function lazyAgent(fail = 0) {
+    const data = discoveryFor(makeAgent());
+    const agent = makeAgent();
+    let loads = 0;
+    agent.loadDiscovery = async () => {
+      loads++;
+      await new Promise((r) => setTimeout(r, 20));
+      if (loads <= fail) throw new Error("cannot import discovery.js");
+      return data;
+    };
+    return { agent, loads: () => loads };
+  }
+
+  it("dev mode: nothing is loaded until a document is asked for, then once for concurrent requests", async () => {
+    const { agent, loads } = lazyAgent();
+    const app = await startApp(agent, { devMode: true });
+    try {
+      expect((await fetch(`${app.url}/health`)).status).toBe(200);
+      expect((await fetch(`${app.url}/about`)).status).toBe(200);
+      expect(loads()).toBe(0);
+      const answers = await Promise.all(PATHS.map((path) => get(`${app.url}${path}`)));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+      expect(loads()).toBe(1);
+      const again = await get(`${app.url}/openapi.json`);
+      expect(again.headers.get("etag")).toBe(answers[1]!.headers.get("etag"));
+      expect(loads()).toBe(1);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("a loader that fails answers 500 in the spec's shape, and the next request tries again", async () => {
+    const { agent, loads } = lazyAgent(1);
+    const app = await startApp(agent, { devMode: true });
+    try {
+      const failed = await fetch(`${app.url}/openapi.json`);
+      expect(failed.status).toBe(500);
+      expect(await failed.json()).toMatchObject({ status: "failed", error_type: "internal" });
+      expect((await fetch(`${app.url}/openapi.json`)).status).toBe(200);
+      expect(loads()).toBe(2);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("production: ready resolves once the data is in, and the 402s then carry the Bazaar extension", async () => {
+    const { agent, loads } = lazyAgent();
+    const app = createApp(agent, { ...production(), env: {}, logger: captureLogger() });
+    await runtimeOf(app).ready;
+    expect(loads()).toBe(1);
+    const served = await listen(app);
+    try {
+      const input = { text: "hi" };
+      const res = await post(served.url, job("echo", input));
+      expect(res.status).toBe(402);
+      const required = JSON.parse(
+        Buffer.from(res.headers.get("payment-required")!, "base64").toString("utf8"),
+      );
+      expect(required.extensions?.bazaar?.info?.input?.type).toBe("http");
+    } finally {
+      await served.close();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createLogger } from "../../templates/runtime/ops/logger.js";
 
 function capture(level = "debug") {
@@ -129,16 +129,14 @@ describe("logger hardening", () => {
 describe("logger fast path (flat fields) writes what the full path would", () => {
   it("keeps field order, later values winning, reserved names renamed, undefined dropped", () => {
     const { last, lines, logger } = capture();
-    logger
-      .child({ request_id: "r1", job_id: "first", time: "t" })
-      .info("job finished", {
-        job_id: "second",
-        n: 1,
-        ok: true,
-        nan: NaN,
-        none: null,
-        gone: undefined,
-      });
+    logger.child({ request_id: "r1", job_id: "first", time: "t" }).info("job finished", {
+      job_id: "second",
+      n: 1,
+      ok: true,
+      nan: NaN,
+      none: null,
+      gone: undefined,
+    });
     expect(lines[0]).toMatch(
       /^\{"time":"[^"]+","level":"info","msg":"job finished","request_id":"r1","job_id":"second","field_time":"t","n":1,"ok":true,"nan":null,"none":null\}$/,
     );
@@ -198,6 +196,45 @@ describe("logger fast path agrees with the full path", () => {
       delete full.time;
       expect(JSON.stringify(fast)).toBe(JSON.stringify(full));
       expect(lines.at(-2)).not.toMatch(BREAKERS);
+    }
+  });
+});
+
+describe("the default output (stdout, stderr)", () => {
+  it("writes a turn's stdout lines with one write, in order, and flushes them before a stderr line", async () => {
+    const writes: Array<[stream: string, text: string]> = [];
+    const spy = (stream: "stdout" | "stderr") =>
+      vi.spyOn(process[stream], "write").mockImplementation((chunk) => {
+        writes.push([stream, String(chunk)]);
+        return true;
+      });
+    const stdout = spy("stdout");
+    const stderr = spy("stderr");
+    const messages = (text: string) =>
+      text
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line).msg);
+    try {
+      const logger = createLogger({ level: "info" });
+      logger.info("one");
+      logger.info("two");
+      expect(writes).toEqual([]); // not yet: at the end of this turn of the event loop
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(writes.map(([stream, text]) => [stream, messages(text)])).toEqual([
+        ["stdout", ["one", "two"]],
+      ]);
+
+      logger.info("three");
+      logger.error("four"); // stdout's pending line goes first: the order is kept
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(writes.slice(1).map(([stream, text]) => [stream, messages(text)])).toEqual([
+        ["stdout", ["three"]],
+        ["stderr", ["four"]],
+      ]);
+    } finally {
+      stdout.mockRestore();
+      stderr.mockRestore();
     }
   });
 });

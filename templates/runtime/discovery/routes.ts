@@ -5,7 +5,7 @@
  * Part of your project: edit freely.
  */
 import { createHash } from "node:crypto";
-import type { Express, Request, Response } from "express";
+import type { Express, NextFunction, Request, Response } from "express";
 import { ValidationError } from "../errors.js";
 import { refuse } from "../http/transport.js";
 import type { ResolvedConfig } from "../ops/config.js";
@@ -92,7 +92,8 @@ export type DocumentName = "card" | "openapi" | "llms";
 
 /** Builds the documents of one base URL, each once, and keeps them for the last MAX_CACHED_BASES bases. */
 export function createDiscovery(agent: AgentDefinition, config: ResolvedConfig) {
-  const data = agent.discovery;
+  let data = agent.discovery;
+  let loading: Promise<void> | undefined;
   const facts = paymentFacts(agent, config);
   const cache = new BoundedCache<Partial<Record<DocumentName, Served>>>(MAX_CACHED_BASES);
   let builds = 0;
@@ -115,7 +116,19 @@ export function createDiscovery(agent: AgentDefinition, config: ResolvedConfig) 
 
   return {
     /** False for registries generated before discovery existed: every document is a 404. */
-    available: data !== undefined,
+    available: data !== undefined || agent.loadDiscovery !== undefined,
+    /** Resolves once the data is there (imported on first call when the registry gives a loader). */
+    loaded(): Promise<void> {
+      if (data !== undefined || !agent.loadDiscovery) return Promise.resolve();
+      loading ??= agent.loadDiscovery().then(
+        (loaded) => void (data = loaded),
+        (err: unknown) => {
+          loading = undefined; // the next request tries again
+          throw err;
+        },
+      );
+      return loading;
+    },
     /** The document for `base`, built on first use. */
     document(name: DocumentName, base: string): Served {
       const docs = cache.get(base, () => ({}));
@@ -137,7 +150,7 @@ export function mountDiscovery(
 ) {
   const route =
     (name: DocumentName) =>
-    (req: Request, res: Response): void => {
+    (req: Request, res: Response, next: NextFunction): void => {
       if (!discovery.available)
         return refuse(
           logger,
@@ -158,7 +171,7 @@ export function mountDiscovery(
             "the Host header is not a valid host name, so no URLs can be written; send a valid Host (or set PUBLIC_URL)",
           ),
         );
-      send(req, res, discovery.document(name, base));
+      discovery.loaded().then(() => send(req, res, discovery.document(name, base)), next);
     };
   app.get(AGENT_CARD_PATH, route("card"));
   app.get(OPENAPI_PATH, route("openapi"));

@@ -273,8 +273,36 @@ function formatLine(
   }
 }
 
+/**
+ * stdout lines waiting for the end of this turn of the event loop: a busy server then writes many jobs'
+ * lines with one write (a pipe or file write is a system call each, made synchronously on Linux).
+ * Flushed before any stderr line (so the two keep their order) and when the process exits.
+ */
+let pendingStdout = "";
+
+function flushStdout(): void {
+  if (pendingStdout === "") return;
+  const out = pendingStdout;
+  pendingStdout = "";
+  process.stdout.write(out);
+}
+
+let flushOnExit = false;
+
 function defaultWrite(line: string, level: LogLevel): void {
-  (level === "warn" || level === "error" ? process.stderr : process.stdout).write(line + "\n");
+  if (level === "warn" || level === "error") {
+    flushStdout();
+    process.stderr.write(line + "\n");
+    return;
+  }
+  if (pendingStdout === "") {
+    setImmediate(flushStdout);
+    if (!flushOnExit) {
+      flushOnExit = true;
+      process.on("exit", flushStdout);
+    }
+  }
+  pendingStdout += line + "\n";
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {
