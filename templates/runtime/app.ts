@@ -24,7 +24,7 @@ import {
 import type { Ledger } from "./ledger/ledger.js";
 import { selectLedger } from "./ledger/select.js";
 import { ConfigError, resolveConfig, type AppOptions, type ResolvedConfig } from "./ops/config.js";
-import { createLogger } from "./ops/logger.js";
+import { afterLogs, createLogger } from "./ops/logger.js";
 import { loadMetrics } from "./ops/metrics-loader.js";
 import type { DiscoveryData } from "./discovery/data.js";
 import { type BazaarDeclarations, createBazaar } from "./payments/bazaar.js";
@@ -59,7 +59,7 @@ function sendAnswer(res: express.Response, answer: JobResponse): void {
   for (const name in answer.headers) res.setHeader(name, answer.headers[name]!);
   res.setHeader("Content-Type", "application/json; charset=utf-8");
   res.setHeader("Content-Length", Buffer.byteLength(answer.body));
-  res.end(answer.body);
+  afterLogs(() => res.end(answer.body)); // after the job's log line (see ops/logger.ts)
 }
 
 /** Seconds a caller is asked to wait before retrying while the server is shutting down. */

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { createLogger } from "../../templates/runtime/ops/logger.js";
+import { afterLogs, createLogger } from "../../templates/runtime/ops/logger.js";
 
 function capture(level = "debug") {
   const lines: string[] = [];
@@ -201,7 +201,7 @@ describe("logger fast path agrees with the full path", () => {
 });
 
 describe("the default output (stdout, stderr)", () => {
-  it("writes a turn's stdout lines with one write, in order, and flushes them before a stderr line", async () => {
+  it("writes a turn's stdout lines with one write, in order, before a stderr line and before the answers waiting for them", async () => {
     const writes: Array<[stream: string, text: string]> = [];
     const spy = (stream: "stdout" | "stderr") =>
       vi.spyOn(process[stream], "write").mockImplementation((chunk) => {
@@ -215,20 +215,27 @@ describe("the default output (stdout, stderr)", () => {
         .split("\n")
         .filter(Boolean)
         .map((line) => JSON.parse(line).msg);
+    const seen = () => writes.map(([stream, text]) => [stream, messages(text)]);
     try {
+      afterLogs(() => writes.push(["answer", "{}"])); // nothing waiting: sent at once
+      expect(writes).toEqual([["answer", "{}"]]);
+      writes.length = 0;
+
       const logger = createLogger({ level: "info" });
       logger.info("one");
+      afterLogs(() => writes.push(["answer", '{"msg":"answer one"}']));
       logger.info("two");
       expect(writes).toEqual([]); // not yet: at the end of this turn of the event loop
       await new Promise((resolve) => setImmediate(resolve));
-      expect(writes.map(([stream, text]) => [stream, messages(text)])).toEqual([
+      expect(seen()).toEqual([
         ["stdout", ["one", "two"]],
+        ["answer", ["answer one"]],
       ]);
 
       logger.info("three");
-      logger.error("four"); // stdout's pending line goes first: the order is kept
+      logger.error("four"); // stdout's waiting line goes first: the order is kept
       await new Promise((resolve) => setImmediate(resolve));
-      expect(writes.slice(1).map(([stream, text]) => [stream, messages(text)])).toEqual([
+      expect(seen().slice(2)).toEqual([
         ["stdout", ["three"]],
         ["stderr", ["four"]],
       ]);

@@ -12,6 +12,7 @@ import {
   errorBody,
   errorResponse,
 } from "../errors.js";
+import { afterLogs } from "../ops/logger.js";
 import { clip, quote } from "../ops/text.js";
 import type { Logger } from "../types.js";
 import { ROUTES } from "./cors.js";
@@ -35,7 +36,7 @@ export function refuse(logger: Logger, req: Request, res: Response, err: AgentEr
     status,
     reason: clip(body.error, MAX_LOGGED_REASON),
   });
-  res.status(status).json(body);
+  afterLogs(() => res.status(status).json(body)); // after its log line (see ops/logger.ts)
 }
 
 /** Maps body-parser's errors (they carry `type` and `status`) to validation errors. */

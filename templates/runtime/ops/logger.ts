@@ -275,19 +275,34 @@ function formatLine(
 
 /**
  * stdout lines waiting for the end of this turn of the event loop: a busy server then writes many jobs'
- * lines with one write (a pipe or file write is a system call each, made synchronously on Linux).
- * Flushed before any stderr line (so the two keep their order) and when the process exits.
+ * lines with one write (a pipe or file write is a synchronous system call each on Linux). Answers wait
+ * for the write that carries their job's line (afterLogs), so a log reader that sees an answer sees its
+ * line too. A stderr line first writes what stdout has waiting, so the two keep their order; the rest
+ * is written when the process exits (a SIGKILL loses at most one turn of lines).
  */
 let pendingStdout = "";
+let afterFlush: Array<() => void> = [];
+let flushOnExit = false;
 
 function flushStdout(): void {
-  if (pendingStdout === "") return;
-  const out = pendingStdout;
-  pendingStdout = "";
-  process.stdout.write(out);
+  if (pendingStdout !== "") {
+    const out = pendingStdout;
+    pendingStdout = "";
+    process.stdout.write(out);
+  }
+  const waiting = afterFlush;
+  afterFlush = [];
+  for (const send of waiting) send();
 }
 
-let flushOnExit = false;
+/**
+ * Runs `send` once every line logged so far is written: at once when none is waiting, else right after
+ * the write that carries them (in this same turn of the event loop). The app sends answers through it.
+ */
+export function afterLogs(send: () => void): void {
+  if (pendingStdout === "") send();
+  else afterFlush.push(send);
+}
 
 function defaultWrite(line: string, level: LogLevel): void {
   if (level === "warn" || level === "error") {
