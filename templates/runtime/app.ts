@@ -54,12 +54,21 @@ export function runtimeOf(app: express.Express): AppRuntime {
  * A job's answer, its body already serialized: written as Express's res.send writes JSON (same
  * headers), without parsing the Content-Type back or looking for an ETag on every job.
  */
-function sendAnswer(res: express.Response, answer: JobResponse): void {
+function sendAnswer(res: express.Response, answer: JobResponse, sent: () => void): void {
   res.statusCode = answer.status;
   for (const name in answer.headers) res.setHeader(name, answer.headers[name]!);
   res.setHeader("Content-Type", "application/json; charset=utf-8");
   res.setHeader("Content-Length", Buffer.byteLength(answer.body));
-  afterLogs(() => res.end(answer.body)); // after the job's log line (see ops/logger.ts)
+  // After the job's log line is written (see ops/logger.ts); `sent` once the answer is handed over.
+  afterLogs(() => {
+    try {
+      res.end(answer.body);
+    } catch {
+      res.destroy(); // nothing else to tell a caller whose answer cannot be written
+    } finally {
+      sent();
+    }
+  });
 }
 
 /** Seconds a caller is asked to wait before retrying while the server is shutting down. */
@@ -182,8 +191,10 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
     },
     express.json({ limit: config.maxBodyBytes, strict: false, type: () => true }),
     async (req, res) => {
-      // In flight until answered, even if the caller hung up: a shutdown waits for its settlement.
+      // In flight until answered, even if the caller hung up: a shutdown waits for its settlement
+      // and for the answer to be written.
       const leave = drain.enter();
+      let answering = false;
       try {
         const answer = await executeJob(services, {
           body: req.body as unknown,
@@ -192,9 +203,10 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
             `${config.publicUrl ?? `${req.protocol}://${req.get("host")}`}/execute`,
           logger: logger.child({ request_id: res.locals.requestId }),
         });
-        sendAnswer(res, answer);
+        sendAnswer(res, answer, leave);
+        answering = true;
       } finally {
-        leave();
+        if (!answering) leave();
       }
     },
   );
