@@ -1,19 +1,16 @@
-import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
 import { PACKAGE_MANAGERS } from "../generate/package-manager.js";
 import { ManifestError } from "../manifest/errors.js";
 import { CALL_HELP_AFTER } from "./call-help.js";
 import { CliError } from "./errors.js";
-import { projectRoot, requireUpgraded } from "./project-root.js";
+import { projectRoot, requireUpgraded, toolVersion } from "./project-root.js";
 
 // Start-up: this module loads only commander and a few dependency-free modules. Each command's
 // implementation is imported inside its action, so `create-agent generate` never loads the scaffolding
 // code, `call` never loads the generators, and `--help` or a usage error loads none of them.
 
-/** This package's version, from its package.json (two levels above src/cli and dist/cli alike). */
-const VERSION: string = JSON.parse(
-  readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
-).version;
+/** This package's version, from its package.json. */
+const VERSION = toolVersion();
 
 /**
  * Drops `--` separators. `npm run generate -- --check` passes `--check` alone, but pnpm passes the `--`

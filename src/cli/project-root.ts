@@ -17,13 +17,15 @@ export function projectRoot(cwd: string | undefined): string {
   return root;
 }
 
-/** This create-agent's version (package.json two levels above src/cli and dist/cli). */
+/** This create-agent's version (its package.json, two levels above src/cli and dist/cli alike), read once. */
+let version: string | undefined;
 export function toolVersion(): string {
-  return (
+  version ??= (
     JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
       version: string;
     }
   ).version;
+  return version;
 }
 
 /** How to run this very create-agent again, for messages (never a bare `npx create-agent`). */

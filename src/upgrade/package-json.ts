@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type { MergeLabels } from "./merge3.js";
+import { isObject } from "./project-version.js";
 
 /** A dependency whose version `upgrade` changes (from: before, to: after; undefined: absent). */
 export interface DependencyChange {
@@ -28,8 +29,6 @@ const DEPENDENCY_SECTIONS = new Set([
 
 type Json = unknown;
 type JsonObject = Record<string, Json>;
-const isObject = (v: Json): v is JsonObject =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 const same = (a: Json, b: Json): boolean => isDeepStrictEqual(a, b);
 
 /**

@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { GENERATED_DIR, generateProject } from "../generate/index.js";
 import type { PackageManager } from "../generate/package-manager.js";
 import { loadManifest } from "../manifest/index.js";
-import { pathInside } from "../write/apply.js";
+import { listFiles, pathInside, readIfExists } from "../write/apply.js";
 import { merge3, type MergeLabels } from "./merge3.js";
 import { type DependencyChange, mergePackageJson } from "./package-json.js";
 import { pristineProject } from "./pristine.js";
@@ -86,6 +86,7 @@ export async function planUpgrade(root: string, toolVersion: string): Promise<Up
       `this project was made by create-agent ${from}, newer than this one (${toolVersion}): upgrade with ${from} or later`,
     );
 
+  const read = (path: string) => readIfExists(pathInside(root, path));
   const packageManager = projectPackageManager(root, pkg);
   const model = await loadManifest(join(root, "agent.json"), "agent.json"); // ManifestError when broken
   const manifestText = await readText(root, "agent.json");
@@ -103,11 +104,11 @@ export async function planUpgrade(root: string, toolVersion: string): Promise<Up
   const nextOwned = new Map<string, string | Uint8Array>();
   for (const file of next.files) {
     if (file.path.startsWith(`${GENERATED_DIR}/`)) {
-      const before = await readIfExists(root, file.path);
+      const before = await read(file.path);
       if (!before?.equals(bytes(file.contents)))
         changes.push({ path: file.path, action: "regenerate", before, after: file.contents });
     } else if (file.path.startsWith("vendor/")) {
-      const before = await readIfExists(root, file.path);
+      const before = await read(file.path);
       if (!before?.equals(bytes(file.contents)))
         changes.push({ path: file.path, action: "vendor", before, after: file.contents });
     } else if (!isUserOnly(file.path) && file.path !== "package.json") {
@@ -118,10 +119,10 @@ export async function planUpgrade(root: string, toolVersion: string): Promise<Up
   const generated = new Set(next.files.map((f) => f.path));
   for (const path of await listFiles(root, GENERATED_DIR))
     if (!generated.has(path))
-      changes.push({ path, action: "regenerate", before: await readIfExists(root, path) });
+      changes.push({ path, action: "regenerate", before: await read(path) });
   // The old vendored tarball goes when the new one has another name.
   if (!next.files.some((f) => f.path === tarball) && existsSync(pathInside(root, tarball)))
-    changes.push({ path: tarball, action: "vendor", before: await readIfExists(root, tarball) });
+    changes.push({ path: tarball, action: "vendor", before: await read(tarball) });
 
   // The files written once: three-way merges.
   const baseOwned = new Map(
@@ -137,7 +138,7 @@ export async function planUpgrade(root: string, toolVersion: string): Promise<Up
     const change = mergeFile(
       path,
       baseOwned.get(path)?.toString("utf8"),
-      await readIfExists(root, path),
+      await read(path),
       nextOwned.get(path),
       labels,
     );
@@ -232,27 +233,4 @@ async function readText(root: string, path: string): Promise<string> {
   } catch {
     throw new Error(`${path} is missing in ${root}`);
   }
-}
-
-async function readIfExists(root: string, path: string): Promise<Buffer | undefined> {
-  try {
-    return await readFile(pathInside(root, path));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return undefined;
-    if (code === "EISDIR") throw new Error(`${path} is a folder, where a file goes`);
-    throw error;
-  }
-}
-
-/** Files under `dir` (project-relative), recursively; none when it does not exist. */
-async function listFiles(root: string, dir: string): Promise<string[]> {
-  if (!existsSync(join(root, dir))) return [];
-  const out: string[] = [];
-  for (const entry of await readdir(join(root, dir), { withFileTypes: true })) {
-    const path = `${dir}/${entry.name}`;
-    if (entry.isDirectory()) out.push(...(await listFiles(root, path)));
-    else out.push(path);
-  }
-  return out;
 }

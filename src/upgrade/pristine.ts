@@ -1,11 +1,12 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { PackageManager } from "../generate/package-manager.js";
 import { TOOL_ROOT } from "../scaffold/tool-home.js";
 import { readTarGz } from "../scaffold/tarball.js";
+import { listFiles } from "../write/apply.js";
 
 /** Folders of a scaffolded project that are never part of the merge base. */
 const SKIPPED = new Set([".git", "node_modules"]);
@@ -57,7 +58,10 @@ export async function pristineProject(
       ],
       work,
     );
-    return await readTree(base);
+    const files = new Map<string, Buffer>();
+    for (const path of await listFiles(base, "."))
+      if (!SKIPPED.has(path.split("/")[0]!)) files.set(path, await readFile(join(base, path)));
+    return files;
   } finally {
     await rm(work, { recursive: true, force: true });
   }
@@ -119,17 +123,4 @@ function run(script: string, args: string[], cwd: string): Promise<void> {
       },
     );
   });
-}
-
-/** Every file under `dir` (but .git and node_modules), by POSIX path relative to it. */
-async function readTree(dir: string, prefix = ""): Promise<Map<string, Buffer>> {
-  const files = new Map<string, Buffer>();
-  for (const entry of await readdir(join(dir, prefix), { withFileTypes: true })) {
-    const path = prefix ? `${prefix}/${entry.name}` : entry.name;
-    if (entry.isDirectory()) {
-      if (SKIPPED.has(entry.name)) continue;
-      for (const [p, c] of await readTree(dir, path)) files.set(p, c);
-    } else if (entry.isFile()) files.set(path, await readFile(join(dir, path)));
-  }
-  return files;
 }

@@ -48,6 +48,7 @@ export function compareVersions(a: string, b: string): number {
   return 0;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+/** A JSON object (not an array, not null). */
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -74,17 +74,20 @@ export function pathInside(root: string, path: string): string {
 const bytes = (contents: string | Uint8Array): Uint8Array =>
   typeof contents === "string" ? Buffer.from(contents) : contents;
 
-async function readIfExists(path: string): Promise<Buffer | undefined> {
+/** A file's bytes, or undefined when it does not exist; a folder where the file goes is an error saying so. */
+export async function readIfExists(path: string): Promise<Buffer | undefined> {
   try {
     return await readFile(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    if (code === "EISDIR") throw new Error(`${path} is a folder, where a file goes`);
     throw error;
   }
 }
 
 /** Project-relative POSIX paths of every file below root/dir (none if it does not exist). */
-async function listFiles(root: string, dir: string): Promise<string[]> {
+export async function listFiles(root: string, dir: string): Promise<string[]> {
   let entries;
   try {
     entries = await readdir(join(root, dir), { withFileTypes: true, recursive: true });
