@@ -21,6 +21,7 @@ import { createServer } from "node:net";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { echoAgent } from "./lib-server.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const PAY_TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
@@ -57,36 +58,7 @@ async function worker(runtimeDir) {
   const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
   const transaction = `0x${"ab".repeat(32)}`;
   const settler = { settle: async (p) => ({ transaction, network: p.network, payer: p.payer }) };
-  const text = { type: "string", minLength: 1, maxLength: 100 };
-  const agent = {
-    name: "bench-agent",
-    version: "1.0.0",
-    capabilities: {
-      echo: {
-        name: "echo",
-        declaration: {
-          description: "echoes its text",
-          pricing: { model: "per_job", amount: "0.01", currency: "USDC" },
-          input_schema: { text: { type: "string", required: true } },
-          output_schema: { text: { type: "string" } },
-        },
-        priceAtomic: PRICE,
-        validateInput: inputAjv.compile({
-          type: "object",
-          additionalProperties: false,
-          required: ["text"],
-          properties: { text },
-        }),
-        validateOutput: outputAjv.compile({
-          type: "object",
-          additionalProperties: false,
-          required: ["text"],
-          properties: { text: { type: "string" } },
-        }),
-        handler: async (input) => ({ text: input.text }),
-      },
-    },
-  };
+  const agent = echoAgent({ inputAjv, outputAjv }, PRICE);
 
   let current;
   /** A fresh app, hence a fresh ledger: in memory, or on Redis under a new key prefix. */

@@ -10,7 +10,9 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writ
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { root } from "./lib.mjs";
+import { manyCapabilities, root } from "./lib.mjs";
+
+export { manyCapabilities };
 
 export const runtimeSource = process.env.BENCH_RUNTIME || join(root, "templates/runtime");
 
@@ -25,28 +27,6 @@ export function workDir(prefix) {
       process.exit(130);
     });
   return dir;
-}
-
-/** `count` capabilities shaped like the generation bench's (strings, integers with defaults, enums, nesting). */
-export function manyCapabilities(count) {
-  const capabilities = {};
-  for (let i = 0; i < count; i++) {
-    capabilities[`capability-${i}`] = {
-      description: `Capability number ${i}`,
-      pricing: { model: "per_job", amount: "0.01", currency: "USDC" },
-      input_schema: {
-        text: { type: "string", required: true, minLength: 1 },
-        limit: { type: "integer", minimum: 1, default: 10 },
-        mode: { type: "string", enum: ["fast", "careful"] },
-        options: {
-          type: "object",
-          properties: { depth: { type: "integer" }, tags: { type: "array", items: { type: "string" } } },
-        },
-      },
-      output_schema: { result: { type: "string" }, score: { type: "number", minimum: 0, maximum: 1 } },
-    };
-  }
-  return { name: "bench-agent", version: "1.0.0", capabilities };
 }
 
 /** One capability, `echo`: {text} in, {text} out. */
@@ -282,3 +262,30 @@ const server = app.listen(Number(process.env.PORT ?? 0), () => {
   console.log(\`listening on http://localhost:\${server.address().port}\`);
 });
 `;
+
+/**
+ * The in-process agent of the paid and ledger benches: one capability, `echo` ({text} in and out), priced
+ * `priceAtomic`, its validators compiled by the runtime's own Ajv instances.
+ */
+export function echoAgent({ inputAjv, outputAjv }, priceAtomic) {
+  const object = (text) => ({ type: "object", additionalProperties: false, required: ["text"], properties: { text } });
+  return {
+    name: "bench-agent",
+    version: "1.0.0",
+    capabilities: {
+      echo: {
+        name: "echo",
+        declaration: {
+          description: "echoes its text",
+          pricing: { model: "per_job", amount: "0.01", currency: "USDC" },
+          input_schema: { text: { type: "string", required: true } },
+          output_schema: { text: { type: "string" } },
+        },
+        priceAtomic,
+        validateInput: inputAjv.compile(object({ type: "string", minLength: 1, maxLength: 100 })),
+        validateOutput: outputAjv.compile(object({ type: "string" })),
+        handler: async (input) => ({ text: input.text }),
+      },
+    },
+  };
+}

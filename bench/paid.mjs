@@ -22,7 +22,7 @@ import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { median, pairs, report } from "./lib.mjs";
-import { compileRuntime, load, workDir } from "./lib-server.mjs";
+import { compileRuntime, echoAgent, load, workDir } from "./lib-server.mjs";
 
 const PAY_TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 // Anvil's first well-known test key (public): the payer. Nothing is ever sent on a chain.
@@ -57,35 +57,7 @@ async function worker(runtimeDir) {
   const { inputAjv, outputAjv } = await load("ajv.js");
   const transaction = `0x${"ab".repeat(32)}`;
   const settler = { settle: async (p) => ({ transaction, network: p.network, payer: p.payer }) };
-  const agent = {
-    name: "bench-agent",
-    version: "1.0.0",
-    capabilities: {
-      echo: {
-        name: "echo",
-        declaration: {
-          description: "echoes its text",
-          pricing: { model: "per_job", amount: "0.01", currency: "USDC" },
-          input_schema: { text: { type: "string", required: true } },
-          output_schema: { text: { type: "string" } },
-        },
-        priceAtomic: PRICE,
-        validateInput: inputAjv.compile({
-          type: "object",
-          additionalProperties: false,
-          required: ["text"],
-          properties: { text: { type: "string", minLength: 1, maxLength: 100 } },
-        }),
-        validateOutput: outputAjv.compile({
-          type: "object",
-          additionalProperties: false,
-          required: ["text"],
-          properties: { text: { type: "string" } },
-        }),
-        handler: async (input) => ({ text: input.text }),
-      },
-    },
-  };
+  const agent = echoAgent({ inputAjv, outputAjv }, PRICE);
   const build = () =>
     createApp(agent, { env: {}, devMode: false, payment: { payTo: PAY_TO, network: "base-sepolia", settler } });
   let current = build();

@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { ensurePeers, median, pairs, report, root, timed } from "./lib.mjs";
+import { ensurePeers, manyCapabilities, median, pairs, report, root, timed } from "./lib.mjs";
 
 const cli = join(root, "bin/create-agent.js");
 if (!existsSync(join(root, "dist/cli/main.js"))) {
@@ -27,35 +27,6 @@ const PEER_VERSION = "7.13.0";
 const peer = ensurePeers({ "openapi-typescript": PEER_VERSION });
 const peerCli = peer.path("openapi-typescript", "bin", "cli.js");
 const { parseManifest } = await import(pathToFileURL(join(root, "dist/manifest/index.js")).href);
-
-/** A manifest of `count` capabilities, each with a few typical fields (nested object, enum, array, bounds). */
-function manifest(count) {
-  const capabilities = {};
-  for (let i = 0; i < count; i++) {
-    capabilities[`capability-${i}`] = {
-      description: `Capability number ${i}`,
-      pricing: { model: "per_job", amount: "0.01", currency: "USDC" },
-      input_schema: {
-        text: { type: "string", required: true, minLength: 1, description: "The text to work on" },
-        limit: { type: "integer", minimum: 1, default: 10 },
-        mode: { type: "string", enum: ["fast", "careful"] },
-        options: {
-          type: "object",
-          properties: {
-            depth: { type: "integer" },
-            tags: { type: "array", items: { type: "string" } },
-          },
-        },
-      },
-      output_schema: {
-        result: { type: "string" },
-        score: { type: "number", minimum: 0, maximum: 1 },
-        labels: { type: "array", items: { type: "string", enum: ["a", "b", "c"] } },
-      },
-    };
-  }
-  return JSON.stringify({ name: "bench-agent", version: "1.0.0", capabilities }, null, 2);
-}
 
 /** The same input and output schemas as an OpenAPI 3.1 document, for openapi-typescript. */
 function openapi(text) {
@@ -83,7 +54,7 @@ function prepare(count) {
   if (sizes.has(count)) return sizes.get(count);
   const project = join(work, `project-${count}`);
   run([cli, project, "--yes", "--no-install", "--no-git"], work);
-  const text = manifest(count);
+  const text = JSON.stringify(manyCapabilities(count), null, 2);
   writeFileSync(join(project, "agent.json"), text);
   run([cli, "generate", "--cwd", project], work); // creates the handlers; not timed
   const spec = join(work, `openapi-${count}.json`);
