@@ -21,6 +21,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { splitLines } from "../../src/upgrade/line-diff.js";
 import { merge3, type MergeResult } from "../../src/upgrade/merge3.js";
+import { seededRandom, type Random } from "./seeded-random.js";
 
 const LABELS = { ours: "yours", base: "base", theirs: "theirs" };
 const dir = mkdtempSync(join(tmpdir(), "merge3-test-"));
@@ -138,20 +139,6 @@ describe("merge3: repeated lines (several shortest diffs; not compared with git)
 });
 
 // ---- random scenarios -------------------------------------------------------------------------
-
-/** A small seeded PRNG (mulberry32), so the random scenarios are reproducible. */
-function seededRandom(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  return { int, chance: (p: number) => next() < p, pick: <T>(xs: readonly T[]) => xs[int(xs.length)]! }; // prettier-ignore
-}
-type Random = ReturnType<typeof seededRandom>;
 
 /**
  * One side's edits of the base lines: `pre[i]` is inserted before base line i (`pre[n]` at the

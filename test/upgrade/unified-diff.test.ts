@@ -12,6 +12,7 @@ import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { diffLines, splitLines } from "../../src/upgrade/line-diff.js";
 import { unifiedDiff } from "../../src/upgrade/unified-diff.js";
+import { seededRandom } from "./seeded-random.js";
 
 const root = mkdtempSync(join(tmpdir(), "unified-diff-test-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -144,19 +145,6 @@ describe("unifiedDiff: hand-written cases, checked against git diff and git appl
     expectLikeGit("f.txt", TEN, after, context);
   });
 });
-
-/** A small seeded PRNG (mulberry32), so the random cases are reproducible. */
-function seededRandom(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  return { int, chance: (p: number) => next() < p, pick: <T>(xs: readonly T[]) => xs[int(xs.length)]! }; // prettier-ignore
-}
 
 describe("unifiedDiff: seeded random edits of templates/runtime/jobs/pipeline.ts", () => {
   const template = readFileSync(
