@@ -49,7 +49,7 @@ export async function toInterface(
  * The input as the handler sees it. Ajv fills in `default` values before the handler runs, so a field with a
  * default is always present: it is typed as required, and the handler needs no `?? default` of its own.
  */
-function handlerView(schema: JsonSchema): JsonSchema {
+export function handlerView(schema: JsonSchema): JsonSchema {
   const out: JsonSchema = { ...schema };
   const properties = schema.properties as Record<string, JsonSchema> | undefined;
   if (properties) {

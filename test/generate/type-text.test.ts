@@ -4,7 +4,7 @@
 // make fields required) and on each output schema.
 import { compile } from "json-schema-to-typescript";
 import { describe, expect, it } from "vitest";
-import { toInterface } from "../../src/generate/types.js";
+import { handlerView, toInterface } from "../../src/generate/types.js";
 import { interfaceText } from "../../src/generate/type-text.js";
 import { parseManifest, type JsonSchema } from "../../src/manifest/index.js";
 import { fixtureManifests, stressManifests } from "./stress-manifests.js";
@@ -29,29 +29,10 @@ async function oracle(
   );
 }
 
-/** types.ts's handlerView: fields with a default are required. */
-function withDefaultsRequired(schema: JsonSchema): JsonSchema {
-  const out: JsonSchema = { ...schema };
-  const properties = schema.properties as Record<string, JsonSchema> | undefined;
-  if (properties) {
-    const required = new Set((schema.required as string[] | undefined) ?? []);
-    const next: Record<string, JsonSchema> = {};
-    for (const [key, value] of Object.entries(properties)) {
-      if (value.default !== undefined) required.add(key);
-      next[key] = withDefaultsRequired(value);
-    }
-    out.properties = next;
-    out.required = Object.keys(properties).filter((key) => required.has(key));
-  }
-  if (schema.items && typeof schema.items === "object")
-    out.items = withDefaultsRequired(schema.items as JsonSchema);
-  return out;
-}
-
 describe.each([...fixtureManifests(), ...stressManifests()])("interfaces for %s", (_name, text) => {
   const model = parseManifest(text, "agent.json");
   const cases = model.capabilities.flatMap((c): Array<[JsonSchema, string]> => [
-    [withDefaultsRequired(c.inputSchema), `${c.typeName}Input`],
+    [handlerView(c.inputSchema), `${c.typeName}Input`],
     [c.outputSchema, `${c.typeName}Output`],
     [c.inputSchema, `${c.typeName}Input`],
   ]);
