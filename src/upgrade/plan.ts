@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { GENERATED_DIR, generateProject } from "../generate/index.js";
 import type { PackageManager } from "../generate/package-manager.js";
 import { loadManifest } from "../manifest/index.js";
-import { listFiles, pathInside, readIfExists } from "../write/apply.js";
+import { bytes, listFiles, pathInside, readIfExists } from "../write/apply.js";
 import { merge3, type MergeLabels } from "./merge3.js";
 import { type DependencyChange, mergePackageJson } from "./package-json.js";
 import { pristineProject } from "./pristine.js";
@@ -103,14 +103,16 @@ export async function planUpgrade(root: string, toolVersion: string): Promise<Up
   const changes: FileChange[] = [];
   const nextOwned = new Map<string, string | Uint8Array>();
   for (const file of next.files) {
-    if (file.path.startsWith(`${GENERATED_DIR}/`)) {
+    // src/generated/ and the vendored CLI are create-agent's alone: written as they now are.
+    const rewritten = file.path.startsWith(`${GENERATED_DIR}/`)
+      ? "regenerate"
+      : file.path.startsWith("vendor/")
+        ? "vendor"
+        : undefined;
+    if (rewritten) {
       const before = await read(file.path);
       if (!before?.equals(bytes(file.contents)))
-        changes.push({ path: file.path, action: "regenerate", before, after: file.contents });
-    } else if (file.path.startsWith("vendor/")) {
-      const before = await read(file.path);
-      if (!before?.equals(bytes(file.contents)))
-        changes.push({ path: file.path, action: "vendor", before, after: file.contents });
+        changes.push({ path: file.path, action: rewritten, before, after: file.contents });
     } else if (!isUserOnly(file.path) && file.path !== "package.json") {
       nextOwned.set(file.path, file.contents);
     }
@@ -223,9 +225,6 @@ export function projectPackageManager(root: string, pkg: unknown): PackageManage
       : undefined;
   return declared === "pnpm" || declared === "yarn" || declared === "bun" ? declared : "npm";
 }
-
-const bytes = (contents: string | Uint8Array): Buffer =>
-  typeof contents === "string" ? Buffer.from(contents) : Buffer.from(contents);
 
 async function readText(root: string, path: string): Promise<string> {
   try {

@@ -71,7 +71,8 @@ export function pathInside(root: string, path: string): string {
   return target;
 }
 
-const bytes = (contents: string | Uint8Array): Uint8Array =>
+/** A file's contents as bytes (text as UTF-8). */
+export const bytes = (contents: string | Uint8Array): Uint8Array =>
   typeof contents === "string" ? Buffer.from(contents) : contents;
 
 /** A file's bytes, or undefined when it does not exist; a folder where the file goes is an error saying so. */
