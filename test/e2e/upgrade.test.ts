@@ -136,7 +136,7 @@ describe("create-agent upgrade, from a project made by create-agent 0.1.0", () =
     const dry = await upgrade(dir, "--dry-run");
     expect(dry.exitCode, dry.stderr).toBe(0);
     expect(dry.stdout).toContain("--- a/src/runtime/app.ts\n+++ b/src/runtime/app.ts\n");
-    expect(dry.stdout).toContain("+        sendAnswer(res, answer);\n");
+    expect(dry.stdout).toContain("+        sendAnswer(res, answer, leave);\n");
     expect(dry.stdout).toContain("--- /dev/null\n+++ b/src/runtime/handlers.ts\n");
     expect(dry.stdout).toContain("Would upgrade (create-agent 0.1.0 -> ");
     expect(await snapshot(dir)).toEqual(before);
@@ -170,7 +170,7 @@ describe("create-agent upgrade, from a project made by create-agent 0.1.0", () =
     // The edits, merged into the new versions.
     const app = await read(dir, "src/runtime/app.ts");
     expect(app).toContain(MIDDLEWARE);
-    expect(app).toContain("sendAnswer(res, answer);");
+    expect(app).toContain("sendAnswer(res, answer, leave);");
     expect(app.replace(MIDDLEWARE, "")).toBe(await read(fresh, "src/runtime/app.ts"));
     const pipeline = await read(dir, "src/runtime/jobs/pipeline.ts");
     expect(pipeline.replace(LOG_LINE, "")).toBe(await read(fresh, "src/runtime/jobs/pipeline.ts"));
@@ -230,7 +230,7 @@ describe("create-agent upgrade, from a project made by create-agent 0.1.0", () =
     expect(app).toContain(
       `<<<<<<< yours\n        ${clashing}\n||||||| create-agent 0.1.0\n` +
         `        res.status(answer.status).set(answer.headers).type("application/json").send(answer.body);\n` +
-        `=======\n        sendAnswer(res, answer);\n>>>>>>> create-agent ${NEW_VERSION}\n`,
+        `=======\n        sendAnswer(res, answer, leave);\n        answering = true;\n>>>>>>> create-agent ${NEW_VERSION}\n`,
     );
     expect(app).toContain(MIDDLEWARE); // the edit that did not clash
     expect(app).toContain("function sendAnswer("); // create-agent's changes that did not clash
