@@ -105,14 +105,17 @@ describe("a CPU-bound handler that overruns its deadline (defect 2)", () => {
 describe("advice after a settlement that failed late (defect 5)", () => {
   it("an authorization too close to expiry to pay for another run is not offered for a retry; 'nothing was charged' is said once", async () => {
     const { settler, app } = await paidApp();
-    // Valid long enough to pass the gate (deadline + 15 s), too short for any new job once settlement fails.
-    const validBefore = nowSeconds() + 17;
-    const header = await pay({ validBefore: String(validBefore) });
+    // Valid just long enough to pass the gate (deadline + 15 s), too short for any new job once
+    // settlement fails 3 s later. The deadline leaves the handler 2 to 3 s (a loaded CI machine took
+    // more than the under-a-second a deadline of `now + 1` whole seconds can leave: a 408).
+    const base = nowSeconds();
+    const deadline = base + 3;
+    const header = await pay({ validBefore: String(deadline + 15) });
     settler.settle = async () => {
-      await new Promise((r) => setTimeout(r, 2500));
+      await new Promise((r) => setTimeout(r, 3000));
       throw new SettlementError("settlement transaction 0xabc reverted");
     };
-    const res = await post(app.url, job("echo", { text: "x" }, { deadline: nowSeconds() + 1 }), {
+    const res = await post(app.url, job("echo", { text: "x" }, { deadline }), {
       "payment-signature": header,
     });
     expect(res.status).toBe(402);
