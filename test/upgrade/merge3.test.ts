@@ -349,13 +349,13 @@ describe("merge3: big files", () => {
     return `${out.join("\n")}\n`;
   };
 
-  it("merges 5,000-line files with many repeated lines quickly", () => {
+  // Large inputs are here for correctness; how fast they merge is not timed in a unit test (the
+  // machines are noisy): a quadratic search would hit the test's time limit, nothing finer.
+  it("merges 5,000-line files with many repeated lines", () => {
     const base = `${big.join("\n")}\n`;
     const ours = edit(1, "ours");
     const theirs = edit(2, "theirs");
-    const started = performance.now();
     const result = merge3(base, ours, theirs, LABELS);
-    expect(performance.now() - started).toBeLessThan(3000);
     // Every line either side added is there, in or out of a conflict.
     for (const line of splitLines(ours + theirs)) {
       if (line.startsWith("// ours") || line.startsWith("// theirs")) expect(result.text).toContain(line); // prettier-ignore
@@ -363,13 +363,11 @@ describe("merge3: big files", () => {
     expect(merge3(base, theirs, ours, LABELS).conflicts).toBe(result.conflicts);
   });
 
-  it("stays fast on unrelated files made of few distinct lines (the costliest diffs)", () => {
+  it("merges unrelated 5,000-line files made of few distinct lines (the costliest diffs)", () => {
     const rnd = seededRandom(42);
     const noise = (n: number) => Array.from({ length: n }, () => `${rnd.pick(["}", "", "a", "b", "c", "  return;"])}\n`).join(""); // prettier-ignore
     const [base, ours, theirs] = [noise(5000), noise(5000), noise(5000)];
-    const started = performance.now();
     const result = merge3(base, ours, theirs, LABELS);
-    expect(performance.now() - started).toBeLessThan(5000);
     expect(result.conflicts).toBeGreaterThan(0);
   });
 });
