@@ -402,13 +402,13 @@ describe.each<RouteName>(["direct", "facilitator"])("%s settlement", (name) => {
     await expectNoCharge(r, payer, nonce, before);
 
     // The abandoned handler stops; the authorization is free again and pays for one job, once.
-    await expect.poll(() => r.agent.running(), { timeout: 5000, interval: 50 }).toBe(0);
+    await expect.poll(() => r.agent.running(), { timeout: 10_000, interval: 50 }).toBe(0);
     await expect
       .poll(
         async () =>
           (await post(r.app.url, job("echo", { text: "now" }), { "payment-signature": header }))
             .status,
-        { timeout: 5000, interval: 50 },
+        { timeout: 10_000, interval: 50 },
       )
       .toBe(200);
     expect(r.agent.calls.echo).toBe(echoBefore + 1);

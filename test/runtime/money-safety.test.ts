@@ -144,12 +144,12 @@ describe("one authorization never has two handlers running (defect 6)", () => {
     expect(agent.running()).toBe(1);
     expect(logText(app.logger)).toMatch(/handler still running after its job was answered/);
     // Once the abandoned handler stops, the authorization is free again (nothing was charged).
-    await expect.poll(() => agent.running(), { timeout: 3000 }).toBe(0);
+    await expect.poll(() => agent.running(), { timeout: 10_000 }).toBe(0);
     await expect
       .poll(
         async () =>
           (await post(app.url, job("echo", { text: "y" }), { "payment-signature": header })).status,
-        { timeout: 3000 },
+        { timeout: 10_000 },
       )
       .toBe(200);
     expect(settler.settled()).toBe(1);
