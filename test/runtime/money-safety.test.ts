@@ -129,7 +129,7 @@ describe("one authorization never has two handlers running (defect 6)", () => {
   it("a handler that ignores its signal keeps the authorization after its 408; resending it never starts another", async () => {
     const { agent, settler, app } = await paidApp();
     const header = await pay();
-    const body = job("stubborn", { text: "1500" }, { deadline: Date.now() / 1000 + 0.3 });
+    const body = job("stubborn", { text: "4000" }, { deadline: Date.now() / 1000 + 1 });
     const first = await post(app.url, body, { "payment-signature": header });
     expect(first.status).toBe(408);
     for (let i = 0; i < 5; i++) {

@@ -128,7 +128,7 @@ describe("failures before settlement: nothing settled, reservation released", ()
     ["invalid output", () => job("bad_output", { text: "x" }), 500, "bad_output"],
     [
       "handler timeout",
-      () => job("slow", { ms: 3000 }, { deadline: Date.now() / 1000 + 0.3 }),
+      () => job("slow", { ms: 3000 }, { deadline: Date.now() / 1000 + 1 }),
       408,
       "slow",
     ],
