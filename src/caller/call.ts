@@ -34,6 +34,7 @@ import {
   type ServiceCapability,
   type ServiceDescription,
 } from "./service.js";
+import { isObject } from "../json-object.js";
 
 export const DEFAULT_DEADLINE_SECONDS = 300;
 /** How long after the deadline a paid job may still be settling on the server (waiting out "in use"). */
@@ -336,9 +337,6 @@ function parseJson(text: string): unknown {
     return undefined;
   }
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** A non-200 answer: the spec's error body as `HTTP <status> <error_type>: <error>`. */
 function errorAnswer(status: number, text: string, url: string): CallError {

@@ -7,6 +7,7 @@
 import { fileURLToPath } from "node:url";
 import { callerDependencies, dependencies } from "../versions.js";
 import { CallError } from "./errors.js";
+import { isObject } from "../json-object.js";
 
 /** One way to pay, as a 402 asks it (v2 PAYMENT-REQUIRED header or v1 body). */
 export interface AskedRequirement {
@@ -34,9 +35,6 @@ export interface PaymentReceipt {
   amount: string;
   explorer?: string;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 function decodeBase64Json(value: string): unknown {
   return JSON.parse(Buffer.from(value, "base64").toString("utf8"));

@@ -13,6 +13,7 @@ import {
   toJsonSchema,
   toTypeName,
 } from "../manifest/index.js";
+import { isObject } from "../json-object.js";
 
 export interface ServiceCapability {
   name: string;
@@ -200,10 +201,6 @@ export function describeFetchError(error: unknown): string {
     return code ? `${code} (${cause.message})` : cause.message;
   }
   return error.message;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 export type { JsonSchema };

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type { MergeLabels } from "./merge3.js";
-import { isObject } from "./project-version.js";
+import { isObject } from "../json-object.js";
 
 /** A dependency whose version `upgrade` changes (from: before, to: after; undefined: absent). */
 export interface DependencyChange {

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { isObject } from "../json-object.js";
 
 /**
  * Which create-agent made a project, as the project records it: package.json's `createAgent.version`
@@ -46,9 +47,4 @@ export function compareVersions(a: string, b: string): number {
   if (!x || !y) return 0;
   for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
   return 0;
-}
-
-/** A JSON object (not an array, not null). */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
