@@ -9,6 +9,8 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
+export { manyCapabilities } from "./workload.mjs";
+
 export const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 /** Where peers are installed (gitignored); one folder, so each peer is installed once per machine. */
 export const peersDir = join(root, "bench", ".peers");
@@ -82,36 +84,4 @@ export function report(name, result, { unit = "ms", ours = "create-agent", peer 
   console.log(`${name}: ${ours} median ${fmt(median(result.ours))}, ${peer} median ${fmt(median(result.peer))}, ${result.ratios.length} pairs`);
   const r = result.ratios;
   console.log(`ratio ${name} ${median(r).toFixed(2)} (${Math.min(...r).toFixed(2)}..${Math.max(...r).toFixed(2)})`);
-}
-
-/**
- * A manifest (as an object) of `count` capabilities, each with a few typical fields (nested object, enum,
- * array, bounds): what the regenerate and server-start benches generate.
- */
-export function manyCapabilities(count) {
-  const capabilities = {};
-  for (let i = 0; i < count; i++) {
-    capabilities[`capability-${i}`] = {
-      description: `Capability number ${i}`,
-      pricing: { model: "per_job", amount: "0.01", currency: "USDC" },
-      input_schema: {
-        text: { type: "string", required: true, minLength: 1, description: "The text to work on" },
-        limit: { type: "integer", minimum: 1, default: 10 },
-        mode: { type: "string", enum: ["fast", "careful"] },
-        options: {
-          type: "object",
-          properties: {
-            depth: { type: "integer" },
-            tags: { type: "array", items: { type: "string" } },
-          },
-        },
-      },
-      output_schema: {
-        result: { type: "string" },
-        score: { type: "number", minimum: 0, maximum: 1 },
-        labels: { type: "array", items: { type: "string", enum: ["a", "b", "c"] } },
-      },
-    };
-  }
-  return { name: "bench-agent", version: "1.0.0", capabilities };
 }

@@ -5,6 +5,7 @@
 // of every JSON shape. All are valid manifests (parseManifest accepts them).
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { manyCapabilities } from "../../bench/workload.mjs";
 
 const FIXTURES = join(import.meta.dirname, "../../fixtures");
 
@@ -252,32 +253,9 @@ export function namesManifest(): string {
   return JSON.stringify({ name: "names-agent", version: "1.0.0", capabilities });
 }
 
-/** Many capabilities shaped like the benchmark's (long import lists, long files). */
+/** Many capabilities: the benchmarks' own workload (bench/workload.mjs), long import lists, long files. */
 export function manyManifest(count = 40): string {
-  const capabilities: Json = {};
-  for (let i = 0; i < count; i++) {
-    capabilities[`capability-${i}`] = {
-      description: `Capability number ${i}`,
-      pricing: { model: "per_job", amount: "0.01", currency: "USDC" },
-      input_schema: {
-        text: { type: "string", required: true, minLength: 1 },
-        limit: { type: "integer", minimum: 1, default: 10 },
-        mode: { type: "string", enum: ["fast", "careful"] },
-        options: {
-          type: "object",
-          properties: {
-            depth: { type: "integer" },
-            tags: { type: "array", items: { type: "string" } },
-          },
-        },
-      },
-      output_schema: {
-        result: { type: "string" },
-        score: { type: "number", minimum: 0, maximum: 1 },
-      },
-    };
-  }
-  return JSON.stringify({ name: "many-agent", version: "1.0.0", capabilities });
+  return JSON.stringify({ ...manyCapabilities(count), name: "many-agent" });
 }
 
 /** Deep nesting, wide enums, bounded arrays and examples of every shape. */
