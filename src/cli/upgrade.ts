@@ -105,8 +105,7 @@ export async function upgrade(options: UpgradeOptions, toolVersion: string): Pro
   for (const change of plan.changes)
     out.write(`  ${LABELS[change.action].padEnd(12)} ${change.path}${note(change, plan)}\n`);
 
-  const deps = plan.dependencyChanges.filter((d) => d.name !== "create-agent");
-  if (deps.length > 0 || plan.dependencyChanges.length > 0) {
+  if (plan.dependencyChanges.length > 0) {
     out.write(`\nDependencies${options.dryRun ? " that would change" : " changed"}:\n`);
     for (const d of plan.dependencyChanges)
       out.write(

@@ -1,4 +1,3 @@
-
 import { PACKAGE_MANAGERS, type PackageManager } from "../generate/package-manager.js";
 
 export { PACKAGE_MANAGERS, type PackageManager } from "../generate/package-manager.js";
