@@ -1,9 +1,8 @@
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { GENERATED_DIR, generateProject } from "../generate/index.js";
 import type { PackageManager } from "../generate/package-manager.js";
-import { loadManifest } from "../manifest/index.js";
+import { parseManifest } from "../manifest/index.js";
 import { bytes, listFiles, pathInside, readIfExists } from "../write/apply.js";
 import { merge3, type MergeLabels } from "./merge3.js";
 import { type DependencyChange, mergePackageJson } from "./package-json.js";
@@ -88,8 +87,8 @@ export async function planUpgrade(root: string, toolVersion: string): Promise<Up
 
   const read = (path: string) => readIfExists(pathInside(root, path));
   const packageManager = projectPackageManager(root, pkg);
-  const model = await loadManifest(join(root, "agent.json"), "agent.json"); // ManifestError when broken
   const manifestText = await readText(root, "agent.json");
+  const model = parseManifest(manifestText, "agent.json"); // ManifestError when broken
   const [base, next] = await Promise.all([
     pristineProject(root, tarball, packageManager),
     generateProject(model, manifestText, { packageManager }),
@@ -226,10 +225,9 @@ export function projectPackageManager(root: string, pkg: unknown): PackageManage
   return declared === "pnpm" || declared === "yarn" || declared === "bun" ? declared : "npm";
 }
 
+/** A project file as text; missing, or a folder where it goes, is an error naming it. */
 async function readText(root: string, path: string): Promise<string> {
-  try {
-    return await readFile(pathInside(root, path), "utf8");
-  } catch {
-    throw new Error(`${path} is missing in ${root}`);
-  }
+  const data = await readIfExists(pathInside(root, path));
+  if (data === undefined) throw new Error(`${path} is missing in ${root}`);
+  return data.toString("utf8");
 }
