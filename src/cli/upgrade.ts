@@ -1,7 +1,7 @@
 import { mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { formatProblem, ManifestError } from "../manifest/index.js";
-import { pathInside } from "../write/apply.js";
+import { pathInside, textOf } from "../write/apply.js";
 import { unifiedDiff } from "../upgrade/unified-diff.js";
 import type { FileChange, UpgradePlan } from "../upgrade/plan.js";
 import { CliError } from "./errors.js";
@@ -166,11 +166,6 @@ function diffOf(change: FileChange): string {
   if (isBinary)
     return `Binary file ${change.path} ${change.after === undefined ? "removed" : change.before ? "changed" : "added"}\n`;
   const before = change.before?.toString("utf8");
-  const after =
-    change.after === undefined
-      ? undefined
-      : typeof change.after === "string"
-        ? change.after
-        : Buffer.from(change.after).toString("utf8");
+  const after = change.after === undefined ? undefined : textOf(change.after);
   return unifiedDiff(change.path, before, after);
 }

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { GENERATED_DIR, generateProject } from "../generate/index.js";
 import type { PackageManager } from "../generate/package-manager.js";
 import { parseManifest } from "../manifest/index.js";
-import { bytes, listFiles, pathInside, readIfExists } from "../write/apply.js";
+import { bytes, listFiles, pathInside, readIfExists, textOf } from "../write/apply.js";
 import { merge3, type MergeLabels } from "./merge3.js";
 import { type DependencyChange, mergePackageJson } from "./package-json.js";
 import { pristineProject } from "./pristine.js";
@@ -182,12 +182,7 @@ export function mergeFile(
   labels: MergeLabels,
 ): FileChange | undefined {
   const ours = current?.toString("utf8");
-  const nextText =
-    next === undefined
-      ? undefined
-      : typeof next === "string"
-        ? next
-        : Buffer.from(next).toString("utf8");
+  const nextText = next === undefined ? undefined : textOf(next);
   if (nextText === undefined) {
     // Dropped by this create-agent: removed if you never edited it.
     if (ours === undefined) return undefined;

@@ -75,6 +75,10 @@ export function pathInside(root: string, path: string): string {
 export const bytes = (contents: string | Uint8Array): Uint8Array =>
   typeof contents === "string" ? Buffer.from(contents) : contents;
 
+/** A file's contents as text (bytes read as UTF-8). */
+export const textOf = (contents: string | Uint8Array): string =>
+  typeof contents === "string" ? contents : Buffer.from(contents).toString("utf8");
+
 /** A file's bytes, or undefined when it does not exist; a folder where the file goes is an error saying so. */
 export async function readIfExists(path: string): Promise<Buffer | undefined> {
   try {
