@@ -90,7 +90,7 @@ export async function planUpgrade(root: string, toolVersion: string): Promise<Up
   const manifestText = await readText(root, "agent.json");
   const model = parseManifest(manifestText, "agent.json"); // ManifestError when broken
   const [base, next] = await Promise.all([
-    pristineProject(root, tarball, packageManager),
+    pristineProject(root, tarball, manifestText, packageManager),
     generateProject(model, manifestText, { packageManager }),
   ]);
   const labels: MergeLabels = {

@@ -17,14 +17,15 @@ const SCAFFOLD_TIMEOUT_MS = 120_000;
 /**
  * What the create-agent that made a project generated for it: the merge base of `upgrade`. The project
  * holds that very tool in vendor/ (the tarball its `create-agent` devDependency points at), so it is
- * unpacked into a temporary folder and asked to scaffold the project's agent.json again (same package
- * manager, no install, no git) into another one. Its dependencies are the project's installed ones when
+ * unpacked into a temporary folder and asked to scaffold the project's agent.json (`manifestText`) again
+ * (same package manager, no install, no git) into another one. Its dependencies are the project's installed ones when
  * present, else this create-agent's own (the same libraries). Returns every file it wrote, by
  * project-relative POSIX path. Temporary folders are removed; nothing in the project is touched.
  */
 export async function pristineProject(
   root: string,
   tarball: string,
+  manifestText: string,
   packageManager: PackageManager,
 ): Promise<Map<string, Buffer>> {
   const tarballFile = resolve(root, tarball);
@@ -43,7 +44,7 @@ export async function pristineProject(
     await linkDependencies(tool, [root, TOOL_ROOT]);
     const base = join(work, "base");
     const manifest = join(work, "agent.json");
-    await writeFile(manifest, await readFile(join(root, "agent.json")));
+    await writeFile(manifest, manifestText);
     await run(
       join(tool, "bin", "create-agent.js"),
       [
