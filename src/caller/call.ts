@@ -17,14 +17,20 @@ import { amountProblem, didYouMean, toAtomicAmount } from "../manifest/index.js"
 import { CallError } from "./errors.js";
 import { buildInput, inputProblems, readInputFile } from "./input.js";
 import {
-  type AskedRequirement,
+  checkSignedPayment,
+  offerAmount,
+  offersOf402,
+  paymentHeaderOf,
+  PaymentGuardError,
+  type PaymentOffer,
+  type SignedPayment,
+} from "./guard.js";
+import {
   explorerUrl,
   fromAtomicAmount,
   loadX402,
-  type PaymentAsk,
   type PaymentReceipt,
   payerKey,
-  readPaymentAsk,
   readReceiptHeader,
 } from "./payment.js";
 import { retryingFetch, RETRY_DELAYS_MS } from "./retry.js";
@@ -148,12 +154,12 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
     return { ...completed(firstText, executeUrl, jobId, capability), payment: null };
   }
   if (first.status !== 402) throw errorAnswer(first.status, firstText, executeUrl);
-  const ask = readPaymentAsk(first.headers, parseJson(firstText));
-  if (!ask) throw errorAnswer(first.status, firstText, executeUrl);
+  const offers = guarded(() => offersOf402(first.headers, firstText), executeUrl);
+  if (!offers) throw errorAnswer(first.status, firstText, executeUrl);
 
   // 5. What it asks, against what the caller allows; then pay.
   const allowed = limit !== undefined && limit < declared ? limit : declared;
-  const payable = checkAsk(ask, allowed, capability, params.maxPrice, executeUrl);
+  const payable = checkAsk(offers, allowed, capability, params.maxPrice, executeUrl);
   const key = payerKey(
     env,
     `${executeUrl} asks ${fromAtomicAmount(payable.amount)} USDC for "${capability.name}"`,
@@ -174,43 +180,50 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
   // The official registration helper: x402 v2 (eip155:*) and every v1 EVM network name.
   x402.evm.registerExactEvmScheme(client, {
     signer: account,
-    // Drops every requirement above the allowed amount, whatever the 402 says.
-    policies: [(_version, requirements) => requirements.filter((r) => amountOf(r) <= allowed)],
+    // Drops every requirement above the allowed amount, read as the scheme of its version signs it.
+    policies: [
+      (version, requirements) => requirements.filter((r) => strictAmount(version, r) <= allowed),
+    ],
   });
   // Only the USDC contracts the client knows (its default); our policy is the price cap.
   client.setSpendControls({ maxAmountPerPayment: false });
-  let signed: { amount: string; network: string } | undefined;
-  client.onBeforePaymentCreation(async ({ selectedRequirements }) => {
+  let created = 0;
+  client.onBeforePaymentCreation(async ({ paymentRequired, selectedRequirements }) => {
     // One authorization per job, ever: a second signature could pay the job twice.
-    if (signed) return { abort: true, reason: "this job already has a signed authorization" };
-    if (amountOf(selectedRequirements) > allowed)
+    if (created > 0) return { abort: true, reason: "this job already has a signed authorization" };
+    if (strictAmount(paymentRequired.x402Version, selectedRequirements) > allowed)
       return { abort: true, reason: "the chosen requirement is above the allowed amount" };
     return undefined;
   });
-  client.onAfterPaymentCreation(async ({ selectedRequirements, paymentPayload }) => {
-    const authorization = (paymentPayload.payload as { authorization?: { value?: unknown } })
-      .authorization;
-    const value =
-      typeof authorization?.value === "string" && /^\d+$/.test(authorization.value)
-        ? authorization.value
-        : amountOf(selectedRequirements).toString();
-    signed = { amount: value, network: selectedRequirements.network };
+  client.onAfterPaymentCreation(async () => {
+    created++;
   });
 
   // The client reads the 402 already checked above (the first answer, replayed once) and pays
-  // exactly that; every request after it goes through the retrying fetch.
+  // exactly that. The payment it made is checked itself before it leaves (guard.ts), then every
+  // request goes through the retrying fetch.
   let replay: Response | undefined = new Response(firstText, {
     status: first.status,
     headers: first.headers,
   });
+  let sent: SignedPayment | undefined;
   const clientFetch: typeof fetch = async (input, requestInit) => {
-    const headers = new Headers(
-      requestInit?.headers ?? (input instanceof Request ? input.headers : undefined),
+    const header = paymentHeaderOf(
+      new Headers(requestInit?.headers ?? (input instanceof Request ? input.headers : undefined)),
     );
-    if (replay && !headers.has("payment-signature") && !headers.has("x-payment")) {
+    if (header === undefined && replay) {
       const answer = replay;
       replay = undefined;
       return answer;
+    }
+    if (header !== undefined) {
+      const checked = guarded(
+        () => checkSignedPayment(header, offers, { maxAtomic: allowed, payer: account.address }),
+        executeUrl,
+      );
+      if (sent && sent.amount !== checked.amount)
+        throw new CallError("payment", "refused to send a second, different payment for this job");
+      sent = checked;
     }
     return send(input, requestInit);
   };
@@ -223,28 +236,54 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
     const message = error instanceof Error ? error.message : String(error);
     throw new CallError(
       "payment",
-      signed
-        ? `paying ${executeUrl} failed after signing: ${message}`
-        : `the x402 client did not pay ${executeUrl}: ${clientRefusal(message, payable)}; nothing was signed`,
+      sent
+        ? `paying ${executeUrl} failed after a payment of ${fromAtomicAmount(sent.amount)} USDC was signed and sent: ${message}`
+        : `the x402 client did not pay ${executeUrl}: ${clientRefusal(message, payable)}; nothing was sent`,
     );
   }
   const paidText = await paid.text();
-  if (paid.status !== 200) throw errorAnswer(paid.status, paidText, executeUrl);
+  if (paid.status !== 200) throw errorAnswer(paid.status, paidText, executeUrl, sent);
   const result = completed(paidText, executeUrl, jobId, capability);
-  const receipt = readReceiptHeader(paid.headers);
-  const network = receipt?.network ?? signed?.network ?? payable.network;
-  const transaction = receipt?.transaction ?? null;
-  const explorer = explorerUrl(network, transaction);
+  if (!sent) return { ...result, payment: null }; // answered without the payment being sent
+  // What was signed, never what the receipt claims; the receipt only names the transaction.
+  const transaction = readReceiptHeader(paid.headers)?.transaction ?? null;
+  const explorer = explorerUrl(sent.network, transaction);
   return {
     ...result,
     payment: {
       transaction,
-      network,
-      payer: receipt?.payer ?? account.address,
-      amount: fromAtomicAmount(signed?.amount ?? payable.amount),
+      network: sent.network,
+      payer: sent.payer,
+      amount: fromAtomicAmount(sent.amount),
       ...(explorer ? { explorer } : {}),
     },
   };
+}
+
+/** Runs a guard check; its refusal becomes the caller's error, saying that nothing was paid. */
+function guarded<T>(check: () => T, executeUrl: string): T {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof PaymentGuardError)) throw error;
+    throw new CallError(
+      "payment",
+      error.reason === "signed"
+        ? `refused to pay ${executeUrl}: ${error.message}; nothing was paid`
+        : `refused to pay ${executeUrl}: ${error.message}; nothing was signed`,
+      { status: 402 },
+    );
+  }
+}
+
+/** A requirement's amount as the x402 client will sign it; unreadable counts as infinite. */
+function strictAmount(version: number, requirement: object): bigint {
+  try {
+    if (version !== 1 && version !== 2) throw new Error("unknown version");
+    return offerAmount(version, requirement as Record<string, unknown>);
+  } catch {
+    return BigInt(2) ** BigInt(256);
+  }
 }
 
 async function read(url: string, fetchImpl: typeof fetch): Promise<ServiceDescription> {
@@ -282,36 +321,20 @@ async function post(send: typeof fetch, url: string, init: RequestInit): Promise
   }
 }
 
-/** The amount of a requirement in atomic units (v2 `amount`, v1 `maxAmountRequired`). */
-function amountOf(requirement: object): bigint {
-  const r = requirement as { amount?: unknown; maxAmountRequired?: unknown };
-  const value = typeof r.amount === "string" ? r.amount : r.maxAmountRequired;
-  return typeof value === "string" && /^\d+$/.test(value)
-    ? BigInt(value)
-    : BigInt(2) ** BigInt(256);
-}
-
 /** The cheapest requirement within `allowed`, or a refusal naming the limit it breaks (nothing signed). */
 function checkAsk(
-  ask: PaymentAsk,
+  offers: readonly PaymentOffer[],
   allowed: bigint,
   capability: ServiceCapability,
   maxPrice: string | undefined,
   executeUrl: string,
-): AskedRequirement {
-  if (ask.accepts.length === 0)
-    throw new CallError(
-      "service",
-      `${executeUrl} answered 402 but offers no way to pay (no usable "accepts" entry); nothing was signed`,
-      { status: 402 },
-    );
-  const sorted = [...ask.accepts].sort((a, b) => (BigInt(a.amount) < BigInt(b.amount) ? -1 : 1));
-  const cheapest = sorted[0]!;
-  if (BigInt(cheapest.amount) <= allowed) return cheapest;
+): PaymentOffer {
+  const cheapest = [...offers].sort((a, b) => (a.amount < b.amount ? -1 : 1))[0]!;
+  if (cheapest.amount <= allowed) return cheapest;
   const asked = fromAtomicAmount(cheapest.amount);
   const declared = BigInt(capability.priceAtomic);
   const broken =
-    BigInt(cheapest.amount) > declared
+    cheapest.amount > declared
       ? `the ${capability.price} USDC its /about declares for "${capability.name}" (a service asking more than it declares is refused)`
       : `--max-price ${maxPrice}`;
   throw new CallError(
@@ -322,9 +345,9 @@ function checkAsk(
 }
 
 /** The x402 client's refusal, in the caller's terms when it is a known one. */
-function clientRefusal(message: string, payable: AskedRequirement): string {
+function clientRefusal(message: string, payable: PaymentOffer): string {
   if (/spendControls/.test(message))
-    return `it pays only the USDC contracts it knows, and the service asks for asset ${payable.asset ?? "(none given)"} on ${payable.network}`;
+    return `it pays only the USDC contracts it knows, and the service asks for asset ${payable.asset} on ${payable.network}`;
   if (/No network\/scheme registered|No client registered/.test(message))
     return `it cannot pay scheme "${payable.scheme}" on network "${payable.network}" (it pays "exact" on EVM networks)`;
   return message;
@@ -339,18 +362,22 @@ function parseJson(text: string): unknown {
 }
 
 /** A non-200 answer: the spec's error body as `HTTP <status> <error_type>: <error>`. */
-function errorAnswer(status: number, text: string, url: string): CallError {
+function errorAnswer(status: number, text: string, url: string, sent?: SignedPayment): CallError {
   const body = parseJson(text);
+  const signed = sent
+    ? ` (a payment authorization of ${fromAtomicAmount(sent.amount)} USDC was sent with this request)`
+    : "";
   if (isObject(body) && typeof body.error_type === "string" && typeof body.error === "string")
-    return new CallError(body.error_type, `HTTP ${status} ${body.error_type}: ${body.error}`, {
-      status,
-      error: body.error,
-    });
+    return new CallError(
+      body.error_type,
+      `HTTP ${status} ${body.error_type}: ${body.error}${signed}`,
+      { status, error: body.error },
+    );
   const shown = text.trim().replace(/\s+/g, " ");
   const excerpt = shown.length > 200 ? `${shown.slice(0, 200)}…` : shown;
   return new CallError(
     "service",
-    `HTTP ${status} from POST ${url}, not a job result or an error body (spec 2.4, 2.5)${excerpt ? `: ${excerpt}` : ""}`,
+    `HTTP ${status} from POST ${url}, not a job result or an error body (spec 2.4, 2.5)${excerpt ? `: ${excerpt}` : ""}${signed}`,
     { status },
   );
 }

@@ -9,77 +9,14 @@ import { callerDependencies, dependencies } from "../versions.js";
 import { CallError } from "./errors.js";
 import { isObject } from "../json-object.js";
 
-/** One way to pay, as a 402 asks it (v2 PAYMENT-REQUIRED header or v1 body). */
-export interface AskedRequirement {
-  scheme: string;
-  network: string;
-  /** Atomic units of the asset (USDC: 6 decimals): v2 `amount`, v1 `maxAmountRequired`. */
-  amount: string;
-  asset?: string;
-  payTo?: string;
-}
-
-export interface PaymentAsk {
-  x402Version: number;
-  accepts: AskedRequirement[];
-  /** The server's reason, if it gave one. */
-  error?: string;
-}
-
 /** What a settled payment's receipt says (PAYMENT-RESPONSE / X-PAYMENT-RESPONSE). */
 export interface PaymentReceipt {
   transaction: string | null;
   network: string;
   payer: string | null;
-  /** Decimal USDC, e.g. "0.01". */
+  /** Decimal USDC, e.g. "0.01": what the signed authorization said, never what the service claims. */
   amount: string;
   explorer?: string;
-}
-
-function decodeBase64Json(value: string): unknown {
-  return JSON.parse(Buffer.from(value, "base64").toString("utf8"));
-}
-
-/**
- * What a 402 asks for: the v2 `PAYMENT-REQUIRED` header (base64 JSON) when present, else a v1 body
- * (`x402Version: 1`). undefined when it says neither (an error 402 without an offer).
- */
-export function readPaymentAsk(headers: Headers, body: unknown): PaymentAsk | undefined {
-  const header = headers.get("payment-required");
-  let source: unknown;
-  if (header) {
-    try {
-      source = decodeBase64Json(header);
-    } catch {
-      throw new CallError(
-        "service",
-        "the 402 answer's PAYMENT-REQUIRED header is not base64 JSON, so what it asks cannot be read; nothing was signed",
-        { status: 402 },
-      );
-    }
-  } else if (isObject(body) && body.x402Version === 1) source = body;
-  else return undefined;
-  if (!isObject(source) || !Array.isArray(source.accepts)) return undefined;
-  const version = typeof source.x402Version === "number" ? source.x402Version : 1;
-  const accepts: AskedRequirement[] = [];
-  for (const entry of source.accepts) {
-    if (!isObject(entry)) continue;
-    const amount =
-      version === 1 ? entry.maxAmountRequired : (entry.amount ?? entry.maxAmountRequired);
-    if (typeof amount !== "string" || !/^\d+$/.test(amount)) continue;
-    accepts.push({
-      scheme: String(entry.scheme),
-      network: String(entry.network),
-      amount,
-      ...(typeof entry.asset === "string" ? { asset: entry.asset } : {}),
-      ...(typeof entry.payTo === "string" ? { payTo: entry.payTo } : {}),
-    });
-  }
-  return {
-    x402Version: version,
-    accepts,
-    ...(typeof source.error === "string" ? { error: source.error } : {}),
-  };
 }
 
 /** "10000" -> "0.01", "1" -> "0.000001" (USDC atomic units, 6 decimals): no floating point. */
@@ -112,7 +49,7 @@ export function readReceiptHeader(
   const value = headers.get("payment-response") ?? headers.get("x-payment-response");
   if (!value) return undefined;
   try {
-    const decoded = decodeBase64Json(value);
+    const decoded: unknown = JSON.parse(Buffer.from(value, "base64").toString("utf8"));
     if (!isObject(decoded)) return undefined;
     const text = (key: string) => (typeof decoded[key] === "string" ? decoded[key] : undefined);
     return { transaction: text("transaction"), network: text("network"), payer: text("payer") };
@@ -178,14 +115,12 @@ type CreationHookResult = void | { abort: true; reason: string };
 export interface X402Client {
   setSpendControls(controls: { maxAmountPerPayment: false }): unknown;
   onBeforePaymentCreation(
-    hook: (context: { selectedRequirements: X402Requirement }) => Promise<CreationHookResult>,
-  ): unknown;
-  onAfterPaymentCreation(
     hook: (context: {
+      paymentRequired: { x402Version: number };
       selectedRequirements: X402Requirement;
-      paymentPayload: { payload: Record<string, unknown> };
-    }) => Promise<void>,
+    }) => Promise<CreationHookResult>,
   ): unknown;
+  onAfterPaymentCreation(hook: () => Promise<void>): unknown;
 }
 
 export interface X402Modules {

@@ -8,6 +8,7 @@
  */
 import { describeFetchError } from "./service.js";
 import { CallError } from "./errors.js";
+import { ANSWER_LIMITS, PaymentGuardError, readLimited } from "./guard.js";
 
 export interface RetryOptions {
   fetchImpl?: typeof fetch;
@@ -46,19 +47,42 @@ const NETWORK_CODES = new Set([
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Is this a failure of the connection (the answer was lost), rather than of the request itself? */
+/** The error and its causes, outermost first (undici wraps the transport's error in TypeError). */
+function errorChain(error: unknown): Error[] {
+  const chain: Error[] = [];
+  for (let e: unknown = error; e instanceof Error && chain.length < 5; e = e.cause) chain.push(e);
+  return chain;
+}
+
+/**
+ * Is this a failure of the connection (the answer was lost), rather than of the request or the answer
+ * itself? Only a transport failure is: an answer whose headers are too large, a redirect, or a body past
+ * its limit is a definite answer, named and never re-sent.
+ */
 export function isNetworkFailure(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  if (error.name === "AbortError" || error.name === "TimeoutError") return false;
-  // undici reports every transport failure as TypeError("fetch failed") / TypeError("terminated").
-  if (error instanceof TypeError) return true;
-  const codes = [error, (error as { cause?: unknown }).cause].map(
-    (e) => (e as NodeJS.ErrnoException | undefined)?.code,
+  const chain = errorChain(error);
+  if (chain.length === 0 || chain[0]!.name === "AbortError" || chain[0]!.name === "TimeoutError")
+    return false;
+  return chain.some(
+    (e) =>
+      NETWORK_CODES.has((e as NodeJS.ErrnoException).code ?? "") ||
+      /socket hang up|other side closed/i.test(e.message),
   );
-  return (
-    codes.some((code) => code !== undefined && NETWORK_CODES.has(code)) ||
-    /socket hang up|other side closed/i.test(error.message)
-  );
+}
+
+/** Words for a failure that is not the connection's: what the answer did. */
+const ANSWER_FAULTS: Record<string, string> = {
+  UND_ERR_HEADERS_OVERFLOW: "the answer's headers are larger than Node's fetch accepts (16 KiB)",
+  UND_ERR_RES_EXCEEDED_MAX_SIZE: "the answer is larger than Node's fetch accepts",
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: "the answer's body does not match its Content-Length",
+};
+
+function answerFault(error: unknown): string {
+  for (const e of errorChain(error)) {
+    const words = ANSWER_FAULTS[(e as NodeJS.ErrnoException).code ?? ""];
+    if (words) return words;
+  }
+  return describeFetchError(error);
 }
 
 /** Does the request carry a payment (x402 v2 or v1 header)? */
@@ -67,7 +91,7 @@ function isPaid(headers: Headers): boolean {
 }
 
 /** A 402 saying the authorization is in use by a job still running (paid.ts "in_use"). */
-function isInUse(status: number, body: ArrayBuffer): boolean {
+function isInUse(status: number, body: Uint8Array): boolean {
   if (status !== 402) return false;
   try {
     const parsed = JSON.parse(new TextDecoder().decode(body)) as { error?: unknown };
@@ -89,6 +113,9 @@ export function retryingFetch(options: RetryOptions = {}): typeof fetch {
     const body = request.body === null ? undefined : await request.arrayBuffer();
     const headers = new Headers(request.headers);
     const paid = isPaid(headers);
+    const signedNote = paid
+      ? "; a payment authorization was signed for this job and the server may have run and charged it: check the payer's USDC transfers before calling again"
+      : "";
     const same = paid
       ? "the same payment authorization and job_id, so it is charged at most once"
       : "the same job_id";
@@ -96,30 +123,49 @@ export function retryingFetch(options: RetryOptions = {}): typeof fetch {
     let inUse = 0;
     for (;;) {
       let response: Response;
-      let data: ArrayBuffer;
+      let data: Uint8Array;
       try {
         response = await fetchImpl(request.url, {
           method: request.method,
           headers,
+          // A redirect is an answer, never followed: it would carry the job (and a payment) elsewhere.
+          redirect: "manual",
           ...(body === undefined ? {} : { body }),
           ...(options.attemptTimeoutMs === undefined
             ? {}
             : { signal: AbortSignal.timeout(options.attemptTimeoutMs) }),
         });
+        if (response.status >= 300 && response.status < 400) {
+          await response.body?.cancel().catch(() => {});
+          const location = response.headers.get("location");
+          throw new CallError(
+            "service",
+            `${request.method} ${request.url} answered HTTP ${response.status}, a redirect${location ? ` to ${location}` : ""}: a job${paid ? " and its payment are" : " is"} never sent on to another address; call the service's own URL${location ? " (if you trust that address, call it directly)" : ""}${signedNote}`,
+            { status: response.status },
+          );
+        }
         // The whole answer, or it counts as lost: a connection cut mid-body is retried too.
-        data = await response.arrayBuffer();
+        const limit = response.status === 402 ? ANSWER_LIMITS.offer : ANSWER_LIMITS.result;
+        data = await readLimited(response, limit, `the answer to ${request.method} ${request.url}`);
       } catch (error) {
+        if (error instanceof CallError) throw error;
+        if (error instanceof PaymentGuardError)
+          throw new CallError("service", `${error.message}${signedNote}`);
         if ((error as Error | undefined)?.name === "TimeoutError")
           throw new CallError(
             "network",
-            `${request.method} ${request.url}: no complete answer within ${Math.round((options.attemptTimeoutMs ?? 0) / 1000)} s`,
+            `${request.method} ${request.url}: no complete answer within ${Math.round((options.attemptTimeoutMs ?? 0) / 1000)} s${signedNote}`,
           );
-        if (!isNetworkFailure(error)) throw error;
+        if (!isNetworkFailure(error))
+          throw new CallError(
+            "service",
+            `${request.method} ${request.url} failed: ${answerFault(error)}; not sent again${signedNote}`,
+          );
         const delay = delays[failures];
         if (delay === undefined)
           throw new CallError(
             "network",
-            `${request.method} ${request.url} failed ${failures + 1} times: ${describeFetchError(error)}${paid ? "; a payment authorization was signed for this job and the server may have run and charged it: check the payer's USDC transfers before calling again" : ""}`,
+            `${request.method} ${request.url} failed ${failures + 1} times: ${describeFetchError(error)}${signedNote}`,
           );
         failures++;
         tell(

@@ -14,6 +14,7 @@ import {
   toTypeName,
 } from "../manifest/index.js";
 import { isObject } from "../json-object.js";
+import { ANSWER_LIMITS, PaymentGuardError, readLimited } from "./guard.js";
 
 export interface ServiceCapability {
   name: string;
@@ -113,9 +114,18 @@ async function readAbout(baseUrl: string, fetchImpl: typeof fetch): Promise<Serv
     throw new ServiceError(
       `GET ${url} answered HTTP ${response.status}, not the capability declaration`,
     );
+  let text: string;
+  try {
+    text = new TextDecoder().decode(
+      await readLimited(response, ANSWER_LIMITS.about, `GET ${url}'s answer`),
+    );
+  } catch (error) {
+    if (error instanceof PaymentGuardError) throw new ServiceError(error.message);
+    throw new ServiceError(`cannot read ${url}: ${describeFetchError(error)}`);
+  }
   let body: unknown;
   try {
-    body = await response.json();
+    body = JSON.parse(text);
   } catch {
     throw new ServiceError(`GET ${url} did not answer JSON`);
   }

@@ -13,8 +13,10 @@ import {
   clientMethods,
   generateClient,
 } from "../caller/client-gen.js";
+import { CLIENT_GUARD_FILE } from "../caller/guard-file.js";
 import { readService, ServiceError } from "../caller/service.js";
 import { TEMPLATES_DIR } from "../generate/templates.js";
+import { TOOL_ROOT } from "../scaffold/tool-home.js";
 import { writeFileAtomic } from "../write/atomic.js";
 import { CliError } from "./errors.js";
 
@@ -107,10 +109,13 @@ async function firstLine(path: string): Promise<string> {
   }
 }
 
-/** templates/client/*.ts, the fixed part of every client. */
+/** The fixed part of every client: the payer's guard, then templates/client/*.ts. */
 export function readClientTemplates(): ClientTemplate[] {
-  return CLIENT_TEMPLATE_FILES.map((name) => ({
-    name,
-    text: readFileSync(join(TEMPLATES_DIR, "client", name), "utf8"),
-  }));
+  return [
+    { name: CLIENT_GUARD_FILE, text: readFileSync(join(TOOL_ROOT, CLIENT_GUARD_FILE), "utf8") },
+    ...CLIENT_TEMPLATE_FILES.map((name) => ({
+      name: `templates/client/${name}`,
+      text: readFileSync(join(TEMPLATES_DIR, "client", name), "utf8"),
+    })),
+  ];
 }

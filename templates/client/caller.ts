@@ -5,7 +5,8 @@
 import { decodePaymentResponseHeader } from "@x402/fetch";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { AgentCallError, type AgentErrorType, type ServiceErrorType } from "./errors.js";
-import { type AllowedAsset, parseUsdc, payerAccount, sendPaying } from "./pay.js";
+import type { SignedPayment } from "../../src/caller/guard.js";
+import { type AllowedAsset, formatUsdc, parseUsdc, payerAccount, sendPaying } from "./pay.js";
 import { type FetchLike, retryAfterMs, retryingFetch } from "./retry.js";
 
 /** What the service declared when this client was generated. */
@@ -57,8 +58,10 @@ export interface PaymentReceipt {
   transaction: string;
   /** The network it was settled on, e.g. "eip155:84532". */
   network: string;
-  /** The address that paid. */
-  payer?: string;
+  /** The address that paid (the payer of the signed authorization). */
+  payer: string;
+  /** Decimal USDC this client signed for the job (e.g. "0.01"): what its authorization says, never what the service claims. */
+  amount: string;
 }
 
 export interface JobResult<Output> {
@@ -151,10 +154,10 @@ export function createCaller(service: ServiceInfo, options: AgentClientOptions):
       headers: { "content-type": "application/json", accept: "application/json" },
       body,
     };
-    const response = await sendPaying(send, `${baseUrl}/execute`, init, limit, () =>
+    const { response, signed } = await sendPaying(send, `${baseUrl}/execute`, init, limit, () =>
       payer(capability, jobId),
     );
-    return decodeAnswer<Output>(response, `${baseUrl}/execute`, capability, jobId);
+    return decodeAnswer<Output>(response, `${baseUrl}/execute`, capability, jobId, signed);
   };
 }
 
@@ -164,6 +167,7 @@ async function decodeAnswer<Output>(
   url: string,
   capability: string,
   jobId: string,
+  signed: SignedPayment | undefined,
 ): Promise<JobResult<Output>> {
   const text = await response.text();
   let body: unknown;
@@ -174,8 +178,11 @@ async function decodeAnswer<Output>(
   }
   const fields = isRecord(body) ? body : {};
   const { status } = response;
+  const sent = signed
+    ? ` (a payment authorization of ${formatUsdc(signed.amount)} USDC was sent with this request)`
+    : "";
   const fail = (errorType: AgentErrorType, message: string) =>
-    new AgentCallError(message, {
+    new AgentCallError(`${message}${sent}`, {
       errorType,
       status,
       capability,
@@ -192,7 +199,7 @@ async function decodeAnswer<Output>(
         "protocol",
         `the result is for job ${JSON.stringify(fields.job_id)}, not ${jobId}`,
       );
-    const payment = receipt(response.headers);
+    const payment = signed && receipt(response.headers, signed);
     return {
       jobId,
       output: output as Output,
@@ -211,14 +218,23 @@ async function decodeAnswer<Output>(
   );
 }
 
-/** The settlement receipt from PAYMENT-RESPONSE (v2) or X-PAYMENT-RESPONSE (v1), when readable. */
-function receipt(headers: Headers): PaymentReceipt | undefined {
+/**
+ * The settlement receipt from PAYMENT-RESPONSE (v2) or X-PAYMENT-RESPONSE (v1), when readable, with the
+ * amount this client signed.
+ */
+function receipt(headers: Headers, signed: SignedPayment): PaymentReceipt | undefined {
   const header = headers.get("payment-response") ?? headers.get("x-payment-response");
   if (!header) return undefined;
   try {
-    const { transaction, network, payer } = decodePaymentResponseHeader(header);
-    if (typeof transaction !== "string" || typeof network !== "string") return undefined;
-    return { transaction, network, ...(typeof payer === "string" && { payer }) };
+    // The receipt names the transaction; the rest is what this client signed, never what it claims.
+    const { transaction } = decodePaymentResponseHeader(header);
+    if (typeof transaction !== "string") return undefined;
+    return {
+      transaction,
+      network: signed.network,
+      payer: signed.payer,
+      amount: formatUsdc(signed.amount),
+    };
   } catch {
     return undefined;
   }

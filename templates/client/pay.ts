@@ -13,6 +13,15 @@ import {
   x402Client,
 } from "@x402/fetch";
 import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
+import {
+  checkSignedPayment,
+  offerAmount,
+  offersOf402,
+  paymentHeaderOf,
+  PaymentGuardError,
+  type PaymentOffer,
+  type SignedPayment,
+} from "../../src/caller/guard.js";
 import { AgentCallError } from "./errors.js";
 import type { FetchLike } from "./retry.js";
 
@@ -73,10 +82,18 @@ export function payerAccount(key: string | undefined, capability: string, jobId:
   return privateKeyToAccount(hex as `0x${string}`);
 }
 
+/** A job's answer, and the payment sent with it (what its signed authorization says), if one was. */
+export interface PaidAnswer {
+  response: Response;
+  signed?: SignedPayment;
+}
+
 /**
  * Sends a job; if the service answers 402 with a payment offer, pays it through @x402/fetch (signing
  * once, within `limit`) and sends the identical request again with PAYMENT-SIGNATURE. `send` is the
- * retrying fetch: it re-sends the identical (signed) request after a network failure.
+ * retrying fetch: it re-sends the identical (signed) request after a network failure. The offer is read
+ * strictly and the signed payment is checked itself before it leaves (the guard): a service cannot make
+ * this client sign more than the limit, whatever its 402 says.
  */
 export async function sendPaying(
   send: FetchLike,
@@ -84,45 +101,90 @@ export async function sendPaying(
   init: RequestInit,
   limit: PaymentLimit,
   account: () => PrivateKeyAccount,
-): Promise<Response> {
+): Promise<PaidAnswer> {
   const first = await send(url, init);
-  if (first.status !== 402 || !(await isPaymentOffer(first))) return first;
+  if (first.status !== 402) return { response: first };
 
   const { capability, jobId } = limit;
+  const refuse = (error: PaymentGuardError, what: string) =>
+    new AgentCallError(`refused to pay: ${error.message}; ${what}`, {
+      errorType: "payment",
+      status: 402,
+      capability,
+      jobId,
+      cause: error,
+    });
+  let offers: PaymentOffer[] | undefined;
+  try {
+    offers = offersOf402(first.headers, await first.clone().text());
+  } catch (error) {
+    if (error instanceof PaymentGuardError) throw refuse(error, "nothing was signed");
+    throw error;
+  }
+  if (!offers) return { response: first };
+  const checked = offers;
+
   const refusals: Refusal[] = [];
-  let signed = 0;
+  let created = 0;
   const client = new x402Client();
   registerExactEvmScheme(client, { signer: account() });
   // The guard below is stricter than the default spend controls (USDC only, at most the job's limit),
   // and unlike them it allows more than $1 when the limit says so.
   client.setSpendControls(false);
-  client.registerPolicy((_version, requirements) => priceGuard(requirements, limit, refusals));
-  client.onBeforePaymentCreation(async () =>
-    signed > 0 ? { abort: true, reason: "a payment was already signed for this job" } : undefined,
+  client.registerPolicy((version, requirements) =>
+    priceGuard(version, requirements, limit, refusals),
   );
+  client.onBeforePaymentCreation(async ({ paymentRequired, selectedRequirements }) => {
+    if (created > 0) return { abort: true, reason: "a payment was already signed for this job" };
+    if (signedAmount(paymentRequired.x402Version, selectedRequirements) > limit.maxAtomic)
+      return { abort: true, reason: "the chosen offer is above the limit" };
+    return undefined;
+  });
   client.onAfterPaymentCreation(async () => {
-    signed++;
+    created++;
   });
 
-  // The first answer is already here: hand it to the wrapper instead of asking twice.
+  // The first answer is already here: hand it to the wrapper instead of asking twice. Every payment the
+  // wrapper sends is checked here, at the last moment before it leaves.
   let offer: Response | undefined = first;
-  const replayOffer: FetchLike = (input, requestInit) => {
-    const answer = offer;
-    offer = undefined;
-    return answer ? Promise.resolve(answer) : send(input, requestInit);
+  let signed: SignedPayment | undefined;
+  const checkedSend: FetchLike = (input, requestInit) => {
+    const header = paymentHeaderOf(
+      new Headers(requestInit?.headers ?? (input instanceof Request ? input.headers : undefined)),
+    );
+    if (header === undefined && offer) {
+      const answer = offer;
+      offer = undefined;
+      return Promise.resolve(answer);
+    }
+    if (header !== undefined) {
+      try {
+        const payment = checkSignedPayment(header, checked, {
+          maxAtomic: limit.maxAtomic,
+          payer: account().address,
+        });
+        if (signed && signed.amount !== payment.amount)
+          throw new PaymentGuardError("signed", "is a second, different payment for this job");
+        signed = payment;
+      } catch (error) {
+        if (error instanceof PaymentGuardError)
+          return Promise.reject(refuse(error, "nothing was paid"));
+        return Promise.reject(error);
+      }
+    }
+    return send(input, requestInit);
   };
   try {
-    return await wrapFetchWithPayment(replayOffer, client)(url, init);
+    const response = await wrapFetchWithPayment(checkedSend, client)(url, init);
+    return signed ? { response, signed } : { response };
   } catch (error) {
     if (error instanceof AgentCallError) throw error;
-    if (signed > 0) {
+    if (signed) {
       const message = error instanceof Error ? error.message : String(error);
-      throw new AgentCallError(`paying failed: ${message}`, {
-        errorType: "payment",
-        capability,
-        jobId,
-        cause: error,
-      });
+      throw new AgentCallError(
+        `paying failed after a payment of ${formatUsdc(signed.amount)} USDC was signed and sent: ${message}`,
+        { errorType: "payment", capability, jobId, cause: error },
+      );
     }
     throw refusedError(refusals, limit, error);
   }
@@ -133,18 +195,27 @@ interface Refusal {
   text: string;
 }
 
+/** An offer's amount as the exact scheme of `version` signs it; unreadable counts as above any limit. */
+function signedAmount(version: number, requirement: PaymentRequirements): bigint {
+  if (version !== 1 && version !== 2) return BigInt(2) ** BigInt(256);
+  try {
+    return offerAmount(version, requirement as unknown as Record<string, unknown>);
+  } catch {
+    return BigInt(2) ** BigInt(256);
+  }
+}
+
 /** The x402 policy: keeps the options this job may pay, and says why it dropped the others. */
 function priceGuard(
+  version: number,
   requirements: PaymentRequirements[],
   limit: PaymentLimit,
   refusals: Refusal[],
 ): PaymentRequirements[] {
   return requirements.filter((requirement) => {
-    // v2 names the amount `amount`, v1 `maxAmountRequired`; both are atomic units.
-    const fields = requirement as unknown as Record<string, unknown>;
-    const amountText = fields.amount ?? fields.maxAmountRequired;
-    if (typeof amountText !== "string" || !/^\d+$/.test(amountText)) {
-      refusals.push({ kind: "amount", text: `an amount of ${JSON.stringify(amountText)}` });
+    const amount = signedAmount(version, requirement);
+    if (amount === BigInt(2) ** BigInt(256)) {
+      refusals.push({ kind: "amount", text: "an amount that is not a decimal string" });
       return false;
     }
     if (!isUsdc(requirement.network, requirement.asset, limit.allowedAssets)) {
@@ -154,7 +225,6 @@ function priceGuard(
       });
       return false;
     }
-    const amount = BigInt(amountText);
     if (amount > limit.maxAtomic) {
       refusals.push({ kind: "price", text: `${formatUsdc(amount)} USDC` });
       return false;
@@ -188,15 +258,4 @@ function refusedError(refusals: Refusal[], limit: PaymentLimit, cause: unknown):
     `the service offers no payment this client can make (the exact scheme in USDC on an EVM network): ${why}; nothing was signed`,
     { errorType: "payment", status: 402, capability, jobId, cause },
   );
-}
-
-/** A 402 that says how to pay: a PAYMENT-REQUIRED header (v2) or an x402 v1 body. */
-async function isPaymentOffer(response: Response): Promise<boolean> {
-  if (response.headers.has("payment-required")) return true;
-  try {
-    const body: unknown = JSON.parse(await response.clone().text());
-    return typeof body === "object" && body !== null && "x402Version" in body;
-  } catch {
-    return false;
-  }
 }

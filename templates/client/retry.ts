@@ -4,6 +4,7 @@
  * retry of a settled job from its cache, and answers 402 "in use" while the first attempt still runs, in
  * which case this waits and asks again. Only the payment wrapper above this signs, once per job.
  */
+import { ANSWER_LIMITS, PaymentGuardError, readLimited } from "../../src/caller/guard.js";
 import { AgentCallError } from "./errors.js";
 
 /** What fetch is to this client: the global fetch, or any function with its signature. */
@@ -46,13 +47,25 @@ export function retryingFetch(fetchImpl: FetchLike, policy: RetryPolicy): FetchL
         const sent = await fetchImpl(url, {
           method,
           headers,
+          // A redirect is an answer, never followed: it would carry the job and its payment elsewhere.
+          redirect: "manual",
           ...(body === undefined ? {} : { body: body.slice(0) }),
           ...(policy.signal ? { signal: policy.signal } : {}),
         });
-        response = await buffered(sent);
+        // Node returns the 3xx itself; a browser an "opaqueredirect" answer with status 0.
+        if (sent.type === "opaqueredirect" || (sent.status >= 300 && sent.status < 400)) {
+          await sent.body?.cancel().catch(() => {});
+          throw answerError(policy, sent.status, { method, url, paid }, redirected(sent));
+        }
+        response = await buffered(sent, `the answer to ${method} ${url}`);
       } catch (error) {
+        if (error instanceof AgentCallError) throw error;
         if (policy.signal?.aborted) throw abortedError(policy, error);
-        if (!(error instanceof TypeError) || retried >= policy.retries)
+        if (error instanceof PaymentGuardError)
+          throw answerError(policy, undefined, { method, url, paid }, error.message);
+        const fault = answerFault(error);
+        if (fault) throw answerError(policy, undefined, { method, url, paid }, fault);
+        if (!isTransportFailure(error) || retried >= policy.retries)
           throw networkError(policy, { method, url, paid, attempts: retried + 1, error });
         await sleep(backoff(retried++), policy);
         continue;
@@ -78,9 +91,13 @@ export function retryingFetch(fetchImpl: FetchLike, policy: RetryPolicy): FetchL
   };
 }
 
-/** Reads the whole body now, so a connection reset mid-body is a network failure retried here too. */
-async function buffered(response: Response): Promise<Response> {
-  const data = await response.arrayBuffer();
+/**
+ * Reads the whole body now, up to its limit (a 402's offer, or a result), so a connection reset mid-body is
+ * a network failure retried here too, and an answer with no end is refused instead of filling memory.
+ */
+async function buffered(response: Response, what: string): Promise<Response> {
+  const limit = response.status === 402 ? ANSWER_LIMITS.offer : ANSWER_LIMITS.result;
+  const data = await readLimited(response, limit, what);
   return new Response(NULL_BODY_STATUSES.has(response.status) ? null : data, {
     status: response.status,
     statusText: response.statusText,
@@ -139,6 +156,65 @@ function abortedError(policy: RetryPolicy, cause: unknown): AgentCallError {
     capability: policy.capability,
     jobId: policy.jobId,
     cause,
+  });
+}
+
+/** Error codes of Node's fetch (undici) that mean the answer itself was wrong, not the connection. */
+const ANSWER_FAULTS: Record<string, string> = {
+  UND_ERR_HEADERS_OVERFLOW: "the answer's headers are larger than fetch accepts (16 KiB in Node)",
+  UND_ERR_RES_EXCEEDED_MAX_SIZE: "the answer is larger than fetch accepts",
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: "the answer's body does not match its Content-Length",
+};
+
+/** The error and its causes, outermost first. */
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let e = error; e !== undefined && chain.length < 5; e = (e as { cause?: unknown }).cause) {
+    chain.push(e);
+    if (typeof e !== "object" || e === null) break;
+  }
+  return chain;
+}
+
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+}
+
+/** What a failed fetch says about the answer itself (never retried), if that is what failed. */
+function answerFault(error: unknown): string | undefined {
+  for (const e of causes(error)) {
+    const words = ANSWER_FAULTS[codeOf(e) ?? ""];
+    if (words) return words;
+  }
+  return undefined;
+}
+
+/**
+ * A failure of the transport (no complete answer arrived): fetch's TypeError, except "redirect" and
+ * other answers that failed for what they were (answerFault).
+ */
+function isTransportFailure(error: unknown): boolean {
+  return error instanceof TypeError && !/redirect/i.test(describe(error));
+}
+
+function redirected(response: Response): string {
+  const location = response.headers.get("location");
+  return `it answered with a redirect${location ? ` to ${location}` : ""}; a job and its payment are never sent on to another address (call the service's own URL)`;
+}
+
+function answerError(
+  policy: RetryPolicy,
+  status: number | undefined,
+  what: { method: string; url: string; paid: boolean },
+  problem: string,
+): AgentCallError {
+  const paid = what.paid ? "; a payment was signed for this job and sent with the request" : "";
+  return new AgentCallError(`${what.method} ${what.url}: ${problem}; not sent again${paid}`, {
+    errorType: "protocol",
+    status,
+    capability: policy.capability,
+    jobId: policy.jobId,
   });
 }
 

@@ -136,6 +136,7 @@ describe("a generated client paying on chain", () => {
       transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
       network: "eip155:84532",
       payer: payer.address,
+      amount: "0.01",
     });
     expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
     expect(await balance(payer.address)).toBe(payerBefore - PRICE);

@@ -263,6 +263,7 @@ describe("from running services", () => {
       transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
       network: "eip155:84532",
       payer: "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+      amount: "0.01",
     });
     expect(paid.settler.settled()).toBe(before + 1);
   });

@@ -67,16 +67,20 @@ describe("packSelf", () => {
     expect(pkg).not.toHaveProperty("devDependencies");
   });
 
-  it("packs the bin, the built CLI, templates and schema, and no source maps", async () => {
+  it("packs the bin, the built CLI, templates, schema and the payer's guard source, and no source maps", async () => {
     const { dir, files } = await extractSelf();
     expect(files).toContain("package/bin/create-agent.js");
     expect(files).toContain("package/dist/cli/main.js");
     expect(files).toContain("package/schema/agent.schema.json");
     expect(files.some((f) => f.startsWith("package/templates/project/"))).toBe(true);
     expect(files.filter((f) => f.endsWith(".map"))).toEqual([]);
+    // Of the sources, only the guard that generated clients copy in (src/caller/guard-file.ts).
     expect(
       files.filter((f) => f.startsWith("package/src/") || f.startsWith("package/test/")),
-    ).toEqual([]);
+    ).toEqual(["package/src/caller/guard.ts"]);
+    expect(await readFile(join(dir, "package/src/caller/guard.ts"))).toEqual(
+      await readFile(join(ROOT, "src/caller/guard.ts")),
+    );
     expect((await stat(join(dir, "package/bin/create-agent.js"))).mode & 0o111).not.toBe(0);
     expect(await readFile(join(dir, "package/schema/agent.schema.json"))).toEqual(
       await readFile(join(ROOT, "schema/agent.schema.json")),
@@ -171,6 +175,7 @@ async function fakePackage(): Promise<string> {
     "dist/cli/main.js.map": "{}",
     "templates/project/README.md.hbs": "# {{name}}\n",
     "schema/agent.schema.json": "{}\n",
+    "src/caller/guard.ts": "export {};\n",
   };
   for (const [path, contents] of Object.entries(files)) {
     await mkdir(dirname(join(root, path)), { recursive: true });
@@ -215,6 +220,7 @@ describe("packPackage's disk cache", () => {
       "dist/cli/main.js",
       "package.json",
       "schema/agent.schema.json",
+      "src/caller/guard.ts",
       "templates/project/README.md.hbs",
     ]);
   });

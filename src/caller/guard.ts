@@ -1,0 +1,299 @@
+/**
+ * The payer's guard, shared by `create-agent call` and every generated client (this one file is compiled
+ * into the CLI and copied verbatim into each client): what a hostile service can say is read the way the
+ * code that signs reads it, and the payment that is about to leave the process is checked itself.
+ *
+ * - An offer's amount is read by its x402 version exactly as the exact scheme of that version signs it:
+ *   v2 signs `amount`, v1 signs `maxAmountRequired`. Both must be decimal strings of atomic units; a second
+ *   amount field must say the same. Any offer that breaks this refuses the whole answer: a service that
+ *   says two things about a price is not paid at all.
+ * - The signed payment (the PAYMENT-SIGNATURE / X-PAYMENT header value) is decoded and checked at the last
+ *   moment before it is sent: an EIP-3009 transfer authorization from the payer, for one of the offers
+ *   checked, to that offer's payee, of at most the cap. What is reported as paid is what it says.
+ * - Every answer is read up to a size limit, so an answer with no end cannot grow the caller's memory.
+ *
+ * Web-standard APIs only (atob, TextDecoder, streams): generated clients run in Node, Deno, Bun and browsers.
+ */
+
+/** The most bytes read of one answer, by what it is; past it the answer is refused (documented limits). */
+export const ANSWER_LIMITS = {
+  /** GET /about, the capability declaration: 1 MiB. */
+  about: 1024 * 1024,
+  /** A 402 answer's body, the payment offer: 256 KiB. */
+  offer: 256 * 1024,
+  /** A job result or error body: 16 MiB. */
+  result: 16 * 1024 * 1024,
+} as const;
+
+/** Why the guard refused: an offer it cannot trust, a signed payment it will not send, an answer too large. */
+export type PaymentGuardReason = "offer" | "signed" | "too-large";
+
+export class PaymentGuardError extends Error {
+  override name = "PaymentGuardError";
+  constructor(
+    readonly reason: PaymentGuardReason,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** One way to pay that a 402 offers, with its amount read strictly (atomic units of the asset). */
+export interface PaymentOffer {
+  x402Version: 1 | 2;
+  scheme: string;
+  network: string;
+  amount: bigint;
+  asset: string;
+  payTo: string;
+}
+
+/** The payment about to be sent, as its signed authorization says. */
+export interface SignedPayment {
+  x402Version: 1 | 2;
+  network: string;
+  /** Atomic units signed (the authorization's `value`). */
+  amount: bigint;
+  payer: string;
+  payTo: string;
+  asset: string;
+}
+
+const ATOMIC_AMOUNT = /^\d{1,78}$/;
+
+function shown(value: unknown): string {
+  if (typeof value === "string")
+    return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (value === undefined) return "missing";
+  if (typeof value === "number" || typeof value === "bigint") return `the number ${String(value)}`;
+  return `a${Array.isArray(value) ? "n array" : value === null ? " null" : ` ${typeof value}`}`;
+}
+
+function isObjectRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The amount of one offer (`accepts` entry) as the exact scheme of `x402Version` signs it; throws when it is
+ * not a decimal string, or when the other amount field is present and says something else.
+ */
+export function offerAmount(x402Version: 1 | 2, entry: Record<string, unknown>): bigint {
+  const [signed, other] =
+    x402Version === 1 ? ["maxAmountRequired", "amount"] : ["amount", "maxAmountRequired"];
+  const value = entry[signed];
+  if (typeof value !== "string" || !ATOMIC_AMOUNT.test(value))
+    throw new PaymentGuardError(
+      "offer",
+      `"${signed}" (the amount an x402 v${x402Version} payer signs) is ${shown(value)}, not a decimal string of atomic units`,
+    );
+  if (other in entry) {
+    const second = entry[other];
+    if (
+      typeof second !== "string" ||
+      !ATOMIC_AMOUNT.test(second) ||
+      BigInt(second) !== BigInt(value)
+    )
+      throw new PaymentGuardError(
+        "offer",
+        `"${other}" is ${shown(second)} while "${signed}" is ${JSON.stringify(value)}: the offer states two amounts`,
+      );
+  }
+  return BigInt(value);
+}
+
+/**
+ * Every offer of a decoded PaymentRequired object (v2 header, or v1 body), checked strictly; throws naming
+ * the first entry that breaks a rule. No offer is dropped quietly: one bad entry refuses them all.
+ */
+export function readOffers(paymentRequired: unknown): PaymentOffer[] {
+  const refuse = (problem: string) =>
+    new PaymentGuardError("offer", `the service's payment offer ${problem}`);
+  if (!isObjectRecord(paymentRequired)) throw refuse("is not a JSON object");
+  const version = paymentRequired.x402Version;
+  if (version !== 1 && version !== 2)
+    throw refuse(`has x402Version ${shown(version)}; this payer speaks x402 versions 1 and 2`);
+  const accepts = paymentRequired.accepts;
+  if (!Array.isArray(accepts) || accepts.length === 0) throw refuse(`has no "accepts" entries`);
+  return accepts.map((entry: unknown, index) => {
+    const where = `accepts[${index}]`;
+    if (!isObjectRecord(entry)) throw refuse(`${where} is not an object`);
+    let amount: bigint;
+    try {
+      amount = offerAmount(version, entry);
+    } catch (error) {
+      throw refuse(`${where}: ${(error as Error).message}`);
+    }
+    const text = (key: string): string => {
+      const value = entry[key];
+      if (typeof value !== "string" || value === "")
+        throw refuse(`${where}: "${key}" is ${shown(value)}, not a string`);
+      return value;
+    };
+    return {
+      x402Version: version,
+      scheme: text("scheme"),
+      network: text("network"),
+      amount,
+      asset: text("asset"),
+      payTo: text("payTo"),
+    };
+  });
+}
+
+/** Base64 (standard or URL alphabet) JSON, decoded with web APIs; throws PaymentGuardError(`reason`). */
+function decodeBase64Json(value: string, what: string, reason: PaymentGuardReason): unknown {
+  try {
+    const binary = atob(value.trim().replace(/-/g, "+").replace(/_/g, "/"));
+    const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    throw new PaymentGuardError(reason, `${what} is not base64 JSON`);
+  }
+}
+
+/**
+ * The offers of a 402 answer, read from where the official x402 client reads them: the PAYMENT-REQUIRED
+ * header when there is one, else a body that says `x402Version: 1`. undefined when it has neither (an error
+ * 402 with no offer); throws PaymentGuardError when what it offers breaks a rule.
+ */
+export function offersOf402(headers: Headers, body: string): PaymentOffer[] | undefined {
+  const header = headers.get("payment-required");
+  if (header) return readOffers(decodeBase64Json(header, "the PAYMENT-REQUIRED header", "offer"));
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  return isObjectRecord(parsed) && parsed.x402Version === 1 ? readOffers(parsed) : undefined;
+}
+
+/** The payment header a request carries (x402 v2 PAYMENT-SIGNATURE or v1 X-PAYMENT), if any. */
+export function paymentHeaderOf(headers: Headers): string | undefined {
+  return headers.get("payment-signature") ?? headers.get("x-payment") ?? undefined;
+}
+
+/**
+ * Checks the payment a request is about to carry, at the last moment before it is sent: it must be an
+ * EIP-3009 transfer authorization (the exact scheme on EVM, the only one this payer signs) from `payer`,
+ * whose signed `value` is a decimal string of at most `maxAtomic`, for one of `offers` (same x402 version,
+ * scheme, network, payee, amount and, in v2, asset). Returns what was signed; throws otherwise.
+ */
+export function checkSignedPayment(
+  header: string,
+  offers: readonly PaymentOffer[],
+  limit: { maxAtomic: bigint; payer: string },
+): SignedPayment {
+  const refuse = (problem: string) =>
+    new PaymentGuardError("signed", `the payment about to be sent ${problem}; it was not sent`);
+  const decoded = decodeBase64Json(header, "the payment header about to be sent", "signed");
+  if (!isObjectRecord(decoded)) throw refuse("is not a JSON object");
+  const version = decoded.x402Version;
+  if (version !== 1 && version !== 2) throw refuse(`has x402Version ${shown(version)}`);
+  let scheme: unknown;
+  let network: unknown;
+  let asset: string | undefined;
+  let acceptedAmount: bigint | undefined;
+  if (version === 2) {
+    const accepted = decoded.accepted;
+    if (!isObjectRecord(accepted)) throw refuse(`names no "accepted" offer`);
+    ({ scheme, network } = accepted);
+    if (typeof accepted.asset === "string") asset = accepted.asset;
+    try {
+      acceptedAmount = offerAmount(2, accepted);
+    } catch (error) {
+      throw refuse(`accepts an offer whose ${(error as Error).message}`);
+    }
+  } else {
+    ({ scheme, network } = decoded);
+  }
+  const inner = decoded.payload;
+  const authorization = isObjectRecord(inner) ? inner.authorization : undefined;
+  if (
+    !isObjectRecord(inner) ||
+    !isObjectRecord(authorization) ||
+    typeof inner.signature !== "string"
+  )
+    throw refuse(
+      "is not an EIP-3009 transfer authorization, the only kind this payer signs (the exact scheme in USDC on an EVM network)",
+    );
+  const { value, from, to } = authorization;
+  if (typeof value !== "string" || !ATOMIC_AMOUNT.test(value))
+    throw refuse(`signs a value of ${shown(value)}, not a decimal string of atomic units`);
+  const amount = BigInt(value);
+  if (typeof from !== "string" || typeof to !== "string")
+    throw refuse("has no payer or payee address in its authorization");
+  if (amount > limit.maxAtomic)
+    throw refuse(`signs ${amount} atomic units, more than the ${limit.maxAtomic} allowed`);
+  if (acceptedAmount !== undefined && acceptedAmount !== amount)
+    throw refuse(`signs ${amount} atomic units for an offer of ${acceptedAmount}`);
+  if (from.toLowerCase() !== limit.payer.toLowerCase())
+    throw refuse(`is signed for the account ${from}, not the payer ${limit.payer}`);
+  const offer = offers.find(
+    (o) =>
+      o.x402Version === version &&
+      o.scheme === scheme &&
+      o.network === network &&
+      o.amount === amount &&
+      o.payTo.toLowerCase() === to.toLowerCase() &&
+      (asset === undefined || o.asset.toLowerCase() === asset.toLowerCase()),
+  );
+  if (!offer)
+    throw refuse(
+      `(${amount} atomic units to ${to} on ${String(network)}) matches none of the offers that were checked`,
+    );
+  return {
+    x402Version: version,
+    network: offer.network,
+    amount,
+    payer: from,
+    payTo: offer.payTo,
+    asset: offer.asset,
+  };
+}
+
+/**
+ * The whole body of `response`, read up to `limit` bytes: a longer one (by Content-Length, or as it
+ * streams) is cancelled and refused with PaymentGuardError("too-large") naming `what` and the limit.
+ */
+export async function readLimited(
+  response: Response,
+  limit: number,
+  what: string,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const tooLarge = () =>
+    new PaymentGuardError(
+      "too-large",
+      `${what} is larger than ${describeBytes(limit)}, the most this caller reads of one answer`,
+    );
+  const declared = Number(response.headers.get("content-length") ?? "NaN");
+  if (Number.isFinite(declared) && declared > limit) {
+    await response.body?.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  if (!response.body) return new Uint8Array(0);
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const whole = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    whole.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return whole;
+}
+
+function describeBytes(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`;
+}

@@ -1,0 +1,196 @@
+// Issue 21: a hostile seller against the payers create-agent ships. `create-agent call` (the real CLI) and a
+// client written by `create-agent client` (compiled in a fresh strict project, run with node) pay a server
+// that declares echo at 0.01 USDC in /about and then asks something else; it settles on anvil whatever it
+// is given, so a payer that signed too much would lose the money here. Balances are read on chain.
+import { join } from "node:path";
+import { type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { buildCli, makeTemp, runCli, tsProject, type TsProject } from "../cli/client-project.js";
+import { runCall } from "../cli/call-helpers.js";
+import { PAYEE } from "./accounts.js";
+import { HOSTILE_PRICE, type HostileMode, startHostile } from "./hostile-server.js";
+import { BASE_SEPOLIA_USDC, ensureBaseSepoliaUsdc, mintUsdc, usdcBalance } from "./usdc.js";
+
+const { rpcUrl } = inject("chain");
+const balance = (address: Hex) => usdcBalance(rpcUrl, BASE_SEPOLIA_USDC, address);
+
+/** A new payer holding 5 USDC: enough to lose 1 USDC, which a fixed payer must never do. */
+async function fundedPayer(): Promise<{ key: Hex; address: Hex }> {
+  const key = generatePrivateKey();
+  const address = privateKeyToAddress(key);
+  await mintUsdc(rpcUrl, BASE_SEPOLIA_USDC, address, 5_000_000n);
+  return { key, address };
+}
+
+const SCRIPT = `import { AgentCallError, createAgentClient } from "./hostile-client.js";
+
+const [baseUrl = ""] = process.argv.slice(2);
+const agent = createAgentClient({ baseUrl, maxPrice: "0.01" });
+try {
+  const result = await agent.echo({ message: "hi" }, { jobId: "hostile-job" });
+  console.log(JSON.stringify({ ok: true, output: result.output, payment: result.payment ?? null }));
+} catch (error) {
+  if (!(error instanceof AgentCallError)) throw error;
+  console.log(JSON.stringify({ ok: false, errorType: error.errorType, status: error.status, message: error.message }));
+}
+`;
+
+interface Outcome {
+  /** The payer's loss on chain, in atomic units. */
+  lost: bigint;
+  /** Payment headers that reached the server. */
+  payments: number;
+  settled: number;
+  elsewhere: number;
+  streamed: number;
+  ok: boolean;
+  message: string;
+}
+
+type Payer = (url: string, key: Hex) => Promise<{ ok: boolean; message: string }>;
+
+const payers: Record<"call" | "client", Payer> = {
+  async call(url, key) {
+    const r = await runCall([url, "echo", "--input", "message=hi", "--max-price", "0.01"], {
+      env: { X402_PAYER_KEY: key },
+    });
+    return { ok: r.exitCode === 0, message: `${r.stderr}${r.stdout}` };
+  },
+  async client(url, key) {
+    const r = await project.run("pay.js", [url], { X402_PAYER_KEY: key });
+    if (r.exitCode !== 0) return { ok: false, message: r.stderr };
+    const printed = JSON.parse(r.stdout) as { ok: boolean; message?: string; payment?: unknown };
+    return { ok: printed.ok, message: printed.message ?? JSON.stringify(printed) };
+  },
+};
+
+async function against(payer: keyof typeof payers, mode: HostileMode): Promise<Outcome> {
+  const server = await startHostile(mode, rpcUrl);
+  try {
+    const { key, address } = await fundedPayer();
+    const before = await balance(address);
+    const { ok, message } = await payers[payer](server.url, key);
+    return {
+      lost: before - (await balance(address)),
+      payments: server.payments.length,
+      settled: server.settled.length,
+      elsewhere: server.elsewhere,
+      streamed: server.streamed,
+      ok,
+      message,
+    };
+  } finally {
+    await server.close();
+  }
+}
+
+let project: TsProject;
+let removeTemp: () => Promise<void>;
+
+beforeAll(async () => {
+  await buildCli();
+  await ensureBaseSepoliaUsdc(rpcUrl);
+  const temp = await makeTemp("hostile");
+  removeTemp = temp.remove;
+  project = await tsProject(temp.dir, "node");
+  const server = await startHostile("honest", rpcUrl);
+  try {
+    const r = await runCli(["client", server.url, "-o", join(temp.dir, "src/hostile-client.ts")]);
+    expect(r.exitCode, r.stderr).toBe(0);
+  } finally {
+    await server.close();
+  }
+  await project.write("pay.ts", SCRIPT);
+  const compiled = await project.compile();
+  expect(compiled.ok, compiled.output).toBe(true);
+}, 180_000);
+
+afterAll(() => removeTemp?.());
+
+describe.each(["call", "client"] as const)("%s against a hostile seller", (payer) => {
+  it("an honest seller is paid exactly its declared price, once", async () => {
+    const payeeBefore = await balance(PAYEE);
+    const r = await against(payer, "honest");
+    expect(r.ok, r.message).toBe(true);
+    expect(r.lost).toBe(HOSTILE_PRICE);
+    expect(await balance(PAYEE)).toBe(payeeBefore + HOSTILE_PRICE);
+    expect(r.payments).toBe(1);
+    if (payer === "call") expect(r.message).toContain("paid 0.01 USDC on eip155:84532");
+    else expect(r.message).toContain('"amount":"0.01"');
+  });
+
+  it("a v2 offer whose amount is a JSON number (beside a decoy) is refused: nothing signed, nothing moved", async () => {
+    const r = await against(payer, "v2-number-amount");
+    expect(r.ok).toBe(false);
+    expect(r.message).toContain(
+      'accepts[0]: "amount" (the amount an x402 v2 payer signs) is the number 1000000',
+    );
+    expect(r.message).toContain("nothing was signed");
+    expect(r.payments).toBe(0);
+    expect(r.lost).toBe(0n);
+  });
+
+  it("a v1 offer whose amount and maxAmountRequired disagree is refused: nothing signed, nothing moved", async () => {
+    const r = await against(payer, "v1-both-fields");
+    expect(r.ok).toBe(false);
+    expect(r.message).toContain('"amount" is "1" while "maxAmountRequired" is "1000000"');
+    expect(r.message).toContain("nothing was signed");
+    expect(r.payments).toBe(0);
+    expect(r.lost).toBe(0n);
+  });
+
+  it("a payment that is not an EIP-3009 authorization (Permit2) is checked before it leaves and never sent", async () => {
+    const r = await against(payer, "permit2");
+    expect(r.ok).toBe(false);
+    expect(r.message).toContain("is not an EIP-3009 transfer authorization");
+    expect(r.message).toContain("it was not sent");
+    expect(r.payments).toBe(0);
+    expect(r.lost).toBe(0n);
+  });
+
+  it("a 402 whose body never ends is refused at 256 KiB, nothing signed", async () => {
+    const r = await against(payer, "endless-402");
+    expect(r.ok).toBe(false);
+    expect(r.message).toContain("larger than 256 KiB");
+    expect(r.payments).toBe(0);
+    expect(r.lost).toBe(0n);
+    // The caller hung up early: far less than the 1 GiB the server would have sent.
+    expect(r.streamed).toBeLessThan(256 * 1024 * 1024);
+  });
+
+  it("a result whose body never ends is refused at 16 MiB; the payer lost the price, no more", async () => {
+    const r = await against(payer, "endless-result");
+    expect(r.ok).toBe(false);
+    expect(r.message).toContain("larger than 16 MiB");
+    expect(r.payments).toBe(1);
+    expect(r.lost).toBe(HOSTILE_PRICE);
+    expect(r.streamed).toBeLessThan(512 * 1024 * 1024);
+  });
+
+  it("a redirect of the paid POST is never followed or retried, and is named", async () => {
+    const r = await against(payer, "redirect");
+    expect(r.ok).toBe(false);
+    expect(r.message).toMatch(/redirect to \/elsewhere/);
+    expect(r.message).not.toMatch(/connection failed|failed \d+ times/);
+    expect(r.payments).toBe(1);
+    expect(r.elsewhere).toBe(0);
+    expect(r.lost).toBe(0n);
+  });
+
+  it("an oversized header on the paid answer is named and not retried", async () => {
+    const r = await against(payer, "huge-header");
+    expect(r.ok).toBe(false);
+    expect(r.message).toContain("headers are larger than");
+    expect(r.message).not.toMatch(/connection failed|failed \d+ times/);
+    expect(r.payments).toBe(1);
+    expect(r.lost).toBe(HOSTILE_PRICE);
+  });
+});
+
+it("call: an /about whose body never ends is refused at 1 MiB", async () => {
+  const r = await against("call", "endless-about");
+  expect(r.ok).toBe(false);
+  expect(r.message).toContain("larger than 1 MiB");
+  expect(r.payments).toBe(0);
+});
