@@ -317,7 +317,9 @@ describe("HTTP behaviour of the discovery documents", () => {
       expect(first.status).toBe(200);
       const etag = first.headers.get("etag")!;
       expect(etag).toBe(`"${createHash("sha256").update(first.bytes).digest("base64url")}"`);
-      expect(first.headers.get("cache-control")).toBe("public, max-age=300");
+      // No PUBLIC_URL: the URLs inside come from Host, so no shared cache may keep it, and it varies by Host.
+      expect(first.headers.get("cache-control")).toBe("private, max-age=300");
+      expect(first.headers.get("vary")).toMatch(/\bHost\b/);
       expect(first.headers.get("content-length")).toBe(String(first.bytes.length));
 
       for (const ifNoneMatch of [etag, `W/${etag}`, `"other", ${etag}`, "*"]) {
@@ -325,7 +327,7 @@ describe("HTTP behaviour of the discovery documents", () => {
         expect(again.status, ifNoneMatch).toBe(304);
         expect(again.bytes.length).toBe(0);
         expect(again.headers.get("etag")).toBe(etag);
-        expect(again.headers.get("cache-control")).toBe("public, max-age=300");
+        expect(again.headers.get("cache-control")).toBe("private, max-age=300");
         expect(again.headers.get("access-control-allow-origin")).toBe("*");
       }
       const changed = await get(`${prod.url}${path}`, { "If-None-Match": '"stale"' });
@@ -469,6 +471,10 @@ describe("base URL and memory", () => {
       const llms = await getWithHost(`${app.url}/llms.txt`, "attacker.example");
       expect(llms.body).toContain("https://agent.example.com/execute");
       expect(llms.body).not.toContain("attacker");
+      // The same for everyone: shared caches may keep it.
+      const fetched = await fetch(`${app.url}${CARD}`);
+      expect(fetched.headers.get("cache-control")).toBe("public, max-age=300");
+      expect(fetched.headers.get("vary") ?? "").not.toMatch(/\bHost\b/);
     } finally {
       await app.close();
     }

@@ -1,7 +1,10 @@
 /**
  * The discovery endpoints: GET /.well-known/agent-card.json, /openapi.json and /llms.txt. Free in
- * every mode, cacheable (strong ETag, If-None-Match -> 304, Cache-Control public for 5 minutes), and
- * 404 in the spec's error shape when the registry has no discovery data (an older project).
+ * every mode, cacheable for 5 minutes (strong ETag, If-None-Match -> 304), and 404 in the spec's error
+ * shape when the registry has no discovery data (an older project). With PUBLIC_URL every document is the
+ * same for everyone, so shared caches may keep it (Cache-Control public). Without it, the URLs inside come
+ * from the request's Host header, which any client chooses: only the asker's own cache may keep it
+ * (private), keyed by Host (Vary), so a shared cache can never hand an attacker's payment URL to others.
  * Part of your project: edit freely.
  */
 import { createHash } from "node:crypto";
@@ -16,7 +19,7 @@ import { buildLlmsTxt } from "./llms.js";
 import { buildOpenApi } from "./openapi.js";
 import { AGENT_CARD_PATH, LLMS_TXT_PATH, OPENAPI_PATH } from "./paths.js";
 
-const CACHE_CONTROL = "public, max-age=300";
+const MAX_AGE = "max-age=300";
 /**
  * Base URLs whose documents are kept. Without PUBLIC_URL the base comes from each request's Host
  * header, which a client chooses freely: the least recently used base is dropped beyond this.
@@ -79,8 +82,9 @@ export function matches(ifNoneMatch: string | undefined, etag: string): boolean 
     .some((tag) => tag === "*" || tag === etag);
 }
 
-function send(req: Request, res: Response, doc: Served): void {
-  res.set({ ETag: doc.etag, "Cache-Control": CACHE_CONTROL });
+function send(req: Request, res: Response, doc: Served, fromHost: boolean): void {
+  res.set({ ETag: doc.etag, "Cache-Control": `${fromHost ? "private" : "public"}, ${MAX_AGE}` });
+  if (fromHost) res.vary("Host");
   if (matches(req.get("if-none-match"), doc.etag)) {
     res.status(304).end();
     return;
@@ -171,7 +175,9 @@ export function mountDiscovery(
             "the Host header is not a valid host name, so no URLs can be written; send a valid Host (or set PUBLIC_URL)",
           ),
         );
-      discovery.loaded().then(() => send(req, res, discovery.document(name, base)), next);
+      discovery
+        .loaded()
+        .then(() => send(req, res, discovery.document(name, base), !config.publicUrl), next);
     };
   app.get(AGENT_CARD_PATH, route("card"));
   app.get(OPENAPI_PATH, route("openapi"));
