@@ -128,8 +128,14 @@ export async function main(argv: string[]): Promise<number> {
     .description(
       "bring a project made by an older create-agent to this one: three-way merge of its runtime and project files",
     )
-    .option("--check", "write nothing; exit 1 when the project is behind this create-agent")
-    .option("--dry-run", "write nothing; print a unified diff of every file it would change")
+    .option(
+      "--check",
+      "write nothing (the project's vendored create-agent still runs, without your secrets); exit 1 when the project is behind this create-agent",
+    )
+    .option(
+      "--dry-run",
+      "write nothing (the project's vendored create-agent still runs, without your secrets); print a unified diff of every file it would change",
+    )
     .option("--cwd <dir>", "the project folder (default: the current folder)")
     .action(async (options) => {
       if (options.check && options.dryRun)

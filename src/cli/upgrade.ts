@@ -52,11 +52,16 @@ const writes = (c: FileChange) => c.action !== "keep-edited" && c.action !== "ke
 /**
  * `create-agent upgrade [--check] [--dry-run]`: brings a project made by an older create-agent to this one
  * (see upgrade/plan.ts). Exit 0 when done (or nothing to do), 1 with conflicts (written, with markers) or,
- * with --check, when the project is behind. --check and --dry-run write nothing.
+ * with --check, when the project is behind. --check and --dry-run write nothing (both still run the
+ * project's vendored create-agent, without the environment's secrets: see upgrade/pristine.ts).
  */
 export async function upgrade(options: UpgradeOptions, toolVersion: string): Promise<number> {
   const root = projectRoot(options.cwd);
   const { planUpgrade } = await import("../upgrade/plan.js");
+  // Said every time, --check and --dry-run included: they write nothing, but they do run a program.
+  process.stderr.write(
+    "upgrade runs the create-agent that made this project (its tarball in vendor/) in a temporary folder, to see what it generated; it gets only PATH, HOME, the locale and the temporary-folder variables of your environment (no keys or tokens), and writes nothing in the project.\n",
+  );
   let plan: UpgradePlan;
   try {
     plan = await planUpgrade(root, toolVersion);

@@ -85,10 +85,20 @@ function splitPath(path: string): [prefix: string, name: string] {
 /**
  * The regular files of a gzipped tar archive (what createTarGz and npm pack write), in archive order.
  * Paths are POSIX as stored (prefix + "/" + name); entries that would leave the archive's folder
- * (absolute, or with a ".." part) are refused, since callers extract to disk.
+ * (absolute, or with a ".." part) are refused, since callers extract to disk. An archive that unpacks to
+ * more than `maxBytes` is refused before more is inflated, as is one that is not gzip or whose entries
+ * run past its end.
  */
-export function readTarGz(archive: Uint8Array): TarEntry[] {
-  const data = gunzipSync(archive);
+export function readTarGz(archive: Uint8Array, maxBytes = 256 * 1024 * 1024): TarEntry[] {
+  let data: Buffer;
+  try {
+    data = gunzipSync(archive, { maxOutputLength: maxBytes });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ERR_BUFFER_TOO_LARGE")
+      throw new Error(`tar: it unpacks to more than ${maxBytes / (1024 * 1024)} MiB`);
+    throw new Error(`tar: it is not a gzip archive (${(error as Error).message})`);
+  }
   const entries: TarEntry[] = [];
   for (let offset = 0; offset + BLOCK <= data.length;) {
     const h = data.subarray(offset, offset + BLOCK);
@@ -101,6 +111,8 @@ export function readTarGz(archive: Uint8Array): TarEntry[] {
     const path = prefix ? `${prefix}/${text(0, 100)}` : text(0, 100);
     const type = String.fromCharCode(h[156] ?? 0);
     const start = offset + BLOCK;
+    if (start + size > data.length)
+      throw new Error(`tar: the entry ${JSON.stringify(path)} runs past the archive's end`);
     if (type === "0" || type === "\0") {
       if (path.startsWith("/") || path.split("/").includes(".."))
         throw new Error(`tar: refusing the entry ${JSON.stringify(path)} (outside the archive)`);

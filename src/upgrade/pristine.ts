@@ -8,11 +8,53 @@ import { TOOL_ROOT } from "../scaffold/tool-home.js";
 import { readTarGz } from "../scaffold/tarball.js";
 import { listFiles } from "../write/apply.js";
 
+/**
+ * The most a vendored create-agent may unpack to. The real one is well under 2 MB; a larger archive (a
+ * gzip bomb) is refused before it can fill memory.
+ */
+export const MAX_TOOL_BYTES = 64 * 1024 * 1024;
+
 /** Folders of a scaffolded project that are never part of the merge base. */
 const SKIPPED = new Set([".git", "node_modules"]);
 
 /** How long the older create-agent may take to scaffold the base (it packs itself, writes ~70 files). */
 const SCAFFOLD_TIMEOUT_MS = 120_000;
+
+/**
+ * The only variables of the environment the older create-agent is given: where programs, the home and
+ * temporary folders are, and the locale. Never the rest: payer keys, API tokens and the like stay out of a
+ * program that was merely unpacked from the project (which anyone with write access to it could change).
+ */
+const PASSED_VARIABLES = [
+  "PATH",
+  "HOME",
+  "TMPDIR",
+  "TMP",
+  "TEMP",
+  "LANG",
+  "LC_ALL",
+  "LC_CTYPE",
+  // Windows needs these to start processes and find its folders.
+  "SystemRoot",
+  "SYSTEMROOT",
+  "windir",
+  "USERPROFILE",
+  "APPDATA",
+  "LOCALAPPDATA",
+  "PATHEXT",
+  "ComSpec",
+];
+
+/** What the older create-agent runs with: the passed variables only, plus CI=1 (never a prompt). */
+export function vendoredToolEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const kept: NodeJS.ProcessEnv = {};
+  for (const name of PASSED_VARIABLES) if (env[name] !== undefined) kept[name] = env[name];
+  // No npm_config_user_agent: --package-manager says which one.
+  return { ...kept, CI: "1" };
+}
+
+/** Paths an unpacked create-agent must have: without them it is not one. */
+const TOOL_FILES = ["package.json", "bin/create-agent.js"];
 
 /**
  * What the create-agent that made a project generated for it: the merge base of `upgrade`. The project
@@ -36,7 +78,21 @@ export async function pristineProject(
   const work = await mkdtemp(join(tmpdir(), "create-agent-upgrade-"));
   try {
     const tool = join(work, "tool");
-    for (const entry of readTarGz(await readFile(tarballFile))) {
+    let entries;
+    try {
+      entries = readTarGz(await readFile(tarballFile), MAX_TOOL_BYTES);
+    } catch (error) {
+      throw new Error(
+        `${tarball} is not a valid create-agent tarball: ${(error as Error).message}`,
+      );
+    }
+    const paths = new Set(entries.map((entry) => entry.path));
+    const missing = TOOL_FILES.filter((path) => !paths.has(`package/${path}`));
+    if (missing.length > 0)
+      throw new Error(
+        `${tarball} is not a valid create-agent tarball: it has no ${missing.map((p) => `package/${p}`).join(" or ")}`,
+      );
+    for (const entry of entries) {
       const path = entry.path.replace(/^package\//, "");
       await mkdir(dirname(join(tool, path)), { recursive: true });
       await writeFile(join(tool, path), entry.contents);
@@ -107,11 +163,10 @@ function run(script: string, args: string[], cwd: string): Promise<void> {
     execFile(
       process.execPath,
       [script, ...args],
-      // No npm_config_user_agent: --package-manager says which one; CI=1: never a prompt.
       {
         cwd,
         timeout: SCAFFOLD_TIMEOUT_MS,
-        env: { ...process.env, npm_config_user_agent: "", CI: "1" },
+        env: vendoredToolEnvironment(),
       },
       (error, _stdout, stderr) => {
         if (!error) return done();

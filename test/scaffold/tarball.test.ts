@@ -1,10 +1,10 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gunzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
-import { createTarGz, TAR_MTIME } from "../../src/scaffold/tarball.js";
+import { createTarGz, readTarGz, TAR_MTIME } from "../../src/scaffold/tarball.js";
 
 const made: string[] = [];
 afterEach(async () => {
@@ -81,5 +81,29 @@ describe("createTarGz", () => {
     expect(() =>
       createTarGz([{ path: `p/${"e".repeat(101)}`, contents: Buffer.alloc(1) }]),
     ).toThrow(/path too long/);
+  });
+});
+
+describe("readTarGz", () => {
+  it("reads back what createTarGz wrote", () => {
+    const read = readTarGz(createTarGz(FILES));
+    expect(read.map((e) => [e.path, e.contents.toString("hex")])).toEqual(
+      FILES.map((f) => [f.path, f.contents.toString("hex")]),
+    );
+  });
+
+  it("refuses a gzip bomb at its size limit instead of inflating it whole", () => {
+    // 80 MiB of zeros inside one entry: about 80 KB of gzip.
+    const bomb = createTarGz([{ path: "package/zeros", contents: Buffer.alloc(80 * 1024 * 1024) }]);
+    expect(bomb.length).toBeLessThan(1024 * 1024);
+    expect(() => readTarGz(bomb, 8 * 1024 * 1024)).toThrow("tar: it unpacks to more than 8 MiB");
+    expect(readTarGz(bomb, 100 * 1024 * 1024)[0]!.contents.length).toBe(80 * 1024 * 1024);
+  });
+
+  it("refuses what is not gzip, and an entry that runs past the archive's end", () => {
+    expect(() => readTarGz(Buffer.from("not a tarball"))).toThrow(/tar: it is not a gzip archive/);
+    const tar = gunzipSync(createTarGz([{ path: "package/a", contents: Buffer.alloc(4096, 1) }]));
+    const cut = gzipSync(tar.subarray(0, 1024));
+    expect(() => readTarGz(cut)).toThrow('tar: the entry "package/a" runs past the archive\'s end');
   });
 });
