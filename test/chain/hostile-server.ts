@@ -78,7 +78,7 @@ function v1Offer(more: Record<string, unknown>) {
 }
 
 /** The 402 of each mode: the v2 PAYMENT-REQUIRED object (or none) and the body. */
-function askFor(mode: HostileMode, url: string): { header?: unknown; body: unknown } {
+function askFor(mode: HostileMode, url: string): HostileAsk {
   const resource = { url, description: "echo", mimeType: "application/json" };
   const v2 = (accepts: unknown[]) => ({
     x402Version: 2,
@@ -154,7 +154,23 @@ function endless(
   pump();
 }
 
-export async function startHostile(mode: HostileMode, rpcUrl: string): Promise<HostileServer> {
+/** A 402 as a test writes it: the v2 PAYMENT-REQUIRED object (or none), and the body. */
+export interface HostileAsk {
+  header?: unknown;
+  body: unknown;
+}
+
+/** One offer of this server's kind (v2 shape), with `fields` over it: for tests that write their own 402. */
+export function hostileOffer(fields: Record<string, unknown>, v1 = false) {
+  return v1 ? v1Offer(fields) : { ...offer(String(HOSTILE_PRICE)), ...fields };
+}
+
+export async function startHostile(
+  mode: HostileMode,
+  rpcUrl: string,
+  /** Replaces the mode's 402 (the rest of the mode still applies). */
+  ask?: (resourceUrl: string) => HostileAsk,
+): Promise<HostileServer> {
   const settler = createWalletClient({
     account: privateKeyToAccount(SETTLER_KEY),
     chain: localChain(rpcUrl),
@@ -219,12 +235,14 @@ export async function startHostile(mode: HostileMode, rpcUrl: string): Promise<H
     const payment = req.headers["payment-signature"] ?? req.headers["x-payment"];
     if (typeof payment !== "string") {
       if (mode === "endless-402") return endless(res, 402, {}, (n) => (streamed += n));
-      const ask = askFor(mode, `http://${req.headers.host}/execute`);
+      const asked = (ask ?? ((url: string) => askFor(mode, url)))(
+        `http://${req.headers.host}/execute`,
+      );
       res.writeHead(402, {
         "content-type": "application/json",
-        ...(ask.header ? { "payment-required": b64(ask.header) } : {}),
+        ...(asked.header ? { "payment-required": b64(asked.header) } : {}),
       });
-      return void res.end(JSON.stringify(ask.body));
+      return void res.end(JSON.stringify(asked.body));
     }
     payments.push(payment);
     if (mode === "redirect" && path === "/execute") {

@@ -9,7 +9,13 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { buildCli, makeTemp, runCli, tsProject, type TsProject } from "../cli/client-project.js";
 import { runCall } from "../cli/call-helpers.js";
 import { PAYEE } from "./accounts.js";
-import { HOSTILE_PRICE, type HostileMode, startHostile } from "./hostile-server.js";
+import {
+  HOSTILE_PRICE,
+  type HostileAsk,
+  type HostileMode,
+  hostileOffer,
+  startHostile,
+} from "./hostile-server.js";
 import { BASE_SEPOLIA_USDC, ensureBaseSepoliaUsdc, mintUsdc, usdcBalance } from "./usdc.js";
 
 const { rpcUrl } = inject("chain");
@@ -65,8 +71,12 @@ const payers: Record<"call" | "client", Payer> = {
   },
 };
 
-async function against(payer: keyof typeof payers, mode: HostileMode): Promise<Outcome> {
-  const server = await startHostile(mode, rpcUrl);
+async function against(
+  payer: keyof typeof payers,
+  mode: HostileMode,
+  ask?: (url: string) => HostileAsk,
+): Promise<Outcome> {
+  const server = await startHostile(mode, rpcUrl, ask);
   try {
     const { key, address } = await fundedPayer();
     const before = await balance(address);
@@ -193,4 +203,53 @@ it("call: an /about whose body never ends is refused at 1 MiB", async () => {
   expect(r.ok).toBe(false);
   expect(r.message).toContain("larger than 1 MiB");
   expect(r.payments).toBe(0);
+});
+
+/** 1 USDC (100x the declared price) written every way a hostile 402 might, in each amount field. */
+const FORMS: Array<[string, unknown]> = [
+  ["a decimal string above the price", "1000000"],
+  ["a JSON number", 1_000_000],
+  ["exponent notation", "1e6"],
+  ["hex", "0xf4240"],
+  ["a decimal point", "1000000.0"],
+  ["leading white space", " 1000000"],
+  ["a negative number", "-10000"],
+  ["a JSON number equal to the price", 10_000],
+];
+
+describe.each(["call", "client"] as const)("%s: every amount form, in each field", (payer) => {
+  it.each(FORMS)("v2 amount as %s: refused, nothing signed, nothing moved", async (_, amount) => {
+    const r = await against(payer, "honest", (url) => ({
+      header: { x402Version: 2, resource: { url }, accepts: [hostileOffer({ amount })] },
+      body: {},
+    }));
+    expect(r.ok, r.message).toBe(false);
+    expect(r.message).toMatch(/nothing was signed/);
+    expect([r.payments, r.lost]).toEqual([0, 0n]);
+  });
+
+  it.each(FORMS)(
+    "v1 maxAmountRequired as %s: refused, nothing signed, nothing moved",
+    async (_, maxAmountRequired) => {
+      const r = await against(payer, "honest", () => ({
+        body: { x402Version: 1, accepts: [hostileOffer({ maxAmountRequired }, true)] },
+      }));
+      expect(r.ok, r.message).toBe(false);
+      expect(r.message).toMatch(/nothing was signed/);
+      expect([r.payments, r.lost]).toEqual([0, 0n]);
+    },
+  );
+
+  it("v2 with maxAmountRequired above an honest amount: the fields disagree, refused", async () => {
+    const r = await against(payer, "honest", (url) => ({
+      header: {
+        x402Version: 2,
+        resource: { url },
+        accepts: [hostileOffer({ maxAmountRequired: "1000000" })],
+      },
+      body: {},
+    }));
+    expect(r.message).toContain('"maxAmountRequired" is "1000000" while "amount" is "10000"');
+    expect([r.ok, r.payments, r.lost]).toEqual([false, 0, 0n]);
+  });
 });
