@@ -65,6 +65,9 @@ export interface McpHttpTransport {
     parsedBody?: unknown,
   ): Promise<void>;
   close(): Promise<void>;
+  /** What Server.connect uses (the SDK's Transport). */
+  start(): Promise<void>;
+  send(message: unknown): Promise<void>;
 }
 
 export interface McpSdk {
