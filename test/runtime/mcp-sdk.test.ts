@@ -8,10 +8,12 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import {
   CallToolRequestSchema,
   CallToolResultSchema,
+  LATEST_PROTOCOL_VERSION,
   ListToolsRequestSchema,
   ToolSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
+import { MCP_PROTOCOL_VERSION } from "../../templates/runtime/discovery/paths.js";
 import type { CallToolResult, McpTool } from "../../templates/runtime/mcp/sdk.js";
 import { loadSdk, type McpSdk } from "../../templates/runtime/mcp/sdk.js";
 import { listTools } from "../../templates/runtime/mcp/tools.js";
@@ -36,6 +38,10 @@ describe("the MCP SDK as the runtime types it", () => {
     const sdk = await loadSdk();
     for (const [name, value] of Object.entries(real))
       expect(sdk[name as keyof McpSdk], name).toBe(value);
+  });
+
+  it("speaks the protocol revision the discovery documents name", () => {
+    expect(MCP_PROTOCOL_VERSION).toBe(LATEST_PROTOCOL_VERSION);
   });
 
   it("lists tools the SDK's own schema accepts", () => {

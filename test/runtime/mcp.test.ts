@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { validateDiscoveryExtension } from "@x402/extensions/bazaar";
 import { afterEach, describe, expect, it } from "vitest";
 import { derivedJobId } from "../../templates/runtime/mcp/call.js";
+import { withDiscovery } from "./discovery-fixture.js";
 import type { AppOptions } from "../../templates/runtime/ops/config.js";
 import {
   anvilAccount,
@@ -264,5 +265,38 @@ describe("MCP in production", () => {
       /_meta\["x402\/payment"\] is not a PaymentPayload object/,
     );
     expect(agent.calls.echo).toBeUndefined();
+  });
+});
+
+describe("MCP in the discovery documents", () => {
+  const documents = async (env: Record<string, string>) => {
+    const app = await startApp(withDiscovery(makeAgent()), { devMode: true, env });
+    running.push(app);
+    const text = async (path: string) => (await fetch(`${app.url}${path}`)).text();
+    return {
+      url: app.url,
+      card: JSON.parse(await text("/.well-known/agent-card.json")),
+      openapi: JSON.parse(await text("/openapi.json")),
+      llms: await text("/llms.txt"),
+    };
+  };
+
+  it("lists /mcp beside /execute and tells an assistant how to connect, set a deadline and pay", async () => {
+    const on = await documents({ MCP_DEADLINE_SECONDS: "90" });
+    expect(on.card.supportedInterfaces.map((i: { url: string }) => i.url)).toEqual([
+      `${on.url}/execute`,
+      `${on.url}/mcp`,
+    ]);
+    expect(on.openapi.paths["/mcp"].post.operationId).toBe("mcp");
+    expect(on.llms).toContain(`## MCP`);
+    expect(on.llms).toContain(`\`${on.url}/mcp\``);
+    expect(on.llms).toContain("`params._meta.deadline`");
+    expect(on.llms).toContain("default now + 90 s");
+    expect(on.llms).toContain("`params._meta.job_id`");
+
+    const off = await documents({ MCP: "off" });
+    expect(off.card.supportedInterfaces).toHaveLength(1);
+    expect(off.openapi.paths["/mcp"]).toBeUndefined();
+    expect(off.llms).not.toContain("/mcp");
   });
 });

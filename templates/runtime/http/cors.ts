@@ -4,14 +4,14 @@
  * Part of your project: edit freely.
  */
 import type { RequestHandler } from "express";
-import { AGENT_CARD_PATH, LLMS_TXT_PATH, OPENAPI_PATH } from "../discovery/paths.js";
+import { AGENT_CARD_PATH, LLMS_TXT_PATH, MCP_PATH, OPENAPI_PATH } from "../discovery/paths.js";
 
 /** Known paths and their methods (HEAD comes free with GET). */
 export const ROUTES: Record<string, string> = {
   "/health": "GET, HEAD",
   "/about": "GET, HEAD",
   "/execute": "POST",
-  "/mcp": "POST",
+  [MCP_PATH]: "POST",
   [AGENT_CARD_PATH]: "GET, HEAD",
   [OPENAPI_PATH]: "GET, HEAD",
   [LLMS_TXT_PATH]: "GET, HEAD",
@@ -25,7 +25,7 @@ export const ROUTES: Record<string, string> = {
 const EXTRA_ALLOWED_HEADERS: Record<string, string> = {
   [AGENT_CARD_PATH]: "A2A-Version",
   // MCP clients in a browser (the Streamable HTTP transport's headers).
-  "/mcp": "Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID",
+  [MCP_PATH]: "Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID",
 };
 
 const CORS_HEADERS = {

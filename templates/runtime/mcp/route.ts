@@ -5,13 +5,12 @@
  * or session to open or close. MCP=off: 404. Part of your project: edit freely.
  */
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
+import { MCP_PATH } from "../discovery/paths.js";
 import { UnavailableError, ValidationError } from "../errors.js";
 import { refuse } from "../http/transport.js";
 import type { JobServices } from "../jobs/services.js";
 import type { Logger } from "../types.js";
 import type { McpHandler } from "./endpoint.js";
-
-export const MCP_PATH = "/mcp";
 
 /** Seconds a caller is asked to wait before retrying while the server is shutting down. */
 const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
