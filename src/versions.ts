@@ -4,11 +4,11 @@
  * type-checked and tested here against exactly what projects get (test/versions.test.ts checks that).
  */
 export const dependencies = {
+  // The official MCP SDK: loaded only when the first POST /mcp arrives (every capability as an MCP tool).
+  "@modelcontextprotocol/sdk": "1.32.2",
   ajv: "8.20.0",
   "ajv-formats": "3.0.1",
   express: "5.3.0",
-  // The official MCP SDK: loaded only when the first POST /mcp arrives (every capability as an MCP tool).
-  "@modelcontextprotocol/sdk": "1.32.2",
   // Loaded only when REDIS_URL is set (the shared payment ledger).
   ioredis: "6.0.0",
   // Loaded only when metrics are enabled (METRICS_PORT or METRICS_TOKEN).
