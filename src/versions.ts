@@ -4,6 +4,8 @@
  * type-checked and tested here against exactly what projects get (test/versions.test.ts checks that).
  */
 export const dependencies = {
+  // The official MCP SDK: loaded only when the first POST /mcp arrives (every capability as an MCP tool).
+  "@modelcontextprotocol/sdk": "1.32.2",
   ajv: "8.20.0",
   "ajv-formats": "3.0.1",
   express: "5.3.0",

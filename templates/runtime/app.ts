@@ -26,6 +26,7 @@ import { selectLedger } from "./ledger/select.js";
 import { ConfigError, resolveConfig, type AppOptions, type ResolvedConfig } from "./ops/config.js";
 import { afterLogs, createLogger } from "./ops/logger.js";
 import { loadMetrics } from "./ops/metrics-loader.js";
+import { mountMcp } from "./mcp/route.js";
 import type { DiscoveryData } from "./discovery/data.js";
 import { type BazaarDeclarations, createBazaar } from "./payments/bazaar.js";
 import { createPaymentGate, describePayments } from "./payments/gate.js";
@@ -210,6 +211,8 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
       }
     },
   );
+
+  mountMcp(app, services, logger); // POST /mcp: every capability as an MCP tool (mcp/)
 
   for (const path of Object.keys(ROUTES)) app.all(path, methodNotAllowed(path, logger));
   app.use(notFound(logger));

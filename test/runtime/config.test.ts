@@ -115,6 +115,20 @@ describe("dev mode", () => {
 });
 
 describe("resolution", () => {
+  it("MCP and MCP_DEADLINE_SECONDS: off, a deadline, and what is refused", () => {
+    expect(
+      resolveConfig({ env: { ...PROD_ENV, MCP: "off", MCP_DEADLINE_SECONDS: "120" } }).mcp,
+    ).toEqual({ enabled: false, deadlineSeconds: 120 });
+    expect(() =>
+      resolveConfig({ env: { ...PROD_ENV, MCP: "no", MCP_DEADLINE_SECONDS: "0" } }),
+    ).toThrow(/MCP is "no": set it to "off"[\s\S]*MCP_DEADLINE_SECONDS is "0"/);
+    expect(() =>
+      resolveConfig({
+        env: { ...PROD_ENV, MAX_DEADLINE_SECONDS: "60", MCP_DEADLINE_SECONDS: "61" },
+      }),
+    ).toThrow(/MCP_DEADLINE_SECONDS is "61": set it to a whole number of seconds from 1 to 60/);
+  });
+
   it("defaults", () => {
     const config = resolveConfig({ env: PROD_ENV });
     expect(config).toEqual({
@@ -127,6 +141,7 @@ describe("resolution", () => {
       maxDeadlineSeconds: 604800,
       logLevel: "info",
       corsOrigin: "*",
+      mcp: { enabled: true, deadlineSeconds: 60 },
       payment: {
         payTo: PAY_TO,
         maxTimeoutSeconds: 300,

@@ -100,6 +100,7 @@ describe("GET /.well-known/agent-card.json (A2A 1.0)", () => {
         protocolVersion: "1.0",
         tenant: "",
       },
+      { url: `${prod.url}/mcp`, protocolBinding: "MCP", protocolVersion: "2025-11-25", tenant: "" },
     ]);
     expect(parsed.securitySchemes).toEqual({});
     expect(parsed.securityRequirements).toEqual([]);
@@ -245,7 +246,14 @@ describe("GET /openapi.json", () => {
       expect(doc.openapi).toBe("3.1.0");
       expect(doc.servers).toEqual([{ url: app.url }]);
       expect(doc.servers[0].url).toBe(app.url);
-      expect(doc).toEqual({ ...discoveryFor(makeAgent()).openapi, servers: [{ url: app.url }] });
+      const generated = discoveryFor(makeAgent()).openapi;
+      // Plus POST /mcp (MCP is on by default), as one JSON-RPC operation.
+      expect(doc).toEqual({
+        ...generated,
+        paths: { ...(generated.paths as object), "/mcp": { post: expect.any(Object) } },
+        servers: [{ url: app.url }],
+      });
+      expect(doc.paths["/mcp"].post.requestBody.content["application/json"]).toBeDefined();
     }
     // The shared document is not changed by serving it.
     expect(prodAgent.discovery!.openapi).not.toHaveProperty("servers");

@@ -1,7 +1,8 @@
 // What a server loads, seen from a real node process running the compiled runtime: dev mode's start-up
 // and GET /health load neither Ajv, viem, the payment modules nor the optional clients; its first job
 // loads Ajv (to compile that capability's validators) and still no viem; production loads the payment
-// check and the paid-job steps up front, and viem only when it talks to a chain.
+// check and the paid-job steps up front, and viem only when it talks to a chain; the MCP SDK loads with
+// the first MCP request.
 import { execFile } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -72,6 +73,9 @@ report.started = loaded();
 const job = { service_version: "1.0", job_id: "j", task: { capability: "echo", input: { text: "hi" } }, deadline: Math.floor(Date.now() / 1000) + 60 };
 report.job = (await fetch(url + "/execute", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(job) })).status;
 report.afterJob = loaded();
+const rpc = { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) };
+report.mcp = (await fetch(url + "/mcp", rpc)).status;
+report.afterMcp = loaded();
 server.close();
 console.log(JSON.stringify(report));
 `,
@@ -92,12 +96,15 @@ async function serve(mode: "dev" | "production") {
     job: number;
     started: string[];
     afterJob: string[];
+    mcp: number;
+    afterMcp: string[];
   };
 }
 
 const has = (loaded: string[], pattern: RegExp): string[] => loaded.filter((f) => pattern.test(f));
 const OPTIONAL_CLIENTS = /node_modules\/(viem|@noble|ox|ioredis|prom-client)\//;
 const AJV = /node_modules\/ajv(-formats)?\//;
+const MCP = /node_modules\/@modelcontextprotocol\/|runtime\/mcp\/endpoint\.js$/;
 const PAYMENT_CHECK = /runtime\/(payments\/(verify|secp256k1|eip712|facilitator)|jobs\/paid)\.js$/;
 
 describe("lazy loading", () => {
@@ -113,6 +120,17 @@ describe("lazy loading", () => {
     expect(has(report.afterJob, AJV)).not.toEqual([]);
     expect(has(report.afterJob, OPTIONAL_CLIENTS)).toEqual([]);
     expect(has(report.afterJob, PAYMENT_CHECK)).toEqual([]);
+  }, 60_000);
+
+  it("the MCP SDK loads with the first MCP request, in either mode", async () => {
+    for (const mode of ["dev", "production"] as const) {
+      const report = await serve(mode);
+      expect(has(report.started, MCP)).toEqual([]);
+      expect(has(report.afterJob, MCP)).toEqual([]);
+      expect(report.mcp).toBe(200);
+      expect(has(report.afterMcp, /node_modules\/@modelcontextprotocol\/sdk\//)).not.toEqual([]);
+      expect(has(report.afterMcp, /runtime\/mcp\/endpoint\.js$/)).not.toEqual([]);
+    }
   }, 60_000);
 
   it("production: the payment check and paid-job steps load at start-up; viem never does without a chain", async () => {

@@ -8,6 +8,7 @@ import { agentDescription, capabilityDescription } from "./agent-card.js";
 import type { DiscoveryData } from "./data.js";
 import { EXAMPLE_JOB_ID, exampleTask } from "./examples.js";
 import { networkLabel, type PaymentFacts } from "./facts.js";
+import { MCP_PATH } from "./paths.js";
 
 /** Seconds ahead the example's deadline is set. */
 const EXAMPLE_DEADLINE_SECONDS = 300;
@@ -44,14 +45,33 @@ function fieldLines(fields: Record<string, FieldDescriptor>, mode: "input" | "ou
   );
 }
 
+/** How an assistant connects over MCP, and pays there. */
+function mcpLines(endpoint: string, facts: PaymentFacts, deadlineSeconds: number): string[] {
+  return [
+    "## MCP",
+    "",
+    `Every capability is also an MCP tool of the same name, input and price: connect an MCP client to \`${endpoint}\` (Streamable HTTP, stateless, JSON answers; no session). A tool's result is the job's \`output\`, as \`structuredContent\` and as JSON text; a failure is \`isError: true\` with the error body below.`,
+    "",
+    `- \`params._meta.deadline\` (optional): Unix time in SECONDS by which the job must be done; default now + ${deadlineSeconds} s.`,
+    "- `params._meta.job_id` (optional): your id for the job; default derived from the tool, its arguments and the payment, so an identical retry is the same job (and a paid one is not charged twice).",
+    ...(facts.free
+      ? ["- This instance runs in dev mode: tool calls are free."]
+      : [
+          '- Pay (x402 v2 MCP transport): an unpaid call returns `isError: true` with the x402 PaymentRequired (`x402Version`, `accepts`, resource `mcp://tool/<name>`) as `structuredContent`. Sign one of its `accepts` with an x402 client and call the tool again with the PaymentPayload in `params._meta["x402/payment"]`. The settlement is in the result\'s `_meta["x402/payment-response"]`; one payment pays for one job, on /mcp or /execute.',
+        ]),
+  ];
+}
+
 /** `json` inside single quotes for a POSIX shell. */
 const shellQuoted = (json: string): string => `'${json.replace(/'/g, `'\\''`)}'`;
 
+/** `mcp`: POST /mcp is on (its default deadline); undefined: off, and not mentioned. */
 export function buildLlmsTxt(
   agent: AgentDefinition,
   data: DiscoveryData,
   facts: PaymentFacts,
   base: string,
+  mcp?: { deadlineSeconds: number },
 ): string {
   const endpoint = `${base}/execute`;
   const names = Object.keys(agent.capabilities);
@@ -121,6 +141,7 @@ export function buildLlmsTxt(
       "2. Sign the `exact` payment, an EIP-3009 TransferWithAuthorization of USDC, with an x402 client (e.g. `wrapFetchWithPayment` from the official `@x402/fetch`), and resend the identical request with the `PAYMENT-SIGNATURE` header (x402 v1 clients send `X-PAYMENT`).",
       "3. You are charged only when the job succeeds (200, receipt in the `PAYMENT-RESPONSE` header). An identical retry (same job_id, same signature) returns the same result without a second charge; one signature pays for one job.",
     );
+  if (mcp) lines.push("", ...mcpLines(`${base}${MCP_PATH}`, facts, mcp.deadlineSeconds));
   lines.push(
     "",
     "## Errors",

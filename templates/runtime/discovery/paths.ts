@@ -5,3 +5,6 @@
 export const AGENT_CARD_PATH = "/.well-known/agent-card.json";
 export const OPENAPI_PATH = "/openapi.json";
 export const LLMS_TXT_PATH = "/llms.txt";
+export const MCP_PATH = "/mcp";
+/** The MCP protocol revision POST /mcp speaks (the SDK's latest; a repo test checks it). */
+export const MCP_PROTOCOL_VERSION = "2025-11-25";

@@ -108,13 +108,19 @@ export function createDiscovery(agent: AgentDefinition, config: ResolvedConfig) 
     switch (name) {
       case "card":
         return served(
-          JSON.stringify(buildAgentCard(agent, data, facts, base)),
+          JSON.stringify(buildAgentCard(agent, data, facts, base, config.mcp.enabled)),
           "application/json; charset=utf-8",
         );
       case "openapi":
-        return served(JSON.stringify(buildOpenApi(data, base)), "application/json; charset=utf-8");
+        return served(
+          JSON.stringify(buildOpenApi(data, base, config.mcp.enabled)),
+          "application/json; charset=utf-8",
+        );
       case "llms":
-        return served(buildLlmsTxt(agent, data, facts, base), "text/plain; charset=utf-8");
+        return served(
+          buildLlmsTxt(agent, data, facts, base, config.mcp.enabled ? config.mcp : undefined),
+          "text/plain; charset=utf-8",
+        );
     }
   };
 

@@ -4,13 +4,14 @@
  * Part of your project: edit freely.
  */
 import type { RequestHandler } from "express";
-import { AGENT_CARD_PATH, LLMS_TXT_PATH, OPENAPI_PATH } from "../discovery/paths.js";
+import { AGENT_CARD_PATH, LLMS_TXT_PATH, MCP_PATH, OPENAPI_PATH } from "../discovery/paths.js";
 
 /** Known paths and their methods (HEAD comes free with GET). */
 export const ROUTES: Record<string, string> = {
   "/health": "GET, HEAD",
   "/about": "GET, HEAD",
   "/execute": "POST",
+  [MCP_PATH]: "POST",
   [AGENT_CARD_PATH]: "GET, HEAD",
   [OPENAPI_PATH]: "GET, HEAD",
   [LLMS_TXT_PATH]: "GET, HEAD",
@@ -18,9 +19,14 @@ export const ROUTES: Record<string, string> = {
 
 /**
  * Request headers a preflight of a path allows besides the common ones: A2A clients (the official
- * SDK's card resolver among them) send A2A-Version when they fetch the agent card, so a browser asks first.
+ * SDK's card resolver among them) send A2A-Version when they fetch the agent card, so a browser asks
+ * first; MCP clients send their protocol version with every request.
  */
-const EXTRA_ALLOWED_HEADERS: Record<string, string> = { [AGENT_CARD_PATH]: "A2A-Version" };
+const EXTRA_ALLOWED_HEADERS: Record<string, string> = {
+  [AGENT_CARD_PATH]: "A2A-Version",
+  // MCP clients in a browser (the Streamable HTTP transport's headers).
+  [MCP_PATH]: "Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID",
+};
 
 const CORS_HEADERS = {
   "Access-Control-Allow-Headers": "Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, X-Request-Id",

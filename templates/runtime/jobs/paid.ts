@@ -11,6 +11,7 @@ import { PaymentError, UnavailableError } from "../errors.js";
 import { authorizationKey, authorizationTtlMs } from "../ledger/ledger.js";
 import { type Hold, holdReservation } from "../ledger/reservation.js";
 import type { PaymentGate, HeaderGetter } from "../payments/gate.js";
+import type { SentPayment } from "../payments/verify.js";
 import {
   SETTLEMENT_MARGIN_SECONDS,
   SettlementError,
@@ -18,6 +19,7 @@ import {
 } from "../payments/settlement.js";
 import { paymentResponseHeaders } from "../payments/x402.js";
 import type { Capability, Logger, VerifiedPayment } from "../types.js";
+import { headerChannel, type PaymentChannel, type PaymentChannelFor } from "./channel.js";
 import { checkArrival, type HandlerRun, shuttingDown, startHandler } from "./handler.js";
 import type { JobServices } from "./services.js";
 import type { JobRequest } from "./request.js";
@@ -32,6 +34,8 @@ export interface PaidJobCall {
   header: HeaderGetter;
   /** Absolute URL of this endpoint, for 402s and the requirement a payment must match. */
   resourceUrl(): string;
+  /** A transport other than POST /execute (MCP): where its payment is and how it asks for one. */
+  payment?: PaymentChannelFor;
 }
 
 export async function runPaidJob(
@@ -42,11 +46,13 @@ export async function runPaidJob(
   input: unknown,
   logger: Logger,
 ): Promise<JobResponse> {
-  const steps = paidSteps(s, call, job, capability, logger);
+  const channel = call.payment?.(capability, job) ?? headerChannel(s.gate, call, capability, job);
+  const steps = paidSteps(s, call, channel, job, capability, logger);
 
   // 3. Payment: none sent -> 402 saying how to pay; a bad one -> 402 saying why.
-  if (!s.gate.paymentHeader(call.header)) return steps.paymentRequired();
-  const payment = await steps.verify();
+  const sent = channel.sent();
+  if (!sent) return steps.paymentRequired();
+  const payment = await steps.verify(sent);
   if (payment instanceof PaymentError) return steps.refuse(payment);
 
   // An identical retry of a settled job (same authorization, same job_id): the same answer.
@@ -110,6 +116,7 @@ export async function runPaidJob(
 function paidSteps(
   s: JobServices & { gate: PaymentGate },
   call: PaidJobCall,
+  channel: PaymentChannel,
   job: JobRequest,
   capability: Capability,
   logger: Logger,
@@ -138,35 +145,20 @@ function paidSteps(
 
   return {
     paymentRequired(): JobResponse {
-      const required = gate.paymentRequired(capability, call.resourceUrl(), job.deadline);
-      return {
-        status: required.status,
-        headers: required.headers,
-        body: required.body,
-        outcome: "payment_required",
-        reason: "payment required: send a PAYMENT-SIGNATURE header",
-      };
+      const { status, headers, body, reason } = channel.paymentRequired();
+      return { status, headers, body, outcome: "payment_required", reason };
     },
 
     /** A 402 `payment` error; with `retry`, it also says how to pay (PAYMENT-REQUIRED). */
     refuse(err: PaymentError, retry = true): JobResponse {
       metrics.paymentRefused(err.code ?? "other");
       logger.info("payment refused", { reason: err.message, code: err.code });
-      const headers = retry
-        ? gate.retryHeaders(capability, call.resourceUrl(), job.deadline, err.message)
-        : { "Cache-Control": "no-store" };
-      return {
-        status: 402,
-        headers,
-        body: JSON.stringify({ status: "failed", error_type: "payment", error: err.message }),
-        outcome: "payment",
-        reason: err.message,
-      };
+      return { ...channel.refused(err.message, retry), outcome: "payment", reason: err.message };
     },
 
-    async verify(): Promise<VerifiedPayment | PaymentError> {
+    async verify(sent: SentPayment): Promise<VerifiedPayment | PaymentError> {
       try {
-        return await gate.verify(call.header, capability, job, call.resourceUrl());
+        return await gate.verify(sent, capability, job, call.resourceUrl());
       } catch (err) {
         if (err instanceof PaymentError) return err;
         throw err;

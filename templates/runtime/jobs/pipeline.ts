@@ -12,6 +12,7 @@ import type { JobOutcome } from "../ops/metrics.js";
 import { clip } from "../ops/text.js";
 import type { HeaderGetter } from "../payments/gate.js";
 import type { Capability, Logger } from "../types.js";
+import type { PaymentChannelFor } from "./channel.js";
 import { checkArrival, startHandler } from "./handler.js";
 import { findCapability, MAX_JOB_ID_LENGTH, parseRequest, validateInput } from "./request.js";
 import { completedBody, type JobResponse } from "./result.js";
@@ -32,7 +33,7 @@ export const loadPaidJobs = (): Promise<typeof import("./paid.js")> =>
 /** An error answer's message is logged (as `reason`) up to this many characters. */
 const MAX_LOGGED_REASON = 500;
 
-/** One POST /execute. */
+/** One job: a POST /execute, or an MCP tools/call (mcp/call.ts). */
 export interface JobCall {
   /** The parsed JSON body. */
   body: unknown;
@@ -42,6 +43,8 @@ export interface JobCall {
   resourceUrl(): string;
   /** The request's logger (tagged with its request id). */
   logger: Logger;
+  /** Another transport's payment channel (MCP); default: the payment headers and HTTP 402s. */
+  payment?: PaymentChannelFor;
 }
 
 export async function executeJob(s: JobServices, call: JobCall): Promise<JobResponse> {

@@ -29,6 +29,7 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const DEFAULT_MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 const DEFAULT_RESULT_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 const DEFAULT_SHUTDOWN_TIMEOUT_SECONDS = 30;
+const DEFAULT_MCP_DEADLINE_SECONDS = 60;
 /** MAX_DEADLINE_SECONDS may not exceed this (10 years): deadlines further out mean nothing. */
 const MAX_DEADLINE_SECONDS_LIMIT = 10 * 365 * 24 * 3600;
 
@@ -91,6 +92,14 @@ interface CommonConfig {
   publicUrl?: string;
   logLevel: LogLevel;
   corsOrigin: string;
+  /** POST /mcp (MCP=off disables it), and the deadline of a tool call that sends none. */
+  mcp: McpConfig;
+}
+
+export interface McpConfig {
+  enabled: boolean;
+  /** MCP_DEADLINE_SECONDS: a tool call's deadline is now + this, unless its _meta sends one. */
+  deadlineSeconds: number;
 }
 
 /** Production always has payment settings; dev mode may have them (validated, unused). */
@@ -162,6 +171,7 @@ export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
       hint: `set it to a whole number of seconds from 60 to ${MAX_DEADLINE_SECONDS_LIMIT} (default ${MAX_DEADLINE_AHEAD_SECONDS}, 7 days)`,
     },
   );
+  const mcp = resolveMcp(read, maxDeadlineSeconds);
   const redis = resolveRedis(read);
   const metrics = resolveMetrics(read);
 
@@ -196,6 +206,7 @@ export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
     maxDeadlineSeconds,
     logLevel: isLogLevel(logLevel) ? logLevel : "info",
     corsOrigin: corsOrigin.value ?? "*",
+    mcp,
   };
   if (redis) common.redis = redis;
   if (metrics) common.metrics = metrics;
@@ -203,6 +214,22 @@ export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
   if (devMode) return payment ? { ...common, devMode, payment } : { ...common, devMode };
   if (!payment?.settlement) throw new ConfigError(["payment settings are incomplete"]); // unreachable: problems were recorded
   return { ...common, devMode, payment: { ...payment, settlement: payment.settlement } };
+}
+
+/** MCP ("on", the default, or "off") and MCP_DEADLINE_SECONDS (default 60). */
+function resolveMcp(read: Reader, maxDeadlineSeconds: number): McpConfig {
+  const setting = read.fromEnv("MCP").value;
+  if (setting !== undefined && setting !== "on" && setting !== "off")
+    read.problems.push(
+      `MCP is ${JSON.stringify(setting.slice(0, 40))}: set it to "off" (no POST /mcp) or "on" (the default)`,
+    );
+  const deadlineSeconds = read.count(undefined, "", "MCP_DEADLINE_SECONDS", {
+    min: 1,
+    max: maxDeadlineSeconds,
+    fallback: Math.min(DEFAULT_MCP_DEADLINE_SECONDS, maxDeadlineSeconds),
+    hint: `set it to a whole number of seconds from 1 to ${maxDeadlineSeconds} (MAX_DEADLINE_SECONDS); default ${DEFAULT_MCP_DEADLINE_SECONDS}`,
+  });
+  return { enabled: setting !== "off", deadlineSeconds };
 }
 
 function resolveRedis(read: Reader): RedisConfig | undefined {

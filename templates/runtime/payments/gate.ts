@@ -13,11 +13,11 @@
  */
 import type { Ledger } from "../ledger/ledger.js";
 import type { ProductionPaymentConfig } from "../ops/config.js";
-import { PaymentError } from "../errors.js";
 import type { BazaarDeclarations } from "./bazaar.js";
 import type { ChainChecks } from "./onchain.js";
 import { SETTLEMENT_MARGIN_SECONDS, type SettlementResult, type Settler } from "./settlement.js";
 import type { Capability, VerifiedPayment } from "../types.js";
+import type { SentPayment } from "./verify.js";
 import { paymentRequiredResponse, type PaymentOffer } from "./x402.js";
 
 export { SETTLEMENT_MARGIN_SECONDS };
@@ -59,9 +59,9 @@ export interface PaymentGate {
   ): Readonly<Record<string, string>>;
   /** The payment header's value, or undefined when the client sent none. */
   paymentHeader(header: HeaderGetter): { name: string; value: string } | undefined;
-  /** Checks the payment for this job; throws PaymentError saying what is wrong. */
+  /** Checks the payment sent for this job (a header, or MCP's `_meta`); throws PaymentError saying what is wrong. */
   verify(
-    header: HeaderGetter,
+    sent: SentPayment,
     capability: Capability,
     job: { deadline: number },
     resourceUrl: string,
@@ -244,10 +244,7 @@ export function createPaymentGate(
       return answer402(capability, resourceUrl, deadline, reason).headers;
     },
 
-    async verify(header, capability, job, resourceUrl) {
-      const sent = paymentHeader(header);
-      if (!sent)
-        throw new PaymentError("no payment header: send PAYMENT-SIGNATURE", { code: "missing" });
+    async verify(sent, capability, job, resourceUrl) {
       const { verifyPayment } = await verifying;
       return verifyPayment(sent, capability, job, resourceUrl, { network, payTo, offer, chain });
     },

@@ -16,6 +16,7 @@ import {
   type AcceptedRequirement,
   type Authorization,
   decodePaymentHeader,
+  decodePaymentObject,
   type DecodedPayment,
   type PaymentOffer,
   requirementV1,
@@ -34,11 +35,11 @@ export interface VerifyContext {
   chain: (() => Promise<ChainChecks>) | undefined;
 }
 
-/** The payment header a client sent: its name (for messages) and value. */
-export interface SentPayment {
-  name: string;
-  value: string;
-}
+/**
+ * The payment a client sent: a header's name (for messages) and value, or (MCP) where in the
+ * request it was and the PaymentPayload object itself.
+ */
+export type SentPayment = { name: string; value: string } | { name: string; object: unknown };
 
 const sameAddress = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
 const refuse = (code: string, message: string): PaymentError => new PaymentError(message, { code });
@@ -94,6 +95,11 @@ function withCanonicalNetwork(
 }
 
 function decode(sent: SentPayment): DecodedPayment {
+  if ("object" in sent) {
+    const decoded = decodePaymentObject(sent.object);
+    if (!decoded.ok) throw refuse("malformed", `${sent.name} ${decoded.reason}`);
+    return decoded.value;
+  }
   const decoded = decodePaymentHeader(sent.value);
   if (!decoded.ok) throw refuse("malformed", `${sent.name} header ${decoded.reason}`);
   return decoded.value;

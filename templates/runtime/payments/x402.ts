@@ -145,7 +145,26 @@ export function decodeBase64Json(text: string): Decoded<Record<string, unknown>>
 export function decodePaymentHeader(text: string): Decoded<DecodedPayment> {
   const decoded = decodeBase64Json(text);
   if (!decoded.ok) return decoded;
-  const p = decoded.value;
+  return checkPaymentPayload(decoded.value);
+}
+
+/**
+ * A PaymentPayload sent as JSON rather than in a header (MCP's `_meta["x402/payment"]`): the same
+ * checks, the same size bound, and x402 v2 only (v1 has no MCP transport).
+ */
+export function decodePaymentObject(value: unknown): Decoded<DecodedPayment> {
+  if (!isObject(value)) return fail("is not a PaymentPayload object");
+  if (JSON.stringify(value).length > MAX_PAYMENT_HEADER_BYTES)
+    return fail(`is larger than ${MAX_PAYMENT_HEADER_BYTES} bytes`);
+  if (value.x402Version !== 2)
+    return fail(
+      `has x402Version ${JSON.stringify(value.x402Version)}: send an x402 v2 PaymentPayload`,
+    );
+  return checkPaymentPayload(value);
+}
+
+/** The shape checks of a decoded PaymentPayload (v1 or v2). */
+function checkPaymentPayload(p: Record<string, unknown>): Decoded<DecodedPayment> {
   if (p.x402Version !== 1 && p.x402Version !== 2)
     return fail(`has unsupported x402Version ${JSON.stringify(p.x402Version)} (supported: 1, 2)`);
 
@@ -229,9 +248,9 @@ export function requirementV2(offer: PaymentOffer) {
   };
 }
 
-/** The PAYMENT-REQUIRED header (v2) and Cache-Control for any 402. */
-export function paymentRequiredHeaders(offer: PaymentOffer, error: string): Record<string, string> {
-  const v2 = {
+/** The x402 v2 PaymentRequired object: what the PAYMENT-REQUIRED header carries, and MCP's tool result. */
+export function paymentRequiredV2(offer: PaymentOffer, error: string) {
+  return {
     x402Version: 2,
     error,
     resource: {
@@ -242,7 +261,14 @@ export function paymentRequiredHeaders(offer: PaymentOffer, error: string): Reco
     accepts: [requirementV2(offer)],
     ...(offer.discovery ? { extensions: offer.discovery.extensions } : {}),
   };
-  return { "PAYMENT-REQUIRED": encodeBase64Json(v2), "Cache-Control": "no-store" };
+}
+
+/** The PAYMENT-REQUIRED header (v2) and Cache-Control for any 402. */
+export function paymentRequiredHeaders(offer: PaymentOffer, error: string): Record<string, string> {
+  return {
+    "PAYMENT-REQUIRED": encodeBase64Json(paymentRequiredV2(offer, error)),
+    "Cache-Control": "no-store",
+  };
 }
 
 /** The full 402 for a missing payment: the v1 body the spec shows plus the v2 header. */

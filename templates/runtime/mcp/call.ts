@@ -1,0 +1,114 @@
+/**
+ * tools/call, as a job: the call becomes the spec's job request (capability = the tool's name,
+ * input = its arguments) and runs through the same pipeline as POST /execute (jobs/pipeline.ts):
+ * capability, input, payment, deadline, handler, output, settlement, the ledger. The answer is then
+ * written as a tool result. Part of your project: edit freely.
+ *
+ * A tool call has no job_id or deadline: `params._meta.job_id` and `params._meta.deadline` (Unix
+ * seconds) set them; otherwise the deadline is now + MCP_DEADLINE_SECONDS, and the job id is derived
+ * from the tool, its arguments and the payment, so an identical retry is the same job (a paid one
+ * gets its cached result, with no second charge).
+ */
+import { createHash } from "node:crypto";
+import type { DiscoveryData } from "../discovery/data.js";
+import {
+  executeJob,
+  SERVICE_VERSION,
+  type JobResponse,
+  type JobServices,
+} from "../jobs/pipeline.js";
+import { decodeBase64Json } from "../payments/x402.js";
+import type { Logger } from "../types.js";
+import {
+  mcpChannel,
+  PAYMENT_META_KEY,
+  PAYMENT_RESPONSE_META_KEY,
+  toolResource,
+} from "./payment.js";
+import type { CallToolParams, CallToolResult } from "./sdk.js";
+
+/** The `_meta` keys a caller may set on tools/call (documented in the README and /llms.txt). */
+export const JOB_ID_META_KEY = "job_id";
+export const DEADLINE_META_KEY = "deadline";
+
+/** JSON with object keys sorted: the same value always gives the same text. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** "mcp-" + 32 hex digits: the same tool, arguments and payment give the same id. */
+export function derivedJobId(tool: string, args: unknown, payment: unknown): string {
+  const digest = createHash("sha256").update(canonical([tool, args, payment ?? null]));
+  return `mcp-${digest.digest("hex").slice(0, 32)}`;
+}
+
+export interface ToolCallOptions {
+  logger: Logger;
+  /** The registry's discovery data, when it has any (the Bazaar extension of PaymentRequired). */
+  discovery: DiscoveryData | undefined;
+}
+
+export async function callTool(
+  s: JobServices,
+  params: CallToolParams,
+  options: ToolCallOptions,
+): Promise<CallToolResult> {
+  const meta = params._meta;
+  const args = params.arguments ?? {};
+  const jobId =
+    meta?.[JOB_ID_META_KEY] ?? derivedJobId(params.name, args, meta?.[PAYMENT_META_KEY]);
+  const deadline = meta?.[DEADLINE_META_KEY] ?? Date.now() / 1000 + s.config.mcp.deadlineSeconds;
+  const answer = await executeJob(s, {
+    body: {
+      service_version: SERVICE_VERSION,
+      job_id: jobId,
+      task: { capability: params.name, input: args },
+      deadline,
+    },
+    header: () => undefined,
+    resourceUrl: () => toolResource(params.name),
+    logger: options.logger,
+    ...(s.gate && { payment: mcpChannel(s.gate, meta, options.discovery) }),
+  });
+  return toolResult(answer, typeof jobId === "string" ? jobId : undefined);
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * A job's answer as a tool result. Success: the output as structuredContent and as text, the
+ * settlement (production) in `_meta["x402/payment-response"]`. Failure: isError, with the answer's
+ * body (the spec's error body, or a PaymentRequired) as structuredContent and as text.
+ */
+export function toolResult(answer: JobResponse, jobId: string | undefined): CallToolResult {
+  const meta: Record<string, unknown> = jobId === undefined ? {} : { [JOB_ID_META_KEY]: jobId };
+  const body: unknown = JSON.parse(answer.body);
+  if (answer.status !== 200) {
+    return {
+      content: [{ type: "text", text: answer.body }],
+      ...(isObject(body) && { structuredContent: body }),
+      isError: true,
+      _meta: meta,
+    };
+  }
+  const { output } = body as { output: unknown };
+  const receipt = answer.headers["PAYMENT-RESPONSE"] ?? answer.headers["X-PAYMENT-RESPONSE"];
+  if (receipt !== undefined) {
+    const decoded = decodeBase64Json(receipt);
+    if (decoded.ok) meta[PAYMENT_RESPONSE_META_KEY] = decoded.value;
+  }
+  return {
+    content: [{ type: "text", text: JSON.stringify(output) }],
+    // A dev-mode output that is not an object (production refuses it) can only be text.
+    ...(isObject(output) && { structuredContent: output }),
+    _meta: meta,
+  };
+}

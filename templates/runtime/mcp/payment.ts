@@ -1,0 +1,136 @@
+/**
+ * How a tool call is paid (x402 v2 MCP transport): the PaymentPayload comes in the call's
+ * `params._meta["x402/payment"]`, and an unpaid call is answered with the PaymentRequired object (the
+ * same offer as the capability's HTTP 402, for resource `mcp://tool/<name>`). This is the MCP
+ * payment channel of the paid-job pipeline (jobs/channel.ts); verifying, reserving, running,
+ * settling and caching are the pipeline's, as for POST /execute. Part of your project: edit freely.
+ */
+import type { CapabilityDiscovery, DiscoveryData } from "../discovery/data.js";
+import type { PaymentChannelFor } from "../jobs/channel.js";
+import type { PaymentGate } from "../payments/gate.js";
+import { paymentRequiredV2 } from "../payments/x402.js";
+import type { Capability } from "../types.js";
+
+export const PAYMENT_META_KEY = "x402/payment";
+export const PAYMENT_RESPONSE_META_KEY = "x402/payment-response";
+const WHERE = `_meta["${PAYMENT_META_KEY}"]`;
+
+/** The resource a tool call pays for. */
+export const toolResource = (name: string): string => `mcp://tool/${name}`;
+
+/**
+ * The x402 Bazaar extension for an MCP tool (the shape @x402/extensions declares for
+ * `info.input.type: "mcp"`), so catalogues can list the tool: its name, input schema and examples.
+ */
+export function mcpBazaar(
+  capability: Capability,
+  discovery: CapabilityDiscovery | undefined,
+): Record<string, unknown> {
+  let declared = declarations.get(capability);
+  if (!declared) declarations.set(capability, (declared = declare(capability, discovery)));
+  return declared;
+}
+
+/** Per capability, built on its first PaymentRequired. */
+const declarations = new WeakMap<Capability, Record<string, unknown>>();
+
+function declare(capability: Capability, discovery: CapabilityDiscovery | undefined) {
+  const inputSchema = capability.validateInput.schema as Record<string, unknown>;
+  const example =
+    discovery && capability.validateInput(structuredClone(discovery.exampleInput))
+      ? discovery.exampleInput
+      : undefined;
+  const output = discovery?.exampleOutput;
+  return {
+    bazaar: {
+      info: {
+        input: {
+          type: "mcp",
+          toolName: capability.name,
+          ...(capability.declaration.description && {
+            description: capability.declaration.description,
+          }),
+          transport: "streamable-http",
+          inputSchema,
+          ...(example && { example }),
+        },
+        ...(output && { output: { type: "json", example: output } }),
+      },
+      schema: {
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        type: "object",
+        properties: {
+          input: {
+            type: "object",
+            properties: {
+              type: { type: "string", const: "mcp" },
+              toolName: { type: "string" },
+              ...(capability.declaration.description && { description: { type: "string" } }),
+              transport: { type: "string", enum: ["streamable-http"] },
+              inputSchema: { type: "object" },
+              ...(example && { example: { type: "object" } }),
+            },
+            required: ["type", "toolName", "inputSchema"],
+            additionalProperties: false,
+          },
+          ...(output && {
+            output: {
+              type: "object",
+              properties: { type: { type: "string" }, example: { type: "object" } },
+              required: ["type"],
+            },
+          }),
+        },
+        required: ["input"],
+      },
+    },
+  };
+}
+
+/**
+ * The MCP channel for one tool call whose `_meta` is `meta`. `discovery` is the registry's
+ * discovery data, when it has any (the Bazaar extension's examples).
+ */
+export function mcpChannel(
+  gate: PaymentGate,
+  meta: Record<string, unknown> | undefined,
+  discovery: DiscoveryData | undefined,
+): PaymentChannelFor {
+  return (capability, job) => {
+    const required = (error: string) => {
+      const resource = toolResource(capability.name);
+      const discovered =
+        discovery && Object.hasOwn(discovery.capabilities, capability.name)
+          ? discovery.capabilities[capability.name]
+          : undefined;
+      return paymentRequiredV2(
+        {
+          ...gate.offer(capability, resource, job.deadline),
+          discovery: { extensions: mcpBazaar(capability, discovered), outputSchema: {} },
+        },
+        error,
+      );
+    };
+    return {
+      sent: () =>
+        meta !== undefined && meta[PAYMENT_META_KEY] !== undefined
+          ? { name: WHERE, object: meta[PAYMENT_META_KEY] }
+          : undefined,
+      paymentRequired: () => {
+        const reason = `payment required: send an x402 v2 PaymentPayload in params.${WHERE}`;
+        return { status: 402, headers: {}, body: JSON.stringify(required(reason)), reason };
+      },
+      // A refused payment: the PaymentRequired saying why (what an x402 MCP client retries with),
+      // plus the spec's error fields; without `retry` (a settlement that may have gone through),
+      // only the error body: this is no invitation to pay again.
+      refused: (message, retry) => {
+        const error = { status: "failed", error_type: "payment", error: message };
+        return {
+          status: 402,
+          headers: {},
+          body: JSON.stringify(retry ? { ...required(message), ...error } : error),
+        };
+      },
+    };
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * The /mcp route: POST runs the MCP endpoint (endpoint.ts), which is imported, with the MCP SDK,
+ * on the first MCP request, so a service that is never called over MCP never loads it. GET and
+ * DELETE answer 405 (app.ts, from http/cors.ts's ROUTES): the endpoint is stateless, with no stream
+ * or session to open or close. MCP=off: 404. Part of your project: edit freely.
+ */
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
+import { MCP_PATH } from "../discovery/paths.js";
+import { UnavailableError, ValidationError } from "../errors.js";
+import { refuse } from "../http/transport.js";
+import type { JobServices } from "../jobs/services.js";
+import type { Logger } from "../types.js";
+import type { McpHandler } from "./endpoint.js";
+
+/** Seconds a caller is asked to wait before retrying while the server is shutting down. */
+const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
+
+/** A JSON-RPC error with no request id: what MCP clients read from a refused HTTP request. */
+function rpcError(res: express.Response, status: number, code: number, message: string): void {
+  res.status(status).json({ jsonrpc: "2.0", error: { code, message }, id: null });
+}
+
+export function mountMcp(app: Express, s: JobServices, logger: Logger): void {
+  if (!s.config.mcp.enabled) {
+    app.all(MCP_PATH, (req, res) =>
+      refuse(
+        logger,
+        req,
+        res,
+        new ValidationError("MCP is off on this service (MCP=off): send jobs to POST /execute", {
+          status: 404,
+        }),
+      ),
+    );
+    return;
+  }
+
+  let endpoint: Promise<McpHandler> | undefined;
+  const load = (): Promise<McpHandler> =>
+    (endpoint ??= import("./endpoint.js")
+      .then((m) => m.createMcpEndpoint(s, logger))
+      .catch((err: unknown) => {
+        endpoint = undefined; // the next request tries again
+        throw err;
+      }));
+
+  const open: RequestHandler = (_req, res, next) => {
+    if (!s.drain.stopping) return next();
+    const { message } = new UnavailableError(
+      "the server is shutting down and takes no new requests; nothing was run or charged; send it again",
+      SHUTDOWN_RETRY_AFTER_SECONDS,
+    );
+    res.set({ "Retry-After": String(SHUTDOWN_RETRY_AFTER_SECONDS), Connection: "close" });
+    rpcError(res, 503, -32000, message);
+  };
+
+  // A body that is not JSON (or too large) is a JSON-RPC error, as MCP clients expect.
+  const badBody: ErrorRequestHandler = (err: unknown, _req, res, next) => {
+    const type = typeof err === "object" && err !== null && "type" in err ? err.type : undefined;
+    if (type === "entity.parse.failed")
+      return rpcError(res, 400, -32700, "Parse error: the body is not valid JSON");
+    if (type === "entity.too.large")
+      return rpcError(
+        res,
+        413,
+        -32600,
+        `request body is larger than ${s.config.maxBodyBytes} bytes`,
+      );
+    next(err);
+  };
+
+  const serve: RequestHandler = async (req, res) => {
+    const handle = await load();
+    await handle(req, res);
+  };
+  app.post(MCP_PATH, open, express.json({ limit: s.config.maxBodyBytes }), badBody, serve);
+}
