@@ -7,6 +7,7 @@
 import { createHash } from "node:crypto";
 import type { Express, NextFunction, Request, Response } from "express";
 import { ValidationError } from "../errors.js";
+import { baseUrlOf } from "../http/base-url.js";
 import { refuse } from "../http/transport.js";
 import type { ResolvedConfig } from "../ops/config.js";
 import type { AgentDefinition, Logger } from "../types.js";
@@ -59,16 +60,8 @@ export class BoundedCache<V> {
   }
 }
 
-/** A Host header as browsers and proxies send it: a name or IP literal, and maybe a port. */
-const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
-
-/** PUBLIC_URL, else the URL the request came in on (as POST /execute derives it); undefined if the Host is not a host. */
-export function baseUrlOf(config: ResolvedConfig, req: Request): string | undefined {
-  if (config.publicUrl) return config.publicUrl;
-  const host = req.get("host");
-  if (host === undefined || !HOST.test(host)) return undefined;
-  return `${req.protocol}://${host}`;
-}
+/** Where the documents' URLs come from (one rule for every route that writes one). */
+export { baseUrlOf } from "../http/base-url.js";
 
 /** True when If-None-Match lists `etag` (weak comparison, as RFC 9110 asks) or is "*". */
 export function matches(ifNoneMatch: string | undefined, etag: string): boolean {
@@ -161,16 +154,12 @@ export function mountDiscovery(
             { status: 404 },
           ),
         );
-      const base = baseUrlOf(config, req);
-      if (base === undefined)
-        return refuse(
-          logger,
-          req,
-          res,
-          new ValidationError(
-            "the Host header is not a valid host name, so no URLs can be written; send a valid Host (or set PUBLIC_URL)",
-          ),
-        );
+      let base: string;
+      try {
+        base = baseUrlOf(config, req);
+      } catch (err) {
+        return refuse(logger, req, res, err as ValidationError);
+      }
       discovery.loaded().then(() => send(req, res, discovery.document(name, base)), next);
     };
   app.get(AGENT_CARD_PATH, route("card"));
