@@ -4,9 +4,44 @@
  */
 import type { DiscoveryData, JsonObject } from "./data.js";
 
+/** How the serving instance differs from the generated document. */
+export interface OpenApiMode {
+  /** Dev mode: jobs are free, so POST /execute needs no payment header (no security). */
+  free?: boolean;
+}
+
 /** The OpenAPI document for the service at `base`; the shared document itself is left untouched. */
-export function buildOpenApi(data: DiscoveryData, base: string): JsonObject {
+export function buildOpenApi(
+  data: DiscoveryData,
+  base: string,
+  mode: OpenApiMode = {},
+): JsonObject {
   const { openapi, info, ...rest } = data.openapi;
   delete rest.servers; // ours replaces any the document had
-  return { openapi, info, servers: [{ url: base }], ...rest };
+  const doc: JsonObject = { openapi, info, servers: [{ url: base }], ...rest };
+  return mode.free ? withoutPayment(doc) : doc;
+}
+
+type Operation = JsonObject & { security?: unknown; description?: string };
+
+/**
+ * Dev mode skips the payment gate, so the document must not require a payment for /execute: its
+ * security becomes `[]` (none), its description says why, and the payment headers' security
+ * schemes, now used by nothing, go. Only the objects on the way to what changes are copied.
+ */
+function withoutPayment(doc: JsonObject): JsonObject {
+  const paths = doc.paths as Record<string, Record<string, Operation>> | undefined;
+  const execute = paths?.["/execute"]?.post;
+  if (!paths || !execute) return doc;
+  const post: Operation = {
+    ...execute,
+    security: [],
+    description: `This server runs in dev mode: jobs are free and payment headers are ignored.\n\n${execute.description ?? ""}`,
+  };
+  const { securitySchemes: _, ...components } = (doc.components ?? {}) as JsonObject;
+  return {
+    ...doc,
+    paths: { ...paths, "/execute": { ...paths["/execute"], post } },
+    ...(doc.components ? { components } : {}),
+  };
 }

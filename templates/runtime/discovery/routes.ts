@@ -101,7 +101,10 @@ export function createDiscovery(agent: AgentDefinition, config: ResolvedConfig) 
           "application/json; charset=utf-8",
         );
       case "openapi":
-        return served(JSON.stringify(buildOpenApi(data, base)), "application/json; charset=utf-8");
+        return served(
+          JSON.stringify(buildOpenApi(data, base, { free: facts.free })),
+          "application/json; charset=utf-8",
+        );
       case "llms":
         return served(buildLlmsTxt(agent, data, facts, base), "text/plain; charset=utf-8");
     }
