@@ -161,7 +161,8 @@ export function mountDiscovery(
       try {
         base = baseUrlOf(config, req);
       } catch (err) {
-        return refuse(logger, req, res, err as ValidationError);
+        if (!(err instanceof ValidationError)) throw err;
+        return refuse(logger, req, res, err); // a Host that makes no URL
       }
       discovery.loaded().then(() => send(req, res, discovery.document(name, base)), next);
     };
