@@ -157,13 +157,7 @@ export function mountDiscovery(
             { status: 404 },
           ),
         );
-      let base: string;
-      try {
-        base = baseUrlOf(config, req);
-      } catch (err) {
-        if (!(err instanceof ValidationError)) throw err;
-        return refuse(logger, req, res, err); // a Host that makes no URL
-      }
+      const base = baseUrlOf(config, req); // a Host that makes no URL: 400 (http/transport.ts)
       discovery.loaded().then(() => send(req, res, discovery.document(name, base)), next);
     };
   app.get(AGENT_CARD_PATH, route("card"));
