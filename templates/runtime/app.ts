@@ -12,6 +12,7 @@ import { UnavailableError } from "./errors.js";
 import { cors, ROUTES } from "./http/cors.js";
 import { createDrain, type Drain } from "./http/drain.js";
 import { type MetricsSource, metricsRoute } from "./http/metrics-endpoint.js";
+import { baseUrlOf } from "./http/base-url.js";
 import { requestIds } from "./http/request-id.js";
 import { errorHandler, methodNotAllowed, notFound, requireJson, refuse } from "./http/transport.js";
 import {
@@ -200,8 +201,7 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
         const answer = await executeJob(services, {
           body: req.body as unknown,
           header: (name) => req.get(name),
-          resourceUrl: () =>
-            `${config.publicUrl ?? `${req.protocol}://${req.get("host")}`}/execute`,
+          resourceUrl: () => `${baseUrlOf(config, req)}/execute`, // throws a 400 for an invalid Host
           logger: logger.child({ request_id: res.locals.requestId }),
         });
         sendAnswer(res, answer, leave);
