@@ -190,7 +190,9 @@ export function createPaymentGate(
   const route = config.settlement;
   const submitter: Promise<`0x${string}`> =
     route.kind === "direct"
-      ? import("viem/accounts").then((m) => m.privateKeyToAddress(route.settlerKey))
+      ? import("./viem.js")
+          .then((m) => m.loadViemAccounts())
+          .then((m) => m.privateKeyToAddress(route.settlerKey))
       : Promise.resolve(payTo);
   submitter.catch(() => undefined);
 
