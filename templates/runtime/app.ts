@@ -112,6 +112,7 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
     ? undefined
     : createPaymentGate(config.payment, {
         exclusive: ledger.exclusive.bind(ledger),
+        logger,
         ...((agent.discovery || agent.loadDiscovery) && {
           discovery: (capability: Capability, now?: number) => bazaar?.(capability, now),
         }),
