@@ -1,6 +1,7 @@
 /**
- * Starts the HTTP server: loads .env, checks the configuration (and, when payments settle through a
- * facilitator, that it serves our network), listens on PORT (and METRICS_PORT when set), and on
+ * Starts the HTTP server: loads .env, checks the configuration and the settlement route (a
+ * facilitator serves our network; X402_RPC_URL answers for our chain; the settler account can pay
+ * for gas: see payments/route-health.ts), listens on PORT (and METRICS_PORT when set), and on
  * SIGINT/SIGTERM shuts down gracefully: no new jobs, in-flight jobs finished (or, after
  * SHUTDOWN_TIMEOUT_SECONDS, refused unless already settling), then exit. `npm start` runs node
  * through `exec`, so these signals reach this process. Part of your project: edit freely.
@@ -69,13 +70,15 @@ export async function startServer(
   const runtime = runtimeOf(app);
   const { config, logger } = runtime;
 
-  // Before taking any job (fail closed): a facilitator that does not serve our network would refuse
-  // every payment, or fail to settle it after the job ran.
+  // Before taking any job (fail closed): a facilitator that does not serve our network, or an RPC
+  // endpoint of another chain, would refuse every payment or fail to settle it after the job ran;
+  // so would a settler account with no ETH for gas.
   try {
     if (!config.devMode && config.payment.settlement.kind === "facilitator") {
       const { checkFacilitator } = await import("./payments/facilitator.js");
       await checkFacilitator(config, logger);
     }
+    await runtime.settlement?.checkAtStart();
   } catch (err) {
     await runtime.ledger.close().catch(() => undefined);
     refuseToStart(err);
