@@ -135,7 +135,9 @@ describe("start-up with direct settlement (X402_RPC_URL + X402_SETTLER_KEY)", ()
       `warn the settler account ${privateKeyToAddress(key)} (X402_SETTLER_KEY) is low on gas money: ${formatEth(balance)}, enough for about 10 settlements`,
     );
     const text = await (
-      await fetch(`${urlOf(server)}/metrics`, { headers: { authorization: "Bearer a-long-enough-t0ken" } })
+      await fetch(`${urlOf(server)}/metrics`, {
+        headers: { authorization: "Bearer a-long-enough-t0ken" },
+      })
     ).text();
     const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1]);
     expect(gauge("agent_settler_balance_eth")).toBe(Number(balance) / 1e18);
