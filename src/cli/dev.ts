@@ -60,8 +60,19 @@ export async function ensurePortFree(port: string): Promise<void> {
     probe.listen(Number(port), () => probe.close(() => resolve(undefined)));
   });
   if (problem?.code === "EADDRINUSE")
-    throw new CliError(
-      `port ${port} is busy: another process is listening on it (see which with \`lsof -i :${port}\`). ` +
-        `Stop it, or set PORT to a free port, e.g. \`PORT=3001\` in .env or before the command.`,
-    );
+    throw new CliError(`port ${port} is busy: ${portInUse(Number(port))}`);
+}
+
+/**
+ * The help the server's runtime gives for a busy PORT (templates/runtime/server.ts portInUse; a test
+ * holds the two to the same words): how to find the other process, and what to set.
+ */
+export function portInUse(port: number): string {
+  const find =
+    process.platform === "win32" ? `netstat -ano | findstr :${port}` : `lsof -i :${port}`;
+  const free = port === 65535 ? port - 1 : port + 1;
+  return (
+    `another process is listening on port ${port} (see which with \`${find}\`): ` +
+    `stop it, or set PORT to a free port, e.g. \`PORT=${free}\` in .env or before the command`
+  );
 }
