@@ -16,7 +16,7 @@ import { captureLogger, logText, makeAgent } from "../runtime/helpers.js";
 import { PAYEE, PAYER_KEYS, SETTLER_KEY } from "./accounts.js";
 import { type Anvil, localChain, startAnvil } from "./anvil.js";
 
-const { asset, rpcUrl } = inject("chain");
+const { asset, rpcUrl, facilitatorUrl } = inject("chain");
 
 const directEnv = (rpc: string, key: string = SETTLER_KEY) => ({
   PORT: "0",
@@ -186,6 +186,23 @@ describe("start-up with direct settlement (X402_RPC_URL + X402_SETTLER_KEY)", ()
     });
     expect(gas).toBeGreaterThan(SETTLEMENT_GAS / 3n); // the right call was estimated
     expect(gas).toBeLessThan(SETTLEMENT_GAS);
+  });
+});
+
+describe("start-up with a facilitator and X402_RPC_URL (on-chain checks)", () => {
+  it("refuses an X402_RPC_URL of another chain too: every paid job's checks would fail", async () => {
+    const stderr = await refusal({
+      PORT: "0",
+      PAY_TO: PAYEE,
+      X402_NETWORK: "base-sepolia",
+      X402_ASSET: asset,
+      X402_FACILITATOR_URL: facilitatorUrl,
+      X402_RPC_URL: otherChain.rpcUrl,
+    });
+    expect(stderr).toContain(
+      `X402_RPC_URL at ${otherChain.rpcUrl} serves chain 31337, but X402_NETWORK is base-sepolia (eip155:84532), chain 84532: point X402_RPC_URL at a node of chain 84532. ` +
+        "The server does not start without a base-sepolia (eip155:84532) node there: paid jobs are checked on chain through it",
+    );
   });
 });
 
