@@ -11,6 +11,7 @@
  * Plain JSON-RPC over fetch (eth_chainId, eth_getBalance, eth_gasPrice): no viem client is needed
  * for three reads. Part of your project: edit freely.
  */
+import { loadViemAccounts } from "./viem.js";
 import type { ProductionPaymentConfig } from "../ops/config.js";
 import type { Metrics } from "../ops/metrics.js";
 import { ConfigError } from "../ops/settings.js";
@@ -116,7 +117,7 @@ export function formatEth(wei: bigint): string {
 
 /** The address of the settler key (viem's derivation, loaded only for direct settlement). */
 export async function settlerAddress(key: Hex): Promise<Hex> {
-  const { privateKeyToAddress } = await import("viem/accounts");
+  const { privateKeyToAddress } = await loadViemAccounts();
   return privateKeyToAddress(key);
 }
 
