@@ -421,7 +421,9 @@ const SELF_TEST: Array<[message: string, signature: string, signer: string | und
 ];
 
 /** What a lift gets wrong on the fixed signatures, or undefined when it gets them all right. */
-function selfTestFailure(lift: (x: bigint, odd: boolean) => bigint | undefined): string | undefined {
+function selfTestFailure(
+  lift: (x: bigint, odd: boolean) => bigint | undefined,
+): string | undefined {
   for (const [message, signature, signer] of SELF_TEST) {
     let got: string | undefined;
     try {
