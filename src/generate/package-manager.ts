@@ -21,6 +21,7 @@ export function projectCommands(pm: PackageManager) {
     addDev:
       pm === "npm" ? "npm install --save-dev" : pm === "bun" ? "bun add --dev" : `${pm} add --dev`,
     dev: scriptCommand(pm, "dev"),
+    devPaid: scriptCommand(pm, "dev:paid"),
     test: pm === "bun" ? "bun run test" : `${pm} test`,
     build: scriptCommand(pm, "build"),
     start: pm === "npm" ? "npm start" : scriptCommand(pm, "start"),
