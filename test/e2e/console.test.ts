@@ -211,6 +211,20 @@ describe("the console in dev mode", () => {
     await page.close();
   });
 
+  it("works from the keyboard alone: fields then the button in reading order, Enter runs the job", async () => {
+    const { page } = await openPage(server.url);
+    await page.focus("#f-summarize-text");
+    await page.keyboard.type("by keyboard");
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("f-summarize-max_words");
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Run");
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => /Status: 200/.test(document.getElementById("result-summarize").innerText));
+    expect(await resultText(page, "summarize")).toContain('"summary": "BY KEYBOARD"');
+    await page.close();
+  });
+
   it("CONSOLE=off answers GET / as before, for browsers too", async () => {
     const off = await startServer(projectDir, {
       PATH: process.env.PATH ?? "",

@@ -372,8 +372,16 @@ async function pay(capability, form, body, started) {
     var accounts = await ethereum.request({ method: "eth_requestAccounts" });
     payer = accounts[0];
     if (typeof payer !== "string") throw new Error("the wallet shared no account");
-    if (Number(await ethereum.request({ method: "eth_chainId" })) !== chainId)
-      await ethereum.request({ method: "wallet_switchEthereumChain", params: [{ chainId: hex(chainId) }] });
+    if (Number(await ethereum.request({ method: "eth_chainId" })) !== chainId) {
+      try {
+        await ethereum.request({ method: "wallet_switchEthereumChain", params: [{ chainId: hex(chainId) }] });
+      } catch (error) {
+        if (error && error.code === 4902)
+          throw new Error("the wallet does not know " + (NAMED_NETWORKS[offer.network] || offer.network) +
+            " (chain id " + chainId + "): add that network to the wallet, then try again; nothing was signed");
+        throw error;
+      }
+    }
     if (Number(await ethereum.request({ method: "eth_chainId" })) !== chainId)
       throw new Error("the wallet is not on " + (NAMED_NETWORKS[offer.network] || offer.network) + " (chain id " + chainId + ")");
     typed = typedDataFor(offer, entry, payer, chainId);
