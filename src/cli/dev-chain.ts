@@ -87,7 +87,16 @@ export function devChainTools(
     const npm = process.platform === "win32" ? "npm.cmd" : "npm";
     const result = spawnSync(
       npm,
-      ["install", "--prefix", cache, "--no-save", "--no-audit", "--no-fund", "--no-package-lock", ...specs],
+      [
+        "install",
+        "--prefix",
+        cache,
+        "--no-save",
+        "--no-audit",
+        "--no-fund",
+        "--no-package-lock",
+        ...specs,
+      ],
       { stdio: "inherit", shell: process.platform === "win32" },
     );
     if (result.status !== 0 || missing.some((name) => where(name) === undefined))
@@ -102,7 +111,9 @@ export function devChainTools(
   return {
     anvil,
     artifacts: (file) =>
-      JSON.parse(readFileSync(stablecoinRequire.resolve(`${ARTIFACTS}/${file}`), "utf8")) as unknown,
+      JSON.parse(
+        readFileSync(stablecoinRequire.resolve(`${ARTIFACTS}/${file}`), "utf8"),
+      ) as unknown,
   };
 }
 
@@ -126,13 +137,25 @@ export async function startDevChain(anvil: string): Promise<DevChain> {
   const port = (await portFree(8545)) ? 8545 : 0;
   const child = spawn(
     anvil,
-    ["--host", "127.0.0.1", "--port", String(port), "--chain-id", String(DEV_CHAIN_ID), "--hardfork", "prague"],
+    [
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--chain-id",
+      String(DEV_CHAIN_ID),
+      "--hardfork",
+      "prague",
+    ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   let output = "";
   const rpcUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new CliError(`anvil did not start within 20 s:\n${output}`)), 20_000);
+    const timer = setTimeout(
+      () => reject(new CliError(`anvil did not start within 20 s:\n${output}`)),
+      20_000,
+    );
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /Listening on (127\.0\.0\.1:\d+)/.exec(output);
@@ -176,7 +199,9 @@ export async function placeUsdc(
   const client = (await probe.request({ method: "web3_clientVersion" } as never)) as string;
   const chainId = await probe.getChainId();
   if (!/anvil/i.test(client) || chainId !== DEV_CHAIN_ID)
-    throw new CliError(`${rpcUrl} is ${client} on chain ${chainId}, not the local anvil chain: nothing was sent`);
+    throw new CliError(
+      `${rpcUrl} is ${client} on chain ${chainId}, not the local anvil chain: nothing was sent`,
+    );
   const chain = viem.defineChain({
     id: DEV_CHAIN_ID,
     name: "Local chain (dev:paid)",
@@ -213,9 +238,15 @@ export async function placeUsdc(
     for (const refs of Object.values(token.linkReferences))
       for (const list of Object.values(refs))
         for (const { start, length } of list)
-          code = code.slice(0, start * 2) + libraryAt.slice(2).toLowerCase() + code.slice((start + length) * 2);
+          code =
+            code.slice(0, start * 2) +
+            libraryAt.slice(2).toLowerCase() +
+            code.slice((start + length) * 2);
     const deployed = (
-      await confirm(await wallet.deployContract({ abi, bytecode: `0x${code}` }), "deploying FiatTokenV2_2")
+      await confirm(
+        await wallet.deployContract({ abi, bytecode: `0x${code}` }),
+        "deploying FiatTokenV2_2",
+      )
     ).contractAddress!;
     // FiatTokenV2_2 computes its EIP-712 domain from address(this): its code copied to Base Sepolia's USDC
     // address and initialized there is a complete USDC at the address clients know.
@@ -230,10 +261,18 @@ export async function placeUsdc(
       ["configureMinter", [admin, viem.maxUint256]],
     ];
     for (const [functionName, args] of calls)
-      await confirm(await wallet.writeContract({ address: DEV_USDC, abi, functionName, args }), functionName);
+      await confirm(
+        await wallet.writeContract({ address: DEV_USDC, abi, functionName, args }),
+        functionName,
+      );
   }
   await confirm(
-    await wallet.writeContract({ address: DEV_USDC, abi, functionName: "mint", args: [payer, PAYER_FUNDS] }),
+    await wallet.writeContract({
+      address: DEV_USDC,
+      abi,
+      functionName: "mint",
+      args: [payer, PAYER_FUNDS],
+    }),
     "minting the payer's USDC",
   );
   return { payer, payee };

@@ -32,7 +32,8 @@ export async function devPaid(options: { cwd?: string }): Promise<number> {
   const root = projectRoot(options.cwd);
   requireUpgraded(root);
   const tsx = join(root, "node_modules", ".bin", process.platform === "win32" ? "tsx.cmd" : "tsx");
-  if (!existsSync(tsx)) throw new CliError(`tsx is not installed in ${root}: run \`npm install\` first`);
+  if (!existsSync(tsx))
+    throw new CliError(`tsx is not installed in ${root}: run \`npm install\` first`);
   const port = devPort(root);
   await ensurePortFree(port);
   const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -47,7 +48,8 @@ export async function devPaid(options: { cwd?: string }): Promise<number> {
     stopping = true;
     watching.abort();
     if (server && server.exitCode === null && server.signalCode === null) server.kill(signal);
-    if (chain.child.exitCode === null && chain.child.signalCode === null) chain.child.kill("SIGTERM");
+    if (chain.child.exitCode === null && chain.child.signalCode === null)
+      chain.child.kill("SIGTERM");
   };
   const onSignal = () => stop();
   process.once("SIGINT", onSignal);
@@ -55,7 +57,9 @@ export async function devPaid(options: { cwd?: string }): Promise<number> {
   process.once("exit", () => stop());
   try {
     const { payer, payee } = await placeUsdc(chain.rpcUrl, tools.artifacts);
-    say(`Local chain: ${chain.rpcUrl} (anvil, chain id ${DEV_CHAIN_ID}); USDC (Circle's FiatTokenV2_2) at ${DEV_USDC}`);
+    say(
+      `Local chain: ${chain.rpcUrl} (anvil, chain id ${DEV_CHAIN_ID}); USDC (Circle's FiatTokenV2_2) at ${DEV_USDC}`,
+    );
     // The server, in production mode, settling on the local chain only: every payment variable set here
     // (an empty one is unset) so nothing in .env can point it at a real network or facilitator.
     const env: NodeJS.ProcessEnv = {
@@ -93,10 +97,21 @@ export async function devPaid(options: { cwd?: string }): Promise<number> {
       const url = `http://localhost:${match[2]}`;
       void usdcBalanceOf(chain.rpcUrl, payer)
         .then((funds) =>
-          say(instructions({ url, rpcUrl: chain.rpcUrl, payer, payee, funds, calls: callCommands(root) })),
+          say(
+            instructions({
+              url,
+              rpcUrl: chain.rpcUrl,
+              payer,
+              payee,
+              funds,
+              calls: callCommands(root),
+            }),
+          ),
         )
-        .catch((error: unknown) => process.stderr.write(`dev:paid: ${String(error)}
-`));
+        .catch((error: unknown) =>
+          process.stderr.write(`dev:paid: ${String(error)}
+`),
+        );
     });
     const { watchManifest } = await import("./watch.js");
     const watchCode = await watchManifest(root, { signal: watching.signal });
@@ -111,7 +126,8 @@ export async function devPaid(options: { cwd?: string }): Promise<number> {
   }
 }
 
-const shellQuote = (text: string) => (/^[\w.,:/@%+=-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`);
+const shellQuote = (text: string) =>
+  /^[\w.,:/@%+=-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
 
 type Field = Record<string, unknown>;
 
@@ -144,7 +160,9 @@ function sample(field: Field): unknown {
 
 /** `npm run call -- <capability> --input field=value ...` for each capability, with sample values of its required fields. */
 export function callCommands(root: string): string[] {
-  let manifest: { capabilities?: Record<string, { input_schema?: Record<string, Record<string, unknown>> }> };
+  let manifest: {
+    capabilities?: Record<string, { input_schema?: Record<string, Record<string, unknown>> }>;
+  };
   try {
     manifest = JSON.parse(readFileSync(join(root, "agent.json"), "utf8")) as typeof manifest;
   } catch {
@@ -180,9 +198,10 @@ function instructions(o: {
     "        (anvil's well-known PUBLIC test key: known to everyone, never use it on a real network)",
     "",
     "Pay from a second terminal, in this folder:",
-    ...(o.calls.length > 0 ? o.calls : ["npm run call -- <capability> --input <field>=<value>"]).map(
-      (call) => `  AGENT_URL=${o.url} X402_PAYER_KEY=${ANVIL_KEYS.payer} ${call}`,
-    ),
+    ...(o.calls.length > 0
+      ? o.calls
+      : ["npm run call -- <capability> --input <field>=<value>"]
+    ).map((call) => `  AGENT_URL=${o.url} X402_PAYER_KEY=${ANVIL_KEYS.payer} ${call}`),
     "",
     "Pay from a browser wallet (e.g. MetaMask): add a network by hand, do not edit Base Sepolia's own entry,",
     `  name "Local dev:paid", RPC URL ${o.rpcUrl}, chain id ${DEV_CHAIN_ID}, currency ETH;`,

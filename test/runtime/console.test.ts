@@ -29,20 +29,47 @@ function outcome(run: () => unknown): unknown {
 const PAYER = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 const PAYEE = "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720";
 const ASSET = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
-const entry = { scheme: "exact", network: "eip155:84532", asset: ASSET, payTo: PAYEE, maxTimeoutSeconds: 300 };
+const entry = {
+  scheme: "exact",
+  network: "eip155:84532",
+  asset: ASSET,
+  payTo: PAYEE,
+  maxTimeoutSeconds: 300,
+};
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64");
 
 const AMOUNTS: unknown[] = [
-  "10000", 10000, "1e6", "0xf4240", "10000.0", " 10000", "-1", "", null, ["1"], "1".repeat(79), undefined, {},
+  "10000",
+  10000,
+  "1e6",
+  "0xf4240",
+  "10000.0",
+  " 10000",
+  "-1",
+  "",
+  null,
+  ["1"],
+  "1".repeat(79),
+  undefined,
+  {},
 ];
 
 const OFFERS: unknown[] = [
   ...AMOUNTS.map((amount) => ({ x402Version: 2, accepts: [{ ...entry, amount }] })),
-  ...AMOUNTS.map((amount) => ({ x402Version: 1, accepts: [{ ...entry, maxAmountRequired: amount }] })),
+  ...AMOUNTS.map((amount) => ({
+    x402Version: 1,
+    accepts: [{ ...entry, maxAmountRequired: amount }],
+  })),
   { x402Version: 2, accepts: [{ ...entry, amount: "10000", maxAmountRequired: "1000000" }] },
   { x402Version: 2, accepts: [{ ...entry, amount: "10000", maxAmountRequired: "10000" }] },
   { x402Version: 1, accepts: [{ ...entry, amount: "1", maxAmountRequired: "1000000" }] },
-  { x402Version: 2, accepts: [{ ...entry, amount: "10000" }, { ...entry, amount: 1000000 }] },
+  {
+    x402Version: 2,
+    accepts: [
+      { ...entry, amount: "10000" },
+      { ...entry, amount: 1000000 },
+    ],
+  },
   { x402Version: 2, accepts: [{ ...entry, amount: "10000", payTo: 5 }] },
   { x402Version: 2, accepts: [{ ...entry, amount: "10000", scheme: "" }] },
   { x402Version: 2, accepts: ["exact"] },
@@ -55,18 +82,26 @@ const OFFERS: unknown[] = [
 ];
 
 describe("the console's copy of the payer guard answers as src/caller/guard.ts does", () => {
-  it.each(OFFERS.map((o) => [JSON.stringify(o) ?? String(o), o]))("readOffers(%s)", (_name, offer) => {
-    expect(outcome(() => copy.readOffers(offer))).toEqual(outcome(() => guard.readOffers(offer)));
-  });
+  it.each(OFFERS.map((o) => [JSON.stringify(o) ?? String(o), o]))(
+    "readOffers(%s)",
+    (_name, offer) => {
+      expect(outcome(() => copy.readOffers(offer))).toEqual(outcome(() => guard.readOffers(offer)));
+    },
+  );
 
-  it.each(OFFERS.map((o) => [JSON.stringify(o) ?? String(o), o]))("offersOf402 header and body (%s)", (_n, offer) => {
-    const header = new Headers({ "payment-required": b64(offer) });
-    expect(outcome(() => copy.offersOf402(header, ""))).toEqual(outcome(() => guard.offersOf402(header, "")));
-    const body = JSON.stringify(offer);
-    expect(outcome(() => copy.offersOf402(new Headers(), body))).toEqual(
-      outcome(() => guard.offersOf402(new Headers(), body)),
-    );
-  });
+  it.each(OFFERS.map((o) => [JSON.stringify(o) ?? String(o), o]))(
+    "offersOf402 header and body (%s)",
+    (_n, offer) => {
+      const header = new Headers({ "payment-required": b64(offer) });
+      expect(outcome(() => copy.offersOf402(header, ""))).toEqual(
+        outcome(() => guard.offersOf402(header, "")),
+      );
+      const body = JSON.stringify(offer);
+      expect(outcome(() => copy.offersOf402(new Headers(), body))).toEqual(
+        outcome(() => guard.offersOf402(new Headers(), body)),
+      );
+    },
+  );
 
   const offers = guard.readOffers({ x402Version: 2, accepts: [{ ...entry, amount: "10000" }] });
   const authorization = {
@@ -98,13 +133,33 @@ describe("the console's copy of the payer guard answers as src/caller/guard.ts d
     ["another payer", payment(with_({ from: PAYEE }))],
     ["another payee", payment(with_({ to: PAYER }))],
     ["no payee", payment(with_({ to: undefined }))],
-    ["an accepted amount that differs", payment((p) => ({ ...p, accepted: { ...entry, amount: "1" } }))],
-    ["an accepted amount as a number", payment((p) => ({ ...p, accepted: { ...entry, amount: 10000 } }))],
+    [
+      "an accepted amount that differs",
+      payment((p) => ({ ...p, accepted: { ...entry, amount: "1" } })),
+    ],
+    [
+      "an accepted amount as a number",
+      payment((p) => ({ ...p, accepted: { ...entry, amount: 10000 } })),
+    ],
     ["no accepted offer", payment((p) => ({ ...p, accepted: undefined }))],
-    ["another network", payment((p) => ({ ...p, accepted: { ...entry, amount: "10000", network: "eip155:8453" } }))],
-    ["another asset", payment((p) => ({ ...p, accepted: { ...entry, amount: "10000", asset: PAYER } }))],
+    [
+      "another network",
+      payment((p) => ({ ...p, accepted: { ...entry, amount: "10000", network: "eip155:8453" } })),
+    ],
+    [
+      "another asset",
+      payment((p) => ({ ...p, accepted: { ...entry, amount: "10000", asset: PAYER } })),
+    ],
     ["no authorization", payment((p) => ({ ...p, payload: { transaction: "AAAA" } }))],
-    ["x402 v1", payment((p) => ({ x402Version: 1, scheme: "exact", network: "base-sepolia", payload: p.payload }))],
+    [
+      "x402 v1",
+      payment((p) => ({
+        x402Version: 1,
+        scheme: "exact",
+        network: "base-sepolia",
+        payload: p.payload,
+      })),
+    ],
     ["x402 v7", payment((p) => ({ ...p, x402Version: 7 }))],
     ["not JSON", Buffer.from("not json").toString("base64")],
     ["not base64", "%%%"],
@@ -119,11 +174,14 @@ describe("the console's copy of the payer guard answers as src/caller/guard.ts d
   });
 
   it("refuses the hostile forms at all (the comparison above is not between two things that accept everything)", () => {
-    expect(() => copy.readOffers({ x402Version: 2, accepts: [{ ...entry, amount: 1000000 }] })).toThrow(
-      "is the number 1000000",
-    );
     expect(() =>
-      copy.checkSignedPayment(payment(with_({ value: "1000000" })), offers, { maxAtomic: 10_000n, payer: PAYER }),
+      copy.readOffers({ x402Version: 2, accepts: [{ ...entry, amount: 1000000 }] }),
+    ).toThrow("is the number 1000000");
+    expect(() =>
+      copy.checkSignedPayment(payment(with_({ value: "1000000" })), offers, {
+        maxAtomic: 10_000n,
+        payer: PAYER,
+      }),
     ).toThrow("more than the 10000 allowed");
   });
 });
@@ -143,13 +201,14 @@ describe("the console's browser script", () => {
         types: [],
         strict: false,
       });
-      const problems = ts
-        .getPreEmitDiagnostics(program)
-        .map((d) => {
-          const where = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
-          const text = ts.flattenDiagnosticMessageText(d.messageText, "\n");
-          return where ? `console.js:${where.line + 1}:${where.character + 1} ${text}` : text;
-        });
+      const problems = ts.getPreEmitDiagnostics(program).map((d) => {
+        const where =
+          d.file && d.start !== undefined
+            ? d.file.getLineAndCharacterOfPosition(d.start)
+            : undefined;
+        const text = ts.flattenDiagnosticMessageText(d.messageText, "\n");
+        return where ? `console.js:${where.line + 1}:${where.character + 1} ${text}` : text;
+      });
       expect(problems).toEqual([]);
     } finally {
       await rm(dir, { recursive: true, force: true });

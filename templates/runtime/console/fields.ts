@@ -19,19 +19,12 @@ export function escapeHtml(value: unknown): string {
 
 type Schema = Record<string, unknown>;
 
-const isRecord = (v: unknown): v is Schema => typeof v === "object" && v !== null && !Array.isArray(v);
+const isRecord = (v: unknown): v is Schema =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** How a field is entered, by its schema: the script reads data-kind to collect its value. */
 export type FieldKind =
-  | "text"
-  | "number"
-  | "integer"
-  | "boolean"
-  | "enum"
-  | "choices"
-  | "lines"
-  | "json"
-  | "group";
+  "text" | "number" | "integer" | "boolean" | "enum" | "choices" | "lines" | "json" | "group";
 
 export function fieldKind(schema: Schema): FieldKind {
   const type = schema.type;
@@ -44,7 +37,8 @@ export function fieldKind(schema: Schema): FieldKind {
     return "group";
   if (type === "array" && isRecord(schema.items)) {
     const items = schema.items;
-    if (Array.isArray(items.enum) && items.enum.every((v) => typeof v === "string")) return "choices";
+    if (Array.isArray(items.enum) && items.enum.every((v) => typeof v === "string"))
+      return "choices";
     if (items.type === "string" || items.type === "number" || items.type === "integer")
       return "lines";
   }
@@ -53,7 +47,8 @@ export function fieldKind(schema: Schema): FieldKind {
 
 /** A DOM id for a field of a capability: only letters, digits, - and _. */
 export function fieldId(capability: string, path: readonly string[]): string {
-  const part = (s: string) => s.replace(/[^A-Za-z0-9_-]/g, (c) => `_${c.charCodeAt(0).toString(16)}`);
+  const part = (s: string) =>
+    s.replace(/[^A-Za-z0-9_-]/g, (c) => `_${c.charCodeAt(0).toString(16)}`);
   return `f-${part(capability)}-${path.map(part).join("-")}`;
 }
 
@@ -114,7 +109,12 @@ export function renderField(
     const requiredList = Array.isArray(schema.required) ? (schema.required as string[]) : [];
     const inner = Object.entries(props)
       .map(([key, sub]) =>
-        renderField(capability, [...path, key], sub, sub.required === true || requiredList.includes(key)),
+        renderField(
+          capability,
+          [...path, key],
+          sub,
+          sub.required === true || requiredList.includes(key),
+        ),
       )
       .join("");
     return `<fieldset class="field group" id="${id}" ${data}${required ? ` data-required="true"` : ""}><legend>${escapeHtml(name)}${requiredMark(required)}</legend>${help}${inner}${error}</fieldset>`;
@@ -147,8 +147,7 @@ export function renderField(
       typeof schema[k] === "number" ? ` ${html}="${String(schema[k])}"` : "";
     control = `<input type="number" id="${id}" ${data} ${aria}${req} step="${kind === "integer" ? "1" : "any"}"${attr("minimum", "min")}${attr("maximum", "max")} value="${escapeHtml(defaultText)}">`;
   } else if (kind === "lines" || kind === "json") {
-    const text =
-      kind === "lines" && Array.isArray(def) ? def.map(String).join("\n") : defaultText;
+    const text = kind === "lines" && Array.isArray(def) ? def.map(String).join("\n") : defaultText;
     control = `<textarea id="${id}" ${data} ${aria}${req} rows="${kind === "json" ? 4 : 3}" spellcheck="false">${escapeHtml(text)}</textarea>`;
   } else {
     // Free text gets room; a short, patterned or formatted value one line.

@@ -41,7 +41,11 @@ export function callCommand(capability: string, input: Record<string, FieldDescr
   const args = required.map(([name, f]) => {
     const example = Array.isArray(f.examples) ? f.examples[0] : f.default;
     const value =
-      f.type === "object" || f.type === "array" ? "'<JSON>'" : example !== undefined ? String(example) : "…";
+      f.type === "object" || f.type === "array"
+        ? "'<JSON>'"
+        : example !== undefined
+          ? String(example)
+          : "…";
     return ` --input ${name}=${value}`;
   });
   return `npm run call -- ${capability}${args.join("")}`;
@@ -49,7 +53,10 @@ export function callCommand(capability: string, input: Record<string, FieldDescr
 
 function outputList(output: Record<string, FieldDescriptor>): string {
   const items = Object.entries(output)
-    .map(([name, f]) => `<li><code>${escapeHtml(name)}</code> (${escapeHtml(f.type)})${f.description ? ` — ${escapeHtml(f.description)}` : ""}</li>`)
+    .map(
+      ([name, f]) =>
+        `<li><code>${escapeHtml(name)}</code> (${escapeHtml(f.type)})${f.description ? ` — ${escapeHtml(f.description)}` : ""}</li>`,
+    )
     .join("");
   return items ? `<h3>Output</h3><ul class="outputs">${items}</ul>` : "";
 }
@@ -90,7 +97,11 @@ function dataBlock(agent: AgentDefinition, options: ConsoleOptions): string {
     capabilities: Object.fromEntries(
       Object.entries(agent.capabilities).map(([name, c]) => [
         name,
-        { price: c.declaration.pricing.amount, priceAtomic: c.priceAtomic, input_schema: c.declaration.input_schema },
+        {
+          price: c.declaration.pricing.amount,
+          priceAtomic: c.priceAtomic,
+          input_schema: c.declaration.input_schema,
+        },
       ]),
     ),
   };
