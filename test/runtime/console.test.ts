@@ -8,7 +8,12 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import * as guard from "../../src/caller/guard.js";
 import { GUARD_EXPORTS, GUARD_SCRIPT } from "../../templates/runtime/console/guard-script.js";
-import { CONSOLE_CSP, CONSOLE_SCRIPT } from "../../templates/runtime/console/page.js";
+import {
+  CONSOLE_CSP,
+  CONSOLE_SCRIPT,
+  renderConsolePage,
+} from "../../templates/runtime/console/page.js";
+import type { AgentDefinition, FieldDescriptor } from "../../templates/runtime/types.js";
 import { consoleEnabled } from "../../templates/runtime/console/route.js";
 import { PAGE_STYLE } from "../../templates/runtime/console/style.js";
 import { createHash } from "node:crypto";
@@ -228,5 +233,69 @@ describe("the console's browser script", () => {
     expect(consoleEnabled({ CONSOLE: "on" })).toBe(true);
     expect(consoleEnabled({ CONSOLE: "off" })).toBe(false);
     expect(() => consoleEnabled({ CONSOLE: "no" })).toThrow('CONSOLE is "no": set it to "off"');
+  });
+});
+
+describe("the console page's HTML", () => {
+  const field = (schema: Record<string, unknown>) => schema as unknown as FieldDescriptor;
+  const agent = {
+    name: "odd</title><script>alert(1)</script>",
+    version: "1.0.0",
+    description: "<img src=x onerror=alert(1)>",
+    capabilities: {
+      shape: {
+        name: "shape",
+        priceAtomic: "10000",
+        declaration: {
+          description: "</script><script>alert(2)</script>",
+          pricing: { model: "per_job", amount: "0.01", currency: "USDC" },
+          input_schema: {
+            mode: field({ type: "string", enum: ["a", "b"], default: "b", required: true }),
+            tags: field({ type: "array", items: { type: "string", enum: ["x", "y"] } }),
+            words: field({ type: "array", items: { type: "string" }, default: ["one", "two"] }),
+            count: field({ type: "integer", minimum: 2, default: 3, description: "How many" }),
+            loud: field({ type: "boolean", default: true }),
+            extra: field({ type: "object" }),
+            spec: field({ type: "object", properties: { id: { type: "string", required: true } } }),
+          },
+          output_schema: { ok: field({ type: "boolean" }) },
+        },
+      },
+    },
+  } as unknown as AgentDefinition;
+  const html = renderConsolePage(agent, { devMode: false, serviceVersion: "1.0" });
+
+  it("escapes everything the manifest says: no markup of its own reaches the page", () => {
+    expect(html).not.toContain("<script>alert");
+    expect(html).not.toContain("<img");
+    expect(html).toContain("&lt;img src=x onerror=alert(1)&gt;");
+    // The data block cannot be closed from inside: every "<" in it is \u003c.
+    const block = /<script type="application\/json" id="console-data">([\s\S]*?)<\/script>/.exec(
+      html,
+    )?.[1];
+    expect(block).toBeDefined();
+    expect(block).not.toContain("<");
+    expect(JSON.parse(block!).capabilities.shape.input_schema.mode.enum).toEqual(["a", "b"]);
+    expect([...html.matchAll(/<script>/g)]).toHaveLength(1); // the page's own script, nothing else
+  });
+
+  it("builds each control from its schema: select, checkboxes, lines, number, checkbox, JSON, fieldset", () => {
+    expect(html).toMatch(
+      /<select id="f-shape-mode"[^>]*required[^>]*><option>a<\/option><option selected>b<\/option><\/select>/,
+    );
+    expect(html).toMatch(/<fieldset class="field" id="f-shape-tags"[^>]*data-kind="choices"/);
+    expect(html).toMatch(
+      /<textarea id="f-shape-words"[^>]*data-kind="lines"[^>]*>one\ntwo<\/textarea>/,
+    );
+    expect(html).toMatch(/<input type="number" id="f-shape-count"[^>]*step="1" min="2" value="3">/);
+    expect(html).toContain(
+      '<p class="help" id="f-shape-count-help">How many — a whole number, at least 2</p>',
+    );
+    expect(html).toMatch(/<input type="checkbox" id="f-shape-loud"[^>]* checked>/);
+    expect(html).toMatch(/<textarea id="f-shape-extra"[^>]*data-kind="json"/);
+    expect(html).toMatch(
+      /<fieldset class="field group" id="f-shape-spec"[\s\S]*id="f-shape-spec-id"[^>]*aria-required="true"/,
+    );
+    expect(html).toContain("Pay 0.01 USDC and run");
   });
 });
