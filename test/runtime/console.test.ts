@@ -1,0 +1,301 @@
+// The console page (templates/runtime/console/): its browser script type-checks as JavaScript against the
+// DOM's types; its copy of the payer guard answers exactly as the guard `call` and the clients use
+// (src/caller/guard.ts), on the same hostile offers and payments; GET / negotiates HTML for browsers only.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+import * as guard from "../../src/caller/guard.js";
+import { GUARD_EXPORTS, GUARD_SCRIPT } from "../../templates/runtime/console/guard-script.js";
+import {
+  CONSOLE_CSP,
+  CONSOLE_SCRIPT,
+  renderConsolePage,
+} from "../../templates/runtime/console/page.js";
+import type { AgentDefinition, FieldDescriptor } from "../../templates/runtime/types.js";
+import { consoleEnabled } from "../../templates/runtime/console/route.js";
+import { PAGE_STYLE } from "../../templates/runtime/console/style.js";
+import { createHash } from "node:crypto";
+
+type Guard = Pick<typeof guard, (typeof GUARD_EXPORTS)[number]>;
+const copy = new Function(`${GUARD_SCRIPT}\nreturn { ${GUARD_EXPORTS.join(", ")} };`)() as Guard;
+
+/** What a call did: its value, or the reason and message it threw. */
+function outcome(run: () => unknown): unknown {
+  try {
+    return { value: run() };
+  } catch (error) {
+    const e = error as { reason?: string; message: string };
+    return { reason: e.reason, message: e.message };
+  }
+}
+
+const PAYER = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
+const PAYEE = "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720";
+const ASSET = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
+const entry = {
+  scheme: "exact",
+  network: "eip155:84532",
+  asset: ASSET,
+  payTo: PAYEE,
+  maxTimeoutSeconds: 300,
+};
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64");
+
+const AMOUNTS: unknown[] = [
+  "10000",
+  10000,
+  "1e6",
+  "0xf4240",
+  "10000.0",
+  " 10000",
+  "-1",
+  "",
+  null,
+  ["1"],
+  "1".repeat(79),
+  undefined,
+  {},
+];
+
+const OFFERS: unknown[] = [
+  ...AMOUNTS.map((amount) => ({ x402Version: 2, accepts: [{ ...entry, amount }] })),
+  ...AMOUNTS.map((amount) => ({
+    x402Version: 1,
+    accepts: [{ ...entry, maxAmountRequired: amount }],
+  })),
+  { x402Version: 2, accepts: [{ ...entry, amount: "10000", maxAmountRequired: "1000000" }] },
+  { x402Version: 2, accepts: [{ ...entry, amount: "10000", maxAmountRequired: "10000" }] },
+  { x402Version: 1, accepts: [{ ...entry, amount: "1", maxAmountRequired: "1000000" }] },
+  {
+    x402Version: 2,
+    accepts: [
+      { ...entry, amount: "10000" },
+      { ...entry, amount: 1000000 },
+    ],
+  },
+  { x402Version: 2, accepts: [{ ...entry, amount: "10000", payTo: 5 }] },
+  { x402Version: 2, accepts: [{ ...entry, amount: "10000", scheme: "" }] },
+  { x402Version: 2, accepts: ["exact"] },
+  { x402Version: 2, accepts: [] },
+  { x402Version: 3, accepts: [{ ...entry, amount: "1" }] },
+  { x402Version: "2", accepts: [{ ...entry, amount: "1" }] },
+  [],
+  null,
+  "offer",
+];
+
+describe("the console's copy of the payer guard answers as src/caller/guard.ts does", () => {
+  it.each(OFFERS.map((o) => [JSON.stringify(o) ?? String(o), o]))(
+    "readOffers(%s)",
+    (_name, offer) => {
+      expect(outcome(() => copy.readOffers(offer))).toEqual(outcome(() => guard.readOffers(offer)));
+    },
+  );
+
+  it.each(OFFERS.map((o) => [JSON.stringify(o) ?? String(o), o]))(
+    "offersOf402 header and body (%s)",
+    (_n, offer) => {
+      const header = new Headers({ "payment-required": b64(offer) });
+      expect(outcome(() => copy.offersOf402(header, ""))).toEqual(
+        outcome(() => guard.offersOf402(header, "")),
+      );
+      const body = JSON.stringify(offer);
+      expect(outcome(() => copy.offersOf402(new Headers(), body))).toEqual(
+        outcome(() => guard.offersOf402(new Headers(), body)),
+      );
+    },
+  );
+
+  const offers = guard.readOffers({ x402Version: 2, accepts: [{ ...entry, amount: "10000" }] });
+  const authorization = {
+    from: PAYER,
+    to: PAYEE,
+    value: "10000",
+    validAfter: "0",
+    validBefore: "9999999999",
+    nonce: `0x${"11".repeat(32)}`,
+  };
+  const payment = (change: (p: Record<string, unknown>) => unknown) =>
+    b64(
+      change({
+        x402Version: 2,
+        resource: { url: "http://127.0.0.1/execute" },
+        accepted: { ...entry, amount: "10000" },
+        payload: { signature: "0xsig", authorization: { ...authorization } },
+      }),
+    );
+  const with_ = (auth: Record<string, unknown>) => (p: Record<string, unknown>) => ({
+    ...p,
+    payload: { signature: "0xsig", authorization: { ...authorization, ...auth } },
+  });
+  const PAYMENTS: Array<[string, string]> = [
+    ["an honest payment", payment((p) => p)],
+    ["a value above the cap", payment(with_({ value: "1000000" }))],
+    ["a value as a number", payment(with_({ value: 10000 }))],
+    ["a value in hex", payment(with_({ value: "0x2710" }))],
+    ["another payer", payment(with_({ from: PAYEE }))],
+    ["another payee", payment(with_({ to: PAYER }))],
+    ["no payee", payment(with_({ to: undefined }))],
+    [
+      "an accepted amount that differs",
+      payment((p) => ({ ...p, accepted: { ...entry, amount: "1" } })),
+    ],
+    [
+      "an accepted amount as a number",
+      payment((p) => ({ ...p, accepted: { ...entry, amount: 10000 } })),
+    ],
+    ["no accepted offer", payment((p) => ({ ...p, accepted: undefined }))],
+    [
+      "another network",
+      payment((p) => ({ ...p, accepted: { ...entry, amount: "10000", network: "eip155:8453" } })),
+    ],
+    [
+      "another asset",
+      payment((p) => ({ ...p, accepted: { ...entry, amount: "10000", asset: PAYER } })),
+    ],
+    ["no authorization", payment((p) => ({ ...p, payload: { transaction: "AAAA" } }))],
+    [
+      "x402 v1",
+      payment((p) => ({
+        x402Version: 1,
+        scheme: "exact",
+        network: "base-sepolia",
+        payload: p.payload,
+      })),
+    ],
+    ["x402 v7", payment((p) => ({ ...p, x402Version: 7 }))],
+    ["not JSON", Buffer.from("not json").toString("base64")],
+    ["not base64", "%%%"],
+  ];
+  it.each(PAYMENTS)("checkSignedPayment: %s", (_name, header) => {
+    for (const maxAtomic of [10_000n, 9_999n, 1_000_000n]) {
+      const limit = { maxAtomic, payer: PAYER };
+      expect(outcome(() => copy.checkSignedPayment(header, offers, limit))).toEqual(
+        outcome(() => guard.checkSignedPayment(header, offers, limit)),
+      );
+    }
+  });
+
+  it("refuses the hostile forms at all (the comparison above is not between two things that accept everything)", () => {
+    expect(() =>
+      copy.readOffers({ x402Version: 2, accepts: [{ ...entry, amount: 1000000 }] }),
+    ).toThrow("is the number 1000000");
+    expect(() =>
+      copy.checkSignedPayment(payment(with_({ value: "1000000" })), offers, {
+        maxAtomic: 10_000n,
+        payer: PAYER,
+      }),
+    ).toThrow("more than the 10000 allowed");
+  });
+});
+
+describe("the console's browser script", () => {
+  it("type-checks as ES2020 JavaScript against the DOM's types", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "console-script-"));
+    try {
+      const file = join(dir, "console.js");
+      await writeFile(file, CONSOLE_SCRIPT);
+      const program = ts.createProgram([file], {
+        allowJs: true,
+        checkJs: true,
+        noEmit: true,
+        target: ts.ScriptTarget.ES2020,
+        lib: ["lib.es2020.d.ts", "lib.dom.d.ts", "lib.dom.iterable.d.ts"],
+        types: [],
+        strict: false,
+      });
+      const problems = ts.getPreEmitDiagnostics(program).map((d) => {
+        const where =
+          d.file && d.start !== undefined
+            ? d.file.getLineAndCharacterOfPosition(d.start)
+            : undefined;
+        const text = ts.flattenDiagnosticMessageText(d.messageText, "\n");
+        return where ? `console.js:${where.line + 1}:${where.character + 1} ${text}` : text;
+      });
+      expect(problems).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000); // a whole type-check with the DOM's types: a hang guard on 2 busy cores
+
+  it("is what the Content-Security-Policy allows, and the only script it allows", () => {
+    const hash = (text: string) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`;
+    expect(CONSOLE_CSP).toContain(`script-src ${hash(CONSOLE_SCRIPT)};`);
+    expect(CONSOLE_CSP).toContain(`style-src ${hash(PAGE_STYLE)};`);
+    expect(CONSOLE_CSP).not.toMatch(/unsafe|\*/);
+    expect(CONSOLE_SCRIPT).not.toMatch(/<\/script/i);
+  });
+
+  it("CONSOLE is on by default, off with 'off', and anything else is named as a configuration error", () => {
+    expect(consoleEnabled({})).toBe(true);
+    expect(consoleEnabled({ CONSOLE: "on" })).toBe(true);
+    expect(consoleEnabled({ CONSOLE: "off" })).toBe(false);
+    expect(() => consoleEnabled({ CONSOLE: "no" })).toThrow('CONSOLE is "no": set it to "off"');
+  });
+});
+
+describe("the console page's HTML", () => {
+  const field = (schema: Record<string, unknown>) => schema as unknown as FieldDescriptor;
+  const agent = {
+    name: "odd</title><script>alert(1)</script>",
+    version: "1.0.0",
+    description: "<img src=x onerror=alert(1)>",
+    capabilities: {
+      shape: {
+        name: "shape",
+        priceAtomic: "10000",
+        declaration: {
+          description: "</script><script>alert(2)</script>",
+          pricing: { model: "per_job", amount: "0.01", currency: "USDC" },
+          input_schema: {
+            mode: field({ type: "string", enum: ["a", "b"], default: "b", required: true }),
+            tags: field({ type: "array", items: { type: "string", enum: ["x", "y"] } }),
+            words: field({ type: "array", items: { type: "string" }, default: ["one", "two"] }),
+            count: field({ type: "integer", minimum: 2, default: 3, description: "How many" }),
+            loud: field({ type: "boolean", default: true }),
+            extra: field({ type: "object" }),
+            spec: field({ type: "object", properties: { id: { type: "string", required: true } } }),
+          },
+          output_schema: { ok: field({ type: "boolean" }) },
+        },
+      },
+    },
+  } as unknown as AgentDefinition;
+  const html = renderConsolePage(agent, { devMode: false, serviceVersion: "1.0" });
+
+  it("escapes everything the manifest says: no markup of its own reaches the page", () => {
+    expect(html).not.toContain("<script>alert");
+    expect(html).not.toContain("<img");
+    expect(html).toContain("&lt;img src=x onerror=alert(1)&gt;");
+    // The data block cannot be closed from inside: every "<" in it is \u003c.
+    const block = /<script type="application\/json" id="console-data">([\s\S]*?)<\/script>/.exec(
+      html,
+    )?.[1];
+    expect(block).toBeDefined();
+    expect(block).not.toContain("<");
+    expect(JSON.parse(block!).capabilities.shape.input_schema.mode.enum).toEqual(["a", "b"]);
+    expect([...html.matchAll(/<script>/g)]).toHaveLength(1); // the page's own script, nothing else
+  });
+
+  it("builds each control from its schema: select, checkboxes, lines, number, checkbox, JSON, fieldset", () => {
+    expect(html).toMatch(
+      /<select id="f-shape-mode"[^>]*required[^>]*><option>a<\/option><option selected>b<\/option><\/select>/,
+    );
+    expect(html).toMatch(/<fieldset class="field" id="f-shape-tags"[^>]*data-kind="choices"/);
+    expect(html).toMatch(
+      /<textarea id="f-shape-words"[^>]*data-kind="lines"[^>]*>one\ntwo<\/textarea>/,
+    );
+    expect(html).toMatch(/<input type="number" id="f-shape-count"[^>]*step="1" min="2" value="3">/);
+    expect(html).toContain(
+      '<p class="help" id="f-shape-count-help">How many — a whole number, at least 2</p>',
+    );
+    expect(html).toMatch(/<input type="checkbox" id="f-shape-loud"[^>]* checked>/);
+    expect(html).toMatch(/<textarea id="f-shape-extra"[^>]*data-kind="json"/);
+    expect(html).toMatch(
+      /<fieldset class="field group" id="f-shape-spec"[\s\S]*id="f-shape-spec-id"[^>]*aria-required="true"/,
+    );
+    expect(html).toContain("Pay 0.01 USDC and run");
+  });
+});
