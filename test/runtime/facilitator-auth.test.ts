@@ -19,7 +19,19 @@ import {
 import { checkFacilitator } from "../../templates/runtime/payments/facilitator.js";
 import { createFacilitatorRouter } from "../../templates/runtime/payments/facilitator-router.js";
 import { startFacilitatorProxy, type FacilitatorProxy } from "../chain/facilitator-proxy.js";
-import { captureLogger, PAY_TO } from "./helpers.js";
+import {
+  anvilAccount,
+  captureLogger,
+  job,
+  makeAgent,
+  offerV2,
+  PAY_TO,
+  post,
+  signAuthorization,
+  startApp,
+  v1Header,
+  v2Header,
+} from "./helpers.js";
 
 /** A CDP API key as the CDP portal gives it: an EC key as PKCS#8 PEM, an Ed25519 key as base64(seed + public). */
 function ecKey(): { secret: string; publicKey: KeyObject } {
@@ -484,5 +496,51 @@ describe("createFacilitatorRouter", () => {
         },
       },
     ]);
+  });
+});
+
+describe("the payment gate over the router", () => {
+  const paid = async (url: string, version: 1 | 2) => {
+    const payload = await signAuthorization(anvilAccount());
+    const header: Record<string, string> =
+      version === 2
+        ? { "payment-signature": v2Header(offerV2(), payload) }
+        : { "x-payment": v1Header(payload) };
+    return post(url, job("echo", { text: "x" }), header);
+  };
+
+  it("refuses before the handler runs when no facilitator can be asked, or none lists the payment's kind", async () => {
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
+    const closed = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
+    await new Promise((r) => probe.close(r));
+    const v2Only = await standIn([[2, "eip155:84532"]]);
+    const agent = makeAgent();
+    const payment = { payTo: PAY_TO, network: "base-sepolia" };
+    const down = await startApp(agent, {
+      devMode: false,
+      payment: { ...payment, facilitatorUrl: closed },
+    });
+    const partial = await startApp(agent, {
+      devMode: false,
+      payment: { ...payment, facilitatorUrl: v2Only.url },
+    });
+    try {
+      const a = await paid(down.url, 2);
+      expect(a.body.error).toMatch(
+        /^payment could not be verified, so the job was not run: .*ECONNREFUSED/,
+      );
+      const b = await paid(partial.url, 1);
+      expect(b.body.error).toMatch(
+        /no configured x402 facilitator settles x402 v1 "exact" payments on eip155:84532, so the job was not run/,
+      );
+      expect(agent.calls.echo).toBeUndefined();
+      expect(v2Only.requests.map((r) => r.path)).toEqual(["/supported"]);
+    } finally {
+      await down.close();
+      await partial.close();
+      v2Only.server.closeAllConnections();
+      await new Promise((r) => v2Only.server.close(r));
+    }
   });
 });

@@ -117,7 +117,12 @@ function createSettler(config: ProductionPaymentConfig, deps: PaymentGateDeps): 
       ]).then(([f, r]) => {
         const router = r.routerFor(route, config.settleTimeoutSeconds * 1000);
         return f.settlerFor(async (payment) => {
-          await router.initialize();
+          await router.initialize().catch((err: unknown) => {
+            throw new PaymentError(
+              `payment could not be verified, so the job was not run: ${err instanceof Error ? err.message : String(err)}; try again later`,
+              { cause: err, code: "facilitator_unavailable" },
+            );
+          });
           const client = router.clientFor(payment.x402Version, network, "exact");
           if (client) return client;
           throw new PaymentError(
