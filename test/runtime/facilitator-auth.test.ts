@@ -11,9 +11,11 @@ import { generateJwt } from "@coinbase/cdp-sdk/auth";
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, resolveConfig } from "../../templates/runtime/ops/config.js";
+import * as jose from "jose";
 import {
   cdpKeyKind,
   createAuthenticator,
+  type JoseSubset,
   parseFacilitatorHeaders,
 } from "../../templates/runtime/payments/facilitator-auth.js";
 import { checkFacilitator } from "../../templates/runtime/payments/facilitator.js";
@@ -61,6 +63,11 @@ async function ourJwt(secret: string, method: string, url: string): Promise<stri
 }
 
 describe("CDP JWTs, against @coinbase/cdp-sdk's generateJwt", () => {
+  it("the runtime's JoseSubset fits the real jose (checked by the compiler; it is loaded untyped)", () => {
+    const real: JoseSubset = jose;
+    expect(typeof real.SignJWT).toBe("function");
+  });
+
   it.each(Object.entries(KEYS))(
     "%s: same header and claims as cdp-sdk's, bound to method, host and path, 120 s, verifiable with the public key",
     async (_name, key) => {
@@ -115,6 +122,9 @@ describe("CDP JWTs, against @coinbase/cdp-sdk's generateJwt", () => {
     expect(decodeJwt(await ourJwt(secret, "POST", "https://h.example:443/settle")).uris).toEqual([
       "POST h.example/settle",
     ]);
+    // A PEM key written on one line, its line breaks as \n (as .env files often hold it), signs the same way.
+    const oneLine = await ourJwt(secret.replaceAll("\n", "\\n"), "GET", "http://h.example/x");
+    await expect(jwtVerify(oneLine, KEYS["EC (ES256)"].publicKey)).resolves.toBeTruthy();
   });
 
   it("refuses SEC1 EC keys as cdp-sdk does, saying how to convert them; and junk", async () => {

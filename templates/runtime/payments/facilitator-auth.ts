@@ -121,11 +121,30 @@ export interface RequestAuth {
 
 export type Authenticate = (method: string, url: URL) => Promise<RequestAuth>;
 
-// jose is imported only when a CDP key is configured; its signing keys are imported once.
-type Jose = typeof import("jose");
-let josePromise: Promise<Jose> | undefined;
-const loadJose = (): Promise<Jose> => (josePromise ??= import("jose"));
-type SigningKey = Awaited<ReturnType<Jose["importPKCS8"]>>;
+/**
+ * The parts of `jose` used here. jose is imported only when a CDP key is configured, through a
+ * specifier the compiler does not follow (its declarations would add about 30 files to every
+ * `npm run typecheck`); create-agent's tests check this interface against the real jose.
+ */
+export type SigningKey = object;
+export interface JwtBuilder {
+  setProtectedHeader(header: { alg: string; [name: string]: unknown }): JwtBuilder;
+  setIssuedAt(seconds: number): JwtBuilder;
+  setNotBefore(seconds: number): JwtBuilder;
+  setExpirationTime(seconds: number): JwtBuilder;
+  sign(key: SigningKey): Promise<string>;
+}
+export interface JoseSubset {
+  importPKCS8(pem: string, alg: string): Promise<SigningKey>;
+  importJWK(
+    jwk: { kty: string; crv: string; d: string; x: string },
+    alg: string,
+  ): Promise<SigningKey>;
+  SignJWT: new (payload: Record<string, unknown>) => JwtBuilder;
+}
+const JOSE = "jose";
+let josePromise: Promise<JoseSubset> | undefined;
+const loadJose = (): Promise<JoseSubset> => (josePromise ??= import(JOSE) as Promise<JoseSubset>);
 
 /** A signing key for the CDP secret: ES256 from PKCS#8, EdDSA from the 64 base64 bytes, as cdp-sdk does. */
 async function cdpSigningKey(secret: string): Promise<{ alg: "ES256" | "EdDSA"; key: SigningKey }> {
@@ -149,7 +168,7 @@ async function cdpSigningKey(secret: string): Promise<{ alg: "ES256" | "EdDSA"; 
       x: bytes.subarray(32).toString("base64url"),
     };
     try {
-      return { alg: "EdDSA", key: (await jose.importJWK(jwk, "EdDSA")) as SigningKey };
+      return { alg: "EdDSA", key: await jose.importJWK(jwk, "EdDSA") };
     } catch {
       throw new Error("CDP_API_KEY_SECRET is 64 base64 bytes but not an Ed25519 key pair");
     }
