@@ -240,7 +240,8 @@ function reason(code: unknown, message: unknown): string {
 }
 
 export function createFacilitatorSettler(url: string, timeoutMs: number): Settler {
-  return settlerFor(() => createFacilitatorClient(url, timeoutMs));
+  const client = createFacilitatorClient(url, timeoutMs);
+  return settlerFor(() => client);
 }
 
 /**
