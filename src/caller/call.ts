@@ -43,6 +43,8 @@ import {
 import { isObject } from "../json-object.js";
 
 export const DEFAULT_DEADLINE_SECONDS = 300;
+/** The runtime's jobs/request.ts MAX_JOB_ID_LENGTH: the longest job_id, in characters (code points). */
+export const MAX_JOB_ID_LENGTH = 256;
 /** How long after the deadline a paid job may still be settling on the server (waiting out "in use"). */
 const SETTLEMENT_GRACE_MS = 60_000;
 /** Added to the time until the deadline for one attempt's answer (settlement, a slow network). */
@@ -96,8 +98,10 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
       `--deadline-seconds: "${params.deadlineSeconds}" is not a whole number of seconds above 0`,
     );
   const jobId = params.jobId ?? `call-${randomUUID()}`;
-  if (jobId.length === 0 || jobId.length > 256)
-    throw new CallError("usage", "--job-id: must be 1 to 256 characters");
+  // Characters as the service's OpenAPI document (JobId maxLength) counts them: code points.
+  const jobIdLength = [...jobId].length;
+  if (jobIdLength === 0 || jobIdLength > MAX_JOB_ID_LENGTH)
+    throw new CallError("usage", `--job-id: must be 1 to ${MAX_JOB_ID_LENGTH} characters`);
   const base = params.inputFile ? await readInputFile(params.inputFile, params.stdin) : {};
 
   // 1. The service and the capability.

@@ -22,7 +22,7 @@ const LABELS: Record<FileChange["action"], string> = {
   remove: "removed",
   regenerate: "regenerated",
   vendor: "vendored",
-  "keep-edited": "kept",
+  "modify-delete": "CONFLICT",
   "keep-deleted": "not restored",
 };
 
@@ -33,8 +33,8 @@ function note(change: FileChange, plan: UpgradePlan): string {
       return " (your edits kept)";
     case "conflict":
       return ` (${change.conflicts} conflict${change.conflicts === 1 ? "" : "s"}: resolve the <<<<<<< markers)`;
-    case "keep-edited":
-      return ` (create-agent ${plan.to} no longer ships it; you edited it, so it stays)`;
+    case "modify-delete":
+      return ` (modify/delete: ${droppedNote(change, plan)})`;
     case "keep-deleted":
       return ` (you deleted it; create-agent ${plan.to} changed it)`;
     case "regenerate":
@@ -46,12 +46,27 @@ function note(change: FileChange, plan: UpgradePlan): string {
   }
 }
 
-/** Changes that write or remove something (keep-* leave the project as it is). */
-const writes = (c: FileChange) => c.action !== "keep-edited" && c.action !== "keep-deleted";
+/** A file you edited that the new version no longer ships: your copy stays; where its code went, if anywhere. */
+function droppedNote(change: FileChange, plan: UpgradePlan): string {
+  const homes = change.movedTo ?? [];
+  return (
+    `you edited it, create-agent ${plan.to} no longer ships it; your copy is kept` +
+    (homes.length > 0
+      ? `; its code is now in ${homes.join(", ")}: move your edits there and delete this file`
+      : `; no file of create-agent ${plan.to} holds a quarter of its code: move your edits where they belong and delete it`)
+  );
+}
+
+/** Changes that write or remove something (modify-delete and keep-deleted leave the project as it is). */
+const writes = (c: FileChange) => c.action !== "modify-delete" && c.action !== "keep-deleted";
+
+/** Files that need you before the project works: conflict markers, or a dropped file you had edited. */
+const needsYou = (c: FileChange) => c.action === "conflict" || c.action === "modify-delete";
 
 /**
  * `create-agent upgrade [--check] [--dry-run]`: brings a project made by an older create-agent to this one
- * (see upgrade/plan.ts). Exit 0 when done (or nothing to do), 1 with conflicts (written, with markers) or,
+ * (see upgrade/plan.ts). Exit 0 when done (or nothing to do), 1 with conflicts (written, with markers;
+ * or modify/delete: a file you edited that this create-agent no longer ships, kept as it is) or,
  * with --check, when the project is behind. --check and --dry-run write nothing (both still run the
  * project's vendored create-agent, without the environment's secrets: see upgrade/pristine.ts).
  */
@@ -73,8 +88,10 @@ export async function upgrade(options: UpgradeOptions, toolVersion: string): Pro
     throw new CliError(`cannot upgrade (nothing was changed): ${(error as Error).message}`);
   }
   const pending = plan.changes.filter(writes);
-  const runtimeChanges = pending.filter((c) => c.action !== "regenerate");
-  const conflicts = plan.changes.filter((c) => c.action === "conflict");
+  const runtimeChanges = plan.changes.filter(
+    (c) => (writes(c) || c.action === "modify-delete") && c.action !== "regenerate",
+  );
+  const conflicts = plan.changes.filter(needsYou);
   const out = process.stdout;
   const pm = projectCommands(plan.packageManager);
   const from =
@@ -120,11 +137,19 @@ export async function upgrade(options: UpgradeOptions, toolVersion: string): Pro
     if (!options.dryRun) out.write(`Reinstall: ${pm.install}\n`);
   }
   if (conflicts.length > 0) {
-    process.stderr.write(
-      `\n${conflicts.length} file${conflicts.length === 1 ? "" : "s"} with conflicts${options.dryRun ? " would be written" : ""} (your version and create-agent's, between <<<<<<< and >>>>>>>):\n` +
-        conflicts.map((c) => `  ${c.path}\n`).join("") +
-        (options.dryRun ? "" : "Resolve them, then run the typecheck and tests.\n"),
-    );
+    const marked = conflicts.filter((c) => c.action === "conflict");
+    const dropped = conflicts.filter((c) => c.action === "modify-delete");
+    if (marked.length > 0)
+      process.stderr.write(
+        `\n${marked.length} file${marked.length === 1 ? "" : "s"} with conflicts${options.dryRun ? " would be written" : ""} (your version and create-agent's, between <<<<<<< and >>>>>>>):\n` +
+          marked.map((c) => `  ${c.path}\n`).join(""),
+      );
+    if (dropped.length > 0)
+      process.stderr.write(
+        `\n${dropped.length} file${dropped.length === 1 ? "" : "s"} in conflict (modify/delete): you edited ${dropped.length === 1 ? "it" : "them"}, create-agent ${plan.to} no longer ships ${dropped.length === 1 ? "it" : "them"}:\n` +
+          dropped.map((c) => `  ${c.path} (${droppedNote(c, plan)})\n`).join(""),
+      );
+    if (!options.dryRun) process.stderr.write("Resolve them, then run the typecheck and tests.\n");
     return 1;
   }
   if (!options.dryRun) out.write(`\nNext: ${pm.install}, then ${pm.typecheck} and ${pm.test}.\n`);

@@ -169,6 +169,33 @@ export function buildOpenApi(
     components: {
       schemas: componentSchemas(model),
       headers: componentHeaders(),
+      securitySchemes: securitySchemes(),
+    },
+  };
+}
+
+/** `security` of the free operations: no credential at all. */
+const FREE: Json[] = [];
+
+/** The x402 payment headers, as security schemes (named after their headers). */
+const PAYMENT_SCHEMES = { v2: "PAYMENT-SIGNATURE", v1: "X-PAYMENT" } as const;
+
+/** The payment, declared as what it is to HTTP: a credential in a header (OpenAPI `apiKey`). */
+function securitySchemes(): Json {
+  return {
+    [PAYMENT_SCHEMES.v2]: {
+      type: "apiKey",
+      in: "header",
+      name: "PAYMENT-SIGNATURE",
+      description:
+        "x402 version 2 payment: base64 of the JSON PaymentPayload (`x402Version: 2`, `accepted`: the entry of the `PAYMENT-REQUIRED` header's `accepts` you pay for, `payload`: the EIP-3009 authorization and its signature). Required unless the server runs in dev mode; without it (and without X-PAYMENT) the answer is 402 saying how to pay.",
+    },
+    [PAYMENT_SCHEMES.v1]: {
+      type: "apiKey",
+      in: "header",
+      name: "X-PAYMENT",
+      description:
+        "x402 version 1 payment: base64 of the JSON payment payload (`x402Version: 1`, `scheme`, `network`, `payload`: the EIP-3009 authorization and its signature), for clients that read the 402 body's `accepts`. Used when PAYMENT-SIGNATURE is absent.",
     },
   };
 }
@@ -217,6 +244,7 @@ function healthOperation(model: AgentModel): Json {
     tags: ["service"],
     operationId: "getHealth",
     summary: "Health check",
+    security: FREE,
     description:
       'Whether the service can take jobs. While it shuts down, or (outside dev mode) while its payment ledger is unreachable, the answer is 503 with `status: "degraded"` and the `problems`.',
     responses: {
@@ -254,6 +282,7 @@ function aboutOperation(model: AgentModel): Json {
     tags: ["service"],
     operationId: "getAbout",
     summary: "Capability declaration",
+    security: FREE,
     description:
       "The protocol version, the agent's name, and every capability with its price and its input and output fields, as declared in agent.json.",
     responses: {
@@ -279,6 +308,7 @@ function documentOperation(
     tags: ["discovery"],
     operationId,
     summary,
+    security: FREE,
     description: `${description} Cacheable for 5 minutes; answered 304 when If-None-Match holds its ETag.`,
     parameters: [
       {
@@ -412,6 +442,8 @@ function executeOperation(
     tags: ["jobs"],
     operationId: "executeJob",
     summary: "Run a job",
+    // Either payment header pays (spec section 5: the payment is the credential for /execute).
+    security: [{ [PAYMENT_SCHEMES.v2]: [] }, { [PAYMENT_SCHEMES.v1]: [] }],
     description: [
       "Runs one job of the capability named in `task.capability`: the request is checked, then the input " +
         "against the capability's input schema (scalar values are coerced where the schema allows, and " +
@@ -425,24 +457,6 @@ function executeOperation(
       "",
       `Bodies are nested at most ${MAX_NESTING_DEPTH} levels deep, and are at most 1 MiB by default (MAX_BODY_BYTES).`,
     ].join("\n"),
-    parameters: [
-      {
-        name: "PAYMENT-SIGNATURE",
-        in: "header",
-        required: false,
-        description:
-          "x402 version 2 payment: base64 of the JSON PaymentPayload (`x402Version: 2`, `accepted`: the entry of the `PAYMENT-REQUIRED` header's `accepts` you pay for, `payload`: the EIP-3009 authorization and its signature). Required unless the server runs in dev mode; without it (and without X-PAYMENT) the answer is 402 saying how to pay.",
-        schema: { type: "string", contentEncoding: "base64", contentMediaType: "application/json" },
-      },
-      {
-        name: "X-PAYMENT",
-        in: "header",
-        required: false,
-        description:
-          "x402 version 1 payment: base64 of the JSON payment payload (`x402Version: 1`, `scheme`, `network`, `payload`: the EIP-3009 authorization and its signature), for clients that read the 402 body's `accepts`. Used when PAYMENT-SIGNATURE is absent.",
-        schema: { type: "string", contentEncoding: "base64", contentMediaType: "application/json" },
-      },
-    ],
     requestBody: {
       required: true,
       description:
@@ -472,7 +486,7 @@ function executeOperation(
       },
       "400": {
         description:
-          "`validation`: the request or the input does not match its schema (the message names the field and the problem), or the body is not JSON. `capability`: `task.capability` names no declared capability (the message lists the available ones).",
+          "`validation`: the request or the input does not match its schema (the message names the field and the problem), or the body is not JSON, or (when a 402 must name this endpoint's URL and PUBLIC_URL is not set) the Host header is not a valid host name. `capability`: `task.capability` names no declared capability (the message lists the available ones).",
         headers: requestId,
         content: jsonContent(errorSchema(["validation", "capability"]), {
           validation: example(

@@ -18,8 +18,6 @@ export function projectCommands(pm: PackageManager) {
   return {
     name: pm,
     install: `${pm} install`,
-    addDev:
-      pm === "npm" ? "npm install --save-dev" : pm === "bun" ? "bun add --dev" : `${pm} add --dev`,
     dev: scriptCommand(pm, "dev"),
     test: pm === "bun" ? "bun run test" : `${pm} test`,
     build: scriptCommand(pm, "build"),

@@ -107,9 +107,6 @@ export function readmeData(model: AgentModel, packageManager: PackageManager) {
     description: model.description,
     sampleJob: sampleJobShell(model),
     sampleTask: sampleTask(model),
-    callerPackages: Object.entries(callerDependencies)
-      .map(([name, version]) => `${name}@${version}`)
-      .join(" "),
     pm: {
       ...pm,
       addCapabilityExample: pm.addCapability(

@@ -5,6 +5,7 @@ import type { PackageManager } from "../generate/package-manager.js";
 import { parseManifest } from "../manifest/index.js";
 import { bytes, listFiles, pathInside, readIfExists, textOf } from "../write/apply.js";
 import { merge3, type MergeLabels } from "./merge3.js";
+import { newHomes } from "./new-home.js";
 import { type DependencyChange, mergePackageJson } from "./package-json.js";
 import { pristineProject } from "./pristine.js";
 import { compareVersions, toolVersionOf, vendoredToolPath } from "./project-version.js";
@@ -16,7 +17,8 @@ import { compareVersions, toolVersionOf, vendoredToolPath } from "./project-vers
  * - conflict: both changed the same lines; written with conflict markers;
  * - add: new in this create-agent; remove: dropped by it, and you never edited it;
  * - regenerate: src/generated/ (always create-agent's); vendor: the vendored create-agent itself;
- * - keep-edited: dropped by this create-agent, but you edited it: left as it is;
+ * - modify-delete: dropped by this create-agent, but you edited it (git's modify/delete conflict):
+ *   your copy is kept, and upgrade exits 1, since its code elsewhere has moved on (see movedTo);
  * - keep-deleted: you deleted it; not brought back.
  */
 export type FileAction =
@@ -27,7 +29,7 @@ export type FileAction =
   | "remove"
   | "regenerate"
   | "vendor"
-  | "keep-edited"
+  | "modify-delete"
   | "keep-deleted";
 
 export interface FileChange {
@@ -39,6 +41,8 @@ export interface FileChange {
   after?: string | Uint8Array;
   /** Conflict blocks in `after`. */
   conflicts?: number;
+  /** modify-delete: the new version's files that now hold the dropped file's code (new-home.ts). */
+  movedTo?: string[];
 }
 
 export interface UpgradePlan {
@@ -146,6 +150,18 @@ export async function planUpgrade(root: string, toolVersion: string): Promise<Up
     if (change) changes.push(change);
   }
 
+  // Where the code of a dropped file you edited went: matched against the new version's files.
+  const dropped = changes.filter((c) => c.action === "modify-delete");
+  if (dropped.length > 0) {
+    const candidates = [...nextOwned]
+      .filter(([, contents]) => typeof contents === "string")
+      .map(([path, contents]) => [path, contents as string] as [string, string]);
+    for (const change of dropped) {
+      const old = baseOwned.get(change.path)?.toString("utf8") ?? "";
+      change.movedTo = newHomes(old, candidates);
+    }
+  }
+
   // package.json, key by key.
   const basePackage = base.get("package.json")?.toString("utf8");
   const nextPackage = next.files.find((f) => f.path === "package.json")?.contents;
@@ -187,7 +203,7 @@ export function mergeFile(
     // Dropped by this create-agent: removed if you never edited it.
     if (ours === undefined) return undefined;
     if (ours === base) return { path, action: "remove", before: current };
-    return { path, action: "keep-edited", before: current };
+    return { path, action: "modify-delete", before: current };
   }
   if (ours === undefined) {
     if (base === undefined) return { path, action: "add", after: nextText };

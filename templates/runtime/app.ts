@@ -12,6 +12,7 @@ import { UnavailableError } from "./errors.js";
 import { cors, ROUTES } from "./http/cors.js";
 import { createDrain, type Drain } from "./http/drain.js";
 import { type MetricsSource, metricsRoute } from "./http/metrics-endpoint.js";
+import { baseUrlOf } from "./http/base-url.js";
 import { requestIds } from "./http/request-id.js";
 import { errorHandler, methodNotAllowed, notFound, requireJson, refuse } from "./http/transport.js";
 import {
@@ -30,6 +31,7 @@ import { mountMcp } from "./mcp/route.js";
 import type { DiscoveryData } from "./discovery/data.js";
 import { type BazaarDeclarations, createBazaar } from "./payments/bazaar.js";
 import { createPaymentGate, describePayments } from "./payments/gate.js";
+import { createRouteHealth, type RouteHealth } from "./payments/route-health.js";
 import type { AgentDefinition, Capability, Logger } from "./types.js";
 
 export type { AppOptions } from "./ops/config.js";
@@ -44,6 +46,8 @@ export interface AppRuntime {
   metrics: MetricsSource | undefined;
   /** Resolves when what a paid job's 402 needs has loaded (the discovery data); never rejects. */
   ready: Promise<void>;
+  /** Whether the settlement route can collect (production; not for a custom settler without RPC). */
+  settlement: RouteHealth | undefined;
 }
 
 /** The runtime parts of an app made by createApp. */
@@ -85,7 +89,22 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
   }
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const ledger = selectLedger(config, agent.name, logger, options.ledger);
-  const { metrics, source } = loadMetrics(config.metrics);
+  const loaded = loadMetrics(config.metrics);
+  const { metrics } = loaded;
+  const settlement = config.devMode
+    ? undefined
+    : createRouteHealth(config.payment, { logger, metrics });
+  // A scrape reads the settler's balance afresh (at most every few seconds, see route-health.ts).
+  const source =
+    loaded.source && settlement
+      ? {
+          ...loaded.source,
+          render: async () => {
+            await settlement.problems();
+            return loaded.source!.render();
+          },
+        }
+      : loaded.source;
   const drain = createDrain();
   // The 402's Bazaar extension, built from the discovery data: at once when the registry holds the
   // data, else when its loader has imported it (startServer waits for that before it listens).
@@ -111,6 +130,7 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
     ? undefined
     : createPaymentGate(config.payment, {
         exclusive: ledger.exclusive.bind(ledger),
+        logger,
         ...((agent.discovery || agent.loadDiscovery) && {
           discovery: (capability: Capability, now?: number) => bazaar?.(capability, now),
         }),
@@ -135,6 +155,7 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
     drain,
     metrics: source,
     ready,
+    settlement,
   } satisfies AppRuntime;
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -144,8 +165,13 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
   app.get("/health", async (_req, res) => {
     const problems: string[] = [];
     if (drain.stopping) problems.push("shutting down");
-    if (!config.devMode && !(await ledger.ping().catch(() => false)))
+    const [ledgerUp, routeProblems] = await Promise.all([
+      config.devMode || ledger.ping().catch(() => false),
+      settlement?.problems() ?? [],
+    ]);
+    if (!ledgerUp)
       problems.push("payment ledger unreachable: paid jobs are refused until it is back");
+    problems.push(...routeProblems);
     const status = problems.length === 0 ? "ok" : "degraded";
     res
       .status(problems.length === 0 ? 200 : 503)
@@ -200,8 +226,7 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
         const answer = await executeJob(services, {
           body: req.body as unknown,
           header: (name) => req.get(name),
-          resourceUrl: () =>
-            `${config.publicUrl ?? `${req.protocol}://${req.get("host")}`}/execute`,
+          resourceUrl: () => `${baseUrlOf(config, req)}/execute`, // throws a 400 for an invalid Host
           logger: logger.child({ request_id: res.locals.requestId }),
         });
         sendAnswer(res, answer, leave);

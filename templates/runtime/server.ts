@@ -1,6 +1,7 @@
 /**
- * Starts the HTTP server: loads .env, checks the configuration (and, when payments settle through a
- * facilitator, that it serves our network), listens on PORT (and METRICS_PORT when set), and on
+ * Starts the HTTP server: loads .env, checks the configuration and the settlement route (a
+ * facilitator serves our network; X402_RPC_URL answers for our chain; the settler account can pay
+ * for gas: see payments/route-health.ts), listens on PORT (and METRICS_PORT when set), and on
  * SIGINT/SIGTERM shuts down gracefully: no new jobs, in-flight jobs finished (or, after
  * SHUTDOWN_TIMEOUT_SECONDS, refused unless already settling), then exit. `npm start` runs node
  * through `exec`, so these signals reach this process. Part of your project: edit freely.
@@ -46,6 +47,27 @@ export async function shutdownGracefully(
   }
 }
 
+/**
+ * What to do when another process holds a port: how to find it, and the variable to change.
+ * `create-agent dev` says the same when it finds PORT busy before starting the server.
+ */
+export function portInUse(variable: "PORT" | "METRICS_PORT", port: number): string {
+  const find =
+    process.platform === "win32" ? `netstat -ano | findstr :${port}` : `lsof -i :${port}`;
+  const free = port === 65535 ? port - 1 : port + 1;
+  return (
+    `another process is listening on port ${port} (see which with \`${find}\`): ` +
+    `stop it, or set ${variable} to a free port, e.g. \`${variable}=${free}\` in .env or before the command`
+  );
+}
+
+/** Why a port could not be listened on, with what to do about a busy one. */
+function cannotListen(variable: "PORT" | "METRICS_PORT", port: number, err: Error): string {
+  const busy = (err as NodeJS.ErrnoException).code === "EADDRINUSE";
+  const where = variable === "PORT" ? `port ${port}` : `METRICS_PORT ${port}`;
+  return `Could not listen on ${where}: ${busy ? `(EADDRINUSE) ${portInUse(variable, port)}` : err.message}\n`;
+}
+
 /** A configuration the server cannot run with (ConfigError): say why on stderr and exit 1. */
 function refuseToStart(err: unknown): never {
   if (!(err instanceof ConfigError)) throw err;
@@ -69,13 +91,15 @@ export async function startServer(
   const runtime = runtimeOf(app);
   const { config, logger } = runtime;
 
-  // Before taking any job (fail closed): a facilitator that does not serve our network would refuse
-  // every payment, or fail to settle it after the job ran.
+  // Before taking any job (fail closed): a facilitator that does not serve our network, or an RPC
+  // endpoint of another chain, would refuse every payment or fail to settle it after the job ran;
+  // so would a settler account with no ETH for gas.
   try {
     if (!config.devMode && config.payment.settlement.kind === "facilitator") {
       const { checkFacilitator } = await import("./payments/facilitator.js");
       await checkFacilitator(config, logger);
     }
+    await runtime.settlement?.checkAtStart();
   } catch (err) {
     await runtime.ledger.close().catch(() => undefined);
     refuseToStart(err);
@@ -95,7 +119,7 @@ export async function startServer(
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(config.port, (err?: Error) => {
       if (!err) return resolve(s);
-      process.stderr.write(`Could not listen on port ${config.port}: ${err.message}\n`); // e.g. EADDRINUSE: set PORT
+      process.stderr.write(cannotListen("PORT", config.port, err));
       process.exit(1);
     });
   });
@@ -110,7 +134,7 @@ export async function startServer(
     const { port, host } = config.metrics;
     metricsServer = await startMetricsServer(runtime.metrics, { port, host }).catch(
       (err: Error) => {
-        process.stderr.write(`Could not listen on METRICS_PORT ${port}: ${err.message}\n`);
+        process.stderr.write(cannotListen("METRICS_PORT", port, err));
         process.exit(1);
       },
     );

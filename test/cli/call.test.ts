@@ -235,6 +235,27 @@ describe("a dev-mode service", () => {
       expect(Math.abs(doc.completed_at - Date.now() / 1000)).toBeLessThan(60);
     });
 
+    it("--job-id counts characters as the service does: 256 emoji are sent, 257 refused before sending", async () => {
+      const jobId = "😀".repeat(256);
+      const sent = await runCall([
+        server.url,
+        "greet",
+        "--input",
+        "name=x",
+        "--job-id",
+        jobId,
+        "--json",
+      ]);
+      expect(sent.exitCode, sent.stderr).toBe(0);
+      expect(onlyJson(sent.stdout).job_id).toBe(jobId);
+
+      const before = server.executes();
+      const r = await runCall([server.url, "greet", "--input", "name=x", "--job-id", `${jobId}😀`]);
+      expect(r.exitCode).not.toBe(0);
+      expect(r.stderr).toContain("--job-id: must be 1 to 256 characters");
+      expect(server.executes()).toBe(before);
+    });
+
     it("a generated job_id is call-<uuid>", async () => {
       const r = await runCall([server.url, "greet", "--input", "name=x", "--json"]);
       expect(onlyJson(r.stdout).job_id).toMatch(/^call-[0-9a-f-]{36}$/);

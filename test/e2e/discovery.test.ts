@@ -83,7 +83,38 @@ describe("a generated project's discovery documents", () => {
       const offline = JSON.parse(
         await readFile(join(projectDir, "src/generated/openapi.json"), "utf8"),
       );
-      expect({ ...offline, servers: [{ url: server.url }] }).toEqual(openapi.body);
+      // Dev mode takes no payment: the generated document, except that /execute requires none.
+      const { securitySchemes: _, ...components } = offline.components;
+      const execute = openapi.body.paths["/execute"].post;
+      expect(execute.security).toEqual([]);
+      expect(execute.description).toMatch(/^This server runs in dev mode: jobs are free/);
+      expect(openapi.body).toEqual({
+        ...offline,
+        servers: [{ url: server.url }],
+        components,
+        paths: {
+          ...offline.paths,
+          "/execute": {
+            post: {
+              ...offline.paths["/execute"].post,
+              security: [],
+              description: execute.description,
+            },
+          },
+        },
+      });
+      // Production serves the generated document as it is, with its URL.
+      const paid = await startServer(projectDir, productionEnv());
+      try {
+        const served = await getJson(`${paid.url}/openapi.json`);
+        expect(served.body).toEqual({ ...offline, servers: [{ url: paid.url }] });
+        expect(served.body.paths["/execute"].post.security).toEqual([
+          { "PAYMENT-SIGNATURE": [] },
+          { "X-PAYMENT": [] },
+        ]);
+      } finally {
+        await paid.stop();
+      }
 
       const llms = await fetch(`${server.url}/llms.txt`);
       expect(llms.headers.get("content-type")).toMatch(/^text\/plain/);

@@ -356,3 +356,53 @@ describe("`npm run dev` when the port is busy", () => {
     }
   });
 });
+
+/** Processes (but this one) whose working directory is `dir` or inside it: what `npm run dev` would leave running. */
+function processesIn(dir: string): string[] {
+  if (!existsSync("/proc/self/cwd")) return []; // Linux only
+  const left: string[] = [];
+  for (const pid of execFileSync("ls", ["/proc"], { encoding: "utf8" }).split("\n")) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+    try {
+      const cwd = execFileSync("readlink", [`/proc/${pid}/cwd`], { encoding: "utf8" }).trim();
+      if (cwd === dir || cwd.startsWith(`${dir}/`))
+        left.push(`${pid}: ${readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ")}`);
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return left;
+}
+
+describe("`npm run dev` with NODE_ENV=production", () => {
+  let project = "";
+  beforeAll(async () => {
+    project = realpathSync(await copyProject(shared, "create-agent-devprod-"));
+  });
+  afterAll(async () => {
+    if (project) await rm(dirname(project), { recursive: true, force: true });
+  });
+
+  it("exits non-zero at once with the server's reason, leaving no process behind (no watcher, no tsx)", async () => {
+    const dev = await execa("npm", ["run", "dev"], {
+      cwd: project,
+      env: userEnv({ NODE_ENV: "production", PORT: "0" }),
+      extendEnv: false,
+      reject: false,
+      all: true,
+      timeout: 60_000,
+      forceKillAfterDelay: 2000,
+    });
+    expect(dev.timedOut, `still running after 60 s:\n${dev.all}`).toBe(false);
+    expect(dev.exitCode, dev.all).toBe(1);
+    expect(dev.all).toContain('dev mode is on while NODE_ENV is "production"');
+    expect(dev.all).toContain("the server stopped before it listened");
+    // tsx's helpers end with it; give them a moment (bounded) before calling them left behind.
+    let left = processesIn(project);
+    for (let i = 0; i < 50 && left.length > 0; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      left = processesIn(project);
+    }
+    expect(left).toEqual([]);
+  });
+});

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readTarGz } from "../../src/scaffold/tarball.js";
+import { createTarGz, readTarGz } from "../../src/scaffold/tarball.js";
 import { CLI, E2E_MANIFEST } from "./global-setup.js";
 
 const REPO = join(import.meta.dirname, "../..");
@@ -243,6 +243,44 @@ describe("create-agent upgrade, from a project made by create-agent 0.1.0", () =
     expect(pkg.dependencies["left-pad"]).toBe("1.3.0");
     expect(pkg.scripts.start).toBe(START);
     expect(pkg.createAgent).toEqual({ version: NEW_VERSION });
+  });
+
+  it("a file you edited that the new version no longer ships: a modify/delete conflict, exit 1, your copy kept, its code's new home named", async () => {
+    // A 0.1.0 that also wrote src/runtime/http/legacy-drain.ts, whose code this create-agent has in drain.ts:
+    // the project's vendored tarball gets that template, so upgrade's recovered base has the file.
+    const dir = await oldProject("modify-delete");
+    const moved = await readFile(join(REPO, "templates/runtime/http/drain.ts"));
+    const vendored = join(dir, "vendor/create-agent-0.1.0.tgz");
+    const entries = readTarGz(await readFile(vendored));
+    entries.push({ path: "package/templates/runtime/http/legacy-drain.ts", contents: moved });
+    await writeFile(vendored, createTarGz(entries));
+    const yours = `${moved.toString("utf8")}\n// my tweak\nexport const DRAIN_TWEAKED = true;\n`;
+    await writeFile(join(dir, "src/runtime/http/legacy-drain.ts"), yours);
+    // The same file, never edited, in another copy: simply removed, exit 0 (as before).
+    const untouched = await oldProject("modify-delete-untouched");
+    await writeFile(join(untouched, "vendor/create-agent-0.1.0.tgz"), createTarGz(entries));
+    await writeFile(join(untouched, "src/runtime/http/legacy-drain.ts"), moved);
+
+    const result = await upgrade(dir);
+    expect(result.exitCode, result.stdout + result.stderr).toBe(1);
+    const why =
+      `modify/delete: you edited it, create-agent ${NEW_VERSION} no longer ships it; your copy is kept; ` +
+      "its code is now in src/runtime/http/drain.ts: move your edits there and delete this file";
+    expect(result.stdout).toContain(`CONFLICT     src/runtime/http/legacy-drain.ts (${why})\n`);
+    expect(result.stderr).toContain(
+      `1 file in conflict (modify/delete): you edited it, create-agent ${NEW_VERSION} no longer ships it:\n` +
+        `  src/runtime/http/legacy-drain.ts (${why.replace("modify/delete: ", "")})\n`,
+    );
+    expect(await read(dir, "src/runtime/http/legacy-drain.ts")).toBe(yours);
+    // Everything else was upgraded.
+    expect(await read(dir, "src/runtime/payments/verify.ts")).toBe(
+      await read(fresh, "src/runtime/payments/verify.ts"),
+    );
+
+    const clean = await upgrade(untouched);
+    expect(clean.exitCode, clean.stdout + clean.stderr).toBe(0);
+    expect(clean.stdout).toMatch(/removed +src\/runtime\/http\/legacy-drain\.ts\n/);
+    await expect(readFile(join(untouched, "src/runtime/http/legacy-drain.ts"))).rejects.toThrow();
   });
 
   it("refuses, writing nothing, when agent.json is broken or the vendored create-agent is missing", async () => {

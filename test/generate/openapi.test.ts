@@ -196,11 +196,22 @@ describe.each(MANIFESTS)("%s", (path) => {
     expect(responses["503"].headers).toHaveProperty("Retry-After");
     expect(responses["200"].headers).toHaveProperty("PAYMENT-RESPONSE");
     expect(responses["200"].headers).toHaveProperty("X-PAYMENT-RESPONSE");
-    const names = executeOp(doc).parameters.map((p: Json) => [p.name, p.in, p.required]);
-    expect(names).toEqual([
-      ["PAYMENT-SIGNATURE", "header", false],
-      ["X-PAYMENT", "header", false],
+  });
+
+  it("declares the payment as the credential of /execute (either header), and every other operation free", () => {
+    const schemes = doc.components.securitySchemes as Json;
+    expect(Object.values(schemes).map((s: Json) => [s.type, s.in, s.name])).toEqual([
+      ["apiKey", "header", "PAYMENT-SIGNATURE"],
+      ["apiKey", "header", "X-PAYMENT"],
     ]);
+    // Alternatives: one requirement object per header, so either one satisfies it.
+    expect(executeOp(doc).security).toEqual(Object.keys(schemes).map((name) => ({ [name]: [] })));
+    // The headers are the security schemes', not also parameters of their own.
+    expect(executeOp(doc)).not.toHaveProperty("parameters");
+    for (const [path, item] of Object.entries(doc.paths as Json))
+      for (const [method, operation] of Object.entries(item as Json))
+        if (path !== "/execute")
+          expect((operation as Json).security, `${method} ${path}`).toEqual([]);
   });
 
   it("documents /health and /about with examples that validate; /about's is exactly what the app sends", () => {

@@ -231,6 +231,22 @@ describe("request shape (step 0)", () => {
     expect(res.body.error).toContain(message);
   });
 
+  // The OpenAPI document says JobId has maxLength 256: JSON Schema counts characters (code points),
+  // so an emoji counts one although JavaScript strings hold it as two UTF-16 units.
+  it.each([129, 200, 256])("a job_id of %i emoji is accepted and echoed", async (count) => {
+    const jobId = "😀".repeat(count);
+    const res = await post(app.url, { ...valid(), job_id: jobId });
+    expect(res.status).toBe(200);
+    expect(res.body.job_id).toBe(jobId);
+  });
+
+  it("a job_id of 257 emoji -> 400 validation, the same message as 257 letters", async () => {
+    const res = await post(app.url, { ...valid(), job_id: "😀".repeat(257) });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(failed("validation"));
+    expect(res.body.error).toBe("job_id: must be a non-empty string of at most 256 characters");
+  });
+
   it.each([["[]"], ["42"], ["null"], ['"text"']])(
     "body %s -> 400 must be a JSON object",
     async (body) => {

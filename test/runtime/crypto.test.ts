@@ -1,6 +1,7 @@
 // The runtime's own keccak-256, EIP-55 checksums, EIP-712 transfer digest and secp256k1 recovery,
-// checked against viem (what the runtime used before, and what clients sign with) on random and
-// malformed input: the same answers, or no signer where ecrecover finds none.
+// checked against viem (what the runtime used before, and what clients sign with) and, for recovery,
+// @noble/curves (viem's own curve library) on random, malformed and adversarial input: the same
+// answers, or no signer where ecrecover finds none.
 import { randomBytes } from "node:crypto";
 import {
   keccak256 as viemKeccak,
@@ -18,6 +19,12 @@ import { KNOWN_NETWORKS } from "../../templates/runtime/payments/networks.js";
 import type { ResolvedNetwork } from "../../templates/runtime/payments/networks.js";
 import { recoverAddress, SECP256K1_N } from "../../templates/runtime/payments/secp256k1.js";
 import { transferTypedData, type Authorization } from "../../templates/runtime/payments/x402.js";
+import {
+  adversarialCases,
+  forgedCases,
+  nobleRecover,
+  signedCases,
+} from "./secp256k1-oracle.js";
 
 const hex = (bytes: Uint8Array): `0x${string}` => `0x${Buffer.from(bytes).toString("hex")}`;
 const randomHex = (bytes: number): `0x${string}` => `0x${randomBytes(bytes).toString("hex")}`;
@@ -228,5 +235,44 @@ describe("secp256k1 recovery", () => {
       const signature = await sign({ hash: hex(digest), privateKey: key, to: "hex" });
       expect(recoverAddress(digest, signature)).toBe(await viem(digest, signature));
     }
+  });
+});
+
+describe("secp256k1 recovery against @noble/curves", () => {
+  it("agrees on the audit's adversarial signatures: R = ±G, Q at infinity, s = N - 1, r >= P", async () => {
+    const cases = await adversarialCases();
+    for (const { name, digest, signature } of cases)
+      expect(recoverAddress(digest, signature), name).toBe(nobleRecover(digest, signature));
+    // What ecrecover makes of them, spelled out (so the oracle's wrapper is checked too).
+    const recovered = (name: string) => {
+      const found = cases.find((c) => c.name === name)!;
+      return recoverAddress(found.digest, found.signature);
+    };
+    for (const name of ["R = G", "R = -G", "s = N - 1, v = 27", "R = -G, s = N - 1", "r = 1, v = 28"])
+      expect(recovered(name), name).toMatch(/^0x[0-9a-f]{40}$/);
+    for (const name of [
+      "R = G, Q at infinity (s = h)",
+      "R = -G, Q at infinity (s = N - h)",
+      "r = P, v = 27",
+      "r = P + 1, v = 28",
+      "r = 2^256 - 1, v = 27",
+      "r = N, v = 28",
+      "r = P - 1, v = 27",
+      "s = N, v = 27",
+    ])
+      expect(recovered(name), name).toBeUndefined();
+  });
+
+  it("agrees on signed and forged signatures", async () => {
+    for (const { name, digest, signature } of [...(await signedCases(20)), ...forgedCases(200)])
+      expect(recoverAddress(digest, signature), name).toBe(nobleRecover(digest, signature));
+  });
+
+  it("checks signatures with node:crypto's curve where this Node's OpenSSL has it", async () => {
+    const { getCurves } = await import("node:crypto");
+    const { recoveryPath } = await import("../../templates/runtime/payments/secp256k1.js");
+    expect(recoveryPath).toEqual({
+      path: getCurves().includes("secp256k1") ? "openssl" : "pure-js",
+    });
   });
 });

@@ -180,6 +180,7 @@ export function discoveryFor(agent: AgentDefinition): DiscoveryData {
       "/execute": {
         post: {
           operationId: "execute",
+          security: [{ "PAYMENT-SIGNATURE": [] }, { "X-PAYMENT": [] }],
           requestBody: {
             required: true,
             content: { "application/json": { schema: { oneOf: jobs } } },
@@ -216,7 +217,13 @@ export function discoveryFor(agent: AgentDefinition): DiscoveryData {
         },
       },
     },
-    components: { schemas },
+    components: {
+      schemas,
+      securitySchemes: {
+        "PAYMENT-SIGNATURE": { type: "apiKey", in: "header", name: "PAYMENT-SIGNATURE" },
+        "X-PAYMENT": { type: "apiKey", in: "header", name: "X-PAYMENT" },
+      },
+    },
   };
   return { openapi, capabilities };
 }

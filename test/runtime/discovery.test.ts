@@ -246,17 +246,37 @@ describe("GET /openapi.json", () => {
       expect(doc.openapi).toBe("3.1.0");
       expect(doc.servers).toEqual([{ url: app.url }]);
       expect(doc.servers[0].url).toBe(app.url);
-      const generated = discoveryFor(makeAgent()).openapi;
-      // Plus POST /mcp (MCP is on by default), as one JSON-RPC operation.
-      expect(doc).toEqual({
-        ...generated,
-        paths: { ...(generated.paths as object), "/mcp": { post: expect.any(Object) } },
-        servers: [{ url: app.url }],
-      });
+      // Plus POST /mcp (MCP is on by default), as one JSON-RPC operation needing no HTTP credential.
       expect(doc.paths["/mcp"].post.requestBody.content["application/json"]).toBeDefined();
+      expect(doc.paths["/mcp"].post.security).toEqual([]);
     }
+    const generated = discoveryFor(makeAgent()).openapi as any;
+    const mcp = { "/mcp": { post: expect.any(Object) } };
+    expect(JSON.parse((await get(`${prod.url}/openapi.json`)).text)).toEqual({
+      ...generated,
+      paths: { ...generated.paths, ...mcp },
+      servers: [{ url: prod.url }],
+    });
+    // Dev mode runs jobs for free: the same document, except that /execute asks for no payment.
+    const devDoc = JSON.parse((await get(`${dev.url}/openapi.json`)).text);
+    const { security: _, description: devNote, ...devExecute } = devDoc.paths["/execute"].post;
+    const { security: required, ...execute } = generated.paths["/execute"].post;
+    expect(devDoc.paths["/execute"].post.security).toEqual([]);
+    expect(devNote).toMatch(/^This server runs in dev mode: jobs are free/);
+    expect(devExecute).toEqual(execute);
+    expect(required).toEqual([{ "PAYMENT-SIGNATURE": [] }, { "X-PAYMENT": [] }]);
+    // ... and declares no payment scheme, which nothing would use.
+    const { securitySchemes: schemes, ...components } = generated.components;
+    expect(Object.keys(schemes)).toEqual(["PAYMENT-SIGNATURE", "X-PAYMENT"]);
+    expect({ ...devDoc, paths: { ...devDoc.paths, "/execute": undefined } }).toEqual({
+      ...generated,
+      paths: { ...generated.paths, ...mcp, "/execute": undefined },
+      components,
+      servers: [{ url: dev.url }],
+    });
     // The shared document is not changed by serving it.
     expect(prodAgent.discovery!.openapi).not.toHaveProperty("servers");
+    expect(devAgent.discovery!.openapi.paths).toEqual(generated.paths);
   });
 
   it("an invalid document fails the same validator (the check can fail)", async () => {

@@ -2,9 +2,11 @@
 // it is exercised through shutdownGracefully, which it delegates to).
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { createServer } from "node:net";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { portInUse as devHelp } from "../../src/cli/dev.js";
 import { createApp, runtimeOf } from "../../templates/runtime/app.js";
-import { shutdownGracefully, startServer } from "../../templates/runtime/server.js";
+import { portInUse, shutdownGracefully, startServer } from "../../templates/runtime/server.js";
 import {
   anvilAccount,
   captureLogger,
@@ -57,6 +59,49 @@ describe("startServer", () => {
     expect(process.listenerCount("SIGTERM")).toBe(before + 1);
     await new Promise((r) => server!.close(r));
     expect(process.listenerCount("SIGTERM")).toBe(before);
+  });
+});
+
+describe("startServer on a busy port", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  /** startServer's stderr and exit code when PORT is a port another process holds. */
+  async function busyPort() {
+    const squatter = createServer(); // bound as the server binds: every interface
+    await new Promise<void>((r) => squatter.listen(0, () => r()));
+    const port = (squatter.address() as AddressInfo).port;
+    const written: string[] = [];
+    vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const exited = new Promise<number | undefined>((resolve) =>
+      vi.spyOn(process, "exit").mockImplementation(((code?: number) => {
+        resolve(code);
+        return undefined as never;
+      }) as typeof process.exit),
+    );
+    void startServer(makeAgent(), {
+      env: { SERVICE_DEV_MODE: "true", PORT: String(port) },
+      logger: captureLogger(),
+    });
+    const code = await exited;
+    await new Promise((r) => squatter.close(r));
+    return { port, code, stderr: written.join("") };
+  }
+
+  it("PORT: says how to find the other process and to set PORT (what `npm run dev` says), exit 1", async () => {
+    const { port, code, stderr } = await busyPort();
+    expect(code).toBe(1);
+    expect(stderr).toBe(
+      `Could not listen on port ${port}: (EADDRINUSE) ${portInUse("PORT", port)}\n`,
+    );
+    expect(portInUse("PORT", port)).toBe(
+      `another process is listening on port ${port} (see which with \`lsof -i :${port}\`): ` +
+        `stop it, or set PORT to a free port, e.g. \`PORT=${port + 1}\` in .env or before the command`,
+    );
+    // create-agent dev's own check of the port gives the same help, word for word.
+    expect(devHelp(port)).toBe(portInUse("PORT", port));
   });
 });
 

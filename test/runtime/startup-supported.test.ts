@@ -319,6 +319,29 @@ describe("startServer with a facilitator", () => {
     expect(listening).toBeGreaterThan(checked);
   });
 
+  it("GET /health says degraded (503) while the facilitator does not answer, ok again once it does", async () => {
+    answer = json(200, { kinds: TESTNET });
+    server = await startServer(makeAgent(), {
+      env: { PORT: "0", ...productionEnv("base-sepolia", url) },
+      logger: captureLogger(),
+    });
+    const health = `http://127.0.0.1:${(server.address() as AddressInfo).port}/health`;
+    answer = json(502, { error: "bad gateway" });
+    const res = await fetch(health);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({
+      status: "degraded",
+      problems: ["settlement route unreachable: paid jobs are refused until it is back"],
+    });
+    answer = json(200, { kinds: TESTNET });
+    let status = 503;
+    for (let i = 0; i < 100 && status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 200)); // a probe's answer is reused for a few seconds
+      status = (await fetch(health)).status;
+    }
+    expect(status).toBe(200);
+  });
+
   it("refuses to start (stderr + exit 1, nothing listening) when it does not", async () => {
     answer = json(200, { kinds: TESTNET });
     const exit = vi.spyOn(process, "exit").mockImplementation((code) => {

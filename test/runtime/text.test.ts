@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { clip, escapeLineBreakers, oneLine, quote } from "../../templates/runtime/ops/text.js";
+import { Ajv } from "ajv";
+import {
+  characterCount,
+  clip,
+  escapeLineBreakers,
+  oneLine,
+  quote,
+} from "../../templates/runtime/ops/text.js";
+
+// The oracle: Ajv, which checks inputs' minLength/maxLength, finds exactly that many characters.
+const exactLength = (n: number) =>
+  new Ajv().compile({ type: "string", minLength: n, maxLength: n });
 
 describe("clip", () => {
   it("leaves short text alone", () => {
@@ -67,5 +78,32 @@ describe("escapeLineBreakers", () => {
     const json = escapeLineBreakers(JSON.stringify({ s: "\u2028\u2029\u0085" }));
     expect(json).toBe('{"s":"\\u2028\\u2029\\u0085"}');
     expect(JSON.parse(json)).toEqual({ s: "\u2028\u2029\u0085" });
+  });
+});
+
+describe("characterCount", () => {
+  it("counts code points as Ajv's maxLength does: an emoji is one character", () => {
+    const samples = [
+      "",
+      "job-1",
+      "😀",
+      "😀".repeat(200),
+      "a😀b€c",
+      "\ud83d", // a lone high surrogate
+      "\ude00x", // a lone low surrogate
+      "\ud83d\ud83d\ude00", // high, then a pair
+      "é̀", // a letter and combining marks: three code points
+    ];
+    for (const text of samples) {
+      expect(exactLength(characterCount(text))(text), JSON.stringify(text)).toBe(true);
+      expect(exactLength(characterCount(text) + 1)(text)).toBe(false);
+    }
+  });
+
+  it("stops counting past the bound, and says atMost + 1", () => {
+    expect(characterCount("😀".repeat(300), 256)).toBe(257);
+    expect(characterCount("x".repeat(900_000), 256)).toBe(257);
+    expect(characterCount("😀".repeat(256), 256)).toBe(256);
+    expect(characterCount("😀".repeat(256) + "x", 256)).toBe(257);
   });
 });

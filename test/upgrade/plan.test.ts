@@ -1,6 +1,7 @@
 // What upgrade decides for one file create-agent writes once, from the three versions: the one the old
 // create-agent wrote (base), the project's (yours) and this create-agent's (next).
 import { describe, expect, it } from "vitest";
+import { newHomes } from "../../src/upgrade/new-home.js";
 import { mergeFile } from "../../src/upgrade/plan.js";
 import {
   compareVersions,
@@ -43,13 +44,60 @@ describe("mergeFile", () => {
 
   it("removes a dropped file only if you never edited it", () => {
     expect(decide("old\n", "old\n", undefined)).toMatchObject({ action: "remove" });
-    expect(decide("old\n", "edited\n", undefined)).toMatchObject({ action: "keep-edited" });
+    // You edited it: a modify/delete conflict (as git calls it), your copy kept as it is.
+    expect(decide("old\n", "edited\n", undefined)).toEqual({
+      path: "f.ts",
+      action: "modify-delete",
+      before: Buffer.from("edited\n"),
+    });
     expect(decide("old\n", undefined, undefined)).toBeUndefined();
   });
 
   it("does not bring back a file you deleted", () => {
     expect(decide("a\n", undefined, "b\n")).toMatchObject({ action: "keep-deleted" });
     expect(decide("a\n", undefined, "a\n")).toBeUndefined();
+  });
+});
+
+describe("newHomes: where a dropped file's code went", () => {
+  const old = [
+    'import { x } from "./x.js";',
+    "",
+    "/** Counts jobs in flight. */",
+    "export function createDrain(): Drain {",
+    "  let inFlight = 0;",
+    "  const waiters: Array<() => void> = [];",
+    "  return {",
+    "    enter() {",
+    "      inFlight++;",
+    "      return () => release();",
+    "    },",
+    "  };",
+    "}",
+  ].join("\n");
+
+  it("names the new files holding at least a quarter of its code lines, most first", () => {
+    // Its code lines: the function's signature, `let inFlight`, `const waiters` and `return () => release()`.
+    const moved = old.replace("export function", "function"); // 3 of the 4 kept
+    const quarter = "  const waiters: Array<() => void> = [];\n"; // 1 of 4
+    const homes = newHomes(old, [
+      ["src/runtime/a.ts", "unrelated();\nconst something = else_();\n"],
+      ["src/runtime/http/drain.ts", `// moved here\n${moved}`],
+      ["src/runtime/b.ts", quarter],
+    ]);
+    expect(homes).toEqual(["src/runtime/http/drain.ts", "src/runtime/b.ts"]);
+  });
+
+  it("does not count blank lines, braces, comments or imports: sharing only those is no new home", () => {
+    const boilerplate =
+      'import { x } from "./x.js";\n/** Counts jobs in flight. */\n}\n  };\n    },\n  return {\n';
+    expect(newHomes(old, [["src/runtime/other.ts", boilerplate]])).toEqual([]);
+    expect(newHomes("}\n\n// only a comment\n", [["a.ts", "}\n"]])).toEqual([]);
+  });
+
+  it("names three at most", () => {
+    const files = ["a", "b", "c", "d"].map((n) => [`${n}.ts`, old] as [string, string]);
+    expect(newHomes(old, files)).toEqual(["a.ts", "b.ts", "c.ts"]);
   });
 });
 

@@ -5,16 +5,50 @@
 import type { DiscoveryData, JsonObject } from "./data.js";
 import { MCP_PATH, MCP_PROTOCOL_VERSION } from "./paths.js";
 
-/**
- * The OpenAPI document for the service at `base`; the shared document itself is left untouched.
- * `mcp`: POST /mcp is on, and documented as one JSON-RPC endpoint (MCP's methods are the MCP spec's).
- */
-export function buildOpenApi(data: DiscoveryData, base: string, mcp = false): JsonObject {
+/** How the serving instance differs from the generated document. */
+export interface OpenApiMode {
+  /** Dev mode: jobs are free, so POST /execute needs no payment header (no security). */
+  free?: boolean;
+  /** POST /mcp is on: documented as one JSON-RPC endpoint (MCP's methods are the MCP spec's). */
+  mcp?: boolean;
+}
+
+/** The OpenAPI document for the service at `base`; the shared document itself is left untouched. */
+export function buildOpenApi(
+  data: DiscoveryData,
+  base: string,
+  mode: OpenApiMode = {},
+): JsonObject {
   const { openapi, info, ...rest } = data.openapi;
   delete rest.servers; // ours replaces any the document had
-  if (mcp && typeof rest.paths === "object" && rest.paths !== null)
+  if (mode.mcp && typeof rest.paths === "object" && rest.paths !== null)
     rest.paths = { ...rest.paths, [MCP_PATH]: mcpPath() };
-  return { openapi, info, servers: [{ url: base }], ...rest };
+  const doc: JsonObject = { openapi, info, servers: [{ url: base }], ...rest };
+  return mode.free ? withoutPayment(doc) : doc;
+}
+
+type Operation = JsonObject & { security?: unknown; description?: string };
+
+/**
+ * Dev mode skips the payment gate, so the document must not require a payment for /execute: its
+ * security becomes `[]` (none), its description says why, and the payment headers' security
+ * schemes, now used by nothing, go. Only the objects on the way to what changes are copied.
+ */
+function withoutPayment(doc: JsonObject): JsonObject {
+  const paths = doc.paths as Record<string, Record<string, Operation>> | undefined;
+  const execute = paths?.["/execute"]?.post;
+  if (!paths || !execute) return doc;
+  const post: Operation = {
+    ...execute,
+    security: [],
+    description: `This server runs in dev mode: jobs are free and payment headers are ignored.\n\n${execute.description ?? ""}`,
+  };
+  const { securitySchemes: _, ...components } = (doc.components ?? {}) as JsonObject;
+  return {
+    ...doc,
+    paths: { ...paths, "/execute": { ...paths["/execute"], post } },
+    ...(doc.components ? { components } : {}),
+  };
 }
 
 /** POST /mcp: a JSON-RPC 2.0 message in, a JSON-RPC answer out (MCP Streamable HTTP, stateless). */
@@ -27,6 +61,8 @@ function mcpPath(): JsonObject {
   return {
     post: {
       operationId: "mcp",
+      // Paid tool calls carry their payment in the JSON-RPC body, not in an HTTP credential.
+      security: [],
       summary: "Model Context Protocol: every capability as a tool",
       description:
         `MCP Streamable HTTP (stateless, protocol ${MCP_PROTOCOL_VERSION}): send JSON-RPC messages such as initialize, tools/list and tools/call; ` +

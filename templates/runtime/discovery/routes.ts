@@ -10,6 +10,7 @@
 import { createHash } from "node:crypto";
 import type { Express, NextFunction, Request, Response } from "express";
 import { ValidationError } from "../errors.js";
+import { baseUrlOf } from "../http/base-url.js";
 import { refuse } from "../http/transport.js";
 import type { ResolvedConfig } from "../ops/config.js";
 import type { AgentDefinition, Logger } from "../types.js";
@@ -62,16 +63,8 @@ export class BoundedCache<V> {
   }
 }
 
-/** A Host header as browsers and proxies send it: a name or IP literal, and maybe a port. */
-const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
-
-/** PUBLIC_URL, else the URL the request came in on (as POST /execute derives it); undefined if the Host is not a host. */
-export function baseUrlOf(config: ResolvedConfig, req: Request): string | undefined {
-  if (config.publicUrl) return config.publicUrl;
-  const host = req.get("host");
-  if (host === undefined || !HOST.test(host)) return undefined;
-  return `${req.protocol}://${host}`;
-}
+/** Where the documents' URLs come from (one rule for every route that writes one). */
+export { baseUrlOf } from "../http/base-url.js";
 
 /** True when If-None-Match lists `etag` (weak comparison, as RFC 9110 asks) or is "*". */
 export function matches(ifNoneMatch: string | undefined, etag: string): boolean {
@@ -113,7 +106,7 @@ export function createDiscovery(agent: AgentDefinition, config: ResolvedConfig) 
         );
       case "openapi":
         return served(
-          JSON.stringify(buildOpenApi(data, base, config.mcp.enabled)),
+          JSON.stringify(buildOpenApi(data, base, { free: facts.free, mcp: config.mcp.enabled })),
           "application/json; charset=utf-8",
         );
       case "llms":
@@ -171,16 +164,7 @@ export function mountDiscovery(
             { status: 404 },
           ),
         );
-      const base = baseUrlOf(config, req);
-      if (base === undefined)
-        return refuse(
-          logger,
-          req,
-          res,
-          new ValidationError(
-            "the Host header is not a valid host name, so no URLs can be written; send a valid Host (or set PUBLIC_URL)",
-          ),
-        );
+      const base = baseUrlOf(config, req); // a Host that makes no URL: 400 (http/transport.ts)
       discovery
         .loaded()
         .then(() => send(req, res, discovery.document(name, base), !config.publicUrl), next);

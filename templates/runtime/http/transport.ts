@@ -6,7 +6,7 @@
  */
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from "express";
 import {
-  type AgentError,
+  AgentError,
   GENERIC_INTERNAL_MESSAGE,
   ValidationError,
   errorBody,
@@ -115,12 +115,17 @@ export function notFound(logger: Logger): RequestHandler {
   };
 }
 
-/** Errors from body parsing, and anything unexpected (logged; the client gets the generic message). */
+/**
+ * Errors from body parsing, a typed refusal a route threw (e.g. a Host that makes no URL,
+ * http/base-url.ts), and anything unexpected (logged; the client gets the generic message).
+ */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, next) => {
     if (res.headersSent) return next(err);
     const known = bodyParserError(err);
     if (known) return refuse(logger, req, res, known);
+    if (err instanceof AgentError && err.errorType !== "internal")
+      return refuse(logger, req, res, err);
     logger.error("unexpected error handling request", {
       request_id: requestIdOf(res),
       method: req.method,

@@ -39,7 +39,10 @@ export interface JobCall {
   body: unknown;
   /** Reads a request header (lower-case name). */
   header: HeaderGetter;
-  /** Absolute URL of this endpoint, used in 402 responses (derived only when one is built). */
+  /**
+   * Absolute URL of this endpoint, used in 402 responses (derived only when one is built); throws a
+   * ValidationError when the request's Host cannot make one (http/base-url.ts).
+   */
   resourceUrl(): string;
   /** The request's logger (tagged with its request id). */
   logger: Logger;

@@ -6,10 +6,11 @@
  */
 import { formatAjvErrors } from "../ajv.js";
 import { CapabilityError, ValidationError } from "../errors.js";
-import { quote } from "../ops/text.js";
+import { characterCount, quote } from "../ops/text.js";
 import type { AgentDefinition, Capability } from "../types.js";
 
 export const SERVICE_VERSION = "1.0";
+/** Longest job_id, in characters (code points, as the OpenAPI document's maxLength counts). */
 export const MAX_JOB_ID_LENGTH = 256;
 /** Deepest nesting accepted anywhere in a request body (objects and arrays). */
 export const MAX_NESTING_DEPTH = 64;
@@ -125,7 +126,11 @@ export function parseRequest(body: unknown, limits: RequestLimits = {}): JobRequ
     );
 
   if (jobId === undefined) problems.push("job_id: missing required field");
-  else if (typeof jobId !== "string" || jobId.length === 0 || jobId.length > MAX_JOB_ID_LENGTH)
+  else if (
+    typeof jobId !== "string" ||
+    jobId.length === 0 ||
+    characterCount(jobId, MAX_JOB_ID_LENGTH) > MAX_JOB_ID_LENGTH
+  )
     problems.push(`job_id: must be a non-empty string of at most ${MAX_JOB_ID_LENGTH} characters`);
 
   if (task === undefined) problems.push("task: missing required field");

@@ -9,15 +9,36 @@
  * Part of your project: edit freely.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { Redis, type Cluster } from "ioredis";
+import { createRequire } from "node:module";
 import type { Logger } from "../types.js";
 import { LedgerUnavailableError, type Ledger, type StoredResult } from "./ledger.js";
+
+/**
+ * What the ledger uses of an ioredis client (a `Redis` or a `Cluster`: both fit). Named here rather than
+ * imported, so ioredis's ~900 KB of declarations stay out of the project's typecheck; a repo test checks
+ * that ioredis's real classes still fit it (test/runtime/redis-types.test.ts).
+ */
+export interface RedisClient {
+  readonly status: string;
+  defineCommand(name: string, definition: { lua: string; numberOfKeys?: number }): void;
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string, px: "PX", milliseconds: number, nx: "NX"): Promise<"OK" | null>;
+  ping(): Promise<string>;
+  quit(): Promise<unknown>;
+  disconnect(): void;
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  once(event: string, listener: (...args: any[]) => void): unknown;
+  off(event: string, listener: (...args: any[]) => void): unknown;
+}
+
+/** The ioredis constructor, as connect() calls it. */
+type RedisConstructor = new (url: string, options: Record<string, unknown>) => RedisClient;
 
 export interface RedisLedgerOptions {
   /** redis:// or rediss:// URL; the ledger makes (and closes) its own client. */
   url?: string;
-  /** Or a client you made and own (close() leaves it open). */
-  client?: Redis | Cluster;
+  /** Or a client you made and own, an ioredis `Redis` or `Cluster` (close() leaves it open). */
+  client?: RedisClient;
   /** Every key starts with it, e.g. "my-agent:". */
   keyPrefix: string;
   /** Longest wait for one Redis answer (default 2000 ms). */
@@ -293,11 +314,14 @@ function passwordOf(url: string): string | undefined {
  * A client that never blocks startup (connects in the background), fails commands at once while
  * disconnected and within `commandTimeoutMs` otherwise, and reconnects forever.
  */
-function connect(url: string, commandTimeoutMs: number): Redis {
+function connect(url: string, commandTimeoutMs: number): RedisClient {
   if (!URL.canParse(url) || !/^rediss?:$/.test(new URL(url).protocol)) {
     // The URL itself is not repeated: it may hold a password.
     throw new Error("payment ledger: REDIS_URL is not a redis:// or rediss:// URL");
   }
+  // ioredis through a require() TypeScript does not follow (see RedisClient); loaded only here, when
+  // REDIS_URL is set (ledger/select.ts imports this module only then).
+  const { Redis } = createRequire(import.meta.url)("ioredis") as { Redis: RedisConstructor };
   return new Redis(url, {
     connectionName: "payment-ledger",
     // RESP2: understood by every Redis version and proxy; the ledger needs nothing newer.
@@ -312,6 +336,6 @@ function connect(url: string, commandTimeoutMs: number): Redis {
     connectTimeout: Math.max(commandTimeoutMs, 5000),
     socketTimeout: commandTimeoutMs + 1000,
     // Reconnect forever, backing off to one attempt every 2 s, so service resumes by itself.
-    retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
+    retryStrategy: (attempt: number) => Math.min(attempt * 100, 2000),
   });
 }

@@ -50,6 +50,13 @@ export interface Metrics {
   handlerAbandoned(capability: string): () => void;
   /** A ledger (replay store) operation failed: agent_ledger_errors_total{operation}. */
   ledgerError(operation: string): void;
+  /**
+   * The direct-settlement account's ETH, read at start-up, by GET /health and on each metrics
+   * scrape (at most every few seconds): agent_settler_balance_eth, and agent_settler_balance_low_eth,
+   * the balance below which the server warns (gas for 100 settlements at the current gas price).
+   * Optional: implementations written before it existed need not have it.
+   */
+  settlerBalance?(balanceWei: bigint, lowWei: bigint): void;
 }
 
 const nothing = (): void => {};
@@ -62,4 +69,5 @@ export const noMetrics: Metrics = Object.freeze({
   handlerStarted: () => nothing,
   handlerAbandoned: () => nothing,
   ledgerError: nothing,
+  settlerBalance: nothing,
 });

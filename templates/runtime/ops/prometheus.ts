@@ -131,6 +131,17 @@ export function createPrometheusMetrics(options: PrometheusOptions = {}): Promet
     registers,
   });
 
+  const settlerBalance = new Gauge({
+    name: name("agent_settler_balance_eth"),
+    help: "ETH held by the direct-settlement account (X402_SETTLER_KEY), which pays the gas of every settlement. Read at start-up, by GET /health and on scrapes (at most every 5 s).",
+    registers,
+  });
+  const settlerLow = new Gauge({
+    name: name("agent_settler_balance_low_eth"),
+    help: "The settler balance below which the server warns: gas for 100 settlements at the current gas price. Alert when agent_settler_balance_eth < agent_settler_balance_low_eth.",
+    registers,
+  });
+
   const metrics: Metrics = {
     job(capability: string, outcome: JobOutcome) {
       jobs.inc({ capability: capabilityLabel(capability), outcome });
@@ -166,6 +177,10 @@ export function createPrometheusMetrics(options: PrometheusOptions = {}): Promet
     },
     ledgerError(operation: string) {
       ledgerErrors.inc({ operation: operationLabel(operation) });
+    },
+    settlerBalance(balanceWei: bigint, lowWei: bigint) {
+      settlerBalance.set(Number(balanceWei) / 1e18);
+      settlerLow.set(Number(lowWei) / 1e18);
     },
   };
 

@@ -17,6 +17,23 @@ export function clip(text: string, max: number): string {
   return `${text.slice(0, end)}… (${text.length - end} more characters)`;
 }
 
+/**
+ * How many characters `text` has as JSON Schema's minLength/maxLength (and Ajv) count them: Unicode
+ * code points, so an emoji is one character, not two UTF-16 units. Counting stops once it passes
+ * `atMost` (the answer is then `atMost + 1`), so a huge string costs no more than the bound.
+ */
+export function characterCount(text: string, atMost = Infinity): number {
+  // A code point is one or two UTF-16 units: more than twice the bound in units is over it.
+  if (text.length > 2 * atMost) return atMost + 1;
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (++count > atMost) return count;
+    // A high surrogate followed by a low one is one code point (Ajv's ucs2length counts the same way).
+    if (isHighSurrogate(text.charCodeAt(i)) && isLowSurrogate(text.charCodeAt(i + 1))) i++;
+  }
+  return count;
+}
+
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }

@@ -13,7 +13,14 @@
  * Instances that do not share a ledger can still pick the same nonce: the node refuses the
  * loser's transaction, which then repeats step 2 with a fresh nonce (a few times at most).
  */
-import {
+import { keccak256 } from "./keccak.js";
+import type { ResolvedNetwork } from "./networks.js";
+import { chainFor, shortMessage, transferArgs, USDC_ABI } from "./onchain.js";
+import { SettlementError, type Settler } from "./settlement.js";
+import { loadViem, loadViemAccounts, type Hex, type TransferArgs } from "./viem.js";
+
+// viem, typed by what this file uses (see viem.ts: its declarations stay out of your type-check).
+const {
   BaseError,
   ContractFunctionRevertedError,
   createPublicClient,
@@ -21,17 +28,11 @@ import {
   encodeFunctionData,
   http,
   HttpRequestError,
-  keccak256,
   NonceTooLowError,
   RpcRequestError,
   TimeoutError,
-} from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import type { ResolvedNetwork } from "./networks.js";
-import { chainFor, shortMessage, transferArgs, USDC_ABI } from "./onchain.js";
-import { SettlementError, type Settler } from "./settlement.js";
-
-type Hex = `0x${string}`;
+} = await loadViem();
+const { privateKeyToAccount } = await loadViemAccounts();
 
 export interface DirectSettlerOptions {
   rpcUrl: string;
@@ -48,7 +49,6 @@ export interface DirectSettlerOptions {
 }
 
 type Exclusive = NonNullable<DirectSettlerOptions["exclusive"]>;
-type TransferArgs = ReturnType<typeof transferArgs>;
 
 /** How often to poll for the receipt (Base makes a block every 2 s). */
 const POLLING_INTERVAL_MS = 500;
@@ -214,7 +214,8 @@ export function createDirectSettler(options: DirectSettlerOptions): Settler {
     for (let attempt = 1; ; attempt++) {
       await simulate(args);
       const signed = await signAtNextNonce(args);
-      const hash = keccak256(signed); // known before sending, so a lost answer can still name it
+      // The hash is known before sending, so a lost answer can still name the transaction.
+      const hash: Hex = `0x${Buffer.from(keccak256(Buffer.from(signed.slice(2), "hex"))).toString("hex")}`;
       const answer = await send(signed, hash);
       if (answer === "sent") return hash;
       if (attempt === MAX_SEND_ATTEMPTS)

@@ -17,7 +17,7 @@ import type { ProductionPaymentConfig } from "../ops/config.js";
 import type { BazaarDeclarations } from "./bazaar.js";
 import type { ChainChecks } from "./onchain.js";
 import { SETTLEMENT_MARGIN_SECONDS, type SettlementResult, type Settler } from "./settlement.js";
-import type { Capability, VerifiedPayment } from "../types.js";
+import type { Capability, Logger, VerifiedPayment } from "../types.js";
 import type { SentPayment } from "./verify.js";
 import { paymentRequiredResponse, type PaymentOffer } from "./x402.js";
 
@@ -98,6 +98,8 @@ export interface PaymentGateDeps {
   exclusive: Ledger["exclusive"];
   /** What a 402 declares about each capability's job for x402 catalogues (bazaar.ts); absent: nothing. */
   discovery?: BazaarDeclarations;
+  /** Where the signature check says, once at start-up, how it recovers signers on this Node. */
+  logger?: Logger;
 }
 
 /** The configured settlement route as a Settler. */
@@ -182,7 +184,21 @@ export function createPaymentGate(
   // The signature check (secp256k1, keccak) is loaded with the gate, off the request path: dev mode
   // has no gate, so it never loads it.
   const verifying = import("./verify.js");
-  verifying.catch(() => undefined); // reported by the first verify() instead of crashing startup
+  verifying.then(
+    ({ recoveryPath: recovery }) => {
+      if (recovery.path === "failed")
+        deps.logger?.error(
+          `payment signatures cannot be checked on this Node: the secp256k1 self-test failed (${recovery.problem}); every paid job will fail with a 500 and nothing is charged`,
+        );
+      else
+        deps.logger?.info(
+          recovery.path === "openssl"
+            ? "payment signatures: secp256k1 self-test passed; points decompressed by node:crypto (OpenSSL)"
+            : "payment signatures: secp256k1 self-test passed; this Node's OpenSSL has no secp256k1, so points are decompressed by the runtime's own square root (pure JS)",
+        );
+    },
+    () => undefined, // reported by the first verify() instead of crashing startup
+  );
 
   // The on-chain checks load the full viem package, so only when an RPC endpoint is configured.
   const rpcUrl = config.rpcUrl;
@@ -197,7 +213,9 @@ export function createPaymentGate(
   const route = config.settlement;
   const submitter: Promise<`0x${string}`> =
     route.kind === "direct"
-      ? import("viem/accounts").then((m) => m.privateKeyToAddress(route.settlerKey))
+      ? import("./viem.js")
+          .then((m) => m.loadViemAccounts())
+          .then((m) => m.privateKeyToAddress(route.settlerKey))
       : Promise.resolve(payTo);
   submitter.catch(() => undefined);
 

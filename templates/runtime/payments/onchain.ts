@@ -4,18 +4,15 @@
  * Loaded on first use (see payment.ts): the full viem package adds ~100 ms to startup.
  * Part of your project: edit freely.
  */
-import {
-  BaseError,
-  ContractFunctionRevertedError,
-  createPublicClient,
-  defineChain,
-  http,
-  type Chain,
-} from "viem";
 import { InternalError, PaymentError } from "../errors.js";
 import type { ResolvedNetwork } from "./networks.js";
 import type { VerifiedPayment } from "../types.js";
+import { loadViem, type Chain, type TransferArgs } from "./viem.js";
 import { transferTypedData, type Authorization } from "./x402.js";
+
+// viem, typed by what this file uses (see viem.ts: its declarations stay out of your type-check).
+const { BaseError, ContractFunctionRevertedError, createPublicClient, defineChain, http } =
+  await loadViem();
 
 /** The parts of USDC (FiatTokenV2_2) the runtime calls. */
 export const USDC_ABI = [
@@ -54,7 +51,7 @@ export const USDC_ABI = [
 ] as const;
 
 /** The arguments of USDC's `transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, signature)`. */
-export function transferArgs(p: VerifiedPayment) {
+export function transferArgs(p: VerifiedPayment): TransferArgs {
   const a = p.authorization;
   return [
     a.from,

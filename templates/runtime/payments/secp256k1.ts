@@ -6,12 +6,19 @@
  * does only this: Jacobian coordinates, secp256k1's endomorphism (GLV) to halve the scalars, and one
  * interleaved wNAF pass over u1·G + u2·R with precomputed tables for G.
  *
+ * The point R is found from r by a square root mod P: node:crypto (OpenSSL) makes a recovery about
+ * 5-10% faster than the runtime's own square root, but some Node builds' OpenSSL have no secp256k1. So
+ * OpenSSL's answer is used only when it checks out (on the curve, with the asked parity: then it is
+ * the only answer), and the runtime's square root decides every other case. A self-test on fixed
+ * signatures runs when this module loads and picks the path (`recoveryPath`, which the server logs
+ * once at start-up).
+ *
  * It only ever handles public data (signatures, digests, public keys), never a private key, so it
- * need not run in constant time. The runtime tests compare it with viem on random and malformed
- * signatures. Part of your project: edit freely.
+ * need not run in constant time. The runtime tests compare it with @noble/curves on random,
+ * malformed and adversarial signatures. Part of your project: edit freely.
  */
-import { ECDH } from "node:crypto";
-import { keccak256 } from "./keccak.js";
+import { ECDH, getCurves } from "node:crypto";
+import { keccak256, keccak256Text } from "./keccak.js";
 
 /** The field prime, 2^256 - 2^32 - 977. */
 const P = 0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2fn;
@@ -62,6 +69,60 @@ function invert(a: bigint, m: bigint): bigint {
     [s0, s1] = [s1, s0 - q * s1];
   }
   return s0 < 0n ? s0 + m : s0;
+}
+
+/** x^(2^n) mod P. */
+function squareTimes(x: bigint, n: number): bigint {
+  for (let i = 0; i < n; i++) x = mul(x, x);
+  return x;
+}
+
+/**
+ * The y of the curve point with this x and y's parity, or undefined when there is none: y² = x³ + 7
+ * has a root iff c = x³ + 7 is a square, and then it is c^((P + 1) / 4), as P ≡ 3 (mod 4). The power
+ * is libsecp256k1's addition chain: (P + 1) / 4 is three runs of ones (2, 22 and 223 bits long).
+ * No point has y = 0 (the group order is odd), so the other root, P - y, has the other parity.
+ */
+function liftX(x: bigint, odd: boolean): bigint | undefined {
+  const c = add(mul(mul(x, x), x), 7n);
+  const x2 = mul(mul(c, c), c);
+  const x3 = mul(mul(x2, x2), c);
+  const x6 = mul(squareTimes(x3, 3), x3);
+  const x9 = mul(squareTimes(x6, 3), x3);
+  const x11 = mul(squareTimes(x9, 2), x2);
+  const x22 = mul(squareTimes(x11, 11), x11);
+  const x44 = mul(squareTimes(x22, 22), x22);
+  const x88 = mul(squareTimes(x44, 44), x44);
+  const x176 = mul(squareTimes(x88, 88), x88);
+  const x220 = mul(squareTimes(x176, 44), x44);
+  const x223 = mul(squareTimes(x220, 3), x3);
+  const y = squareTimes(mul(squareTimes(mul(squareTimes(x223, 23), x22), 6), x2), 2);
+  if (mul(y, y) !== c) return undefined; // c is not a square: no point has this x
+  return (y & 1n) === (odd ? 1n : 0n) ? y : P - y;
+}
+
+/**
+ * liftX by node:crypto (OpenSSL), where it has the curve. Its y is used only when it is on the curve
+ * with the asked parity (then it is the one answer); a refusal ("no such point", or no secp256k1 in
+ * this OpenSSL) or anything else is decided by liftX, so this returns exactly what liftX does.
+ */
+function liftXOpenSsl(x: bigint, odd: boolean): bigint | undefined {
+  const y = openSslY(x, odd);
+  if (y !== undefined && (y & 1n) === (odd ? 1n : 0n) && mul(y, y) === add(mul(mul(x, x), x), 7n))
+    return y;
+  return liftX(x, odd);
+}
+
+/** OpenSSL's y for (x, parity), or undefined when it refuses. */
+function openSslY(x: bigint, odd: boolean): bigint | undefined {
+  try {
+    const compressed = Buffer.from(`0${odd ? 3 : 2}${x.toString(16).padStart(64, "0")}`, "hex");
+    const point = ECDH.convertKey(compressed, "secp256k1", undefined, undefined, "uncompressed");
+    const y = BigInt(`0x${(point as Buffer).toString("hex", 33, 65)}`);
+    return y < P ? y : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 // ---- points: the accumulator (X, Y, Z) in Jacobian coordinates, x = X/Z², y = Y/Z³; Z = 0 is infinity ----
@@ -283,32 +344,32 @@ const hexToBigInt = (hex: string): bigint => BigInt(`0x${hex}`);
 /**
  * The address (0x + 40 lowercase hex digits) whose key signed `digest` (32 bytes) with `signature`
  * (0x + r, s and v, 65 bytes), as ecrecover computes it; undefined where ecrecover finds no signer:
- * v other than 27 or 28, r or s outside [1, N), r not the x of a curve point. Like ecrecover it
- * accepts a high s; callers that follow USDC refuse those first.
+ * v other than 27 or 28, r or s outside [1, N), r not the x of a curve point, or the recovered key at
+ * infinity. Like ecrecover it accepts a high s; callers that follow USDC refuse those first.
+ * Throws if the self-test failed when this module loaded (this Node cannot check signatures).
  */
 export function recoverAddress(digest: Uint8Array, signature: string): `0x${string}` | undefined {
+  if (!path.ok)
+    throw new Error(
+      `secp256k1 self-test failed on this Node (${process.version}), so no payment signature can be checked: ${path.problem}`,
+    );
+  return recoverWith(path.lift, digest, signature);
+}
+
+function recoverWith(
+  lift: (x: bigint, odd: boolean) => bigint | undefined,
+  digest: Uint8Array,
+  signature: string,
+): `0x${string}` | undefined {
   if (digest.length !== 32 || !/^0x[0-9a-fA-F]{130}$/.test(signature)) return undefined;
-  const rHex = signature.slice(2, 66);
-  const r = hexToBigInt(rHex);
+  const r = hexToBigInt(signature.slice(2, 66));
   const s = hexToBigInt(signature.slice(66, 130));
   const v = parseInt(signature.slice(130, 132), 16);
   if ((v !== 27 && v !== 28) || r === 0n || r >= N || s === 0n || s >= N) return undefined;
 
   // R: the point with x = r and y's parity from v (r < N < P, so x = r itself).
-  const compressed = Buffer.from(`0${v - 25}${rHex}`, "hex"); // 02 or 03, then r
-  let point: Buffer;
-  try {
-    point = ECDH.convertKey(
-      compressed,
-      "secp256k1",
-      undefined,
-      undefined,
-      "uncompressed",
-    ) as Buffer;
-  } catch {
-    return undefined; // r³ + 7 has no square root: no such point
-  }
-  const ry = hexToBigInt(point.toString("hex", 33, 65));
+  const ry = lift(r, v === 28);
+  if (ry === undefined) return undefined; // r³ + 7 has no square root: no such point
 
   // Q = r⁻¹·(s·R - h·G) = u1·G + u2·R
   const h = modN(hexToBigInt(Buffer.from(digest).toString("hex")));
@@ -325,3 +386,87 @@ export function recoverAddress(digest: Uint8Array, signature: string): `0x${stri
   );
   return `0x${Buffer.from(keccak256(key)).toString("hex", 12)}`;
 }
+
+// ---- the self-test, run once when this module loads ----
+
+/**
+ * Fixed signatures by the well-known test key 0xac09…ff80 (address 0xf39f…2266) over
+ * keccak256("create-agent secp256k1 self-test <i>"), one of each parity of R, made with viem; and
+ * signatures with no signer: an r that is no curve point's x (5³ + 7 is not a square mod P), and R = G
+ * with s = h, where Q = r⁻¹·(h·G - h·G) is the point at infinity.
+ */
+const SELF_TEST_SIGNER = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
+const SELF_TEST: Array<[message: string, signature: string, signer: string | undefined]> = [
+  [
+    "create-agent secp256k1 self-test 0",
+    "0xdd308b54e0b667af33ff8b12f8a75007a103f3f00d2c157a5cf7bf1b515a23a97d3061e4ebfaafbc57fdca36fc1c1276d8ce749039d08522531b3e4be96102681b",
+    SELF_TEST_SIGNER,
+  ],
+  [
+    "create-agent secp256k1 self-test 1",
+    "0x6273d639fdb37e22081a149468a80a6e4fd50ff04b669742adac48a9c0771b046e5ba9208dae45bb15731592057dd9c06c3d97744ebfde061e2e2eb0678b6daf1c",
+    SELF_TEST_SIGNER,
+  ],
+  [
+    "create-agent secp256k1 self-test 0",
+    `0x${"5".padStart(64, "0")}7d3061e4ebfaafbc57fdca36fc1c1276d8ce749039d08522531b3e4be96102681b`,
+    undefined,
+  ],
+  [
+    "create-agent secp256k1 self-test 0",
+    // r = Gx, s = the digest itself (below N), v = 27 (G's y is even)
+    `0x${GX.toString(16)}f83d6e76045959b4693ac41d75e66d932bd1d3d7fe73bfd473cdba7b5f748f1b1b`,
+    undefined,
+  ],
+];
+
+/** What a lift gets wrong on the fixed signatures, or undefined when it gets them all right. */
+function selfTestFailure(
+  lift: (x: bigint, odd: boolean) => bigint | undefined,
+): string | undefined {
+  for (const [message, signature, signer] of SELF_TEST) {
+    let got: string | undefined;
+    try {
+      got = recoverWith(lift, keccak256Text(message), signature);
+    } catch (err) {
+      return `recovering ${signature.slice(0, 12)}… threw ${err instanceof Error ? err.message : String(err)}`;
+    }
+    if (got !== signer)
+      return `${signature.slice(0, 12)}… recovered ${got ?? "no signer"}, not ${signer ?? "no signer"}`;
+  }
+  return undefined;
+}
+
+/** OpenSSL decompresses both parities of G itself (x = Gx) to G's y and -G's. */
+function openSslServesTheCurve(): boolean {
+  try {
+    if (!getCurves().includes("secp256k1")) return false;
+  } catch {
+    return false;
+  }
+  return openSslY(GX, false) === GY && openSslY(GX, true) === P - GY;
+}
+
+type RecoveryPath =
+  | { ok: true; name: "openssl" | "pure-js"; lift: (x: bigint, odd: boolean) => bigint | undefined }
+  | { ok: false; problem: string };
+
+function choosePath(): RecoveryPath {
+  const withOpenSsl = openSslServesTheCurve();
+  if (withOpenSsl && selfTestFailure(liftXOpenSsl) === undefined)
+    return { ok: true, name: "openssl", lift: liftXOpenSsl };
+  const problem = selfTestFailure(liftX);
+  return problem === undefined
+    ? { ok: true, name: "pure-js", lift: liftX }
+    : { ok: false, problem };
+}
+
+const path = choosePath();
+
+/**
+ * Which point decompression recovers signatures here, for the start-up log: "openssl" (node:crypto's
+ * secp256k1, checked), "pure-js" (this Node's OpenSSL has no usable secp256k1: the runtime's own square
+ * root, a few percent slower), or "failed" with the self-test's finding (every paid job then gets a 500).
+ */
+export const recoveryPath: { path: "openssl" | "pure-js" } | { path: "failed"; problem: string } =
+  path.ok ? { path: path.name } : { path: "failed", problem: path.problem };

@@ -24,6 +24,7 @@ import {
 } from "./x402.js";
 
 export { SETTLEMENT_MARGIN_SECONDS }; // defined in settlement.ts, which loads without this module
+export { recoveryPath } from "./secp256k1.js"; // for the start-up log (gate.ts)
 
 /** What verification needs to know about this service. */
 export interface VerifyContext {
@@ -187,13 +188,15 @@ async function checkSignature(
   ctx: VerifyContext,
 ): Promise<void> {
   checkEcdsaEncoding(signature);
-  let signer: string | undefined;
+  let digest: Uint8Array | undefined;
   try {
-    // undefined: not a 65-byte ECDSA signature; a contract wallet's may still be valid
-    signer = recoverAddress(transferDigest(ctx.network, auth), signature);
+    digest = transferDigest(ctx.network, auth);
   } catch {
-    signer = undefined; // a field the EIP-712 encoding refuses (a value above 2^256 - 1)
+    digest = undefined; // a field the EIP-712 encoding refuses (a value above 2^256 - 1)
   }
+  // undefined: not a 65-byte ECDSA signature; a contract wallet's may still be valid. Throws (a 500,
+  // no charge) only on a Node where secp256k1's self-test failed, rather than refuse good payers.
+  const signer = digest && recoverAddress(digest, signature);
   if (signer !== undefined && sameAddress(signer, auth.from)) return;
   if (signature.toLowerCase().endsWith(ERC6492_MAGIC))
     throw refuse(

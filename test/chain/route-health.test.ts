@@ -1,0 +1,242 @@
+// Direct settlement fails closed at start-up, against real anvil chains: an X402_RPC_URL serving another
+// chain, one nobody listens on, and a settler account with no ETH are each refused (stderr names the
+// variable to fix, exit 1, nothing listening); a settler low on ETH starts with a warning and the balance as
+// a metric; and GET /health reports the route once its node has gone away, the way it reports the ledger.
+import type { Server } from "node:http";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createPublicClient, http } from "viem";
+import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { USDC_ABI } from "../../templates/runtime/payments/onchain.js";
+import { formatEth, SETTLEMENT_GAS } from "../../templates/runtime/payments/route-health.js";
+import { transferTypedData } from "../../templates/runtime/payments/x402.js";
+import { startServer } from "../../templates/runtime/server.js";
+import { captureLogger, logText, makeAgent } from "../runtime/helpers.js";
+import { PAYEE, PAYER_KEYS, SETTLER_KEY } from "./accounts.js";
+import { type Anvil, localChain, startAnvil } from "./anvil.js";
+
+const { asset, rpcUrl, facilitatorUrl } = inject("chain");
+
+const directEnv = (rpc: string, key: string = SETTLER_KEY) => ({
+  PORT: "0",
+  PAY_TO: PAYEE,
+  X402_NETWORK: "base-sepolia",
+  X402_ASSET: asset,
+  X402_RPC_URL: rpc,
+  X402_SETTLER_KEY: key,
+});
+
+async function rpc(url: string, method: string, params: unknown[] = []): Promise<string> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  const body = (await res.json()) as { result: string };
+  return body.result;
+}
+
+/** A fresh account holding `wei` on the shared chain. */
+async function accountWith(wei: bigint): Promise<`0x${string}`> {
+  const key = generatePrivateKey();
+  await rpc(rpcUrl, "anvil_setBalance", [privateKeyToAddress(key), `0x${wei.toString(16)}`]);
+  return key;
+}
+
+let otherChain: Anvil;
+let closedUrl: string;
+beforeAll(async () => {
+  otherChain = await startAnvil({ chainId: 31337 });
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
+  closedUrl = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
+  await new Promise((r) => probe.close(r));
+});
+afterAll(async () => {
+  await otherChain?.stop();
+});
+
+let server: Server | undefined;
+afterEach(async () => {
+  vi.restoreAllMocks();
+  if (server?.listening) {
+    server.closeAllConnections();
+    await new Promise((r) => server!.close(r));
+  }
+  server = undefined;
+});
+
+/** startServer with process.exit and stderr stubbed: what it wrote (it must exit 1 before listening). */
+async function refusal(env: Record<string, string>): Promise<string> {
+  const exit = vi.spyOn(process, "exit").mockImplementation((code) => {
+    throw new Error(`process.exit(${code})`);
+  });
+  const written: string[] = [];
+  vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+    written.push(String(chunk));
+    return true;
+  });
+  const logger = captureLogger();
+  await expect(startServer(makeAgent(), { env, logger })).rejects.toThrow("process.exit(1)");
+  expect(exit).toHaveBeenCalledWith(1);
+  expect(logger.lines.some((l) => l.message.includes("listening"))).toBe(false);
+  vi.restoreAllMocks();
+  return written.join("");
+}
+
+const urlOf = (s: Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+
+describe("start-up with direct settlement (X402_RPC_URL + X402_SETTLER_KEY)", () => {
+  it("refuses an X402_RPC_URL that serves another chain, naming both chains and the variable", async () => {
+    const stderr = await refusal(directEnv(otherChain.rpcUrl));
+    expect(stderr).toMatch(/^Invalid configuration:\n {2}- /);
+    expect(stderr).toContain(
+      `X402_RPC_URL at ${otherChain.rpcUrl} serves chain 31337, but X402_NETWORK is base-sepolia (eip155:84532), chain 84532: point X402_RPC_URL at a node of chain 84532`,
+    );
+  });
+
+  it("refuses an X402_RPC_URL nobody answers on", async () => {
+    const stderr = await refusal(directEnv(closedUrl));
+    expect(stderr).toContain(
+      `could not reach the JSON-RPC endpoint X402_RPC_URL at ${closedUrl}: unreachable (ECONNREFUSED). ` +
+        "The server does not start without a base-sepolia (eip155:84532) node there: direct settlement sends every transfer through it; check the URL and that the node is up",
+    );
+  });
+
+  it("never repeats the RPC URL's path or query (they often hold an API key)", async () => {
+    const stderr = await refusal(directEnv(`${closedUrl}/v2/secret-key?apikey=hidden`));
+    expect(stderr).toContain(`X402_RPC_URL at ${closedUrl}:`);
+    expect(stderr).not.toMatch(/secret-key|hidden/);
+  });
+
+  it("refuses a settler account with no ETH, naming its address and X402_SETTLER_KEY", async () => {
+    const key = await accountWith(0n);
+    const stderr = await refusal(directEnv(rpcUrl, key));
+    expect(stderr).toContain(
+      `the settler account ${privateKeyToAddress(key)} (X402_SETTLER_KEY) holds 0 ETH on base-sepolia (eip155:84532), less than one settlement's gas`,
+    );
+    expect(stderr).toMatch(/every paid job would run and then fail to settle\. Send it ETH/);
+    expect(stderr).toMatch(/or set X402_SETTLER_KEY to a funded account/);
+    expect(stderr).not.toContain(key.slice(2)); // never the key itself
+  });
+
+  it("starts with a settler low on ETH, warning, and exports the balance and its threshold as metrics", async () => {
+    const gasPrice = BigInt(await rpc(rpcUrl, "eth_gasPrice"));
+    const perSettlement = gasPrice * SETTLEMENT_GAS;
+    const balance = perSettlement * 10n; // 10 settlements' worth, under the 100 that warn
+    const key = await accountWith(balance);
+    const logger = captureLogger();
+    server = await startServer(makeAgent(), {
+      env: { ...directEnv(rpcUrl, key), METRICS_TOKEN: "a-long-enough-t0ken" },
+      logger,
+    });
+    expect(logText(logger)).toContain(
+      `warn the settler account ${privateKeyToAddress(key)} (X402_SETTLER_KEY) is low on gas money: ${formatEth(balance)}, enough for about 10 settlements`,
+    );
+    const text = await (
+      await fetch(`${urlOf(server)}/metrics`, {
+        headers: { authorization: "Bearer a-long-enough-t0ken" },
+      })
+    ).text();
+    const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1]);
+    expect(gauge("agent_settler_balance_eth")).toBe(Number(balance) / 1e18);
+    expect(gauge("agent_settler_balance_low_eth")).toBeGreaterThan(
+      gauge("agent_settler_balance_eth"),
+    );
+    expect((await fetch(`${urlOf(server)}/health`)).status).toBe(200);
+  });
+
+  it("starts quietly with a well-funded settler", async () => {
+    const key = await accountWith(10n ** 18n);
+    const logger = captureLogger();
+    server = await startServer(makeAgent(), { env: directEnv(rpcUrl, key), logger });
+    expect(logText(logger)).toContain(
+      `info the settler account ${privateKeyToAddress(key)} holds 1 ETH for gas`,
+    );
+    expect(logger.lines.filter((l) => l.level === "warn")).toEqual([]);
+  });
+
+  it("the gas counted per settlement covers a real transferWithAuthorization's, to a payee never paid before", async () => {
+    const payer = privateKeyToAccount(PAYER_KEYS[3]);
+    const network = {
+      v1Name: "base-sepolia",
+      caip2: "eip155:84532",
+      chainId: 84532,
+      asset,
+      assetName: "USDC",
+      assetVersion: "2",
+    };
+    const auth = {
+      from: payer.address,
+      to: privateKeyToAddress(generatePrivateKey()), // a new balance slot: the costly case
+      value: "1",
+      validAfter: "0",
+      validBefore: String(Math.floor(Date.now() / 1000) + 3600),
+      nonce: generatePrivateKey(),
+    };
+    const signature = await payer.signTypedData(transferTypedData(network, auth));
+    const client = createPublicClient({ chain: localChain(rpcUrl), transport: http(rpcUrl) });
+    const gas = await client.estimateContractGas({
+      address: asset,
+      abi: USDC_ABI,
+      functionName: "transferWithAuthorization",
+      args: [auth.from, auth.to, 1n, 0n, BigInt(auth.validBefore), auth.nonce, signature],
+      account: privateKeyToAddress(SETTLER_KEY),
+    });
+    expect(gas).toBeGreaterThan(SETTLEMENT_GAS / 3n); // the right call was estimated
+    expect(gas).toBeLessThan(SETTLEMENT_GAS);
+  });
+});
+
+describe("start-up with a facilitator and X402_RPC_URL (on-chain checks)", () => {
+  it("refuses an X402_RPC_URL of another chain too: every paid job's checks would fail", async () => {
+    const stderr = await refusal({
+      PORT: "0",
+      PAY_TO: PAYEE,
+      X402_NETWORK: "base-sepolia",
+      X402_ASSET: asset,
+      X402_FACILITATOR_URL: facilitatorUrl,
+      X402_RPC_URL: otherChain.rpcUrl,
+    });
+    expect(stderr).toContain(
+      `X402_RPC_URL at ${otherChain.rpcUrl} serves chain 31337, but X402_NETWORK is base-sepolia (eip155:84532), chain 84532: point X402_RPC_URL at a node of chain 84532. ` +
+        "The server does not start without a base-sepolia (eip155:84532) node there: paid jobs are checked on chain through it",
+    );
+  });
+});
+
+describe("GET /health with direct settlement", () => {
+  it("says degraded (503) once the settlement route's node has gone away, as for the ledger", async () => {
+    const node = await startAnvil({ chainId: 84532 }); // its default accounts are funded; SETTLER_KEY is one
+    try {
+      server = await startServer(makeAgent(), {
+        env: directEnv(node.rpcUrl),
+        logger: captureLogger(),
+      });
+      const health = async () => {
+        const res = await fetch(`${urlOf(server!)}/health`);
+        return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+      };
+      expect(await health()).toMatchObject({ status: 200, body: { status: "ok" } });
+      await node.stop();
+      // Probes are reused for a few seconds: poll until the answer changes (bounded).
+      let last = await health();
+      for (let i = 0; i < 100 && last.status === 200; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        last = await health();
+      }
+      expect(last).toEqual({
+        status: 503,
+        body: {
+          name: makeAgent().name,
+          version: makeAgent().version,
+          status: "degraded",
+          problems: ["settlement route unreachable: paid jobs are refused until it is back"],
+        },
+      });
+    } finally {
+      await node.stop();
+    }
+  });
+});
