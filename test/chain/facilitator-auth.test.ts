@@ -121,6 +121,12 @@ describe.each([
     ]);
     const tokens = front.seen.map((s) => s.authorization!.slice("Bearer ".length));
     expect(new Set(tokens).size).toBe(3);
+    // GET /health probes the facilitator with its credentials too: healthy, not "unreachable".
+    const health = await fetch(`${url}/health`);
+    expect(health.status, await health.text()).toBe(200);
+    expect(front.seen.slice(3).map((s) => [s.method, s.path, s.refused])).toEqual([
+      ["GET", "/supported", undefined],
+    ]);
     const logged = JSON.stringify(logger.lines);
     for (const t of tokens) expect(logged).not.toContain(t.split(".")[2]);
     expect(logged).not.toContain(key.secret.slice(40, 80));

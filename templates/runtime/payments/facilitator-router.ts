@@ -35,6 +35,11 @@ export interface FacilitatorRouter {
     network: string | NetworkIds,
     scheme: string,
   ): FacilitatorClient | undefined;
+  /**
+   * Asks every facilitator's GET /supported afresh, with its credentials (a health probe); changes
+   * no route. Throws FacilitatorError naming the first that fails.
+   */
+  probe(probeTimeoutMs: number): Promise<void>;
   /** One line per facilitator for logs: its URL (no credentials) and what it settles. */
   describe(): string;
   /** The facilitators in order, with the kinds each listed (after initialize). */
@@ -109,6 +114,11 @@ export function createFacilitatorRouter(
           (f) => lists(f, x402Version, spellings, scheme, matchesPattern) && trusted(f),
         );
       return found?.client;
+    },
+    async probe(probeTimeoutMs) {
+      await prepare();
+      for (const f of facilitators)
+        await fetchSupported(f.url, probeTimeoutMs, withAuth ? authenticate : undefined);
     },
     describe() {
       return facilitators.map((f) => `${f.shown}: ${describeKinds(f.kinds, 10)}`).join("; ");
