@@ -26,12 +26,13 @@ function anvilBinary(): string {
  */
 export async function startAnvil(options: { chainId?: number } = {}): Promise<Anvil> {
   const chainId = options.chainId ?? 84532;
-  // `timeout 900` bounds anvil's life even if vitest is killed before teardown runs. `--silent` would hide the
+  // `timeout 2400` bounds anvil's life even if vitest is killed before teardown runs (longer than the
+  // whole suite, whose CI limit is 1800 s: one chain serves every project, so it must outlive them). `--silent` would hide the
   // "Listening on" line we need, so run with normal output and keep draining stdout (a full pipe would block anvil).
   const child = spawn(
     "timeout",
     [
-      "900",
+      "2400",
       anvilBinary(),
       "--host",
       "127.0.0.1",
