@@ -11,6 +11,8 @@ export const dependencies = {
   express: "5.3.0",
   // Loaded only when REDIS_URL is set (the shared payment ledger).
   ioredis: "6.0.0",
+  // Loaded only when CDP_API_KEY_ID/CDP_API_KEY_SECRET are set (signs the CDP facilitator's JWTs).
+  jose: "6.2.17",
   // Loaded only when metrics are enabled (METRICS_PORT or METRICS_TOKEN).
   "prom-client": "15.1.3",
   viem: "2.57.1",

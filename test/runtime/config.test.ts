@@ -145,7 +145,12 @@ describe("resolution", () => {
       payment: {
         payTo: PAY_TO,
         maxTimeoutSeconds: 300,
-        settlement: { kind: "facilitator", url: FACILITATOR },
+        settlement: {
+          kind: "facilitator",
+          url: FACILITATOR,
+          urls: [FACILITATOR],
+          auth: { headers: [] },
+        },
         settleTimeoutSeconds: 30,
         network: {
           v1Name: "base-sepolia",
@@ -304,6 +309,8 @@ describe("resolution", () => {
     expect(config.payment?.settlement).toEqual({
       kind: "facilitator",
       url: "https://opt.example.com/f",
+      urls: ["https://opt.example.com/f"],
+      auth: { headers: [] },
     });
     expect(config.payment?.settleTimeoutSeconds).toBe(5);
   });
@@ -328,7 +335,12 @@ describe("settlement route", () => {
 
   it("a facilitator URL is a route", () => {
     const config = resolveConfig({ env: PROD_ENV });
-    expect(config.payment?.settlement).toEqual({ kind: "facilitator", url: FACILITATOR });
+    expect(config.payment?.settlement).toEqual({
+      kind: "facilitator",
+      url: FACILITATOR,
+      urls: [FACILITATOR],
+      auth: { headers: [] },
+    });
     expect(config.payment?.rpcUrl).toBeUndefined();
   });
 

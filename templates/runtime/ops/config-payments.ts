@@ -2,6 +2,12 @@
  * Payment configuration: who is paid, on which network and token, and how payments are settled.
  * Production refuses to start without a settlement route. Part of your project: edit freely.
  */
+import {
+  CDP_HOST,
+  cdpKeyKind,
+  type FacilitatorAuth,
+  parseFacilitatorHeaders,
+} from "../payments/facilitator-auth.js";
 import { parseNetwork, type ResolvedNetwork } from "../payments/networks.js";
 import { SETTLEMENT_MARGIN_SECONDS, type Settler } from "../payments/settlement.js";
 import type { Reader, Setting } from "./settings.js";
@@ -22,7 +28,10 @@ export interface PaymentOptions {
   assetVersion?: string;
   /** How long a client's payment authorization should stay valid (default 300). */
   maxTimeoutSeconds?: number;
-  /** Settle through this x402 facilitator (X402_FACILITATOR_URL). */
+  /**
+   * Settle through this x402 facilitator, or these, comma-separated (X402_FACILITATOR_URL): each
+   * kind of payment goes to the first one whose GET /supported lists it.
+   */
   facilitatorUrl?: string;
   /** JSON-RPC endpoint of the network (X402_RPC_URL): on-chain checks, and direct settlement. */
   rpcUrl?: string;
@@ -35,7 +44,15 @@ export interface PaymentOptions {
 }
 
 export type SettlementRoute =
-  | { kind: "facilitator"; url: string }
+  | {
+      kind: "facilitator";
+      /** The first facilitator. */
+      url: string;
+      /** Every facilitator, in order (X402_FACILITATOR_URL). */
+      urls: string[];
+      /** Credentials sent to them (CDP_API_KEY_*, X402_FACILITATOR_AUTH, X402_FACILITATOR_HEADERS). */
+      auth: FacilitatorAuth;
+    }
   | { kind: "direct"; rpcUrl: string; settlerKey: `0x${string}` }
   | { kind: "custom"; settler: Settler };
 
@@ -167,10 +184,8 @@ function resolveSettlement(options: Partial<PaymentOptions>, devMode: boolean, r
       hint: `set it to a whole number of seconds from 1 to 600 (default ${DEFAULT_SETTLE_TIMEOUT_SECONDS})`,
     },
   );
-  const facilitatorUrl = read.url(
-    facilitator,
-    "the facilitator's base URL (it serves /verify and /settle), e.g. https://x402.org/facilitator",
-  );
+  const facilitatorUrls = facilitatorList(facilitator, read);
+  const auth = facilitatorAuth(facilitatorUrls ?? [], read);
   const rpcUrl = read.url(rpc, "the network's JSON-RPC endpoint (http or https)", true);
   // Never repeat the key in a message: error output ends up in logs.
   const settlerKey = key.value;
@@ -199,10 +214,122 @@ function resolveSettlement(options: Partial<PaymentOptions>, devMode: boolean, r
 
   let route: SettlementRoute | undefined;
   if (options.settler !== undefined) route = { kind: "custom", settler: options.settler };
-  else if (facilitatorUrl !== undefined) route = { kind: "facilitator", url: facilitatorUrl };
+  else if (facilitatorUrls !== undefined && auth !== undefined)
+    route = { kind: "facilitator", url: facilitatorUrls[0]!, urls: facilitatorUrls, auth };
   else if (settlerKey !== undefined && rpcUrl !== undefined)
     route = { kind: "direct", rpcUrl, settlerKey: settlerKey as `0x${string}` };
   return { route, rpcUrl, timeoutSeconds };
+}
+
+/**
+ * X402_FACILITATOR_URL: one facilitator base URL, or several separated by commas. Credentials in a
+ * URL (https://user:pass@host/...) are sent as HTTP Basic authorization, never shown.
+ */
+function facilitatorList(s: Setting, read: Reader): string[] | undefined {
+  if (s.value === undefined) return undefined;
+  const parts = s.value.split(",").map((p) => p.trim());
+  const urls: string[] = [];
+  const what =
+    "the facilitator's base URL (it serves /verify and /settle), e.g. https://x402.org/facilitator, or several separated by commas";
+  parts.forEach((part, i) => {
+    const name = parts.length > 1 ? `${s.name} entry ${i + 1}` : s.name;
+    if (part === "") {
+      read.problems.push(`${name} is empty: set it to ${what}`);
+      return;
+    }
+    // A URL holding credentials is never repeated.
+    const secret = URL.canParse(part) && /@/.test(part);
+    const url = read.url({ value: part, name }, what, secret);
+    if (url !== undefined) urls.push(url);
+  });
+  if (urls.length !== parts.length) return undefined;
+  const shown = urls
+    .map((u) => new URL(u))
+    .map((u) => `${u.origin}${u.pathname.replace(/\/+$/, "")}`);
+  const twice = shown.find((u, i) => shown.indexOf(u) !== i);
+  if (twice !== undefined) {
+    read.problems.push(`${s.name} lists ${twice} twice: list each facilitator once`);
+    return undefined;
+  }
+  return urls;
+}
+
+/** CDP_API_KEY_ID + CDP_API_KEY_SECRET, X402_FACILITATOR_AUTH and X402_FACILITATOR_HEADERS. Never repeats a secret. */
+function facilitatorAuth(urls: readonly string[], read: Reader): FacilitatorAuth | undefined {
+  const problems = read.problems;
+  const before = problems.length;
+  const keyId = read.fromEnv("CDP_API_KEY_ID");
+  const keySecret = read.fromEnv("CDP_API_KEY_SECRET");
+  const mode = read.fromEnv("X402_FACILITATOR_AUTH");
+  const headerText = read.fromEnv("X402_FACILITATOR_HEADERS");
+  if (urls.length === 0) return { headers: [] }; // no facilitator: nothing is sent anywhere
+
+  if (mode.value !== undefined && mode.value !== "cdp")
+    problems.push(
+      `${mode.name} is ${JSON.stringify(mode.value)}: set it to "cdp" to send CDP JWTs to every facilitator, or leave it unset (CDP JWTs go to ${CDP_HOST} only)`,
+    );
+  if ((keyId.value === undefined) !== (keySecret.value === undefined))
+    problems.push(
+      `${keyId.value === undefined ? keyId.name : keySecret.name} is not set but ${keyId.value === undefined ? keySecret.name : keyId.name} is: set both (the CDP API key's id and its private key) or neither`,
+    );
+  const everywhere = mode.value === "cdp";
+  const cdpHosts = urls.filter((u) => new URL(u).hostname === CDP_HOST);
+  if (everywhere && keyId.value === undefined && keySecret.value === undefined)
+    problems.push(
+      `${mode.name} is "cdp" but CDP_API_KEY_ID and CDP_API_KEY_SECRET are not set: set them to your CDP API key`,
+    );
+  if (
+    !everywhere &&
+    cdpHosts.length > 0 &&
+    keyId.value === undefined &&
+    keySecret.value === undefined
+  )
+    problems.push(
+      `X402_FACILITATOR_URL names Coinbase's facilitator (${CDP_HOST}), which wants a CDP API key: set CDP_API_KEY_ID and CDP_API_KEY_SECRET (create a key at portal.cdp.coinbase.com)`,
+    );
+  if (keySecret.value !== undefined) {
+    const kind = cdpKeyKind(keySecret.value.replaceAll("\\n", "\n"));
+    if (typeof kind === "object") problems.push(`${keySecret.name} ${kind.problem}`);
+  }
+  let headers: FacilitatorAuth["headers"] = [];
+  if (headerText.value !== undefined) {
+    const parsed = parseFacilitatorHeaders(headerText.value, headerText.name);
+    problems.push(...parsed.problems);
+    headers = parsed.headers;
+    const hosts = urls.map((u) => new URL(u));
+    for (const h of headers) {
+      if (h.host === undefined && urls.length > 1)
+        problems.push(
+          `${headerText.name} sends ${h.name} without naming a facilitator, and X402_FACILITATOR_URL lists ${urls.length}: ` +
+            `scope it to the facilitator that wants it, e.g. "[${hosts[0]!.host}] ${h.name}: ..." (a key for one facilitator is never sent to another)`,
+        );
+      if (h.host !== undefined && !hosts.some((u) => u.host === h.host || u.hostname === h.host))
+        problems.push(
+          `${headerText.name} scopes ${h.name} to ${h.host}, which is not a facilitator in X402_FACILITATOR_URL (${hosts.map((u) => u.host).join(", ")})`,
+        );
+    }
+  }
+  // One Authorization header per request: URL credentials and CDP JWTs do not mix on one facilitator.
+  for (const u of urls.map((x) => new URL(x))) {
+    const basic = u.username !== "" || u.password !== "";
+    const jwt = keyId.value !== undefined && (everywhere || u.hostname === CDP_HOST);
+    const header = headers.some(
+      (h) =>
+        h.name.toLowerCase() === "authorization" &&
+        (h.host === undefined || h.host === u.host || h.host === u.hostname),
+    );
+    if ([basic, jwt, header].filter(Boolean).length > 1)
+      problems.push(
+        `the facilitator at ${u.origin}${u.pathname} would get two Authorization headers (${[basic ? "credentials in X402_FACILITATOR_URL" : "", jwt ? "a CDP JWT" : "", header ? "X402_FACILITATOR_HEADERS" : ""].filter(Boolean).join(" and ")}): keep one`,
+      );
+  }
+  if (problems.length > before) return undefined;
+  return {
+    headers,
+    ...(keyId.value !== undefined && keySecret.value !== undefined
+      ? { cdp: { keyId: keyId.value, keySecret: keySecret.value, everywhere } }
+      : {}),
+  };
 }
 
 /** REDIS_URL (redis:// or rediss://) and REDIS_KEY_PREFIX. The URL may hold a password: never repeated. */

@@ -7,6 +7,7 @@
  * Part of your project: edit freely.
  */
 import { PaymentError } from "../errors.js";
+import { type Authenticate, redact } from "./facilitator-auth.js";
 import type { ResolvedConfig } from "../ops/config.js";
 import { ConfigError } from "../ops/settings.js";
 import { clip, oneLine } from "../ops/text.js";
@@ -76,34 +77,86 @@ function noAnswer(endpoint: string, err: unknown, timeoutMs: number): Facilitato
   );
 }
 
+/** Where a request goes: the URL without credentials (fetch refuses them; they become a header). */
+function target(endpoint: string): URL {
+  const url = new URL(endpoint);
+  url.username = "";
+  url.password = "";
+  return url;
+}
+
 /**
  * One request to the facilitator: its 2xx answer as text, or a FacilitatorError saying whether the
- * request may have been acted on (no answer) or surely was not (an error status).
+ * request may have been acted on (no answer) or surely was not (an error status). `authenticate`
+ * adds the facilitator's credentials (built per request); no secret is ever put in a message.
+ * `authFailureUncertain`: a 401/403 answer counts as no answer (for /settle: see settle()).
  */
 async function ask(
   endpoint: string,
-  init: RequestInit,
+  init: RequestInit & { headers: Record<string, string> },
   timeoutMs: number,
+  authenticate: Authenticate | undefined,
+  authFailureUncertain = false,
 ): Promise<{ status: number; text: string }> {
+  const method = init.method ?? "GET";
+  let secrets: string[] = [];
+  let headers = init.headers;
+  if (authenticate) {
+    try {
+      const auth = await authenticate(method, new URL(endpoint));
+      secrets = auth.secrets;
+      headers = { ...headers, ...auth.headers };
+    } catch (err) {
+      // Nothing was sent: the credentials could not be made (e.g. a bad key).
+      const detail = err instanceof Error ? err.message : String(err);
+      throw new FacilitatorError(
+        `could not make the credentials for facilitator ${displayUrl(endpoint)}: ${detail}`,
+        false,
+      );
+    }
+  }
   let status: number;
   let text: string;
   try {
     // The timeout covers reading the body too.
-    const res = await fetch(endpoint, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(target(endpoint), {
+      ...init,
+      headers,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     status = res.status;
     text = await res.text();
   } catch (err) {
-    throw noAnswer(endpoint, err, timeoutMs);
+    const failure = noAnswer(endpoint, err, timeoutMs);
+    if (secrets.length === 0) throw failure;
+    throw new FacilitatorError(redact(failure.message, secrets), failure.uncertain);
   }
-  if (status < 200 || status > 299)
+  if (status < 200 || status > 299) {
+    const refused = status === 401 || status === 403;
     throw new FacilitatorError(
-      `facilitator ${displayUrl(endpoint)} answered HTTP ${status}: ${clip(oneLine(text), 300)}`,
-      false,
+      `facilitator ${displayUrl(endpoint)} answered HTTP ${status}: ${clip(oneLine(redact(text, secrets)), 300)}` +
+        (refused ? credentialsHint(authenticate !== undefined) : ""),
+      refused && authFailureUncertain,
     );
-  return { status, text };
+  }
+  return { status, text: secrets.length === 0 ? text : redact(text, secrets) };
 }
 
-export function createFacilitatorClient(url: string, timeoutMs: number) {
+/** What a 401/403 from a facilitator suggests. */
+function credentialsHint(sent: boolean): string {
+  return sent
+    ? " (it refused the credentials sent: check CDP_API_KEY_ID / CDP_API_KEY_SECRET, X402_FACILITATOR_HEADERS, and the server's clock)"
+    : " (it wants credentials: set CDP_API_KEY_ID and CDP_API_KEY_SECRET for Coinbase's facilitator, or X402_FACILITATOR_HEADERS)";
+}
+
+/** An x402 facilitator's /verify and /settle. */
+export type FacilitatorClient = ReturnType<typeof createFacilitatorClient>;
+
+export function createFacilitatorClient(
+  url: string,
+  timeoutMs: number,
+  authenticate?: Authenticate,
+) {
   const base = url.replace(/\/+$/, "");
 
   async function call(path: "verify" | "settle", p: VerifiedPayment) {
@@ -122,6 +175,10 @@ export function createFacilitatorClient(url: string, timeoutMs: number) {
         body: JSON.stringify(request),
       },
       timeoutMs,
+      authenticate,
+      // A settle request refused for its credentials is treated as unconfirmed, like a timeout:
+      // a proxy or load balancer may answer 401/403 after the facilitator acted (never run again).
+      path === "settle",
     );
     let body: unknown;
     try {
@@ -138,6 +195,8 @@ export function createFacilitatorClient(url: string, timeoutMs: number) {
   }
 
   return {
+    /** The facilitator's base URL (may hold credentials: show it with displayUrl). */
+    url,
     /** POST /verify: {isValid, invalidReason?, invalidMessage?, payer?}. */
     async verify(p: VerifiedPayment) {
       const body = await call("verify", p);
@@ -182,9 +241,21 @@ function reason(code: unknown, message: unknown): string {
 
 export function createFacilitatorSettler(url: string, timeoutMs: number): Settler {
   const client = createFacilitatorClient(url, timeoutMs);
+  return settlerFor(() => client);
+}
+
+/**
+ * A Settler over the facilitator `pick` returns for each payment (a FacilitatorClient, or a
+ * PaymentError refusing the payment before anything runs when no facilitator settles its kind).
+ */
+export function settlerFor(
+  pick: (payment: VerifiedPayment) => FacilitatorClient | Promise<FacilitatorClient>,
+): Settler {
   return {
     async verify(payment) {
-      let answer: Awaited<ReturnType<typeof client.verify>>;
+      // No facilitator for this kind of payment: pick refuses it (PaymentError), nothing runs.
+      const client = await pick(payment);
+      let answer: Awaited<ReturnType<FacilitatorClient["verify"]>>;
       try {
         answer = await client.verify(payment);
       } catch (err) {
@@ -203,7 +274,14 @@ export function createFacilitatorSettler(url: string, timeoutMs: number): Settle
     },
 
     async settle(payment) {
-      let answer: Awaited<ReturnType<typeof client.settle>>;
+      let client: FacilitatorClient;
+      try {
+        client = await pick(payment);
+      } catch (err) {
+        // Nothing was sent anywhere: not charged.
+        throw new SettlementError(err instanceof Error ? err.message : String(err), { cause: err });
+      }
+      let answer: Awaited<ReturnType<FacilitatorClient["settle"]>>;
       try {
         answer = await client.settle(payment);
       } catch (err) {
@@ -267,13 +345,18 @@ function asKind(entry: unknown): SupportedKind | undefined {
  * not {x402Version, scheme, network} are skipped. Throws FacilitatorError when the facilitator
  * cannot be reached within `timeoutMs`, answers with a non-2xx status, or without a `kinds` list.
  */
-export async function fetchSupported(url: string, timeoutMs: number): Promise<SupportedKind[]> {
+export async function fetchSupported(
+  url: string,
+  timeoutMs: number,
+  authenticate?: Authenticate,
+): Promise<SupportedKind[]> {
   const endpoint = `${url.replace(/\/+$/, "")}/supported`;
   const shown = displayUrl(endpoint);
   const { status, text } = await ask(
     endpoint,
     { headers: { accept: "application/json" } },
     timeoutMs,
+    authenticate,
   );
   let body: unknown;
   try {
@@ -356,53 +439,71 @@ export function supportProblem(
 export const SUPPORTED_TIMEOUT_MS = 10_000;
 
 /**
- * Startup check for the facilitator route (fail closed): its GET /supported must list our network.
- * Throws ConfigError when the facilitator cannot be asked, gives no usable answer, or does not
- * settle our network; logs the kinds that matched. No-op in dev mode and for the other routes.
+ * Startup check for the facilitator route (fail closed): some facilitator's GET /supported must
+ * list our network (with several in X402_FACILITATOR_URL, every one must answer). Throws
+ * ConfigError when a facilitator cannot be asked, gives no usable answer, or none settles our
+ * network; logs the kinds that matched. No-op in dev mode and for the other routes. The answers
+ * are kept: the payment gate routes each payment with them (facilitator-router.ts).
  */
 export async function checkFacilitator(config: ResolvedConfig, logger: Logger): Promise<void> {
   if (config.devMode) return;
   const { settlement, network, settleTimeoutSeconds } = config.payment;
   if (settlement.kind !== "facilitator") return;
-  const shown = displayUrl(settlement.url);
+  const { routerFor } = await import("./facilitator-router.js");
+  const router = routerFor(settlement, settleTimeoutSeconds * 1000);
   const ours = networkLabel(network);
+  const several = settlement.urls.length > 1;
   const instead =
-    `set X402_FACILITATOR_URL to a facilitator that settles "exact" payments on ${ours}, ` +
-    "or settle directly from this server: X402_RPC_URL and X402_SETTLER_KEY (that account pays the gas) instead of X402_FACILITATOR_URL";
+    `set X402_FACILITATOR_URL to a facilitator that settles "exact" payments on ${ours}` +
+    (several ? " (or add one to the list)" : "") +
+    ", or settle directly from this server: X402_RPC_URL and X402_SETTLER_KEY (that account pays the gas) instead of X402_FACILITATOR_URL";
 
-  let kinds: SupportedKind[];
   try {
-    kinds = await fetchSupported(
-      settlement.url,
-      Math.min(settleTimeoutSeconds * 1000, SUPPORTED_TIMEOUT_MS),
-    );
+    await router.initialize();
   } catch (err) {
     const detail = err instanceof Error ? err.message : String(err);
+    const failed = router.facilitators.find((f) => detail.includes(f.shown.replace(/\/+$/, "")));
+    const shown = failed?.shown ?? displayUrl(settlement.url);
     throw new ConfigError([
       `could not ask the x402 facilitator (X402_FACILITATOR_URL) at ${shown} which networks it settles: ${detail}. ` +
         `The server does not start without knowing that payments on ${ours} can be settled: ` +
-        `check the URL and that the facilitator is up, or ${instead}`,
+        `check the URL${several ? " (every facilitator listed must answer)" : ""} and that the facilitator is up, or ${instead}`,
     ]);
   }
-  const problem = supportProblem(kinds, network);
-  if (problem !== undefined)
+  const routed = router.facilitators.filter((f) => supportProblem(f.kinds, network) === undefined);
+  if (routed.length === 0) {
+    const why = router.facilitators.map((f) => `at ${f.shown} ${supportProblem(f.kinds, network)}`);
     throw new ConfigError([
-      `the x402 facilitator (X402_FACILITATOR_URL) at ${shown} ${problem}. To fix it, ${instead}`,
+      several
+        ? `no x402 facilitator in X402_FACILITATOR_URL settles "exact" payments on ${ours}: the one ${why.join("; the one ")}. To fix it, ${instead}`
+        : `the x402 facilitator (X402_FACILITATOR_URL) ${why[0]}. To fix it, ${instead}`,
     ]);
+  }
 
-  const matched = matchingKinds(kinds, network);
+  const v2 = router.clientFor(2, network, "exact");
+  const v1 = router.clientFor(1, network, "exact");
+  const first = routed[0]!;
+  const routes = [v2, v1].map((c) => router.facilitators.find((f) => f.url === c?.url));
   logger.info(`the x402 facilitator settles "exact" payments on ${ours}`, {
-    facilitator: shown,
-    kinds: matched.map((k) => `x402 v${k.x402Version} ${k.scheme} on ${k.network}`),
+    facilitator: (routes[0] ?? routes[1] ?? first).shown,
+    kinds: router.facilitators.flatMap((f, i) =>
+      matchingKinds(f.kinds, network)
+        .filter((k) => routes[k.x402Version >= 2 ? 0 : 1] === f || (!several && i === 0))
+        .map(
+          (k) =>
+            `x402 v${k.x402Version} ${k.scheme} on ${k.network}` +
+            (several ? ` via ${f.shown}` : ""),
+        ),
+    ),
   });
-  if (!matched.some((k) => k.x402Version === 1))
+  if (v1 === undefined)
     logger.warn(
       `the x402 facilitator lists no x402 v1 kind for ${ours}: payments from v1 clients (X-PAYMENT) will be refused by it`,
-      { facilitator: shown },
+      { facilitator: first.shown },
     );
-  else if (!matched.some((k) => k.x402Version >= 2))
+  else if (v2 === undefined)
     logger.warn(
       `the x402 facilitator lists no x402 v2 kind for ${ours}: payments from v2 clients (PAYMENT-SIGNATURE) will be refused by it`,
-      { facilitator: shown },
+      { facilitator: first.shown },
     );
 }

@@ -11,6 +11,7 @@
  *   settle()  - charges the payment (settlement.ts), only after the output passed validation.
  * One authorization pays for one job: the pipeline enforces that with a replay store (replay.ts).
  */
+import { PaymentError } from "../errors.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { ProductionPaymentConfig } from "../ops/config.js";
 import type { BazaarDeclarations } from "./bazaar.js";
@@ -104,14 +105,34 @@ export interface PaymentGateDeps {
 /** The configured settlement route as a Settler. */
 function createSettler(config: ProductionPaymentConfig, deps: PaymentGateDeps): Settler {
   const route = config.settlement;
+  const network = config.network;
   switch (route.kind) {
     case "custom":
       return route.settler;
     case "facilitator": {
-      // Loaded with the gate (production only), off the request path.
-      const loading = import("./facilitator.js").then((m) =>
-        m.createFacilitatorSettler(route.url, config.settleTimeoutSeconds * 1000),
-      );
+      // Loaded with the gate (production only), off the request path. Each payment goes to the
+      // first facilitator whose /supported lists its kind (facilitator-router.ts); startup's check
+      // has asked them already (server.ts), and a router that was not asked yet asks now.
+      const loading = Promise.all([
+        import("./facilitator.js"),
+        import("./facilitator-router.js"),
+      ]).then(([f, r]) => {
+        const router = r.routerFor(route, config.settleTimeoutSeconds * 1000);
+        return f.settlerFor(async (payment) => {
+          await router.initialize().catch((err: unknown) => {
+            throw new PaymentError(
+              `payment could not be verified, so the job was not run: ${err instanceof Error ? err.message : String(err)}; try again later`,
+              { cause: err, code: "facilitator_unavailable" },
+            );
+          });
+          const client = router.clientFor(payment.x402Version, network, "exact");
+          if (client) return client;
+          throw new PaymentError(
+            `no configured x402 facilitator settles x402 v${payment.x402Version} "exact" payments on ${network.caip2}, so the job was not run: pay with another x402 version`,
+            { code: "facilitator_refused" },
+          );
+        });
+      });
       loading.catch(() => undefined); // reported by the first verify() instead of crashing startup
       return {
         verify: async (payment) => (await loading).verify?.(payment),
@@ -142,7 +163,9 @@ export function describePayments(config: ProductionPaymentConfig): string {
   const route = config.settlement;
   const settle =
     route.kind === "facilitator"
-      ? `payments settle through the x402 facilitator at ${origin(route.url)}${new URL(route.url).pathname}`
+      ? route.urls.length > 1
+        ? `payments settle through the first of the x402 facilitators at ${route.urls.map((u) => `${origin(u)}${new URL(u).pathname}`).join(", ")} that lists their network`
+        : `payments settle through the x402 facilitator at ${origin(route.url)}${new URL(route.url).pathname}`
       : route.kind === "direct"
         ? `payments settle directly: this server sends transferWithAuthorization via ${origin(route.rpcUrl)} from the X402_SETTLER_KEY account, which pays the gas`
         : "payments settle through the custom settler passed as option payment.settler";

@@ -259,8 +259,9 @@ export function createRouteHealth(
     }
     if (route.kind === "facilitator") {
       try {
-        const { fetchSupported } = await import("./facilitator.js");
-        await fetchSupported(route.url, PROBE_TIMEOUT_MS);
+        // Every facilitator listed, with its credentials (facilitator-router.ts).
+        const { routerFor } = await import("./facilitator-router.js");
+        await routerFor(route, config.settleTimeoutSeconds * 1000).probe(PROBE_TIMEOUT_MS);
       } catch (err) {
         unreachable(
           "settlement route check failed: the x402 facilitator (X402_FACILITATOR_URL)",
