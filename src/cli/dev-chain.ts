@@ -13,9 +13,18 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
-import type { Abi } from "viem";
 import { devChainDependencies } from "../versions.js";
 import { CliError } from "./errors.js";
+
+/**
+ * viem comes from the project (a dependency of every project), not from create-agent's light install, which
+ * builds without it: loaded through a specifier TypeScript does not resolve, so it is untyped here. The
+ * dev:paid end-to-end test runs every call below against a real anvil.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Untyped = any;
+type Abi = readonly unknown[];
+const load = (specifier: string): Promise<Untyped> => import(specifier);
 
 /** Base Sepolia's chain id: the official x402 clients pay "eip155:84532" with no extra settings. */
 export const DEV_CHAIN_ID = 84532;
@@ -192,8 +201,8 @@ export async function placeUsdc(
   artifacts: (file: string) => unknown,
 ): Promise<{ payer: `0x${string}`; payee: `0x${string}` }> {
   assertLoopback(rpcUrl);
-  const viem = await import("viem");
-  const { privateKeyToAccount } = await import("viem/accounts");
+  const viem = await load("viem");
+  const { privateKeyToAccount } = await load("viem/accounts");
   const transport = viem.http(rpcUrl);
   const probe = viem.createPublicClient({ transport });
   const client = (await probe.request({ method: "web3_clientVersion" } as never)) as string;
@@ -281,7 +290,7 @@ export async function placeUsdc(
 /** USDC balance (atomic units) of `address` on the local chain. */
 export async function usdcBalanceOf(rpcUrl: string, address: `0x${string}`): Promise<bigint> {
   assertLoopback(rpcUrl);
-  const viem = await import("viem");
+  const viem = await load("viem");
   const client = viem.createPublicClient({ transport: viem.http(rpcUrl) });
   return await client.readContract({
     address: DEV_USDC,
