@@ -69,12 +69,12 @@ export async function startServer(
   const runtime = runtimeOf(app);
   const { config, logger } = runtime;
 
-  // Before taking any job (fail closed): a facilitator that does not serve our network would refuse
+  // Before taking any job (fail closed): a facilitator that does not serve an offered network would refuse
   // every payment, or fail to settle it after the job ran.
   try {
-    if (!config.devMode && config.payment.settlement.kind === "facilitator") {
-      const { checkFacilitator } = await import("./payments/facilitator.js");
-      await checkFacilitator(config, logger);
+    if (!config.devMode && config.payment.networks.some((n) => n.settlement.kind !== "custom")) {
+      const { checkRoutes } = await import("./payments/routes.js");
+      await checkRoutes(config, logger);
     }
   } catch (err) {
     await runtime.ledger.close().catch(() => undefined);
