@@ -139,3 +139,41 @@ describe("one offer per network", () => {
     expect(again.body.error).toMatch(/already used/);
   });
 });
+
+describe("discovery lists every offered network", () => {
+  it("agent card x402 extension, OpenAPI x-x402 and /llms.txt, in the seller's order", async () => {
+    const { withDiscovery } = await import("./discovery-fixture.js");
+    const several = await startApp(withDiscovery(makeAgent()), {
+      devMode: false,
+      payment: { payTo: PAY_TO, settler: recordingSettler() },
+      env: { X402_NETWORKS: "arbitrum-sepolia,base-sepolia" },
+    });
+    try {
+      const card: any = await (await fetch(`${several.url}/.well-known/agent-card.json`)).json();
+      const x402 = card.capabilities.extensions.find(
+        (e: { params?: { x402Version?: number } }) => e.params?.x402Version === 2,
+      );
+      expect(x402.params.networks).toEqual([
+        { network: "eip155:421614", asset: ARB.asset, payTo: PAY_TO },
+        {
+          network: "eip155:84532",
+          networkV1: "base-sepolia",
+          asset: KNOWN_NETWORKS["base-sepolia"].asset,
+          payTo: PAY_TO,
+        },
+      ]);
+      expect(x402.description).toContain("on eip155:421614 or base-sepolia (eip155:84532)");
+      const openapi: any = await (await fetch(`${several.url}/openapi.json`)).json();
+      expect(openapi["x-x402"].networks.map((n: { network: string }) => n.network)).toEqual([
+        "eip155:421614",
+        "eip155:84532",
+      ]);
+      const llms = await (await fetch(`${several.url}/llms.txt`)).text();
+      expect(llms).toContain(
+        'one offer per network, scheme "exact", in the seller\'s order of preference: "eip155:421614", "eip155:84532"',
+      );
+    } finally {
+      await several.close();
+    }
+  });
+});

@@ -7,11 +7,24 @@ import { MCP_PATH, MCP_PROTOCOL_VERSION } from "./paths.js";
 
 /**
  * The OpenAPI document for the service at `base`; the shared document itself is left untouched.
+ * `networks`: the offered networks in the seller's order, listed in x-x402.
  * `mcp`: POST /mcp is on, and documented as one JSON-RPC endpoint (MCP's methods are the MCP spec's).
  */
-export function buildOpenApi(data: DiscoveryData, base: string, mcp = false): JsonObject {
+export function buildOpenApi(
+  data: DiscoveryData,
+  base: string,
+  mcp = false,
+  networks?: readonly { caip2: string; asset: string; payTo: string }[],
+): JsonObject {
   const { openapi, info, ...rest } = data.openapi;
   delete rest.servers; // ours replaces any the document had
+  // Several networks: x-x402 lists them (configuration, not generation), in the seller's order.
+  const x402 = rest["x-x402"];
+  if (networks && networks.length > 1)
+    rest["x-x402"] = {
+      ...(typeof x402 === "object" && x402 !== null ? x402 : {}),
+      networks: networks.map((n) => ({ network: n.caip2, asset: n.asset, payTo: n.payTo })),
+    };
   if (mcp && typeof rest.paths === "object" && rest.paths !== null)
     rest.paths = { ...rest.paths, [MCP_PATH]: mcpPath() };
   return { openapi, info, servers: [{ url: base }], ...rest };

@@ -113,7 +113,7 @@ export function createDiscovery(agent: AgentDefinition, config: ResolvedConfig) 
         );
       case "openapi":
         return served(
-          JSON.stringify(buildOpenApi(data, base, config.mcp.enabled)),
+          JSON.stringify(buildOpenApi(data, base, config.mcp.enabled, facts.networks)),
           "application/json; charset=utf-8",
         );
       case "llms":
