@@ -222,7 +222,13 @@ function paidSteps(
       const seconds = () => (performance.now() - started) / 1000;
       try {
         const receipt = await gate.settle(payment);
-        metrics.settlement(capability.name, "settled", seconds(), BigInt(payment.amount));
+        metrics.settlement(
+          capability.name,
+          "settled",
+          seconds(),
+          BigInt(payment.amount),
+          gate.networkOf(payment),
+        );
         logger.info("payment settled", { tx: receipt.transaction, payer: receipt.payer });
         return receipt;
       } catch (err) {
@@ -230,7 +236,8 @@ function paidSteps(
         const uncertain = !(err instanceof SettlementError) || err.uncertain;
         const reason =
           err instanceof SettlementError ? err.message : "settlement failed unexpectedly";
-        metrics.settlement(capability.name, uncertain ? "uncertain" : "failed", seconds());
+        const result = uncertain ? "uncertain" : "failed";
+        metrics.settlement(capability.name, result, seconds(), undefined, gate.networkOf(payment));
         logger.error("settlement failed; output withheld", {
           reason: err instanceof Error ? err.message : String(err),
           tx: err instanceof SettlementError ? err.broadcastTx : undefined,

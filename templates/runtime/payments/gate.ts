@@ -67,6 +67,8 @@ export interface PaymentGate {
     job: { deadline: number },
     resourceUrl: string,
   ): Promise<VerifiedPayment>;
+  /** The CAIP-2 id of the offered network a verified payment is on (what metrics label it with). */
+  networkOf(payment: VerifiedPayment): string;
   /** The payment's identity in the ledger (its network's: an EVM authorization, ...). */
   replayKey(payment: VerifiedPayment): string;
   /** Chain-state checks, after the authorization is reserved; throws PaymentError. */
@@ -216,6 +218,8 @@ export function createPaymentGate(
 
     verify: (sent, capability, job, resourceUrl) =>
       schemeFor(sent).verify(sent, capability, job, resourceUrl),
+    // Never throws: it is called after a settlement, whose result must reach the client.
+    networkOf: (payment) => byName.get(payment.network)?.caip2 ?? payment.network,
     replayKey: (payment) => schemeOf(payment).replayKey(payment),
     confirm: (payment) => schemeOf(payment).confirm(payment),
     settle: (payment) => schemeOf(payment).settle(payment),
