@@ -143,7 +143,7 @@ describe("two EVM chains in one offer", () => {
       env: { ...env(), X402_RPC_URL_ARBITRUM_SEPOLIA: base.rpcUrl },
     });
     await expect(checkRoutes(config, captureLogger())).rejects.toThrow(
-      /X402_RPC_URL_ARBITRUM_SEPOLIA \(or X402_RPC_URL\)\) serves chain 84532: point X402_RPC_URL_ARBITRUM_SEPOLIA \(or X402_RPC_URL\) at a eip155:421614 node/,
+      /the JSON-RPC endpoint for eip155:421614 \(X402_RPC_URL_ARBITRUM_SEPOLIA, else X402_RPC_URL\) serves chain 84532: point it at a eip155:421614 node/,
     );
     await expect(
       checkRoutes(

@@ -542,7 +542,7 @@ describe("several networks (X402_NETWORKS)", () => {
     };
     expect(problems({ env: { ...env, X402_RPC_URL_BASE_SEPOLIA: "http://127.0.0.1:1" } })).toEqual([
       expect.stringMatching(
-        /^X402_SETTLER_KEY is set but X402_RPC_URL_ARBITRUM_SEPOLIA \(or X402_RPC_URL\) is not: direct settlement sends its transactions on arbitrum-sepolia/,
+        /^X402_SETTLER_KEY is set but neither X402_RPC_URL_ARBITRUM_SEPOLIA nor X402_RPC_URL is set: direct settlement sends its transactions on arbitrum-sepolia/,
       ),
     ]);
     const config = resolveConfig({

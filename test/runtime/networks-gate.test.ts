@@ -140,6 +140,40 @@ describe("one offer per network", () => {
   });
 });
 
+describe("one payment, one run, on every network", () => {
+  it("the same authorization on the second network sent twice at once: one run, one settlement", async () => {
+    const runs = agent.calls.echo ?? 0;
+    const settled = settler.settled();
+    const payload = await signAuthorization(payer, { domain: arbDomain });
+    const header = { "payment-signature": v2Header(offerOn(arbDomain), payload) };
+    const body = job("echo", { text: "twice" });
+    const answers = await Promise.all([post(app.url, body, header), post(app.url, body, header)]);
+    const statuses = answers.map((a) => a.status).sort();
+    // The second is the cached result (identical retry) or refused while the first runs: never a second run.
+    expect(statuses[0]).toBe(200);
+    expect([200, 402]).toContain(statuses[1]);
+    expect(agent.calls.echo).toBe(runs + 1);
+    expect(settler.settled()).toBe(settled + 1);
+  });
+
+  it("networks x402 v1 clients do not know: the v1 body lists them under their CAIP-2 ids", async () => {
+    const unknownToV1 = await startApp(makeAgent(), {
+      devMode: false,
+      payment: { payTo: PAY_TO, settler: recordingSettler() },
+      env: { X402_NETWORKS: "arbitrum,arbitrum-sepolia" },
+    });
+    try {
+      const res = await post(unknownToV1.url, job("echo", { text: "x" }));
+      expect(res.body.accepts.map((a: { network: string }) => a.network)).toEqual([
+        "eip155:42161",
+        "eip155:421614",
+      ]);
+    } finally {
+      await unknownToV1.close();
+    }
+  });
+});
+
 describe("discovery lists every offered network", () => {
   it("agent card x402 extension, OpenAPI x-x402 and /llms.txt, in the seller's order", async () => {
     const { withDiscovery } = await import("./discovery-fixture.js");

@@ -157,7 +157,7 @@ export function resolvePayment(
     if (net.rpcUrl) entry.rpcUrl = net.rpcUrl;
     const rpcSetting =
       listed.length > 1
-        ? `X402_RPC_URL_${networkSettingSuffix(written)} (or X402_RPC_URL)`
+        ? `neither X402_RPC_URL_${networkSettingSuffix(written)} nor X402_RPC_URL`
         : "X402_RPC_URL";
     const route = settlement.routeFor(written, net.rpcUrl, rpcSetting);
     if (route) entry.settlement = route;
@@ -309,7 +309,7 @@ function resolveSettlement(options: Partial<PaymentOptions>, devMode: boolean, r
     if (settlerKey === undefined) return undefined;
     if (rpcUrl === undefined) {
       problems.push(
-        `${key.name} is set but ${rpcSetting} is not: direct settlement sends its transactions on ${written} through that JSON-RPC endpoint`,
+        `${key.name} is set but ${rpcSetting.startsWith("neither") ? `${rpcSetting} is set` : `${rpcSetting} is not`}: direct settlement sends its transactions on ${written} through that JSON-RPC endpoint`,
       );
       return undefined;
     }

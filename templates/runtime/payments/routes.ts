@@ -55,7 +55,7 @@ async function checkChainId(
   several: boolean,
 ): Promise<void> {
   const setting = several
-    ? `X402_RPC_URL_${networkSettingSuffix(n.written)} (or X402_RPC_URL)`
+    ? `X402_RPC_URL_${networkSettingSuffix(n.written)}, else X402_RPC_URL`
     : "X402_RPC_URL";
   let id: number;
   try {
@@ -76,11 +76,11 @@ async function checkChainId(
         ? "no answer in time"
         : "no usable answer";
     throw new ConfigError([
-      `the JSON-RPC endpoint for ${n.network.caip2} (${setting}) gave ${detail} to eth_chainId: direct settlement on ${n.written} sends its transactions there; check ${setting}`,
+      `the JSON-RPC endpoint for ${n.network.caip2} (${setting}) gave ${detail} to eth_chainId: direct settlement on ${n.written} sends its transactions there; check that it is up and the URL is right`,
     ]);
   }
   if (id !== n.network.chainId)
     throw new ConfigError([
-      `the JSON-RPC endpoint for ${n.network.caip2} (${setting}) serves chain ${id}: point ${setting} at a ${n.network.caip2} node`,
+      `the JSON-RPC endpoint for ${n.network.caip2} (${setting}) serves chain ${id}: point it at a ${n.network.caip2} node`,
     ]);
 }
