@@ -174,6 +174,53 @@ describe("one payment, one run, on every network", () => {
   });
 });
 
+describe("MCP offers the same networks", () => {
+  it("the tool's PaymentRequired lists every network; a payment on the second pays once across /mcp and /execute", async () => {
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    const { StreamableHTTPClientTransport } =
+      await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+    const client = new Client({ name: "networks-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`)));
+    try {
+      const required = (await client.callTool({ name: "echo", arguments: { text: "m" } }))
+        .structuredContent as { accepts: Array<Record<string, unknown>>; resource: unknown };
+      expect(required.accepts).toEqual([
+        { ...offerOn(arbDomain), maxTimeoutSeconds: expect.any(Number) },
+        { ...offerV2(), maxTimeoutSeconds: expect.any(Number) },
+        { ...offerOn(localDomain), maxTimeoutSeconds: expect.any(Number) },
+      ]);
+      const runs = agent.calls.echo ?? 0;
+      const settled = settler.settled();
+      const payload = await signAuthorization(payer, { domain: arbDomain });
+      const paid = await client.callTool({
+        name: "echo",
+        arguments: { text: "m" },
+        _meta: {
+          "x402/payment": {
+            x402Version: 2,
+            resource: required.resource,
+            accepted: required.accepts[0],
+            payload,
+          },
+        },
+      });
+      expect(paid.isError).toBeFalsy();
+      expect(
+        (paid._meta as Record<string, { network?: string }>)["x402/payment-response"]?.network,
+      ).toBe("eip155:421614");
+      // The same authorization on POST /execute, for another job: refused, nothing runs again.
+      const again = await post(app.url, job("echo", { text: "other" }), {
+        "payment-signature": v2Header(offerOn(arbDomain), payload),
+      });
+      expect(again.status).toBe(402);
+      expect(agent.calls.echo).toBe(runs + 1);
+      expect(settler.settled()).toBe(settled + 1);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe("discovery lists every offered network", () => {
   it("agent card x402 extension, OpenAPI x-x402 and /llms.txt, in the seller's order", async () => {
     const { withDiscovery } = await import("./discovery-fixture.js");
