@@ -69,10 +69,10 @@ export async function startServer(
   const runtime = runtimeOf(app);
   const { config, logger } = runtime;
 
-  // Before taking any job (fail closed): a facilitator that does not serve an offered network would refuse
-  // every payment, or fail to settle it after the job ran.
+  // Before taking any job (fail closed): an RPC endpoint serving another chain, or a facilitator that
+  // does not serve an offered network, would refuse every payment, or fail to settle it after the job ran.
   try {
-    if (!config.devMode && config.payment.networks.some((n) => n.settlement.kind !== "custom")) {
+    if (!config.devMode) {
       const { checkRoutes } = await import("./payments/routes.js");
       await checkRoutes(config, logger);
     }

@@ -151,5 +151,19 @@ describe("two EVM chains in one offer", () => {
         captureLogger(),
       ),
     ).resolves.toBeUndefined();
+    // With a facilitator the RPC only serves on-chain checks, and is checked all the same.
+    const { X402_SETTLER_KEY: _direct, ...checksOnly } = env();
+    const withFacilitator = resolveConfig({
+      devMode: false,
+      payment: { payTo: PAYEE },
+      env: {
+        ...checksOnly,
+        X402_FACILITATOR_URL: base.facilitatorUrl,
+        X402_RPC_URL_ARBITRUM_SEPOLIA: base.rpcUrl,
+      },
+    });
+    await expect(checkRoutes(withFacilitator, captureLogger())).rejects.toThrow(
+      /eip155:421614 \(X402_RPC_URL_ARBITRUM_SEPOLIA, else X402_RPC_URL\) serves chain 84532/,
+    );
   });
 });

@@ -21,16 +21,14 @@ export function settlementRouteFor(
 }
 
 /**
- * Startup check (fail closed): every offered network settled through a facilitator must be listed
- * by that facilitator's GET /supported. Throws ConfigError naming the network and what to set.
+ * Startup check (fail closed): every network's RPC endpoint, when it has one, answers with that
+ * network's chain id, and every network settled through a facilitator is listed by that
+ * facilitator's GET /supported. Throws ConfigError naming the network and what to set.
  */
 export async function checkRoutes(config: ResolvedConfig, logger: Logger): Promise<void> {
   if (config.devMode) return;
   const several = config.payment.networks.length > 1;
-  for (const n of config.payment.networks) {
-    const route = settlementRouteFor(n);
-    if (route.kind === "direct") await checkChainId(route.rpcUrl, n, several);
-  }
+  for (const n of config.payment.networks) if (n.rpcUrl) await checkChainId(n.rpcUrl, n, several);
   for (const n of config.payment.networks) {
     const route = settlementRouteFor(n);
     if (route.kind !== "facilitator") continue;
@@ -46,8 +44,9 @@ export async function checkRoutes(config: ResolvedConfig, logger: Logger): Promi
 }
 
 /**
- * A direct route's RPC must answer and serve the network's chain: otherwise every settlement would
- * fail after the job ran (work for free). The URL is never shown (RPC URLs often embed an API key).
+ * A network's RPC endpoint must answer and serve the network's chain: direct settlement would fail
+ * after the job ran (work for free), and on-chain checks would refuse every payment. The URL is
+ * never shown (RPC URLs often embed an API key).
  */
 async function checkChainId(
   rpcUrl: string,
@@ -76,7 +75,7 @@ async function checkChainId(
         ? "no answer in time"
         : "no usable answer";
     throw new ConfigError([
-      `the JSON-RPC endpoint for ${n.network.caip2} (${setting}) gave ${detail} to eth_chainId: direct settlement on ${n.written} sends its transactions there; check that it is up and the URL is right`,
+      `the JSON-RPC endpoint for ${n.network.caip2} (${setting}) gave ${detail} to eth_chainId: payments on ${n.written} are checked (and settled directly) through it; check that it is up and the URL is right`,
     ]);
   }
   if (id !== n.network.chainId)
