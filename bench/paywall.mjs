@@ -9,7 +9,9 @@
 //         EVM server scheme)), the facilitator stub answering /supported from memory.
 // Ratios: answers/s (higher is better); also per server CPU-second (higher is better).
 // Run: npx tsc -p tsconfig.build.json && node bench/paywall.mjs
-// Knobs: RUNS (9 pairs), PAYWALL_BENCH_SECONDS (3), PAYWALL_BENCH_CONCURRENCY (16).
+// Knobs: RUNS (9 pairs), PAYWALL_BENCH_SECONDS (3), PAYWALL_BENCH_CONCURRENCY (16),
+// PAYWALL_BENCH_NETWORKS (base-sepolia): several, comma-separated, are offered by both sides in one 402
+// (e.g. base-sepolia,arbitrum-sepolia,polygon).
 import { fork } from "node:child_process";
 import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
@@ -19,6 +21,15 @@ import { buildProject, ECHO_HANDLER, ECHO_MANIFEST, load, workDir } from "./lib-
 
 const PAY_TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const PEERS = { "@x402/express": "2.27.0", "@x402/evm": "2.27.0" };
+const NETWORKS = (process.env.PAYWALL_BENCH_NETWORKS ?? "base-sepolia").split(",");
+/** CAIP-2 ids of the networks both sides offer (the peer takes CAIP-2 ids only). */
+const CAIP2 = {
+  "base-sepolia": "eip155:84532",
+  base: "eip155:8453",
+  "arbitrum-sepolia": "eip155:421614",
+  arbitrum: "eip155:42161",
+  polygon: "eip155:137",
+};
 
 if (process.argv[2] === "--ours") await ours(process.argv[3]);
 else if (process.argv[2] === "--peer") await peer(process.argv[3]);
@@ -36,7 +47,7 @@ async function ours(project) {
   const app = createApp(agent, {
     env: {},
     devMode: false,
-    payment: { payTo: PAY_TO, network: "base-sepolia", settler },
+    payment: { payTo: PAY_TO, networks: NETWORKS, settler },
   });
   const server = app.listen(0, "127.0.0.1", () => process.send({ port: server.address().port }));
 }
@@ -51,17 +62,23 @@ async function peer(project) {
   );
   // The same Express ours runs on (the repo's express 5.3.0).
   const { default: express } = await import(pathToFileURL(join(project, "node_modules/express/index.js")).href);
-  const network = "eip155:84532";
+  const networks = NETWORKS.map((n) => CAIP2[n] ?? n);
+  const network = networks[0];
   const facilitator = {
-    getSupported: async () => ({ kinds: [{ x402Version: 2, scheme: "exact", network }], extensions: [], signers: {} }),
+    getSupported: async () => ({
+      kinds: networks.map((n) => ({ x402Version: 2, scheme: "exact", network: n })),
+      extensions: [],
+      signers: {},
+    }),
     verify: async () => ({ isValid: false, invalidReason: "bench" }),
     settle: async () => ({ success: false, errorReason: "bench", transaction: "", network }),
   };
-  const resourceServer = new x402ResourceServer(facilitator).register(network, new ExactEvmScheme());
+  const resourceServer = new x402ResourceServer(facilitator);
+  for (const n of networks) resourceServer.register(n, new ExactEvmScheme());
   const deadline = Math.floor(Date.now() / 1000) + 300;
   const routes = {
     "POST /execute": {
-      accepts: { scheme: "exact", price: "$0.01", network, payTo: PAY_TO },
+      accepts: networks.map((n) => ({ scheme: "exact", price: "$0.01", network: n, payTo: PAY_TO })),
       description: "Echoes its text",
       mimeType: "application/json",
       extensions: declareDiscoveryExtension({
@@ -138,7 +155,7 @@ async function main() {
     const header = res.headers["payment-required"];
     if (!header) return "a 402 without PAYMENT-REQUIRED";
     const required = JSON.parse(Buffer.from(header, "base64").toString("utf8"));
-    if (required.x402Version !== 2 || required.accepts?.[0]?.scheme !== "exact")
+    if (required.x402Version !== 2 || required.accepts?.length !== NETWORKS.length || required.accepts[0].scheme !== "exact")
       return `unexpected PAYMENT-REQUIRED: ${JSON.stringify(required).slice(0, 300)}`;
     if (!required.extensions?.bazaar) return "a 402 without the bazaar extension";
     return undefined;
@@ -157,7 +174,7 @@ async function main() {
     const perCpu = { ours: last("ours", "perServerCpuSecond"), peer: last("peer", "perServerCpuSecond") };
     perCpu.ratios = perCpu.ours.map((x, i) => x / perCpu.peer[i]);
     console.log(
-      `paywall bench: ${availableParallelism()} cores, load average ${loadStart.toFixed(2)} at start, ${loadavg()[0].toFixed(2)} at end; ` +
+      `paywall bench: ${NETWORKS.join(",")} offered; ${availableParallelism()} cores, load average ${loadStart.toFixed(2)} at start, ${loadavg()[0].toFixed(2)} at end; ` +
         `${runs} pairs of ${seconds} s windows, ${concurrency} connections; ` +
         `p99: create-agent ${median(last("ours", "p99")).toFixed(1)} ms, @x402/express ${median(last("peer", "p99")).toFixed(1)} ms`,
     );

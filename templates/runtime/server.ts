@@ -91,13 +91,13 @@ export async function startServer(
   const runtime = runtimeOf(app);
   const { config, logger } = runtime;
 
-  // Before taking any job (fail closed): a facilitator that does not serve our network, or an RPC
-  // endpoint of another chain, would refuse every payment or fail to settle it after the job ran;
-  // so would a settler account with no ETH for gas.
+  // Before taking any job (fail closed): an RPC endpoint serving another chain, or a facilitator that
+  // does not serve an offered network, would refuse every payment or fail to settle it after the job
+  // ran; so would a settler account with no ETH for gas.
   try {
-    if (!config.devMode && config.payment.settlement.kind === "facilitator") {
-      const { checkFacilitator } = await import("./payments/facilitator.js");
-      await checkFacilitator(config, logger);
+    if (!config.devMode) {
+      const { checkRoutes } = await import("./payments/routes.js");
+      await checkRoutes(config, logger);
     }
     await runtime.settlement?.checkAtStart();
   } catch (err) {

@@ -8,6 +8,14 @@ const FACILITATOR = "https://facilitator.example.com/x402";
 const PROD_ENV = { PAY_TO, X402_NETWORK: "base-sepolia", X402_FACILITATOR_URL: FACILITATOR };
 const SETTLER = `0x${"ab".repeat(32)}`;
 const BASE_OPTIONS = { payTo: PAY_TO, network: "base-sepolia" };
+const BASE_SEPOLIA = {
+  v1Name: "base-sepolia",
+  caip2: "eip155:84532",
+  chainId: 84532,
+  asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+  assetName: "USDC",
+  assetVersion: "2",
+};
 
 function problems(options: AppOptions): string[] {
   try {
@@ -51,7 +59,7 @@ describe("production refusals", () => {
     [{ X402_ASSET: "usdc" }, /^X402_ASSET is "usdc"/],
     [
       { X402_NETWORK: "mainnet" },
-      /^X402_NETWORK is "mainnet": use "base", "base-sepolia" or "eip155:<chainId>"/,
+      /^X402_NETWORK is "mainnet": use "base", "base-sepolia", "polygon", .* or "eip155:<chainId>"/,
     ],
     [{ X402_MAX_TIMEOUT_SECONDS: "5" }, /^X402_MAX_TIMEOUT_SECONDS is "5"/],
     [{ X402_MAX_TIMEOUT_SECONDS: "soon" }, /^X402_MAX_TIMEOUT_SECONDS is "soon"/],
@@ -152,14 +160,15 @@ describe("resolution", () => {
           auth: { headers: [] },
         },
         settleTimeoutSeconds: 30,
-        network: {
-          v1Name: "base-sepolia",
-          caip2: "eip155:84532",
-          chainId: 84532,
-          asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
-          assetName: "USDC",
-          assetVersion: "2",
-        },
+        network: BASE_SEPOLIA,
+        networks: [
+          {
+            written: "base-sepolia",
+            network: BASE_SEPOLIA,
+            payTo: PAY_TO,
+            settlement: { kind: "facilitator", url: FACILITATOR },
+          },
+        ],
       },
     });
   });
@@ -473,4 +482,92 @@ describe("CORS_ORIGIN", () => {
       );
     },
   );
+});
+
+describe("several networks (X402_NETWORKS)", () => {
+  const BASE = { PAY_TO, X402_FACILITATOR_URL: FACILITATOR };
+
+  it("lists networks in preference order, each with its own token settings over the global ones", () => {
+    const config = resolveConfig({
+      env: {
+        ...BASE,
+        X402_NETWORKS: "base-sepolia,eip155:80002",
+        X402_ASSET_EIP155_80002: "0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582",
+        X402_ASSET_NAME: "USDC",
+        X402_ASSET_VERSION_EIP155_80002: "2",
+        X402_RPC_URL_BASE_SEPOLIA: "https://sepolia.base.org",
+      },
+    });
+    if (config.devMode) throw new Error("production expected");
+    expect(config.payment.networks.map((n) => [n.written, n.network.caip2, n.rpcUrl])).toEqual([
+      ["base-sepolia", "eip155:84532", "https://sepolia.base.org"],
+      ["eip155:80002", "eip155:80002", undefined],
+    ]);
+    expect(config.payment.networks[1]!.network).toMatchObject({
+      chainId: 80002,
+      asset: "0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582",
+      assetName: "USDC",
+      assetVersion: "2",
+    });
+    // The global X402_ASSET_NAME applies to base-sepolia too (it overrides the built-in USDC name).
+    expect(config.payment.networks[0]!.network.assetName).toBe("USDC");
+    expect(config.payment.network.caip2).toBe("eip155:84532");
+  });
+
+  it("refuses X402_NETWORK and X402_NETWORKS together, empty entries, repeats, unknown names and Solana", () => {
+    expect(
+      problems({ env: { ...BASE, X402_NETWORK: "base", X402_NETWORKS: "base,polygon" } }),
+    ).toEqual([expect.stringMatching(/^X402_NETWORK and X402_NETWORKS are both set: keep one/)]);
+    expect(problems({ env: { ...BASE, X402_NETWORKS: "base,,polygon" } })).toEqual([
+      expect.stringMatching(
+        /^X402_NETWORKS is "base,,polygon": list networks separated by single commas/,
+      ),
+    ]);
+    expect(problems({ env: { ...BASE, X402_NETWORKS: "base,eip155:8453" } })).toEqual([
+      expect.stringMatching(/^X402_NETWORKS lists eip155:8453 twice \("base" and "eip155:8453"\)/),
+    ]);
+    expect(problems({ env: { ...BASE, X402_NETWORKS: "base,mainnet" } })).toEqual([
+      expect.stringMatching(/^X402_NETWORKS lists "mainnet": use "base", "base-sepolia"/),
+    ]);
+    expect(problems({ env: { ...BASE, X402_NETWORKS: "base,solana" } })).toEqual([
+      expect.stringMatching(
+        /^X402_NETWORKS names "solana", a Solana network: this server takes payments on EVM networks only/,
+      ),
+    ]);
+  });
+
+  it("a custom chain among several names its own settings when they are missing", () => {
+    expect(problems({ env: { ...BASE, X402_NETWORKS: "base,eip155:80002" } })).toEqual([
+      expect.stringMatching(
+        /^X402_ASSET_EIP155_80002 is not set: network eip155:80002 has no built-in USDC/,
+      ),
+      expect.stringMatching(/^X402_ASSET_NAME_EIP155_80002 is not set/),
+      expect.stringMatching(/^X402_ASSET_VERSION_EIP155_80002 is not set/),
+    ]);
+  });
+
+  it("direct settlement needs every network's RPC, and uses each network's own", () => {
+    const env = {
+      PAY_TO,
+      X402_NETWORKS: "base-sepolia,arbitrum-sepolia",
+      X402_SETTLER_KEY: SETTLER,
+    };
+    expect(problems({ env: { ...env, X402_RPC_URL_BASE_SEPOLIA: "http://127.0.0.1:1" } })).toEqual([
+      expect.stringMatching(
+        /^X402_SETTLER_KEY is set but neither X402_RPC_URL_ARBITRUM_SEPOLIA nor X402_RPC_URL is set: direct settlement sends its transactions on arbitrum-sepolia/,
+      ),
+    ]);
+    const config = resolveConfig({
+      env: {
+        ...env,
+        X402_RPC_URL: "http://127.0.0.1:1",
+        X402_RPC_URL_ARBITRUM_SEPOLIA: "http://127.0.0.1:2",
+      },
+    });
+    if (config.devMode) throw new Error("production expected");
+    expect(config.payment.networks.map((n) => n.settlement)).toEqual([
+      { kind: "direct", rpcUrl: "http://127.0.0.1:1", settlerKey: SETTLER },
+      { kind: "direct", rpcUrl: "http://127.0.0.1:2", settlerKey: SETTLER },
+    ]);
+  });
 });

@@ -17,9 +17,9 @@ describe("createPrometheusMetrics", () => {
     metrics.job("echo", "deadline");
     metrics.job("", "capability");
     metrics.paymentRefused("expired");
-    metrics.settlement("echo", "settled", 0.3, 10_000n);
-    metrics.settlement("echo", "failed", 1.5);
-    metrics.settlement("echo", "uncertain", Number.NaN);
+    metrics.settlement("echo", "settled", 0.3, 10_000n, "eip155:84532");
+    metrics.settlement("echo", "failed", 1.5, undefined, "eip155:84532");
+    metrics.settlement("echo", "uncertain", Number.NaN, undefined, "eip155:84532");
     metrics.ledgerError("claim");
 
     const text = await render();
@@ -27,9 +27,15 @@ describe("createPrometheusMetrics", () => {
     expect(text).toContain('agent_jobs_total{capability="echo",outcome="deadline"} 1');
     expect(text).toContain('agent_jobs_total{capability="(unknown)",outcome="capability"} 1');
     expect(text).toContain('agent_payment_refusals_total{reason="expired"} 1');
-    expect(text).toContain('agent_settlements_total{capability="echo",result="settled"} 1');
-    expect(text).toContain('agent_settlements_total{capability="echo",result="failed"} 1');
-    expect(text).toContain('agent_settlements_total{capability="echo",result="uncertain"} 1');
+    expect(text).toContain(
+      'agent_settlements_total{capability="echo",result="settled",network="eip155:84532"} 1',
+    );
+    expect(text).toContain(
+      'agent_settlements_total{capability="echo",result="failed",network="eip155:84532"} 1',
+    );
+    expect(text).toContain(
+      'agent_settlements_total{capability="echo",result="uncertain",network="eip155:84532"} 1',
+    );
     expect(text).toContain(
       'agent_settlement_duration_seconds_bucket{le="0.25",capability="echo"} 0',
     );
@@ -40,7 +46,9 @@ describe("createPrometheusMetrics", () => {
       'agent_settlement_duration_seconds_bucket{le="+Inf",capability="echo"} 2',
     );
     expect(text).toContain('agent_settlement_duration_seconds_count{capability="echo"} 2');
-    expect(text).toContain('agent_usdc_earned_total{capability="echo"} 0.01');
+    expect(text).toContain(
+      'agent_usdc_earned_total{capability="echo",network="eip155:84532"} 0.01',
+    );
     expect(text).toContain('agent_ledger_errors_total{operation="claim"} 1');
     expect(text).toContain("# HELP agent_jobs_total ");
     expect(text).toContain("# TYPE agent_handler_duration_seconds histogram");
@@ -50,10 +58,17 @@ describe("createPrometheusMetrics", () => {
 
   it("adds earnings only for settled payments", async () => {
     const { metrics, render } = createPrometheusMetrics({ defaultMetrics: false });
-    metrics.settlement("echo", "settled", 0.1, 10_000n);
-    metrics.settlement("echo", "settled", 0.1, 2_500_000n);
-    metrics.settlement("echo", "failed", 0.1, 10_000n);
-    expect(await render()).toContain('agent_usdc_earned_total{capability="echo"} 2.51');
+    metrics.settlement("echo", "settled", 0.1, 10_000n, "eip155:84532");
+    metrics.settlement("echo", "settled", 0.1, 2_500_000n, "eip155:84532");
+    metrics.settlement("echo", "failed", 0.1, 10_000n, "eip155:84532");
+    metrics.settlement("echo", "settled", 0.1, 30_000n, "eip155:421614");
+    const text = await render();
+    expect(text).toContain(
+      'agent_usdc_earned_total{capability="echo",network="eip155:84532"} 2.51',
+    );
+    expect(text).toContain(
+      'agent_usdc_earned_total{capability="echo",network="eip155:421614"} 0.03',
+    );
   });
 
   it("tracks handlers in flight and their duration", async () => {

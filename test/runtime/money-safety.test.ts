@@ -299,8 +299,12 @@ describe("metrics (opt-in)", () => {
     expect(text).toContain('agent_jobs_total{capability="echo",outcome="completed"} 1');
     expect(text).toContain('agent_jobs_total{capability="echo",outcome="payment_required"} 1');
     expect(text).toContain('agent_payment_refusals_total{reason="amount"} 1');
-    expect(text).toContain('agent_settlements_total{capability="echo",result="settled"} 1');
-    expect(text).toContain('agent_usdc_earned_total{capability="echo"} 0.01');
+    expect(text).toContain(
+      'agent_settlements_total{capability="echo",result="settled",network="eip155:84532"} 1',
+    );
+    expect(text).toContain(
+      'agent_usdc_earned_total{capability="echo",network="eip155:84532"} 0.01',
+    );
     expect(text).toMatch(/agent_handler_duration_seconds_count\{capability="echo"\} 1/);
   });
 });

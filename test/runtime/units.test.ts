@@ -208,6 +208,7 @@ describe("networks", () => {
 
   it("parses other eip155 chains without a token, refuses junk", () => {
     expect(parseNetwork("eip155:31337")).toEqual({
+      family: "evm",
       v1Name: "eip155:31337",
       caip2: "eip155:31337",
       chainId: 31337,

@@ -13,7 +13,7 @@ import { SERVICE_VERSION } from "../jobs/request.js";
 import type { AgentDefinition } from "../types.js";
 import type { DiscoveryData } from "./data.js";
 import { exampleTask } from "./examples.js";
-import { networkLabel, type PaymentFacts, type Price } from "./facts.js";
+import { type PaymentFacts, type Price, whereLabel } from "./facts.js";
 import { MCP_PATH, MCP_PROTOCOL_VERSION } from "./paths.js";
 
 /**
@@ -107,6 +107,14 @@ function x402Extension(facts: PaymentFacts, endpoint: string): AgentExtension {
   }
   if (facts.asset) params.asset = facts.asset.address;
   if (facts.payTo) params.payTo = facts.payTo;
+  // Several networks: every one, in the seller's order (network, asset and payTo above are the first's).
+  if (facts.networks && facts.networks.length > 1)
+    params.networks = facts.networks.map((n) => ({
+      network: n.caip2,
+      ...(n.v1Name !== n.caip2 && { networkV1: n.v1Name }),
+      asset: n.asset,
+      payTo: n.payTo,
+    }));
   params.currency = "USDC";
   params.endpoint = endpoint;
   params.prices = facts.prices satisfies Record<string, Price>;
@@ -118,7 +126,7 @@ function x402Extension(facts: PaymentFacts, endpoint: string): AgentExtension {
         "Jobs are paid per job in USDC with x402, but this instance runs in dev mode: jobs are free and no payment is needed.",
       params,
     };
-  const where = facts.network ? ` on ${networkLabel(facts.network)}` : "";
+  const where = whereLabel(facts);
   return {
     uri: X402_EXTENSION_URI,
     description: `Every job is paid in USDC${where} with x402 (scheme "exact"): POST the job to ${endpoint}, answer its 402 with a signed PAYMENT-SIGNATURE, and you are charged only when the job succeeds.`,

@@ -15,8 +15,16 @@ export interface Price {
 export interface PaymentFacts {
   /** Dev mode: the payment gate is off, jobs are free. */
   free: boolean;
-  /** The network payments are taken on, when configured. */
+  /** The network payments are taken on (the preferred one, when several), when configured. */
   network?: { caip2: string; v1Name: string; chainId: number };
+  /** Every network payments are taken on, in the seller's order, with its token and payee. */
+  networks?: Array<{
+    caip2: string;
+    v1Name: string;
+    chainId: number;
+    asset: string;
+    payTo: string;
+  }>;
   /** The token (USDC) contract and its EIP-712 domain, when configured. */
   asset?: { address: `0x${string}`; name: string; version: string };
   /** Who is paid, when configured. */
@@ -36,6 +44,13 @@ export function paymentFacts(agent: AgentDefinition, config: ResolvedConfig): Pa
     facts.network = { caip2: n.caip2, v1Name: n.v1Name, chainId: n.chainId };
     facts.asset = { address: n.asset, name: n.assetName, version: n.assetVersion };
     facts.payTo = payment.payTo;
+    facts.networks = payment.networks.map(({ network: m, payTo }) => ({
+      caip2: m.caip2,
+      v1Name: m.v1Name,
+      chainId: m.chainId,
+      asset: m.asset,
+      payTo,
+    }));
   }
   return facts;
 }
@@ -43,4 +58,13 @@ export function paymentFacts(agent: AgentDefinition, config: ResolvedConfig): Pa
 /** "base-sepolia (eip155:84532)", or the CAIP-2 id alone for chains without a v1 name. */
 export function networkLabel(network: { caip2: string; v1Name: string }): string {
   return network.v1Name === network.caip2 ? network.caip2 : `${network.v1Name} (${network.caip2})`;
+}
+
+/** " on base-sepolia (eip155:84532)", " on A, B or C" for several networks, or "" when not configured. */
+export function whereLabel(facts: PaymentFacts): string {
+  const all = facts.networks ?? (facts.network ? [facts.network] : []);
+  if (all.length === 0) return "";
+  const labels = all.map(networkLabel);
+  const last = labels.pop()!;
+  return ` on ${labels.length > 0 ? `${labels.join(", ")} or ${last}` : last}`;
 }

@@ -7,7 +7,7 @@ import type { AgentDefinition, FieldDescriptor } from "../types.js";
 import { agentDescription, capabilityDescription } from "./agent-card.js";
 import type { DiscoveryData } from "./data.js";
 import { EXAMPLE_JOB_ID, exampleTask } from "./examples.js";
-import { networkLabel, type PaymentFacts } from "./facts.js";
+import { type PaymentFacts, whereLabel } from "./facts.js";
 import { MCP_PATH } from "./paths.js";
 
 /** Seconds ahead the example's deadline is set. */
@@ -75,7 +75,7 @@ export function buildLlmsTxt(
 ): string {
   const endpoint = `${base}/execute`;
   const names = Object.keys(agent.capabilities);
-  const where = facts.network ? ` on ${networkLabel(facts.network)}` : "";
+  const where = whereLabel(facts);
   const lines: string[] = [
     `# ${oneLine(agent.name)}`,
     "",
@@ -137,7 +137,7 @@ export function buildLlmsTxt(
     lines.push("This instance runs in dev mode: jobs are free and no payment is needed.");
   else
     lines.push(
-      `1. Send the job without payment: the answer is 402 with a \`PAYMENT-REQUIRED\` header (x402 v2: base64 of JSON whose \`accepts[0]\` has scheme "exact"${facts.network ? `, network "${facts.network.caip2}"` : ""}, \`amount\` in USDC atomic units (6 decimals), \`asset\`, \`payTo\`) and an x402 v1 JSON body.`,
+      `1. Send the job without payment: the answer is 402 with a \`PAYMENT-REQUIRED\` header (x402 v2: base64 of JSON whose ${acceptsText(facts)}, \`amount\` in USDC atomic units (6 decimals), \`asset\`, \`payTo\`) and an x402 v1 JSON body.`,
       "2. Sign the `exact` payment, an EIP-3009 TransferWithAuthorization of USDC, with an x402 client (e.g. `wrapFetchWithPayment` from the official `@x402/fetch`), and resend the identical request with the `PAYMENT-SIGNATURE` header (x402 v1 clients send `X-PAYMENT`).",
       "3. You are charged only when the job succeeds (200, receipt in the `PAYMENT-RESPONSE` header). An identical retry (same job_id, same signature) returns the same result without a second charge; one signature pays for one job.",
     );
@@ -169,4 +169,12 @@ export function buildLlmsTxt(
     "",
   );
   return lines.join("\n");
+}
+
+/** What the 402's `accepts` holds: one "exact" offer, or one per network in preference order. */
+function acceptsText(facts: PaymentFacts): string {
+  const all = facts.networks ?? (facts.network ? [facts.network] : []);
+  if (all.length > 1)
+    return `\`accepts\` lists one offer per network, scheme "exact", in the seller's order of preference: ${all.map((n) => `"${n.caip2}"`).join(", ")}; pay any one of them, each with its own`;
+  return `\`accepts[0]\` has scheme "exact"${all[0] ? `, network "${all[0].caip2}"` : ""}`;
 }

@@ -11,6 +11,8 @@ export interface OpenApiMode {
   free?: boolean;
   /** POST /mcp is on: documented as one JSON-RPC endpoint (MCP's methods are the MCP spec's). */
   mcp?: boolean;
+  /** The offered networks in the seller's order; with several, x-x402 lists them. */
+  networks?: readonly { caip2: string; asset: string; payTo: string }[];
 }
 
 /** The OpenAPI document for the service at `base`; the shared document itself is left untouched. */
@@ -21,6 +23,14 @@ export function buildOpenApi(
 ): JsonObject {
   const { openapi, info, ...rest } = data.openapi;
   delete rest.servers; // ours replaces any the document had
+  // Several networks: x-x402 lists them (configuration, not generation), in the seller's order.
+  const x402 = rest["x-x402"];
+  const networks = mode.networks;
+  if (networks && networks.length > 1)
+    rest["x-x402"] = {
+      ...(typeof x402 === "object" && x402 !== null ? x402 : {}),
+      networks: networks.map((n) => ({ network: n.caip2, asset: n.asset, payTo: n.payTo })),
+    };
   if (mode.mcp && typeof rest.paths === "object" && rest.paths !== null)
     rest.paths = { ...rest.paths, [MCP_PATH]: mcpPath() };
   const doc: JsonObject = { openapi, info, servers: [{ url: base }], ...rest };

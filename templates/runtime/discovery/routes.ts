@@ -106,7 +106,13 @@ export function createDiscovery(agent: AgentDefinition, config: ResolvedConfig) 
         );
       case "openapi":
         return served(
-          JSON.stringify(buildOpenApi(data, base, { free: facts.free, mcp: config.mcp.enabled })),
+          JSON.stringify(
+            buildOpenApi(data, base, {
+              free: facts.free,
+              mcp: config.mcp.enabled,
+              networks: facts.networks,
+            }),
+          ),
           "application/json; charset=utf-8",
         );
       case "llms":

@@ -8,7 +8,7 @@
  * Part of your project: edit freely.
  */
 import { PaymentError, UnavailableError } from "../errors.js";
-import { authorizationKey, authorizationTtlMs } from "../ledger/ledger.js";
+import { authorizationTtlMs } from "../ledger/ledger.js";
 import { type Hold, holdReservation } from "../ledger/reservation.js";
 import type { PaymentGate, HeaderGetter } from "../payments/gate.js";
 import type { SentPayment } from "../payments/verify.js";
@@ -166,7 +166,7 @@ function paidSteps(
     },
 
     async cachedAnswer(payment: VerifiedPayment): Promise<JobResponse | undefined> {
-      const auth = authorizationKey(payment);
+      const auth = gate.replayKey(payment);
       const cached = await ledgerStep("read the result cache", () =>
         ledger.getResult(auth, job.jobId),
       );
@@ -176,7 +176,7 @@ function paidSteps(
     },
 
     async reserve(payment: VerifiedPayment): Promise<Hold | PaymentError> {
-      const auth = authorizationKey(payment);
+      const auth = gate.replayKey(payment);
       const now = Date.now();
       // Long enough for the handler (until the deadline) and the settlement; renewed while they run.
       const settleMs = (s.config.payment?.settleTimeoutSeconds ?? 0) * 1000;
@@ -222,7 +222,13 @@ function paidSteps(
       const seconds = () => (performance.now() - started) / 1000;
       try {
         const receipt = await gate.settle(payment);
-        metrics.settlement(capability.name, "settled", seconds(), BigInt(payment.amount));
+        metrics.settlement(
+          capability.name,
+          "settled",
+          seconds(),
+          BigInt(payment.amount),
+          gate.networkOf(payment),
+        );
         logger.info("payment settled", { tx: receipt.transaction, payer: receipt.payer });
         return receipt;
       } catch (err) {
@@ -230,7 +236,8 @@ function paidSteps(
         const uncertain = !(err instanceof SettlementError) || err.uncertain;
         const reason =
           err instanceof SettlementError ? err.message : "settlement failed unexpectedly";
-        metrics.settlement(capability.name, uncertain ? "uncertain" : "failed", seconds());
+        const result = uncertain ? "uncertain" : "failed";
+        metrics.settlement(capability.name, result, seconds(), undefined, gate.networkOf(payment));
         logger.error("settlement failed; output withheld", {
           reason: err instanceof Error ? err.message : String(err),
           tx: err instanceof SettlementError ? err.broadcastTx : undefined,

@@ -103,11 +103,9 @@ export function mcpChannel(
         discovery && Object.hasOwn(discovery.capabilities, capability.name)
           ? discovery.capabilities[capability.name]
           : undefined;
+      const declared = { extensions: mcpBazaar(capability, discovered), outputSchema: {} };
       return paymentRequiredV2(
-        {
-          ...gate.offer(capability, resource, job.deadline),
-          discovery: { extensions: mcpBazaar(capability, discovered), outputSchema: {} },
-        },
+        gate.offers(capability, resource, job.deadline).map((o) => ({ ...o, discovery: declared })),
         error,
       );
     };

@@ -8,7 +8,7 @@ import {
   type FacilitatorAuth,
   parseFacilitatorHeaders,
 } from "../payments/facilitator-auth.js";
-import { parseNetwork, type ResolvedNetwork } from "../payments/networks.js";
+import { networkSettingSuffix, parseNetwork, type ResolvedNetwork } from "../payments/networks.js";
 import { SETTLEMENT_MARGIN_SECONDS, type Settler } from "../payments/settlement.js";
 import type { Reader, Setting } from "./settings.js";
 
@@ -16,10 +16,12 @@ const DEFAULT_MAX_TIMEOUT_SECONDS = 300;
 const DEFAULT_SETTLE_TIMEOUT_SECONDS = 30;
 
 export interface PaymentOptions {
-  /** Address that receives the USDC. */
+  /** Address that receives the USDC (on every EVM network). */
   payTo: string;
-  /** "base", "base-sepolia" or "eip155:<chainId>". */
+  /** One network: "base", "base-sepolia", ..., "eip155:<chainId>" (X402_NETWORK). */
   network: string;
+  /** Several networks in preference order (X402_NETWORKS); not together with `network`. */
+  networks: string[];
   /** Token contract; required for eip155:<chainId> networks we do not know. */
   asset?: string;
   /** EIP-712 domain name of the token. */
@@ -56,9 +58,27 @@ export type SettlementRoute =
   | { kind: "direct"; rpcUrl: string; settlerKey: `0x${string}` }
   | { kind: "custom"; settler: Settler };
 
+/** One offered network: its token, who is paid there, its RPC and how its payments settle. */
+export interface NetworkPaymentConfig {
+  /** The network as the seller wrote it (X402_NETWORKS entry): names its own settings. */
+  written: string;
+  network: ResolvedNetwork;
+  payTo: `0x${string}`;
+  /** When set: payer balance, nonce and contract-wallet signatures are checked on chain. */
+  rpcUrl?: string;
+  /** Absent only in dev mode, which never settles. */
+  settlement?: SettlementRoute;
+}
+
 export interface PaymentConfig {
+  /**
+   * The first (preferred) network's payee, network, route and RPC: what code that knows one
+   * network reads. `networks` holds every offered network, this one first.
+   */
   payTo: `0x${string}`;
   network: ResolvedNetwork;
+  /** Every offered network in the seller's order (the 402 lists them so). */
+  networks: NetworkPaymentConfig[];
   maxTimeoutSeconds: number;
   /** Absent only in dev mode, which never settles. */
   settlement?: SettlementRoute;
@@ -68,7 +88,45 @@ export interface PaymentConfig {
 }
 
 /** Production cannot start without a settlement route (fail closed). */
-export type ProductionPaymentConfig = PaymentConfig & { settlement: SettlementRoute };
+export type ProductionPaymentConfig = Omit<PaymentConfig, "settlement" | "networks"> & {
+  settlement: SettlementRoute;
+  networks: Array<NetworkPaymentConfig & { settlement: SettlementRoute }>;
+};
+
+const NETWORK_NAMES =
+  '"base", "base-sepolia", "polygon", "arbitrum", "arbitrum-sepolia", "avalanche", "ethereum" or "eip155:<chainId>"';
+
+/** X402_NETWORKS or X402_NETWORK (never both): the networks as written, in order. */
+function readNetworkList(options: Partial<PaymentOptions>, devMode: boolean, read: Reader) {
+  const problems = read.problems;
+  const one = read.text(options.network, "payment.network", "X402_NETWORK");
+  const listSetting: Setting =
+    options.networks !== undefined
+      ? { value: options.networks.join(","), name: "option payment.networks" }
+      : read.fromEnv("X402_NETWORKS");
+  if (one.value !== undefined && listSetting.value !== undefined) {
+    problems.push(
+      `${one.name} and ${listSetting.name} are both set: keep one (X402_NETWORKS lists several networks in preference order, X402_NETWORK names one)`,
+    );
+    return [];
+  }
+  if (one.value !== undefined) return [{ written: one.value, setting: one }];
+  if (listSetting.value === undefined) {
+    if (!devMode)
+      problems.push(
+        `X402_NETWORK is not set: set it to ${NETWORK_NAMES.replace(" or ", ", ")} (or X402_NETWORKS to several, comma-separated, in preference order); there is deliberately no default`,
+      );
+    return [];
+  }
+  const entries = listSetting.value.split(",").map((e) => e.trim());
+  if (entries.some((e) => e === "")) {
+    problems.push(
+      `${listSetting.name} is ${JSON.stringify(listSetting.value)}: list networks separated by single commas, e.g. "base,arbitrum"`,
+    );
+    return [];
+  }
+  return entries.map((written) => ({ written, setting: listSetting }));
+}
 
 export function resolvePayment(
   options: Partial<PaymentOptions>,
@@ -78,14 +136,13 @@ export function resolvePayment(
   const problems = read.problems;
   const before = problems.length;
   const payTo = read.text(options.payTo, "payment.payTo", "PAY_TO");
-  const network = read.text(options.network, "payment.network", "X402_NETWORK");
-  const asset = read.text(options.asset, "payment.asset", "X402_ASSET");
-  const assetName = read.text(options.assetName, "payment.assetName", "X402_ASSET_NAME");
-  const assetVersion = read.text(
-    options.assetVersion,
-    "payment.assetVersion",
-    "X402_ASSET_VERSION",
-  );
+  // Production refuses to start without knowing where the money goes and on which chain:
+  // a default could take testnet "money" for mainnet work or the other way round.
+  if (!devMode && payTo.value === undefined)
+    problems.push(
+      "PAY_TO is not set: set it to the address that should receive payments (or enable dev mode for local testing)",
+    );
+  const listed = readNetworkList(options, devMode, read);
   const maxTimeoutSeconds = read.count(
     options.maxTimeoutSeconds,
     "payment.maxTimeoutSeconds",
@@ -97,72 +154,119 @@ export function resolvePayment(
     },
   );
 
-  // Production refuses to start without knowing where the money goes and on which chain:
-  // a default could take testnet "money" for mainnet work or the other way round.
-  if (!devMode && payTo.value === undefined)
-    problems.push(
-      "PAY_TO is not set: set it to the address that should receive payments (or enable dev mode for local testing)",
-    );
-  if (!devMode && network.value === undefined)
-    problems.push(
-      'X402_NETWORK is not set: set it to "base" (mainnet), "base-sepolia" (testnet) or "eip155:<chainId>"; there is deliberately no default',
-    );
-
   const payToAddress = read.address(payTo, "the address that should receive payments");
-  const assetAddress = read.address(asset, "the token contract address");
-
-  let resolved: ResolvedNetwork | undefined;
-  if (network.value !== undefined) {
-    const parsed = parseNetwork(network.value);
-    if (!parsed) {
-      problems.push(
-        `${network.name} is ${JSON.stringify(network.value)}: use "base", "base-sepolia" or "eip155:<chainId>"`,
-      );
-    } else {
-      // Known networks default to their USDC; any setting given overrides that default.
-      const token = asset.value !== undefined ? assetAddress : parsed.usdc?.asset;
-      const name = assetName.value ?? parsed.usdc?.assetName;
-      const version = assetVersion.value ?? parsed.usdc?.assetVersion;
-      const missing = (s: Setting, what: string): void => {
-        problems.push(
-          `${s.name} is not set: network ${parsed.caip2} has no built-in USDC, so set ${what}`,
-        );
-      };
-      if (asset.value === undefined && !parsed.usdc) missing(asset, "the token contract address");
-      if (name === undefined)
-        missing(assetName, 'the token\'s EIP-712 domain name (e.g. "USD Coin")');
-      if (version === undefined)
-        missing(assetVersion, 'the token\'s EIP-712 domain version (e.g. "2")');
-      if (token && name !== undefined && version !== undefined)
-        resolved = {
-          v1Name: parsed.v1Name,
-          caip2: parsed.caip2,
-          chainId: parsed.chainId,
-          asset: token,
-          assetName: name,
-          assetVersion: version,
-        };
-    }
-  }
 
   const settlement = resolveSettlement(options, devMode, read);
+  const networks: NetworkPaymentConfig[] = [];
+  const seen = new Map<string, string>();
+  for (const { written, setting } of listed) {
+    const net = resolveNetwork(written, setting, options, read, listed.length > 1);
+    if (!net) continue;
+    const earlier = seen.get(net.network.caip2);
+    if (earlier !== undefined) {
+      problems.push(
+        `${setting.name} lists ${net.network.caip2} twice (${JSON.stringify(earlier)} and ${JSON.stringify(written)}): list each network once`,
+      );
+      continue;
+    }
+    seen.set(net.network.caip2, written);
+    const entry: NetworkPaymentConfig = { written, network: net.network, payTo: payToAddress! };
+    if (net.rpcUrl) entry.rpcUrl = net.rpcUrl;
+    const rpcSetting =
+      listed.length > 1
+        ? `neither X402_RPC_URL_${networkSettingSuffix(written)} nor X402_RPC_URL`
+        : "X402_RPC_URL";
+    const route = settlement.routeFor(written, net.rpcUrl, rpcSetting);
+    if (route) entry.settlement = route;
+    networks.push(entry);
+  }
 
-  if (problems.length > before || !payToAddress || !resolved) return undefined;
+  if (problems.length > before || !payToAddress || networks.length === 0) return undefined;
+  const first = networks[0]!;
   const config: PaymentConfig = {
     payTo: payToAddress,
-    network: resolved,
+    network: first.network,
+    networks,
     maxTimeoutSeconds,
     settleTimeoutSeconds: settlement.timeoutSeconds,
   };
-  if (settlement.route) config.settlement = settlement.route;
-  if (settlement.rpcUrl) config.rpcUrl = settlement.rpcUrl;
+  if (first.settlement) config.settlement = first.settlement;
+  if (first.rpcUrl) config.rpcUrl = first.rpcUrl;
   return config;
 }
 
 /**
- * The settlement route: exactly one of a facilitator, direct settlement (RPC + key) or a custom
- * settler. Production refuses to start without one: verifying payments without ever collecting
- * them would run every job for free.
+ * One network's token and RPC: its own settings (X402_ASSET_<NET>, ..., <NET> = the name as written,
+ * upper-cased, non-alphanumerics as "_") over the global ones, over the network's known USDC.
+ */
+function resolveNetwork(
+  written: string,
+  setting: Setting,
+  options: Partial<PaymentOptions>,
+  read: Reader,
+  several: boolean,
+): { network: ResolvedNetwork; rpcUrl?: string } | undefined {
+  const problems = read.problems;
+  const parsed = parseNetwork(written);
+  if (!parsed) {
+    problems.push(
+      several
+        ? `${setting.name} lists ${JSON.stringify(written)}: use ${NETWORK_NAMES}`
+        : `${setting.name} is ${JSON.stringify(written)}: use ${NETWORK_NAMES}`,
+    );
+    return undefined;
+  }
+  if (parsed.family === "svm") {
+    problems.push(
+      `${setting.name} names ${JSON.stringify(written)}, a Solana network: this server takes payments on EVM networks only (${NETWORK_NAMES})`,
+    );
+    return undefined;
+  }
+  const suffix = networkSettingSuffix(written);
+  const own = (optionValue: string | undefined, optionName: string, env: string): Setting => {
+    const specific = read.fromEnv(`${env}_${suffix}`);
+    return specific.value !== undefined ? specific : read.text(optionValue, optionName, env);
+  };
+  const asset = own(options.asset, "payment.asset", "X402_ASSET");
+  const assetName = own(options.assetName, "payment.assetName", "X402_ASSET_NAME");
+  const assetVersion = own(options.assetVersion, "payment.assetVersion", "X402_ASSET_VERSION");
+  const rpc = own(options.rpcUrl, "payment.rpcUrl", "X402_RPC_URL");
+  const assetAddress = read.address(asset, "the token contract address");
+  const rpcUrl = read.url(rpc, "the network's JSON-RPC endpoint (http or https)", true);
+
+  // Known networks default to their USDC; any setting given overrides that default.
+  const token = asset.value !== undefined ? assetAddress : parsed.usdc?.asset;
+  const name = assetName.value ?? parsed.usdc?.assetName;
+  const version = assetVersion.value ?? parsed.usdc?.assetVersion;
+  // With several networks, name the network's own setting: a global one would apply to all of them.
+  const missing = (s: Setting, env: string, what: string): void => {
+    const shown = several && !s.name.startsWith("option ") ? `${env}_${suffix}` : s.name;
+    problems.push(
+      `${shown} is not set: network ${parsed.caip2} has no built-in USDC, so set ${what}`,
+    );
+  };
+  if (asset.value === undefined && !parsed.usdc)
+    missing(asset, "X402_ASSET", "the token contract address");
+  if (name === undefined)
+    missing(assetName, "X402_ASSET_NAME", 'the token\'s EIP-712 domain name (e.g. "USD Coin")');
+  if (version === undefined)
+    missing(assetVersion, "X402_ASSET_VERSION", 'the token\'s EIP-712 domain version (e.g. "2")');
+  if (!token || name === undefined || version === undefined) return undefined;
+  const network: ResolvedNetwork = {
+    v1Name: parsed.v1Name,
+    caip2: parsed.caip2,
+    chainId: parsed.chainId,
+    asset: token as `0x${string}`,
+    assetName: name,
+    assetVersion: version,
+  };
+  return rpcUrl === undefined ? { network } : { network, rpcUrl };
+}
+
+/**
+ * The settlement route: exactly one of a facilitator, direct settlement (a key, with each network's
+ * RPC) or a custom settler. Production refuses to start without one: verifying payments without ever
+ * collecting them would run every job for free.
  */
 function resolveSettlement(options: Partial<PaymentOptions>, devMode: boolean, read: Reader) {
   const problems = read.problems;
@@ -171,7 +275,6 @@ function resolveSettlement(options: Partial<PaymentOptions>, devMode: boolean, r
     "payment.facilitatorUrl",
     "X402_FACILITATOR_URL",
   );
-  const rpc = read.text(options.rpcUrl, "payment.rpcUrl", "X402_RPC_URL");
   const key = read.text(options.settlerKey, "payment.settlerKey", "X402_SETTLER_KEY");
   const timeoutSeconds = read.count(
     options.settleTimeoutSeconds,
@@ -186,22 +289,19 @@ function resolveSettlement(options: Partial<PaymentOptions>, devMode: boolean, r
   );
   const facilitatorUrls = facilitatorList(facilitator, read);
   const auth = facilitatorAuth(facilitatorUrls ?? [], read);
-  const rpcUrl = read.url(rpc, "the network's JSON-RPC endpoint (http or https)", true);
   // Never repeat the key in a message: error output ends up in logs.
   const settlerKey = key.value;
-  if (settlerKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(settlerKey))
+  const keyOk = settlerKey !== undefined && /^0x[0-9a-fA-F]{64}$/.test(settlerKey);
+  if (settlerKey !== undefined && !keyOk)
     problems.push(`${key.name} is not a private key: set it to 0x and 64 hex digits`);
-  if (settlerKey !== undefined && rpc.value === undefined)
-    problems.push(
-      `${key.name} is set but X402_RPC_URL is not: direct settlement sends its transactions through that JSON-RPC endpoint`,
-    );
 
   const chosen = [
     options.settler !== undefined ? "option payment.settler" : undefined,
     facilitator.value !== undefined ? facilitator.name : undefined,
     settlerKey !== undefined ? key.name : undefined,
   ].filter((name) => name !== undefined);
-  if (chosen.length > 1)
+  const several = chosen.length > 1;
+  if (several)
     problems.push(
       `${chosen.join(" and ")} are set together: choose one settlement route (a facilitator settles for you; a settler key settles from this server)`,
     );
@@ -212,13 +312,26 @@ function resolveSettlement(options: Partial<PaymentOptions>, devMode: boolean, r
         "without one the server would run paid jobs without ever collecting the payment",
     );
 
-  let route: SettlementRoute | undefined;
-  if (options.settler !== undefined) route = { kind: "custom", settler: options.settler };
-  else if (facilitatorUrls !== undefined && auth !== undefined)
-    route = { kind: "facilitator", url: facilitatorUrls[0]!, urls: facilitatorUrls, auth };
-  else if (settlerKey !== undefined && rpcUrl !== undefined)
-    route = { kind: "direct", rpcUrl, settlerKey: settlerKey as `0x${string}` };
-  return { route, rpcUrl, timeoutSeconds };
+  /** The route of one network (`written` as configured), given that network's RPC endpoint. */
+  const routeFor = (
+    written: string,
+    rpcUrl: string | undefined,
+    rpcSetting: string,
+  ): SettlementRoute | undefined => {
+    if (several) return undefined;
+    if (options.settler !== undefined) return { kind: "custom", settler: options.settler };
+    if (facilitatorUrls !== undefined && auth !== undefined)
+      return { kind: "facilitator", url: facilitatorUrls[0]!, urls: facilitatorUrls, auth };
+    if (settlerKey === undefined) return undefined;
+    if (rpcUrl === undefined) {
+      problems.push(
+        `${key.name} is set but ${rpcSetting.startsWith("neither") ? `${rpcSetting} is set` : `${rpcSetting} is not`}: direct settlement sends its transactions on ${written} through that JSON-RPC endpoint`,
+      );
+      return undefined;
+    }
+    return keyOk ? { kind: "direct", rpcUrl, settlerKey: settlerKey as `0x${string}` } : undefined;
+  };
+  return { routeFor, timeoutSeconds };
 }
 
 /**

@@ -17,6 +17,7 @@ import { isLogLevel, LOG_LEVELS, type LogLevel } from "./logger.js";
 import { ConfigError, Reader } from "./settings.js";
 
 export type {
+  NetworkPaymentConfig,
   PaymentConfig,
   PaymentOptions,
   ProductionPaymentConfig,
@@ -212,8 +213,17 @@ export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
   if (metrics) common.metrics = metrics;
   if (publicUrl.value !== undefined) common.publicUrl = publicUrl.value.replace(/\/+$/, "");
   if (devMode) return payment ? { ...common, devMode, payment } : { ...common, devMode };
-  if (!payment?.settlement) throw new ConfigError(["payment settings are incomplete"]); // unreachable: problems were recorded
-  return { ...common, devMode, payment: { ...payment, settlement: payment.settlement } };
+  // Unreachable: every network without a route recorded a problem.
+  const routed = payment?.networks.flatMap((n) =>
+    n.settlement ? [{ ...n, settlement: n.settlement }] : [],
+  );
+  if (!payment?.settlement || !routed || routed.length !== payment.networks.length)
+    throw new ConfigError(["payment settings are incomplete"]);
+  return {
+    ...common,
+    devMode,
+    payment: { ...payment, settlement: payment.settlement, networks: routed },
+  };
 }
 
 /** MCP ("on", the default, or "off") and MCP_DEADLINE_SECONDS (default 60). */

@@ -37,7 +37,7 @@ export function loadMetrics(config: MetricsConfig | undefined): LoadedMetrics {
   const metrics: Metrics = {
     job: (c, o) => run((m) => m.job(c, o)),
     paymentRefused: (r) => run((m) => m.paymentRefused(r)),
-    settlement: (c, r, s, e) => run((m) => m.settlement(c, r, s, e)),
+    settlement: (c, r, s, e, n) => run((m) => m.settlement(c, r, s, e, n)),
     handlerStarted: (c) => span((m) => m.handlerStarted(c)),
     handlerAbandoned: (c) => span((m) => m.handlerAbandoned(c)),
     ledgerError: (o) => run((m) => m.ledgerError(o)),

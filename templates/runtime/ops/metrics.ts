@@ -28,15 +28,17 @@ export interface Metrics {
   /** A payment was refused: agent_payment_refusals_total{reason}. `reason` is a short code from a fixed set. */
   paymentRefused(reason: string): void;
   /**
-   * A settlement attempt ended: agent_settlements_total{capability,result},
-   * agent_settlement_duration_seconds{capability}, and when settled agent_usdc_earned_total{capability}
-   * (`earnedAtomic` in USDC atomic units, 6 decimals).
+   * A settlement attempt ended: agent_settlements_total{capability,result,network},
+   * agent_settlement_duration_seconds{capability}, and when settled
+   * agent_usdc_earned_total{capability,network} (`earnedAtomic` in USDC atomic units, 6 decimals).
+   * `network`: the CAIP-2 id of the offered network the payment was on (a fixed set).
    */
   settlement(
     capability: string,
     result: SettlementOutcome,
     seconds: number,
     earnedAtomic?: bigint,
+    network?: string,
   ): void;
   /**
    * A handler started: agent_handlers_in_flight +1. Call the returned function when it stops

@@ -90,8 +90,8 @@ export function createPrometheusMetrics(options: PrometheusOptions = {}): Promet
   });
   const settlements = new Counter({
     name: name("agent_settlements_total"),
-    help: "Settlement attempts of verified payments, by capability and result: settled, failed (no money moved), uncertain (outcome unknown, check the chain).",
-    labelNames: ["capability", "result"] as const,
+    help: "Settlement attempts of verified payments, by capability, result (settled, failed: no money moved, uncertain: outcome unknown, check the chain) and network (CAIP-2 id).",
+    labelNames: ["capability", "result", "network"] as const,
     registers,
   });
   const settlementSeconds = new Histogram({
@@ -103,8 +103,8 @@ export function createPrometheusMetrics(options: PrometheusOptions = {}): Promet
   });
   const earned = new Counter({
     name: name("agent_usdc_earned_total"),
-    help: "USDC received from settled payments, in whole USDC (not atomic units), by capability.",
-    labelNames: ["capability"] as const,
+    help: "USDC received from settled payments, in whole USDC (not atomic units), by capability and network (CAIP-2 id).",
+    labelNames: ["capability", "network"] as const,
     registers,
   });
   const inFlight = new Gauge({
@@ -154,13 +154,14 @@ export function createPrometheusMetrics(options: PrometheusOptions = {}): Promet
       result: SettlementOutcome,
       seconds: number,
       earnedAtomic?: bigint,
+      network = "",
     ) {
       const label = capabilityLabel(capability);
-      settlements.inc({ capability: label, result });
+      settlements.inc({ capability: label, result, network });
       const observed = duration(seconds);
       if (observed !== undefined) settlementSeconds.observe({ capability: label }, observed);
       if (result === "settled" && earnedAtomic !== undefined && earnedAtomic > 0n)
-        earned.inc({ capability: label }, Number(earnedAtomic) / 1e6);
+        earned.inc({ capability: label, network }, Number(earnedAtomic) / 1e6);
     },
     handlerStarted(capability: string) {
       const label = capabilityLabel(capability);

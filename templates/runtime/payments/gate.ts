@@ -1,27 +1,27 @@
 /**
  * The payment gate: decides whether the payment a client sent pays for this job, and collects it
- * once the job has succeeded. Part of your project: edit freely.
+ * once the job has succeeded. It offers one "exact" payment per configured network, in the seller's
+ * order, at the same price, and hands each payment to the scheme of the network it names (scheme.ts;
+ * EVM networks: evm/scheme.ts). Part of your project: edit freely.
  *
- *   verify()  - the checks the reference x402 facilitator makes, offline (verify.ts): scheme,
- *               network, the requirement the client accepted, the EIP-712 signature (EIP-1271
- *               contract wallets via X402_RPC_URL), payee, exact amount, validity window.
- *   confirm() - checks that depend on chain state, made once the pipeline has reserved the
- *               authorization: balance and unused nonce (with X402_RPC_URL), then the
- *               facilitator's /verify (facilitator route).
- *   settle()  - charges the payment (settlement.ts), only after the output passed validation.
- * One authorization pays for one job: the pipeline enforces that with a replay store (replay.ts).
+ *   verify()  - the network's offline checks (for EVM those of the reference x402 facilitator).
+ *   confirm() - checks that depend on chain state, made once the pipeline has reserved the payment.
+ *   settle()  - charges the payment, only after the output passed validation.
+ * One payment pays for one job: the pipeline enforces that with the ledger, keyed by replayKey().
  */
-import { PaymentError } from "../errors.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { ProductionPaymentConfig } from "../ops/config.js";
+import { PaymentError } from "../errors.js";
 import type { BazaarDeclarations } from "./bazaar.js";
-import type { ChainChecks } from "./onchain.js";
-import { SETTLEMENT_MARGIN_SECONDS, type SettlementResult, type Settler } from "./settlement.js";
+import { createEvmScheme, describeEvmRoute, timeoutFor } from "./evm/scheme.js";
+import { settlementRouteFor } from "./routes.js";
+import type { NetworkScheme } from "./scheme.js";
+import { SETTLEMENT_MARGIN_SECONDS, type SettlementResult } from "./settlement.js";
 import type { Capability, Logger, VerifiedPayment } from "../types.js";
 import type { SentPayment } from "./verify.js";
-import { paymentRequiredResponse, type PaymentOffer } from "./x402.js";
+import { decodeBase64Json, paymentRequiredResponse, type PaymentOffer } from "./x402.js";
 
-export { SETTLEMENT_MARGIN_SECONDS };
+export { SETTLEMENT_MARGIN_SECONDS, timeoutFor };
 
 export type HeaderGetter = (name: string) => string | undefined;
 
@@ -36,11 +36,11 @@ export interface PaymentRequiredResponse {
 
 export interface PaymentGate {
   /**
-   * What we ask for to run `capability` for a job due at `deadline` (Unix seconds): its
-   * maxTimeoutSeconds covers that deadline plus the settlement margin, because the official
-   * clients sign validBefore = now + maxTimeoutSeconds.
+   * What we ask for to run `capability` for a job due at `deadline` (Unix seconds): one offer per
+   * network, in the seller's order. Each one's maxTimeoutSeconds covers that deadline plus the
+   * settlement margin, because the official clients sign validBefore = now + maxTimeoutSeconds.
    */
-  offer(capability: Capability, resourceUrl: string, deadline?: number): PaymentOffer;
+  offers(capability: Capability, resourceUrl: string, deadline?: number): PaymentOffer[];
   /**
    * 402 telling the client how to pay for this job. Answers are built once per second for each
    * capability, URL and validity window (a busy server sends thousands of identical 402s).
@@ -67,6 +67,10 @@ export interface PaymentGate {
     job: { deadline: number },
     resourceUrl: string,
   ): Promise<VerifiedPayment>;
+  /** The CAIP-2 id of the offered network a verified payment is on (what metrics label it with). */
+  networkOf(payment: VerifiedPayment): string;
+  /** The payment's identity in the ledger (its network's: an EVM authorization, ...). */
+  replayKey(payment: VerifiedPayment): string;
   /** Chain-state checks, after the authorization is reserved; throws PaymentError. */
   confirm(payment: VerifiedPayment): Promise<void>;
   /** Charges the payment; throws SettlementError (settlement.ts) when it could not. */
@@ -75,22 +79,6 @@ export interface PaymentGate {
 
 /** Distinct 402 answers kept (see answer402): a second's worth for a handful of capabilities and hosts. */
 const MAX_CACHED_402S = 256;
-
-/** Seconds of slack in an offered validity window, for clock skew between client and server. */
-const CLOCK_SLACK_SECONDS = 30;
-
-/**
- * maxTimeoutSeconds to offer: the configured default, or more when the job's deadline needs it.
- * Clients sign validBefore = now + maxTimeoutSeconds, and the gate needs validBefore to be at least
- * the deadline plus SETTLEMENT_MARGIN_SECONDS, so a one-hour job is offered a bit over an hour. The
- * deadline itself is bounded (MAX_DEADLINE_SECONDS, 7 days by default), so this is too.
- */
-export function timeoutFor(configured: number, deadline: number | undefined, nowMs = Date.now()) {
-  if (deadline === undefined) return configured;
-  const needed =
-    Math.ceil(deadline - nowMs / 1000) + SETTLEMENT_MARGIN_SECONDS + CLOCK_SLACK_SECONDS;
-  return Math.max(configured, needed);
-}
 
 /** What the gate uses besides its configuration. */
 export interface PaymentGateDeps {
@@ -102,96 +90,16 @@ export interface PaymentGateDeps {
   logger?: Logger;
 }
 
-/** The configured settlement route as a Settler. */
-function createSettler(config: ProductionPaymentConfig, deps: PaymentGateDeps): Settler {
-  const route = config.settlement;
-  const network = config.network;
-  switch (route.kind) {
-    case "custom":
-      return route.settler;
-    case "facilitator": {
-      // Loaded with the gate (production only), off the request path. Each payment goes to the
-      // first facilitator whose /supported lists its kind (facilitator-router.ts); startup's check
-      // has asked them already (server.ts), and a router that was not asked yet asks now.
-      const loading = Promise.all([
-        import("./facilitator.js"),
-        import("./facilitator-router.js"),
-      ]).then(([f, r]) => {
-        const router = r.routerFor(route, config.settleTimeoutSeconds * 1000);
-        return f.settlerFor(async (payment) => {
-          await router.initialize().catch((err: unknown) => {
-            throw new PaymentError(
-              `payment could not be verified, so the job was not run: ${err instanceof Error ? err.message : String(err)}; try again later`,
-              { cause: err, code: "facilitator_unavailable" },
-            );
-          });
-          const client = router.clientFor(payment.x402Version, network, "exact");
-          if (client) return client;
-          throw new PaymentError(
-            `no configured x402 facilitator settles x402 v${payment.x402Version} "exact" payments on ${network.caip2}, so the job was not run: pay with another x402 version`,
-            { code: "facilitator_refused" },
-          );
-        });
-      });
-      loading.catch(() => undefined); // reported by the first verify() instead of crashing startup
-      return {
-        verify: async (payment) => (await loading).verify?.(payment),
-        settle: async (payment) => (await loading).settle(payment),
-      };
-    }
-    case "direct": {
-      // viem's wallet code is loaded only in this mode, starting now, off the request path.
-      const loading = import("./direct-settlement.js").then((m) =>
-        m.createDirectSettler({
-          rpcUrl: route.rpcUrl,
-          settlerKey: route.settlerKey,
-          network: config.network,
-          timeoutSeconds: config.settleTimeoutSeconds,
-          exclusive: deps.exclusive,
-        }),
-      );
-      loading.catch(() => undefined); // reported by the first settle() instead of crashing startup
-      return { settle: async (payment) => (await loading).settle(payment) };
-    }
-  }
-}
-
-/** One line for the startup log: how payments are checked and settled. Never includes secrets. */
-export function describePayments(config: ProductionPaymentConfig): string {
-  // URLs lose their query, credentials and (for RPC endpoints, which often embed an API key) path.
-  const origin = (url: string): string => new URL(url).origin;
-  const route = config.settlement;
-  const settle =
-    route.kind === "facilitator"
-      ? route.urls.length > 1
-        ? `payments settle through the first of the x402 facilitators at ${route.urls.map((u) => `${origin(u)}${new URL(u).pathname}`).join(", ")} that lists their network`
-        : `payments settle through the x402 facilitator at ${origin(route.url)}${new URL(route.url).pathname}`
-      : route.kind === "direct"
-        ? `payments settle directly: this server sends transferWithAuthorization via ${origin(route.rpcUrl)} from the X402_SETTLER_KEY account, which pays the gas`
-        : "payments settle through the custom settler passed as option payment.settler";
-  const chain = config.rpcUrl
-    ? `balances, nonces and contract-wallet signatures are checked on chain via ${origin(config.rpcUrl)}`
-    : "no on-chain checks before running jobs (set X402_RPC_URL to refuse unfunded payers and used nonces up front)";
-  return `${settle}; ${chain}`;
-}
-
-export function createPaymentGate(
-  config: ProductionPaymentConfig,
-  deps: PaymentGateDeps,
-): PaymentGate {
-  const { network, payTo } = config;
-  const settler = createSettler(config, deps);
-  // The signature check (secp256k1, keccak) is loaded with the gate, off the request path: dev mode
-  // has no gate, so it never loads it.
-  const verifying = import("./verify.js");
-  verifying.then(
+/** Says once, at start-up, how payment signatures are recovered on this Node (verify.ts's self-test). */
+function logRecoveryPath(logger: Logger | undefined): void {
+  import("./verify.js").then(
     ({ recoveryPath: recovery }) => {
       if (recovery.path === "failed")
-        deps.logger?.error(
+        logger?.error(
           `payment signatures cannot be checked on this Node: the secp256k1 self-test failed (${recovery.problem}); every paid job will fail with a 500 and nothing is charged`,
         );
       else
-        deps.logger?.info(
+        logger?.info(
           recovery.path === "openssl"
             ? "payment signatures: secp256k1 self-test passed; points decompressed by node:crypto (OpenSSL)"
             : "payment signatures: secp256k1 self-test passed; this Node's OpenSSL has no secp256k1, so points are decompressed by the runtime's own square root (pure JS)",
@@ -199,34 +107,79 @@ export function createPaymentGate(
     },
     () => undefined, // reported by the first verify() instead of crashing startup
   );
+}
 
-  // The on-chain checks load the full viem package, so only when an RPC endpoint is configured.
-  const rpcUrl = config.rpcUrl;
-  let chainChecks: Promise<ChainChecks> | undefined;
-  const chain = rpcUrl
-    ? () =>
-        (chainChecks ??= import("./onchain.js").then((m) => m.createChainChecks(rpcUrl, network)))
-    : undefined;
+/** The startup log: how payments are checked and settled on each network. Never includes secrets. */
+export function describePayments(config: ProductionPaymentConfig): string {
+  const lines = config.networks.map((n) => describeEvmRoute(settlementRouteFor(n), n.rpcUrl));
+  if (lines.length === 1) return lines[0]!;
+  return `payments offered on ${config.networks.map((n) => n.network.caip2).join(", ")}, in that order; ${config.networks
+    .map((n, i) => `${n.network.caip2}: ${lines[i]}`)
+    .join("; ")}`;
+}
 
-  // Who will send transferWithAuthorization: the settler account (direct), else anyone (the payee
-  // stands in; the facilitator's own /verify simulates with its account as well).
-  const route = config.settlement;
-  const submitter: Promise<`0x${string}`> =
-    route.kind === "direct"
-      ? import("./viem.js")
-          .then((m) => m.loadViemAccounts())
-          .then((m) => m.privateKeyToAddress(route.settlerKey))
-      : Promise.resolve(payTo);
-  submitter.catch(() => undefined);
+/** One scheme per configured network, in the configured order. */
+function createSchemes(config: ProductionPaymentConfig, deps: PaymentGateDeps): NetworkScheme[] {
+  const settings = {
+    maxTimeoutSeconds: config.maxTimeoutSeconds,
+    settleTimeoutSeconds: config.settleTimeoutSeconds,
+  };
+  return config.networks.map((net) => createEvmScheme(net, settings, deps));
+}
 
-  const offer = (capability: Capability, resourceUrl: string, deadline?: number): PaymentOffer => ({
-    network,
-    payTo,
-    amount: capability.priceAtomic,
-    maxTimeoutSeconds: timeoutFor(config.maxTimeoutSeconds, deadline),
-    resourceUrl,
-    description: capability.declaration.description ?? `Run capability "${capability.name}"`,
-  });
+/** The network name a payment says it is for (v2 accepted.network, v1 network), if it says one. */
+function namedNetwork(sent: SentPayment): string | undefined {
+  let p: unknown;
+  if ("object" in sent) p = sent.object;
+  else {
+    const decoded = decodeBase64Json(sent.value);
+    if (!decoded.ok) return undefined;
+    p = decoded.value;
+  }
+  if (typeof p !== "object" || p === null) return undefined;
+  const payment = p as { accepted?: { network?: unknown }; network?: unknown };
+  const network =
+    typeof payment.accepted === "object" && payment.accepted !== null
+      ? payment.accepted.network
+      : payment.network;
+  return typeof network === "string" ? network : undefined;
+}
+
+export function createPaymentGate(
+  config: ProductionPaymentConfig,
+  deps: PaymentGateDeps,
+): PaymentGate {
+  const schemes = createSchemes(config, deps);
+  logRecoveryPath(deps.logger);
+  const first = schemes[0]!;
+  const byName = new Map<string, NetworkScheme>();
+  for (const s of schemes) {
+    byName.set(s.caip2, s);
+    byName.set(s.v1Name, s);
+  }
+  /** The scheme of the payment's network. With one network, that one (its checks name a wrong network). */
+  const schemeFor = (sent: SentPayment): NetworkScheme => {
+    if (schemes.length === 1) return first;
+    const named = namedNetwork(sent);
+    if (named === undefined) return first; // malformed: the first scheme's checks say what is wrong
+    const scheme = byName.get(named);
+    if (scheme) return scheme;
+    throw new PaymentError(
+      `payment is for network ${JSON.stringify(named).slice(0, 80)} but this service takes payments on ${schemes
+        .map((s) => (s.v1Name === s.caip2 ? `"${s.caip2}"` : `"${s.caip2}" (${s.v1Name})`))
+        .join(", ")}`,
+      { code: "network" },
+    );
+  };
+  /** The scheme that verified a payment (VerifiedPayment.network is one of its names). */
+  const schemeOf = (payment: VerifiedPayment): NetworkScheme => {
+    const scheme = byName.get(payment.network);
+    if (!scheme) throw new Error(`no payment scheme for network ${payment.network}`); // verify() made it: unreachable
+    return scheme;
+  };
+
+  const offers = (capability: Capability, resourceUrl: string, deadline?: number): PaymentOffer[] =>
+    schemes.map((s) => s.offer(capability, resourceUrl, deadline));
 
   /**
    * The 402 for a job: v2 header and v1 body, with the job's discovery declaration when there is one.
@@ -247,11 +200,11 @@ export function createPaymentGate(
     let answer = cached402.get(key);
     if (!answer) {
       const discovery = deps.discovery?.(capability, now);
-      const offered: PaymentOffer = {
-        ...offer(capability, resourceUrl),
+      const offered: PaymentOffer[] = offers(capability, resourceUrl).map((o) => ({
+        ...o,
         maxTimeoutSeconds: timeout,
         ...(discovery && { discovery }),
-      };
+      }));
       const response = paymentRequiredResponse(offered, reason);
       answer = { headers: Object.freeze(response.headers), body: JSON.stringify(response.body) };
       if (cached402.size >= MAX_CACHED_402S) cached402.clear();
@@ -269,7 +222,7 @@ export function createPaymentGate(
   };
 
   return {
-    offer,
+    offers,
     paymentHeader,
 
     paymentRequired(
@@ -285,16 +238,12 @@ export function createPaymentGate(
       return answer402(capability, resourceUrl, deadline, reason).headers;
     },
 
-    async verify(sent, capability, job, resourceUrl) {
-      const { verifyPayment } = await verifying;
-      return verifyPayment(sent, capability, job, resourceUrl, { network, payTo, offer, chain });
-    },
-
-    async confirm(payment) {
-      if (chain) await (await chain()).checkTransfer(payment, await submitter);
-      if (settler.verify) await settler.verify(payment);
-    },
-
-    settle: (payment) => settler.settle(payment),
+    verify: (sent, capability, job, resourceUrl) =>
+      schemeFor(sent).verify(sent, capability, job, resourceUrl),
+    // Never throws: it is called after a settlement, whose result must reach the client.
+    networkOf: (payment) => byName.get(payment.network)?.caip2 ?? payment.network,
+    replayKey: (payment) => schemeOf(payment).replayKey(payment),
+    confirm: (payment) => schemeOf(payment).confirm(payment),
+    settle: (payment) => schemeOf(payment).settle(payment),
   };
 }

@@ -6,7 +6,7 @@
  * x402 v2 clients read the PAYMENT-REQUIRED header and answer with PAYMENT-SIGNATURE;
  * v1 clients read the JSON body and answer with X-PAYMENT. One 402 serves both.
  */
-import type { ResolvedNetwork } from "./networks.js";
+import { type ResolvedNetwork, v1Knows } from "./networks.js";
 
 /** Payment headers above this size are refused before decoding (a real one is under 2 KiB). */
 export const MAX_PAYMENT_HEADER_BYTES = 16 * 1024;
@@ -248,8 +248,16 @@ export function requirementV2(offer: PaymentOffer) {
   };
 }
 
+/** One offer or several (one per network, in the seller's order); the first gives resource and discovery. */
+export type Offers = PaymentOffer | readonly PaymentOffer[];
+
+const listOf = (offers: Offers): readonly PaymentOffer[] =>
+  Array.isArray(offers) ? offers : [offers as PaymentOffer];
+
 /** The x402 v2 PaymentRequired object: what the PAYMENT-REQUIRED header carries, and MCP's tool result. */
-export function paymentRequiredV2(offer: PaymentOffer, error: string) {
+export function paymentRequiredV2(offers: Offers, error: string) {
+  const all = listOf(offers);
+  const offer = all[0]!;
   return {
     x402Version: 2,
     error,
@@ -258,25 +266,35 @@ export function paymentRequiredV2(offer: PaymentOffer, error: string) {
       description: offer.description,
       mimeType: "application/json",
     },
-    accepts: [requirementV2(offer)],
+    accepts: all.map(requirementV2),
     ...(offer.discovery ? { extensions: offer.discovery.extensions } : {}),
   };
 }
 
 /** The PAYMENT-REQUIRED header (v2) and Cache-Control for any 402. */
-export function paymentRequiredHeaders(offer: PaymentOffer, error: string): Record<string, string> {
+export function paymentRequiredHeaders(offers: Offers, error: string): Record<string, string> {
   return {
-    "PAYMENT-REQUIRED": encodeBase64Json(paymentRequiredV2(offer, error)),
+    "PAYMENT-REQUIRED": encodeBase64Json(paymentRequiredV2(offers, error)),
     "Cache-Control": "no-store",
   };
 }
 
+/**
+ * The v1 body's `accepts`: the offers on networks x402 v1 clients know by name (they have no CAIP-2
+ * ids). When none is, every offer under its CAIP-2 id, as a custom chain has always been shown.
+ */
+export function requirementsV1(offers: Offers) {
+  const all = listOf(offers);
+  const known = all.filter((o) => v1Knows(o.network));
+  return (known.length > 0 ? known : all).map(requirementV1);
+}
+
 /** The full 402 for a missing payment: the v1 body the spec shows plus the v2 header. */
-export function paymentRequiredResponse(offer: PaymentOffer, error: string) {
+export function paymentRequiredResponse(offers: Offers, error: string) {
   return {
     status: 402,
-    headers: paymentRequiredHeaders(offer, error),
-    body: { x402Version: 1, error, accepts: [requirementV1(offer)] },
+    headers: paymentRequiredHeaders(offers, error),
+    body: { x402Version: 1, error, accepts: requirementsV1(offers) },
   };
 }
 

@@ -1,0 +1,179 @@
+/**
+ * The EVM family: USDC's EIP-3009 transferWithAuthorization on one EVM network ("exact" scheme).
+ *   verify()  - the checks the reference x402 facilitator makes, offline (../verify.ts): scheme,
+ *               network, the requirement the client accepted, the EIP-712 signature (EIP-1271
+ *               contract wallets via the network's RPC), payee, exact amount, validity window.
+ *   confirm() - checks that depend on chain state, made once the pipeline has reserved the
+ *               authorization: balance and unused nonce (with an RPC), then the facilitator's
+ *               /verify (facilitator route).
+ *   settle()  - charges the payment (../settlement.ts), only after the output passed validation.
+ * Part of your project: edit freely.
+ */
+import { PaymentError } from "../../errors.js";
+import { authorizationKey } from "../../ledger/ledger.js";
+import type { NetworkPaymentConfig, SettlementRoute } from "../../ops/config.js";
+import type { Capability } from "../../types.js";
+import type { PaymentGateDeps } from "../gate.js";
+import type { ChainChecks } from "../onchain.js";
+import { settlementRouteFor } from "../routes.js";
+import type { NetworkScheme } from "../scheme.js";
+import { SETTLEMENT_MARGIN_SECONDS, type Settler } from "../settlement.js";
+import type { PaymentOffer } from "../x402.js";
+
+/** Seconds of slack in an offered validity window, for clock skew between client and server. */
+const CLOCK_SLACK_SECONDS = 30;
+
+/**
+ * maxTimeoutSeconds to offer: the configured default, or more when the job's deadline needs it.
+ * Clients sign validBefore = now + maxTimeoutSeconds, and the gate needs validBefore to be at least
+ * the deadline plus SETTLEMENT_MARGIN_SECONDS, so a one-hour job is offered a bit over an hour. The
+ * deadline itself is bounded (MAX_DEADLINE_SECONDS, 7 days by default), so this is too.
+ */
+export function timeoutFor(configured: number, deadline: number | undefined, nowMs = Date.now()) {
+  if (deadline === undefined) return configured;
+  const needed =
+    Math.ceil(deadline - nowMs / 1000) + SETTLEMENT_MARGIN_SECONDS + CLOCK_SLACK_SECONDS;
+  return Math.max(configured, needed);
+}
+
+/** What every network shares: the offered validity window and the settlement timeout. */
+export interface SchemeSettings {
+  maxTimeoutSeconds: number;
+  settleTimeoutSeconds: number;
+}
+
+type RoutedNetwork = NetworkPaymentConfig & { settlement: SettlementRoute };
+
+/** The network's settlement route as a Settler. */
+function createSettler(
+  net: RoutedNetwork,
+  settings: SchemeSettings,
+  deps: PaymentGateDeps,
+): Settler {
+  const route = settlementRouteFor(net);
+  switch (route.kind) {
+    case "custom":
+      return route.settler;
+    case "facilitator": {
+      // Loaded with the gate (production only), off the request path. Each payment goes to the
+      // first facilitator whose /supported lists its kind (../facilitator-router.ts); startup's check
+      // has asked them already (server.ts), and a router that was not asked yet asks now.
+      const network = net.network;
+      const loading = Promise.all([
+        import("../facilitator.js"),
+        import("../facilitator-router.js"),
+      ]).then(([f, r]) => {
+        const router = r.routerFor(route, settings.settleTimeoutSeconds * 1000);
+        return f.settlerFor(async (payment) => {
+          await router.initialize().catch((err: unknown) => {
+            throw new PaymentError(
+              `payment could not be verified, so the job was not run: ${err instanceof Error ? err.message : String(err)}; try again later`,
+              { cause: err, code: "facilitator_unavailable" },
+            );
+          });
+          const client = router.clientFor(payment.x402Version, network, "exact");
+          if (client) return client;
+          throw new PaymentError(
+            `no configured x402 facilitator settles x402 v${payment.x402Version} "exact" payments on ${network.caip2}, so the job was not run`,
+            { code: "facilitator_refused" },
+          );
+        });
+      });
+      loading.catch(() => undefined); // reported by the first verify() instead of crashing startup
+      return {
+        verify: async (payment) => (await loading).verify?.(payment),
+        settle: async (payment) => (await loading).settle(payment),
+      };
+    }
+    case "direct": {
+      // viem's wallet code is loaded only in this mode, starting now, off the request path.
+      const loading = import("../direct-settlement.js").then((m) =>
+        m.createDirectSettler({
+          rpcUrl: route.rpcUrl,
+          settlerKey: route.settlerKey,
+          network: net.network,
+          timeoutSeconds: settings.settleTimeoutSeconds,
+          exclusive: deps.exclusive,
+        }),
+      );
+      loading.catch(() => undefined); // reported by the first settle() instead of crashing startup
+      return { settle: async (payment) => (await loading).settle(payment) };
+    }
+  }
+}
+
+/** How payments on the network are settled and checked, for the startup log. Never includes secrets. */
+export function describeEvmRoute(route: SettlementRoute, rpcUrl: string | undefined): string {
+  // URLs lose their query, credentials and (for RPC endpoints, which often embed an API key) path.
+  const origin = (url: string): string => new URL(url).origin;
+  const settle =
+    route.kind === "facilitator"
+      ? route.urls.length > 1
+        ? `payments settle through the first of the x402 facilitators at ${route.urls.map((u) => `${origin(u)}${new URL(u).pathname}`).join(", ")} that lists their network`
+        : `payments settle through the x402 facilitator at ${origin(route.url)}${new URL(route.url).pathname}`
+      : route.kind === "direct"
+        ? `payments settle directly: this server sends transferWithAuthorization via ${origin(route.rpcUrl)} from the X402_SETTLER_KEY account, which pays the gas`
+        : "payments settle through the custom settler passed as option payment.settler";
+  const chain = rpcUrl
+    ? `balances, nonces and contract-wallet signatures are checked on chain via ${origin(rpcUrl)}`
+    : "no on-chain checks before running jobs (set X402_RPC_URL to refuse unfunded payers and used nonces up front)";
+  return `${settle}; ${chain}`;
+}
+
+export function createEvmScheme(
+  net: RoutedNetwork,
+  settings: SchemeSettings,
+  deps: PaymentGateDeps,
+): NetworkScheme {
+  const { network, payTo, rpcUrl } = net;
+  const settler = createSettler(net, settings, deps);
+  // The signature check (secp256k1, keccak) is loaded with the gate, off the request path: dev mode
+  // has no gate, so it never loads it.
+  const verifying = import("../verify.js");
+  verifying.catch(() => undefined); // reported by the first verify() instead of crashing startup
+
+  // The on-chain checks load the full viem package, so only when an RPC endpoint is configured.
+  let chainChecks: Promise<ChainChecks> | undefined;
+  const chain = rpcUrl
+    ? () =>
+        (chainChecks ??= import("../onchain.js").then((m) => m.createChainChecks(rpcUrl, network)))
+    : undefined;
+
+  // Who will send transferWithAuthorization: the settler account (direct), else anyone (the payee
+  // stands in; the facilitator's own /verify simulates with its account as well).
+  const route = settlementRouteFor(net);
+  const submitter: Promise<`0x${string}`> =
+    route.kind === "direct"
+      ? import("../viem.js")
+          .then((m) => m.loadViemAccounts())
+          .then((m) => m.privateKeyToAddress(route.settlerKey))
+      : Promise.resolve(payTo);
+  submitter.catch(() => undefined);
+
+  const offer = (capability: Capability, resourceUrl: string, deadline?: number): PaymentOffer => ({
+    network,
+    payTo,
+    amount: capability.priceAtomic,
+    maxTimeoutSeconds: timeoutFor(settings.maxTimeoutSeconds, deadline),
+    resourceUrl,
+    description: capability.declaration.description ?? `Run capability "${capability.name}"`,
+  });
+
+  return {
+    family: "evm",
+    caip2: network.caip2,
+    v1Name: network.v1Name,
+    offer,
+    async verify(sent, capability, job, resourceUrl) {
+      const { verifyPayment } = await verifying;
+      return verifyPayment(sent, capability, job, resourceUrl, { network, payTo, offer, chain });
+    },
+    replayKey: authorizationKey,
+    async confirm(payment) {
+      if (chain) await (await chain()).checkTransfer(payment, await submitter);
+      if (settler.verify) await settler.verify(payment);
+    },
+    settle: (payment) => settler.settle(payment),
+    describe: () => describeEvmRoute(route, rpcUrl),
+  };
+}

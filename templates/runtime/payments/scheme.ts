@@ -1,0 +1,35 @@
+/**
+ * One network the gate takes payment on, as the paid pipeline sees it: the family's module (EVM
+ * today, payments/evm/) answers offer, verify, replay key, confirm and settle for it. The gate
+ * (gate.ts) holds one per offered network and hands each payment to the network it names.
+ * Part of your project: edit freely.
+ */
+import type { Capability, VerifiedPayment } from "../types.js";
+import type { NetworkFamily } from "./networks.js";
+import type { SettlementResult } from "./settlement.js";
+import type { SentPayment } from "./verify.js";
+import type { PaymentOffer } from "./x402.js";
+
+export interface NetworkScheme {
+  readonly family: NetworkFamily;
+  /** CAIP-2 id (x402 v2) and v1 name (the CAIP-2 id when x402 v1 has none) of the network. */
+  readonly caip2: string;
+  readonly v1Name: string;
+  /** What we ask for on this network to run `capability` for a job due at `deadline`. */
+  offer(capability: Capability, resourceUrl: string, deadline?: number): PaymentOffer;
+  /** Checks a payment that names this network; throws PaymentError saying what is wrong. */
+  verify(
+    sent: SentPayment,
+    capability: Capability,
+    job: { deadline: number },
+    resourceUrl: string,
+  ): Promise<VerifiedPayment>;
+  /** The payment's identity in the ledger: one payment pays for one job, across instances. */
+  replayKey(payment: VerifiedPayment): string;
+  /** Chain-state checks, after the payment is reserved; throws PaymentError. */
+  confirm(payment: VerifiedPayment): Promise<void>;
+  /** Charges the payment; throws SettlementError (settlement.ts) when it could not. */
+  settle(payment: VerifiedPayment): Promise<SettlementResult>;
+  /** One line for the startup log: how payments on this network are checked and settled (no secrets). */
+  describe(): string;
+}

@@ -1,0 +1,109 @@
+/**
+ * The one table of known networks (templates/runtime/payments/networks.ts) equals what the official
+ * x402 packages use: a wrong USDC address or EIP-712 domain would make every payment on that
+ * network fail (or pay a different token), so it is checked against @x402/evm and @x402/svm.
+ */
+import { DEFAULT_ASSETS as EVM_ASSETS } from "@x402/evm";
+import { EVM_NETWORK_CHAIN_ID_MAP } from "@x402/evm/v1";
+import { DEFAULT_ASSETS as SVM_ASSETS, V1_TO_V2_NETWORK_MAP } from "@x402/svm";
+import { describe, expect, it } from "vitest";
+import {
+  KNOWN_NETWORKS,
+  networkSettingSuffix,
+  parseNetwork,
+  v1Knows,
+} from "../../templates/runtime/payments/networks.js";
+
+const ISSUE_NAMES = [
+  "base",
+  "base-sepolia",
+  "polygon",
+  "arbitrum",
+  "arbitrum-sepolia",
+  "avalanche",
+  "ethereum",
+  "solana",
+  "solana-devnet",
+];
+
+describe("known networks", () => {
+  it("names every network a seller can choose by name", () => {
+    expect(Object.keys(KNOWN_NETWORKS).sort()).toEqual([...ISSUE_NAMES].sort());
+  });
+
+  it("has each EVM network's USDC exactly as @x402/evm's default assets", () => {
+    for (const [name, n] of Object.entries(KNOWN_NETWORKS)) {
+      if (n.family !== "evm") continue;
+      const official = (EVM_ASSETS as unknown as Record<string, Array<Record<string, unknown>>>)[
+        n.caip2
+      ];
+      expect(official, `${name} (${n.caip2}) in @x402/evm DEFAULT_ASSETS`).toBeDefined();
+      const usdc = official!.find((a) => a.symbol === "USDC")!;
+      expect({
+        asset: n.asset,
+        name: n.assetName,
+        version: n.assetVersion,
+        decimals: n.decimals,
+      }).toEqual({
+        asset: usdc.asset,
+        name: usdc.name,
+        version: usdc.version,
+        decimals: usdc.decimals,
+      });
+      expect(n.caip2).toBe(`eip155:${n.chainId}`);
+    }
+  });
+
+  it("has each Solana network's USDC mint exactly as @x402/svm's default assets", () => {
+    for (const [name, n] of Object.entries(KNOWN_NETWORKS)) {
+      if (n.family !== "svm") continue;
+      const official = (SVM_ASSETS as unknown as Record<string, Array<Record<string, unknown>>>)[
+        n.caip2
+      ];
+      expect(official, `${name} (${n.caip2}) in @x402/svm DEFAULT_ASSETS`).toBeDefined();
+      const usdc = official!.find((a) => a.symbol === "USDC")!;
+      expect({ asset: n.asset, decimals: n.decimals }).toEqual({
+        asset: usdc.asset,
+        decimals: usdc.decimals,
+      });
+      expect(V1_TO_V2_NETWORK_MAP[name as keyof typeof V1_TO_V2_NETWORK_MAP]).toBe(n.caip2);
+    }
+  });
+
+  it("gives a v1 name exactly to the networks x402 v1 clients know", () => {
+    const v1Evm = EVM_NETWORK_CHAIN_ID_MAP as Record<string, number>;
+    for (const [name, n] of Object.entries(KNOWN_NETWORKS)) {
+      const officialV1 =
+        n.family === "evm"
+          ? v1Evm[name] === n.chainId
+          : (V1_TO_V2_NETWORK_MAP as Record<string, string>)[name] === n.caip2;
+      expect(v1Knows(n), name).toBe(officialV1);
+      expect(n.v1Name).toBe(officialV1 ? name : n.caip2);
+    }
+  });
+
+  it("parses every name and CAIP-2 id to its family", () => {
+    for (const [name, n] of Object.entries(KNOWN_NETWORKS)) {
+      expect(parseNetwork(name)).toMatchObject({ family: n.family, caip2: n.caip2 });
+      expect(parseNetwork(n.caip2)).toMatchObject({ family: n.family, v1Name: n.v1Name });
+    }
+    expect(parseNetwork("solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z")).toEqual({
+      family: "svm",
+      v1Name: "solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z",
+      caip2: "solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z",
+    });
+    for (const bad of [
+      "solana:",
+      "solana:0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl",
+      "Solana",
+      "arbitrum-one",
+    ])
+      expect(parseNetwork(bad), bad).toBeUndefined();
+  });
+
+  it("names a network's own settings by its written name", () => {
+    expect(networkSettingSuffix("base-sepolia")).toBe("BASE_SEPOLIA");
+    expect(networkSettingSuffix("eip155:80002")).toBe("EIP155_80002");
+    expect(networkSettingSuffix("solana-devnet")).toBe("SOLANA_DEVNET");
+  });
+});
