@@ -95,11 +95,13 @@ export async function startServer(
   // does not serve an offered network, would refuse every payment or fail to settle it after the job
   // ran; so would a settler account with no ETH for gas.
   try {
+    // The first network's route first (reachable, its chain, the settler's gas: payments/route-health.ts),
+    // then every network's RPC chain id and facilitator (payments/routes.ts).
+    await runtime.settlement?.checkAtStart();
     if (!config.devMode) {
       const { checkRoutes } = await import("./payments/routes.js");
       await checkRoutes(config, logger);
     }
-    await runtime.settlement?.checkAtStart();
   } catch (err) {
     await runtime.ledger.close().catch(() => undefined);
     refuseToStart(err);

@@ -166,7 +166,12 @@ describe("resolution", () => {
             written: "base-sepolia",
             network: BASE_SEPOLIA,
             payTo: PAY_TO,
-            settlement: { kind: "facilitator", url: FACILITATOR },
+            settlement: {
+              kind: "facilitator",
+              url: FACILITATOR,
+              urls: [FACILITATOR],
+              auth: { headers: [] },
+            },
           },
         ],
       },

@@ -481,7 +481,7 @@ describe("createFacilitatorRouter", () => {
     expect((err as ConfigError).problems).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^no x402 facilitator in X402_FACILITATOR_URL settles "exact" payments on eip155:1: the one at ${first.url}/ does not settle .*; the one at ${second.url}/ does not settle .*To fix it, set X402_FACILITATOR_URL to a facilitator that settles "exact" payments on eip155:1 \\(or add one to the list\\)`,
+          `^no x402 facilitator in X402_FACILITATOR_URL settles "exact" payments on ethereum \\(eip155:1\\): the one at ${first.url}/ does not settle .*; the one at ${second.url}/ does not settle .*To fix it, set X402_FACILITATOR_URL to a facilitator that settles "exact" payments on ethereum \\(eip155:1\\) \\(or add one to the list\\)`,
         ),
       ),
     ]);
