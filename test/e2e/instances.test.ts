@@ -10,6 +10,8 @@
 import { rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { x402Client } from "@x402/core/client";
+import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm";
 import { createPublicClient, http, parseAbiItem } from "viem";
 import {
   generatePrivateKey,
@@ -228,6 +230,49 @@ describe("two generated instances sharing one Redis ledger, one settler key, anv
     await logsSettle();
     expect(runs(jobId, [a!])).toBe(1);
     expect(runs(jobId, [b!])).toBe(0);
+    await expectCharged(before, 1);
+  });
+
+  it("one MCP payment sent as 10 tools/calls at once, split across both: one handler run, one transfer, 9 refused", async () => {
+    const tag = `mcp-race-${Date.now()}`;
+    const call = (url: string, id: number, meta: Record<string, unknown>) =>
+      fetch(`${url}/mcp`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: "summarize", arguments: { text: "hello" }, _meta: meta },
+        }),
+      }).then(
+        async (r) => (await r.json()) as { result: { isError?: boolean; structuredContent: any } },
+      );
+    // The tool's PaymentRequired, paid by the official x402 client (a local token: no spend caps).
+    const unpaid = await call(a!.url, 0, {});
+    expect(unpaid.result.isError).toBe(true);
+    const client = new x402Client()
+      .register("eip155:84532", new ExactEvmScheme(toClientEvmSigner(payers[2]!)))
+      .setSpendControls(false);
+    const payment = await client.createPaymentPayload(unpaid.result.structuredContent);
+    const before = await snapshot();
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        call(servers()[i % 2]!.url, i + 1, { "x402/payment": payment, job_id: `${tag}-${i}` }),
+      ),
+    );
+    const ok = answers.filter((r) => !r.result.isError);
+    expect(ok).toHaveLength(1);
+    expect(ok[0]!.result.structuredContent).toEqual({ summary: "HELLO" });
+    for (const refused of answers.filter((r) => r.result.isError))
+      expect(refused.result.structuredContent).toMatchObject({ error_type: "payment" });
+
+    await logsSettle();
+    const total = Array.from({ length: 10 }, (_, i) => runs(`${tag}-${i}`)).reduce((x, y) => x + y);
+    expect(total).toBe(1);
     await expectCharged(before, 1);
   });
 
