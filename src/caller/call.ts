@@ -18,11 +18,11 @@ import { CallError } from "./errors.js";
 import { buildInput, inputProblems, readInputFile } from "./input.js";
 import {
   checkSignedPayment,
-  offerAmount,
   offersOf402,
   paymentHeaderOf,
   PaymentGuardError,
   type PaymentOffer,
+  signableAmount,
   type SignedPayment,
 } from "./guard.js";
 import {
@@ -186,7 +186,7 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
     signer: account,
     // Drops every requirement above the allowed amount, read as the scheme of its version signs it.
     policies: [
-      (version, requirements) => requirements.filter((r) => strictAmount(version, r) <= allowed),
+      (version, requirements) => requirements.filter((r) => signableAmount(version, r) <= allowed),
     ],
   });
   // Only the USDC contracts the client knows (its default); our policy is the price cap.
@@ -195,7 +195,7 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
   client.onBeforePaymentCreation(async ({ paymentRequired, selectedRequirements }) => {
     // One authorization per job, ever: a second signature could pay the job twice.
     if (created > 0) return { abort: true, reason: "this job already has a signed authorization" };
-    if (strictAmount(paymentRequired.x402Version, selectedRequirements) > allowed)
+    if (signableAmount(paymentRequired.x402Version, selectedRequirements) > allowed)
       return { abort: true, reason: "the chosen requirement is above the allowed amount" };
     return undefined;
   });
@@ -277,16 +277,6 @@ function guarded<T>(check: () => T, executeUrl: string): T {
         : `refused to pay ${executeUrl}: ${error.message}; nothing was signed`,
       { status: 402 },
     );
-  }
-}
-
-/** A requirement's amount as the x402 client will sign it; unreadable counts as infinite. */
-function strictAmount(version: number, requirement: object): bigint {
-  try {
-    if (version !== 1 && version !== 2) throw new Error("unknown version");
-    return offerAmount(version, requirement as Record<string, unknown>);
-  } catch {
-    return BigInt(2) ** BigInt(256);
   }
 }
 

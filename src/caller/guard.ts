@@ -101,6 +101,23 @@ export function offerAmount(x402Version: 1 | 2, entry: Record<string, unknown>):
   return BigInt(value);
 }
 
+/** What `signableAmount` answers for an amount it cannot read: above any limit (2^256). */
+export const UNREADABLE_AMOUNT = BigInt(2) ** BigInt(256);
+
+/**
+ * An x402 client's requirement's amount as the exact scheme of `x402Version` signs it (offerAmount), or
+ * UNREADABLE_AMOUNT when it breaks a rule or the version is not 1 or 2: for price policies and hooks, where a
+ * requirement that cannot be read must count as too dear.
+ */
+export function signableAmount(x402Version: number, requirement: object): bigint {
+  if (x402Version !== 1 && x402Version !== 2) return UNREADABLE_AMOUNT;
+  try {
+    return offerAmount(x402Version, requirement as Record<string, unknown>);
+  } catch {
+    return UNREADABLE_AMOUNT;
+  }
+}
+
 /**
  * Every offer of a decoded PaymentRequired object (v2 header, or v1 body), checked strictly; throws naming
  * the first entry that breaks a rule. No offer is dropped quietly: one bad entry refuses them all.

@@ -15,12 +15,13 @@ import {
 import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import {
   checkSignedPayment,
-  offerAmount,
   offersOf402,
   paymentHeaderOf,
   PaymentGuardError,
   type PaymentOffer,
+  signableAmount,
   type SignedPayment,
+  UNREADABLE_AMOUNT,
 } from "../../src/caller/guard.js";
 import { AgentCallError } from "./errors.js";
 import type { FetchLike } from "./retry.js";
@@ -136,7 +137,7 @@ export async function sendPaying(
   );
   client.onBeforePaymentCreation(async ({ paymentRequired, selectedRequirements }) => {
     if (created > 0) return { abort: true, reason: "a payment was already signed for this job" };
-    if (signedAmount(paymentRequired.x402Version, selectedRequirements) > limit.maxAtomic)
+    if (signableAmount(paymentRequired.x402Version, selectedRequirements) > limit.maxAtomic)
       return { abort: true, reason: "the chosen offer is above the limit" };
     return undefined;
   });
@@ -195,16 +196,6 @@ interface Refusal {
   text: string;
 }
 
-/** An offer's amount as the exact scheme of `version` signs it; unreadable counts as above any limit. */
-function signedAmount(version: number, requirement: PaymentRequirements): bigint {
-  if (version !== 1 && version !== 2) return BigInt(2) ** BigInt(256);
-  try {
-    return offerAmount(version, requirement as unknown as Record<string, unknown>);
-  } catch {
-    return BigInt(2) ** BigInt(256);
-  }
-}
-
 /** The x402 policy: keeps the options this job may pay, and says why it dropped the others. */
 function priceGuard(
   version: number,
@@ -213,8 +204,8 @@ function priceGuard(
   refusals: Refusal[],
 ): PaymentRequirements[] {
   return requirements.filter((requirement) => {
-    const amount = signedAmount(version, requirement);
-    if (amount === BigInt(2) ** BigInt(256)) {
+    const amount = signableAmount(version, requirement);
+    if (amount === UNREADABLE_AMOUNT) {
       refusals.push({ kind: "amount", text: "an amount that is not a decimal string" });
       return false;
     }
