@@ -246,7 +246,7 @@ function healthOperation(model: AgentModel): Json {
     summary: "Health check",
     security: FREE,
     description:
-      'Whether the service can take jobs. While it shuts down, or (outside dev mode) while its payment ledger is unreachable, the answer is 503 with `status: "degraded"` and the `problems`.',
+      'Whether the service can take jobs. While it shuts down, or (outside dev mode) while its payment ledger or a network\'s settlement route is unreachable, the answer is 503 with `status: "degraded"` and the `problems`.',
     responses: {
       "200": {
         description: "Healthy.",
@@ -728,6 +728,20 @@ function sharedSchemas(model: AgentModel): Json {
           type: "array",
           items: { type: "string" },
           description: "Why the service is degraded (only then).",
+        },
+        networks: {
+          type: "object",
+          description:
+            "With several networks offered (X402_NETWORKS): each network's settlement route, by CAIP-2 id (e.g. `eip155:84532`), checked as the service's own.",
+          additionalProperties: {
+            type: "object",
+            required: ["status"],
+            properties: {
+              status: { enum: ["ok", "degraded"] },
+              problems: { type: "array", items: { type: "string" } },
+            },
+            additionalProperties: false,
+          },
         },
       },
       additionalProperties: false,

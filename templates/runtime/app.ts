@@ -47,7 +47,7 @@ export interface AppRuntime {
   metrics: MetricsSource | undefined;
   /** Resolves when what a paid job's 402 needs has loaded (the discovery data); never rejects. */
   ready: Promise<void>;
-  /** Whether the settlement route can collect (production; not for a custom settler without RPC). */
+  /** Whether each network's settlement route can collect (production; not for a custom settler without RPC). */
   settlement: RouteHealth | undefined;
 }
 
@@ -95,13 +95,13 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
   const settlement = config.devMode
     ? undefined
     : createRouteHealth(config.payment, { logger, metrics });
-  // A scrape reads the settler's balance afresh (at most every few seconds, see route-health.ts).
+  // A scrape reads the settler's balance on each network afresh (at most every few seconds, see route-health.ts).
   const source =
     loaded.source && settlement
       ? {
           ...loaded.source,
           render: async () => {
-            await settlement.problems();
+            await settlement.report();
             return loaded.source!.render();
           },
         }
@@ -166,13 +166,13 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
   app.get("/health", async (_req, res) => {
     const problems: string[] = [];
     if (drain.stopping) problems.push("shutting down");
-    const [ledgerUp, routeProblems] = await Promise.all([
+    const [ledgerUp, routes] = await Promise.all([
       config.devMode || ledger.ping().catch(() => false),
-      settlement?.problems() ?? [],
+      settlement?.report(),
     ]);
     if (!ledgerUp)
       problems.push("payment ledger unreachable: paid jobs are refused until it is back");
-    problems.push(...routeProblems);
+    problems.push(...(routes?.problems ?? []));
     const status = problems.length === 0 ? "ok" : "degraded";
     res
       .status(problems.length === 0 ? 200 : 503)
@@ -182,6 +182,8 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
         version: agent.version,
         status,
         ...(problems.length ? { problems } : {}),
+        // With several networks: each one's route, by CAIP-2 id (route-health.ts).
+        ...(routes?.networks && { networks: routes.networks }),
       });
   });
 

@@ -1,7 +1,7 @@
 /**
- * Starts the HTTP server: loads .env, checks the configuration and the settlement route (a
- * facilitator serves our network; X402_RPC_URL answers for our chain; the settler account can pay
- * for gas: see payments/route-health.ts), listens on PORT (and METRICS_PORT when set), and on
+ * Starts the HTTP server: loads .env, checks the configuration and every network's settlement route
+ * (its RPC endpoint answers for its chain and the settler account can pay for gas there: see
+ * payments/route-health.ts; a facilitator serves it: payments/routes.ts), listens on PORT (and METRICS_PORT when set), and on
  * SIGINT/SIGTERM shuts down gracefully: no new jobs, in-flight jobs finished (or, after
  * SHUTDOWN_TIMEOUT_SECONDS, refused unless already settling), then exit. `npm start` runs node
  * through `exec`, so these signals reach this process. Part of your project: edit freely.
@@ -95,8 +95,8 @@ export async function startServer(
   // does not serve an offered network, would refuse every payment or fail to settle it after the job
   // ran; so would a settler account with no ETH for gas.
   try {
-    // The first network's route first (reachable, its chain, the settler's gas: payments/route-health.ts),
-    // then every network's RPC chain id and facilitator (payments/routes.ts).
+    // Every network's RPC endpoint (reachable, its chain) and the settler's gas on it
+    // (payments/route-health.ts), then every network's facilitator (payments/routes.ts).
     await runtime.settlement?.checkAtStart();
     if (!config.devMode) {
       const { checkRoutes } = await import("./payments/routes.js");

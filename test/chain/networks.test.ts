@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
 import { resolveConfig } from "../../templates/runtime/ops/config.js";
 import { KNOWN_NETWORKS } from "../../templates/runtime/payments/networks.js";
-import { checkRoutes } from "../../templates/runtime/payments/routes.js";
+import { noMetrics } from "../../templates/runtime/ops/metrics.js";
+import { createRouteHealth } from "../../templates/runtime/payments/route-health.js";
 import {
   captureLogger,
   job,
@@ -137,33 +138,30 @@ describe("two EVM chains in one offer", () => {
   });
 
   it("startup refuses a network whose RPC serves another chain, naming its setting", async () => {
-    const config = resolveConfig({
-      devMode: false,
-      payment: { payTo: PAYEE },
-      env: { ...env(), X402_RPC_URL_ARBITRUM_SEPOLIA: base.rpcUrl },
-    });
-    await expect(checkRoutes(config, captureLogger())).rejects.toThrow(
-      /the JSON-RPC endpoint for eip155:421614 \(X402_RPC_URL_ARBITRUM_SEPOLIA, else X402_RPC_URL\) serves chain 84532: point it at a eip155:421614 node/,
-    );
+    const checkAtStart = (env: Record<string, string>) => {
+      const config = resolveConfig({ devMode: false, payment: { payTo: PAYEE }, env });
+      if (config.devMode) throw new Error("production expected");
+      return createRouteHealth(config.payment, {
+        logger: captureLogger(),
+        metrics: noMetrics,
+      })!.checkAtStart();
+    };
     await expect(
-      checkRoutes(
-        resolveConfig({ devMode: false, payment: { payTo: PAYEE }, env: env() }),
-        captureLogger(),
-      ),
-    ).resolves.toBeUndefined();
+      checkAtStart({ ...env(), X402_RPC_URL_ARBITRUM_SEPOLIA: base.rpcUrl }),
+    ).rejects.toThrow(
+      /X402_RPC_URL_ARBITRUM_SEPOLIA \(else X402_RPC_URL\) at \S+ serves chain 84532, but X402_NETWORKS lists arbitrum-sepolia \(eip155:421614\), chain 421614: point X402_RPC_URL_ARBITRUM_SEPOLIA at a node of chain 421614/,
+    );
+    await expect(checkAtStart(env())).resolves.toBeUndefined();
     // With a facilitator the RPC only serves on-chain checks, and is checked all the same.
     const { X402_SETTLER_KEY: _direct, ...checksOnly } = env();
-    const withFacilitator = resolveConfig({
-      devMode: false,
-      payment: { payTo: PAYEE },
-      env: {
+    await expect(
+      checkAtStart({
         ...checksOnly,
         X402_FACILITATOR_URL: base.facilitatorUrl,
         X402_RPC_URL_ARBITRUM_SEPOLIA: base.rpcUrl,
-      },
-    });
-    await expect(checkRoutes(withFacilitator, captureLogger())).rejects.toThrow(
-      /eip155:421614 \(X402_RPC_URL_ARBITRUM_SEPOLIA, else X402_RPC_URL\) serves chain 84532/,
+      }),
+    ).rejects.toThrow(
+      /X402_RPC_URL_ARBITRUM_SEPOLIA \(else X402_RPC_URL\) at \S+ serves chain 84532, but X402_NETWORKS lists arbitrum-sepolia \(eip155:421614\).*paid jobs are checked on chain through it/,
     );
   });
 });

@@ -2,12 +2,15 @@
 // chain, one nobody listens on, and a settler account with no ETH are each refused (stderr names the
 // variable to fix, exit 1, nothing listening); a settler low on ETH starts with a warning and the balance as
 // a metric; and GET /health reports the route once its node has gone away, the way it reports the ledger.
+// With two EVM networks settled directly, each network's route is checked the same way: its own RPC endpoint
+// (X402_RPC_URL_<NET>), the settler's gas on its own chain, its own /health record and balance series.
 import type { Server } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createPublicClient, http } from "viem";
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { KNOWN_NETWORKS } from "../../templates/runtime/payments/networks.js";
 import { USDC_ABI } from "../../templates/runtime/payments/onchain.js";
 import { formatEth, SETTLEMENT_GAS } from "../../templates/runtime/payments/route-health.js";
 import { transferTypedData } from "../../templates/runtime/payments/x402.js";
@@ -139,7 +142,8 @@ describe("start-up with direct settlement (X402_RPC_URL + X402_SETTLER_KEY)", ()
         headers: { authorization: "Bearer a-long-enough-t0ken" },
       })
     ).text();
-    const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1]);
+    const gauge = (name: string) =>
+      Number(new RegExp(`^${name}\\{network="eip155:84532"\\} (\\S+)$`, "m").exec(text)?.[1]);
     expect(gauge("agent_settler_balance_eth")).toBe(Number(balance) / 1e18);
     expect(gauge("agent_settler_balance_low_eth")).toBeGreaterThan(
       gauge("agent_settler_balance_eth"),
@@ -233,6 +237,155 @@ describe("GET /health with direct settlement", () => {
           version: makeAgent().version,
           status: "degraded",
           problems: ["settlement route unreachable: paid jobs are refused until it is back"],
+        },
+      });
+    } finally {
+      await node.stop();
+    }
+  });
+});
+
+// Two EVM networks settled directly by one key: the shared anvil (Base Sepolia) and a second anvil as
+// Arbitrum Sepolia (421614), whose RPC is X402_RPC_URL_ARBITRUM_SEPOLIA.
+const ARB = KNOWN_NETWORKS["arbitrum-sepolia"];
+const twoNetworks = (arbRpc: string, key: string = SETTLER_KEY) => ({
+  PORT: "0",
+  PAY_TO: PAYEE,
+  X402_NETWORKS: "base-sepolia,arbitrum-sepolia",
+  X402_ASSET_BASE_SEPOLIA: asset,
+  X402_RPC_URL: rpcUrl,
+  X402_RPC_URL_ARBITRUM_SEPOLIA: arbRpc,
+  X402_SETTLER_KEY: key,
+});
+
+/** The value of `name`{network="<caip2>"} in a Prometheus text exposition (NaN when absent). */
+const series = (text: string, name: string, caip2: string) =>
+  Number(new RegExp(`^${name}\\{network="${caip2}"\\} (\\S+)$`, "m").exec(text)?.[1]);
+
+describe("start-up with two networks settled directly (X402_NETWORKS + X402_SETTLER_KEY)", () => {
+  let arb: Anvil;
+  beforeAll(async () => {
+    arb = await startAnvil({ chainId: ARB.chainId });
+  });
+  afterAll(async () => {
+    await arb?.stop();
+  });
+
+  it("refuses when the second network's RPC serves another chain, naming X402_RPC_URL_<NET>", async () => {
+    const stderr = await refusal(twoNetworks(rpcUrl)); // Base Sepolia's node given as Arbitrum Sepolia's
+    expect(stderr).toContain(
+      `X402_RPC_URL_ARBITRUM_SEPOLIA (else X402_RPC_URL) at ${rpcUrl} serves chain 84532, but X402_NETWORKS lists arbitrum-sepolia (eip155:421614), chain 421614: point X402_RPC_URL_ARBITRUM_SEPOLIA at a node of chain 421614. ` +
+        "The server does not start without an arbitrum-sepolia (eip155:421614) node there: direct settlement sends every transfer through it",
+    );
+    expect(stderr).not.toContain("base-sepolia (eip155:84532)"); // the first network's route is fine
+  });
+
+  it("refuses when the second network's RPC is unreachable, naming it and its setting", async () => {
+    const stderr = await refusal(twoNetworks(`${closedUrl}/v2/secret-key`));
+    expect(stderr).toContain(
+      `could not reach the JSON-RPC endpoint X402_RPC_URL_ARBITRUM_SEPOLIA (else X402_RPC_URL) at ${closedUrl}: unreachable (ECONNREFUSED). ` +
+        "The server does not start without an arbitrum-sepolia (eip155:421614) node there",
+    );
+    expect(stderr).not.toContain("secret-key");
+  });
+
+  it("refuses a settler funded on the first chain but not on the second, naming the second network", async () => {
+    const key = await accountWith(10n ** 18n); // 1 ETH on Base Sepolia, nothing on Arbitrum Sepolia
+    const stderr = await refusal(twoNetworks(arb.rpcUrl, key));
+    expect(stderr).toContain(
+      `the settler account ${privateKeyToAddress(key)} (X402_SETTLER_KEY) holds 0 ETH on arbitrum-sepolia (eip155:421614), less than one settlement's gas`,
+    );
+    expect(stderr).toMatch(
+      /every job paid on arbitrum-sepolia would run and then fail to settle\. Send it ETH on arbitrum-sepolia \(eip155:421614\)/,
+    );
+    expect(stderr).not.toMatch(/on base-sepolia/); // funded there: not a reason given
+    expect(stderr).not.toContain(key.slice(2));
+  });
+
+  it("lists every network's problem in one refusal, in the offer's order", async () => {
+    const key = await accountWith(0n); // unfunded on both chains
+    const stderr = await refusal(twoNetworks(arb.rpcUrl, key));
+    const lines = stderr.split("\n").filter((l) => l.startsWith("  - "));
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toContain("holds 0 ETH on base-sepolia (eip155:84532)");
+    expect(lines[1]).toContain("holds 0 ETH on arbitrum-sepolia (eip155:421614)");
+  });
+
+  it("starts with both routes sound; metrics show the settler's balance on each chain, /health each network", async () => {
+    const key = await accountWith(3n * 10n ** 18n); // 3 ETH on Base Sepolia
+    const arbBalance = 7n * 10n ** 17n; // 0.7 ETH on Arbitrum Sepolia
+    await rpc(arb.rpcUrl, "anvil_setBalance", [
+      privateKeyToAddress(key),
+      `0x${arbBalance.toString(16)}`,
+    ]);
+    const logger = captureLogger();
+    server = await startServer(makeAgent(), {
+      env: { ...twoNetworks(arb.rpcUrl, key), METRICS_TOKEN: "a-long-enough-t0ken" },
+      logger,
+    });
+    const log = logText(logger);
+    expect(log).toContain(
+      `info the settler account ${privateKeyToAddress(key)} holds 3 ETH for gas on base-sepolia (eip155:84532)`,
+    );
+    expect(log).toContain(
+      `info the settler account ${privateKeyToAddress(key)} holds 0.7 ETH for gas on arbitrum-sepolia (eip155:421614)`,
+    );
+    const text = await (
+      await fetch(`${urlOf(server)}/metrics`, {
+        headers: { authorization: "Bearer a-long-enough-t0ken" },
+      })
+    ).text();
+    expect(series(text, "agent_settler_balance_eth", "eip155:84532")).toBe(3);
+    expect(series(text, "agent_settler_balance_eth", "eip155:421614")).toBe(0.7);
+    for (const caip2 of ["eip155:84532", "eip155:421614"])
+      expect(series(text, "agent_settler_balance_low_eth", caip2)).toBeGreaterThan(0);
+    const health = await fetch(`${urlOf(server)}/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({
+      name: makeAgent().name,
+      version: makeAgent().version,
+      status: "ok",
+      networks: { "eip155:84532": { status: "ok" }, "eip155:421614": { status: "ok" } },
+    });
+  });
+});
+
+describe("GET /health with two networks settled directly", () => {
+  it("says degraded (503) when the second network's node goes away, naming it, while the first stays ok", async () => {
+    const node = await startAnvil({ chainId: ARB.chainId }); // SETTLER_KEY is one of its funded accounts
+    try {
+      server = await startServer(makeAgent(), {
+        env: twoNetworks(node.rpcUrl),
+        logger: captureLogger(),
+      });
+      const health = async () => {
+        const res = await fetch(`${urlOf(server!)}/health`);
+        return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+      };
+      expect(await health()).toMatchObject({ status: 200, body: { status: "ok" } });
+      await node.stop();
+      // Probes are reused for a few seconds: poll until the answer changes (bounded).
+      let last = await health();
+      for (let i = 0; i < 100 && last.status === 200; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        last = await health();
+      }
+      expect(last).toEqual({
+        status: 503,
+        body: {
+          name: makeAgent().name,
+          version: makeAgent().version,
+          status: "degraded",
+          problems: [
+            "settlement route of arbitrum-sepolia unreachable: paid jobs on that network are refused until it is back",
+          ],
+          networks: {
+            "eip155:84532": { status: "ok" },
+            "eip155:421614": {
+              status: "degraded",
+              problems: ["settlement route unreachable: paid jobs are refused until it is back"],
+            },
+          },
         },
       });
     } finally {

@@ -41,7 +41,7 @@ export function loadMetrics(config: MetricsConfig | undefined): LoadedMetrics {
     handlerStarted: (c) => span((m) => m.handlerStarted(c)),
     handlerAbandoned: (c) => span((m) => m.handlerAbandoned(c)),
     ledgerError: (o) => run((m) => m.ledgerError(o)),
-    settlerBalance: (b, l) => run((m) => m.settlerBalance?.(b, l)),
+    settlerBalance: (b, l, n) => run((m) => m.settlerBalance?.(b, l, n)),
   };
   const source: MetricsSource = {
     contentType: "text/plain; version=0.0.4; charset=utf-8",

@@ -53,12 +53,13 @@ export interface Metrics {
   /** A ledger (replay store) operation failed: agent_ledger_errors_total{operation}. */
   ledgerError(operation: string): void;
   /**
-   * The direct-settlement account's ETH, read at start-up, by GET /health and on each metrics
-   * scrape (at most every few seconds): agent_settler_balance_eth, and agent_settler_balance_low_eth,
-   * the balance below which the server warns (gas for 100 settlements at the current gas price).
+   * The direct-settlement account's ETH on one network's chain, read at start-up, by GET /health
+   * and on each metrics scrape (at most every few seconds): agent_settler_balance_eth{network}, and
+   * agent_settler_balance_low_eth{network}, the balance below which the server warns (gas for 100
+   * settlements at that chain's gas price). `network`: the CAIP-2 id of an offered network.
    * Optional: implementations written before it existed need not have it.
    */
-  settlerBalance?(balanceWei: bigint, lowWei: bigint): void;
+  settlerBalance?(balanceWei: bigint, lowWei: bigint, network?: string): void;
 }
 
 const nothing = (): void => {};

@@ -133,12 +133,14 @@ export function createPrometheusMetrics(options: PrometheusOptions = {}): Promet
 
   const settlerBalance = new Gauge({
     name: name("agent_settler_balance_eth"),
-    help: "ETH held by the direct-settlement account (X402_SETTLER_KEY), which pays the gas of every settlement. Read at start-up, by GET /health and on scrapes (at most every 5 s).",
+    help: "ETH held by the direct-settlement account (X402_SETTLER_KEY) on each network's chain (CAIP-2 id), which pays the gas of every settlement there. Read at start-up, by GET /health and on scrapes (at most every 5 s).",
+    labelNames: ["network"] as const,
     registers,
   });
   const settlerLow = new Gauge({
     name: name("agent_settler_balance_low_eth"),
-    help: "The settler balance below which the server warns: gas for 100 settlements at the current gas price. Alert when agent_settler_balance_eth < agent_settler_balance_low_eth.",
+    help: "The settler balance below which the server warns, by network: gas for 100 settlements at that chain's current gas price. Alert when agent_settler_balance_eth < agent_settler_balance_low_eth.",
+    labelNames: ["network"] as const,
     registers,
   });
 
@@ -179,9 +181,9 @@ export function createPrometheusMetrics(options: PrometheusOptions = {}): Promet
     ledgerError(operation: string) {
       ledgerErrors.inc({ operation: operationLabel(operation) });
     },
-    settlerBalance(balanceWei: bigint, lowWei: bigint) {
-      settlerBalance.set(Number(balanceWei) / 1e18);
-      settlerLow.set(Number(lowWei) / 1e18);
+    settlerBalance(balanceWei: bigint, lowWei: bigint, network = "") {
+      settlerBalance.set({ network }, Number(balanceWei) / 1e18);
+      settlerLow.set({ network }, Number(lowWei) / 1e18);
     },
   };
 

@@ -1,23 +1,26 @@
 /**
- * Whether the settlement route can still collect payments: checked before the server listens
- * (production refuses to start otherwise) and again by GET /health and each metrics scrape.
- *   - X402_RPC_URL (direct settlement, or on-chain checks): reachable, and serving the chain of
- *     X402_NETWORK; a node of another chain would make every paid job fail after it ran.
- *   - X402_SETTLER_KEY (direct settlement): the account pays the gas of every settlement. Below
- *     one settlement's gas it refuses to start (every paid job would run, then fail to settle);
- *     below LOW_BALANCE_SETTLEMENTS settlements' gas it warns. The balance is the metric
- *     agent_settler_balance_eth.
+ * Whether the settlement routes can still collect payments, network by network: checked before the
+ * server listens (production refuses to start otherwise) and again by GET /health and each metrics
+ * scrape. For every EVM network offered (X402_NETWORK, or each of X402_NETWORKS):
+ *   - its JSON-RPC endpoint (X402_RPC_URL_<NET>, else X402_RPC_URL; direct settlement, or on-chain
+ *     checks): reachable, and serving that network's chain; a node of another chain would make
+ *     every paid job on it fail after it ran.
+ *   - X402_SETTLER_KEY (direct settlement): the account pays the gas of every settlement, on each
+ *     network's chain. Below one settlement's gas there it refuses to start (every paid job would
+ *     run, then fail to settle); below LOW_BALANCE_SETTLEMENTS settlements' gas it warns. The
+ *     balance is the metric agent_settler_balance_eth{network}.
  *   - X402_FACILITATOR_URL: /health asks its GET /supported (server.ts checks it at start-up).
+ * Solana networks are skipped here (their routes are checked by payments/svm/*).
  * Plain JSON-RPC over fetch (eth_chainId, eth_getBalance, eth_gasPrice): no viem client is needed
  * for three reads. Part of your project: edit freely.
  */
 import { loadViemAccounts } from "./viem.js";
-import type { ProductionPaymentConfig } from "../ops/config.js";
+import type { ProductionPaymentConfig, SettlementRoute } from "../ops/config.js";
 import type { Metrics } from "../ops/metrics.js";
 import { ConfigError } from "../ops/settings.js";
 import { clip, oneLine } from "../ops/text.js";
 import type { Logger } from "../types.js";
-import type { ResolvedNetwork } from "./networks.js";
+import { networkSettingSuffix } from "./networks.js";
 
 type Hex = `0x${string}`;
 
@@ -47,10 +50,26 @@ export interface SettlerFunds {
   lowWei: bigint;
 }
 
+/** One network's record on GET /health: as the service's own, `problems` only when degraded. */
+export interface NetworkHealth {
+  status: "ok" | "degraded";
+  problems?: string[];
+}
+
+/** What GET /health shows of the settlement routes. */
+export interface RouteReport {
+  /** What is wrong (empty when every route can collect); with several networks, each names its network. */
+  problems: string[];
+  /** With several networks offered: each checked network's record, by CAIP-2 id. */
+  networks?: Record<string, NetworkHealth>;
+}
+
 export interface RouteHealth {
-  /** Before listening: throws ConfigError naming the variable to fix; warns when the settler runs low. */
+  /** Before listening: throws ConfigError naming each network and variable to fix; warns when a settler runs low. */
   checkAtStart(): Promise<void>;
-  /** What GET /health lists (empty when usable); never throws, reuses an answer for a few seconds. */
+  /** What GET /health reports; never throws, reuses an answer for a few seconds. */
+  report(): Promise<RouteReport>;
+  /** report()'s problems (empty when usable). */
   problems(): Promise<string[]>;
 }
 
@@ -71,6 +90,7 @@ export async function rpcCall(
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+      redirect: "error",
       signal: AbortSignal.timeout(timeoutMs),
     });
     status = res.status;
@@ -121,25 +141,76 @@ export async function settlerAddress(key: Hex): Promise<Hex> {
   return privateKeyToAddress(key);
 }
 
-const networkLabel = (n: ResolvedNetwork): string =>
-  n.v1Name === n.caip2 ? n.caip2 : `${n.v1Name} (${n.caip2})`;
+/**
+ * One EVM network whose route is checked, with what its messages name: the network as the seller
+ * wrote it, its CAIP-2 id, and the setting its RPC endpoint comes from.
+ */
+interface CheckedNetwork {
+  /** "base-sepolia (eip155:84532)", or the CAIP-2 id alone when the seller wrote that. */
+  label: string;
+  /** As written in X402_NETWORKS: what a problem on /health names. */
+  written: string;
+  caip2: string;
+  chainId: number;
+  /** The network's JSON-RPC endpoint (on-chain checks; direct settlement's transactions). */
+  rpcUrl: string | undefined;
+  /** Where rpcUrl comes from, as messages name it. */
+  rpcSetting: string;
+  /** The variable that fixes it: the network's own X402_RPC_URL_<NET> when several are offered. */
+  rpcFix: string;
+  /** "X402_NETWORK is" (one network) or "X402_NETWORKS lists". */
+  offered: string;
+  kind: SettlementRoute["kind"];
+  /** Direct settlement's key on this network. */
+  settlerKey: Hex | undefined;
+}
 
-/** X402_RPC_URL answers for another chain than X402_NETWORK's. */
+/** The offer's EVM networks, in its order. */
+function checkedNetworks(config: ProductionPaymentConfig): CheckedNetwork[] {
+  const several = config.networks.length > 1;
+  const checked: CheckedNetwork[] = [];
+  for (const n of config.networks) {
+    const family = (n as { family?: unknown }).family ?? "evm";
+    const chainId = (n.network as { chainId?: unknown }).chainId;
+    if (family !== "evm" || typeof chainId !== "number") continue; // Solana: checked by payments/svm/*
+    const route = n.settlement;
+    const suffix = networkSettingSuffix(n.written);
+    checked.push({
+      label: n.written === n.network.caip2 ? n.written : `${n.written} (${n.network.caip2})`,
+      written: n.written,
+      caip2: n.network.caip2,
+      chainId,
+      rpcUrl: n.rpcUrl ?? (route.kind === "direct" ? route.rpcUrl : undefined),
+      rpcSetting: several ? `X402_RPC_URL_${suffix} (else X402_RPC_URL)` : "X402_RPC_URL",
+      rpcFix: several ? `X402_RPC_URL_${suffix}` : "X402_RPC_URL",
+      offered: several ? "X402_NETWORKS lists" : "X402_NETWORK is",
+      kind: route.kind,
+      settlerKey: route.kind === "direct" ? route.settlerKey : undefined,
+    });
+  }
+  return checked;
+}
+
+/** "a base-sepolia (…) node", "an arbitrum-sepolia (…) node". */
+const aNode = (n: CheckedNetwork): string =>
+  `${/^[aeiou]/i.test(n.label) ? "an" : "a"} ${n.label} node`;
+
+/** The network's RPC endpoint answers for another chain than the network's. */
 class WrongChain extends Error {}
 
-/** Resolves when X402_RPC_URL serves our chain; else an Error saying what is wrong with it. */
-async function checkChain(rpcUrl: string, network: ResolvedNetwork, timeoutMs: number) {
+/** Resolves when the endpoint serves the network's chain; else an Error naming the setting and what is wrong. */
+async function checkChain(n: CheckedNetwork, rpcUrl: string, timeoutMs: number): Promise<void> {
   let id: bigint;
   try {
     id = await quantity(rpcUrl, "eth_chainId", [], timeoutMs);
   } catch (err) {
     throw new Error(
-      `could not reach the JSON-RPC endpoint X402_RPC_URL at ${origin(rpcUrl)}: ${(err as Error).message}`,
+      `could not reach the JSON-RPC endpoint ${n.rpcSetting} at ${origin(rpcUrl)}: ${(err as Error).message}`,
     );
   }
-  if (id !== BigInt(network.chainId))
+  if (id !== BigInt(n.chainId))
     throw new WrongChain(
-      `X402_RPC_URL at ${origin(rpcUrl)} serves chain ${id}, but X402_NETWORK is ${networkLabel(network)}, chain ${network.chainId}: point X402_RPC_URL at a node of chain ${network.chainId}`,
+      `${n.rpcSetting} at ${origin(rpcUrl)} serves chain ${id}, but ${n.offered} ${n.label}, chain ${n.chainId}: point ${n.rpcFix} at a node of chain ${n.chainId}`,
     );
 }
 
@@ -166,119 +237,173 @@ export async function settlerFunds(
 const unfunded = (f: SettlerFunds): boolean =>
   f.balanceWei === 0n || f.balanceWei < f.perSettlementWei;
 
-/** Undefined for a custom settler with no X402_RPC_URL: nothing to check. */
+/** What can be wrong with a route, as GET /health names it. */
+type Problem = "unreachable" | "wrong_chain" | "unfunded";
+
+/** A problem's text on /health: of every route (no `where`), or of one network's. */
+function problemText(problem: Problem, where?: string): string {
+  const of = where === undefined ? "" : ` of ${where}`;
+  const jobs = where === undefined ? "paid jobs" : "paid jobs on that network";
+  switch (problem) {
+    case "unreachable":
+      return `settlement route${of} unreachable: ${jobs} are refused until it is back`;
+    case "wrong_chain":
+      return `settlement route${of} on another chain: ${jobs} are refused until it is fixed`;
+    case "unfunded":
+      return `settler account${where === undefined ? "" : ` on ${where}`} out of gas money: ${jobs} cannot settle until it is funded`;
+  }
+}
+
+/**
+ * Undefined when nothing can be checked: no network has an RPC endpoint and none settles through a
+ * facilitator (a custom settler).
+ */
 export function createRouteHealth(
   config: ProductionPaymentConfig,
   deps: { logger: Logger; metrics: Metrics },
 ): RouteHealth | undefined {
-  const { network, settlement: route, rpcUrl } = config;
   const { logger, metrics } = deps;
-  if (route.kind === "custom" && rpcUrl === undefined) return undefined;
-  const settlerKey = route.kind === "direct" ? route.settlerKey : undefined;
-  let address: Promise<Hex> | undefined;
-  const settler = () => (address ??= settlerAddress(settlerKey!));
+  const several = config.networks.length > 1;
+  // Every network is checked that has an RPC endpoint or a facilitator route.
+  const networks = checkedNetworks(config).filter(
+    (n) => n.rpcUrl !== undefined || n.kind === "facilitator",
+  );
+  // Every network settles through the same facilitators today (one route per network, same URLs).
+  const facilitator = config.networks.find((n) => n.settlement.kind === "facilitator")?.settlement;
+  if (networks.length === 0 && facilitator === undefined) return undefined;
+  const addresses = new Map<Hex, Promise<Hex>>();
+  const settler = (key: Hex): Promise<Hex> => {
+    let address = addresses.get(key);
+    if (!address) addresses.set(key, (address = settlerAddress(key)));
+    return address;
+  };
 
-  /** Reads the settler's funds, reports them as a metric, and returns them. */
-  async function funds(timeoutMs: number): Promise<SettlerFunds> {
-    const f = await settlerFunds(rpcUrl!, await settler(), timeoutMs); // direct settlement's RPC
-    metrics.settlerBalance?.(f.balanceWei, f.lowWei);
+  /** Reads the settler's funds on `n`'s chain, reports them as its metric, and returns them. */
+  async function funds(n: CheckedNetwork, rpcUrl: string, key: Hex, timeoutMs: number) {
+    const f = await settlerFunds(rpcUrl, await settler(key), timeoutMs);
+    metrics.settlerBalance?.(f.balanceWei, f.lowWei, n.caip2);
     return f;
   }
 
-  async function checkAtStart(): Promise<void> {
-    if (rpcUrl === undefined) return; // the facilitator is checked by server.ts
-    const timeoutMs = Math.min(config.settleTimeoutSeconds * 1000, START_TIMEOUT_MS);
+  /** One network before listening: why the server must not start, if it must not; warns when low. */
+  async function refusal(n: CheckedNetwork, timeoutMs: number): Promise<string | undefined> {
+    const rpcUrl = n.rpcUrl;
+    if (rpcUrl === undefined) return undefined; // the facilitator is checked by server.ts
     const why =
-      route.kind === "direct"
+      n.kind === "direct"
         ? "direct settlement sends every transfer through it"
         : "paid jobs are checked on chain through it";
     try {
-      await checkChain(rpcUrl, network, timeoutMs);
+      await checkChain(n, rpcUrl, timeoutMs);
     } catch (err) {
-      throw new ConfigError([
-        `${(err as Error).message}. The server does not start without a ${networkLabel(network)} node there: ${why}` +
-          (err instanceof WrongChain ? "" : "; check the URL and that the node is up"),
-      ]);
+      return (
+        `${(err as Error).message}. The server does not start without ${aNode(n)} there: ${why}` +
+        (err instanceof WrongChain ? "" : "; check the URL and that the node is up")
+      );
     }
-    if (settlerKey === undefined) return;
+    if (n.settlerKey === undefined) return undefined;
     let f: SettlerFunds;
     try {
-      f = await funds(timeoutMs);
+      f = await funds(n, rpcUrl, n.settlerKey, timeoutMs);
     } catch (err) {
-      throw new ConfigError([
-        `could not read the balance of the settler account (X402_SETTLER_KEY) through X402_RPC_URL at ${origin(rpcUrl)}: ${(err as Error).message}`,
-      ]);
+      return `could not read the balance of the settler account (X402_SETTLER_KEY) on ${n.label} through ${n.rpcSetting} at ${origin(rpcUrl)}: ${(err as Error).message}`;
     }
     const cost = `${formatEth(f.lowWei)} pays for ${LOW_BALANCE_SETTLEMENTS} settlements at the current gas price`;
     if (unfunded(f))
-      throw new ConfigError([
-        `the settler account ${f.address} (X402_SETTLER_KEY) holds ${formatEth(f.balanceWei)} on ${networkLabel(network)}, ` +
-          `less than one settlement's gas (${formatEth(f.perSettlementWei)}): every paid job would run and then fail to settle. ` +
-          `Send it ETH on ${networkLabel(network)} (${cost}), or set X402_SETTLER_KEY to a funded account`,
-      ]);
+      return (
+        `the settler account ${f.address} (X402_SETTLER_KEY) holds ${formatEth(f.balanceWei)} on ${n.label}, ` +
+        `less than one settlement's gas (${formatEth(f.perSettlementWei)}): every ${several ? `job paid on ${n.written}` : "paid job"} would run and then fail to settle. ` +
+        `Send it ETH on ${n.label} (${cost}), or set X402_SETTLER_KEY to a funded account`
+      );
     if (f.balanceWei < f.lowWei)
       logger.warn(
-        `the settler account ${f.address} (X402_SETTLER_KEY) is low on gas money: ${formatEth(f.balanceWei)}, enough for about ${f.balanceWei / f.perSettlementWei} settlements; top it up (${cost})`,
-        { settler: f.address },
+        `the settler account ${f.address} (X402_SETTLER_KEY) is low on gas money: ${formatEth(f.balanceWei)}, enough for about ${f.balanceWei / f.perSettlementWei} settlements on ${n.label}; top it up (${cost})`,
+        { settler: f.address, network: n.caip2 },
       );
     else
-      logger.info(`the settler account ${f.address} holds ${formatEth(f.balanceWei)} for gas`, {
-        settler: f.address,
-        settlements_covered: String(f.balanceWei / (f.perSettlementWei || 1n)),
-      });
-  }
-
-  /** One look at the route, for /health: what is wrong (details go to the log, not to callers). */
-  async function look(): Promise<string[]> {
-    const problems: string[] = [];
-    const unreachable = (what: string, err: unknown) => {
-      logger.warn(`${what}: ${(err as Error).message}`);
-      problems.push(
-        err instanceof WrongChain
-          ? "settlement route on another chain: paid jobs are refused until it is fixed"
-          : "settlement route unreachable: paid jobs are refused until it is back",
+      logger.info(
+        `the settler account ${f.address} holds ${formatEth(f.balanceWei)} for gas on ${n.label}`,
+        {
+          settler: f.address,
+          network: n.caip2,
+          settlements_covered: String(f.balanceWei / (f.perSettlementWei || 1n)),
+        },
       );
-    };
-    if (rpcUrl !== undefined) {
-      try {
-        await checkChain(rpcUrl, network, PROBE_TIMEOUT_MS);
-        if (settlerKey !== undefined) {
-          const f = await funds(PROBE_TIMEOUT_MS);
-          if (unfunded(f)) {
-            logger.warn(
-              `the settler account ${f.address} (X402_SETTLER_KEY) holds ${formatEth(f.balanceWei)}, less than one settlement's gas`,
-            );
-            problems.push(
-              "settler account out of gas money: paid jobs cannot settle until it is funded",
-            );
-          }
-        }
-      } catch (err) {
-        unreachable("settlement route check failed", err);
-      }
-    }
-    if (route.kind === "facilitator") {
-      try {
-        // Every facilitator listed, with its credentials (facilitator-router.ts).
-        const { routerFor } = await import("./facilitator-router.js");
-        await routerFor(route, config.settleTimeoutSeconds * 1000).probe(PROBE_TIMEOUT_MS);
-      } catch (err) {
-        unreachable(
-          "settlement route check failed: the x402 facilitator (X402_FACILITATOR_URL)",
-          err,
-        );
-      }
-    }
-    return [...new Set(problems)];
+    return undefined;
   }
 
-  let last: { at: number; answer: Promise<string[]> } | undefined;
+  async function checkAtStart(): Promise<void> {
+    const timeoutMs = Math.min(config.settleTimeoutSeconds * 1000, START_TIMEOUT_MS);
+    // Every network at once; all refusals in one message, in the offer's order.
+    const found = await Promise.all(networks.map((n) => refusal(n, timeoutMs)));
+    const problems = found.filter((p) => p !== undefined);
+    if (problems.length > 0) throw new ConfigError(problems);
+  }
+
+  /** One network's route now: what is wrong with it (details go to the log, not to callers). */
+  async function lookAt(n: CheckedNetwork): Promise<Problem[]> {
+    if (n.rpcUrl === undefined) return [];
+    try {
+      await checkChain(n, n.rpcUrl, PROBE_TIMEOUT_MS);
+      if (n.settlerKey === undefined) return [];
+      const f = await funds(n, n.rpcUrl, n.settlerKey, PROBE_TIMEOUT_MS);
+      if (!unfunded(f)) return [];
+      logger.warn(
+        `the settler account ${f.address} (X402_SETTLER_KEY) holds ${formatEth(f.balanceWei)} on ${n.label}, less than one settlement's gas`,
+        { network: n.caip2 },
+      );
+      return ["unfunded"];
+    } catch (err) {
+      logger.warn(`settlement route check failed on ${n.label}: ${(err as Error).message}`, {
+        network: n.caip2,
+      });
+      return [err instanceof WrongChain ? "wrong_chain" : "unreachable"];
+    }
+  }
+
+  /** The facilitators, with their credentials (facilitator-router.ts): undefined when they answer. */
+  async function lookAtFacilitator(): Promise<Problem | undefined> {
+    if (facilitator?.kind !== "facilitator") return undefined;
+    try {
+      const { routerFor } = await import("./facilitator-router.js");
+      await routerFor(facilitator, config.settleTimeoutSeconds * 1000).probe(PROBE_TIMEOUT_MS);
+      return undefined;
+    } catch (err) {
+      logger.warn(
+        `settlement route check failed: the x402 facilitator (X402_FACILITATOR_URL): ${(err as Error).message}`,
+      );
+      return "unreachable";
+    }
+  }
+
+  /** Every route now, for /health and metrics scrapes. */
+  async function look(): Promise<RouteReport> {
+    const [perNetwork, shared] = await Promise.all([
+      Promise.all(networks.map(lookAt)),
+      lookAtFacilitator(),
+    ]);
+    const problems: string[] = [];
+    const detail: Record<string, NetworkHealth> = {};
+    networks.forEach((n, i) => {
+      const own = perNetwork[i] ?? [];
+      for (const p of own) problems.push(problemText(p, several ? n.written : undefined));
+      const all = [...own, ...(shared && n.kind === "facilitator" ? [shared] : [])];
+      const texts = [...new Set(all)].map((p) => problemText(p));
+      detail[n.caip2] = texts.length ? { status: "degraded", problems: texts } : { status: "ok" };
+    });
+    if (shared) problems.push(problemText(shared));
+    return { problems: [...new Set(problems)], ...(several && { networks: detail }) };
+  }
+
+  let last: { at: number; answer: Promise<RouteReport> } | undefined;
+  const report = (): Promise<RouteReport> => {
+    const now = Date.now();
+    if (!last || now - last.at >= PROBE_TTL_MS) last = { at: now, answer: look() };
+    return last.answer;
+  };
   return {
     checkAtStart,
-    problems() {
-      const now = Date.now();
-      if (!last || now - last.at >= PROBE_TTL_MS) last = { at: now, answer: look() };
-      return last.answer;
-    },
+    report,
+    problems: async () => (await report()).problems,
   };
 }
