@@ -30,8 +30,11 @@ export const ANSWER_LIMITS = {
   result: 16 * 1024 * 1024,
 } as const;
 
-/** Why the guard refused: an offer it cannot trust, a signed payment it will not send, an answer too large. */
-export type PaymentGuardReason = "offer" | "signed" | "too-large";
+/**
+ * Why the guard refused: an offer it cannot trust, a signed payment it will not send, an answer too large, a
+ * payer key it cannot read.
+ */
+export type PaymentGuardReason = "offer" | "signed" | "too-large" | "key";
 
 export class PaymentGuardError extends Error {
   override name = "PaymentGuardError";
@@ -355,6 +358,16 @@ export function networkFamily(network: string): "evm" | "svm" | undefined {
 }
 
 /**
+ * The environment variable of a network's own RPC endpoint, as the server names its per-network settings:
+ * X402_RPC_URL_ and the network's known name (else the id as given), upper-cased, every character other
+ * than A-Z and 0-9 as "_" ("solana:EtWT..." -> X402_RPC_URL_SOLANA_DEVNET).
+ */
+export function rpcUrlVariable(network: string): string {
+  const written = networkName(network) ?? network;
+  return `X402_RPC_URL_${written.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
+}
+
+/**
  * The latest deadline a job paid on Solana may have, in seconds from now: a Solana transaction dies with its
  * blockhash (about 60 s), and the server takes a job on Solana only when its deadline plus 15 s of
  * settlement fits that life. The server's rule, stated here for the payer.
@@ -386,7 +399,7 @@ export interface SolanaTransactionView {
 
 /**
  * What the guard needs to read a Solana payment, built on @solana/kit and @solana-program/token
- * (solana-reader.ts): injected, so this file stays free of those packages.
+ * (solana-payer.ts): injected, so this file stays free of those packages.
  */
 export interface SolanaReader {
   /** Decodes a base64 wire transaction; throws when it is not one. */

@@ -1,5 +1,5 @@
 // The payer's guard on Solana (src/caller/guard.ts checkSignedSolanaPayment, with the reader of
-// src/caller/solana-reader.ts over the real @solana/kit and @solana-program/token): a payment built by the
+// src/caller/solana-payer.ts over the real @solana/kit and @solana-program/token): a payment built by the
 // official @x402/svm client passes; transactions built with @solana/kit that move other money are refused.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -39,7 +39,7 @@ import {
   readOffers,
   SOLANA_PROGRAMS,
 } from "../../src/caller/guard.js";
-import { solanaReader } from "../../src/caller/solana-reader.js";
+import { solanaReader } from "../../src/caller/solana-payer.js";
 
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 const USDC = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU" as Address;

@@ -1,14 +1,17 @@
 /**
- * The payer guard's Solana reader (guard.ts SolanaReader), built on the official Solana libraries: @solana/kit
- * decodes the wire transaction and its message, @solana-program/token identifies and parses the SPL Token
- * instructions and derives associated token accounts. Nothing here parses bytes by hand.
+ * What a Solana payer needs from the official Solana libraries, shared by `create-agent call` and generated
+ * clients (this file is compiled into the CLI and copied verbatim into every client):
+ * - the payer guard's reader (guard.ts SolanaReader): @solana/kit decodes the wire transaction and its
+ *   message, @solana-program/token identifies and parses the SPL Token instructions and derives associated
+ *   token accounts. Nothing here parses transaction bytes by hand;
+ * - the payer's key as solana-keygen and wallets write it (base58, or a JSON byte array).
  *
  * The modules are handed in, not imported: `create-agent call` loads them only when a Solana offer is taken
- * (its light install has none of them), and a generated client passes its own imports (this file is copied
- * verbatim into every client). Their shapes are written out below; a client compiles against the real
- * packages, and test/cli/guard-solana.test.ts builds a reader from them.
+ * (its light install has none of them), and a generated client passes its own dynamic imports. Their
+ * shapes are written out below; a client compiles against the real packages, and
+ * test/cli/guard-solana.test.ts builds a reader from them.
  */
-import type { SolanaReader, SolanaTransactionView } from "./guard.js";
+import { PaymentGuardError, type SolanaReader, type SolanaTransactionView } from "./guard.js";
 
 /** Bytes as @solana/kit hands them over (its ReadonlyUint8Array): passed on, never read here. */
 type Bytes = object;
@@ -97,4 +100,36 @@ export function solanaReader(kit: SolanaKitModule, token: SolanaTokenModule): So
       return String(address);
     },
   };
+}
+
+/**
+ * The 64 bytes of a Solana secret key (32 secret, 32 public), from base58 text or the JSON byte array that
+ * solana-keygen writes. Throws PaymentGuardError("offer"...) naming `variable`, never the key itself.
+ */
+export function solanaKeyBytes(
+  text: string,
+  variable: string,
+  base58: { encode(value: string): ArrayLike<number> },
+): Uint8Array {
+  const refuse = () =>
+    new PaymentGuardError(
+      "key",
+      `${variable} is not a Solana secret key: give the 64-byte key as base58 text or as the JSON array of 64 numbers that solana-keygen writes (its value is not shown); nothing was signed`,
+    );
+  const trimmed = text.trim();
+  let bytes: number[];
+  try {
+    bytes = trimmed.startsWith("[")
+      ? (JSON.parse(trimmed) as number[])
+      : Array.from(base58.encode(trimmed));
+  } catch {
+    throw refuse();
+  }
+  if (
+    !Array.isArray(bytes) ||
+    bytes.length !== 64 ||
+    !bytes.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)
+  )
+    throw refuse();
+  return Uint8Array.from(bytes);
 }
