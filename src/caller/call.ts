@@ -23,6 +23,7 @@ import { CallError } from "./errors.js";
 import { buildInput, inputProblems, readInputFile } from "./input.js";
 import {
   checkPaymentToSend,
+  choosePaymentNetwork,
   networkFamily,
   networkId,
   networkName,
@@ -194,7 +195,7 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
 
   // 5. The network, what it asks against what the caller allows; then pay.
   const allowed = limit !== undefined && limit < declared ? limit : declared;
-  const chosen = chooseNetwork(offers, wanted, params.network, env, deadlineSeconds, executeUrl);
+  const chosen = chooseNetwork(offers, params.network, env, deadlineSeconds, executeUrl);
   const payable = checkAsk(
     offers.filter((o) => networkId(o.network) === chosen.id),
     allowed,
@@ -369,57 +370,36 @@ function solanaDeadlineProblem(deadlineSeconds: number): string {
 }
 
 /**
- * The network to pay on: `--network` when given (refused, naming the offered networks, when the 402 does
- * not offer it), else the first offered network the caller holds a key for, Solana only when the job's
- * deadline fits a Solana payment. Throws, before anything is signed, when there is none.
+ * The network to pay on (guard.ts choosePaymentNetwork), or the refusal, before anything is signed. With no
+ * key for an EVM-only offer, the EVM key's own message says what to set (payerKey, as before).
  */
 function chooseNetwork(
   offers: readonly PaymentOffer[],
-  wanted: { id: string; family: "evm" | "svm" } | undefined,
   asked: string | undefined,
   env: NodeJS.ProcessEnv,
   deadlineSeconds: number,
   executeUrl: string,
 ): { id: string; family: "evm" | "svm" } {
-  const offered = [...new Set(offers.map((o) => o.network))];
-  if (wanted) {
-    if (offers.some((o) => networkId(o.network) === wanted.id)) return wanted;
-    throw new CallError(
-      "payment",
-      `${executeUrl} does not offer payment on --network ${asked}; it offers: ${offered.join(", ")}; nothing was signed`,
-      { status: 402 },
+  const keys = { evm: !!env[PAYER_KEY_VARIABLE], svm: !!env[SOLANA_PAYER_KEY_VARIABLE] };
+  const choice = choosePaymentNetwork(offers, asked, keys, deadlineSeconds);
+  if (choice.ok) return choice;
+  const offered = choice.offered.join(", ");
+  const refuse = (message: string) => new CallError("payment", message, { status: 402 });
+  if (choice.problem === "not-offered")
+    throw refuse(
+      `${executeUrl} does not offer payment on --network ${asked}; it offers: ${offered}; nothing was signed`,
     );
-  }
-  let solanaTooLate = false;
-  for (const offer of offers) {
-    const family = networkFamily(offer.network);
-    if (family === "evm" && env[PAYER_KEY_VARIABLE])
-      return { id: networkId(offer.network), family };
-    if (family === "svm" && env[SOLANA_PAYER_KEY_VARIABLE]) {
-      if (deadlineSeconds <= SOLANA_MAX_DEADLINE_SECONDS)
-        return { id: networkId(offer.network), family };
-      solanaTooLate = true;
-    }
-  }
-  if (solanaTooLate)
-    throw new CallError(
-      "payment",
+  if (choice.problem === "solana-deadline")
+    throw refuse(
       `${executeUrl} can be paid with the caller's key only on Solana, and ${solanaDeadlineProblem(deadlineSeconds)}; nothing was signed`,
-      { status: 402 },
     );
-  const families = new Set(offers.map((o) => networkFamily(o.network)));
-  // No key for any offered network: the first offered network names the key it needs.
-  const first = offers.find((o) => networkFamily(o.network) !== undefined) ?? offers[0]!;
-  const family = networkFamily(first.network);
-  if (family === "svm" && !families.has("evm")) return { id: networkId(first.network), family };
-  if (family === "svm" || families.has("svm"))
-    throw new CallError(
-      "payment",
-      `${executeUrl} asks for payment on ${offered.join(", ")}, and no payer key for these networks is set: put the payer's key in ${PAYER_KEY_VARIABLE} (EVM networks: 0x followed by 64 hex digits) or ${SOLANA_PAYER_KEY_VARIABLE} (Solana: base58, or the JSON byte array solana-keygen writes); nothing was signed`,
-      { status: 402 },
+  if (choice.family === undefined)
+    throw refuse(
+      `${executeUrl} asks for payment on ${offered}, and no payer key for these networks is set: put the payer's key in ${PAYER_KEY_VARIABLE} (EVM networks: 0x followed by 64 hex digits) or ${SOLANA_PAYER_KEY_VARIABLE} (Solana: base58, or the JSON byte array solana-keygen writes); nothing was signed`,
     );
-  // EVM only (or networks this payer does not know): the EVM key's own message, as before.
-  return { id: networkId(first.network), family: "evm" };
+  // One family offered and no key for it: that family's key reader says what to set.
+  const first = offers.find((o) => networkFamily(o.network) === choice.family) ?? offers[0]!;
+  return { id: networkId(first.network), family: choice.family };
 }
 
 async function read(url: string, fetchImpl: typeof fetch): Promise<ServiceDescription> {

@@ -409,7 +409,7 @@ export interface SolanaReader {
 }
 
 /** USDC's decimals: the cap is counted in its millionths. */
-const USDC_DECIMALS = 6;
+const USDC_TOKEN_DECIMALS = 6;
 
 /**
  * Checks the payment a request is about to carry, whatever its network: an EVM authorization as
@@ -504,8 +504,8 @@ export async function checkSignedSolanaPayment(
     throw refuse(`holds ${transfers.length} token transfers, not exactly one`);
   const transfer = transfers[0]!;
   const amount = transfer.amount;
-  if (transfer.decimals !== USDC_DECIMALS)
-    throw refuse(`transfers a token of ${transfer.decimals} decimals, not USDC's ${USDC_DECIMALS}`);
+  if (transfer.decimals !== USDC_TOKEN_DECIMALS)
+    throw refuse(`transfers a token of ${transfer.decimals} decimals, not USDC's ${USDC_TOKEN_DECIMALS}`);
   if (amount > limit.maxAtomic)
     throw refuse(`transfers ${amount} atomic units, more than the ${limit.maxAtomic} allowed`);
   if (acceptedAmount !== undefined && acceptedAmount !== amount)
@@ -541,4 +541,54 @@ export async function checkSignedSolanaPayment(
   throw refuse(
     `(${amount} atomic units of ${transfer.mint} to the token account ${transfer.destination} on ${network}) matches none of the offers that were checked`,
   );
+}
+
+/** The network a payer pays on, or why there is none (for the payer to say in its own words). */
+export type NetworkChoice =
+  | { ok: true; id: string; family: "evm" | "svm" }
+  | {
+      ok: false;
+      /** not-offered: the wanted network is not in the 402; solana-deadline: only Solana has a key, and the
+       * job's deadline is too far for it; no-key: no offered network has a key (`family`: the first's). */
+      problem: "not-offered" | "solana-deadline" | "no-key";
+      family?: "evm" | "svm";
+      offered: string[];
+    };
+
+/**
+ * The network to pay on: `wanted` when given (a name or CAIP-2 id) and offered, else the first offered
+ * network the payer holds a key for, Solana only when the job is due within SOLANA_MAX_DEADLINE_SECONDS.
+ */
+export function choosePaymentNetwork(
+  offers: readonly PaymentOffer[],
+  wanted: string | undefined,
+  keys: { evm: boolean; svm: boolean },
+  deadlineSeconds: number,
+): NetworkChoice {
+  const offered = [...new Set(offers.map((o) => o.network))];
+  if (wanted !== undefined) {
+    const id = networkId(wanted);
+    const family = networkFamily(id);
+    return family && offers.some((o) => networkId(o.network) === id)
+      ? { ok: true, id, family }
+      : { ok: false, problem: "not-offered", offered };
+  }
+  let solanaTooLate = false;
+  for (const offer of offers) {
+    const family = networkFamily(offer.network);
+    if (family === "evm" && keys.evm) return { ok: true, id: networkId(offer.network), family };
+    if (family === "svm" && keys.svm) {
+      if (deadlineSeconds <= SOLANA_MAX_DEADLINE_SECONDS)
+        return { ok: true, id: networkId(offer.network), family };
+      solanaTooLate = true;
+    }
+  }
+  if (solanaTooLate) return { ok: false, problem: "solana-deadline", family: "svm", offered };
+  const families = new Set(offers.map((o) => networkFamily(o.network)));
+  const first = offers.find((o) => networkFamily(o.network) !== undefined) ?? offers[0]!;
+  const family =
+    families.has("evm") && families.has("svm")
+      ? undefined
+      : (networkFamily(first.network) ?? "evm");
+  return { ok: false, problem: "no-key", ...(family ? { family } : {}), offered };
 }
