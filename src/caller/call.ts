@@ -223,9 +223,10 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
     const config = rpcUrl ? { rpcUrl } : undefined;
     const svmClient = new solana.fetch.x402Client();
     // The official exact SVM scheme, on the chosen network only, reading it through its own RPC.
-    svmClient.register(chosen.id, new solana.svm.ExactSvmScheme(signer, config));
+    svmClient.register(chosen.id, new solana.svm.ExactSvmScheme(signer as never, config));
     const v1Name = networkName(chosen.id);
-    if (v1Name) svmClient.registerV1(v1Name, new solana.svmV1.ExactSvmSchemeV1(signer, config));
+    if (v1Name)
+      svmClient.registerV1(v1Name, new solana.svmV1.ExactSvmSchemeV1(signer as never, config));
     svmClient.registerPolicy(policy);
     client = svmClient;
     payer = signer.address;

@@ -31,7 +31,8 @@ export interface SolanaX402Client extends X402Client {
   ): unknown;
 }
 
-type SvmSchemeClass = new (signer: SolanaSigner, config?: { rpcUrl?: string }) => object;
+/** An exact SVM scheme class: it takes the signer createKeyPairSignerFromBytes made (typed there, not here). */
+type SvmSchemeClass = new (signer: never, config?: { rpcUrl?: string }) => object;
 
 /** What create-agent uses of @x402/svm and @solana/kit, typed here (see payment.ts X402Modules). */
 export interface SolanaModules {
