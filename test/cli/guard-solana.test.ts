@@ -36,7 +36,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   checkPaymentToSend,
   checkSignedSolanaPayment,
+  choosePaymentNetwork,
+  networkFamily,
+  PAYER_NETWORKS,
   readOffers,
+  rpcUrlVariable,
   SOLANA_PROGRAMS,
 } from "../../src/caller/guard.js";
 import { solanaReader } from "../../src/caller/solana-payer.js";
@@ -305,5 +309,60 @@ describe("checkSignedSolanaPayment", () => {
     await expect(
       checkSignedSolanaPayment(header, offersOf(), { maxAtomic: 10_000n, payer: other }, reader),
     ).rejects.toThrow(`is signed for the account ${payer.address}, not the payer ${other}`);
+  });
+});
+
+describe("the payer's networks", () => {
+  it("name the same CAIP-2 ids as the server's network table", async () => {
+    const { KNOWN_NETWORKS } = await import("../../templates/runtime/payments/networks.js");
+    const table = Object.fromEntries(
+      Object.entries(KNOWN_NETWORKS).map(([name, known]) => [name, known.caip2]),
+    );
+    expect(PAYER_NETWORKS).toEqual(table);
+    for (const [name, known] of Object.entries(KNOWN_NETWORKS))
+      expect(networkFamily(name)).toBe(known.family);
+  });
+
+  it("X402_RPC_URL_<NET> follows the server's rule, from the known name of a CAIP-2 id", () => {
+    expect(rpcUrlVariable("solana-devnet")).toBe("X402_RPC_URL_SOLANA_DEVNET");
+    expect(rpcUrlVariable(DEVNET)).toBe("X402_RPC_URL_SOLANA_DEVNET");
+    expect(rpcUrlVariable("solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp")).toBe("X402_RPC_URL_SOLANA");
+    expect(rpcUrlVariable("solana:AbCdEfGhJkLmNpQrStUvWxYz12345678")).toBe(
+      "X402_RPC_URL_SOLANA_ABCDEFGHJKLMNPQRSTUVWXYZ12345678",
+    );
+  });
+
+  it("choosePaymentNetwork: the wanted one if offered, else the first with a key, Solana only within its deadline", () => {
+    const offers = readOffers({
+      x402Version: 2,
+      accepts: [
+        { scheme: "exact", network: DEVNET, amount: "1", asset: USDC, payTo: "x" },
+        { scheme: "exact", network: "eip155:84532", amount: "1", asset: "0x1", payTo: "y" },
+      ],
+    });
+    const both = { evm: true, svm: true };
+    expect(choosePaymentNetwork(offers, "base-sepolia", both, 300)).toEqual({
+      ok: true,
+      id: "eip155:84532",
+      family: "evm",
+    });
+    expect(choosePaymentNetwork(offers, "base", both, 300)).toEqual({
+      ok: false,
+      problem: "not-offered",
+      offered: [DEVNET, "eip155:84532"],
+    });
+    expect(choosePaymentNetwork(offers, undefined, both, 30)).toMatchObject({ id: DEVNET });
+    expect(choosePaymentNetwork(offers, undefined, both, 31)).toMatchObject({
+      id: "eip155:84532",
+    });
+    expect(choosePaymentNetwork(offers, undefined, { evm: false, svm: true }, 31)).toMatchObject({
+      ok: false,
+      problem: "solana-deadline",
+    });
+    expect(choosePaymentNetwork(offers, undefined, { evm: false, svm: false }, 30)).toEqual({
+      ok: false,
+      problem: "no-key",
+      offered: [DEVNET, "eip155:84532"],
+    });
   });
 });
