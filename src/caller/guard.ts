@@ -505,7 +505,9 @@ export async function checkSignedSolanaPayment(
   const transfer = transfers[0]!;
   const amount = transfer.amount;
   if (transfer.decimals !== USDC_TOKEN_DECIMALS)
-    throw refuse(`transfers a token of ${transfer.decimals} decimals, not USDC's ${USDC_TOKEN_DECIMALS}`);
+    throw refuse(
+      `transfers a token of ${transfer.decimals} decimals, not USDC's ${USDC_TOKEN_DECIMALS}`,
+    );
   if (amount > limit.maxAtomic)
     throw refuse(`transfers ${amount} atomic units, more than the ${limit.maxAtomic} allowed`);
   if (acceptedAmount !== undefined && acceptedAmount !== amount)
