@@ -36,6 +36,17 @@ export const callerDependencies = {
   "@x402/fetch": "2.27.0",
 } as const;
 
+/**
+ * The official x402 client's Solana side: what `create-agent call` (loaded on demand, like the above) and
+ * generated clients pay on Solana with. Not in generated projects' package.json: `call` names the command
+ * that installs them when a Solana payment is due.
+ */
+export const solanaCallerDependencies = {
+  "@solana-program/token": "0.9.0",
+  "@solana/kit": "5.5.1",
+  "@x402/svm": "2.27.0",
+} as const;
+
 /** Node versions generated projects support (process.loadEnvFile needs 20.12). */
 export const nodeEngines = ">=20.12";
 

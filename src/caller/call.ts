@@ -7,32 +7,53 @@
  *   2. build the input and check it locally with the server's own Ajv rules: a bad input is never sent;
  *   3. refuse a declared price above --max-price: nothing is sent;
  *   4. POST /execute without payment: a dev-mode server answers 200 (nothing paid);
- *   5. on 402, refuse an asked amount above --max-price or above the declared price (nothing signed),
- *      then need X402_PAYER_KEY and the x402 client, and only then sign ONE authorization and send the
- *      identical request with it. Lost connections re-send that same request (retry.ts), never a new
- *      signature, so the server charges the job once.
+ *   5. on 402, choose the network (--network, else the first offered one the caller holds a key for:
+ *      X402_PAYER_KEY on EVM, SOLANA_PAYER_KEY on Solana), refuse an asked amount above --max-price or
+ *      above the declared price (nothing signed), then need the key and the x402 client, and only then
+ *      sign ONE payment and send the identical request with it. Lost connections re-send that same
+ *      request (retry.ts), never a new signature, so the server charges the job once.
+ *
+ * A Solana payment is a transaction that dies with its blockhash (about 60 s): a job paid on Solana must
+ * be due within SOLANA_MAX_DEADLINE_SECONDS, its default deadline when Solana is the network chosen up
+ * front (by --network, or by holding only a Solana key).
  */
 import { randomUUID } from "node:crypto";
 import { amountProblem, didYouMean, toAtomicAmount } from "../manifest/index.js";
 import { CallError } from "./errors.js";
 import { buildInput, inputProblems, readInputFile } from "./input.js";
 import {
-  checkSignedPayment,
+  checkPaymentToSend,
+  choosePaymentNetwork,
+  networkFamily,
+  networkId,
+  networkName,
   offersOf402,
+  PAYER_NETWORKS,
   paymentHeaderOf,
   PaymentGuardError,
   type PaymentOffer,
   signableAmount,
   type SignedPayment,
+  SOLANA_MAX_DEADLINE_SECONDS,
+  type SolanaReader,
 } from "./guard.js";
 import {
   explorerUrl,
   fromAtomicAmount,
   loadX402,
+  PAYER_KEY_VARIABLE,
   type PaymentReceipt,
   payerKey,
   readReceiptHeader,
+  type X402Client,
 } from "./payment.js";
+import {
+  loadSolana,
+  SOLANA_PAYER_KEY_VARIABLE,
+  solanaKeyText,
+  solanaRpcUrl,
+  solanaSigner,
+} from "./solana-payment.js";
 import { retryingFetch, RETRY_DELAYS_MS } from "./retry.js";
 import {
   readService,
@@ -62,6 +83,8 @@ export interface CallParams {
   maxPrice?: string;
   jobId?: string;
   deadlineSeconds?: number;
+  /** `--network`: the offered network to pay on (a name such as "solana-devnet", or a CAIP-2 id). */
+  network?: string;
   env?: NodeJS.ProcessEnv;
   stdin?: NodeJS.ReadableStream;
   /** Notes for the user (stderr): dev mode, retries. */
@@ -91,12 +114,21 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
     const problem = amountProblem(params.maxPrice);
     if (problem) throw new CallError("usage", `--max-price: ${problem}`);
   }
-  const deadlineSeconds = params.deadlineSeconds ?? DEFAULT_DEADLINE_SECONDS;
+  const wanted = params.network === undefined ? undefined : wantedNetwork(params.network);
+  // Solana chosen up front (by --network, or by holding only a Solana key): a deadline it can cover.
+  const solanaFirst = wanted
+    ? wanted.family === "svm"
+    : !env[PAYER_KEY_VARIABLE] && !!env[SOLANA_PAYER_KEY_VARIABLE];
+  const deadlineSeconds =
+    params.deadlineSeconds ??
+    (solanaFirst ? SOLANA_MAX_DEADLINE_SECONDS : DEFAULT_DEADLINE_SECONDS);
   if (!Number.isSafeInteger(deadlineSeconds) || deadlineSeconds < 1)
     throw new CallError(
       "usage",
       `--deadline-seconds: "${params.deadlineSeconds}" is not a whole number of seconds above 0`,
     );
+  if (wanted?.family === "svm" && deadlineSeconds > SOLANA_MAX_DEADLINE_SECONDS)
+    throw new CallError("usage", `${solanaDeadlineProblem(deadlineSeconds)}; nothing was sent`);
   const jobId = params.jobId ?? `call-${randomUUID()}`;
   // Characters as the service's OpenAPI document (JobId maxLength) counts them: code points.
   const jobIdLength = [...jobId].length;
@@ -161,34 +193,64 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
   const offers = guarded(() => offersOf402(first.headers, firstText), executeUrl);
   if (!offers) throw errorAnswer(first.status, firstText, executeUrl);
 
-  // 5. What it asks, against what the caller allows; then pay.
+  // 5. The network, what it asks against what the caller allows; then pay.
   const allowed = limit !== undefined && limit < declared ? limit : declared;
-  const payable = checkAsk(offers, allowed, capability, params.maxPrice, executeUrl);
-  const key = payerKey(
-    env,
-    `${executeUrl} asks ${fromAtomicAmount(payable.amount)} USDC for "${capability.name}"`,
+  const chosen = chooseNetwork(offers, params.network, env, deadlineSeconds, executeUrl);
+  const payable = checkAsk(
+    offers.filter((o) => networkId(o.network) === chosen.id),
+    allowed,
+    capability,
+    params.maxPrice,
+    executeUrl,
   );
-  const x402 = await loadX402(params.importer);
-
-  let account;
-  try {
-    account = x402.accounts.privateKeyToAccount(key);
-  } catch {
-    throw new CallError(
-      "payment",
-      "X402_PAYER_KEY is not a valid private key (its value is not shown); nothing was signed",
+  const why = `${executeUrl} asks ${fromAtomicAmount(payable.amount)} USDC for "${capability.name}"`;
+  // Keeps the requirements of the chosen network within the allowed amount, read as the scheme of
+  // their version signs it.
+  const policy = <R extends { network: string }>(version: number, requirements: R[]): R[] =>
+    requirements.filter(
+      (r) => networkId(r.network) === chosen.id && signableAmount(version, r) <= allowed,
     );
-  }
 
-  const client = new x402.fetch.x402Client();
-  // The official registration helper: x402 v2 (eip155:*) and every v1 EVM network name.
-  x402.evm.registerExactEvmScheme(client, {
-    signer: account,
-    // Drops every requirement above the allowed amount, read as the scheme of its version signs it.
-    policies: [
-      (version, requirements) => requirements.filter((r) => signableAmount(version, r) <= allowed),
-    ],
-  });
+  let client: X402Client;
+  let payer: string;
+  let reader: SolanaReader | undefined;
+  let wrap: (fetch: typeof globalThis.fetch) => typeof globalThis.fetch;
+  if (chosen.family === "svm") {
+    const keyText = solanaKeyText(env, why);
+    const solana = await loadSolana(params.importer);
+    const signer = await solanaSigner(solana, keyText);
+    const rpcUrl = solanaRpcUrl(env, chosen.id);
+    const config = rpcUrl ? { rpcUrl } : undefined;
+    const svmClient = new solana.fetch.x402Client();
+    // The official exact SVM scheme, on the chosen network only, reading it through its own RPC.
+    svmClient.register(chosen.id, new solana.svm.ExactSvmScheme(signer as never, config));
+    const v1Name = networkName(chosen.id);
+    if (v1Name)
+      svmClient.registerV1(v1Name, new solana.svmV1.ExactSvmSchemeV1(signer as never, config));
+    svmClient.registerPolicy(policy);
+    client = svmClient;
+    payer = signer.address;
+    reader = solana.reader;
+    wrap = (fetch) => solana.fetch.wrapFetchWithPayment(fetch, svmClient);
+  } else {
+    const key = payerKey(env, why);
+    const x402 = await loadX402(params.importer);
+    let account;
+    try {
+      account = x402.accounts.privateKeyToAccount(key);
+    } catch {
+      throw new CallError(
+        "payment",
+        "X402_PAYER_KEY is not a valid private key (its value is not shown); nothing was signed",
+      );
+    }
+    const evmClient = new x402.fetch.x402Client();
+    // The official registration helper: x402 v2 (eip155:*) and every v1 EVM network name.
+    x402.evm.registerExactEvmScheme(evmClient, { signer: account, policies: [policy] });
+    client = evmClient;
+    payer = account.address;
+    wrap = (fetch) => x402.fetch.wrapFetchWithPayment(fetch, evmClient);
+  }
   // Only the USDC contracts the client knows (its default); our policy is the price cap.
   client.setSpendControls({ maxAmountPerPayment: false });
   let created = 0;
@@ -221,8 +283,8 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
       return answer;
     }
     if (header !== undefined) {
-      const checked = guarded(
-        () => checkSignedPayment(header, offers, { maxAtomic: allowed, payer: account.address }),
+      const checked = await guardedAsync(
+        () => checkPaymentToSend(header, offers, { maxAtomic: allowed, payer }, reader),
         executeUrl,
       );
       if (sent && sent.amount !== checked.amount)
@@ -231,7 +293,7 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
     }
     return send(input, requestInit);
   };
-  const pay = x402.fetch.wrapFetchWithPayment(clientFetch, client);
+  const pay = wrap(clientFetch);
   let paid: Response;
   try {
     paid = await pay(executeUrl, init);
@@ -269,15 +331,76 @@ function guarded<T>(check: () => T, executeUrl: string): T {
   try {
     return check();
   } catch (error) {
-    if (!(error instanceof PaymentGuardError)) throw error;
-    throw new CallError(
-      "payment",
-      error.reason === "signed"
-        ? `refused to pay ${executeUrl}: ${error.message}; nothing was paid`
-        : `refused to pay ${executeUrl}: ${error.message}; nothing was signed`,
-      { status: 402 },
-    );
+    throw guardRefusal(error, executeUrl);
   }
+}
+
+async function guardedAsync<T>(check: () => Promise<T>, executeUrl: string): Promise<T> {
+  try {
+    return await check();
+  } catch (error) {
+    throw guardRefusal(error, executeUrl);
+  }
+}
+
+function guardRefusal(error: unknown, executeUrl: string): unknown {
+  if (!(error instanceof PaymentGuardError)) return error;
+  return new CallError(
+    "payment",
+    error.reason === "signed"
+      ? `refused to pay ${executeUrl}: ${error.message}; nothing was paid`
+      : `refused to pay ${executeUrl}: ${error.message}; nothing was signed`,
+    { status: 402 },
+  );
+}
+
+/** `--network`, checked: a known name or a CAIP-2 id of an EVM or Solana network. */
+function wantedNetwork(network: string): { id: string; family: "evm" | "svm" } {
+  const id = networkId(network);
+  const family = networkFamily(id);
+  if (!family)
+    throw new CallError(
+      "usage",
+      `--network: "${network}" is not a network this payer knows: give a name (${Object.keys(PAYER_NETWORKS).join(", ")}) or a CAIP-2 id (eip155:<chainId>, solana:<genesis hash prefix>)`,
+    );
+  return { id, family };
+}
+
+function solanaDeadlineProblem(deadlineSeconds: number): string {
+  return `a job paid on Solana must be due within ${SOLANA_MAX_DEADLINE_SECONDS} s (its transaction lives about 60 s, settlement included), and this one is due in ${deadlineSeconds} s: give --deadline-seconds ${SOLANA_MAX_DEADLINE_SECONDS} or less, or --network with an EVM network the service offers (paid with ${PAYER_KEY_VARIABLE})`;
+}
+
+/**
+ * The network to pay on (guard.ts choosePaymentNetwork), or the refusal, before anything is signed. With no
+ * key for an EVM-only offer, the EVM key's own message says what to set (payerKey, as before).
+ */
+function chooseNetwork(
+  offers: readonly PaymentOffer[],
+  asked: string | undefined,
+  env: NodeJS.ProcessEnv,
+  deadlineSeconds: number,
+  executeUrl: string,
+): { id: string; family: "evm" | "svm" } {
+  const keys = { evm: !!env[PAYER_KEY_VARIABLE], svm: !!env[SOLANA_PAYER_KEY_VARIABLE] };
+  const choice = choosePaymentNetwork(offers, asked, keys, deadlineSeconds);
+  if (choice.ok) return choice;
+  const offered = choice.offered.join(", ");
+  const refuse = (message: string) => new CallError("payment", message, { status: 402 });
+  if (choice.problem === "not-offered")
+    throw refuse(
+      `${executeUrl} does not offer payment on --network ${asked}; it offers: ${offered}; nothing was signed`,
+    );
+  if (choice.problem === "solana-deadline")
+    throw refuse(
+      `${executeUrl} can be paid with the caller's key only on Solana, and ${solanaDeadlineProblem(deadlineSeconds)}; nothing was signed`,
+    );
+  if (choice.family === undefined)
+    throw refuse(
+      `${executeUrl} asks for payment on ${offered}, and no payer key for these networks is set: put the payer's key in ${PAYER_KEY_VARIABLE} (EVM networks: 0x followed by 64 hex digits) or ${SOLANA_PAYER_KEY_VARIABLE} (Solana: base58, or the JSON byte array solana-keygen writes); nothing was signed`,
+    );
+  // One family offered and no key for it: that family's key reader says what to set.
+  const first = offers.find((o) => networkFamily(o.network) === choice.family) ?? offers[0]!;
+  return { id: networkId(first.network), family: choice.family };
 }
 
 async function read(url: string, fetchImpl: typeof fetch): Promise<ServiceDescription> {
@@ -343,7 +466,7 @@ function clientRefusal(message: string, payable: PaymentOffer): string {
   if (/spendControls/.test(message))
     return `it pays only the USDC contracts it knows, and the service asks for asset ${payable.asset} on ${payable.network}`;
   if (/No network\/scheme registered|No client registered/.test(message))
-    return `it cannot pay scheme "${payable.scheme}" on network "${payable.network}" (it pays "exact" on EVM networks)`;
+    return `it cannot pay scheme "${payable.scheme}" on network "${payable.network}" (it pays "exact" on EVM and Solana networks)`;
   return message;
 }
 

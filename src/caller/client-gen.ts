@@ -8,7 +8,7 @@ import { formatFile } from "../generate/format.js";
 import { handlerFunctionName } from "../generate/names.js";
 import { toInterface } from "../generate/types.js";
 import { toIdentifier } from "../manifest/index.js";
-import { callerDependencies, dependencies } from "../versions.js";
+import { callerDependencies, dependencies, solanaCallerDependencies } from "../versions.js";
 import type { ServiceCapability, ServiceDescription } from "./service.js";
 
 /** The first line of every generated client starts with this: how the CLI knows it may overwrite one. */
@@ -28,7 +28,7 @@ export interface ClientGenOptions {
   source: string;
   /** The output file as the user gave it, for the "regenerate with" line. */
   outFile: string;
-  /** The fixed part: the guard, then templates/client/*.ts in CLIENT_TEMPLATE_FILES order. */
+  /** The fixed part: the guard and its Solana reader, then templates/client/*.ts in CLIENT_TEMPLATE_FILES order. */
   templates: ClientTemplate[];
 }
 
@@ -41,12 +41,15 @@ export interface ClientMethod {
   typeName: string;
 }
 
-/** The packages a generated client imports, pinned: the x402 client and viem. */
+/**
+ * The packages a generated client imports, pinned: the x402 client, viem, and the Solana side (imported
+ * only when a Solana offer is taken, but needed to compile the client).
+ */
 export function clientPackages(): Record<string, string> {
-  return { ...callerDependencies, viem: dependencies.viem };
+  return { ...callerDependencies, ...solanaCallerDependencies, viem: dependencies.viem };
 }
 
-/** `npm install @x402/evm@2.27.0 @x402/fetch@2.27.0 viem@2.57.1` */
+/** `npm install @x402/evm@2.27.0 @x402/fetch@2.27.0 @solana-program/token@... viem@2.57.1` */
 export function clientInstallCommand(): string {
   const specs = Object.entries(clientPackages()).map(([name, version]) => `${name}@${version}`);
   return `npm install ${specs.join(" ")}`;
@@ -123,7 +126,7 @@ function header(
     `// It needs these packages: ${clientInstallCommand()}`,
     "//",
     `// A typed client for ${oneLine(service.name)}: one async method per capability, paying with x402 (USDC).`,
-    `//   const agent = createAgentClient({ ${baseUrl}maxPrice: "0.10" }); // pays with the key in X402_PAYER_KEY`,
+    `//   const agent = createAgentClient({ ${baseUrl}maxPrice: "0.10" }); // pays with X402_PAYER_KEY or SOLANA_PAYER_KEY`,
     `//   const { output } = await agent.${methods[0]!.method}(input);`,
   ].join("\n");
 }
@@ -179,7 +182,8 @@ function clientCode(service: ServiceDescription, methods: ClientMethod[]): strin
     "",
     "/**",
     ` * A client for ${comment(service.name)}. ${comment(defaults)}`,
-    " * Pays with options.payerKey or X402_PAYER_KEY, only when the service asks for payment:",
+    " * Pays with options.payerKey or X402_PAYER_KEY on EVM networks, options.solanaPayerKey or",
+    " * SOLANA_PAYER_KEY on Solana (options.network chooses), only when the service asks for payment:",
     " * a free (dev-mode) service needs no key.",
     " */",
     `export function createAgentClient(${optionsParam}): AgentClient {`,

@@ -3,3 +3,9 @@
  * for `call` and copied verbatim into every generated client, so create-agent ships it as a file too.
  */
 export const CLIENT_GUARD_FILE = "src/caller/guard.ts";
+
+/** The guard's Solana reader and key reader (solana-payer.ts): shared with every client the same way. */
+export const CLIENT_SOLANA_FILE = "src/caller/solana-payer.ts";
+
+/** Every file of create-agent's own source that goes verbatim into a generated client, in order. */
+export const CLIENT_SHARED_FILES = [CLIENT_GUARD_FILE, CLIENT_SOLANA_FILE] as const;

@@ -34,8 +34,21 @@ const EXPLORERS: Record<string, string> = {
   "eip155:84532": "https://sepolia.basescan.org/tx/",
 };
 
+/** Solana's explorer, per network: the query that selects the cluster ("" on mainnet). */
+const SOLANA_EXPLORER_CLUSTERS: Record<string, string> = {
+  solana: "",
+  "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp": "",
+  "solana-devnet": "?cluster=devnet",
+  "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1": "?cluster=devnet",
+};
+
 /** The block explorer link of a transaction on a known network, else undefined. */
 export function explorerUrl(network: string, transaction: string | null): string | undefined {
+  const cluster = SOLANA_EXPLORER_CLUSTERS[network];
+  if (cluster !== undefined)
+    return transaction && /^[1-9A-HJ-NP-Za-km-z]{64,88}$/.test(transaction)
+      ? `https://explorer.solana.com/tx/${transaction}${cluster}`
+      : undefined;
   const prefix = EXPLORERS[network];
   return prefix && transaction && /^0x[0-9a-fA-F]{64}$/.test(transaction)
     ? `${prefix}${transaction}`
@@ -85,7 +98,7 @@ export function toolRoot(): string {
 }
 
 /** `path` as one shell word: unchanged when it is plain, else single-quoted. */
-function shellQuote(path: string): string {
+export function shellQuote(path: string): string {
   return /^[\w./:@+-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
 }
 

@@ -1,6 +1,7 @@
 // The text after `create-agent call --help`, in a module of its own: main.ts needs it to declare the
 // command, and must not load the caller (and what it imports) to do so.
 import { PAYER_KEY_VARIABLE } from "../caller/payment.js";
+import { SOLANA_MAX_DEADLINE_SECONDS } from "../caller/guard.js";
 
 /** Shown after the options in `create-agent call --help`. */
 export const CALL_HELP_AFTER = `
@@ -10,9 +11,15 @@ environment, else from a PORT= line in ./.env, else 3000. Any of the service's U
 
 Payment: a service that asks for payment (HTTP 402) is paid in USDC with the official x402 client
 (@x402/fetch, x402 v2 or v1), never more than the price its /about declares nor more than
---max-price. The payer's private key is read from the environment variable ${PAYER_KEY_VARIABLE} only
-(0x + 64 hex digits). A dropped connection re-sends the identical request (same job_id, same signed
-authorization): the job is paid once. Services in dev mode are called without payment.
+--max-price. Keys are read from the environment only: ${PAYER_KEY_VARIABLE} pays on EVM networks
+(0x + 64 hex digits), SOLANA_PAYER_KEY on Solana (base58, or solana-keygen's JSON byte array;
+loads @x402/svm and @solana/kit, and names the command that installs them when missing). The
+network is --network, else the first one the service offers that you hold a key for. Solana reads
+its RPC from X402_RPC_URL_<NET> (e.g. X402_RPC_URL_SOLANA_DEVNET), else the network's public
+endpoint. A Solana payment lives about 60 s: a job paid on Solana must be due within
+${SOLANA_MAX_DEADLINE_SECONDS} s (its default when Solana is chosen up front; a longer --deadline-seconds is
+refused before anything is signed). A dropped connection re-sends the identical request (same
+job_id, same signed payment): the job is paid once. Services in dev mode are called without payment.
 
 Output: the job's output as JSON on stdout; notes and the payment receipt on stderr. With --json
 and no file, stdout is one JSON document: {"ok":true,"job_id","capability","output","completed_at",
@@ -21,5 +28,6 @@ and no file, stdout is one JSON document: {"ok":true,"job_id","capability","outp
 Examples:
   create-agent call echo --input message=hi
   create-agent call https://agent.example.com summarize --json input.json --max-price 0.05
+  SOLANA_PAYER_KEY=... create-agent call https://agent.example.com echo --network solana --input message=hi
   echo '{"text":"hi"}' | create-agent call summarize --json - --input max_words=20
   npm run call -- echo --input message=hi      (in a generated project)`;

@@ -16,6 +16,7 @@ export interface CallCommandOptions {
   maxPrice?: string;
   jobId?: string;
   deadlineSeconds?: string;
+  network?: string;
 }
 
 export interface CallIo {
@@ -131,6 +132,7 @@ async function run(
     ...(options.maxPrice !== undefined ? { maxPrice: options.maxPrice } : {}),
     ...(options.jobId !== undefined ? { jobId: options.jobId } : {}),
     ...(deadlineSeconds !== undefined ? { deadlineSeconds } : {}),
+    ...(options.network !== undefined ? { network: options.network } : {}),
     env: io.env,
     stdin: io.stdin,
     note: (line) => io.stderr(`create-agent: ${line}\n`),

@@ -13,7 +13,7 @@ import {
   clientMethods,
   generateClient,
 } from "../caller/client-gen.js";
-import { CLIENT_GUARD_FILE } from "../caller/guard-file.js";
+import { CLIENT_SHARED_FILES } from "../caller/guard-file.js";
 import { readService, ServiceError } from "../caller/service.js";
 import { TEMPLATES_DIR } from "../generate/templates.js";
 import { TOOL_ROOT } from "../scaffold/tool-home.js";
@@ -109,10 +109,13 @@ async function firstLine(path: string): Promise<string> {
   }
 }
 
-/** The fixed part of every client: the payer's guard, then templates/client/*.ts. */
+/** The fixed part of every client: the payer's guard and its Solana reader, then templates/client/*.ts. */
 export function readClientTemplates(): ClientTemplate[] {
   return [
-    { name: CLIENT_GUARD_FILE, text: readFileSync(join(TOOL_ROOT, CLIENT_GUARD_FILE), "utf8") },
+    ...CLIENT_SHARED_FILES.map((name) => ({
+      name,
+      text: readFileSync(join(TOOL_ROOT, name), "utf8"),
+    })),
     ...CLIENT_TEMPLATE_FILES.map((name) => ({
       name: `templates/client/${name}`,
       text: readFileSync(join(TEMPLATES_DIR, "client", name), "utf8"),

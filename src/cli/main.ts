@@ -174,7 +174,14 @@ export async function main(argv: string[]): Promise<number> {
     )
     .option("--max-price <usdc>", "the most to pay for this job, in USDC (e.g. 0.05)")
     .option("--job-id <id>", "the job_id to send (default: call-<random UUID>)")
-    .option("--deadline-seconds <n>", "seconds the service has to finish the job (default: 300)")
+    .option(
+      "--deadline-seconds <n>",
+      "seconds the service has to finish the job (default: 300; 30 when paying on Solana)",
+    )
+    .option(
+      "--network <name>",
+      "the offered network to pay on: a name (base, solana-devnet, ...) or a CAIP-2 id (default: the first offered network you hold a key for)",
+    )
     .addHelpText("after", CALL_HELP_AFTER)
     .action(async (first: string, second: string | undefined, options) => {
       const { callCommand } = await import("./call.js");

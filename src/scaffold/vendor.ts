@@ -10,7 +10,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CLIENT_GUARD_FILE } from "../caller/guard-file.js";
+import { CLIENT_SHARED_FILES } from "../caller/guard-file.js";
 import type { TarEntry } from "./tarball.js";
 
 /** This package's own tarball, as a file a new project keeps in `vendor/`. */
@@ -109,13 +109,13 @@ interface Source {
 
 /**
  * What an installed copy gets, in archive order: package.json, the bin, dist/ (no source maps), templates,
- * schema, and the payer's guard source (copied into every generated client).
+ * schema, and the payer's guard sources (copied into every generated client).
  */
 function shippedFiles(root: string): Source[] {
   const files: Source[] = [
     { path: "package.json" },
     { path: "bin/create-agent.js", mode: 0o755 },
-    { path: CLIENT_GUARD_FILE },
+    ...CLIENT_SHARED_FILES.map((path) => ({ path })),
   ];
   for (const dir of ["dist", "templates", "schema"]) {
     for (const path of listFiles(root, dir)) {

@@ -5,8 +5,21 @@
 import { decodePaymentResponseHeader } from "@x402/fetch";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { AgentCallError, type AgentErrorType, type ServiceErrorType } from "./errors.js";
-import type { SignedPayment } from "../../src/caller/guard.js";
-import { type AllowedAsset, formatUsdc, parseUsdc, payerAccount, sendPaying } from "./pay.js";
+import {
+  networkFamily,
+  networkId,
+  rpcUrlVariable,
+  type SignedPayment,
+  SOLANA_MAX_DEADLINE_SECONDS,
+} from "../../src/caller/guard.js";
+import {
+  type AllowedAsset,
+  formatUsdc,
+  parseUsdc,
+  payerAccount,
+  type Payers,
+  sendPaying,
+} from "./pay.js";
 import { type FetchLike, retryAfterMs, retryingFetch } from "./retry.js";
 
 /** What the service declared when this client was generated. */
@@ -29,13 +42,36 @@ export interface AgentClientOptions {
    */
   payerKey?: string;
   /**
+   * Solana secret key of the account that pays on Solana networks (default: the SOLANA_PAYER_KEY
+   * environment variable): base58 text, or the JSON byte array that solana-keygen writes. Read only when
+   * a Solana offer is taken; the Solana packages (@x402/svm, @solana/kit, @solana-program/token) are
+   * imported only then. Never logged.
+   */
+  solanaPayerKey?: string;
+  /**
+   * The offered network to pay on: a name ("base", "base-sepolia", "solana", "solana-devnet", ...) or a
+   * CAIP-2 id. Default: the first network the service offers that this client holds a key for (Solana
+   * only for jobs due within 30 s). A service that does not offer it is refused before anything is signed.
+   */
+  network?: string;
+  /**
+   * RPC endpoints of Solana networks, keyed by name or CAIP-2 id (the Solana payer reads the mint and a
+   * recent blockhash). Default: the X402_RPC_URL_<NET> environment variable (X402_RPC_URL_SOLANA_DEVNET,
+   * X402_RPC_URL_SOLANA), else the network's public endpoint.
+   */
+  rpcUrls?: Record<string, string>;
+  /**
    * The most one job may cost, in decimal USDC ("0.05"). A payment above it is refused before anything is
    * signed. Payments above a capability's declared price are always refused, whatever this says.
    */
   maxPrice?: string;
   /** The fetch to send requests with (default: the global fetch). */
   fetch?: FetchLike;
-  /** Seconds from the call to the job's deadline (default 300). */
+  /**
+   * Seconds from the call to the job's deadline (default 300; 30 when this client pays on Solana up front:
+   * `network` is a Solana one, or only a Solana key is held). A Solana payment lives about 60 s: a job
+   * paid on Solana must be due within 30 s, and a longer deadline is refused before anything is signed.
+   */
   deadlineSeconds?: number;
   /** Re-sends of the identical request after a network failure or a 502/503/504 (default 3). */
   retries?: number;
@@ -56,9 +92,9 @@ export interface CallOptions {
 export interface PaymentReceipt {
   /** The settlement transaction hash. */
   transaction: string;
-  /** The network it was settled on, e.g. "eip155:84532". */
+  /** The network it was settled on, e.g. "eip155:84532" or "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1". */
   network: string;
-  /** The address that paid (the payer of the signed authorization). */
+  /** The address that paid (the payer of the signed authorization, or the Solana transfer's authority). */
   payer: string;
   /** Decimal USDC this client signed for the job (e.g. "0.01"): what its authorization says, never what the service claims. */
   amount: string;
@@ -100,9 +136,28 @@ export function createCaller(service: ServiceInfo, options: AgentClientOptions):
     throw new TypeError(
       `maxPrice ${JSON.stringify(options.maxPrice)} is not a decimal USDC amount such as "0.05" (at most 6 decimals)`,
     );
-  const deadlineSeconds = options.deadlineSeconds ?? DEFAULT_DEADLINE_SECONDS;
+  const network = options.network;
+  const family = network === undefined ? undefined : networkFamily(network);
+  if (network !== undefined && family === undefined)
+    throw new TypeError(
+      `network ${JSON.stringify(network)} is not a network this client knows: give a name such as "base" or "solana-devnet", or a CAIP-2 id (eip155:<chainId>, solana:<genesis hash prefix>)`,
+    );
+  const evmKey = options.payerKey ?? environment("X402_PAYER_KEY");
+  const solanaKey = options.solanaPayerKey ?? environment("SOLANA_PAYER_KEY");
+  // Solana chosen up front: a default deadline a Solana payment can cover.
+  const solanaFirst = family ? family === "svm" : !evmKey && !!solanaKey;
+  const deadlineSeconds =
+    options.deadlineSeconds ??
+    (solanaFirst ? SOLANA_MAX_DEADLINE_SECONDS : DEFAULT_DEADLINE_SECONDS);
   if (!Number.isFinite(deadlineSeconds) || deadlineSeconds <= 0)
     throw new TypeError(`deadlineSeconds must be a positive number, not ${deadlineSeconds}`);
+  if (family === "svm" && deadlineSeconds > SOLANA_MAX_DEADLINE_SECONDS)
+    throw new TypeError(
+      `deadlineSeconds ${deadlineSeconds} is longer than a Solana payment can cover: a job paid on Solana must be due within ${SOLANA_MAX_DEADLINE_SECONDS} s (its transaction lives about 60 s, settlement included); choose an EVM network with \`network\`, or a shorter deadline`,
+    );
+  const rpcUrls = new Map(
+    Object.entries(options.rpcUrls ?? {}).map(([name, url]) => [networkId(name), url]),
+  );
   const retries = options.retries ?? DEFAULT_RETRIES;
   if (!Number.isInteger(retries) || retries < 0)
     throw new TypeError(`retries must be a whole number >= 0, not ${retries}`);
@@ -111,11 +166,7 @@ export function createCaller(service: ServiceInfo, options: AgentClientOptions):
 
   let account: PrivateKeyAccount | undefined;
   const payer = (capability: string, jobId: string) =>
-    (account ??= payerAccount(
-      options.payerKey ?? environment("X402_PAYER_KEY"),
-      capability,
-      jobId,
-    ));
+    (account ??= payerAccount(evmKey, capability, jobId));
 
   return async <Output>(capability: string, input: unknown, call: CallOptions = {}) => {
     const jobId = call.jobId ?? globalThis.crypto.randomUUID();
@@ -154,9 +205,17 @@ export function createCaller(service: ServiceInfo, options: AgentClientOptions):
       headers: { "content-type": "application/json", accept: "application/json" },
       body,
     };
-    const { response, signed } = await sendPaying(send, `${baseUrl}/execute`, init, limit, () =>
-      payer(capability, jobId),
-    );
+    const payers: Payers = {
+      network,
+      evm: { held: !!evmKey, account: () => payer(capability, jobId) },
+      solana: {
+        key: solanaKey || undefined,
+        source: options.solanaPayerKey !== undefined ? "solanaPayerKey" : "SOLANA_PAYER_KEY",
+      },
+      rpcUrl: (id) => rpcUrls.get(networkId(id)) ?? (environment(rpcUrlVariable(id)) || undefined),
+      deadlineSeconds: deadline - Date.now() / 1000,
+    };
+    const { response, signed } = await sendPaying(send, `${baseUrl}/execute`, init, limit, payers);
     return decodeAnswer<Output>(response, `${baseUrl}/execute`, capability, jobId, signed);
   };
 }

@@ -1,8 +1,9 @@
 /**
- * Paying with the official x402 client (@x402/fetch, @x402/evm's exact EVM scheme, v2 and v1), behind a
- * price guard: a payment option above the limit, or in a token that is not USDC, is dropped before
- * anything is signed. The x402 client is made only when the service answers 402, so a free (dev-mode)
- * service needs no key, and it signs at most once per job.
+ * Paying with the official x402 client (@x402/fetch; @x402/evm's exact EVM scheme, or @x402/svm's exact
+ * Solana scheme, v2 and v1), behind a price guard: a payment option above the limit, or in a token that is
+ * not USDC, is dropped before anything is signed. The x402 client is made only when the service answers
+ * 402, so a free (dev-mode) service needs no key, and it signs at most once per job. The Solana packages
+ * (@x402/svm, @solana/kit, @solana-program/token) are imported only when a Solana offer is taken.
  */
 import { findDefaultAsset } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
@@ -14,15 +15,22 @@ import {
 } from "@x402/fetch";
 import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import {
-  checkSignedPayment,
+  checkPaymentToSend,
+  choosePaymentNetwork,
+  type NetworkChoice,
+  networkId,
+  networkName,
   offersOf402,
   paymentHeaderOf,
   PaymentGuardError,
   type PaymentOffer,
   signableAmount,
   type SignedPayment,
+  SOLANA_MAX_DEADLINE_SECONDS,
+  type SolanaReader,
   UNREADABLE_AMOUNT,
 } from "../../src/caller/guard.js";
+import { solanaKeyBytes, solanaReader } from "../../src/caller/solana-payer.js";
 import { AgentCallError } from "./errors.js";
 import type { FetchLike } from "./retry.js";
 
@@ -83,6 +91,20 @@ export function payerAccount(key: string | undefined, capability: string, jobId:
   return privateKeyToAccount(hex as `0x${string}`);
 }
 
+/** The keys this client may pay with, the network it was told to pay on, and how long the job has. */
+export interface Payers {
+  /** The offered network to pay on (a name or CAIP-2 id); undefined: the first one a key is held for. */
+  network: string | undefined;
+  /** The EVM account (X402_PAYER_KEY or payerKey): whether one is given, and the account (throws if bad). */
+  evm: { held: boolean; account(): PrivateKeyAccount };
+  /** The Solana key's text (SOLANA_PAYER_KEY or solanaPayerKey), and where it came from, for messages. */
+  solana: { key: string | undefined; source: string };
+  /** The RPC endpoint of a Solana network (rpcUrls, else X402_RPC_URL_<NET>), else undefined (its public one). */
+  rpcUrl(network: string): string | undefined;
+  /** Seconds from now to the job's deadline. */
+  deadlineSeconds: number;
+}
+
 /** A job's answer, and the payment sent with it (what its signed authorization says), if one was. */
 export interface PaidAnswer {
   response: Response;
@@ -101,7 +123,7 @@ export async function sendPaying(
   url: string,
   init: RequestInit,
   limit: PaymentLimit,
-  account: () => PrivateKeyAccount,
+  payers: Payers,
 ): Promise<PaidAnswer> {
   const first = await send(url, init);
   if (first.status !== 402) return { response: first };
@@ -125,15 +147,47 @@ export async function sendPaying(
   if (!offers) return { response: first };
   const checked = offers;
 
+  const chosen = chooseNetwork(
+    choosePaymentNetwork(
+      checked,
+      payers.network,
+      { evm: payers.evm.held, svm: payers.solana.key !== undefined },
+      payers.deadlineSeconds,
+    ),
+    payers,
+    limit,
+  );
   const refusals: Refusal[] = [];
   let created = 0;
   const client = new x402Client();
-  registerExactEvmScheme(client, { signer: account() });
+  let payer: string;
+  let reader: SolanaReader | undefined;
+  let known: KnownAsset;
+  if (chosen.family === "svm") {
+    const solana = await solanaPayer(chosen.id, payers, limit);
+    client.register(chosen.id as Network, solana.scheme);
+    const v1Name = networkName(chosen.id);
+    if (v1Name) client.registerV1(v1Name as Network, solana.schemeV1);
+    payer = solana.address;
+    reader = solana.reader;
+    known = (asset, network) => solana.scheme.findDefaultAsset(asset, network);
+  } else {
+    const account = payers.evm.account();
+    registerExactEvmScheme(client, { signer: account });
+    payer = account.address;
+    known = findDefaultAsset;
+  }
   // The guard below is stricter than the default spend controls (USDC only, at most the job's limit),
   // and unlike them it allows more than $1 when the limit says so.
   client.setSpendControls(false);
   client.registerPolicy((version, requirements) =>
-    priceGuard(version, requirements, limit, refusals),
+    priceGuard(
+      version,
+      requirements.filter((r) => networkId(r.network) === chosen.id),
+      limit,
+      refusals,
+      known,
+    ),
   );
   client.onBeforePaymentCreation(async ({ paymentRequired, selectedRequirements }) => {
     if (created > 0) return { abort: true, reason: "a payment was already signed for this job" };
@@ -149,28 +203,29 @@ export async function sendPaying(
   // wrapper sends is checked here, at the last moment before it leaves.
   let offer: Response | undefined = first;
   let signed: SignedPayment | undefined;
-  const checkedSend: FetchLike = (input, requestInit) => {
+  const checkedSend: FetchLike = async (input, requestInit) => {
     const header = paymentHeaderOf(
       new Headers(requestInit?.headers ?? (input instanceof Request ? input.headers : undefined)),
     );
     if (header === undefined && offer) {
       const answer = offer;
       offer = undefined;
-      return Promise.resolve(answer);
+      return answer;
     }
     if (header !== undefined) {
       try {
-        const payment = checkSignedPayment(header, checked, {
-          maxAtomic: limit.maxAtomic,
-          payer: account().address,
-        });
+        const payment = await checkPaymentToSend(
+          header,
+          checked,
+          { maxAtomic: limit.maxAtomic, payer },
+          reader,
+        );
         if (signed && signed.amount !== payment.amount)
           throw new PaymentGuardError("signed", "is a second, different payment for this job");
         signed = payment;
       } catch (error) {
-        if (error instanceof PaymentGuardError)
-          return Promise.reject(refuse(error, "nothing was paid"));
-        return Promise.reject(error);
+        if (error instanceof PaymentGuardError) throw refuse(error, "nothing was paid");
+        throw error;
       }
     }
     return send(input, requestInit);
@@ -196,12 +251,94 @@ interface Refusal {
   text: string;
 }
 
+/** What the paying scheme knows of a token (its default assets), or undefined. */
+type KnownAsset = (
+  asset: string,
+  network: Network,
+) => { decimals: number; symbol: string } | undefined;
+
+/** The network to pay on, or the refusal in this client's words (nothing signed). */
+function chooseNetwork(
+  choice: NetworkChoice,
+  payers: Payers,
+  limit: PaymentLimit,
+): { id: string; family: "evm" | "svm" } {
+  const { capability, jobId } = limit;
+  const fail = (errorType: "payment" | "payer", problem: string) =>
+    new AgentCallError(`${problem}; nothing was signed`, {
+      errorType,
+      status: 402,
+      capability,
+      jobId,
+    });
+  if (choice.ok) {
+    if (choice.family === "svm" && payers.deadlineSeconds > SOLANA_MAX_DEADLINE_SECONDS)
+      throw fail("payment", solanaDeadlineProblem(payers.deadlineSeconds));
+    return choice;
+  }
+  const offered = choice.offered.join(", ");
+  if (choice.problem === "not-offered")
+    throw fail(
+      "payment",
+      `the service does not offer payment on network ${JSON.stringify(payers.network)}; it offers: ${offered}`,
+    );
+  if (choice.problem === "solana-deadline")
+    throw fail(
+      "payment",
+      `this client holds a key only for Solana, and ${solanaDeadlineProblem(payers.deadlineSeconds)}`,
+    );
+  if (choice.family === "evm") payers.evm.account(); // throws: no EVM payer key
+  throw fail(
+    "payer",
+    choice.family === "svm"
+      ? `the service asks for payment on ${offered}, but no Solana payer key is set: pass \`solanaPayerKey\` or set SOLANA_PAYER_KEY`
+      : `the service asks for payment on ${offered}, but no payer key for these networks is set: pass \`payerKey\` or set X402_PAYER_KEY (EVM), or pass \`solanaPayerKey\` or set SOLANA_PAYER_KEY (Solana)`,
+  );
+}
+
+function solanaDeadlineProblem(seconds: number): string {
+  return `a job paid on Solana must be due within ${SOLANA_MAX_DEADLINE_SECONDS} s (its transaction lives about 60 s, settlement included), and this one is due in ${Math.round(seconds)} s: give a deadline within ${SOLANA_MAX_DEADLINE_SECONDS} s, or choose an EVM network the service offers with \`network\``;
+}
+
+/**
+ * The official Solana payer for `network`: @x402/svm's exact scheme (v2, and v1 under its name) signing
+ * with the Solana key, reading the mint and a blockhash from the network's RPC, and the guard's reader.
+ */
+async function solanaPayer(network: string, payers: Payers, limit: PaymentLimit) {
+  const svm = await import("@x402/svm/exact/client");
+  const svmV1 = await import("@x402/svm/exact/v1/client");
+  const kit = await import("@solana/kit");
+  const token = await import("@solana-program/token");
+  let signer: Awaited<ReturnType<typeof kit.createKeyPairSignerFromBytes>>;
+  try {
+    signer = await kit.createKeyPairSignerFromBytes(
+      solanaKeyBytes(payers.solana.key ?? "", payers.solana.source, kit.getBase58Encoder()),
+    );
+  } catch (error) {
+    throw new AgentCallError(
+      error instanceof PaymentGuardError
+        ? error.message
+        : `${payers.solana.source} is not a valid Solana key pair: its public half does not match its secret; nothing was signed`,
+      { errorType: "payer", status: 402, capability: limit.capability, jobId: limit.jobId },
+    );
+  }
+  const rpcUrl = payers.rpcUrl(network);
+  const config = rpcUrl === undefined ? undefined : { rpcUrl };
+  return {
+    address: String(signer.address),
+    scheme: new svm.ExactSvmScheme(signer, config),
+    schemeV1: new svmV1.ExactSvmSchemeV1(signer, config),
+    reader: solanaReader(kit, token),
+  };
+}
+
 /** The x402 policy: keeps the options this job may pay, and says why it dropped the others. */
 function priceGuard(
   version: number,
   requirements: PaymentRequirements[],
   limit: PaymentLimit,
   refusals: Refusal[],
+  known: KnownAsset,
 ): PaymentRequirements[] {
   return requirements.filter((requirement) => {
     const amount = signableAmount(version, requirement);
@@ -209,7 +346,7 @@ function priceGuard(
       refusals.push({ kind: "amount", text: "an amount that is not a decimal string" });
       return false;
     }
-    if (!isUsdc(requirement.network, requirement.asset, limit.allowedAssets)) {
+    if (!isUsdc(requirement.network, requirement.asset, limit.allowedAssets, known)) {
       refusals.push({
         kind: "asset",
         text: `token ${requirement.asset} on ${requirement.network}, which is not a USDC this client knows (add it to allowedAssets if it is one)`,
@@ -224,8 +361,13 @@ function priceGuard(
   });
 }
 
-function isUsdc(network: Network, asset: string, allowed: readonly AllowedAsset[]): boolean {
-  const known = findDefaultAsset(asset, network);
+function isUsdc(
+  network: Network,
+  asset: string,
+  allowed: readonly AllowedAsset[],
+  knownAsset: KnownAsset,
+): boolean {
+  const known = knownAsset(asset, network);
   if (known) return known.decimals === USDC_DECIMALS && /^USDC(\.e)?$/i.test(known.symbol);
   return allowed.some(
     (a) => a.network === network && a.asset.toLowerCase() === asset.toLowerCase(),
@@ -246,7 +388,7 @@ function refusedError(refusals: Refusal[], limit: PaymentLimit, cause: unknown):
       ? `it offers ${offered.join("; ")}`
       : `${cause instanceof Error ? cause.message : String(cause)}`;
   return new AgentCallError(
-    `the service offers no payment this client can make (the exact scheme in USDC on an EVM network): ${why}; nothing was signed`,
+    `the service offers no payment this client can make (the exact scheme in USDC on an EVM or Solana network): ${why}; nothing was signed`,
     { errorType: "payment", status: 402, capability, jobId, cause },
   );
 }

@@ -23,6 +23,15 @@ export async function startFacilitator(
   rpcUrl: string,
   privateKey: `0x${string}`,
 ): Promise<Facilitator> {
+  return serveFacilitator(await registerEvm(new x402Facilitator(), rpcUrl, privateKey));
+}
+
+/** Registers the reference EVM "exact" scheme for the chain at rpcUrl (its id read from it) on a facilitator. */
+export async function registerEvm(
+  facilitator: x402Facilitator,
+  rpcUrl: string,
+  privateKey: `0x${string}`,
+): Promise<x402Facilitator> {
   const chainId = await createPublicClient({ transport: http(rpcUrl) }).getChainId();
   const client = createWalletClient({
     account: privateKeyToAccount(privateKey),
@@ -30,7 +39,7 @@ export async function startFacilitator(
     transport: http(rpcUrl),
     pollingInterval: 20, // anvil automines; viem's default 4 s interval would slow every settlement
   }).extend(publicActions);
-  const facilitator = registerExactEvmScheme(new x402Facilitator(), {
+  return registerExactEvmScheme(facilitator, {
     // viem 2.57's verifyTypedData parameter type is a union (blockHash/blockNumber variants) that x402's narrower
     // signer type does not fit; the call itself is the same, so only the parameter type is adapted.
     signer: toFacilitatorEvmSigner({
@@ -41,7 +50,10 @@ export async function startFacilitator(
     }),
     networks: `eip155:${chainId}`,
   });
+}
 
+/** Serves a facilitator over HTTP on 127.0.0.1: GET /supported, POST /verify, POST /settle. */
+export async function serveFacilitator(facilitator: x402Facilitator): Promise<Facilitator> {
   const server = createServer((req, res) => {
     handle(facilitator, req, res).catch((error: unknown) =>
       send(res, 500, { error: String(error) }),

@@ -6,6 +6,8 @@ import * as fetchModule from "@x402/fetch";
 import * as accounts from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { loadX402, type X402Client, type X402Signer } from "../../src/caller/payment.js";
+import { loadSolana, type SolanaModules } from "../../src/caller/solana-payment.js";
+import { solanaReader } from "../../src/caller/solana-payer.js";
 
 describe("the x402 client shapes create-agent relies on", () => {
   it("are what @x402/fetch, @x402/evm and viem export", async () => {
@@ -28,5 +30,32 @@ describe("the x402 client shapes create-agent relies on", () => {
     const made = new loaded.fetch.x402Client();
     for (const method of ["setSpendControls", "onBeforePaymentCreation", "onAfterPaymentCreation"])
       expect(typeof (made as unknown as Record<string, unknown>)[method]).toBe("function");
+  });
+});
+
+describe("the Solana payer shapes create-agent relies on", () => {
+  it("are what @x402/svm, @solana/kit and @solana-program/token export; a missing one names the install command", async () => {
+    // Compile time: the real modules fit the hand-written shapes of solana-payer.ts and solana-payment.ts.
+    const kit = await import("@solana/kit");
+    const token = await import("@solana-program/token");
+    const svm = await import("@x402/svm/exact/client");
+    const svmV1 = await import("@x402/svm/exact/v1/client");
+    const typed: Omit<SolanaModules, "reader" | "fetch"> = { kit, token, svm, svmV1 };
+    expect(typeof solanaReader(typed.kit, typed.token).read).toBe("function");
+    const loaded = await loadSolana();
+    expect(typeof loaded.svm.ExactSvmScheme).toBe("function");
+    expect(typeof loaded.svmV1.ExactSvmSchemeV1).toBe("function");
+    const client = new loaded.fetch.x402Client();
+    for (const method of ["register", "registerV1", "registerPolicy", "setSpendControls"])
+      expect(typeof (client as unknown as Record<string, unknown>)[method]).toBe("function");
+
+    const missing = (specifier: string) =>
+      specifier.startsWith("@solana/")
+        ? Promise.reject(Object.assign(new Error("nope"), { code: "ERR_MODULE_NOT_FOUND" }))
+        : import(specifier);
+    await expect(loadSolana(missing)).rejects.toThrow(
+      "npm install --no-save @x402/fetch@2.27.0 @solana-program/token@0.9.0 @solana/kit@5.5.1 @x402/svm@2.27.0",
+    );
+    await expect(loadSolana(missing)).rejects.toThrow("is not installed; nothing was signed");
   });
 });

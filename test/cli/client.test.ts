@@ -37,7 +37,8 @@ import {
 } from "./client-project.js";
 
 const FIXTURES = join(ROOT, "fixtures/manifests");
-const INSTALL = "npm install @x402/evm@2.27.0 @x402/fetch@2.27.0 viem@2.57.1";
+const INSTALL =
+  "npm install @x402/evm@2.27.0 @x402/fetch@2.27.0 @solana-program/token@0.9.0 @solana/kit@5.5.1 @x402/svm@2.27.0 viem@2.57.1";
 const temps: Array<{ remove(): Promise<void> }> = [];
 const temp = async (prefix: string) => {
   const t = await makeTemp(prefix);

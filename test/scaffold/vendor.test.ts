@@ -74,13 +74,12 @@ describe("packSelf", () => {
     expect(files).toContain("package/schema/agent.schema.json");
     expect(files.some((f) => f.startsWith("package/templates/project/"))).toBe(true);
     expect(files.filter((f) => f.endsWith(".map"))).toEqual([]);
-    // Of the sources, only the guard that generated clients copy in (src/caller/guard-file.ts).
+    // Of the sources, only the guard files that generated clients copy in (src/caller/guard-file.ts).
     expect(
       files.filter((f) => f.startsWith("package/src/") || f.startsWith("package/test/")),
-    ).toEqual(["package/src/caller/guard.ts"]);
-    expect(await readFile(join(dir, "package/src/caller/guard.ts"))).toEqual(
-      await readFile(join(ROOT, "src/caller/guard.ts")),
-    );
+    ).toEqual(["package/src/caller/guard.ts", "package/src/caller/solana-payer.ts"]);
+    for (const file of ["src/caller/guard.ts", "src/caller/solana-payer.ts"])
+      expect(await readFile(join(dir, "package", file))).toEqual(await readFile(join(ROOT, file)));
     expect((await stat(join(dir, "package/bin/create-agent.js"))).mode & 0o111).not.toBe(0);
     expect(await readFile(join(dir, "package/schema/agent.schema.json"))).toEqual(
       await readFile(join(ROOT, "schema/agent.schema.json")),
@@ -176,6 +175,7 @@ async function fakePackage(): Promise<string> {
     "templates/project/README.md.hbs": "# {{name}}\n",
     "schema/agent.schema.json": "{}\n",
     "src/caller/guard.ts": "export {};\n",
+    "src/caller/solana-payer.ts": "export {};\n",
   };
   for (const [path, contents] of Object.entries(files)) {
     await mkdir(dirname(join(root, path)), { recursive: true });
@@ -221,6 +221,7 @@ describe("packPackage's disk cache", () => {
       "package.json",
       "schema/agent.schema.json",
       "src/caller/guard.ts",
+      "src/caller/solana-payer.ts",
       "templates/project/README.md.hbs",
     ]);
   });

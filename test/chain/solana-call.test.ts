@@ -1,0 +1,246 @@
+// `create-agent call` paying on Solana (issue 17): the real CLI in a child process with SOLANA_PAYER_KEY, the
+// official @x402/svm client, a real Solana runtime (the kit's LiteSVM behind its JSON-RPC) and the reference
+// facilitator with the SVM scheme; the seller is made of real x402 parts (test/solana/seller.ts) and offers
+// Solana devnet beside Base Sepolia on anvil (Circle's USDC, the reference EVM facilitator). Balances are read
+// from the runtime and the chain.
+import type { Hex } from "viem";
+import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { runCall } from "../cli/call-helpers.js";
+import { buildCli } from "../cli/client-project.js";
+import {
+  type SolanaKit,
+  startSolanaKit,
+  startSvmFacilitator,
+  type SvmFacilitator,
+} from "../solana/kit.js";
+import { type Seller, startSeller } from "../solana/seller.js";
+import { PAYEE } from "./accounts.js";
+import { BASE_SEPOLIA_USDC, ensureBaseSepoliaUsdc, mintUsdc, usdcBalance } from "./usdc.js";
+
+const { rpcUrl, facilitatorUrl } = inject("chain");
+const PRICE = 10_000n; // 0.01 USDC
+const BASE_SEPOLIA = "eip155:84532";
+
+let kit: SolanaKit;
+let facilitator: SvmFacilitator;
+let solanaPayee: string;
+const sellers: Seller[] = [];
+
+async function seller(networks: string[], askedUsd?: string): Promise<Seller> {
+  const started = await startSeller({
+    options: networks.map((network) => ({
+      network,
+      payTo: network === BASE_SEPOLIA ? PAYEE : solanaPayee,
+    })),
+    facilitators: [facilitator.url, facilitatorUrl],
+    ...(askedUsd ? { askedUsd } : {}),
+  });
+  sellers.push(started);
+  return started;
+}
+
+async function evmPayer(): Promise<{ key: Hex; address: Hex }> {
+  const key = generatePrivateKey();
+  const address = privateKeyToAddress(key);
+  await mintUsdc(rpcUrl, BASE_SEPOLIA_USDC, address, 1_000_000n);
+  return { key, address };
+}
+
+beforeAll(async () => {
+  await buildCli();
+  await ensureBaseSepoliaUsdc(rpcUrl);
+  kit = await startSolanaKit();
+  facilitator = await startSvmFacilitator(kit);
+  solanaPayee = await kit.payee();
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.all(sellers.map((s) => s.close()));
+  await facilitator?.stop();
+  await kit?.close();
+});
+
+describe("create-agent call on Solana", () => {
+  it("pays 0.01 USDC on Solana with SOLANA_PAYER_KEY: the payee gains the price, the receipt is what was signed, the default deadline fits Solana", async () => {
+    const shop = await seller([kit.network]);
+    const payer = await kit.fundedPayer(1_000_000n);
+    const payeeBefore = await kit.usdcBalance(solanaPayee);
+
+    const r = await runCall([shop.url, "echo", "--input", "message=on solana"], {
+      env: { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl },
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ text: "on solana" });
+    expect(await kit.usdcBalance(solanaPayee)).toBe(payeeBefore + PRICE);
+    expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n - PRICE);
+    expect(shop.settled).toHaveLength(1);
+    expect(r.stderr).toContain(`paid 0.01 USDC on ${kit.network}`);
+    expect(r.stderr).toContain(`transaction: ${shop.settled[0]!.transaction}`);
+    expect(r.stderr).toContain(
+      `https://explorer.solana.com/tx/${shop.settled[0]!.transaction}?cluster=devnet`,
+    );
+    expect(r.stderr).toContain(`payer:       ${payer.address}`);
+    expect(r.stderr + r.stdout).not.toContain(payer.secretKey);
+    // Solana was the only key held: the job was sent due within 30 s, both times.
+    expect(shop.requests.map((q) => q.deadlineIn <= 30 && q.deadlineIn >= 25)).toEqual([
+      true,
+      true,
+    ]);
+  });
+
+  it("takes solana-keygen's JSON byte array too; machine mode reports the payment", async () => {
+    const shop = await seller([kit.network]);
+    const payer = await kit.fundedPayer(1_000_000n);
+    const r = await runCall([shop.url, "echo", "--input", "message=json key", "--json"], {
+      env: { SOLANA_PAYER_KEY: payer.keygenJson, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl },
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      ok: true,
+      payment: {
+        network: kit.network,
+        payer: payer.address,
+        amount: "0.01",
+        transaction: shop.settled[0]!.transaction,
+      },
+    });
+    expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n - PRICE);
+  });
+
+  it("--network chooses among the offered networks; by default the first one the caller holds a key for (whose deadline it fits)", async () => {
+    const shop = await seller([BASE_SEPOLIA, kit.network]);
+    const solanaPayer = await kit.fundedPayer(1_000_000n);
+    const evm = await evmPayer();
+    const env = {
+      SOLANA_PAYER_KEY: solanaPayer.secretKey,
+      X402_PAYER_KEY: evm.key,
+      X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl,
+    };
+    const evmBefore = await usdcBalance(rpcUrl, BASE_SEPOLIA_USDC, evm.address);
+
+    const onSolana = await runCall(
+      [shop.url, "echo", "--input", "message=chosen", "--network", "solana-devnet"],
+      { env },
+    );
+    expect(onSolana.exitCode, onSolana.stderr).toBe(0);
+    expect(onSolana.stderr).toContain(`paid 0.01 USDC on ${kit.network}`);
+    expect(await kit.usdcBalance(solanaPayer.address)).toBe(1_000_000n - PRICE);
+    expect(await usdcBalance(rpcUrl, BASE_SEPOLIA_USDC, evm.address)).toBe(evmBefore);
+    expect(shop.requests.at(-1)!.deadlineIn).toBeLessThanOrEqual(30);
+
+    // No --network: Base Sepolia, offered first, with the 300 s default deadline.
+    const byDefault = await runCall([shop.url, "echo", "--input", "message=default"], { env });
+    expect(byDefault.exitCode, byDefault.stderr).toBe(0);
+    expect(byDefault.stderr).toContain(`paid 0.01 USDC on ${BASE_SEPOLIA}`);
+    expect(await usdcBalance(rpcUrl, BASE_SEPOLIA_USDC, evm.address)).toBe(evmBefore - PRICE);
+    expect(await kit.usdcBalance(solanaPayer.address)).toBe(1_000_000n - PRICE);
+
+    // Solana offered first, both keys, the default (EVM-sized) deadline: Solana cannot cover it, Base Sepolia pays.
+    const solanaFirst = await seller([kit.network, BASE_SEPOLIA]);
+    const skipped = await runCall([solanaFirst.url, "echo", "--input", "message=too long"], {
+      env,
+    });
+    expect(skipped.exitCode, skipped.stderr).toBe(0);
+    expect(skipped.stderr).toContain(`paid 0.01 USDC on ${BASE_SEPOLIA}`);
+    expect(await kit.usdcBalance(solanaPayer.address)).toBe(1_000_000n - PRICE);
+
+    // A network the 402 does not offer: refused, naming what it offers; nothing signed.
+    const only = await seller([kit.network]);
+    const absent = await runCall(
+      [only.url, "echo", "--input", "message=x", "--network", "base-sepolia", "--json"],
+      { env },
+    );
+    expect(absent.exitCode).toBe(1);
+    expect(JSON.parse(absent.stdout).error).toBe(
+      `${only.url}/execute does not offer payment on --network base-sepolia; it offers: ${kit.network}; nothing was signed`,
+    );
+    expect(only.requests.filter((q) => q.payment)).toHaveLength(0);
+  });
+
+  it("a deadline a Solana payment cannot cover is refused before anything is sent or signed", async () => {
+    const shop = await seller([kit.network]);
+    const payer = await kit.fundedPayer(1_000_000n);
+    const env = { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl };
+    const r = await runCall(
+      [
+        shop.url,
+        "echo",
+        "--input",
+        "message=x",
+        "--network",
+        "solana-devnet",
+        "--deadline-seconds",
+        "120",
+      ],
+      { env },
+    );
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(
+      "a job paid on Solana must be due within 30 s (its transaction lives about 60 s, settlement included), and this one is due in 120 s",
+    );
+    expect(r.stderr).toContain("--network with an EVM network");
+    expect(r.stderr).toContain("nothing was sent");
+    expect(shop.requests).toHaveLength(0);
+
+    // Only a Solana key, an explicit long deadline and no --network: the 402 arrives, nothing is signed.
+    const implicit = await runCall(
+      [shop.url, "echo", "--input", "message=x", "--deadline-seconds", "120"],
+      { env },
+    );
+    expect(implicit.exitCode).toBe(1);
+    expect(implicit.stderr).toContain("can be paid with the caller's key only on Solana");
+    expect(implicit.stderr).toContain("must be due within 30 s");
+    expect(shop.requests.filter((q) => q.payment)).toHaveLength(0);
+    expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n);
+  });
+
+  it("a seller asking 1 USDC on Solana for a job its /about prices at 0.01 is refused; nothing is signed, no USDC moves", async () => {
+    const shop = await seller([kit.network], "1");
+    const payer = await kit.fundedPayer(2_000_000n);
+    const payeeBefore = await kit.usdcBalance(solanaPayee);
+    const r = await runCall([shop.url, "echo", "--input", "message=x", "--json"], {
+      env: { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl },
+    });
+    expect(r.exitCode).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      ok: false,
+      error_type: "price",
+      error: `${shop.url}/execute asks 1 USDC, more than the 0.01 USDC its /about declares for "echo" (a service asking more than it declares is refused); nothing was signed`,
+    });
+    expect(shop.requests.filter((q) => q.payment)).toHaveLength(0);
+    expect(await kit.usdcBalance(payer.address)).toBe(2_000_000n);
+    expect(await kit.usdcBalance(solanaPayee)).toBe(payeeBefore);
+  });
+
+  it("a seller naming the payer as the transaction's fee payer: the guard refuses the signed transaction before it leaves", async () => {
+    const payer = await kit.fundedPayer(1_000_000n);
+    const shop = await startSeller({
+      options: [{ network: kit.network, payTo: solanaPayee }],
+      facilitators: [facilitator.url],
+      feePayer: payer.address,
+    });
+    sellers.push(shop);
+    const r = await runCall([shop.url, "echo", "--input", "message=x", "--json"], {
+      env: { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl },
+    });
+    expect(r.exitCode).toBe(1);
+    expect(JSON.parse(r.stdout).error).toBe(
+      `refused to pay ${shop.url}/execute: the Solana payment about to be sent makes the payer ${payer.address} its fee payer; it was not sent; nothing was paid`,
+    );
+    expect(shop.requests.filter((q) => q.payment)).toHaveLength(0);
+    expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n);
+  });
+
+  it("a malformed SOLANA_PAYER_KEY is refused without showing it", async () => {
+    const shop = await seller([kit.network]);
+    const key = "3".repeat(60);
+    const r = await runCall([shop.url, "echo", "--input", "message=x", "--json"], {
+      env: { SOLANA_PAYER_KEY: key, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl },
+    });
+    expect(r.exitCode).toBe(1);
+    expect(JSON.parse(r.stdout).error).toContain("SOLANA_PAYER_KEY is not a Solana secret key");
+    expect(r.stdout + r.stderr).not.toContain(key);
+    expect(shop.requests.filter((q) => q.payment)).toHaveLength(0);
+  });
+});

@@ -1,0 +1,175 @@
+// The Solana test kit: one in-process LiteSVM (the real Solana runtime with the SPL Token, associated-token, memo
+// and compute-budget programs) holding a USDC mint at devnet's USDC address, behind a loopback JSON-RPC endpoint
+// (rpc.ts) that the official @x402/svm client, facilitator and a self-settling server talk to as to a node.
+// Accounts are written straight into the runtime (no faucet, no mint transactions): a payer holds USDC and no SOL,
+// since the x402 fee payer pays every fee.
+import { generateKeyPairSync } from "node:crypto";
+import {
+  type Address,
+  createKeyPairSignerFromBytes,
+  getBase58Decoder,
+  type KeyPairSigner,
+} from "@solana/kit";
+import {
+  AccountState,
+  findAssociatedTokenPda,
+  getMintEncoder,
+  getTokenDecoder,
+  getTokenEncoder,
+  TOKEN_PROGRAM_ADDRESS,
+} from "@solana-program/token";
+import { LiteSVM } from "litesvm";
+import { serveRpc } from "./rpc.js";
+
+export { startSvmFacilitator, type SvmFacilitator } from "./facilitator.js";
+export { DEVNET_GENESIS_HASH } from "./rpc.js";
+
+/** Solana devnet as x402 names it (CAIP-2: the first 32 characters of its genesis hash). */
+export const SOLANA_DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
+/** Devnet's USDC mint (Circle's), the asset @x402/svm offers on devnet by default. */
+export const DEVNET_USDC = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU" as Address;
+export const USDC_DECIMALS = 6;
+/** SOL given by newAccount() unless told: 10 SOL pays a fee payer's fees for any test. */
+export const DEFAULT_LAMPORTS = 10_000_000_000n;
+
+const SYSTEM_PROGRAM = "11111111111111111111111111111111" as Address;
+
+export interface SolanaAccount {
+  signer: KeyPairSigner;
+  address: Address;
+  /** Base58 of the 64-byte secret key (seed + public key), the form SOLANA_*_KEY takes. */
+  secretKey: string;
+  /** The same 64 bytes as a JSON array, the form `solana-keygen` writes to its key files. */
+  keygenJson: string;
+}
+
+export interface SolanaKitOptions {
+  /** What the RPC's getGenesisHash answers (devnet's by default): another makes it "another network". */
+  genesisHash?: string;
+}
+
+export interface SolanaKit {
+  rpcUrl: string;
+  /** CAIP-2 id of the network this kit plays (devnet). */
+  network: string;
+  mint: Address;
+  /** The runtime itself, for tests that need to look deeper (transaction history, clock). */
+  svm: LiteSVM;
+  /** JSON-RPC methods called so far, in order. */
+  rpcCalls: string[];
+  /** A new account with no SOL and a USDC token account holding `usdcAtomic`. */
+  fundedPayer(usdcAtomic: bigint): Promise<SolanaAccount>;
+  /** A new account holding SOL (a fee payer), with no token account. */
+  newAccount(lamports?: bigint): Promise<SolanaAccount>;
+  /** A new address whose USDC associated token account exists and is empty (a payee). */
+  payee(): Promise<Address>;
+  /** USDC (atomic) in the owner's associated token account; 0 when it does not exist. */
+  usdcBalance(owner: Address | string): Promise<bigint>;
+  /** SOL (lamports) the address holds. */
+  lamports(owner: Address | string): bigint;
+  close(): Promise<void>;
+}
+
+export async function startSolanaKit(options: SolanaKitOptions = {}): Promise<SolanaKit> {
+  const svm = new LiteSVM();
+  const mint = DEVNET_USDC;
+  const mintAuthority = (await newKeys()).address;
+  const rent = (size: number) => svm.minimumBalanceForRentExemption(BigInt(size));
+
+  svm.setAccount({
+    address: mint,
+    executable: false,
+    lamports: rent(82),
+    programAddress: TOKEN_PROGRAM_ADDRESS,
+    data: new Uint8Array(
+      getMintEncoder().encode({
+        mintAuthority,
+        supply: 1_000_000_000_000_000n,
+        decimals: USDC_DECIMALS,
+        isInitialized: true,
+        freezeAuthority: null,
+      }),
+    ),
+    space: 82n,
+  } as never);
+
+  const ata = async (owner: Address) =>
+    (await findAssociatedTokenPda({ mint, owner, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
+
+  async function setTokenAccount(owner: Address, amount: bigint) {
+    svm.setAccount({
+      address: await ata(owner),
+      executable: false,
+      lamports: rent(165),
+      programAddress: TOKEN_PROGRAM_ADDRESS,
+      data: new Uint8Array(
+        getTokenEncoder().encode({
+          mint,
+          owner,
+          amount,
+          delegate: null,
+          state: AccountState.Initialized,
+          isNative: null,
+          delegatedAmount: 0n,
+          closeAuthority: null,
+        }),
+      ),
+      space: 165n,
+    } as never);
+  }
+
+  const rpc = await serveRpc(svm, { decimals: USDC_DECIMALS, genesisHash: options.genesisHash });
+
+  return {
+    rpcUrl: rpc.url,
+    network: SOLANA_DEVNET,
+    mint,
+    svm,
+    rpcCalls: rpc.calls,
+    async fundedPayer(usdcAtomic) {
+      const account = await newKeys();
+      await setTokenAccount(account.address, usdcAtomic);
+      return account;
+    },
+    async newAccount(lamports = DEFAULT_LAMPORTS) {
+      const account = await newKeys();
+      svm.setAccount({
+        address: account.address,
+        executable: false,
+        lamports,
+        programAddress: SYSTEM_PROGRAM,
+        data: new Uint8Array(0),
+        space: 0n,
+      } as never);
+      return account;
+    },
+    async payee() {
+      const { address } = await newKeys();
+      await setTokenAccount(address, 0n);
+      return address;
+    },
+    async usdcBalance(owner) {
+      const found = svm.getAccount(await ata(owner as Address));
+      return found.exists ? getTokenDecoder().decode(found.data).amount : 0n;
+    },
+    lamports(owner) {
+      return svm.getBalance(owner as Address) ?? 0n;
+    },
+    close: () => rpc.close(),
+  };
+}
+
+/** A fresh ed25519 key pair as Solana writes it: 64 bytes, the 32-byte seed then the 32-byte public key. */
+export async function newKeys(): Promise<SolanaAccount> {
+  const { privateKey, publicKey } = generateKeyPairSync("ed25519");
+  const seed = Buffer.from(privateKey.export({ format: "jwk" }).d as string, "base64url");
+  const pub = Buffer.from(publicKey.export({ format: "jwk" }).x as string, "base64url");
+  const bytes = new Uint8Array([...seed, ...pub]);
+  const signer = await createKeyPairSignerFromBytes(bytes);
+  return {
+    signer,
+    address: signer.address,
+    secretKey: getBase58Decoder().decode(bytes),
+    keygenJson: JSON.stringify([...bytes]),
+  };
+}

@@ -1,0 +1,495 @@
+// A loopback Solana JSON-RPC endpoint over one in-process LiteSVM: the methods the official @x402/svm client,
+// facilitator and a self-settling server call, answered in a real node's shapes, plus the behaviour where a real
+// node differs from LiteSVM (see /work/shared/notes/networks-mcp-browser.md, "Solana in tests"):
+// - simulating a message that already landed is refused (AlreadyProcessed), signed or not;
+// - re-sending a landed transaction answers its signature again, and its status stays success;
+// - a transaction that fails in execution with skipPreflight still gets its signature back (its status carries
+//   the error); one the runtime refuses before execution (bad signature, unknown blockhash) is a JSON-RPC error.
+import { createHash } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  type Address,
+  getBase58Decoder,
+  getBase64Encoder,
+  getTransactionDecoder,
+  type Transaction,
+} from "@solana/kit";
+import { getTokenDecoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { FailedTransactionMetadata, type LiteSVM } from "litesvm";
+
+/** Devnet's genesis hash: its first 32 characters are the CAIP-2 reference of solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1. */
+export const DEVNET_GENESIS_HASH = "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG";
+
+export interface RpcOptions {
+  /** What getGenesisHash answers (devnet's by default): another one makes the endpoint "another network". */
+  genesisHash?: string;
+  /** USDC decimals for jsonParsed token accounts and getTokenAccountBalance. */
+  decimals: number;
+}
+
+export interface RpcServer {
+  url: string;
+  /** Every method called, in order (tests may read which calls the official code made). */
+  calls: string[];
+  close(): Promise<void>;
+}
+
+interface Landed {
+  signature: string;
+  slot: bigint;
+  err: unknown;
+}
+
+class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function serveRpc(svm: LiteSVM, options: RpcOptions): Promise<RpcServer> {
+  const genesisHash = options.genesisHash ?? DEVNET_GENESIS_HASH;
+  const base58 = getBase58Decoder();
+  /** signature -> landed transaction; message hash -> signature (a real node knows a message once landed). */
+  const bySignature = new Map<string, Landed>();
+  const byMessage = new Map<string, string>();
+  const calls: string[] = [];
+
+  const slot = () => svm.getClock().slot;
+  const context = () => ({ slot: Number(slot()) });
+  const messageKey = (tx: Transaction) =>
+    createHash("sha256").update(Uint8Array.from(tx.messageBytes)).digest("hex");
+
+  function decode(encoded: unknown, encoding: unknown): Transaction {
+    if (typeof encoded !== "string")
+      throw new RpcError(-32602, "invalid transaction: expected a string");
+    if (encoding !== undefined && encoding !== "base64") {
+      throw new RpcError(
+        -32602,
+        `this test RPC takes base64 transactions only, not ${String(encoding)}`,
+      );
+    }
+    try {
+      return getTransactionDecoder().decode(getBase64Encoder().encode(encoded));
+    } catch (error) {
+      throw new RpcError(-32602, `invalid transaction: ${String(error)}`);
+    }
+  }
+
+  function firstSignature(tx: Transaction): string {
+    const bytes = Object.values(tx.signatures)[0];
+    return bytes ? base58.decode(bytes) : base58.decode(new Uint8Array(64));
+  }
+
+  function account(address: string, encoding: unknown) {
+    const found = svm.getAccount(address as Address);
+    if (!found.exists) return null;
+    const common = {
+      executable: found.executable,
+      lamports: Number(found.lamports),
+      owner: found.programAddress,
+      rentEpoch: 0,
+      space: found.data.length,
+    };
+    if (
+      encoding === "jsonParsed" &&
+      found.programAddress === TOKEN_PROGRAM_ADDRESS &&
+      found.data.length === 165
+    ) {
+      const token = getTokenDecoder().decode(found.data);
+      return {
+        ...common,
+        data: {
+          program: "spl-token",
+          parsed: {
+            type: "account",
+            info: {
+              isNative: false,
+              mint: token.mint,
+              owner: token.owner,
+              state: "initialized",
+              tokenAmount: tokenAmount(token.amount),
+            },
+          },
+          space: 165,
+        },
+      };
+    }
+    if (encoding !== undefined && encoding !== "base64" && encoding !== "jsonParsed") {
+      throw new RpcError(
+        -32602,
+        `this test RPC answers base64 accounts only, not ${String(encoding)}`,
+      );
+    }
+    return { ...common, data: [Buffer.from(found.data).toString("base64"), "base64"] };
+  }
+
+  function tokenAmount(amount: bigint) {
+    const ui = Number(amount) / 10 ** options.decimals;
+    return {
+      amount: amount.toString(),
+      decimals: options.decimals,
+      uiAmount: ui,
+      uiAmountString: String(ui),
+    };
+  }
+
+  function simulate(params: unknown[]) {
+    const config = (params[1] ?? {}) as {
+      sigVerify?: boolean;
+      encoding?: string;
+      innerInstructions?: boolean;
+    };
+    const tx = decode(params[0], config.encoding);
+    if (byMessage.has(messageKey(tx))) {
+      // A real node refuses a message it has already processed, whether or not this copy is fully signed.
+      return {
+        context: context(),
+        value: {
+          err: "AlreadyProcessed",
+          logs: [],
+          accounts: null,
+          unitsConsumed: 0,
+          returnData: null,
+        },
+      };
+    }
+    const sigVerify = config.sigVerify === true;
+    svm.withSigverify(sigVerify);
+    let result;
+    try {
+      result = svm.simulateTransaction(tx as never);
+    } catch (error) {
+      // LiteSVM asserts a fully signed transaction before simulating with sigverify on.
+      return {
+        context: context(),
+        value: {
+          err: "SignatureFailure",
+          logs: [String(error)],
+          accounts: null,
+          unitsConsumed: 0,
+          returnData: null,
+        },
+      };
+    } finally {
+      svm.withSigverify(true);
+    }
+    const meta = result.meta();
+    return {
+      context: context(),
+      value: {
+        err: result instanceof FailedTransactionMetadata ? errorJson(result.err()) : null,
+        logs: meta.logs(),
+        accounts: null,
+        unitsConsumed: Number(meta.computeUnitsConsumed()),
+        returnData: null,
+        ...(config.innerInstructions ? { innerInstructions: [] } : {}),
+      },
+    };
+  }
+
+  function send(params: unknown[]) {
+    const config = (params[1] ?? {}) as { encoding?: string; skipPreflight?: boolean };
+    const tx = decode(params[0], config.encoding);
+    const signature = firstSignature(tx);
+    // A real node answers a landed transaction sent again with its signature (nothing happens twice).
+    if (bySignature.has(signature)) return signature;
+    const key = messageKey(tx);
+    if (byMessage.has(key)) {
+      throw new RpcError(
+        -32002,
+        "Transaction simulation failed: This transaction has already been processed",
+      );
+    }
+    if (!config.skipPreflight) {
+      const preflight = simulate([params[0], { sigVerify: true, encoding: config.encoding }]);
+      if (preflight.value.err !== null) {
+        throw new RpcError(
+          -32002,
+          `Transaction simulation failed: ${JSON.stringify(preflight.value.err)}`,
+        );
+      }
+    }
+    let result;
+    try {
+      result = svm.sendTransaction(tx as never);
+    } catch (error) {
+      throw new RpcError(-32003, `Transaction signature verification failure: ${String(error)}`);
+    }
+    if (result instanceof FailedTransactionMetadata) {
+      const err = errorJson(result.err());
+      // Only execution errors land (with the fee charged); the rest never reach a block.
+      if (typeof err === "string") throw new RpcError(-32002, `Transaction failed: ${err}`);
+      bySignature.set(signature, { signature, slot: slot(), err });
+      byMessage.set(key, signature);
+      return signature;
+    }
+    bySignature.set(signature, { signature, slot: slot(), err: null });
+    byMessage.set(key, signature);
+    return signature;
+  }
+
+  function call(method: string, params: unknown[]): unknown {
+    switch (method) {
+      case "getLatestBlockhash":
+        return {
+          context: context(),
+          value: { blockhash: svm.latestBlockhash(), lastValidBlockHeight: Number(slot()) + 150 },
+        };
+      case "isBlockhashValid":
+        return { context: context(), value: params[0] === svm.latestBlockhash() };
+      case "getAccountInfo": {
+        const config = (params[1] ?? {}) as { encoding?: string };
+        return { context: context(), value: account(String(params[0]), config.encoding) };
+      }
+      case "getMultipleAccounts": {
+        const config = (params[1] ?? {}) as { encoding?: string };
+        const addresses = (params[0] ?? []) as string[];
+        return {
+          context: context(),
+          value: addresses.map((address) => account(address, config.encoding)),
+        };
+      }
+      case "getBalance":
+        return {
+          context: context(),
+          value: Number(svm.getBalance(String(params[0]) as Address) ?? 0n),
+        };
+      case "getTokenAccountBalance": {
+        const found = svm.getAccount(String(params[0]) as Address);
+        if (!found.exists || found.programAddress !== TOKEN_PROGRAM_ADDRESS) {
+          throw new RpcError(-32602, "Invalid param: could not find account");
+        }
+        return {
+          context: context(),
+          value: tokenAmount(getTokenDecoder().decode(found.data).amount),
+        };
+      }
+      case "getMinimumBalanceForRentExemption":
+        return Number(svm.minimumBalanceForRentExemption(BigInt(Number(params[0] ?? 0))));
+      case "getGenesisHash":
+        return genesisHash;
+      case "getSlot":
+      case "getBlockHeight":
+        return Number(slot());
+      case "getHealth":
+        return "ok";
+      case "getVersion":
+        return { "solana-core": "litesvm-1.5.0", "feature-set": 0 };
+      case "simulateTransaction":
+        return simulate(params);
+      case "sendTransaction":
+        return send(params);
+      case "getSignatureStatuses": {
+        const signatures = (params[0] ?? []) as string[];
+        return {
+          context: context(),
+          value: signatures.map((signature) => {
+            const landed = bySignature.get(signature);
+            if (!landed) return null;
+            return {
+              slot: Number(landed.slot),
+              confirmations: null,
+              err: landed.err,
+              status: landed.err === null ? { Ok: null } : { Err: landed.err },
+              confirmationStatus: "finalized",
+            };
+          }),
+        };
+      }
+      default:
+        throw new RpcError(-32601, `Method not found: ${method} (this test RPC does not serve it)`);
+    }
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) =>
+      reply(res, { jsonrpc: "2.0", id: null, error: { code: -32603, message: String(error) } }),
+    );
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    let body: unknown;
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    } catch {
+      return reply(res, {
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32700, message: "Parse error" },
+      });
+    }
+    const one = (request: unknown) => {
+      const { id, method, params } = (request ?? {}) as {
+        id?: unknown;
+        method?: unknown;
+        params?: unknown;
+      };
+      if (typeof method !== "string") {
+        return {
+          jsonrpc: "2.0",
+          id: id ?? null,
+          error: { code: -32600, message: "Invalid request" },
+        };
+      }
+      calls.push(method);
+      try {
+        return { jsonrpc: "2.0", id, result: call(method, Array.isArray(params) ? params : []) };
+      } catch (error) {
+        const code = error instanceof RpcError ? error.code : -32603;
+        return {
+          jsonrpc: "2.0",
+          id,
+          error: { code, message: error instanceof Error ? error.message : String(error) },
+        };
+      }
+    };
+    return reply(res, Array.isArray(body) ? body.map(one) : one(body));
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+function reply(res: ServerResponse, body: unknown) {
+  const text = JSON.stringify(body, (_key, value: unknown) =>
+    typeof value === "bigint" ? Number(value) : value,
+  );
+  res.writeHead(200, { "content-type": "application/json" }).end(text);
+}
+
+// LiteSVM's errors as a real node writes them: "AlreadyProcessed", {"InstructionError":[2,{"Custom":1}]}...
+const TRANSACTION_ERRORS = [
+  "AccountInUse",
+  "AccountLoadedTwice",
+  "AccountNotFound",
+  "ProgramAccountNotFound",
+  "InsufficientFundsForFee",
+  "InvalidAccountForFee",
+  "AlreadyProcessed",
+  "BlockhashNotFound",
+  "CallChainTooDeep",
+  "MissingSignatureForFee",
+  "InvalidAccountIndex",
+  "SignatureFailure",
+  "InvalidProgramForExecution",
+  "SanitizeFailure",
+  "ClusterMaintenance",
+  "AccountBorrowOutstanding",
+  "WouldExceedMaxBlockCostLimit",
+  "UnsupportedVersion",
+  "InvalidWritableAccount",
+  "WouldExceedMaxAccountCostLimit",
+  "WouldExceedAccountDataBlockLimit",
+  "TooManyAccountLocks",
+  "AddressLookupTableNotFound",
+  "InvalidAddressLookupTableOwner",
+  "InvalidAddressLookupTableData",
+  "InvalidAddressLookupTableIndex",
+  "InvalidRentPayingAccount",
+  "WouldExceedMaxVoteCostLimit",
+  "WouldExceedAccountDataTotalLimit",
+  "MaxLoadedAccountsDataSizeExceeded",
+  "ResanitizationNeeded",
+  "InvalidLoadedAccountsDataSizeLimit",
+  "UnbalancedTransaction",
+  "ProgramCacheHitMaxLimit",
+  "CommitCancelled",
+];
+const INSTRUCTION_ERRORS = [
+  "GenericError",
+  "InvalidArgument",
+  "InvalidInstructionData",
+  "InvalidAccountData",
+  "AccountDataTooSmall",
+  "InsufficientFunds",
+  "IncorrectProgramId",
+  "MissingRequiredSignature",
+  "AccountAlreadyInitialized",
+  "UninitializedAccount",
+  "UnbalancedInstruction",
+  "ModifiedProgramId",
+  "ExternalAccountLamportSpend",
+  "ExternalAccountDataModified",
+  "ReadonlyLamportChange",
+  "ReadonlyDataModified",
+  "DuplicateAccountIndex",
+  "ExecutableModified",
+  "RentEpochModified",
+  "NotEnoughAccountKeys",
+  "AccountDataSizeChanged",
+  "AccountNotExecutable",
+  "AccountBorrowFailed",
+  "AccountBorrowOutstanding",
+  "DuplicateAccountOutOfSync",
+  "InvalidError",
+  "ExecutableDataModified",
+  "ExecutableLamportChange",
+  "ExecutableAccountNotRentExempt",
+  "UnsupportedProgramId",
+  "CallDepth",
+  "MissingAccount",
+  "ReentrancyNotAllowed",
+  "MaxSeedLengthExceeded",
+  "InvalidSeeds",
+  "InvalidRealloc",
+  "ComputationalBudgetExceeded",
+  "PrivilegeEscalation",
+  "ProgramEnvironmentSetupFailure",
+  "ProgramFailedToComplete",
+  "ProgramFailedToCompile",
+  "Immutable",
+  "IncorrectAuthority",
+  "AccountNotRentExempt",
+  "InvalidAccountOwner",
+  "ArithmeticOverflow",
+  "UnsupportedSysvar",
+  "IllegalOwner",
+  "MaxAccountsDataAllocationsExceeded",
+  "MaxAccountsExceeded",
+  "MaxInstructionTraceLengthExceeded",
+  "BuiltinProgramsMustConsumeComputeUnits",
+  "BorshIoError",
+];
+
+function errorJson(err: unknown): unknown {
+  if (typeof err === "number") return TRANSACTION_ERRORS[err] ?? `TransactionError(${err})`;
+  const value = err as {
+    index?: number;
+    accountIndex?: number;
+    err?: () => unknown;
+    toString(): string;
+  };
+  if (typeof value.index === "number" && typeof value.err === "function") {
+    const inner = value.err();
+    const code = (inner as { code?: number }).code;
+    const instruction =
+      typeof inner === "number"
+        ? (INSTRUCTION_ERRORS[inner] ?? `InstructionError(${inner})`)
+        : typeof code === "number"
+          ? { Custom: code }
+          : String(inner);
+    return { InstructionError: [value.index, instruction] };
+  }
+  if (typeof value.index === "number") return { DuplicateInstruction: value.index };
+  if (typeof value.accountIndex === "number")
+    return { InsufficientFundsForRent: { account_index: value.accountIndex } };
+  return String(err);
+}
