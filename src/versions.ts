@@ -15,6 +15,10 @@ export const dependencies = {
   jose: "6.2.17",
   // Loaded only when metrics are enabled (METRICS_PORT or METRICS_TOKEN).
   "prom-client": "15.1.3",
+  // Loaded only when X402_NETWORK(S) names a Solana network: the official Solana "exact" scheme
+  // (verification and settlement) and the Solana client library it runs on (@x402/svm's peer).
+  "@solana/kit": "5.5.1",
+  "@x402/svm": "2.27.0",
   viem: "2.57.1",
 } as const;
 

@@ -171,8 +171,11 @@ export function createRouteHealth(
   config: ProductionPaymentConfig,
   deps: { logger: Logger; metrics: Metrics },
 ): RouteHealth | undefined {
-  const { network, settlement: route, rpcUrl } = config;
+  const { rpcUrl } = config;
   const { logger, metrics } = deps;
+  // The first EVM network's route; none when only Solana networks are offered (svm/route-check.ts).
+  if (config.settlement === undefined || config.network === undefined) return undefined;
+  const { network, settlement: route } = { network: config.network, settlement: config.settlement };
   if (route.kind === "custom" && rpcUrl === undefined) return undefined;
   const settlerKey = route.kind === "direct" ? route.settlerKey : undefined;
   let address: Promise<Hex> | undefined;

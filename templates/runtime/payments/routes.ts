@@ -5,7 +5,12 @@
  * over several facilitators (each network to the first whose /supported lists it) plugs in here.
  * Part of your project: edit freely.
  */
-import type { NetworkPaymentConfig, ResolvedConfig, SettlementRoute } from "../ops/config.js";
+import type {
+  EvmNetworkPaymentConfig,
+  ResolvedConfig,
+  RoutedNetworkConfig,
+  SettlementRoute,
+} from "../ops/config.js";
 import { ConfigError } from "../ops/settings.js";
 import type { Logger } from "../types.js";
 import { networkSettingSuffix } from "./networks.js";
@@ -15,7 +20,7 @@ const CHAIN_ID_TIMEOUT_MS = 10_000;
 
 /** The route that settles payments on `network` (as configured). */
 export function settlementRouteFor(
-  network: NetworkPaymentConfig & { settlement: SettlementRoute },
+  network: Extract<RoutedNetworkConfig, { family: "evm" }>,
 ): SettlementRoute {
   return network.settlement;
 }
@@ -28,8 +33,14 @@ export function settlementRouteFor(
 export async function checkRoutes(config: ResolvedConfig, logger: Logger): Promise<void> {
   if (config.devMode) return;
   const several = config.payment.networks.length > 1;
-  for (const n of config.payment.networks) if (n.rpcUrl) await checkChainId(n.rpcUrl, n, several);
+  for (const n of config.payment.networks)
+    if (n.family === "evm" && n.rpcUrl) await checkChainId(n.rpcUrl, n, several);
   for (const n of config.payment.networks) {
+    if (n.family === "svm") {
+      const { checkSolanaRoute } = await import("./svm/route-check.js");
+      await checkSolanaRoute(n, config.payment.settleTimeoutSeconds, logger);
+      continue;
+    }
     const route = settlementRouteFor(n);
     if (route.kind !== "facilitator") continue;
     const { checkFacilitator } = await import("./facilitator.js");
@@ -50,7 +61,7 @@ export async function checkRoutes(config: ResolvedConfig, logger: Logger): Promi
  */
 async function checkChainId(
   rpcUrl: string,
-  n: NetworkPaymentConfig,
+  n: EvmNetworkPaymentConfig,
   several: boolean,
 ): Promise<void> {
   const setting = several
