@@ -8,11 +8,14 @@ import { wrapFetchWithPayment, x402Client as FetchClient } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
+import { ConfigError, resolveConfig } from "../../templates/runtime/ops/config.js";
+import { checkRoutes } from "../../templates/runtime/payments/routes.js";
 import { encodeBase64Json } from "../../templates/runtime/payments/x402.js";
 import {
   captureLogger,
   job,
   listen,
+  logText,
   makeAgent,
   post,
   unb64,
@@ -26,6 +29,8 @@ import {
   startSvmFacilitator,
   type SvmFacilitator,
 } from "../solana/kit.js";
+import { startRedis, type RedisServer } from "../redis/redis-server.js";
+import { withDiscovery } from "../runtime/discovery-fixture.js";
 import { PAYEE } from "./accounts.js";
 import { ensureBaseSepoliaUsdc, usdcBalance } from "./usdc.js";
 
@@ -46,7 +51,7 @@ let viaFacilitator: Server;
 let direct: Server;
 
 async function start(env: Record<string, string>): Promise<Server> {
-  const agent = makeAgent();
+  const agent = withDiscovery(makeAgent());
   const running = await listen(
     createApp(agent, {
       devMode: false,
@@ -242,5 +247,97 @@ describe.each([
     expect(refused.error).toMatch(/Solana pays only for jobs due within 45 s/);
     expect(server().agent.calls.echo ?? 0).toBe(runs);
     expect(await balances()).toEqual(before);
+  });
+});
+
+describe("Solana on two instances sharing one Redis ledger", () => {
+  let redis: RedisServer;
+  const instances: Server[] = [];
+  beforeAll(async () => {
+    redis = await startRedis();
+    for (let i = 0; i < 2; i++)
+      instances.push(
+        await start({
+          X402_FACILITATOR_URL: base.facilitatorUrl,
+          SOLANA_FEE_PAYER_KEY: feePayer.secretKey,
+          REDIS_URL: redis.url,
+          REDIS_KEY_PREFIX: "solana-instances:",
+        }),
+      );
+  }, 60_000);
+  afterAll(async () => {
+    for (const s of instances) await s.running.close();
+    await redis?.stop();
+  });
+
+  it("one Solana payment sent to both at once runs one handler and moves one transfer", async () => {
+    const body = job("echo", { text: "both" }, soon());
+    const { required } = await paymentRequired(instances[0]!, body);
+    const { header } = await solanaPayment(required);
+    const before = await balances();
+    const runs = () => instances.reduce((n, s) => n + (s.agent.calls.echo ?? 0), 0);
+    const runsBefore = runs();
+    const answers = await Promise.all(
+      [0, 1, 0, 1].map((i) =>
+        post(instances[i]!.running.url, body, { "PAYMENT-SIGNATURE": header }),
+      ),
+    );
+    const ok = answers.filter((a) => a.status === 200);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    // Every answer is the one result, or a refusal saying the payment is in use.
+    for (const a of answers)
+      if (a.status !== 200) expect(a.body.error, a.text).toMatch(/in use|already used/);
+    expect(new Set(ok.map((a) => a.text)).size).toBe(1);
+    expect(runs()).toBe(runsBefore + 1);
+    expect(await balances()).toMatchObject({
+      payTo: before.payTo + PRICE,
+      payer: before.payer - PRICE,
+    });
+  });
+});
+
+describe("Solana in start-up checks and discovery", () => {
+  it("start-up refuses Solana when no facilitator lists it and no fee payer key is set, and passes with the second facilitator", async () => {
+    const env = {
+      X402_NETWORKS: "base-sepolia,solana-devnet",
+      PAY_TO: PAYEE,
+      PAY_TO_SOLANA: payTo,
+      X402_RPC_URL: base.rpcUrl,
+    };
+    const only = resolveConfig({
+      devMode: false,
+      env: { ...env, X402_FACILITATOR_URL: base.facilitatorUrl },
+    });
+    const error = await checkRoutes(only, captureLogger()).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems[0]).toMatch(
+      /^no x402 facilitator in X402_FACILITATOR_URL settles x402 v2 "exact" payments on solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1 \(solana-devnet\): .*SOLANA_FEE_PAYER_KEY and X402_RPC_URL_SOLANA_DEVNET/,
+    );
+    const both = resolveConfig({
+      devMode: false,
+      env: { ...env, X402_FACILITATOR_URL: `${base.facilitatorUrl},${facilitator.url}` },
+    });
+    const logger = captureLogger();
+    await checkRoutes(both, logger);
+    expect(logText(logger)).toContain(`"fee_payer":"${facilitator.feePayer}"`);
+  });
+
+  it("the agent card, OpenAPI x-x402 and /llms.txt list the Solana network with its mint and payee", async () => {
+    const url = viaFacilitator.running.url;
+    const card = await (await fetch(`${url}/.well-known/agent-card.json`)).json();
+    const x402 = JSON.stringify(card);
+    expect(x402).toContain(
+      `{"network":"${kit.network}","networkV1":"solana-devnet","asset":"${kit.mint}","payTo":"${payTo}"}`,
+    );
+    const openapi = await (await fetch(`${url}/openapi.json`)).json();
+    expect(JSON.stringify(openapi)).toContain(
+      `{"network":"${kit.network}","asset":"${kit.mint}","payTo":"${payTo}"}`,
+    );
+    const llms = await (await fetch(`${url}/llms.txt`)).text();
+    expect(llms).toContain(`"${kit.network}"`);
+    expect(llms).toMatch(/Solana is offered only for jobs due within 45 s/);
   });
 });
