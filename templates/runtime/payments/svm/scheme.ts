@@ -34,7 +34,6 @@ import {
   loadX402SvmFacilitator,
   type SvmPaymentPayload,
   type SvmRequirements,
-  type X402Svm,
 } from "./solana.js";
 
 /** How long the ledger remembers a Solana payment: past the longest life of any blockhash. */
@@ -184,12 +183,20 @@ export function createSvmScheme(
         `${sent.name} payload.transaction is not a Solana transaction in base64`,
       );
     }
+    // The owner of the token account the transfer draws on ("" when @x402/svm finds none: the
+    // official verification refuses such a transaction).
+    let payer = "";
+    try {
+      payer = x402.getTokenPayerFromTransaction(decoded);
+    } catch {
+      payer = "";
+    }
     return {
       family: "svm",
       x402Version: 2,
       scheme: "exact",
       network: network.caip2,
-      payer: payerOf(x402, decoded),
+      payer,
       amount: requirement.amount,
       asset: network.asset,
       transaction,
@@ -356,16 +363,4 @@ function decode(sent: SentPayment): Record<string, unknown> {
   const decoded = decodeBase64Json(sent.value);
   if (!decoded.ok) throw refuse("malformed", `${sent.name} header ${decoded.reason}`);
   return decoded.value;
-}
-
-/** The owner of the token account the transfer draws on ("" when @x402/svm finds none: verification refuses it). */
-function payerOf(
-  x402: X402Svm,
-  transaction: Parameters<X402Svm["transactionMessageHash"]>[0],
-): string {
-  try {
-    return x402.getTokenPayerFromTransaction(transaction);
-  } catch {
-    return "";
-  }
 }
