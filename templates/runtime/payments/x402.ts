@@ -310,11 +310,11 @@ export function paymentRequiredHeaders(
 /**
  * The v1 body's `accepts`: the offers on networks x402 v1 clients know by name (they have no CAIP-2
  * ids). When none is, every offer under its CAIP-2 id, as a custom chain has always been shown.
- * Solana is offered to x402 v2 clients only (this server verifies Solana payments in v2's shape).
+ * Solana is offered to x402 v2 clients only (this server verifies Solana payments in v2's shape):
+ * a server taking Solana alone lists nothing here, and its v2 header holds the offers.
  */
 export function requirementsV1(offers: Offers) {
-  const evm = listOf(offers).filter((o) => !isSolana(o.network));
-  const all = evm.length > 0 ? evm : listOf(offers);
+  const all = listOf(offers).filter((o) => !isSolana(o.network));
   const known = all.filter((o) => v1Knows(o.network));
   return (known.length > 0 ? known : all).map(requirementV1);
 }

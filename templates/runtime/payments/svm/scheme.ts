@@ -136,6 +136,11 @@ export function createSvmScheme(
         "scheme",
         `unsupported payment scheme ${JSON.stringify(accepted.scheme).slice(0, 80)}: only "exact" is accepted`,
       );
+    if (accepted.network !== network.caip2)
+      throw refuse(
+        "network",
+        `payment is for network ${JSON.stringify(accepted.network).slice(0, 80)} but this service takes payments on "${network.caip2}" (${network.v1Name})`,
+      );
     const tooFar = solanaDeadlineProblem(job.deadline);
     if (tooFar)
       throw refuse(
