@@ -31,7 +31,7 @@ import {
 } from "../solana/kit.js";
 import { startRedis, type RedisServer } from "../redis/redis-server.js";
 import { withDiscovery } from "../runtime/discovery-fixture.js";
-import { PAYEE } from "./accounts.js";
+import { FACILITATOR_KEY, PAYEE } from "./accounts.js";
 import { ensureBaseSepoliaUsdc, usdcBalance } from "./usdc.js";
 
 const base = inject("chain");
@@ -297,6 +297,23 @@ describe("Solana on two instances sharing one Redis ledger", () => {
 });
 
 describe("Solana in start-up checks and discovery", () => {
+  it("the kit's facilitator can serve an EVM chain too: one /supported lists both", async () => {
+    const both = await startSvmFacilitator(kit, {
+      evm: { rpcUrl: base.rpcUrl, privateKey: FACILITATOR_KEY },
+    });
+    try {
+      const supported = (await (await fetch(`${both.url}/supported`)).json()) as {
+        kinds: Array<{ x402Version: number; network: string }>;
+      };
+      const v2 = supported.kinds.filter((k: { x402Version: number }) => k.x402Version === 2);
+      expect(v2.map((k: { network: string }) => k.network)).toEqual(
+        expect.arrayContaining(["eip155:84532", kit.network]),
+      );
+    } finally {
+      await both.stop();
+    }
+  });
+
   it("start-up refuses Solana when no facilitator lists it and no fee payer key is set, and passes with the second facilitator", async () => {
     const env = {
       X402_NETWORKS: "base-sepolia,solana-devnet",
