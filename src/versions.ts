@@ -6,6 +6,10 @@
 export const dependencies = {
   // The official MCP SDK: loaded only when the first POST /mcp arrives (every capability as an MCP tool).
   "@modelcontextprotocol/sdk": "1.32.2",
+  // Loaded only when X402_NETWORK(S) names a Solana network: the official Solana "exact" scheme
+  // (verification and settlement) and the Solana client library it runs on (@x402/svm's peer).
+  "@solana/kit": "5.5.1",
+  "@x402/svm": "2.27.0",
   ajv: "8.20.0",
   "ajv-formats": "3.0.1",
   express: "5.3.0",

@@ -30,7 +30,7 @@ export interface HandlerContext {
   /** Logger tagged with the job id and capability. */
   logger: Logger;
   /** The verified payment, absent in dev mode. */
-  payment?: VerifiedPayment;
+  payment?: PaidPayment;
 }
 
 export type Handler<I, O> = (input: I, ctx: HandlerContext) => Promise<O>;
@@ -84,8 +84,9 @@ export interface AgentDefinition {
   loadDiscovery?: () => Promise<DiscoveryData>;
 }
 
-/** A payment authorization that passed verification. */
+/** A payment authorization that passed verification (EVM: EIP-3009's transferWithAuthorization). */
 export interface VerifiedPayment {
+  family?: "evm";
   /** x402 protocol version the client spoke (1 or 2). */
   x402Version: number;
   scheme: "exact";
@@ -116,3 +117,32 @@ export interface VerifiedPayment {
   /** The requirement we offered for this job, in the client's x402 version's shape (sent to a facilitator). */
   requirement: Record<string, unknown>;
 }
+
+/**
+ * A Solana payment that passed the offer's checks: a transaction the payer signed (a USDC transfer
+ * to the payee's token account), its fee payer slot left for the facilitator or this server.
+ */
+export interface SolanaPayment {
+  family: "svm";
+  x402Version: 2;
+  scheme: "exact";
+  /** The network's CAIP-2 id ("solana:..."). */
+  network: string;
+  /** Owner of the token account the USDC comes from (base58). */
+  payer: string;
+  /** Amount offered and accepted, USDC atomic units. */
+  amount: string;
+  /** The mint (base58). */
+  asset: string;
+  /** The transaction as sent (base64 wire format). */
+  transaction: string;
+  /** SHA-256 of the transaction's message, base64 (what @x402/svm keys duplicate settlements by). */
+  messageHash: string;
+  /** Unix seconds after which the transaction can no longer land (its blockhash has expired). */
+  validBefore: number;
+  payload: Record<string, unknown>;
+  requirement: Record<string, unknown>;
+}
+
+/** A payment that passed verification, on any network family. */
+export type PaidPayment = VerifiedPayment | SolanaPayment;

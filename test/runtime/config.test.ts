@@ -59,7 +59,7 @@ describe("production refusals", () => {
     [{ X402_ASSET: "usdc" }, /^X402_ASSET is "usdc"/],
     [
       { X402_NETWORK: "mainnet" },
-      /^X402_NETWORK is "mainnet": use "base", "base-sepolia", "polygon", .* or "eip155:<chainId>"/,
+      /^X402_NETWORK is "mainnet": use "base", "base-sepolia", "polygon", .* "solana-devnet", "eip155:<chainId>" or "solana:<genesis hash prefix>"/,
     ],
     [{ X402_MAX_TIMEOUT_SECONDS: "5" }, /^X402_MAX_TIMEOUT_SECONDS is "5"/],
     [{ X402_MAX_TIMEOUT_SECONDS: "soon" }, /^X402_MAX_TIMEOUT_SECONDS is "soon"/],
@@ -118,7 +118,7 @@ describe("dev mode", () => {
 
   it("resolves payment settings when complete", () => {
     const config = resolveConfig({ devMode: true, env: PROD_ENV });
-    expect(config.payment?.network.caip2).toBe("eip155:84532");
+    expect(config.payment?.network?.caip2).toBe("eip155:84532");
   });
 });
 
@@ -163,6 +163,7 @@ describe("resolution", () => {
         network: BASE_SEPOLIA,
         networks: [
           {
+            family: "evm",
             written: "base-sepolia",
             network: BASE_SEPOLIA,
             payTo: PAY_TO,
@@ -315,7 +316,7 @@ describe("resolution", () => {
     });
     expect(config.devMode).toBe(false);
     expect(config.payment?.payTo).toBe(PAY_TO);
-    expect(config.payment?.network.v1Name).toBe("base");
+    expect(config.payment?.network?.v1Name).toBe("base");
     expect(config.payment?.maxTimeoutSeconds).toBe(120);
     expect(config.maxBodyBytes).toBe(10);
     expect(config.publicUrl).toBe("https://opt.example.com");
@@ -515,11 +516,11 @@ describe("several networks (X402_NETWORKS)", () => {
       assetVersion: "2",
     });
     // The global X402_ASSET_NAME applies to base-sepolia too (it overrides the built-in USDC name).
-    expect(config.payment.networks[0]!.network.assetName).toBe("USDC");
-    expect(config.payment.network.caip2).toBe("eip155:84532");
+    expect(config.payment.networks[0]!.network).toMatchObject({ assetName: "USDC" });
+    expect(config.payment.network?.caip2).toBe("eip155:84532");
   });
 
-  it("refuses X402_NETWORK and X402_NETWORKS together, empty entries, repeats, unknown names and Solana", () => {
+  it("refuses X402_NETWORK and X402_NETWORKS together, empty entries, repeats, unknown names and Solana without its payee", () => {
     expect(
       problems({ env: { ...BASE, X402_NETWORK: "base", X402_NETWORKS: "base,polygon" } }),
     ).toEqual([expect.stringMatching(/^X402_NETWORK and X402_NETWORKS are both set: keep one/)]);
@@ -535,9 +536,7 @@ describe("several networks (X402_NETWORKS)", () => {
       expect.stringMatching(/^X402_NETWORKS lists "mainnet": use "base", "base-sepolia"/),
     ]);
     expect(problems({ env: { ...BASE, X402_NETWORKS: "base,solana" } })).toEqual([
-      expect.stringMatching(
-        /^X402_NETWORKS names "solana", a Solana network: this server takes payments on EVM networks only/,
-      ),
+      expect.stringMatching(/^PAY_TO_SOLANA is not set: set it to the Solana address/),
     ]);
   });
 

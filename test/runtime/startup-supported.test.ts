@@ -139,7 +139,11 @@ describe("fetchSupported", () => {
       extensions: [],
       signers: {},
     });
-    expect(await fetchSupported(url, 2000)).toEqual(TESTNET);
+    // `extra` is kept: a Solana kind's names the fee payer a 402 must offer.
+    expect(await fetchSupported(url, 2000)).toEqual([
+      { ...TESTNET[0], extra: { any: 1 } },
+      TESTNET[1],
+    ]);
     expect(requests).toEqual(["GET /facilitator/supported"]);
   });
 
@@ -222,7 +226,9 @@ describe("checkFacilitator", () => {
     const withSecrets = closedUrl.replace("http://", "http://user:pw@") + "/?apikey=secret";
     const config = resolveConfig({ env: productionEnv("base-sepolia", withSecrets) });
     const err = await configError(checkFacilitator(config, captureLogger()));
-    expect(err.message).toMatch(/could not ask the x402 facilitator .* at http:\/\/127\.0\.0\.1:\d+\/ .*ECONNREFUSED/);
+    expect(err.message).toMatch(
+      /could not ask the x402 facilitator .* at http:\/\/127\.0\.0\.1:\d+\/ .*ECONNREFUSED/,
+    );
     expect(err.message).not.toMatch(/secret|pw|user/);
   });
 

@@ -4,6 +4,13 @@ import { x402Client } from "@x402/core/client";
 import { HTTPFacilitatorClient } from "@x402/core/server";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
+import {
+  createSolanaRpc,
+  getBase64EncodedWireTransaction,
+  getBase64Encoder,
+  getTransactionDecoder,
+  signTransaction,
+} from "@solana/kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type SolanaAccount,
@@ -102,5 +109,31 @@ describe("Solana test kit", () => {
     await expect(http.settle(claimed, wanted)).resolves.toMatchObject({ success: false });
     expect(await kit.usdcBalance(payTo)).toBe(PRICE);
     expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n - PRICE);
+  });
+
+  it("answers a landed transaction sent again with its signature and a success status, as a real node does", async () => {
+    const payer = await kit.fundedPayer(PRICE);
+    const payTo = await kit.payee();
+    const payment = await pay(
+      new ExactSvmScheme(payer.signer, { rpcUrl: kit.rpcUrl }),
+      requirements(payTo),
+    );
+    const wire = (payment.payload as { transaction: string }).transaction;
+    const unsigned = getTransactionDecoder().decode(getBase64Encoder().encode(wire));
+    const signed = await signTransaction([feePayer.signer.keyPair], unsigned as never);
+    const encoded = getBase64EncodedWireTransaction(signed);
+    const rpc = createSolanaRpc(kit.rpcUrl);
+    const send = () =>
+      rpc.sendTransaction(encoded, { encoding: "base64", skipPreflight: true }).send();
+    const first = await send();
+    expect(await send()).toBe(first);
+    const { value } = await rpc.getSignatureStatuses([first]).send();
+    expect(value[0]).toMatchObject({ err: null, confirmationStatus: "finalized" });
+    expect(await kit.usdcBalance(payTo)).toBe(PRICE); // once
+    // Simulating the landed message is refused, signed or not.
+    const simulated = await rpc
+      .simulateTransaction(getBase64EncodedWireTransaction(unsigned), { encoding: "base64" })
+      .send();
+    expect(simulated.value.err).toBe("AlreadyProcessed");
   });
 });

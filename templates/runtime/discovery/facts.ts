@@ -16,19 +16,20 @@ export interface PaymentFacts {
   /** Dev mode: the payment gate is off, jobs are free. */
   free: boolean;
   /** The network payments are taken on (the preferred one, when several), when configured. */
-  network?: { caip2: string; v1Name: string; chainId: number };
+  network?: { caip2: string; v1Name: string; chainId?: number };
   /** Every network payments are taken on, in the seller's order, with its token and payee. */
   networks?: Array<{
     caip2: string;
     v1Name: string;
-    chainId: number;
+    /** EVM networks only. */
+    chainId?: number;
     asset: string;
     payTo: string;
   }>;
-  /** The token (USDC) contract and its EIP-712 domain, when configured. */
-  asset?: { address: `0x${string}`; name: string; version: string };
-  /** Who is paid, when configured. */
-  payTo?: `0x${string}`;
+  /** The preferred network's token (USDC): its address (a Solana mint), and EIP-712 domain (EVM). */
+  asset?: { address: string; name?: string; version?: string };
+  /** Who is paid on the preferred network, when configured. */
+  payTo?: string;
   /** Per capability, in declaration order. */
   prices: Record<string, Price>;
 }
@@ -40,17 +41,28 @@ export function paymentFacts(agent: AgentDefinition, config: ResolvedConfig): Pa
   const facts: PaymentFacts = { free: config.devMode, prices };
   const payment = config.payment;
   if (payment) {
-    const n = payment.network;
-    facts.network = { caip2: n.caip2, v1Name: n.v1Name, chainId: n.chainId };
-    facts.asset = { address: n.asset, name: n.assetName, version: n.assetVersion };
-    facts.payTo = payment.payTo;
-    facts.networks = payment.networks.map(({ network: m, payTo }) => ({
-      caip2: m.caip2,
-      v1Name: m.v1Name,
-      chainId: m.chainId,
-      asset: m.asset,
-      payTo,
+    facts.networks = payment.networks.map((n) => ({
+      caip2: n.network.caip2,
+      v1Name: n.network.v1Name,
+      ...(n.family === "evm" && { chainId: n.network.chainId }),
+      asset: n.network.asset,
+      payTo: n.payTo,
     }));
+    const first = payment.networks[0]!;
+    const { caip2, v1Name } = first.network;
+    facts.network =
+      first.family === "evm"
+        ? { caip2, v1Name, chainId: first.network.chainId }
+        : { caip2, v1Name };
+    facts.asset =
+      first.family === "evm"
+        ? {
+            address: first.network.asset,
+            name: first.network.assetName,
+            version: first.network.assetVersion,
+          }
+        : { address: first.network.asset };
+    facts.payTo = first.payTo;
   }
   return facts;
 }

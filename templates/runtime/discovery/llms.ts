@@ -9,6 +9,8 @@ import type { DiscoveryData } from "./data.js";
 import { EXAMPLE_JOB_ID, exampleTask } from "./examples.js";
 import { type PaymentFacts, whereLabel } from "./facts.js";
 import { MCP_PATH } from "./paths.js";
+import { SETTLEMENT_MARGIN_SECONDS } from "../payments/settlement.js";
+import { SOLANA_PAYMENT_LIFE_SECONDS } from "../payments/svm/life.js";
 
 /** Seconds ahead the example's deadline is set. */
 const EXAMPLE_DEADLINE_SECONDS = 300;
@@ -139,6 +141,11 @@ export function buildLlmsTxt(
     lines.push(
       `1. Send the job without payment: the answer is 402 with a \`PAYMENT-REQUIRED\` header (x402 v2: base64 of JSON whose ${acceptsText(facts)}, \`amount\` in USDC atomic units (6 decimals), \`asset\`, \`payTo\`) and an x402 v1 JSON body.`,
       "2. Sign the `exact` payment, an EIP-3009 TransferWithAuthorization of USDC, with an x402 client (e.g. `wrapFetchWithPayment` from the official `@x402/fetch`), and resend the identical request with the `PAYMENT-SIGNATURE` header (x402 v1 clients send `X-PAYMENT`).",
+      ...(facts.networks?.some((n) => n.caip2.startsWith("solana:"))
+        ? [
+            `   On Solana, the payment is a USDC transfer transaction signed by the payer, whose fee payer is the 402's \`extra.feePayer\` (the official \`@x402/svm\` client builds it). It lives about ${SOLANA_PAYMENT_LIFE_SECONDS} s (its blockhash), so Solana is offered only for jobs due within ${SOLANA_PAYMENT_LIFE_SECONDS - SETTLEMENT_MARGIN_SECONDS} s.`,
+          ]
+        : []),
       "3. You are charged only when the job succeeds (200, receipt in the `PAYMENT-RESPONSE` header). An identical retry (same job_id, same signature) returns the same result without a second charge; one signature pays for one job.",
     );
   if (mcp) lines.push("", ...mcpLines(`${base}${MCP_PATH}`, facts, mcp.deadlineSeconds));

@@ -7,7 +7,7 @@
  */
 import { DeadlineError, fromHandlerError, UnavailableError } from "../errors.js";
 import type { Metrics } from "../ops/metrics.js";
-import type { Capability, HandlerContext, Logger, VerifiedPayment } from "../types.js";
+import type { Capability, HandlerContext, Logger, PaidPayment } from "../types.js";
 import { deadlinePassed, type DeadlineRun, onDeadline } from "./deadline.js";
 import type { JobRequest } from "./request.js";
 
@@ -15,7 +15,7 @@ export interface HandlerRunOptions {
   logger: Logger;
   metrics: Metrics;
   /** The verified payment (absent in dev mode). */
-  payment?: VerifiedPayment;
+  payment?: PaidPayment;
   /** Aborts when a graceful shutdown gives up waiting: the job answers 503 at once. */
   cut?: AbortSignal;
 }
@@ -35,7 +35,7 @@ export function checkArrival(job: JobRequest): void {
  * kilobytes of garbage.
  */
 class JobContext implements HandlerContext {
-  declare payment?: VerifiedPayment;
+  declare payment?: PaidPayment;
   #controller: AbortController | undefined;
   #abortedWith: DeadlineError | undefined;
 

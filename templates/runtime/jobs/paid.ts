@@ -8,17 +8,14 @@
  * Part of your project: edit freely.
  */
 import { PaymentError, UnavailableError } from "../errors.js";
-import { authorizationTtlMs } from "../ledger/ledger.js";
+import { authorizationTtlMs, validBefore } from "../ledger/ledger.js";
 import { type Hold, holdReservation } from "../ledger/reservation.js";
 import type { PaymentGate, HeaderGetter } from "../payments/gate.js";
 import type { SentPayment } from "../payments/verify.js";
-import {
-  SETTLEMENT_MARGIN_SECONDS,
-  SettlementError,
-  type SettlementResult,
-} from "../payments/settlement.js";
+import type { Receipt } from "../payments/scheme.js";
+import { SETTLEMENT_MARGIN_SECONDS, SettlementError } from "../payments/settlement.js";
 import { paymentResponseHeaders } from "../payments/x402.js";
-import type { Capability, Logger, VerifiedPayment } from "../types.js";
+import type { Capability, Logger, PaidPayment } from "../types.js";
 import { headerChannel, type PaymentChannel, type PaymentChannelFor } from "./channel.js";
 import { checkArrival, type HandlerRun, shuttingDown, startHandler } from "./handler.js";
 import type { JobServices } from "./services.js";
@@ -156,7 +153,7 @@ function paidSteps(
       return { ...channel.refused(err.message, retry), outcome: "payment", reason: err.message };
     },
 
-    async verify(sent: SentPayment): Promise<VerifiedPayment | PaymentError> {
+    async verify(sent: SentPayment): Promise<PaidPayment | PaymentError> {
       try {
         return await gate.verify(sent, capability, job, call.resourceUrl());
       } catch (err) {
@@ -165,7 +162,7 @@ function paidSteps(
       }
     },
 
-    async cachedAnswer(payment: VerifiedPayment): Promise<JobResponse | undefined> {
+    async cachedAnswer(payment: PaidPayment): Promise<JobResponse | undefined> {
       const auth = gate.replayKey(payment);
       const cached = await ledgerStep("read the result cache", () =>
         ledger.getResult(auth, job.jobId),
@@ -175,7 +172,7 @@ function paidSteps(
       return { ...cached, outcome: "completed" };
     },
 
-    async reserve(payment: VerifiedPayment): Promise<Hold | PaymentError> {
+    async reserve(payment: PaidPayment): Promise<Hold | PaymentError> {
       const auth = gate.replayKey(payment);
       const now = Date.now();
       // Long enough for the handler (until the deadline) and the settlement; renewed while they run.
@@ -205,7 +202,7 @@ function paidSteps(
     },
 
     /** Chain-state checks and the facilitator's /verify, now that the authorization is ours. */
-    async confirm(payment: VerifiedPayment): Promise<PaymentError | undefined> {
+    async confirm(payment: PaidPayment): Promise<PaymentError | undefined> {
       try {
         await gate.confirm(payment);
         return undefined;
@@ -217,7 +214,7 @@ function paidSteps(
     },
 
     /** Charges the payment; a failure is a PaymentError whose advice depends on what is known. */
-    async settle(payment: VerifiedPayment): Promise<SettlementResult | PaymentError> {
+    async settle(payment: PaidPayment): Promise<Receipt | PaymentError> {
       const started = performance.now();
       const seconds = () => (performance.now() - started) / 1000;
       try {
@@ -259,8 +256,8 @@ function paidSteps(
 }
 
 /** Whether the same authorization can pay for another attempt, said plainly. */
-function retryAdvice(payment: VerifiedPayment, refused: boolean): string {
-  const left = Number(payment.authorization.validBefore) - Math.floor(Date.now() / 1000);
+function retryAdvice(payment: PaidPayment, refused: boolean): string {
+  const left = validBefore(payment) - Math.floor(Date.now() / 1000);
   if (left <= 0) return "This authorization has expired: sign a new one to run the job again.";
   if (refused)
     return "The token refused this authorization, so it will not be accepted again: sign a new one.";

@@ -13,7 +13,7 @@
  * A live instance renews its lease (lease.ts) for as long as its handler or its settlement is
  * still running, abandoned handlers included, so one authorization never has two handlers running.
  */
-import type { VerifiedPayment } from "../types.js";
+import type { PaidPayment, VerifiedPayment } from "../types.js";
 
 /** A response as the pipeline sends it, its body already serialized (so it is stored and resent byte for byte). */
 export interface StoredResult {
@@ -77,6 +77,11 @@ export function authorizationKey(payment: VerifiedPayment): string {
  * Milliseconds to remember a spent authorization: until its validBefore (after that the token
  * contract refuses it anyway, so forgetting it is safe), and at least 1 s.
  */
-export function authorizationTtlMs(payment: VerifiedPayment, nowMs = Date.now()): number {
-  return Math.max(1000, Number(payment.authorization.validBefore) * 1000 - nowMs);
+export function authorizationTtlMs(payment: PaidPayment, nowMs = Date.now()): number {
+  return Math.max(1000, validBefore(payment) * 1000 - nowMs);
+}
+
+/** Unix seconds after which the payment can no longer be charged (EVM: validBefore; Solana: its blockhash's end). */
+export function validBefore(payment: PaidPayment): number {
+  return payment.family === "svm" ? payment.validBefore : Number(payment.authorization.validBefore);
 }

@@ -107,6 +107,10 @@ export function mcpChannel(
       return paymentRequiredV2(
         gate.offers(capability, resource, job.deadline).map((o) => ({ ...o, discovery: declared })),
         error,
+        {
+          resourceUrl: resource,
+          description: capability.declaration.description ?? `Run capability "${capability.name}"`,
+        },
       );
     };
     return {

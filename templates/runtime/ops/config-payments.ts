@@ -8,7 +8,13 @@ import {
   type FacilitatorAuth,
   parseFacilitatorHeaders,
 } from "../payments/facilitator-auth.js";
-import { networkSettingSuffix, parseNetwork, type ResolvedNetwork } from "../payments/networks.js";
+import {
+  networkSettingSuffix,
+  parseNetwork,
+  type ResolvedNetwork,
+  type SolanaNetwork,
+} from "../payments/networks.js";
+import { isSolanaAddress, parseSolanaSecretKey } from "../payments/svm/keys.js";
 import { SETTLEMENT_MARGIN_SECONDS, type Settler } from "../payments/settlement.js";
 import type { Reader, Setting } from "./settings.js";
 
@@ -18,6 +24,14 @@ const DEFAULT_SETTLE_TIMEOUT_SECONDS = 30;
 export interface PaymentOptions {
   /** Address that receives the USDC (on every EVM network). */
   payTo: string;
+  /** Address (base58) that receives the USDC on every Solana network (PAY_TO_SOLANA). */
+  payToSolana?: string;
+  /**
+   * Secret key of the account that pays Solana fees and settles Solana payments from this server
+   * (SOLANA_FEE_PAYER_KEY: base58 of 64 bytes, or solana-keygen's JSON byte array); needs the
+   * network's X402_RPC_URL_<NET>. Without it, Solana payments settle through X402_FACILITATOR_URL.
+   */
+  solanaFeePayerKey?: string;
   /** One network: "base", "base-sepolia", ..., "eip155:<chainId>" (X402_NETWORK). */
   network: string;
   /** Several networks in preference order (X402_NETWORKS); not together with `network`. */
@@ -58,8 +72,25 @@ export type SettlementRoute =
   | { kind: "direct"; rpcUrl: string; settlerKey: `0x${string}` }
   | { kind: "custom"; settler: Settler };
 
-/** One offered network: its token, who is paid there, its RPC and how its payments settle. */
-export interface NetworkPaymentConfig {
+/**
+ * How a Solana network's payments settle: through the facilitator router (its fee payer, from its
+ * /supported), or directly: this server co-signs as fee payer (SOLANA_FEE_PAYER_KEY) and sends the
+ * transaction through the network's RPC.
+ */
+export type SolanaSettlementRoute =
+  | Extract<SettlementRoute, { kind: "facilitator" }>
+  | {
+      kind: "direct";
+      rpcUrl: string;
+      /** The 64-byte secret key (never logged). */
+      feePayerKey: Uint8Array;
+      /** Its public address (base58): the 402's extra.feePayer. */
+      feePayer: string;
+    };
+
+/** One offered EVM network: its token, who is paid there, its RPC and how its payments settle. */
+export interface EvmNetworkPaymentConfig {
+  family: "evm";
   /** The network as the seller wrote it (X402_NETWORKS entry): names its own settings. */
   written: string;
   network: ResolvedNetwork;
@@ -70,13 +101,34 @@ export interface NetworkPaymentConfig {
   settlement?: SettlementRoute;
 }
 
+/** One offered Solana network: its mint, who is paid there (PAY_TO_SOLANA), its RPC and route. */
+export interface SolanaNetworkPaymentConfig {
+  family: "svm";
+  written: string;
+  network: SolanaNetwork;
+  /** Base58 address; USDC goes to its associated token account, which must exist. */
+  payTo: string;
+  /** X402_RPC_URL_<NET> (the global X402_RPC_URL is an EVM endpoint, never used for Solana). */
+  rpcUrl?: string;
+  settlement?: SolanaSettlementRoute;
+}
+
+/** One offered network, by family. */
+export type NetworkPaymentConfig = EvmNetworkPaymentConfig | SolanaNetworkPaymentConfig;
+
+/** An offered network with its settlement route (production). */
+export type RoutedNetworkConfig =
+  | (EvmNetworkPaymentConfig & { settlement: SettlementRoute })
+  | (SolanaNetworkPaymentConfig & { settlement: SolanaSettlementRoute });
+
 export interface PaymentConfig {
   /**
-   * The first (preferred) network's payee, network, route and RPC: what code that knows one
-   * network reads. `networks` holds every offered network, this one first.
+   * The first (preferred) EVM network's payee, network, route and RPC: what code that knows one EVM
+   * network reads; absent when only Solana networks are offered. `networks` holds every offered
+   * network in the seller's order.
    */
-  payTo: `0x${string}`;
-  network: ResolvedNetwork;
+  payTo?: `0x${string}`;
+  network?: ResolvedNetwork;
   /** Every offered network in the seller's order (the 402 lists them so). */
   networks: NetworkPaymentConfig[];
   maxTimeoutSeconds: number;
@@ -87,14 +139,13 @@ export interface PaymentConfig {
   settleTimeoutSeconds: number;
 }
 
-/** Production cannot start without a settlement route (fail closed). */
-export type ProductionPaymentConfig = Omit<PaymentConfig, "settlement" | "networks"> & {
-  settlement: SettlementRoute;
-  networks: Array<NetworkPaymentConfig & { settlement: SettlementRoute }>;
+/** Production cannot start without a settlement route on every network (fail closed). */
+export type ProductionPaymentConfig = Omit<PaymentConfig, "networks"> & {
+  networks: RoutedNetworkConfig[];
 };
 
 const NETWORK_NAMES =
-  '"base", "base-sepolia", "polygon", "arbitrum", "arbitrum-sepolia", "avalanche", "ethereum" or "eip155:<chainId>"';
+  '"base", "base-sepolia", "polygon", "arbitrum", "arbitrum-sepolia", "avalanche", "ethereum", "solana", "solana-devnet", "eip155:<chainId>" or "solana:<genesis hash prefix>"';
 
 /** X402_NETWORKS or X402_NETWORK (never both): the networks as written, in order. */
 function readNetworkList(options: Partial<PaymentOptions>, devMode: boolean, read: Reader) {
@@ -135,14 +186,33 @@ export function resolvePayment(
 ): PaymentConfig | undefined {
   const problems = read.problems;
   const before = problems.length;
+  const listed = readNetworkList(options, devMode, read);
+  const families = new Set(listed.map((l) => parseNetwork(l.written)?.family));
+  const solana = families.has("svm");
+  // PAY_TO is needed unless every listed network is a Solana one (PAY_TO_SOLANA receives there).
+  const evm = !solana || families.has("evm");
   const payTo = read.text(options.payTo, "payment.payTo", "PAY_TO");
   // Production refuses to start without knowing where the money goes and on which chain:
   // a default could take testnet "money" for mainnet work or the other way round.
-  if (!devMode && payTo.value === undefined)
-    problems.push(
+  if (!devMode && evm && payTo.value === undefined)
+    problems.splice(
+      before, // first: where the money goes matters most
+      0,
       "PAY_TO is not set: set it to the address that should receive payments (or enable dev mode for local testing)",
     );
-  const listed = readNetworkList(options, devMode, read);
+  const payToSolana = read.text(options.payToSolana, "payment.payToSolana", "PAY_TO_SOLANA");
+  if (!devMode && solana && payToSolana.value === undefined)
+    problems.push(
+      "PAY_TO_SOLANA is not set: set it to the Solana address (base58) that should receive payments on Solana networks; its USDC token account must exist",
+    );
+  if (payToSolana.value !== undefined && !isSolanaAddress(payToSolana.value))
+    problems.push(
+      `${payToSolana.name} is ${JSON.stringify(payToSolana.value.slice(0, 60))}: set it to a Solana address (base58 of 32 bytes, e.g. from solana-keygen pubkey)`,
+    );
+  const solanaPayTo =
+    payToSolana.value !== undefined && isSolanaAddress(payToSolana.value)
+      ? payToSolana.value
+      : undefined;
   const maxTimeoutSeconds = read.count(
     options.maxTimeoutSeconds,
     "payment.maxTimeoutSeconds",
@@ -156,10 +226,34 @@ export function resolvePayment(
 
   const payToAddress = read.address(payTo, "the address that should receive payments");
 
-  const settlement = resolveSettlement(options, devMode, read);
+  const settlement = resolveSettlement(options, devMode, read, evm);
   const networks: NetworkPaymentConfig[] = [];
   const seen = new Map<string, string>();
   for (const { written, setting } of listed) {
+    if (parseNetwork(written)?.family === "svm") {
+      const net = resolveSolanaNetwork(written, setting, read);
+      if (!net) continue;
+      const earlier = seen.get(net.network.caip2);
+      if (earlier !== undefined) {
+        problems.push(
+          `${setting.name} lists ${net.network.caip2} twice (${JSON.stringify(earlier)} and ${JSON.stringify(written)}): list each network once`,
+        );
+        continue;
+      }
+      seen.set(net.network.caip2, written);
+      if (solanaPayTo === undefined) continue; // reported above (production) or dev mode without it
+      const entry: SolanaNetworkPaymentConfig = {
+        family: "svm",
+        written,
+        network: net.network,
+        payTo: solanaPayTo,
+      };
+      if (net.rpcUrl) entry.rpcUrl = net.rpcUrl;
+      const route = settlement.solanaRouteFor(written, net.rpcUrl);
+      if (route) entry.settlement = route;
+      networks.push(entry);
+      continue;
+    }
     const net = resolveNetwork(written, setting, options, read, listed.length > 1);
     if (!net) continue;
     const earlier = seen.get(net.network.caip2);
@@ -170,7 +264,13 @@ export function resolvePayment(
       continue;
     }
     seen.set(net.network.caip2, written);
-    const entry: NetworkPaymentConfig = { written, network: net.network, payTo: payToAddress! };
+    if (payToAddress === undefined) continue; // reported above (production) or dev mode without it
+    const entry: EvmNetworkPaymentConfig = {
+      family: "evm",
+      written,
+      network: net.network,
+      payTo: payToAddress,
+    };
     if (net.rpcUrl) entry.rpcUrl = net.rpcUrl;
     const rpcSetting =
       listed.length > 1
@@ -181,17 +281,20 @@ export function resolvePayment(
     networks.push(entry);
   }
 
-  if (problems.length > before || !payToAddress || networks.length === 0) return undefined;
-  const first = networks[0]!;
+  if (problems.length > before || networks.length !== listed.length || networks.length === 0)
+    return undefined;
   const config: PaymentConfig = {
-    payTo: payToAddress,
-    network: first.network,
     networks,
     maxTimeoutSeconds,
     settleTimeoutSeconds: settlement.timeoutSeconds,
   };
-  if (first.settlement) config.settlement = first.settlement;
-  if (first.rpcUrl) config.rpcUrl = first.rpcUrl;
+  const first = networks.find((n) => n.family === "evm");
+  if (first) {
+    config.payTo = first.payTo;
+    config.network = first.network;
+    if (first.settlement) config.settlement = first.settlement;
+    if (first.rpcUrl) config.rpcUrl = first.rpcUrl;
+  }
   return config;
 }
 
@@ -216,12 +319,7 @@ function resolveNetwork(
     );
     return undefined;
   }
-  if (parsed.family === "svm") {
-    problems.push(
-      `${setting.name} names ${JSON.stringify(written)}, a Solana network: this server takes payments on EVM networks only (${NETWORK_NAMES})`,
-    );
-    return undefined;
-  }
+  if (parsed.family === "svm") return undefined; // resolveSolanaNetwork's
   const suffix = networkSettingSuffix(written);
   const own = (optionValue: string | undefined, optionName: string, env: string): Setting => {
     const specific = read.fromEnv(`${env}_${suffix}`);
@@ -264,11 +362,54 @@ function resolveNetwork(
 }
 
 /**
+ * One Solana network's mint and RPC: X402_ASSET_<NET> over the network's known USDC, and
+ * X402_RPC_URL_<NET> only (the global X402_RPC_URL is an EVM node; Solana has its own).
+ */
+function resolveSolanaNetwork(
+  written: string,
+  setting: Setting,
+  read: Reader,
+): { network: SolanaNetwork; rpcUrl?: string } | undefined {
+  const parsed = parseNetwork(written);
+  if (parsed?.family !== "svm") return undefined;
+  const suffix = networkSettingSuffix(written);
+  const asset = read.fromEnv(`X402_ASSET_${suffix}`);
+  const rpc = read.fromEnv(`X402_RPC_URL_${suffix}`);
+  const rpcUrl = read.url(rpc, "the Solana network's JSON-RPC endpoint (http or https)", true);
+  if (asset.value !== undefined && !isSolanaAddress(asset.value)) {
+    read.problems.push(
+      `${asset.name} is ${JSON.stringify(asset.value.slice(0, 60))}: set it to the token's mint address (base58 of 32 bytes)`,
+    );
+    return undefined;
+  }
+  const mint = asset.value ?? parsed.usdc?.asset;
+  if (mint === undefined) {
+    read.problems.push(
+      `${asset.name} is not set: network ${parsed.caip2} (${setting.name}) has no built-in USDC, so set the mint address of its USDC (base58)`,
+    );
+    return undefined;
+  }
+  const network: SolanaNetwork = {
+    family: "svm",
+    v1Name: parsed.v1Name,
+    caip2: parsed.caip2,
+    asset: mint,
+    decimals: parsed.usdc?.decimals ?? 6,
+  };
+  return rpcUrl === undefined ? { network } : { network, rpcUrl };
+}
+
+/**
  * The settlement route: exactly one of a facilitator, direct settlement (a key, with each network's
  * RPC) or a custom settler. Production refuses to start without one: verifying payments without ever
  * collecting them would run every job for free.
  */
-function resolveSettlement(options: Partial<PaymentOptions>, devMode: boolean, read: Reader) {
+function resolveSettlement(
+  options: Partial<PaymentOptions>,
+  devMode: boolean,
+  read: Reader,
+  evm: boolean,
+) {
   const problems = read.problems;
   const facilitator = read.text(
     options.facilitatorUrl,
@@ -305,7 +446,7 @@ function resolveSettlement(options: Partial<PaymentOptions>, devMode: boolean, r
     problems.push(
       `${chosen.join(" and ")} are set together: choose one settlement route (a facilitator settles for you; a settler key settles from this server)`,
     );
-  if (!devMode && chosen.length === 0)
+  if (!devMode && evm && chosen.length === 0)
     problems.push(
       "no settlement route: set X402_FACILITATOR_URL to settle through an x402 facilitator (e.g. https://x402.org/facilitator, testnets only), " +
         "or X402_RPC_URL and X402_SETTLER_KEY to submit the transfers from this server (that account pays the gas); " +
@@ -331,7 +472,53 @@ function resolveSettlement(options: Partial<PaymentOptions>, devMode: boolean, r
     }
     return keyOk ? { kind: "direct", rpcUrl, settlerKey: settlerKey as `0x${string}` } : undefined;
   };
-  return { routeFor, timeoutSeconds };
+  // Solana: SOLANA_FEE_PAYER_KEY settles directly (with the network's RPC), else the facilitators.
+  const feeKey = read.text(
+    options.solanaFeePayerKey,
+    "payment.solanaFeePayerKey",
+    "SOLANA_FEE_PAYER_KEY",
+  );
+  let feePayer: { bytes: Uint8Array; address: string } | undefined;
+  if (feeKey.value !== undefined) {
+    // Never repeat the key: messages end up in logs.
+    const parsed = parseSolanaSecretKey(feeKey.value);
+    if ("problem" in parsed) problems.push(`${feeKey.name} ${parsed.problem}`);
+    else feePayer = parsed;
+  }
+  const solanaRouteFor = (
+    written: string,
+    rpcUrl: string | undefined,
+  ): SolanaSettlementRoute | undefined => {
+    const rpcSetting = `X402_RPC_URL_${networkSettingSuffix(written)}`;
+    if (feeKey.value !== undefined) {
+      if (rpcUrl === undefined) {
+        problems.push(
+          `${feeKey.name} is set but ${rpcSetting} is not: direct settlement on ${written} simulates and sends its transactions through that Solana JSON-RPC endpoint (X402_RPC_URL is for EVM networks only)`,
+        );
+        return undefined;
+      }
+      return (
+        feePayer && {
+          kind: "direct",
+          rpcUrl,
+          feePayerKey: feePayer.bytes,
+          feePayer: feePayer.address,
+        }
+      );
+    }
+    if (facilitatorUrls !== undefined && auth !== undefined)
+      return { kind: "facilitator", url: facilitatorUrls[0]!, urls: facilitatorUrls, auth };
+    if (!devMode && facilitator.value === undefined)
+      problems.push(
+        `no settlement route for ${written}: set X402_FACILITATOR_URL to facilitators that settle Solana payments, ` +
+          `or SOLANA_FEE_PAYER_KEY and ${rpcSetting} to co-sign and send them from this server (that account pays the fees, in SOL)` +
+          (options.settler !== undefined
+            ? " (option payment.settler settles EVM payments only)"
+            : ""),
+      );
+    return undefined;
+  };
+  return { routeFor, solanaRouteFor, timeoutSeconds };
 }
 
 /**

@@ -12,16 +12,21 @@ import {
   type PaymentOptions,
   type ProductionPaymentConfig,
   resolvePayment,
+  type RoutedNetworkConfig,
 } from "./config-payments.js";
 import { isLogLevel, LOG_LEVELS, type LogLevel } from "./logger.js";
 import { ConfigError, Reader } from "./settings.js";
 
 export type {
+  EvmNetworkPaymentConfig,
   NetworkPaymentConfig,
   PaymentConfig,
   PaymentOptions,
   ProductionPaymentConfig,
+  RoutedNetworkConfig,
   SettlementRoute,
+  SolanaNetworkPaymentConfig,
+  SolanaSettlementRoute,
 } from "./config-payments.js";
 export { ConfigError } from "./settings.js";
 
@@ -214,16 +219,10 @@ export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
   if (publicUrl.value !== undefined) common.publicUrl = publicUrl.value.replace(/\/+$/, "");
   if (devMode) return payment ? { ...common, devMode, payment } : { ...common, devMode };
   // Unreachable: every network without a route recorded a problem.
-  const routed = payment?.networks.flatMap((n) =>
-    n.settlement ? [{ ...n, settlement: n.settlement }] : [],
-  );
-  if (!payment?.settlement || !routed || routed.length !== payment.networks.length)
+  const routed = payment?.networks.flatMap((n) => (n.settlement ? [n as RoutedNetworkConfig] : []));
+  if (!payment || !routed || routed.length !== payment.networks.length)
     throw new ConfigError(["payment settings are incomplete"]);
-  return {
-    ...common,
-    devMode,
-    payment: { ...payment, settlement: payment.settlement, networks: routed },
-  };
+  return { ...common, devMode, payment: { ...payment, networks: routed } };
 }
 
 /** MCP ("on", the default, or "off") and MCP_DEADLINE_SECONDS (default 60). */

@@ -35,6 +35,12 @@ export interface FacilitatorRouter {
     network: string | NetworkIds,
     scheme: string,
   ): FacilitatorClient | undefined;
+  /** The kind listed by the facilitator clientFor() picks (its `extra`: Solana's feePayer), if any. */
+  kindFor(
+    x402Version: number,
+    network: string | NetworkIds,
+    scheme: string,
+  ): SupportedKind | undefined;
   /**
    * Asks every facilitator's GET /supported afresh, with its credentials (a health probe); changes
    * no route. Throws FacilitatorError naming the first that fails.
@@ -82,6 +88,25 @@ export function createFacilitatorRouter(
         spellings.some((n) => match(k.network, n)),
     );
 
+  /** The facilitator for this kind of payment: an exact network listing first, then a pattern. */
+  const pick = (x402Version: number, network: string | NetworkIds, scheme: string) => {
+    const spellings = typeof network === "string" ? [network] : [network.caip2, network.v1Name];
+    // Not trusted for a network's v1 payments: a v2 facilitator that lists it only for v1.
+    const trusted = (f: (typeof facilitators)[number]) =>
+      x402Version !== 1 ||
+      !f.kinds.some((k) => k.x402Version >= 2) ||
+      lists(f, 2, spellings, scheme, (a, b) => a === b || matchesPattern(a, b));
+    const exact = facilitators.find(
+      (f) => lists(f, x402Version, spellings, scheme, (a, b) => a === b) && trusted(f),
+    );
+    const found =
+      exact ??
+      facilitators.find(
+        (f) => lists(f, x402Version, spellings, scheme, matchesPattern) && trusted(f),
+      );
+    return found;
+  };
+
   return {
     facilitators,
     initialize() {
@@ -99,21 +124,16 @@ export function createFacilitatorRouter(
       return ready;
     },
     clientFor(x402Version, network, scheme) {
+      return pick(x402Version, network, scheme)?.client;
+    },
+    kindFor(x402Version, network, scheme) {
+      const f = pick(x402Version, network, scheme);
       const spellings = typeof network === "string" ? [network] : [network.caip2, network.v1Name];
-      // Not trusted for a network's v1 payments: a v2 facilitator that lists it only for v1.
-      const trusted = (f: (typeof facilitators)[number]) =>
-        x402Version !== 1 ||
-        !f.kinds.some((k) => k.x402Version >= 2) ||
-        lists(f, 2, spellings, scheme, (a, b) => a === b || matchesPattern(a, b));
-      const exact = facilitators.find(
-        (f) => lists(f, x402Version, spellings, scheme, (a, b) => a === b) && trusted(f),
-      );
-      const found =
-        exact ??
-        facilitators.find(
-          (f) => lists(f, x402Version, spellings, scheme, matchesPattern) && trusted(f),
-        );
-      return found?.client;
+      const listed = (k: SupportedKind, exact: boolean) =>
+        k.x402Version === x402Version &&
+        k.scheme === scheme &&
+        spellings.some((n) => (exact ? k.network === n : matchesPattern(k.network, n)));
+      return f?.kinds.find((k) => listed(k, true)) ?? f?.kinds.find((k) => listed(k, false));
     },
     async probe(probeTimeoutMs) {
       await prepare();

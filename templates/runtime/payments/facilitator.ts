@@ -15,6 +15,9 @@ import type { ResolvedNetwork } from "./networks.js";
 import { SettlementError, type Settler } from "./settlement.js";
 import type { Logger, VerifiedPayment } from "../types.js";
 
+/** What a facilitator is sent: the payment as the client sent it, and the requirement we offered. */
+export type FacilitatorRequest = Pick<VerifiedPayment, "x402Version" | "payload" | "requirement">;
+
 type Hex = `0x${string}`;
 
 /**
@@ -159,7 +162,7 @@ export function createFacilitatorClient(
 ) {
   const base = url.replace(/\/+$/, "");
 
-  async function call(path: "verify" | "settle", p: VerifiedPayment) {
+  async function call(path: "verify" | "settle", p: FacilitatorRequest) {
     const endpoint = `${base}/${path}`;
     const shown = displayUrl(endpoint);
     const request = {
@@ -198,7 +201,7 @@ export function createFacilitatorClient(
     /** The facilitator's base URL (may hold credentials: show it with displayUrl). */
     url,
     /** POST /verify: {isValid, invalidReason?, invalidMessage?, payer?}. */
-    async verify(p: VerifiedPayment) {
+    async verify(p: FacilitatorRequest) {
       const body = await call("verify", p);
       if (typeof body.isValid !== "boolean")
         throw new FacilitatorError(
@@ -208,7 +211,7 @@ export function createFacilitatorClient(
       return body as { isValid: boolean; invalidReason?: string; invalidMessage?: string };
     },
     /** POST /settle: {success, transaction, network, payer?, errorReason?, errorMessage?}. */
-    async settle(p: VerifiedPayment) {
+    async settle(p: FacilitatorRequest) {
       const body = await call("settle", p);
       if (typeof body.success !== "boolean")
         throw new FacilitatorError(
@@ -323,6 +326,8 @@ export interface SupportedKind {
   x402Version: number;
   scheme: string;
   network: string;
+  /** What the scheme needs besides (Solana: `feePayer`, the account that pays the fees). */
+  extra?: Record<string, unknown>;
 }
 
 /** At most this many kinds are read from a /supported answer (a real one lists a few dozen). */
@@ -337,7 +342,9 @@ function asKind(entry: unknown): SupportedKind | undefined {
       : x402Version;
   if (typeof version !== "number" || !Number.isInteger(version)) return undefined;
   if (typeof scheme !== "string" || typeof network !== "string") return undefined;
-  return { x402Version: version, scheme, network };
+  return isObject(entry.extra)
+    ? { x402Version: version, scheme, network, extra: entry.extra }
+    : { x402Version: version, scheme, network };
 }
 
 /**
@@ -448,7 +455,7 @@ export const SUPPORTED_TIMEOUT_MS = 10_000;
 export async function checkFacilitator(config: ResolvedConfig, logger: Logger): Promise<void> {
   if (config.devMode) return;
   const { settlement, network, settleTimeoutSeconds } = config.payment;
-  if (settlement.kind !== "facilitator") return;
+  if (settlement?.kind !== "facilitator" || network === undefined) return;
   const { routerFor } = await import("./facilitator-router.js");
   const router = routerFor(settlement, settleTimeoutSeconds * 1000);
   const ours = networkLabel(network);

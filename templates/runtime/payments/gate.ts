@@ -15,11 +15,12 @@ import { PaymentError } from "../errors.js";
 import type { BazaarDeclarations } from "./bazaar.js";
 import { createEvmScheme, describeEvmRoute, timeoutFor } from "./evm/scheme.js";
 import { settlementRouteFor } from "./routes.js";
-import type { NetworkScheme } from "./scheme.js";
-import { SETTLEMENT_MARGIN_SECONDS, type SettlementResult } from "./settlement.js";
-import type { Capability, Logger, VerifiedPayment } from "../types.js";
+import type { NetworkScheme, Receipt } from "./scheme.js";
+import { SETTLEMENT_MARGIN_SECONDS } from "./settlement.js";
+import { createSvmScheme, describeSolanaRoute } from "./svm/scheme.js";
+import type { Capability, Logger, PaidPayment } from "../types.js";
 import type { SentPayment } from "./verify.js";
-import { decodeBase64Json, paymentRequiredResponse, type PaymentOffer } from "./x402.js";
+import { decodeBase64Json, isSolana, paymentRequiredResponse, type PaymentOffer } from "./x402.js";
 
 export { SETTLEMENT_MARGIN_SECONDS, timeoutFor };
 
@@ -66,15 +67,15 @@ export interface PaymentGate {
     capability: Capability,
     job: { deadline: number },
     resourceUrl: string,
-  ): Promise<VerifiedPayment>;
+  ): Promise<PaidPayment>;
   /** The CAIP-2 id of the offered network a verified payment is on (what metrics label it with). */
-  networkOf(payment: VerifiedPayment): string;
-  /** The payment's identity in the ledger (its network's: an EVM authorization, ...). */
-  replayKey(payment: VerifiedPayment): string;
+  networkOf(payment: PaidPayment): string;
+  /** The payment's identity in the ledger (its network's: an EVM authorization, a Solana transaction). */
+  replayKey(payment: PaidPayment): string;
   /** Chain-state checks, after the authorization is reserved; throws PaymentError. */
-  confirm(payment: VerifiedPayment): Promise<void>;
+  confirm(payment: PaidPayment): Promise<void>;
   /** Charges the payment; throws SettlementError (settlement.ts) when it could not. */
-  settle(payment: VerifiedPayment): Promise<SettlementResult>;
+  settle(payment: PaidPayment): Promise<Receipt>;
 }
 
 /** Distinct 402 answers kept (see answer402): a second's worth for a handful of capabilities and hosts. */
@@ -111,7 +112,9 @@ function logRecoveryPath(logger: Logger | undefined): void {
 
 /** The startup log: how payments are checked and settled on each network. Never includes secrets. */
 export function describePayments(config: ProductionPaymentConfig): string {
-  const lines = config.networks.map((n) => describeEvmRoute(settlementRouteFor(n), n.rpcUrl));
+  const lines = config.networks.map((n) =>
+    n.family === "svm" ? describeSolanaRoute(n) : describeEvmRoute(settlementRouteFor(n), n.rpcUrl),
+  );
   if (lines.length === 1) return lines[0]!;
   return `payments offered on ${config.networks.map((n) => n.network.caip2).join(", ")}, in that order; ${config.networks
     .map((n, i) => `${n.network.caip2}: ${lines[i]}`)
@@ -124,7 +127,11 @@ function createSchemes(config: ProductionPaymentConfig, deps: PaymentGateDeps): 
     maxTimeoutSeconds: config.maxTimeoutSeconds,
     settleTimeoutSeconds: config.settleTimeoutSeconds,
   };
-  return config.networks.map((net) => createEvmScheme(net, settings, deps));
+  return config.networks.map((net) =>
+    net.family === "svm"
+      ? createSvmScheme(net, settings, deps)
+      : createEvmScheme(net, settings, deps),
+  );
 }
 
 /** The network name a payment says it is for (v2 accepted.network, v1 network), if it says one. */
@@ -172,14 +179,27 @@ export function createPaymentGate(
     );
   };
   /** The scheme that verified a payment (VerifiedPayment.network is one of its names). */
-  const schemeOf = (payment: VerifiedPayment): NetworkScheme => {
+  const schemeOf = (payment: PaidPayment): NetworkScheme => {
     const scheme = byName.get(payment.network);
     if (!scheme) throw new Error(`no payment scheme for network ${payment.network}`); // verify() made it: unreachable
     return scheme;
   };
 
+  /** The schemes that can take payment for a job due at `deadline` (Solana: jobs due soon only). */
+  const payable = (deadline: number | undefined, nowMs = Date.now()) =>
+    deadline === undefined ? schemes : schemes.filter((s) => !s.unpayable?.(deadline, nowMs));
+
   const offers = (capability: Capability, resourceUrl: string, deadline?: number): PaymentOffer[] =>
-    schemes.map((s) => s.offer(capability, resourceUrl, deadline));
+    payable(deadline).map((s) => s.offer(capability, resourceUrl, deadline));
+
+  /** What a 402 says about networks left out for this job (Solana, for a far deadline). */
+  const leftOut = (deadline: number, nowMs: number): string =>
+    schemes
+      .flatMap((s) => {
+        const why = s.unpayable?.(deadline, nowMs);
+        return why === undefined ? [] : [`; not payable on ${s.caip2}: ${why}`];
+      })
+      .join("");
 
   /**
    * The 402 for a job: v2 header and v1 body, with the job's discovery declaration when there is one.
@@ -196,16 +216,23 @@ export function createPaymentGate(
   ) => {
     const now = Date.now();
     const timeout = timeoutFor(config.maxTimeoutSeconds, deadline, now);
-    const key = `${capability.name}\n${resourceUrl}\n${timeout}\n${Math.floor(now / 1000)}\n${reason}`;
+    const missing = leftOut(deadline, now);
+    const key = `${capability.name}\n${resourceUrl}\n${timeout}\n${Math.floor(now / 1000)}\n${reason}\n${missing}`;
     let answer = cached402.get(key);
     if (!answer) {
       const discovery = deps.discovery?.(capability, now);
-      const offered: PaymentOffer[] = offers(capability, resourceUrl).map((o) => ({
-        ...o,
-        maxTimeoutSeconds: timeout,
-        ...(discovery && { discovery }),
-      }));
-      const response = paymentRequiredResponse(offered, reason);
+      const offered: PaymentOffer[] = payable(deadline, now)
+        .map((s) => s.offer(capability, resourceUrl))
+        .map((o) => ({
+          ...o,
+          // A Solana offer's window is its transaction's life, whatever the deadline.
+          ...(isSolana(o.network) ? {} : { maxTimeoutSeconds: timeout }),
+          ...(discovery && { discovery }),
+        }));
+      const response = paymentRequiredResponse(offered, `${reason}${missing}`, {
+        resourceUrl,
+        description: capability.declaration.description ?? `Run capability "${capability.name}"`,
+      });
       answer = { headers: Object.freeze(response.headers), body: JSON.stringify(response.body) };
       if (cached402.size >= MAX_CACHED_402S) cached402.clear();
       cached402.set(key, answer);

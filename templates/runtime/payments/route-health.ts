@@ -170,9 +170,8 @@ function checkedNetworks(config: ProductionPaymentConfig): CheckedNetwork[] {
   const several = config.networks.length > 1;
   const checked: CheckedNetwork[] = [];
   for (const n of config.networks) {
-    const family = (n as { family?: unknown }).family ?? "evm";
-    const chainId = (n.network as { chainId?: unknown }).chainId;
-    if (family !== "evm" || typeof chainId !== "number") continue; // Solana: checked by payments/svm/*
+    if (n.family !== "evm") continue; // Solana: checked by payments/svm/route-check.ts
+    const { chainId } = n.network;
     const route = n.settlement;
     const suffix = networkSettingSuffix(n.written);
     checked.push({

@@ -5,12 +5,12 @@
  * over several facilitators (each network to the first whose /supported lists it) plugs in here.
  * Part of your project: edit freely.
  */
-import type { NetworkPaymentConfig, ResolvedConfig, SettlementRoute } from "../ops/config.js";
+import type { ResolvedConfig, RoutedNetworkConfig, SettlementRoute } from "../ops/config.js";
 import type { Logger } from "../types.js";
 
 /** The route that settles payments on `network` (as configured). */
 export function settlementRouteFor(
-  network: NetworkPaymentConfig & { settlement: SettlementRoute },
+  network: Extract<RoutedNetworkConfig, { family: "evm" }>,
 ): SettlementRoute {
   return network.settlement;
 }
@@ -24,6 +24,11 @@ export function settlementRouteFor(
 export async function checkRoutes(config: ResolvedConfig, logger: Logger): Promise<void> {
   if (config.devMode) return;
   for (const n of config.payment.networks) {
+    if (n.family === "svm") {
+      const { checkSolanaRoute } = await import("./svm/route-check.js");
+      await checkSolanaRoute(n, config.payment.settleTimeoutSeconds, logger);
+      continue;
+    }
     const route = settlementRouteFor(n);
     if (route.kind !== "facilitator") continue;
     const { checkFacilitator } = await import("./facilitator.js");

@@ -4,11 +4,18 @@
  * (gate.ts) holds one per offered network and hands each payment to the network it names.
  * Part of your project: edit freely.
  */
-import type { Capability, VerifiedPayment } from "../types.js";
+import type { Capability, PaidPayment } from "../types.js";
 import type { NetworkFamily } from "./networks.js";
-import type { SettlementResult } from "./settlement.js";
 import type { SentPayment } from "./verify.js";
 import type { PaymentOffer } from "./x402.js";
+
+/** A settled payment, on any network: what PAYMENT-RESPONSE reports. */
+export interface Receipt {
+  /** The transaction (EVM: its 0x hash; Solana: its base58 signature). */
+  transaction: string;
+  network: string;
+  payer: string;
+}
 
 export interface NetworkScheme {
   readonly family: NetworkFamily;
@@ -23,13 +30,18 @@ export interface NetworkScheme {
     capability: Capability,
     job: { deadline: number },
     resourceUrl: string,
-  ): Promise<VerifiedPayment>;
+  ): Promise<PaidPayment>;
   /** The payment's identity in the ledger: one payment pays for one job, across instances. */
-  replayKey(payment: VerifiedPayment): string;
+  replayKey(payment: PaidPayment): string;
   /** Chain-state checks, after the payment is reserved; throws PaymentError. */
-  confirm(payment: VerifiedPayment): Promise<void>;
+  confirm(payment: PaidPayment): Promise<void>;
   /** Charges the payment; throws SettlementError (settlement.ts) when it could not. */
-  settle(payment: VerifiedPayment): Promise<SettlementResult>;
+  settle(payment: PaidPayment): Promise<Receipt>;
+  /**
+   * Whether a job due at `deadline` (Unix seconds) can be paid on this network: a Solana payment
+   * dies with its blockhash, so long jobs cannot be. Absent: always. Says why not, else undefined.
+   */
+  unpayable?(deadline: number, nowMs?: number): string | undefined;
   /** One line for the startup log: how payments on this network are checked and settled (no secrets). */
   describe(): string;
 }

@@ -6,7 +6,7 @@
  * x402 v2 clients read the PAYMENT-REQUIRED header and answer with PAYMENT-SIGNATURE;
  * v1 clients read the JSON body and answer with X-PAYMENT. One 402 serves both.
  */
-import { type ResolvedNetwork, v1Knows } from "./networks.js";
+import { type ResolvedNetwork, type SolanaNetwork, v1Knows } from "./networks.js";
 
 /** Payment headers above this size are refused before decoding (a real one is under 2 KiB). */
 export const MAX_PAYMENT_HEADER_BYTES = 16 * 1024;
@@ -94,10 +94,11 @@ export interface OfferDiscovery {
   outputSchema: Record<string, unknown>;
 }
 
-/** What we ask for: one capability's price on our network. */
+/** What we ask for: one capability's price on one of our networks. */
 export interface PaymentOffer {
-  network: ResolvedNetwork;
-  payTo: Hex;
+  network: ResolvedNetwork | SolanaNetwork;
+  /** EVM: 0x address; Solana: base58 address. */
+  payTo: string;
   /** USDC atomic units, decimal string. */
   amount: string;
   maxTimeoutSeconds: number;
@@ -105,6 +106,20 @@ export interface PaymentOffer {
   description: string;
   /** Only in 402s: the job's discovery declaration. */
   discovery?: OfferDiscovery;
+  /** The requirement's `extra` when not the EVM token's EIP-712 name and version (Solana: `{ feePayer }`). */
+  extra?: Record<string, unknown>;
+}
+
+/** True for an offer on a Solana network. */
+export function isSolana(network: ResolvedNetwork | SolanaNetwork): network is SolanaNetwork {
+  return "family" in network && network.family === "svm";
+}
+
+/** The requirement's `extra`: Solana's fee payer, or the EVM token's EIP-712 domain name and version. */
+function extraOf(offer: PaymentOffer): Record<string, unknown> {
+  if (offer.extra) return offer.extra;
+  const n = offer.network;
+  return isSolana(n) ? {} : { name: n.assetName, version: n.assetVersion };
 }
 
 export type Decoded<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -230,7 +245,7 @@ export function requirementV1(offer: PaymentOffer) {
     payTo: offer.payTo,
     maxTimeoutSeconds: offer.maxTimeoutSeconds,
     asset: offer.network.asset,
-    extra: { name: offer.network.assetName, version: offer.network.assetVersion },
+    extra: extraOf(offer),
     ...(offer.discovery ? { outputSchema: offer.discovery.outputSchema } : {}),
   };
 }
@@ -244,20 +259,29 @@ export function requirementV2(offer: PaymentOffer) {
     asset: offer.network.asset,
     payTo: offer.payTo,
     maxTimeoutSeconds: offer.maxTimeoutSeconds,
-    extra: { name: offer.network.assetName, version: offer.network.assetVersion },
+    extra: extraOf(offer),
   };
 }
 
-/** One offer or several (one per network, in the seller's order); the first gives resource and discovery. */
+/**
+ * One offer or several (one per network, in the seller's order); the first gives resource and
+ * discovery. None at all (a job no offered network can pay for): then `resource` must be given.
+ */
 export type Offers = PaymentOffer | readonly PaymentOffer[];
+
+/** The resource a 402 is about, when no offer says it. */
+export interface ResourceInfo {
+  resourceUrl: string;
+  description: string;
+}
 
 const listOf = (offers: Offers): readonly PaymentOffer[] =>
   Array.isArray(offers) ? offers : [offers as PaymentOffer];
 
 /** The x402 v2 PaymentRequired object: what the PAYMENT-REQUIRED header carries, and MCP's tool result. */
-export function paymentRequiredV2(offers: Offers, error: string) {
+export function paymentRequiredV2(offers: Offers, error: string, resource?: ResourceInfo) {
   const all = listOf(offers);
-  const offer = all[0]!;
+  const offer: ResourceInfo & { discovery?: OfferDiscovery } = all[0] ?? resource!;
   return {
     x402Version: 2,
     error,
@@ -272,9 +296,13 @@ export function paymentRequiredV2(offers: Offers, error: string) {
 }
 
 /** The PAYMENT-REQUIRED header (v2) and Cache-Control for any 402. */
-export function paymentRequiredHeaders(offers: Offers, error: string): Record<string, string> {
+export function paymentRequiredHeaders(
+  offers: Offers,
+  error: string,
+  resource?: ResourceInfo,
+): Record<string, string> {
   return {
-    "PAYMENT-REQUIRED": encodeBase64Json(paymentRequiredV2(offers, error)),
+    "PAYMENT-REQUIRED": encodeBase64Json(paymentRequiredV2(offers, error, resource)),
     "Cache-Control": "no-store",
   };
 }
@@ -282,18 +310,20 @@ export function paymentRequiredHeaders(offers: Offers, error: string): Record<st
 /**
  * The v1 body's `accepts`: the offers on networks x402 v1 clients know by name (they have no CAIP-2
  * ids). When none is, every offer under its CAIP-2 id, as a custom chain has always been shown.
+ * Solana is offered to x402 v2 clients only (this server verifies Solana payments in v2's shape):
+ * a server taking Solana alone lists nothing here, and its v2 header holds the offers.
  */
 export function requirementsV1(offers: Offers) {
-  const all = listOf(offers);
+  const all = listOf(offers).filter((o) => !isSolana(o.network));
   const known = all.filter((o) => v1Knows(o.network));
   return (known.length > 0 ? known : all).map(requirementV1);
 }
 
 /** The full 402 for a missing payment: the v1 body the spec shows plus the v2 header. */
-export function paymentRequiredResponse(offers: Offers, error: string) {
+export function paymentRequiredResponse(offers: Offers, error: string, resource?: ResourceInfo) {
   return {
     status: 402,
-    headers: paymentRequiredHeaders(offers, error),
+    headers: paymentRequiredHeaders(offers, error, resource),
     body: { x402Version: 1, error, accepts: requirementsV1(offers) },
   };
 }

@@ -11,8 +11,8 @@
  */
 import { PaymentError } from "../../errors.js";
 import { authorizationKey } from "../../ledger/ledger.js";
-import type { NetworkPaymentConfig, SettlementRoute } from "../../ops/config.js";
-import type { Capability } from "../../types.js";
+import type { RoutedNetworkConfig, SettlementRoute } from "../../ops/config.js";
+import type { Capability, PaidPayment, VerifiedPayment } from "../../types.js";
 import type { PaymentGateDeps } from "../gate.js";
 import type { ChainChecks } from "../onchain.js";
 import { settlementRouteFor } from "../routes.js";
@@ -42,7 +42,13 @@ export interface SchemeSettings {
   settleTimeoutSeconds: number;
 }
 
-type RoutedNetwork = NetworkPaymentConfig & { settlement: SettlementRoute };
+type RoutedNetwork = Extract<RoutedNetworkConfig, { family: "evm" }>;
+
+/** The gate hands a scheme only payments on its network (verified by it). */
+function evm(payment: PaidPayment): VerifiedPayment {
+  if (payment.family === "svm") throw new Error(`not an EVM payment: ${payment.network}`);
+  return payment;
+}
 
 /** The network's settlement route as a Settler. */
 function createSettler(
@@ -168,12 +174,12 @@ export function createEvmScheme(
       const { verifyPayment } = await verifying;
       return verifyPayment(sent, capability, job, resourceUrl, { network, payTo, offer, chain });
     },
-    replayKey: authorizationKey,
+    replayKey: (payment) => authorizationKey(evm(payment)),
     async confirm(payment) {
-      if (chain) await (await chain()).checkTransfer(payment, await submitter);
-      if (settler.verify) await settler.verify(payment);
+      if (chain) await (await chain()).checkTransfer(evm(payment), await submitter);
+      if (settler.verify) await settler.verify(evm(payment));
     },
-    settle: (payment) => settler.settle(payment),
+    settle: (payment) => settler.settle(evm(payment)),
     describe: () => describeEvmRoute(route, rpcUrl),
   };
 }

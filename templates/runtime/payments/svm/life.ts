@@ -1,0 +1,24 @@
+/**
+ * How long a Solana payment lives, and so which jobs Solana can pay for: a transaction dies with
+ * its blockhash, and it is settled only after the job has run. Part of your project: edit freely.
+ */
+import { SETTLEMENT_MARGIN_SECONDS } from "../settlement.js";
+
+/**
+ * Seconds a Solana payment is counted to live: its blockhash expires 150 blocks (about 60-90 s)
+ * after the client fetched it, and the client fetched it before it sent the job. A job is payable
+ * on Solana when its deadline plus SETTLEMENT_MARGIN_SECONDS is at most this far away: jobs due
+ * within 45 s.
+ */
+export const SOLANA_PAYMENT_LIFE_SECONDS = 60;
+
+/** Why a job due at `deadline` cannot be paid on Solana, or undefined when it can. */
+export function solanaDeadlineProblem(deadline: number, nowMs = Date.now()): string | undefined {
+  const left = Math.ceil(deadline - nowMs / 1000);
+  if (left + SETTLEMENT_MARGIN_SECONDS <= SOLANA_PAYMENT_LIFE_SECONDS) return undefined;
+  return (
+    `the job's deadline is ${left} s away, but a Solana payment lives about ${SOLANA_PAYMENT_LIFE_SECONDS} s (its blockhash) ` +
+    `and is settled after the job: Solana pays only for jobs due within ${SOLANA_PAYMENT_LIFE_SECONDS - SETTLEMENT_MARGIN_SECONDS} s ` +
+    `(deadline plus ${SETTLEMENT_MARGIN_SECONDS} s to settle)`
+  );
+}

@@ -1,0 +1,371 @@
+/**
+ * The Solana family: USDC (an SPL token) on one Solana network, "exact" scheme, verified and settled
+ * by the official @x402/svm code (no transaction is parsed here).
+ *   offer()   - the network's mint, the payee (PAY_TO_SOLANA), the price, and `extra.feePayer`: the
+ *               account that pays the fees and co-signs (the facilitator's, from its /supported; or
+ *               this server's own, SOLANA_FEE_PAYER_KEY).
+ *   verify()  - what the offer fixes: x402 v2, the requirement the client accepted, the deadline rule
+ *               (below), and a transaction @x402/svm can decode; the replay key is its message.
+ *   confirm() - the official verification (instructions, amounts, simulation): the facilitator's
+ *               /verify, or @x402/svm's facilitator-side scheme in this process (direct route).
+ *   settle()  - the facilitator's /settle, or the same scheme's settle: co-sign, send, confirm.
+ * A Solana transaction dies with its blockhash (about 60-90 s after the client fetched it), and it
+ * is settled only after the job, so Solana pays only for jobs due soon (SOLANA_PAYMENT_LIFE_SECONDS).
+ * Part of your project: edit freely.
+ */
+import { PaymentError } from "../../errors.js";
+import type { SolanaNetworkPaymentConfig, SolanaSettlementRoute } from "../../ops/config.js";
+import type { Capability, PaidPayment, SolanaPayment } from "../../types.js";
+import type { FacilitatorClient } from "../facilitator.js";
+import type { PaymentGateDeps } from "../gate.js";
+import type { NetworkScheme, Receipt } from "../scheme.js";
+import { SETTLEMENT_MARGIN_SECONDS, SettlementError } from "../settlement.js";
+import { SOLANA_PAYMENT_LIFE_SECONDS, solanaDeadlineProblem } from "./life.js";
+import type { SentPayment } from "../verify.js";
+import {
+  decodeBase64Json,
+  MAX_PAYMENT_HEADER_BYTES,
+  type PaymentOffer,
+  requirementV2,
+} from "../x402.js";
+import {
+  loadSolanaKit,
+  loadX402Svm,
+  loadX402SvmFacilitator,
+  type SvmPaymentPayload,
+  type SvmRequirements,
+} from "./solana.js";
+
+/** How long the ledger remembers a Solana payment: past the longest life of any blockhash. */
+const SOLANA_REPLAY_MEMORY_SECONDS = 180;
+
+export { SOLANA_PAYMENT_LIFE_SECONDS, solanaDeadlineProblem };
+
+const MAINNET = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
+
+export type RoutedSolanaNetwork = SolanaNetworkPaymentConfig & {
+  settlement: SolanaSettlementRoute;
+};
+
+/** How Solana payments are settled, for the startup log. Never includes secrets. */
+export function describeSolanaRoute(net: RoutedSolanaNetwork): string {
+  const route = net.settlement;
+  const rule = `Solana pays only for jobs due within ${SOLANA_PAYMENT_LIFE_SECONDS - SETTLEMENT_MARGIN_SECONDS} s`;
+  if (route.kind === "direct")
+    return `payments settle directly: this server co-signs as fee payer ${route.feePayer} (SOLANA_FEE_PAYER_KEY, which pays the fees in SOL) and sends them via ${new URL(route.rpcUrl).origin}; ${rule}`;
+  return `payments settle through the first x402 facilitator listing ${net.network.caip2} (its fee payer co-signs); ${rule}`;
+}
+
+const refuse = (code: string, message: string): PaymentError => new PaymentError(message, { code });
+
+export function createSvmScheme(
+  net: RoutedSolanaNetwork,
+  settings: { settleTimeoutSeconds: number },
+  _deps: PaymentGateDeps,
+): NetworkScheme {
+  const { network, payTo } = net;
+  const route = net.settlement;
+  // Loaded with the gate (production only), off the request path; reported by the first payment.
+  const svm = loadX402Svm();
+  svm.catch(() => undefined);
+
+  // The fee payer named in offers: ours, or the facilitator's (known once its /supported answered;
+  // startup's route check asks it before the server listens).
+  let feePayer: string | undefined = route.kind === "direct" ? route.feePayer : undefined;
+  let facilitator: Promise<FacilitatorSide> | undefined;
+  if (route.kind === "facilitator") {
+    facilitator = import("../facilitator-router.js").then(async (r) => {
+      const router = r.routerFor(route, settings.settleTimeoutSeconds * 1000);
+      await router.initialize();
+      const kind = router.kindFor(2, network, "exact");
+      const payer = kind?.extra?.feePayer;
+      if (typeof payer === "string") feePayer = payer;
+      return { client: router.clientFor(2, network, "exact"), feePayer: feePayer };
+    });
+    facilitator.catch(() => undefined);
+  }
+  const direct =
+    route.kind === "direct"
+      ? (async () => {
+          const [x402, scheme, kit] = await Promise.all([
+            svm,
+            loadX402SvmFacilitator(),
+            loadSolanaKit(),
+          ]);
+          const signer = await kit.createKeyPairSignerFromBytes(route.feePayerKey);
+          const url =
+            network.caip2 === MAINNET ? kit.mainnet(route.rpcUrl) : kit.devnet(route.rpcUrl);
+          const rpc = kit.createSolanaRpc(url);
+          return new scheme.ExactSvmScheme(
+            x402.toFacilitatorSvmSigner(signer, { [network.caip2]: rpc }),
+          );
+        })()
+      : undefined;
+  direct?.catch(() => undefined);
+
+  const offer = (capability: Capability, resourceUrl: string): PaymentOffer => ({
+    network,
+    payTo,
+    amount: capability.priceAtomic,
+    maxTimeoutSeconds: SOLANA_PAYMENT_LIFE_SECONDS,
+    resourceUrl,
+    description: capability.declaration.description ?? `Run capability "${capability.name}"`,
+    extra: { feePayer: feePayer ?? "" },
+  });
+
+  async function verify(
+    sent: SentPayment,
+    capability: Capability,
+    job: { deadline: number },
+    resourceUrl: string,
+  ): Promise<SolanaPayment> {
+    const raw = decode(sent);
+    if (raw.x402Version !== 2)
+      throw refuse(
+        "version",
+        `payment on ${network.caip2} has x402Version ${JSON.stringify(raw.x402Version)}: Solana payments are taken in x402 v2 (PAYMENT-SIGNATURE) only`,
+      );
+    const accepted = raw.accepted as Record<string, unknown> | undefined;
+    if (typeof accepted !== "object" || accepted === null)
+      throw refuse(
+        "malformed",
+        `${sent.name} is missing \`accepted\` (the payment requirement you chose)`,
+      );
+    if (accepted.scheme !== "exact")
+      throw refuse(
+        "scheme",
+        `unsupported payment scheme ${JSON.stringify(accepted.scheme).slice(0, 80)}: only "exact" is accepted`,
+      );
+    if (accepted.network !== network.caip2)
+      throw refuse(
+        "network",
+        `payment is for network ${JSON.stringify(accepted.network).slice(0, 80)} but this service takes payments on "${network.caip2}" (${network.v1Name})`,
+      );
+    const tooFar = solanaDeadlineProblem(job.deadline);
+    if (tooFar)
+      throw refuse(
+        "deadline_too_far_for_network",
+        `payment on ${network.caip2} refused before running the job: ${tooFar}. Pay on another offered network, or send a nearer deadline`,
+      );
+    if (feePayer === undefined)
+      throw refuse(
+        "facilitator_unavailable",
+        `payments on ${network.caip2} cannot be taken yet: the facilitator's fee payer is not known; try again later`,
+      );
+    const requirement = requirementV2(offer(capability, resourceUrl)) as SvmRequirements;
+    const extra = accepted.extra as Record<string, unknown> | undefined;
+    const mismatch =
+      accepted.amount !== requirement.amount
+        ? `amount ${String(accepted.amount)} (price of "${capability.name}" is ${requirement.amount})`
+        : accepted.asset !== requirement.asset
+          ? `asset ${String(accepted.asset)} (expected ${requirement.asset})`
+          : accepted.payTo !== requirement.payTo
+            ? `payTo ${String(accepted.payTo)} (expected ${requirement.payTo})`
+            : extra?.feePayer !== feePayer
+              ? `extra.feePayer ${String(extra?.feePayer)} (expected ${feePayer})`
+              : undefined;
+    if (mismatch)
+      throw refuse(
+        "requirement",
+        `accepted requirement does not match this capability's offer: ${mismatch}; fetch a fresh 402 and pay what it asks`,
+      );
+    const inner = raw.payload as Record<string, unknown> | undefined;
+    const transaction = inner?.transaction;
+    if (typeof transaction !== "string" || transaction === "")
+      throw refuse(
+        "malformed",
+        `${sent.name} has no payload.transaction (base64 of the signed transaction)`,
+      );
+    const x402 = await svm;
+    let decoded;
+    let messageHash: string;
+    try {
+      decoded = x402.decodeTransactionFromPayload({ transaction });
+      messageHash = x402.transactionMessageHash(decoded);
+    } catch {
+      throw refuse(
+        "malformed",
+        `${sent.name} payload.transaction is not a Solana transaction in base64`,
+      );
+    }
+    // The owner of the token account the transfer draws on ("" when @x402/svm finds none: the
+    // official verification refuses such a transaction).
+    let payer = "";
+    try {
+      payer = x402.getTokenPayerFromTransaction(decoded);
+    } catch {
+      payer = "";
+    }
+    return {
+      family: "svm",
+      x402Version: 2,
+      scheme: "exact",
+      network: network.caip2,
+      payer,
+      amount: requirement.amount,
+      asset: network.asset,
+      transaction,
+      messageHash,
+      validBefore: Math.floor(Date.now() / 1000) + SOLANA_REPLAY_MEMORY_SECONDS,
+      payload: raw,
+      requirement: { ...requirement },
+    };
+  }
+
+  /** The facilitator for Solana payments (facilitator route): refuses the payment when there is none. */
+  async function facilitatorClient(): Promise<FacilitatorClient> {
+    let side: FacilitatorSide;
+    try {
+      side = await facilitator!;
+    } catch (err) {
+      throw new PaymentError(
+        `payment could not be verified, so the job was not run: ${err instanceof Error ? err.message : String(err)}; try again later`,
+        { cause: err, code: "facilitator_unavailable" },
+      );
+    }
+    if (side.client) return side.client;
+    throw refuse(
+      "facilitator_refused",
+      `no configured x402 facilitator settles x402 v2 "exact" payments on ${network.caip2}, so the job was not run`,
+    );
+  }
+
+  const solana = (payment: PaidPayment): SolanaPayment => {
+    if (payment.family !== "svm") throw new Error(`not a Solana payment: ${payment.network}`); // the gate routes by network
+    return payment;
+  };
+  const forScheme = (p: SolanaPayment) =>
+    [
+      p.payload as unknown as SvmPaymentPayload,
+      p.requirement as unknown as SvmRequirements,
+    ] as const;
+
+  return {
+    family: "svm",
+    caip2: network.caip2,
+    v1Name: network.v1Name,
+    offer,
+    unpayable(deadline, nowMs) {
+      if (feePayer === undefined)
+        return `the facilitator's fee payer on ${network.caip2} is not known yet`;
+      return solanaDeadlineProblem(deadline, nowMs);
+    },
+    verify,
+    // The transaction's message: what the payer signed, whatever fills the fee payer's slot (the
+    // official scheme's own duplicate guard keys by the same hash, in one process only).
+    replayKey: (payment) => `svm:${network.caip2}:${solana(payment).messageHash}`,
+    async confirm(payment) {
+      const p = solana(payment);
+      let answer: { isValid: boolean; invalidReason?: string; invalidMessage?: string };
+      if (direct) {
+        try {
+          answer = await (await direct).verify(...forScheme(p));
+        } catch (err) {
+          throw new PaymentError(
+            `payment could not be verified, so the job was not run: ${err instanceof Error ? err.message : String(err)}; try again later`,
+            { cause: err, code: "verification_unavailable" },
+          );
+        }
+      } else {
+        const client = await facilitatorClient();
+        try {
+          answer = await client.verify(p);
+        } catch (err) {
+          throw new PaymentError(
+            `payment could not be verified, so the job was not run: ${err instanceof Error ? err.message : String(err)}; try again later`,
+            { cause: err, code: "facilitator_unavailable" },
+          );
+        }
+      }
+      if (!answer.isValid)
+        throw refuse(
+          direct ? "transaction_refused" : "facilitator_refused",
+          `${direct ? "the payment transaction was refused" : "the facilitator refused the payment"}: ${[answer.invalidReason, answer.invalidMessage].filter(Boolean).join(": ") || "no reason given"}`,
+        );
+    },
+    async settle(payment): Promise<Receipt> {
+      const p = solana(payment);
+      let answer: {
+        success: boolean;
+        transaction?: string;
+        payer?: string;
+        errorReason?: string;
+        errorMessage?: string;
+      };
+      if (direct) {
+        try {
+          answer = await (await direct).settle(...forScheme(p));
+        } catch (err) {
+          throw new SettlementError(
+            `settlement on ${network.caip2} failed unexpectedly: ${err instanceof Error ? err.message : String(err)}; the payment may or may not have been settled`,
+            { uncertain: true, cause: err },
+          );
+        }
+      } else {
+        let client: FacilitatorClient;
+        try {
+          client = await facilitatorClient();
+        } catch (err) {
+          throw new SettlementError(err instanceof Error ? err.message : String(err), {
+            cause: err,
+          });
+        }
+        try {
+          answer = await client.settle(p);
+        } catch (err) {
+          const uncertain = (err as { uncertain?: boolean }).uncertain === true;
+          throw new SettlementError(
+            `${err instanceof Error ? err.message : String(err)}${uncertain ? "; the payment may or may not have been settled" : ""}`,
+            { uncertain, cause: err },
+          );
+        }
+      }
+      const reason =
+        [answer.errorReason, answer.errorMessage].filter(Boolean).join(": ") || "no reason given";
+      if (!answer.success) {
+        // Sent but not confirmed in time: it may still land before its blockhash expires.
+        if (answer.errorReason === "settlement_pending" || (answer.transaction ?? "") !== "")
+          throw new SettlementError(
+            `settlement on ${network.caip2} is unconfirmed (${reason}; transaction ${answer.transaction || "unknown"})`,
+            { uncertain: true },
+          );
+        throw new SettlementError(
+          `the payment could not be settled on ${network.caip2}: ${reason}`,
+          {
+            permanent: true,
+          },
+        );
+      }
+      if (typeof answer.transaction !== "string" || answer.transaction === "")
+        throw new SettlementError(
+          `settlement on ${network.caip2} reported success without a transaction signature; the payment may or may not have been settled`,
+          { uncertain: true },
+        );
+      return {
+        transaction: answer.transaction,
+        network: network.caip2,
+        payer: typeof answer.payer === "string" && answer.payer !== "" ? answer.payer : p.payer,
+      };
+    },
+    describe: () => describeSolanaRoute(net),
+  };
+}
+
+interface FacilitatorSide {
+  client: FacilitatorClient | undefined;
+  feePayer: string | undefined;
+}
+
+function decode(sent: SentPayment): Record<string, unknown> {
+  if ("object" in sent) {
+    const value = sent.object;
+    if (typeof value !== "object" || value === null || Array.isArray(value))
+      throw refuse("malformed", `${sent.name} is not a PaymentPayload object`);
+    if (JSON.stringify(value).length > MAX_PAYMENT_HEADER_BYTES)
+      throw refuse("malformed", `${sent.name} is larger than ${MAX_PAYMENT_HEADER_BYTES} bytes`);
+    return value as Record<string, unknown>;
+  }
+  const decoded = decodeBase64Json(sent.value);
+  if (!decoded.ok) throw refuse("malformed", `${sent.name} header ${decoded.reason}`);
+  return decoded.value;
+}

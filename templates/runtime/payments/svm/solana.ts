@@ -1,0 +1,93 @@
+/**
+ * @x402/svm and @solana/kit, as the runtime uses them (svm/scheme.ts). They load only when a Solana
+ * network is configured, with an import() whose specifier TypeScript does not follow, typed by the
+ * interfaces below: exactly what the runtime calls. Their declarations would otherwise be part of
+ * every `npm run typecheck` of your project. The create-agent repo checks that the real packages
+ * (the versions your package.json pins) still fit these interfaces, and runs this code against a
+ * real Solana runtime. Part of your project: edit freely.
+ */
+
+/** A decoded Solana transaction: its message bytes and the signatures by signer address. */
+export interface SolanaTransaction {
+  messageBytes: Uint8Array;
+  signatures: Readonly<Record<string, Uint8Array | null>>;
+}
+
+/** A key pair signer (@solana/kit): its address, and what @x402/svm signs with. */
+export interface KeyPairSigner {
+  address: string;
+}
+
+/** What a facilitator-side scheme answers (@x402/core's VerifyResponse and SettleResponse). */
+export interface SvmVerifyResponse {
+  isValid: boolean;
+  invalidReason?: string;
+  invalidMessage?: string;
+  payer?: string;
+}
+export interface SvmSettleResponse {
+  success: boolean;
+  transaction: string;
+  network: string;
+  payer?: string;
+  errorReason?: string;
+  errorMessage?: string;
+}
+
+/** The x402 PaymentPayload and PaymentRequirements, as the scheme takes them. */
+export interface SvmPaymentPayload {
+  x402Version: number;
+  accepted: SvmRequirements;
+  payload: Record<string, unknown>;
+  resource?: { url: string; description?: string; mimeType?: string };
+}
+export interface SvmRequirements {
+  scheme: string;
+  network: `${string}:${string}`;
+  asset: string;
+  amount: string;
+  payTo: string;
+  maxTimeoutSeconds: number;
+  extra: Record<string, unknown>;
+}
+
+/** @x402/svm's facilitator signer over RPC clients (opaque here: handed back to the scheme). */
+export type FacilitatorSvmSigner = object;
+/** A @solana/kit RPC client (opaque here). */
+export type SolanaRpc = object;
+
+/** What the runtime takes from "@x402/svm". */
+export interface X402Svm {
+  toFacilitatorSvmSigner(
+    signer: KeyPairSigner,
+    rpc: Record<string, SolanaRpc>,
+  ): FacilitatorSvmSigner;
+  decodeTransactionFromPayload(payload: { transaction: string }): SolanaTransaction;
+  transactionMessageHash(transaction: SolanaTransaction): string;
+  getTokenPayerFromTransaction(transaction: SolanaTransaction): string;
+}
+
+/** What the runtime takes from "@x402/svm/exact/facilitator": the official exact scheme, facilitator side. */
+export interface X402SvmFacilitator {
+  ExactSvmScheme: new (signer: FacilitatorSvmSigner) => {
+    verify(payload: SvmPaymentPayload, requirements: SvmRequirements): Promise<SvmVerifyResponse>;
+    settle(payload: SvmPaymentPayload, requirements: SvmRequirements): Promise<SvmSettleResponse>;
+  };
+}
+
+/** What the runtime takes from "@solana/kit". */
+export interface SolanaKit {
+  createKeyPairSignerFromBytes(bytes: Uint8Array): Promise<KeyPairSigner>;
+  createSolanaRpc(url: string): SolanaRpc;
+  devnet(url: string): string;
+  mainnet(url: string): string;
+}
+
+/** import() of a specifier in a variable: TypeScript does not resolve it; Node resolves it as usual. */
+const load = (specifier: string): Promise<unknown> => import(specifier);
+
+export const loadX402Svm = async (): Promise<X402Svm> => (await load("@x402/svm")) as X402Svm;
+export const loadX402SvmFacilitator = async (): Promise<X402SvmFacilitator> =>
+  (await load("@x402/svm/exact/facilitator")) as X402SvmFacilitator;
+export const loadSolanaKit = async (): Promise<SolanaKit> =>
+  (await load("@solana/kit")) as SolanaKit;

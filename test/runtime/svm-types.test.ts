@@ -1,0 +1,91 @@
+// The runtime loads @x402/svm and @solana/kit through templates/runtime/payments/svm/solana.ts, typed by
+// its own interfaces instead of their declarations (a project's type-check must not read Solana's). This
+// checks that the real packages (the versions projects pin) still do what the runtime does with them:
+//   - type-checking the runtime with solana.ts's loaders importing the packages by name, so svm/scheme.ts
+//     is checked against their own declarations;
+//   - at run time, the loaders load these packages, with everything the runtime takes from them.
+// test/chain/solana.test.ts runs the same code against a real Solana runtime (LiteSVM).
+import { execFile } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import * as kit from "@solana/kit";
+import * as svm from "@x402/svm";
+import * as svmFacilitator from "@x402/svm/exact/facilitator";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  loadSolanaKit,
+  loadX402Svm,
+  loadX402SvmFacilitator,
+  type SolanaKit,
+  type X402Svm,
+} from "../../templates/runtime/payments/svm/solana.js";
+
+const root = new URL("../..", import.meta.url).pathname;
+const work = mkdtempSync(join(tmpdir(), "runtime-svm-types-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe("the Solana packages the runtime loads without their declarations", () => {
+  it("type-checks the runtime's use of them against their own declarations", async () => {
+    cpSync(join(root, "templates/runtime"), join(work, "src/runtime"), { recursive: true });
+    const file = join(work, "src/runtime/payments/svm/solana.ts");
+    const source = readFileSync(file, "utf8");
+    const loaders = source.indexOf("const load = ");
+    expect(loaders).toBeGreaterThan(0);
+    for (const name of ["@x402/svm", "@x402/svm/exact/facilitator", "@solana/kit"])
+      expect(source.slice(loaders)).toContain(`load("${name}")`);
+    writeFileSync(
+      file,
+      `${source.slice(0, loaders)}export const loadX402Svm = () => import("@x402/svm");\n` +
+        'export const loadX402SvmFacilitator = () => import("@x402/svm/exact/facilitator");\n' +
+        'export const loadSolanaKit = () => import("@solana/kit");\n',
+    );
+    writeFileSync(join(work, "package.json"), '{ "type": "module" }\n');
+    symlinkSync(join(root, "node_modules"), join(work, "node_modules"), "dir");
+    writeFileSync(
+      join(work, "tsconfig.json"),
+      JSON.stringify({ extends: join(root, "tsconfig.json"), include: ["src"] }),
+    );
+    const tsc = join(root, "node_modules/typescript/bin/tsc");
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [tsc, "-p", join(work, "tsconfig.json"), "--noEmit", "--listFiles"],
+      { maxBuffer: 64 * 1024 * 1024 },
+    ).catch((err: { stdout?: string }) => {
+      const errors = (err.stdout ?? String(err))
+        .split("\n")
+        .filter((line) => /error TS/.test(line));
+      throw new Error(
+        `the runtime does not type-check against @x402/svm / @solana/kit:\n${errors.join("\n")}`,
+      );
+    });
+    expect(stdout).toMatch(/node_modules\/@x402\/svm\/dist\/esm\/index\.d\.mts/);
+    expect(stdout).toMatch(/node_modules\/@solana\/kit\/dist\/types\/index\.d\.ts/);
+  }, 180_000);
+
+  it("loads these packages, with everything the runtime takes from them", async () => {
+    const [x402, facilitator, solana] = await Promise.all([
+      loadX402Svm(),
+      loadX402SvmFacilitator(),
+      loadSolanaKit(),
+    ]);
+    expect(x402.toFacilitatorSvmSigner).toBe(svm.toFacilitatorSvmSigner);
+    expect(facilitator.ExactSvmScheme).toBe(svmFacilitator.ExactSvmScheme);
+    expect(solana.createSolanaRpc).toBe(kit.createSolanaRpc);
+    const taken: Array<keyof X402Svm> = [
+      "toFacilitatorSvmSigner",
+      "decodeTransactionFromPayload",
+      "transactionMessageHash",
+      "getTokenPayerFromTransaction",
+    ];
+    for (const name of taken) expect(typeof x402[name], name).toBe("function");
+    const takenKit: Array<keyof SolanaKit> = [
+      "createKeyPairSignerFromBytes",
+      "createSolanaRpc",
+      "devnet",
+      "mainnet",
+    ];
+    for (const name of takenKit) expect(typeof solana[name], name).toBe("function");
+  });
+});

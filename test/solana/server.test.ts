@@ -1,0 +1,122 @@
+// A server offering Solana only (no PAY_TO, no EVM network), settling directly on the kit: the official
+// client pays; payments for another network, in x402 v1, or without a Solana transaction are refused
+// before anything runs, each saying what is wrong.
+import { x402Client } from "@x402/core/client";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../../templates/runtime/app.js";
+import { encodeBase64Json } from "../../templates/runtime/payments/x402.js";
+import {
+  captureLogger,
+  job,
+  listen,
+  makeAgent,
+  post,
+  unb64,
+  type Running,
+  type TestAgent,
+} from "../runtime/helpers.js";
+import { type SolanaAccount, type SolanaKit, startSolanaKit } from "./kit.js";
+
+let kit: SolanaKit;
+let server: Running;
+let agent: TestAgent;
+let payer: SolanaAccount;
+let payTo: string;
+
+beforeAll(async () => {
+  kit = await startSolanaKit();
+  const feePayer = await kit.newAccount();
+  payer = await kit.fundedPayer(1_000_000n);
+  payTo = await kit.payee();
+  agent = makeAgent();
+  server = await listen(
+    createApp(agent, {
+      devMode: false,
+      env: {
+        X402_NETWORK: "solana-devnet",
+        PAY_TO_SOLANA: payTo,
+        SOLANA_FEE_PAYER_KEY: feePayer.keygenJson,
+        X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl,
+      },
+      logger: captureLogger(),
+    }),
+  );
+});
+afterAll(async () => {
+  await server?.close();
+  await kit?.close();
+});
+
+const soon = () => ({ deadline: Math.floor(Date.now() / 1000) + 30 });
+
+async function signed(body: unknown) {
+  const res = await post(server.url, body);
+  expect(res.status).toBe(402);
+  const required = unb64(res.headers.get("payment-required")!);
+  const client = new x402Client().register(
+    kit.network as `${string}:${string}`,
+    new ExactSvmScheme(payer.signer, { rpcUrl: kit.rpcUrl }),
+  );
+  return client.createPaymentPayload(required);
+}
+
+describe("a Solana-only server", () => {
+  it("takes the official client's payment with no EVM settings at all", async () => {
+    const body = job("echo", { text: "sol" }, soon());
+    // x402 v1 clients are offered nothing (Solana is taken in x402 v2's shape); the v2 header offers Solana.
+    const unpaid = await post(server.url, body);
+    expect(unpaid.body.accepts).toEqual([]);
+    expect(unb64(unpaid.headers.get("payment-required")!).accepts).toHaveLength(1);
+    const payment = await signed(body);
+    const res = await post(server.url, body, { "PAYMENT-SIGNATURE": encodeBase64Json(payment) });
+    expect(res.status, res.text).toBe(200);
+    expect(await kit.usdcBalance(payTo)).toBe(10_000n);
+  });
+
+  it("refuses, before running anything, a payment for another network, in x402 v1, or without a transaction", async () => {
+    const body = job("echo", { text: "no" }, soon());
+    const payment = await signed(body);
+    const runs = agent.calls.echo ?? 0;
+    const cases: Array<[unknown, RegExp]> = [
+      [
+        {
+          ...payment,
+          accepted: { ...payment.accepted, network: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp" },
+        },
+        /payment is for network "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp" but this service takes payments on "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"/,
+      ],
+      [
+        { ...payment, x402Version: 1 },
+        /Solana payments are taken in x402 v2 \(PAYMENT-SIGNATURE\) only/,
+      ],
+      [{ ...payment, payload: {} }, /has no payload.transaction/],
+      [
+        { ...payment, payload: { transaction: "AAAA" } },
+        /payload.transaction is not a Solana transaction/,
+      ],
+      [
+        { ...payment, accepted: { ...payment.accepted, amount: "1" } },
+        /accepted requirement does not match this capability's offer: amount 1/,
+      ],
+    ];
+    for (const [sent, why] of cases) {
+      const res = await post(server.url, body, { "PAYMENT-SIGNATURE": encodeBase64Json(sent) });
+      expect(res.status, res.text).toBe(402);
+      expect(res.body.error).toMatch(why);
+    }
+    expect(agent.calls.echo ?? 0).toBe(runs);
+    expect(await kit.usdcBalance(payTo)).toBe(10_000n);
+  });
+
+  it("a job due too late for Solana gets a 402 with no offer that says why", async () => {
+    const res = await post(server.url, job("echo", { text: "far" }));
+    expect(res.status).toBe(402);
+    const required = unb64(res.headers.get("payment-required")!);
+    expect(required.accepts).toEqual([]);
+    expect(required.error).toMatch(
+      /not payable on solana:EtWT.*Solana pays only for jobs due within 45 s/,
+    );
+    expect(res.body.error).toBe(required.error);
+  });
+});
