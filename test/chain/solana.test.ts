@@ -231,9 +231,9 @@ describe.each([
     const required = unb64(res.headers.get("payment-required")!);
     expect(required.accepts.map((a: { network: string }) => a.network)).toEqual(["eip155:84532"]);
     expect(required.error).toMatch(
-      /not payable on solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1: .*within 45 s/,
+      /not payable on solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1: .*within 30 s/,
     );
-    expect(res.body.error).toMatch(/within 45 s/);
+    expect(res.body.error).toMatch(/within 30 s/);
 
     // A payment made from a near job's offer, sent for the far one.
     const { required: near } = await paymentRequired(server(), job("echo", { text: "x" }, soon()));
@@ -244,7 +244,7 @@ describe.each([
     expect(paid.status).toBe(402);
     const refused = paid.body;
     expect(refused.error_type).toBe("payment");
-    expect(refused.error).toMatch(/Solana pays only for jobs due within 45 s/);
+    expect(refused.error).toMatch(/Solana pays only for jobs due within 30 s/);
     expect(server().agent.calls.echo ?? 0).toBe(runs);
     expect(await balances()).toEqual(before);
   });
@@ -355,6 +355,6 @@ describe("Solana in start-up checks and discovery", () => {
     );
     const llms = await (await fetch(`${url}/llms.txt`)).text();
     expect(llms).toContain(`"${kit.network}"`);
-    expect(llms).toMatch(/Solana is offered only for jobs due within 45 s/);
+    expect(llms).toMatch(/Solana is offered only for jobs due within 30 s/);
   });
 });

@@ -115,7 +115,7 @@ describe("a Solana-only server", () => {
     const required = unb64(res.headers.get("payment-required")!);
     expect(required.accepts).toEqual([]);
     expect(required.error).toMatch(
-      /not payable on solana:EtWT.*Solana pays only for jobs due within 45 s/,
+      /not payable on solana:EtWT.*Solana pays only for jobs due within 30 s/,
     );
     expect(res.body.error).toBe(required.error);
   });

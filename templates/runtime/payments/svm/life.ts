@@ -6,11 +6,12 @@ import { SETTLEMENT_MARGIN_SECONDS } from "../settlement.js";
 
 /**
  * Seconds a Solana payment is counted to live: its blockhash expires 150 blocks (about 60-90 s)
- * after the client fetched it, and the client fetched it before it sent the job. A job is payable
- * on Solana when its deadline plus SETTLEMENT_MARGIN_SECONDS is at most this far away: jobs due
- * within 45 s.
+ * after that block, and a client fetching the latest finalized blockhash gets one already some 13 s
+ * (32 slots) old, before it even sent the job. So 45 s, not 60: a job is payable on Solana when its
+ * deadline plus SETTLEMENT_MARGIN_SECONDS is at most this far away, i.e. jobs due within 30 s (the
+ * payers, create-agent call and generated clients, use the same 30 s).
  */
-export const SOLANA_PAYMENT_LIFE_SECONDS = 60;
+export const SOLANA_PAYMENT_LIFE_SECONDS = 45;
 
 /** Why a job due at `deadline` cannot be paid on Solana, or undefined when it can. */
 export function solanaDeadlineProblem(deadline: number, nowMs = Date.now()): string | undefined {
