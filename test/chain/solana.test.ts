@@ -31,6 +31,8 @@ import {
 } from "../solana/kit.js";
 import { startRedis, type RedisServer } from "../redis/redis-server.js";
 import { withDiscovery } from "../runtime/discovery-fixture.js";
+import { runCall } from "../cli/call-helpers.js";
+import { buildCli } from "../cli/client-project.js";
 import { FACILITATOR_KEY, PAYEE } from "./accounts.js";
 import { ensureBaseSepoliaUsdc, usdcBalance } from "./usdc.js";
 
@@ -357,4 +359,24 @@ describe("Solana in start-up checks and discovery", () => {
     expect(llms).toContain(`"${kit.network}"`);
     expect(llms).toMatch(/Solana is offered only for jobs due within 30 s/);
   });
+});
+
+describe("create-agent call against this server on Solana", () => {
+  it("pays 0.01 USDC on Solana with --network solana-devnet: the server co-signs, the payee gains the price once, the handler runs once", async () => {
+    await buildCli();
+    const buyer = await kit.fundedPayer(1_000_000n);
+    const before = await balances();
+    const runs = direct.agent.calls.echo ?? 0;
+    const r = await runCall(
+      [direct.running.url, "echo", "--input", "text=from call", "--network", "solana-devnet"],
+      { env: { SOLANA_PAYER_KEY: buyer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl } },
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ text: "from call" });
+    expect(r.stderr).toContain(`paid 0.01 USDC on ${kit.network}`);
+    expect(await kit.usdcBalance(buyer.address)).toBe(1_000_000n - PRICE);
+    expect(await kit.usdcBalance(payTo)).toBe(before.payTo + PRICE);
+    expect(await usdcBalance(base.rpcUrl, baseUsdc, PAYEE)).toBe(before.basePayee);
+    expect(direct.agent.calls.echo).toBe(runs + 1);
+  }, 120_000);
 });
