@@ -10,9 +10,13 @@
 // Ratios: answers/s (higher is better); also per server CPU-second (higher is better).
 // Run: npx tsc -p tsconfig.build.json && node bench/paywall.mjs
 // Knobs: RUNS (9 pairs), PAYWALL_BENCH_SECONDS (3), PAYWALL_BENCH_CONCURRENCY (16),
-// PAYWALL_BENCH_NETWORKS (base-sepolia): several, comma-separated, are offered by both sides in one 402
-// (e.g. base-sepolia,arbitrum-sepolia,polygon).
+// PAYWALL_BENCH_NETWORKS (base-sepolia,arbitrum-sepolia,solana-devnet: two EVM networks and Solana, as
+// issue 17 measures): the networks both sides offer in one 402, comma-separated (e.g. base-sepolia alone).
+// Solana on our side: PAY_TO_SOLANA and a fee payer key (SOLANA_FEE_PAYER_KEY, made for the run) with an
+// RPC URL that is never called (no payment arrives); on the peer's, @x402/svm's exact server scheme and a
+// facilitator stub whose /supported names the fee payer. Jobs are sent due in 20 s, so Solana is offered.
 import { fork } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
 import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -20,8 +24,8 @@ import { ensurePeers, median, pairs, report } from "./lib.mjs";
 import { buildProject, ECHO_HANDLER, ECHO_MANIFEST, load, workDir } from "./lib-server.mjs";
 
 const PAY_TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
-const PEERS = { "@x402/express": "2.27.0", "@x402/evm": "2.27.0" };
-const NETWORKS = (process.env.PAYWALL_BENCH_NETWORKS ?? "base-sepolia").split(",");
+const PEERS = { "@x402/express": "2.27.0", "@x402/evm": "2.27.0", "@x402/svm": "2.27.0" };
+const NETWORKS = (process.env.PAYWALL_BENCH_NETWORKS ?? "base-sepolia,arbitrum-sepolia,solana-devnet").split(",");
 /** CAIP-2 ids of the networks both sides offer (the peer takes CAIP-2 ids only). */
 const CAIP2 = {
   "base-sepolia": "eip155:84532",
@@ -29,13 +33,38 @@ const CAIP2 = {
   "arbitrum-sepolia": "eip155:421614",
   arbitrum: "eip155:42161",
   polygon: "eip155:137",
+  solana: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
+  "solana-devnet": "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
 };
+const isSolana = (caip2) => caip2.startsWith("solana:");
 
-if (process.argv[2] === "--ours") await ours(process.argv[3]);
-else if (process.argv[2] === "--peer") await peer(process.argv[3]);
+/** A fresh ed25519 key as Solana writes it: base58 of seed + public key (64 bytes), and the address. */
+function solanaKey() {
+  const { privateKey, publicKey } = generateKeyPairSync("ed25519");
+  const seed = privateKey.export({ format: "der", type: "pkcs8" }).subarray(-32);
+  const pub = publicKey.export({ format: "der", type: "spki" }).subarray(-32);
+  return { secret: base58(Buffer.concat([seed, pub])), address: base58(pub) };
+}
+function base58(bytes) {
+  const alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+  let n = BigInt(`0x${Buffer.from(bytes).toString("hex")}`);
+  let out = "";
+  while (n > 0n) {
+    out = alphabet[Number(n % 58n)] + out;
+    n /= 58n;
+  }
+  for (const b of bytes) {
+    if (b !== 0) break;
+    out = `1${out}`;
+  }
+  return out;
+}
+
+if (process.argv[2] === "--ours") await ours(process.argv[3], JSON.parse(process.argv[4]));
+else if (process.argv[2] === "--peer") await peer(process.argv[3], JSON.parse(process.argv[4]));
 else await main();
 
-async function ours(project) {
+async function ours(project, solana) {
   process.on("disconnect", () => process.exit(0));
   const { agent } = await import(pathToFileURL(join(project, "dist/generated/registry.js")).href);
   const { createApp } = await import(pathToFileURL(join(project, "dist/runtime/app.js")).href);
@@ -45,18 +74,31 @@ async function ours(project) {
     },
   };
   const app = createApp(agent, {
-    env: {},
+    // Solana's route: this server as fee payer; its RPC is never called, as no payment arrives.
+    env: Object.fromEntries(
+      NETWORKS.filter((n) => isSolana(CAIP2[n] ?? n)).map((n) => [
+        `X402_RPC_URL_${n.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`,
+        "http://127.0.0.1:9",
+      ]),
+    ),
     devMode: false,
-    payment: { payTo: PAY_TO, networks: NETWORKS, settler },
+    payment: {
+      payTo: PAY_TO,
+      networks: NETWORKS,
+      settler,
+      payToSolana: solana.payTo,
+      solanaFeePayerKey: solana.feePayerKey,
+    },
   });
   const server = app.listen(0, "127.0.0.1", () => process.send({ port: server.address().port }));
 }
 
-async function peer(project) {
+async function peer(project, solana) {
   process.on("disconnect", () => process.exit(0));
   const peers = ensurePeers(PEERS);
   const { paymentMiddleware, x402ResourceServer } = await peers.import("@x402/express");
   const { ExactEvmScheme } = await import(pathToFileURL(peers.path("@x402/evm/dist/esm/exact/server/index.mjs")).href);
+  const { ExactSvmScheme } = await import(pathToFileURL(peers.path("@x402/svm/dist/esm/exact/server/index.mjs")).href);
   const { declareDiscoveryExtension } = await import(
     pathToFileURL(peers.path("@x402/extensions/dist/esm/bazaar/index.mjs")).href
   );
@@ -66,7 +108,12 @@ async function peer(project) {
   const network = networks[0];
   const facilitator = {
     getSupported: async () => ({
-      kinds: networks.map((n) => ({ x402Version: 2, scheme: "exact", network: n })),
+      kinds: networks.map((n) => ({
+        x402Version: 2,
+        scheme: "exact",
+        network: n,
+        ...(isSolana(n) ? { extra: { feePayer: solana.feePayer } } : {}),
+      })),
       extensions: [],
       signers: {},
     }),
@@ -74,11 +121,11 @@ async function peer(project) {
     settle: async () => ({ success: false, errorReason: "bench", transaction: "", network }),
   };
   const resourceServer = new x402ResourceServer(facilitator);
-  for (const n of networks) resourceServer.register(n, new ExactEvmScheme());
+  for (const n of networks) resourceServer.register(n, isSolana(n) ? new ExactSvmScheme() : new ExactEvmScheme());
   const deadline = Math.floor(Date.now() / 1000) + 300;
   const routes = {
     "POST /execute": {
-      accepts: networks.map((n) => ({ scheme: "exact", price: "$0.01", network: n, payTo: PAY_TO })),
+      accepts: networks.map((n) => ({ scheme: "exact", price: "$0.01", network: n, payTo: isSolana(n) ? solana.payTo : PAY_TO })),
       description: "Echoes its text",
       mimeType: "application/json",
       extensions: declareDiscoveryExtension({
@@ -114,8 +161,8 @@ async function peer(project) {
   const server = app.listen(0, "127.0.0.1", () => process.send({ port: server.address().port }));
 }
 
-function start(mode, project) {
-  const child = fork(new URL(import.meta.url).pathname, [mode, project], { stdio: ["ignore", "ignore", "pipe", "ipc"] });
+function start(mode, project, solana) {
+  const child = fork(new URL(import.meta.url).pathname, [mode, project, JSON.stringify(solana)], { stdio: ["ignore", "ignore", "pipe", "ipc"] });
   let err = "";
   child.stderr.on("data", (chunk) => {
     if (err.length < 20_000) err += chunk;
@@ -133,15 +180,16 @@ async function main() {
   ensurePeers(PEERS);
   const work = workDir("bench-paywall");
   const project = buildProject(join(work, "agent"), ECHO_MANIFEST, { "echo.ts": ECHO_HANDLER });
-  const servers = { ours: await start("--ours", project), peer: await start("--peer", project) };
+  const payee = solanaKey();
+  const feePayer = solanaKey();
+  const solana = { payTo: payee.address, feePayerKey: feePayer.secret, feePayer: feePayer.address };
+  const servers = { ours: await start("--ours", project, solana), peer: await start("--peer", project, solana) };
   const loadStart = loadavg()[0];
 
-  const deadline = Math.floor(Date.now() / 1000) + 3600;
-  const bodies = Array.from({ length: 256 }, (_, i) =>
-    JSON.stringify({ service_version: "1.0", job_id: `job-${i}`, task: { capability: "echo", input: { text: `hello ${i}` } }, deadline }),
-  );
+  // Due in 20 s, sent as it is due: a job Solana can pay for (due within 30 s).
   const next = (i) => {
-    const body = bodies[i % bodies.length];
+    const deadline = Math.floor(Date.now() / 1000) + 20;
+    const body = JSON.stringify({ service_version: "1.0", job_id: `job-${i % 256}`, task: { capability: "echo", input: { text: `hello ${i % 256}` } }, deadline });
     return {
       method: "POST",
       path: "/execute",
