@@ -77,7 +77,6 @@ describe("the Solana packages the runtime loads without their declarations", () 
       "toFacilitatorSvmSigner",
       "decodeTransactionFromPayload",
       "transactionMessageHash",
-      "getTokenPayerFromTransaction",
     ];
     for (const name of taken) expect(typeof x402[name], name).toBe("function");
     const takenKit: Array<keyof SolanaKit> = [

@@ -188,20 +188,14 @@ export function createSvmScheme(
         `${sent.name} payload.transaction is not a Solana transaction in base64`,
       );
     }
-    // The owner of the token account the transfer draws on ("" when @x402/svm finds none: the
-    // official verification refuses such a transaction).
-    let payer = "";
-    try {
-      payer = x402.getTokenPayerFromTransaction(decoded);
-    } catch {
-      payer = "";
-    }
     return {
       family: "svm",
       x402Version: 2,
       scheme: "exact",
       network: network.caip2,
-      payer,
+      // The transfer's authority, as the official verification names it (confirm() fills it in):
+      // decoding the message a second time here for it cost more CPU than the rest of our checks.
+      payer: "",
       amount: requirement.amount,
       asset: network.asset,
       transaction,
@@ -256,7 +250,12 @@ export function createSvmScheme(
     replayKey: (payment) => `svm:${network.caip2}:${solana(payment).messageHash}`,
     async confirm(payment) {
       const p = solana(payment);
-      let answer: { isValid: boolean; invalidReason?: string; invalidMessage?: string };
+      let answer: {
+        isValid: boolean;
+        invalidReason?: string;
+        invalidMessage?: string;
+        payer?: string;
+      };
       if (direct) {
         try {
           answer = await (await direct).verify(...forScheme(p));
@@ -282,6 +281,7 @@ export function createSvmScheme(
           direct ? "transaction_refused" : "facilitator_refused",
           `${direct ? "the payment transaction was refused" : "the facilitator refused the payment"}: ${[answer.invalidReason, answer.invalidMessage].filter(Boolean).join(": ") || "no reason given"}`,
         );
+      if (typeof answer.payer === "string") p.payer = answer.payer;
     },
     async settle(payment): Promise<Receipt> {
       const p = solana(payment);

@@ -64,7 +64,6 @@ export interface X402Svm {
   ): FacilitatorSvmSigner;
   decodeTransactionFromPayload(payload: { transaction: string }): SolanaTransaction;
   transactionMessageHash(transaction: SolanaTransaction): string;
-  getTokenPayerFromTransaction(transaction: SolanaTransaction): string;
 }
 
 /** What the runtime takes from "@x402/svm/exact/facilitator": the official exact scheme, facilitator side. */
