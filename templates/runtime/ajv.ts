@@ -11,7 +11,6 @@
  */
 import { createRequire } from "node:module";
 import type { Ajv, ErrorObject, Options, Schema, ValidateFunction } from "ajv";
-import type { FormatsPlugin } from "ajv-formats";
 import { clip, oneLine, quote } from "./ops/text.js";
 
 // Ajv and ajv-formats are CommonJS: loaded synchronously, on first use, by require.
@@ -38,11 +37,13 @@ export interface LazyAjv extends Omit<Ajv, "compile"> {
  * on first use; everything else (addKeyword, addFormat, validate...) is the real instance's.
  */
 function lazyAjv(options: Options): LazyAjv {
-  let instance: Ajv | undefined;
-  const real = (): Ajv => {
+  // Typed LazyAjv from here on (a real Ajv fits it: test/runtime/ajv-types.test.ts), so that this file
+  // does not call Ajv's overloaded compile either.
+  let instance: LazyAjv | undefined;
+  const real = (): LazyAjv => {
     if (!instance) {
-      const { Ajv: AjvClass } = require("ajv") as { Ajv: new (options: Options) => Ajv };
-      const addFormats = (require("ajv-formats") as { default: FormatsPlugin }).default;
+      const { Ajv: AjvClass } = require("ajv") as { Ajv: new (options: Options) => LazyAjv };
+      const addFormats = (require("ajv-formats") as { default: (ajv: LazyAjv) => unknown }).default;
       instance = new AjvClass(options);
       addFormats(instance);
     }
@@ -61,7 +62,7 @@ function lazyAjv(options: Options): LazyAjv {
 }
 
 /** A ValidateFunction that compiles `schema` with `ajv()` on its first call (or first look at its compiled parts). */
-function lazyValidator(ajv: () => Ajv, schema: Schema): ValidateFunction {
+function lazyValidator(ajv: () => LazyAjv, schema: Schema): ValidateFunction {
   let compiled: ValidateFunction | undefined;
   const real = (): ValidateFunction => (compiled ??= ajv().compile(schema));
   const validate = function (
