@@ -185,6 +185,8 @@ export async function cdpJwt(
   nowSeconds = Math.floor(Date.now() / 1000),
 ): Promise<string> {
   const jose = await loadJose();
+  // randomBytes rather than crypto.getRandomValues, whose type (an Exclude over every typed array) costs
+  // tsc hundreds of types in every typecheck of the project.
   const nonce = randomBytes(16).toString("hex");
   // url.host carries the port when it is not the scheme's default, as cdp-sdk's callers pass it.
   return new jose.SignJWT({
