@@ -4,8 +4,10 @@
 // process, measured in interleaved pairs in one run. Both resolve their packages from the repo's
 // node_modules (the versions projects pin). Also prints what tsc --extendedDiagnostics counts for each
 // (files, types, instantiations, check time): the files and types are what a heavy library's declarations
-// cost, whatever the machine. Times: lower is better; the last line is `ratio typecheck <median>
-// (<min>..<max>)`, the project's wall time over the peer's, per pair.
+// cost, whatever the machine. Also the CPU time (user + system) each tsc process used, read by a preload
+// as it exits: on a shared machine it moves less with the load than wall time. Times: lower is better;
+// the last line is `ratio typecheck <median> (<min>..<max>)`, the project's wall time over the peer's,
+// per pair.
 // Run: npx tsc -p tsconfig.build.json && node bench/typecheck.mjs   (RUNS=15 for more pairs;
 // BENCH_RUNTIME=<folder> type-checks that copy of templates/runtime, for a before/after pair)
 import { execFileSync } from "node:child_process";
@@ -68,15 +70,26 @@ writeFileSync(join(peer, "package.json"), '{ "name": "peer", "private": true, "t
 writeFileSync(join(peer, "src/server.ts"), PEER_SERVER);
 execFileSync("ln", ["-s", join(root, "node_modules"), join(peer, "node_modules")]);
 
-/** tsc --noEmit --extendedDiagnostics in `dir` (a fresh process): wall ms and tsc's own counts. */
+/** Loaded into each tsc process: prints the process's own CPU time (user + system) as it exits. */
+const cpuProbe = join(work, "cpu-probe.cjs");
+writeFileSync(
+  cpuProbe,
+  'process.on("exit", () => { const u = process.cpuUsage(); process.stdout.write(`\\nCPU ms: ${(u.user + u.system) / 1000}\\n`); });\n',
+);
+
+/** tsc --noEmit --extendedDiagnostics in `dir` (a fresh process): wall ms, CPU ms and tsc's own counts. */
 function typecheck(dir) {
   const started = performance.now();
   let out;
   try {
-    out = execFileSync(process.execPath, [tsc, "--noEmit", "--extendedDiagnostics"], {
-      cwd: dir,
-      encoding: "utf8",
-    });
+    out = execFileSync(
+      process.execPath,
+      ["--require", cpuProbe, tsc, "--noEmit", "--extendedDiagnostics"],
+      {
+        cwd: dir,
+        encoding: "utf8",
+      },
+    );
   } catch (err) {
     throw new Error(`tsc --noEmit failed in ${dir}:\n${err.stdout ?? ""}${err.stderr ?? ""}`);
   }
@@ -93,6 +106,7 @@ function typecheck(dir) {
     instantiations: field("Instantiations"),
     checkMs: field("Check time") * 1000,
     totalMs: field("Total time") * 1000,
+    cpuMs: field("CPU ms"),
   };
 }
 
@@ -125,11 +139,16 @@ console.log(
   `files x${(ours.files / theirs.files).toFixed(2)}, types x${(ours.types / theirs.types).toFixed(2)} (create-agent over the peer)`,
 );
 const totals = { ours: [], peer: [], ratios: [] };
+const cpu = { ours: [], peer: [], ratios: [] };
 for (let i = 0; i < result.ratios.length; i++) {
   const [a, b] = [seen.ours.at(-result.ratios.length + i), seen.peer.at(-result.ratios.length + i)];
   totals.ours.push(a.totalMs);
   totals.peer.push(b.totalMs);
   totals.ratios.push(a.totalMs / b.totalMs);
+  cpu.ours.push(a.cpuMs);
+  cpu.peer.push(b.cpuMs);
+  cpu.ratios.push(a.cpuMs / b.cpuMs);
 }
 report("typecheck-tsc-total-time", totals, { peer: "express 5 + ajv" });
+report("typecheck-cpu", cpu, { peer: "express 5 + ajv" });
 report("typecheck", result, { peer: "express 5 + ajv" });

@@ -10,8 +10,7 @@
  * Part of your project: edit freely.
  */
 import { createRequire } from "node:module";
-import type { AnySchema, Ajv, ErrorObject, Options, ValidateFunction } from "ajv";
-import type { FormatsPlugin } from "ajv-formats";
+import type { Ajv, ErrorObject, Options, Schema, ValidateFunction } from "ajv";
 import { clip, oneLine, quote } from "./ops/text.js";
 
 // Ajv and ajv-formats are CommonJS: loaded synchronously, on first use, by require.
@@ -25,22 +24,33 @@ const shared: Options = {
 };
 
 /**
+ * Ajv as lazyAjv gives it: Ajv's own members, and the one `compile` it has (a synchronous validator
+ * of any schema). Ajv's own five `compile` overloads would make tsc weigh JSONSchemaType<T> and the JTD
+ * types on every generated validator, a few hundred types each in every typecheck of the project.
+ */
+export interface LazyAjv extends Omit<Ajv, "compile"> {
+  compile<T = unknown>(schema: Schema): ValidateFunction<T>;
+}
+
+/**
  * An Ajv instance created (with ajv-formats) on first use. `compile` returns a validator that compiles
  * on first use; everything else (addKeyword, addFormat, validate...) is the real instance's.
  */
-function lazyAjv(options: Options): Ajv {
-  let instance: Ajv | undefined;
-  const real = (): Ajv => {
+function lazyAjv(options: Options): LazyAjv {
+  // Typed LazyAjv from here on (a real Ajv fits it: test/runtime/ajv-types.test.ts), so that this file
+  // does not call Ajv's overloaded compile either.
+  let instance: LazyAjv | undefined;
+  const real = (): LazyAjv => {
     if (!instance) {
-      const { Ajv: AjvClass } = require("ajv") as { Ajv: new (options: Options) => Ajv };
-      const addFormats = (require("ajv-formats") as { default: FormatsPlugin }).default;
+      const { Ajv: AjvClass } = require("ajv") as { Ajv: new (options: Options) => LazyAjv };
+      const addFormats = (require("ajv-formats") as { default: (ajv: LazyAjv) => unknown }).default;
       instance = new AjvClass(options);
       addFormats(instance);
     }
     return instance;
   };
-  const compile = (schema: AnySchema) => lazyValidator(real, schema);
-  return new Proxy({} as Ajv, {
+  const compile = (schema: Schema) => lazyValidator(real, schema);
+  return new Proxy({} as LazyAjv, {
     get(_target, property) {
       if (property === "compile") return compile;
       const value: unknown = Reflect.get(real(), property);
@@ -52,7 +62,7 @@ function lazyAjv(options: Options): Ajv {
 }
 
 /** A ValidateFunction that compiles `schema` with `ajv()` on its first call (or first look at its compiled parts). */
-function lazyValidator(ajv: () => Ajv, schema: AnySchema): ValidateFunction {
+function lazyValidator(ajv: () => LazyAjv, schema: Schema): ValidateFunction {
   let compiled: ValidateFunction | undefined;
   const real = (): ValidateFunction => (compiled ??= ajv().compile(schema));
   const validate = function (
@@ -73,10 +83,10 @@ function lazyValidator(ajv: () => Ajv, schema: AnySchema): ValidateFunction {
 }
 
 /** Input: coerce "5" to 5 where the schema says integer, fill in defaults. Mutates the data. */
-export const inputAjv: Ajv = lazyAjv({ ...shared, coerceTypes: true, useDefaults: true });
+export const inputAjv: LazyAjv = lazyAjv({ ...shared, coerceTypes: true, useDefaults: true });
 
 /** Output: check the handler's result exactly as returned, never change it. */
-export const outputAjv: Ajv = lazyAjv({ ...shared, coerceTypes: false, useDefaults: false });
+export const outputAjv: LazyAjv = lazyAjv({ ...shared, coerceTypes: false, useDefaults: false });
 
 /**
  * Compiles every validator of these capabilities now (for a validator that compiles lazily, its

@@ -134,13 +134,16 @@ export async function startServer(
   let metricsServer: Server | undefined;
   if (runtime.metrics && config.metrics?.port !== undefined) {
     const { port, host } = config.metrics;
-    metricsServer = await startMetricsServer(runtime.metrics, { port, host }).catch(
+    // Not awaited straight into `metricsServer`: that contextual type (Server | undefined) makes tsc
+    // infer catch()'s type against node:http's Server structurally, a fifth of a second of every typecheck.
+    const started = await startMetricsServer(runtime.metrics, { port, host }).catch(
       (err: Error) => {
         process.stderr.write(cannotListen("METRICS_PORT", port, err));
         process.exit(1);
       },
     );
-    const bound = metricsServer.address();
+    metricsServer = started;
+    const bound = started.address();
     logger.info(
       `metrics on http://${host}:${typeof bound === "object" && bound ? bound.port : port}/metrics`,
     );

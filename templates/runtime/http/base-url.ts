@@ -21,7 +21,9 @@ const HOST = /^(?:([A-Za-z0-9._~-]+)|\[([0-9A-Fa-f:.]+)\])(?::(\d{1,5}))?$/;
 export function isValidHost(host: string): boolean {
   const match = HOST.exec(host);
   if (!match) return false;
-  const [, , ipv6, port] = match;
+  // By index: destructuring the match would make tsc check RegExpExecArray's iterator types.
+  const ipv6 = match[2];
+  const port = match[3];
   if (ipv6 !== undefined && !isIPv6(ipv6)) return false;
   return port === undefined || Number(port) <= 65_535;
 }

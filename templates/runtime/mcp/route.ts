@@ -22,7 +22,7 @@ function rpcError(res: express.Response, status: number, code: number, message: 
 
 export function mountMcp(app: Express, s: JobServices, logger: Logger): void {
   if (!s.config.mcp.enabled) {
-    app.all(MCP_PATH, (req, res) =>
+    const off: RequestHandler = (req, res) =>
       refuse(
         logger,
         req,
@@ -30,8 +30,8 @@ export function mountMcp(app: Express, s: JobServices, logger: Logger): void {
         new ValidationError("MCP is off on this service (MCP=off): send jobs to POST /execute", {
           status: 404,
         }),
-      ),
-    );
+      );
+    app.all(MCP_PATH, off);
     return;
   }
 
@@ -73,5 +73,6 @@ export function mountMcp(app: Express, s: JobServices, logger: Logger): void {
     const handle = await load();
     await handle(req, res);
   };
-  app.post(MCP_PATH, open, express.json({ limit: s.config.maxBodyBytes }), badBody, serve);
+  const json: RequestHandler = express.json({ limit: s.config.maxBodyBytes }); // typed: tsc resolves app.post's overloads faster
+  app.post(MCP_PATH, open, json, badBody, serve);
 }

@@ -103,7 +103,7 @@ async function ask(
 ): Promise<{ status: number; text: string }> {
   const method = init.method ?? "GET";
   let secrets: string[] = [];
-  let headers = init.headers;
+  let headers: Record<string, string> = init.headers; // named: RequestInit's HeadersInit is costly to spread
   if (authenticate) {
     try {
       const auth = await authenticate(method, new URL(endpoint));
