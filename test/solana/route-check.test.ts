@@ -58,13 +58,19 @@ describe("start-up checks of a direct Solana route", () => {
     );
   });
 
-  it("refuses a fee payer without SOL, warns when low, says the balance when funded (no key in any line)", async () => {
+  it("refuses a fee payer without SOL or short of one fee, warns when low, says the balance when funded (no key in any line)", async () => {
     const empty = await kit.fundedPayer(0n); // a token account but no SOL
     const { error } = await check(kit.rpcUrl, empty.secretKey);
     expect((error as ConfigError).problems[0]).toMatch(
       new RegExp(
         `^the Solana fee payer ${empty.address} \\(SOLANA_FEE_PAYER_KEY\\) holds no SOL on solana:EtWT`,
       ),
+    );
+
+    const short = await kit.newAccount(4_999n); // some SOL, but not one settlement's fee
+    const refused = await check(kit.rpcUrl, short.secretKey);
+    expect((refused.error as ConfigError).problems[0]).toMatch(
+      /^the Solana fee payer \S+ \(SOLANA_FEE_PAYER_KEY\) holds 0.000004999 SOL, less than one settlement's fee \(0.000005 SOL\), on solana:EtWT/,
     );
 
     const low = await kit.newAccount(1_000_000n);

@@ -42,6 +42,7 @@ export function loadMetrics(config: MetricsConfig | undefined): LoadedMetrics {
     handlerAbandoned: (c) => span((m) => m.handlerAbandoned(c)),
     ledgerError: (o) => run((m) => m.ledgerError(o)),
     settlerBalance: (b, l, n) => run((m) => m.settlerBalance?.(b, l, n)),
+    feePayerBalance: (b, l, n) => run((m) => m.feePayerBalance?.(b, l, n)),
   };
   const source: MetricsSource = {
     contentType: "text/plain; version=0.0.4; charset=utf-8",

@@ -60,6 +60,14 @@ export interface Metrics {
    * Optional: implementations written before it existed need not have it.
    */
   settlerBalance?(balanceWei: bigint, lowWei: bigint, network?: string): void;
+  /**
+   * The Solana fee payer's SOL (SOLANA_FEE_PAYER_KEY, direct settlement on Solana), read by GET
+   * /health and on each metrics scrape (at most every few seconds): agent_fee_payer_balance_sol{network},
+   * and agent_fee_payer_balance_low_sol{network}, the balance below which the server warns (fees for
+   * 1000 settlements). In lamports (1 SOL = 10^9). `network`: the CAIP-2 id of an offered Solana network.
+   * Optional: implementations written before it existed need not have it.
+   */
+  feePayerBalance?(lamports: bigint, lowLamports: bigint, network?: string): void;
 }
 
 const nothing = (): void => {};
@@ -73,4 +81,5 @@ export const noMetrics: Metrics = Object.freeze({
   handlerAbandoned: () => nothing,
   ledgerError: nothing,
   settlerBalance: nothing,
+  feePayerBalance: nothing,
 });

@@ -143,6 +143,20 @@ export function createPrometheusMetrics(options: PrometheusOptions = {}): Promet
     labelNames: ["network"] as const,
     registers,
   });
+  // Its own series, not agent_settler_balance_eth{network="solana:…"}: another account
+  // (SOLANA_FEE_PAYER_KEY), another unit, and an alert comparing it with the ETH threshold would be wrong.
+  const feePayerBalance = new Gauge({
+    name: name("agent_fee_payer_balance_sol"),
+    help: "SOL held by the Solana fee payer (SOLANA_FEE_PAYER_KEY, direct settlement) on each Solana network (CAIP-2 id), which pays the fee of every settlement there. Read by GET /health and on scrapes (at most every 5 s).",
+    labelNames: ["network"] as const,
+    registers,
+  });
+  const feePayerLow = new Gauge({
+    name: name("agent_fee_payer_balance_low_sol"),
+    help: "The fee payer balance below which the server warns, by Solana network: fees for 1000 settlements. Alert when agent_fee_payer_balance_sol < agent_fee_payer_balance_low_sol.",
+    labelNames: ["network"] as const,
+    registers,
+  });
 
   const metrics: Metrics = {
     job(capability: string, outcome: JobOutcome) {
@@ -184,6 +198,10 @@ export function createPrometheusMetrics(options: PrometheusOptions = {}): Promet
     settlerBalance(balanceWei: bigint, lowWei: bigint, network = "") {
       settlerBalance.set({ network }, Number(balanceWei) / 1e18);
       settlerLow.set({ network }, Number(lowWei) / 1e18);
+    },
+    feePayerBalance(lamports: bigint, lowLamports: bigint, network = "") {
+      feePayerBalance.set({ network }, Number(lamports) / 1e9);
+      feePayerLow.set({ network }, Number(lowLamports) / 1e9);
     },
   };
 

@@ -10,7 +10,10 @@
  *     run, then fail to settle); below LOW_BALANCE_SETTLEMENTS settlements' gas it warns. The
  *     balance is the metric agent_settler_balance_eth{network}.
  *   - X402_FACILITATOR_URL: /health asks its GET /supported (server.ts checks it at start-up).
- * Solana networks are skipped here (their routes are checked by payments/svm/*).
+ * Solana networks: start-up checks them in payments/svm/route-check.ts (called by routes.ts); /health
+ * and scrapes probe them through its probeSolanaRoute (RPC reachable and on the network's genesis,
+ * the fee payer able to pay one more settlement, agent_fee_payer_balance_sol{network}), with the same
+ * reuse window and timeout, each under `networks` like an EVM network.
  * Plain JSON-RPC over fetch (eth_chainId, eth_getBalance, eth_gasPrice): no viem client is needed
  * for three reads. Part of your project: edit freely.
  */
@@ -21,6 +24,7 @@ import { ConfigError } from "../ops/settings.js";
 import { clip, oneLine } from "../ops/text.js";
 import type { Logger } from "../types.js";
 import { networkSettingSuffix } from "./networks.js";
+import type { RoutedSolanaNetwork } from "./svm/scheme.js";
 
 type Hex = `0x${string}`;
 
@@ -237,7 +241,7 @@ const unfunded = (f: SettlerFunds): boolean =>
   f.balanceWei === 0n || f.balanceWei < f.perSettlementWei;
 
 /** What can be wrong with a route, as GET /health names it. */
-type Problem = "unreachable" | "wrong_chain" | "unfunded";
+type Problem = "unreachable" | "wrong_chain" | "unfunded" | "fee_payer_unfunded";
 
 /** A problem's text on /health: of every route (no `where`), or of one network's. */
 function problemText(problem: Problem, where?: string): string {
@@ -250,6 +254,8 @@ function problemText(problem: Problem, where?: string): string {
       return `settlement route${of} on another chain: ${jobs} are refused until it is fixed`;
     case "unfunded":
       return `settler account${where === undefined ? "" : ` on ${where}`} out of gas money: ${jobs} cannot settle until it is funded`;
+    case "fee_payer_unfunded":
+      return `Solana fee payer${where === undefined ? "" : ` on ${where}`} out of SOL: ${jobs} cannot settle until it is funded`;
   }
 }
 
@@ -269,7 +275,9 @@ export function createRouteHealth(
   );
   // Every network settles through the same facilitators today (one route per network, same URLs).
   const facilitator = config.networks.find((n) => n.settlement.kind === "facilitator")?.settlement;
-  if (networks.length === 0 && facilitator === undefined) return undefined;
+  // Every Solana network has an RPC endpoint (direct) or a facilitator route: all are watched.
+  const solana = config.networks.filter((n): n is RoutedSolanaNetwork => n.family === "svm");
+  if (networks.length === 0 && solana.length === 0 && facilitator === undefined) return undefined;
   const addresses = new Map<Hex, Promise<Hex>>();
   const settler = (key: Hex): Promise<Hex> => {
     let address = addresses.get(key);
@@ -375,15 +383,30 @@ export function createRouteHealth(
     }
   }
 
+  /** One Solana network's route now (payments/svm/route-check.ts). */
+  async function lookAtSolana(n: RoutedSolanaNetwork): Promise<Problem[]> {
+    const { probeSolanaRoute } = await import("./svm/route-check.js");
+    return probeSolanaRoute(n, PROBE_TIMEOUT_MS, deps);
+  }
+
+  /** Every watched network in the offer's order: what its record and problems are named by, how to look. */
+  const watched = config.networks.flatMap((n) => {
+    const solanaNetwork = n.family === "svm" ? n : undefined;
+    const evm = networks.find((c) => c.caip2 === n.network.caip2);
+    const look = solanaNetwork ? () => lookAtSolana(solanaNetwork) : evm && (() => lookAt(evm));
+    if (!look) return [];
+    return [{ written: n.written, caip2: n.network.caip2, kind: n.settlement.kind, look }];
+  });
+
   /** Every route now, for /health and metrics scrapes. */
   async function look(): Promise<RouteReport> {
     const [perNetwork, shared] = await Promise.all([
-      Promise.all(networks.map(lookAt)),
+      Promise.all(watched.map((n) => n.look())),
       lookAtFacilitator(),
     ]);
     const problems: string[] = [];
     const detail: Record<string, NetworkHealth> = {};
-    networks.forEach((n, i) => {
+    watched.forEach((n, i) => {
       const own = perNetwork[i] ?? [];
       for (const p of own) problems.push(problemText(p, several ? n.written : undefined));
       const all = [...own, ...(shared && n.kind === "facilitator" ? [shared] : [])];

@@ -1,33 +1,46 @@
 /**
- * Startup check of a Solana network's settlement route (fail closed), called by routes.ts:
+ * A Solana network's settlement route: checked at startup (fail closed, checkSolanaRoute, called by
+ * routes.ts) and again by GET /health and each metrics scrape (probeSolanaRoute, called by
+ * route-health.ts, which reuses an answer for a few seconds):
  *   - its RPC endpoint (X402_RPC_URL_<NET>), when set, answers getGenesisHash with the genesis of the
  *     network the CAIP-2 id names (its first 32 characters);
- *   - direct route (SOLANA_FEE_PAYER_KEY): the fee payer holds SOL (none: refuse; low: warn);
+ *   - direct route (SOLANA_FEE_PAYER_KEY): the fee payer holds the fee of one more settlement (less:
+ *     refuse, or /health degraded; low: warn). The balance is the metric
+ *     agent_fee_payer_balance_sol{network};
  *   - facilitator route: some facilitator in X402_FACILITATOR_URL lists x402 v2 "exact" on the
- *     network, with the fee payer (`extra.feePayer`) the 402 must name.
+ *     network, with the fee payer (`extra.feePayer`) the 402 must name (/health asks the
+ *     facilitators through route-health.ts's facilitator probe, as for EVM networks).
  * Plain JSON-RPC over fetch: nothing of @solana/kit is needed for two reads. Never shows a key or
  * an RPC URL's path (it often holds an API key). Part of your project: edit freely.
  */
-import type { Logger } from "../../types.js";
+import type { Metrics } from "../../ops/metrics.js";
 import { ConfigError } from "../../ops/settings.js";
+import type { Logger } from "../../types.js";
 import { networkSettingSuffix } from "../networks.js";
 import type { RoutedSolanaNetwork } from "./scheme.js";
 
 /** How long startup waits for the RPC endpoint or the facilitators. */
 const START_TIMEOUT_MS = 10_000;
 /** Lamports per signature on Solana today (5000); a fee payer pays one signature per settlement. */
-const LAMPORTS_PER_SETTLEMENT = 5_000n;
+export const LAMPORTS_PER_SETTLEMENT = 5_000n;
 /** Below fees for this many settlements, startup warns. */
 const LOW_BALANCE_SETTLEMENTS = 1_000n;
+/** LAMPORTS_PER_SETTLEMENT times LOW_BALANCE_SETTLEMENTS: below it, warn. */
+const LOW_BALANCE_LAMPORTS = LAMPORTS_PER_SETTLEMENT * LOW_BALANCE_SETTLEMENTS;
 const LAMPORTS_PER_SOL = 1_000_000_000;
 
-async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
+async function rpc(
+  url: string,
+  method: string,
+  params: unknown[],
+  timeoutMs = START_TIMEOUT_MS,
+): Promise<unknown> {
   const res = await fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
     redirect: "error",
-    signal: AbortSignal.timeout(START_TIMEOUT_MS),
+    signal: AbortSignal.timeout(timeoutMs),
   });
   const body = (await res.json()) as { result?: unknown; error?: { message?: unknown } };
   if (body.result === undefined)
@@ -39,6 +52,26 @@ async function rpc(url: string, method: string, params: unknown[]): Promise<unkn
 
 const sol = (lamports: bigint): string => `${Number(lamports) / LAMPORTS_PER_SOL} SOL`;
 
+/** The genesis hash the endpoint serves, when it is not the network's (undefined when it is). */
+async function otherGenesis(n: RoutedSolanaNetwork, rpcUrl: string, timeoutMs?: number) {
+  const genesis = await rpc(rpcUrl, "getGenesisHash", [], timeoutMs);
+  const reference = n.network.caip2.slice("solana:".length);
+  if (typeof genesis === "string" && genesis.slice(0, reference.length) === reference)
+    return undefined;
+  return String(genesis);
+}
+
+/** The direct route's fee payer balance, in lamports. */
+async function feePayerLamports(rpcUrl: string, feePayer: string, timeoutMs?: number) {
+  const answer = (await rpc(rpcUrl, "getBalance", [feePayer], timeoutMs)) as { value?: unknown };
+  if (typeof answer?.value !== "number" && typeof answer?.value !== "bigint")
+    throw new Error("answered without a balance");
+  return BigInt(answer.value);
+}
+
+/** Cannot pay the fee of one more settlement (or holds nothing at all). */
+const unfunded = (lamports: bigint): boolean => lamports < LAMPORTS_PER_SETTLEMENT;
+
 export async function checkSolanaRoute(
   n: RoutedSolanaNetwork,
   settleTimeoutSeconds: number,
@@ -48,9 +81,9 @@ export async function checkSolanaRoute(
   const caip2 = n.network.caip2;
   if (n.rpcUrl !== undefined) {
     const origin = new URL(n.rpcUrl).origin;
-    let genesis: unknown;
+    let genesis: string | undefined;
     try {
-      genesis = await rpc(n.rpcUrl, "getGenesisHash", []);
+      genesis = await otherGenesis(n, n.rpcUrl);
     } catch (err) {
       const detail =
         err instanceof Error && err.name === "TimeoutError"
@@ -60,10 +93,9 @@ export async function checkSolanaRoute(
         `the Solana JSON-RPC endpoint for ${caip2} (${setting}, at ${origin}) gave ${detail} to getGenesisHash: payments on ${n.written} are settled through it; check that it is up and the URL is right`,
       ]);
     }
-    const reference = caip2.slice("solana:".length);
-    if (typeof genesis !== "string" || genesis.slice(0, reference.length) !== reference)
+    if (genesis !== undefined)
       throw new ConfigError([
-        `the Solana JSON-RPC endpoint for ${caip2} (${setting}, at ${origin}) serves the network whose genesis hash is ${JSON.stringify(String(genesis).slice(0, 60))}, not ${caip2}: point it at a node of that network`,
+        `the Solana JSON-RPC endpoint for ${caip2} (${setting}, at ${origin}) serves the network whose genesis hash is ${JSON.stringify(genesis.slice(0, 60))}, not ${caip2}: point it at a node of that network`,
       ]);
   }
 
@@ -71,21 +103,16 @@ export async function checkSolanaRoute(
   if (route.kind === "direct") {
     let lamports: bigint;
     try {
-      const answer = (await rpc(route.rpcUrl, "getBalance", [route.feePayer])) as {
-        value?: unknown;
-      };
-      if (typeof answer?.value !== "number" && typeof answer?.value !== "bigint")
-        throw new Error("answered without a balance");
-      lamports = BigInt(answer.value);
+      lamports = await feePayerLamports(route.rpcUrl, route.feePayer);
     } catch (err) {
       throw new ConfigError([
         `could not read the balance of the Solana fee payer ${route.feePayer} (SOLANA_FEE_PAYER_KEY) through ${setting}: ${err instanceof Error ? err.message : String(err)}`,
       ]);
     }
-    const low = LAMPORTS_PER_SETTLEMENT * LOW_BALANCE_SETTLEMENTS;
-    if (lamports === 0n)
+    const low = LOW_BALANCE_LAMPORTS;
+    if (unfunded(lamports))
       throw new ConfigError([
-        `the Solana fee payer ${route.feePayer} (SOLANA_FEE_PAYER_KEY) holds no SOL on ${caip2}: it pays the fee of every settlement, so every paid job would run and then fail to settle. Send it SOL (${sol(low)} pays about ${LOW_BALANCE_SETTLEMENTS} settlements), or set SOLANA_FEE_PAYER_KEY to a funded account`,
+        `the Solana fee payer ${route.feePayer} (SOLANA_FEE_PAYER_KEY) holds ${lamports === 0n ? "no SOL" : `${sol(lamports)}, less than one settlement's fee (${sol(LAMPORTS_PER_SETTLEMENT)}),`} on ${caip2}: it pays the fee of every settlement, so every paid job would run and then fail to settle. Send it SOL (${sol(low)} pays about ${LOW_BALANCE_SETTLEMENTS} settlements), or set SOLANA_FEE_PAYER_KEY to a funded account`,
       ]);
     if (lamports < low)
       logger.warn(
@@ -125,4 +152,60 @@ export async function checkSolanaRoute(
     facilitator: shown,
     fee_payer: feePayer,
   });
+}
+
+/** What can be wrong with a Solana route now, as GET /health names it (route-health.ts's texts). */
+export type SolanaRouteProblem = "unreachable" | "wrong_chain" | "fee_payer_unfunded";
+
+/**
+ * A Solana network's route now, for GET /health and metrics scrapes: its RPC endpoint (reachable,
+ * the network's genesis) and, for a direct route, whether the fee payer can pay one more
+ * settlement's fee (its balance goes to agent_fee_payer_balance_sol{network}). Never throws:
+ * details go to the log, the problems to the caller. A facilitator route's facilitators are
+ * probed by route-health.ts, once for every network they serve.
+ */
+export async function probeSolanaRoute(
+  n: RoutedSolanaNetwork,
+  timeoutMs: number,
+  deps: { logger: Logger; metrics: Metrics },
+): Promise<SolanaRouteProblem[]> {
+  const caip2 = n.network.caip2;
+  const label = n.written === caip2 ? caip2 : `${n.written} (${caip2})`;
+  const route = n.settlement;
+  const rpcUrl = n.rpcUrl ?? (route.kind === "direct" ? route.rpcUrl : undefined);
+  try {
+    if (rpcUrl !== undefined) {
+      const genesis = await otherGenesis(n, rpcUrl, timeoutMs);
+      if (genesis !== undefined) {
+        deps.logger.warn(
+          `settlement route check failed on ${label}: its Solana JSON-RPC endpoint serves the network whose genesis hash is ${JSON.stringify(genesis.slice(0, 60))}`,
+          { network: caip2 },
+        );
+        return ["wrong_chain"];
+      }
+    }
+    if (route.kind !== "direct") return [];
+    const lamports = await feePayerLamports(route.rpcUrl, route.feePayer, timeoutMs);
+    deps.metrics.feePayerBalance?.(lamports, LOW_BALANCE_LAMPORTS, caip2);
+    if (!unfunded(lamports)) return [];
+    deps.logger.warn(
+      `the Solana fee payer ${route.feePayer} (SOLANA_FEE_PAYER_KEY) holds ${sol(lamports)} on ${label}, less than one settlement's fee`,
+      { network: caip2, fee_payer: route.feePayer },
+    );
+    return ["fee_payer_unfunded"];
+  } catch (err) {
+    const message =
+      err instanceof Error && err.name === "TimeoutError"
+        ? `no answer within ${timeoutMs / 1000} s`
+        : err instanceof Error && err.cause instanceof Error
+          ? `unreachable (${(err.cause as { code?: string }).code ?? err.cause.message})`
+          : err instanceof Error
+            ? err.message
+            : String(err);
+    deps.logger.warn(
+      `settlement route check failed on ${label}: its Solana JSON-RPC endpoint: ${message}`,
+      { network: caip2 },
+    );
+    return ["unreachable"];
+  }
 }
