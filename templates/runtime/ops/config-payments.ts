@@ -229,18 +229,23 @@ export function resolvePayment(
   const settlement = resolveSettlement(options, devMode, read, evm);
   const networks: NetworkPaymentConfig[] = [];
   const seen = new Map<string, string>();
+  /** False (and the problem said) when `caip2` was listed already, under another spelling or the same. */
+  const firstListing = (caip2: string, written: string, setting: Setting): boolean => {
+    const earlier = seen.get(caip2);
+    if (earlier !== undefined) {
+      problems.push(
+        `${setting.name} lists ${caip2} twice (${JSON.stringify(earlier)} and ${JSON.stringify(written)}): list each network once`,
+      );
+      return false;
+    }
+    seen.set(caip2, written);
+    return true;
+  };
   for (const { written, setting } of listed) {
     if (parseNetwork(written)?.family === "svm") {
       const net = resolveSolanaNetwork(written, setting, read);
       if (!net) continue;
-      const earlier = seen.get(net.network.caip2);
-      if (earlier !== undefined) {
-        problems.push(
-          `${setting.name} lists ${net.network.caip2} twice (${JSON.stringify(earlier)} and ${JSON.stringify(written)}): list each network once`,
-        );
-        continue;
-      }
-      seen.set(net.network.caip2, written);
+      if (!firstListing(net.network.caip2, written, setting)) continue;
       if (solanaPayTo === undefined) continue; // reported above (production) or dev mode without it
       const entry: SolanaNetworkPaymentConfig = {
         family: "svm",
@@ -256,14 +261,7 @@ export function resolvePayment(
     }
     const net = resolveNetwork(written, setting, options, read, listed.length > 1);
     if (!net) continue;
-    const earlier = seen.get(net.network.caip2);
-    if (earlier !== undefined) {
-      problems.push(
-        `${setting.name} lists ${net.network.caip2} twice (${JSON.stringify(earlier)} and ${JSON.stringify(written)}): list each network once`,
-      );
-      continue;
-    }
-    seen.set(net.network.caip2, written);
+    if (!firstListing(net.network.caip2, written, setting)) continue;
     if (payToAddress === undefined) continue; // reported above (production) or dev mode without it
     const entry: EvmNetworkPaymentConfig = {
       family: "evm",
