@@ -5,7 +5,7 @@
 //
 // BENCH_RUNTIME=<folder>: use that copy of templates/runtime instead of the working tree's (to measure
 // a before/after pair with the same scripts, e.g. a copy taken from `git show HEAD:templates/runtime`).
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, fork, spawn } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
@@ -288,4 +288,36 @@ export function echoAgent({ inputAjv, outputAjv }, priceAtomic) {
       },
     },
   };
+}
+
+/**
+ * Forks `script` with `args` and node flags `execArgv`, as a worker speaking IPC: it answers each message
+ * {id, ...} with {id, ok, value | error}, and says {id: 0, ok, value} once ready. Resolves then with the child,
+ * an ask(message) -> value, and that first value. stdout is drained (a server's log lines, as a log pipe).
+ */
+export function forkWorker(script, args, execArgv = []) {
+  const c = fork(script, args, { stdio: ["ignore", "pipe", "pipe", "ipc"], execArgv });
+  c.stdout.resume();
+  let err = "";
+  c.stderr.on("data", (chunk) => {
+    if (err.length < 20_000) err += chunk;
+  });
+  const pending = new Map();
+  let nextId = 1;
+  c.on("message", (msg) => {
+    pending.get(msg.id)?.(msg);
+    pending.delete(msg.id);
+  });
+  c.on("exit", (code) => {
+    for (const resolve of pending.values()) resolve({ ok: false, error: `exited (${code}): ${err}` });
+  });
+  const ask = (msg) =>
+    new Promise((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, (answer) => (answer.ok ? resolve(answer.value) : reject(new Error(answer.error))));
+      c.send({ ...msg, id });
+    });
+  return new Promise((resolve, reject) => {
+    pending.set(0, (answer) => (answer.ok ? resolve({ child: c, ask, value: answer.value }) : reject(new Error(answer.error))));
+  });
 }

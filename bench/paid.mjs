@@ -14,7 +14,6 @@
 // PAID_BENCH_CONCURRENCY (16), PAID_BENCH_PAYERS (distinct payer keys the pool cycles through, 1; 0 = a new
 // key for every job, so no per-payer work could ever be reused), BENCH_SERVER_ARGS (node flags for the
 // server process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
-import { fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
@@ -22,7 +21,7 @@ import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { median, pairs, report } from "./lib.mjs";
-import { compileRuntime, echoAgent, load, workDir } from "./lib-server.mjs";
+import { compileRuntime, echoAgent, forkWorker, load, workDir } from "./lib-server.mjs";
 
 const PAY_TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 // Anvil's first well-known test key (public): the payer. Nothing is ever sent on a chain.
@@ -109,30 +108,7 @@ async function peer(file) {
 /** Forks this script in `mode`; resolves with the child, an ask() over IPC and the first answer's value. */
 function child(mode, arg) {
   const execArgv = mode === "--worker" && process.env.BENCH_SERVER_ARGS ? process.env.BENCH_SERVER_ARGS.split(" ") : [];
-  const c = fork(new URL(import.meta.url).pathname, [mode, arg], { stdio: ["ignore", "pipe", "pipe", "ipc"], execArgv });
-  c.stdout.resume(); // the server's log lines: written and drained, like a log pipe
-  let err = "";
-  c.stderr.on("data", (chunk) => {
-    if (err.length < 20_000) err += chunk;
-  });
-  const pending = new Map();
-  let nextId = 1;
-  c.on("message", (msg) => {
-    pending.get(msg.id)?.(msg);
-    pending.delete(msg.id);
-  });
-  c.on("exit", (code) => {
-    for (const resolve of pending.values()) resolve({ ok: false, error: `exited (${code}): ${err}` });
-  });
-  const ask = (msg) =>
-    new Promise((resolve, reject) => {
-      const id = nextId++;
-      pending.set(id, (answer) => (answer.ok ? resolve(answer.value) : reject(new Error(answer.error))));
-      c.send({ ...msg, id });
-    });
-  return new Promise((resolve, reject) => {
-    pending.set(0, (answer) => (answer.ok ? resolve({ child: c, ask, value: answer.value }) : reject(new Error(answer.error))));
-  });
+  return forkWorker(new URL(import.meta.url).pathname, [mode, arg], execArgv);
 }
 
 async function main() {

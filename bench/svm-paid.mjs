@@ -18,14 +18,14 @@
 // Run: npx tsc -p tsconfig.build.json && node bench/svm-paid.mjs
 // Knobs: RUNS (9 pairs), SVM_BENCH_SECONDS (3), SVM_BENCH_JOBS (pool, 3000), SVM_BENCH_CONCURRENCY (16),
 // BENCH_SERVER_ARGS / BENCH_PEER_ARGS (node flags for either process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
-import { execFileSync, fork } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { median, pairs, report, root } from "./lib.mjs";
-import { compileRuntime, echoAgent, load, workDir } from "./lib-server.mjs";
+import { compileRuntime, echoAgent, forkWorker, load, workDir } from "./lib-server.mjs";
 
 const NETWORK = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 const PRICE = "10000"; // 0.01 USDC
@@ -98,31 +98,7 @@ async function peer({ file, rpcUrl, feePayerKey }) {
 /** Forks this script in `mode`; resolves with the child, an ask() over IPC and the first answer's value. */
 function child(mode, arg) {
   const flags = process.env[mode === "--worker" ? "BENCH_SERVER_ARGS" : "BENCH_PEER_ARGS"];
-  const execArgv = flags ? flags.split(" ") : [];
-  const c = fork(new URL(import.meta.url).pathname, [mode, JSON.stringify(arg)], { stdio: ["ignore", "pipe", "pipe", "ipc"], execArgv });
-  c.stdout.resume(); // the server's log lines: written and drained, like a log pipe
-  let err = "";
-  c.stderr.on("data", (chunk) => {
-    if (err.length < 20_000) err += chunk;
-  });
-  const pending = new Map();
-  let nextId = 1;
-  c.on("message", (msg) => {
-    pending.get(msg.id)?.(msg);
-    pending.delete(msg.id);
-  });
-  c.on("exit", (code) => {
-    for (const resolve of pending.values()) resolve({ ok: false, error: `exited (${code}): ${err}` });
-  });
-  const ask = (msg) =>
-    new Promise((resolve, reject) => {
-      const id = nextId++;
-      pending.set(id, (answer) => (answer.ok ? resolve(answer.value) : reject(new Error(answer.error))));
-      c.send({ ...msg, id });
-    });
-  return new Promise((resolve, reject) => {
-    pending.set(0, (answer) => (answer.ok ? resolve({ child: c, ask, value: answer.value }) : reject(new Error(answer.error))));
-  });
+  return forkWorker(new URL(import.meta.url).pathname, [mode, JSON.stringify(arg)], flags ? flags.split(" ") : []);
 }
 
 /** The Solana test kit (test/solana/*.ts), compiled alone into `work` and loaded. */
