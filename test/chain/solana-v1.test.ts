@@ -4,15 +4,22 @@
 // scheme, which registerExactSvmScheme adds) and directly (@x402/svm's ExactSvmSchemeV1 in this process).
 // The same setup as solana.test.ts: the shared anvil (Base Sepolia) and the Solana kit (LiteSVM behind a
 // loopback JSON-RPC, USDC at devnet's address).
+import { x402Facilitator } from "@x402/core/facilitator";
+import { toFacilitatorSvmSigner } from "@x402/svm";
+import { ExactSvmScheme as FacilitatorSvmScheme } from "@x402/svm/exact/facilitator";
+import { createSolanaRpc, devnet } from "@solana/kit";
 import { createPaymentHeader } from "x402/client";
 import { createSigner, decodeXPaymentResponse, wrapFetchWithPayment } from "x402-fetch";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
+import { resolveConfig } from "../../templates/runtime/ops/config.js";
+import { checkRoutes } from "../../templates/runtime/payments/routes.js";
 import { encodeBase64Json } from "../../templates/runtime/payments/x402.js";
 import {
   captureLogger,
   job,
   listen,
+  logText,
   makeAgent,
   post,
   unb64,
@@ -26,6 +33,7 @@ import {
   startSvmFacilitator,
   type SvmFacilitator,
 } from "../solana/kit.js";
+import { serveFacilitator } from "./facilitator.js";
 import { PAYEE } from "./accounts.js";
 import { ensureBaseSepoliaUsdc, usdcBalance } from "./usdc.js";
 
@@ -225,5 +233,52 @@ describe.each([
     expect(res.body.error).toMatch(/Solana pays only for jobs due within 30 s/);
     expect(server().agent.calls.echo ?? 0).toBe(runs);
     expect(await balances(payer)).toEqual(before);
+  });
+});
+
+describe("a facilitator that lists Solana for x402 v2 only", () => {
+  it("start-up warns that v1 payments on solana-devnet will be refused, and one is refused before it runs", async () => {
+    // The reference facilitator with the v2 Solana scheme alone (registerExactSvmScheme adds v1 too).
+    const v2Only = new x402Facilitator();
+    const signer = await kit.newAccount();
+    v2Only.register(
+      kit.network as `${string}:${string}`,
+      new FacilitatorSvmScheme(
+        toFacilitatorSvmSigner(signer.signer, {
+          [kit.network]: createSolanaRpc(devnet(kit.rpcUrl)),
+        }),
+      ),
+    );
+    const served = await serveFacilitator(v2Only);
+    const env = {
+      X402_NETWORK: "solana-devnet",
+      X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl,
+      PAY_TO_SOLANA: payTo,
+      X402_FACILITATOR_URL: served.url,
+    };
+    const logger = captureLogger();
+    await checkRoutes(resolveConfig({ devMode: false, env }), logger);
+    const agent = makeAgent();
+    const running = await listen(
+      createApp(agent, { devMode: false, env, logger: captureLogger() }),
+    );
+    try {
+      const payer = await kit.fundedPayer(1_000_000n);
+      const body = job("echo", { text: "v1" }, soon());
+      const header = await v1Payment(payer, await v1Accepts({ running, agent }, body));
+      expect(logText(logger)).toMatch(
+        /no x402 facilitator in X402_FACILITATOR_URL lists x402 v1 "exact" on solana-devnet: payments from v1 clients \(X-PAYMENT\) on solana:EtWT\w+ will be refused/,
+      );
+      const res = await post(running.url, body, { "X-PAYMENT": header });
+      expect(res.status).toBe(402);
+      expect(res.body.error).toMatch(
+        /no configured x402 facilitator settles x402 v1 "exact" payments on solana:EtWT\w+ \(solana-devnet\)/,
+      );
+      expect(agent.calls.echo ?? 0).toBe(0);
+      expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n);
+    } finally {
+      await running.close();
+      await served.stop();
+    }
   });
 });
