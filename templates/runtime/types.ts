@@ -124,7 +124,8 @@ export interface VerifiedPayment {
  */
 export interface SolanaPayment {
   family: "svm";
-  x402Version: 2;
+  /** 2: PAYMENT-SIGNATURE (or MCP's `_meta`); 1: X-PAYMENT, on a network v1 knows by name. */
+  x402Version: 1 | 2;
   scheme: "exact";
   /** The network's CAIP-2 id ("solana:..."). */
   network: string;

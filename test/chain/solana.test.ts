@@ -148,8 +148,11 @@ describe.each([
       [kit.network, kit.mint, "10000"],
     ]);
     expect(required.accepts[1]).toMatchObject({ payTo, extra: { feePayer: expectedFeePayer() } });
-    // x402 v1 clients are offered the EVM network only (Solana is taken in x402 v2's shape).
-    expect(body.accepts.map((a: { network: string }) => a.network)).toEqual(["base-sepolia"]);
+    // x402 v1 clients are offered both, by their v1 names (solana-v1.test.ts pays them).
+    expect(body.accepts.map((a: { network: string }) => a.network)).toEqual([
+      "base-sepolia",
+      "solana-devnet",
+    ]);
   });
 
   it("the official @x402/fetch + @x402/svm client pays 0.01 USDC on Solana; nothing moves on Base Sepolia", async () => {

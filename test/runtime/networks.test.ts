@@ -13,6 +13,7 @@ import {
   parseNetwork,
   v1Knows,
 } from "../../templates/runtime/payments/networks.js";
+import { type PaymentOffer, requirementsV1 } from "../../templates/runtime/payments/x402.js";
 
 const ISSUE_NAMES = [
   "base",
@@ -105,5 +106,63 @@ describe("known networks", () => {
     expect(networkSettingSuffix("base-sepolia")).toBe("BASE_SEPOLIA");
     expect(networkSettingSuffix("eip155:80002")).toBe("EIP155_80002");
     expect(networkSettingSuffix("solana-devnet")).toBe("SOLANA_DEVNET");
+  });
+});
+
+describe("the v1 body's accepts (requirementsV1)", () => {
+  const offer = (written: string, extra?: Record<string, unknown>): PaymentOffer => {
+    const p = parseNetwork(written)!;
+    const network =
+      p.family === "svm"
+        ? {
+            family: "svm" as const,
+            v1Name: p.v1Name,
+            caip2: p.caip2,
+            asset: p.usdc?.asset ?? "Mint1111111111111111111111111111111111111111",
+            decimals: 6,
+          }
+        : {
+            v1Name: p.v1Name,
+            caip2: p.caip2,
+            chainId: p.chainId,
+            asset: (p.usdc?.asset ?? "0x0000000000000000000000000000000000000001") as `0x${string}`,
+            assetName: p.usdc?.assetName ?? "USDC",
+            assetVersion: p.usdc?.assetVersion ?? "2",
+          };
+    return {
+      network,
+      payTo: "payee",
+      amount: "10000",
+      maxTimeoutSeconds: 45,
+      resourceUrl: "http://localhost/execute",
+      description: "echo",
+      ...(extra && { extra }),
+    };
+  };
+  const networksOf = (offers: PaymentOffer[]) => requirementsV1(offers).map((r) => r.network);
+
+  it("lists Solana by its v1 name, in the seller's order with the EVM networks, with its fee payer", () => {
+    const offers = [
+      offer("solana-devnet", { feePayer: "Fee" }),
+      offer("base-sepolia"),
+      offer("solana"),
+    ];
+    expect(networksOf(offers)).toEqual(["solana-devnet", "base-sepolia", "solana"]);
+    expect(requirementsV1(offers)[0]).toMatchObject({
+      asset: KNOWN_NETWORKS["solana-devnet"].asset,
+      maxAmountRequired: "10000",
+      extra: { feePayer: "Fee" },
+    });
+  });
+
+  it("leaves a custom Solana network (CAIP-2 only) out; a custom EVM chain alone is still shown by its CAIP-2 id", () => {
+    const custom = "solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z";
+    expect(networksOf([offer(custom), offer("base")])).toEqual(["base"]);
+    expect(networksOf([offer(custom)])).toEqual([]);
+    expect(networksOf([offer("eip155:80002"), offer(custom)])).toEqual(["eip155:80002"]);
+    expect(networksOf([offer("eip155:80002"), offer("solana")])).toEqual([
+      "eip155:80002",
+      "solana",
+    ]);
   });
 });

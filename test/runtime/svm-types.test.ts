@@ -13,11 +13,13 @@ import { promisify } from "node:util";
 import * as kit from "@solana/kit";
 import * as svm from "@x402/svm";
 import * as svmFacilitator from "@x402/svm/exact/facilitator";
+import * as svmFacilitatorV1 from "@x402/svm/exact/v1/facilitator";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   loadSolanaKit,
   loadX402Svm,
   loadX402SvmFacilitator,
+  loadX402SvmFacilitatorV1,
   type SolanaKit,
   type X402Svm,
 } from "../../templates/runtime/payments/svm/solana.js";
@@ -33,12 +35,18 @@ describe("the Solana packages the runtime loads without their declarations", () 
     const source = readFileSync(file, "utf8");
     const loaders = source.indexOf("const load = ");
     expect(loaders).toBeGreaterThan(0);
-    for (const name of ["@x402/svm", "@x402/svm/exact/facilitator", "@solana/kit"])
+    for (const name of [
+      "@x402/svm",
+      "@x402/svm/exact/facilitator",
+      "@x402/svm/exact/v1/facilitator",
+      "@solana/kit",
+    ])
       expect(source.slice(loaders)).toContain(`load("${name}")`);
     writeFileSync(
       file,
       `${source.slice(0, loaders)}export const loadX402Svm = () => import("@x402/svm");\n` +
         'export const loadX402SvmFacilitator = () => import("@x402/svm/exact/facilitator");\n' +
+        'export const loadX402SvmFacilitatorV1 = () => import("@x402/svm/exact/v1/facilitator");\n' +
         'export const loadSolanaKit = () => import("@solana/kit");\n',
     );
     writeFileSync(join(work, "package.json"), '{ "type": "module" }\n');
@@ -65,13 +73,15 @@ describe("the Solana packages the runtime loads without their declarations", () 
   }, 180_000);
 
   it("loads these packages, with everything the runtime takes from them", async () => {
-    const [x402, facilitator, solana] = await Promise.all([
+    const [x402, facilitator, facilitatorV1, solana] = await Promise.all([
       loadX402Svm(),
       loadX402SvmFacilitator(),
+      loadX402SvmFacilitatorV1(),
       loadSolanaKit(),
     ]);
     expect(x402.toFacilitatorSvmSigner).toBe(svm.toFacilitatorSvmSigner);
     expect(facilitator.ExactSvmScheme).toBe(svmFacilitator.ExactSvmScheme);
+    expect(facilitatorV1.ExactSvmSchemeV1).toBe(svmFacilitatorV1.ExactSvmSchemeV1);
     expect(solana.createSolanaRpc).toBe(kit.createSolanaRpc);
     const taken: Array<keyof X402Svm> = [
       "toFacilitatorSvmSigner",

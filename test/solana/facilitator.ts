@@ -28,10 +28,11 @@ export async function startSvmFacilitator(
   const facilitator = new x402Facilitator();
   if (options.evm) await registerEvm(facilitator, options.evm.rpcUrl, options.evm.privateKey);
   // A map keyed by network: the signer picks the RPC per network (a bare RPC client is a Proxy its
-  // "is this an RPC?" test does not recognise).
+  // "is this an RPC?" test does not recognise). The x402 v1 scheme registerExactSvmScheme adds asks
+  // for it by the v1 name ("solana-devnet"): without that key it would go to the public devnet.
   const rpc = createSolanaRpc(devnet(kit.rpcUrl));
   registerExactSvmScheme(facilitator, {
-    signer: toFacilitatorSvmSigner(feePayer.signer, { [kit.network]: rpc }),
+    signer: toFacilitatorSvmSigner(feePayer.signer, { [kit.network]: rpc, "solana-devnet": rpc }),
     networks: kit.network as `${string}:${string}`,
   });
   const served = await serveFacilitator(facilitator);

@@ -2,6 +2,8 @@
 // facilitator and a self-settling server call, answered in a real node's shapes, plus the behaviour where a real
 // node differs from LiteSVM (see /work/shared/notes/networks-mcp-browser.md, "Solana in tests"):
 // - simulating a message that already landed is refused (AlreadyProcessed), signed or not;
+// - simulate with replaceRecentBlockhash runs the message with the latest blockhash (compute-unit estimators,
+//   such as the x402 v1 client's, simulate with a placeholder blockhash);
 // - re-sending a landed transaction answers its signature again, and its status stays success;
 // - a transaction that fails in execution with skipPreflight still gets its signature back (its status carries
 //   the error); one the runtime refuses before execution (bad signature, unknown blockhash) is a JSON-RPC error.
@@ -12,6 +14,8 @@ import {
   type Address,
   getBase58Decoder,
   getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
+  getCompiledTransactionMessageEncoder,
   getTransactionDecoder,
   type Transaction,
 } from "@solana/kit";
@@ -137,13 +141,24 @@ export async function serveRpc(svm: LiteSVM, options: RpcOptions): Promise<RpcSe
     };
   }
 
+  /** The transaction with its message's blockhash replaced (signatures no longer match: sigVerify is off). */
+  function withLatestBlockhash(tx: Transaction): Transaction {
+    const compiled = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
+    const messageBytes = getCompiledTransactionMessageEncoder().encode({
+      ...compiled,
+      lifetimeToken: svm.latestBlockhash(),
+    } as never);
+    return { ...tx, messageBytes: messageBytes as Transaction["messageBytes"] };
+  }
+
   function simulate(params: unknown[]) {
     const config = (params[1] ?? {}) as {
       sigVerify?: boolean;
       encoding?: string;
       innerInstructions?: boolean;
+      replaceRecentBlockhash?: boolean;
     };
-    const tx = decode(params[0], config.encoding);
+    let tx = decode(params[0], config.encoding);
     if (byMessage.has(messageKey(tx))) {
       // A real node refuses a message it has already processed, whether or not this copy is fully signed.
       return {
@@ -158,6 +173,12 @@ export async function serveRpc(svm: LiteSVM, options: RpcOptions): Promise<RpcSe
       };
     }
     const sigVerify = config.sigVerify === true;
+    // As a real node: the two options exclude each other, and the replacement is the latest blockhash.
+    if (config.replaceRecentBlockhash === true) {
+      if (sigVerify)
+        throw new RpcError(-32602, "sigVerify may not be used with replaceRecentBlockhash");
+      tx = withLatestBlockhash(tx);
+    }
     svm.withSigverify(sigVerify);
     let result;
     try {
@@ -187,6 +208,14 @@ export async function serveRpc(svm: LiteSVM, options: RpcOptions): Promise<RpcSe
         unitsConsumed: Number(meta.computeUnitsConsumed()),
         returnData: null,
         ...(config.innerInstructions ? { innerInstructions: [] } : {}),
+        ...(config.replaceRecentBlockhash === true
+          ? {
+              replacementBlockhash: {
+                blockhash: svm.latestBlockhash(),
+                lastValidBlockHeight: Number(slot()) + 150,
+              },
+            }
+          : {}),
       },
     };
   }

@@ -1,6 +1,6 @@
 // A server offering Solana only (no PAY_TO, no EVM network), settling directly on the kit: the official
-// client pays; payments for another network, in x402 v1, or without a Solana transaction are refused
-// before anything runs, each saying what is wrong.
+// client pays; payments for another network, in an x402 version or shape we do not take, or without a Solana
+// transaction are refused before anything runs, each saying what is wrong.
 import { x402Client } from "@x402/core/client";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -64,9 +64,11 @@ async function signed(body: unknown) {
 describe("a Solana-only server", () => {
   it("takes the official client's payment with no EVM settings at all", async () => {
     const body = job("echo", { text: "sol" }, soon());
-    // x402 v1 clients are offered nothing (Solana is taken in x402 v2's shape); the v2 header offers Solana.
+    // One offer, in both x402 versions: the v1 body names the network by its v1 name.
     const unpaid = await post(server.url, body);
-    expect(unpaid.body.accepts).toEqual([]);
+    expect(unpaid.body.accepts.map((a: { network: string }) => a.network)).toEqual([
+      "solana-devnet",
+    ]);
     expect(unb64(unpaid.headers.get("payment-required")!).accepts).toHaveLength(1);
     const payment = await signed(body);
     const res = await post(server.url, body, { "PAYMENT-SIGNATURE": encodeBase64Json(payment) });
@@ -74,7 +76,7 @@ describe("a Solana-only server", () => {
     expect(await kit.usdcBalance(payTo)).toBe(10_000n);
   });
 
-  it("refuses, before running anything, a payment for another network, in x402 v1, or without a transaction", async () => {
+  it("refuses, before running anything, a payment for another network, in x402 v3, v1 on mainnet's name, or without a transaction", async () => {
     const body = job("echo", { text: "no" }, soon());
     const payment = await signed(body);
     const runs = agent.calls.echo ?? 0;
@@ -86,9 +88,14 @@ describe("a Solana-only server", () => {
         },
         /payment is for network "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp" but this service takes payments on "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"/,
       ],
+      [{ ...payment, x402Version: 3 }, /unsupported x402Version 3 \(supported: 1, 2\)/],
       [
-        { ...payment, x402Version: 1 },
-        /Solana payments are taken in x402 v2 \(PAYMENT-SIGNATURE\) only/,
+        { x402Version: 1, scheme: "exact", network: "solana", payload: payment.payload },
+        /payment is for network "solana" but this service takes payments on "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1" \(solana-devnet\)/,
+      ],
+      [
+        { x402Version: 1, scheme: "upto", network: "solana-devnet", payload: payment.payload },
+        /unsupported payment scheme "upto"/,
       ],
       [{ ...payment, payload: {} }, /has no payload.transaction/],
       [

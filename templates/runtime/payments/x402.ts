@@ -310,15 +310,20 @@ export function paymentRequiredHeaders(
 }
 
 /**
- * The v1 body's `accepts`: the offers on networks x402 v1 clients know by name (they have no CAIP-2
- * ids). When none is, every offer under its CAIP-2 id, as a custom chain has always been shown.
- * Solana is offered to x402 v2 clients only (this server verifies Solana payments in v2's shape):
- * a server taking Solana alone lists nothing here, and its v2 header holds the offers.
+ * The v1 body's `accepts`, in the seller's order: the offers on networks x402 v1 clients know by
+ * name (they have no CAIP-2 ids): EVM ones and Solana's `solana` and `solana-devnet`. When no EVM
+ * network is known, every EVM offer under its CAIP-2 id, as a custom chain has always been shown;
+ * a custom Solana network (CAIP-2 only) is left out, since v1 clients cannot pay on it.
  */
 export function requirementsV1(offers: Offers) {
-  const all = listOf(offers).filter((o) => !isSolana(o.network));
-  const known = all.filter((o) => v1Knows(o.network));
-  return (known.length > 0 ? known : all).map(requirementV1);
+  const all = listOf(offers);
+  const evm = all.filter((o) => !isSolana(o.network));
+  const evmShown = evm.some((o) => v1Knows(o.network))
+    ? evm.filter((o) => v1Knows(o.network))
+    : evm;
+  return all
+    .filter((o) => (isSolana(o.network) ? v1Knows(o.network) : evmShown.includes(o)))
+    .map(requirementV1);
 }
 
 /** The full 402 for a missing payment: the v1 body the spec shows plus the v2 header. */

@@ -8,15 +8,16 @@
  *     refuse, or /health degraded; low: warn). The balance is the metric
  *     agent_fee_payer_balance_sol{network};
  *   - facilitator route: some facilitator in X402_FACILITATOR_URL lists x402 v2 "exact" on the
- *     network, with the fee payer (`extra.feePayer`) the 402 must name (/health asks the
- *     facilitators through route-health.ts's facilitator probe, as for EVM networks).
+ *     network, with the fee payer (`extra.feePayer`) the 402 must name; a warning when none lists
+ *     its v1 name for x402 v1 (the v1 body offers it, and v1 payments would be refused). /health
+ *     asks the facilitators through route-health.ts's facilitator probe, as for EVM networks.
  * Plain JSON-RPC over fetch: nothing of @solana/kit is needed for two reads. Never shows a key or
  * an RPC URL's path (it often holds an API key). Part of your project: edit freely.
  */
 import type { Metrics } from "../../ops/metrics.js";
 import { ConfigError } from "../../ops/settings.js";
 import type { Logger } from "../../types.js";
-import { networkSettingSuffix } from "../networks.js";
+import { networkSettingSuffix, v1Knows } from "../networks.js";
 import type { RoutedSolanaNetwork } from "./scheme.js";
 
 /** How long startup waits for the RPC endpoint or the facilitators. */
@@ -152,6 +153,11 @@ export async function checkSolanaRoute(
     facilitator: shown,
     fee_payer: feePayer,
   });
+  if (v1Knows(n.network) && router.clientFor(1, n.network, "exact") === undefined)
+    logger.warn(
+      `no x402 facilitator in X402_FACILITATOR_URL lists x402 v1 "exact" on ${n.network.v1Name}: payments from v1 clients (X-PAYMENT) on ${caip2} will be refused`,
+      { facilitator: shown },
+    );
 }
 
 /** What can be wrong with a Solana route now, as GET /health names it (route-health.ts's texts). */

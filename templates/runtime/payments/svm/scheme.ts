@@ -4,10 +4,13 @@
  *   offer()   - the network's mint, the payee (PAY_TO_SOLANA), the price, and `extra.feePayer`: the
  *               account that pays the fees and co-signs (the facilitator's, from its /supported; or
  *               this server's own, SOLANA_FEE_PAYER_KEY).
- *   verify()  - what the offer fixes: x402 v2, the requirement the client accepted, the deadline rule
- *               (below), and a transaction @x402/svm can decode; the replay key is its message.
- *   confirm() - the official verification (instructions, amounts, simulation): the facilitator's
- *               /verify, or @x402/svm's facilitator-side scheme in this process (direct route).
+ *   verify()  - what the offer fixes: the requirement an x402 v2 client accepted (v1 clients, on
+ *               `solana` and `solana-devnet`, name only scheme and network), the deadline rule
+ *               (below), and a transaction @x402/svm can decode; the replay key is its message,
+ *               whichever x402 version carried it.
+ *   confirm() - the official verification (instructions, amount, mint, payee, fee payer,
+ *               simulation) for the payment's x402 version: the facilitator's /verify, or
+ *               @x402/svm's facilitator-side scheme (v1: ExactSvmSchemeV1) in this process (direct route).
  *   settle()  - the facilitator's /settle, or the same scheme's settle: co-sign, send, confirm.
  * A Solana transaction dies with its blockhash (about 60-90 s after the client fetched it), and it
  * is settled only after the job, so Solana pays only for jobs due soon (SOLANA_PAYMENT_LIFE_SECONDS).
@@ -22,16 +25,20 @@ import type { NetworkScheme, Receipt } from "../scheme.js";
 import { SETTLEMENT_MARGIN_SECONDS, SettlementError } from "../settlement.js";
 import { SOLANA_PAYMENT_LIFE_SECONDS, solanaDeadlineProblem } from "./life.js";
 import type { SentPayment } from "../verify.js";
+import { v1Knows } from "../networks.js";
 import {
   decodeBase64Json,
   MAX_PAYMENT_HEADER_BYTES,
   type PaymentOffer,
+  requirementV1,
   requirementV2,
 } from "../x402.js";
 import {
   loadSolanaKit,
   loadX402Svm,
   loadX402SvmFacilitator,
+  loadX402SvmFacilitatorV1,
+  type SvmFacilitatorScheme,
   type SvmPaymentPayload,
   type SvmRequirements,
 } from "./solana.js";
@@ -80,28 +87,46 @@ export function createSvmScheme(
       const kind = router.kindFor(2, network, "exact");
       const payer = kind?.extra?.feePayer;
       if (typeof payer === "string") feePayer = payer;
-      return { client: router.clientFor(2, network, "exact"), feePayer: feePayer };
+      return {
+        client: router.clientFor(2, network, "exact"),
+        clientV1: v1Knows(network) ? router.clientFor(1, network, "exact") : undefined,
+        feePayer: feePayer,
+      };
     });
     facilitator.catch(() => undefined);
   }
+  // Direct route: the official schemes over this server's fee payer; x402 v1's (which names the
+  // network "solana-devnet", so the signer knows the RPC by both names) only where v1 has a name.
   const direct =
     route.kind === "direct"
-      ? (async () => {
-          const [x402, scheme, kit] = await Promise.all([
+      ? (async (): Promise<DirectSide> => {
+          const [x402, scheme, schemeV1, kit] = await Promise.all([
             svm,
             loadX402SvmFacilitator(),
+            v1Knows(network) ? loadX402SvmFacilitatorV1() : undefined,
             loadSolanaKit(),
           ]);
           const signer = await kit.createKeyPairSignerFromBytes(route.feePayerKey);
           const url =
             network.caip2 === MAINNET ? kit.mainnet(route.rpcUrl) : kit.devnet(route.rpcUrl);
           const rpc = kit.createSolanaRpc(url);
-          return new scheme.ExactSvmScheme(
-            x402.toFacilitatorSvmSigner(signer, { [network.caip2]: rpc }),
-          );
+          const facilitatorSigner = x402.toFacilitatorSvmSigner(signer, {
+            [network.caip2]: rpc,
+            [network.v1Name]: rpc,
+          });
+          return {
+            2: new scheme.ExactSvmScheme(facilitatorSigner),
+            1: schemeV1 && new schemeV1.ExactSvmSchemeV1(facilitatorSigner),
+          };
         })()
       : undefined;
   direct?.catch(() => undefined);
+  /** The in-process scheme for the payment's x402 version (verify() took v1 only where it exists). */
+  const directScheme = async (p: SolanaPayment): Promise<SvmFacilitatorScheme> => {
+    const scheme = (await direct!)[p.x402Version];
+    if (!scheme) throw new Error(`no x402 v${p.x402Version} scheme for ${network.caip2}`);
+    return scheme;
+  };
 
   const offer = (capability: Capability, resourceUrl: string): PaymentOffer => ({
     network,
@@ -120,12 +145,25 @@ export function createSvmScheme(
     resourceUrl: string,
   ): Promise<SolanaPayment> {
     const raw = decode(sent);
-    if (raw.x402Version !== 2)
+    const version = raw.x402Version;
+    if (version === 1) {
+      if ("object" in sent)
+        throw refuse(
+          "malformed",
+          `${sent.name} has x402Version 1: send an x402 v2 PaymentPayload (x402 v1 has no MCP transport)`,
+        );
+      if (!v1Knows(network))
+        throw refuse(
+          "version",
+          `payment on ${network.caip2} has x402Version 1, but x402 v1 has no name for this network: pay in x402 v2 (PAYMENT-SIGNATURE)`,
+        );
+    } else if (version !== 2)
       throw refuse(
         "version",
-        `payment on ${network.caip2} has x402Version ${JSON.stringify(raw.x402Version)}: Solana payments are taken in x402 v2 (PAYMENT-SIGNATURE) only`,
+        `payment on ${network.caip2} has unsupported x402Version ${JSON.stringify(version)} (supported: 1, 2)`,
       );
-    const accepted = raw.accepted as Record<string, unknown> | undefined;
+    // v2 echoes the requirement it accepted; v1 names only scheme and network at the top level.
+    const accepted = (version === 2 ? raw.accepted : raw) as Record<string, unknown> | undefined;
     if (typeof accepted !== "object" || accepted === null)
       throw refuse(
         "malformed",
@@ -136,7 +174,10 @@ export function createSvmScheme(
         "scheme",
         `unsupported payment scheme ${JSON.stringify(accepted.scheme).slice(0, 80)}: only "exact" is accepted`,
       );
-    if (accepted.network !== network.caip2)
+    if (
+      accepted.network !== network.caip2 &&
+      (version === 2 || accepted.network !== network.v1Name)
+    )
       throw refuse(
         "network",
         `payment is for network ${JSON.stringify(accepted.network).slice(0, 80)} but this service takes payments on "${network.caip2}" (${network.v1Name})`,
@@ -152,23 +193,30 @@ export function createSvmScheme(
         "facilitator_unavailable",
         `payments on ${network.caip2} cannot be taken yet: the facilitator's fee payer is not known; try again later`,
       );
-    const requirement = requirementV2(offer(capability, resourceUrl)) as SvmRequirements;
-    const extra = accepted.extra as Record<string, unknown> | undefined;
-    const mismatch =
-      accepted.amount !== requirement.amount
-        ? `amount ${String(accepted.amount)} (price of "${capability.name}" is ${requirement.amount})`
-        : accepted.asset !== requirement.asset
-          ? `asset ${String(accepted.asset)} (expected ${requirement.asset})`
-          : accepted.payTo !== requirement.payTo
-            ? `payTo ${String(accepted.payTo)} (expected ${requirement.payTo})`
-            : extra?.feePayer !== feePayer
-              ? `extra.feePayer ${String(extra?.feePayer)} (expected ${feePayer})`
-              : undefined;
-    if (mismatch)
-      throw refuse(
-        "requirement",
-        `accepted requirement does not match this capability's offer: ${mismatch}; fetch a fresh 402 and pay what it asks`,
-      );
+    const ours = offer(capability, resourceUrl);
+    // v1: the requirement the client would have read from our v1 body. Its amount, mint, payee
+    // and fee payer are inside the transaction only: the official v1 verification (confirm())
+    // checks them against this requirement before the job runs.
+    const requirement: Record<string, unknown> =
+      version === 2 ? requirementV2(ours) : requirementV1(ours);
+    if (version === 2) {
+      const extra = accepted.extra as Record<string, unknown> | undefined;
+      const mismatch =
+        accepted.amount !== requirement.amount
+          ? `amount ${String(accepted.amount)} (price of "${capability.name}" is ${String(requirement.amount)})`
+          : accepted.asset !== requirement.asset
+            ? `asset ${String(accepted.asset)} (expected ${String(requirement.asset)})`
+            : accepted.payTo !== requirement.payTo
+              ? `payTo ${String(accepted.payTo)} (expected ${String(requirement.payTo)})`
+              : extra?.feePayer !== feePayer
+                ? `extra.feePayer ${String(extra?.feePayer)} (expected ${feePayer})`
+                : undefined;
+      if (mismatch)
+        throw refuse(
+          "requirement",
+          `accepted requirement does not match this capability's offer: ${mismatch}; fetch a fresh 402 and pay what it asks`,
+        );
+    }
     const inner = raw.payload as Record<string, unknown> | undefined;
     const transaction = inner?.transaction;
     if (typeof transaction !== "string" || transaction === "")
@@ -190,24 +238,25 @@ export function createSvmScheme(
     }
     return {
       family: "svm",
-      x402Version: 2,
+      x402Version: version,
       scheme: "exact",
       network: network.caip2,
       // The transfer's authority, as the official verification names it (confirm() fills it in):
       // decoding the message a second time here for it cost more CPU than the rest of our checks.
       payer: "",
-      amount: requirement.amount,
+      amount: capability.priceAtomic,
       asset: network.asset,
       transaction,
       messageHash,
       validBefore: Math.floor(Date.now() / 1000) + SOLANA_REPLAY_MEMORY_SECONDS,
-      payload: raw,
-      requirement: { ...requirement },
+      // v1 spelled as v1 spells it (the official v1 scheme compares it with the requirement's).
+      payload: version === 2 ? raw : { ...raw, network: network.v1Name },
+      requirement,
     };
   }
 
-  /** The facilitator for Solana payments (facilitator route): refuses the payment when there is none. */
-  async function facilitatorClient(): Promise<FacilitatorClient> {
+  /** The facilitator for this x402 version's Solana payments (facilitator route): refuses the payment when there is none. */
+  async function facilitatorClient(x402Version: 1 | 2): Promise<FacilitatorClient> {
     let side: FacilitatorSide;
     try {
       side = await facilitator!;
@@ -217,10 +266,11 @@ export function createSvmScheme(
         { cause: err, code: "facilitator_unavailable" },
       );
     }
-    if (side.client) return side.client;
+    const client = x402Version === 2 ? side.client : side.clientV1;
+    if (client) return client;
     throw refuse(
       "facilitator_refused",
-      `no configured x402 facilitator settles x402 v2 "exact" payments on ${network.caip2}, so the job was not run`,
+      `no configured x402 facilitator settles x402 v${x402Version} "exact" payments on ${network.caip2} (${network.v1Name}), so the job was not run`,
     );
   }
 
@@ -258,7 +308,7 @@ export function createSvmScheme(
       };
       if (direct) {
         try {
-          answer = await (await direct).verify(...forScheme(p));
+          answer = await (await directScheme(p)).verify(...forScheme(p));
         } catch (err) {
           throw new PaymentError(
             `payment could not be verified, so the job was not run: ${err instanceof Error ? err.message : String(err)}; try again later`,
@@ -266,7 +316,7 @@ export function createSvmScheme(
           );
         }
       } else {
-        const client = await facilitatorClient();
+        const client = await facilitatorClient(p.x402Version);
         try {
           answer = await client.verify(p);
         } catch (err) {
@@ -294,7 +344,7 @@ export function createSvmScheme(
       };
       if (direct) {
         try {
-          answer = await (await direct).settle(...forScheme(p));
+          answer = await (await directScheme(p)).settle(...forScheme(p));
         } catch (err) {
           throw new SettlementError(
             `settlement on ${network.caip2} failed unexpectedly: ${err instanceof Error ? err.message : String(err)}; the payment may or may not have been settled`,
@@ -304,7 +354,7 @@ export function createSvmScheme(
       } else {
         let client: FacilitatorClient;
         try {
-          client = await facilitatorClient();
+          client = await facilitatorClient(p.x402Version);
         } catch (err) {
           throw new SettlementError(err instanceof Error ? err.message : String(err), {
             cause: err,
@@ -343,7 +393,8 @@ export function createSvmScheme(
         );
       return {
         transaction: answer.transaction,
-        network: network.caip2,
+        // As the client's x402 version names it (X-PAYMENT-RESPONSE for v1 says "solana-devnet").
+        network: p.x402Version === 2 ? network.caip2 : network.v1Name,
         payer: typeof answer.payer === "string" && answer.payer !== "" ? answer.payer : p.payer,
       };
     },
@@ -353,7 +404,15 @@ export function createSvmScheme(
 
 interface FacilitatorSide {
   client: FacilitatorClient | undefined;
+  /** The facilitator for x402 v1 payments (none on a network v1 has no name for). */
+  clientV1: FacilitatorClient | undefined;
   feePayer: string | undefined;
+}
+
+/** The official schemes over this server's fee payer, by x402 version (v1: where v1 names the network). */
+interface DirectSide {
+  2: SvmFacilitatorScheme;
+  1: SvmFacilitatorScheme | undefined;
 }
 
 function decode(sent: SentPayment): Record<string, unknown> {

@@ -34,7 +34,10 @@ export interface SvmSettleResponse {
   errorMessage?: string;
 }
 
-/** The x402 PaymentPayload and PaymentRequirements, as the scheme takes them. */
+/**
+ * The x402 PaymentPayload and PaymentRequirements, as the scheme takes them (x402 v2's shapes; the
+ * v1 scheme takes the same declared types and reads v1's `scheme`/`network`/`maxAmountRequired`).
+ */
 export interface SvmPaymentPayload {
   x402Version: number;
   accepted: SvmRequirements;
@@ -68,10 +71,18 @@ export interface X402Svm {
 
 /** What the runtime takes from "@x402/svm/exact/facilitator": the official exact scheme, facilitator side. */
 export interface X402SvmFacilitator {
-  ExactSvmScheme: new (signer: FacilitatorSvmSigner) => {
-    verify(payload: SvmPaymentPayload, requirements: SvmRequirements): Promise<SvmVerifyResponse>;
-    settle(payload: SvmPaymentPayload, requirements: SvmRequirements): Promise<SvmSettleResponse>;
-  };
+  ExactSvmScheme: new (signer: FacilitatorSvmSigner) => SvmFacilitatorScheme;
+}
+
+/** A facilitator-side exact scheme: what both x402 versions' classes answer. */
+export interface SvmFacilitatorScheme {
+  verify(payload: SvmPaymentPayload, requirements: SvmRequirements): Promise<SvmVerifyResponse>;
+  settle(payload: SvmPaymentPayload, requirements: SvmRequirements): Promise<SvmSettleResponse>;
+}
+
+/** What the runtime takes from "@x402/svm/exact/v1/facilitator": the same scheme for x402 v1 payments. */
+export interface X402SvmFacilitatorV1 {
+  ExactSvmSchemeV1: new (signer: FacilitatorSvmSigner) => SvmFacilitatorScheme;
 }
 
 /** What the runtime takes from "@solana/kit". */
@@ -88,5 +99,7 @@ const load = (specifier: string): Promise<unknown> => import(specifier);
 export const loadX402Svm = async (): Promise<X402Svm> => (await load("@x402/svm")) as X402Svm;
 export const loadX402SvmFacilitator = async (): Promise<X402SvmFacilitator> =>
   (await load("@x402/svm/exact/facilitator")) as X402SvmFacilitator;
+export const loadX402SvmFacilitatorV1 = async (): Promise<X402SvmFacilitatorV1> =>
+  (await load("@x402/svm/exact/v1/facilitator")) as X402SvmFacilitatorV1;
 export const loadSolanaKit = async (): Promise<SolanaKit> =>
   (await load("@solana/kit")) as SolanaKit;
