@@ -15,27 +15,12 @@ import { createApp } from "../../templates/runtime/app.js";
 import { resolveConfig } from "../../templates/runtime/ops/config.js";
 import { checkRoutes } from "../../templates/runtime/payments/routes.js";
 import { encodeBase64Json } from "../../templates/runtime/payments/x402.js";
-import {
-  captureLogger,
-  job,
-  listen,
-  logText,
-  makeAgent,
-  post,
-  unb64,
-  type Running,
-  type TestAgent,
-} from "../runtime/helpers.js";
-import {
-  type SolanaAccount,
-  type SolanaKit,
-  startSolanaKit,
-  startSvmFacilitator,
-  type SvmFacilitator,
-} from "../solana/kit.js";
+import { captureLogger, job, listen, logText, makeAgent, post, unb64 } from "../runtime/helpers.js";
+import { type SolanaAccount, type SolanaKit, type SvmFacilitator } from "../solana/kit.js";
 import { serveFacilitator } from "./facilitator.js";
 import { PAYEE } from "./accounts.js";
-import { ensureBaseSepoliaUsdc, usdcBalance } from "./usdc.js";
+import { type SolanaServer, type SolanaServers, startSolanaServers } from "./solana-servers.js";
+import { usdcBalance } from "./usdc.js";
 
 const base = inject("chain");
 const PRICE = 10_000n;
@@ -45,53 +30,18 @@ let baseUsdc: `0x${string}`;
 let payTo: string;
 let feePayer: SolanaAccount;
 
-interface Server {
-  running: Running;
-  agent: TestAgent;
-}
+type Server = SolanaServer;
+let servers: SolanaServers;
 let viaFacilitator: Server;
 let direct: Server;
 
-async function start(env: Record<string, string>): Promise<Server> {
-  const agent = makeAgent();
-  const running = await listen(
-    createApp(agent, {
-      devMode: false,
-      payment: { payTo: PAYEE },
-      env: {
-        X402_NETWORKS: "base-sepolia,solana-devnet",
-        X402_RPC_URL: base.rpcUrl,
-        X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl,
-        PAY_TO_SOLANA: payTo,
-        ...env,
-      },
-      logger: captureLogger(),
-    }),
-  );
-  return { running, agent };
-}
-
 beforeAll(async () => {
-  baseUsdc = await ensureBaseSepoliaUsdc(base.rpcUrl);
-  kit = await startSolanaKit();
-  facilitator = await startSvmFacilitator(kit);
-  payTo = await kit.payee();
-  feePayer = await kit.newAccount();
-  viaFacilitator = await start({
-    // The first lists only EVM networks: Solana payments, v1 and v2, go to the second.
-    X402_FACILITATOR_URL: `${base.facilitatorUrl},${facilitator.url}`,
-  });
-  direct = await start({
-    X402_FACILITATOR_URL: base.facilitatorUrl,
-    SOLANA_FEE_PAYER_KEY: feePayer.secretKey,
-  });
+  servers = await startSolanaServers();
+  ({ kit, facilitator, baseUsdc, payTo, feePayer, viaFacilitator, direct } = servers);
 }, 120_000);
 
 afterAll(async () => {
-  await viaFacilitator?.running.close();
-  await direct?.running.close();
-  await facilitator?.stop();
-  await kit?.close();
+  await servers?.close();
 });
 
 const soon = () => ({ deadline: Math.floor(Date.now() / 1000) + 30 });

@@ -7,25 +7,13 @@ import { x402Client } from "@x402/core/client";
 import { wrapFetchWithPayment, x402Client as FetchClient } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createApp } from "../../templates/runtime/app.js";
 import { ConfigError, resolveConfig } from "../../templates/runtime/ops/config.js";
 import { checkRoutes } from "../../templates/runtime/payments/routes.js";
 import { encodeBase64Json } from "../../templates/runtime/payments/x402.js";
-import {
-  captureLogger,
-  job,
-  listen,
-  logText,
-  makeAgent,
-  post,
-  unb64,
-  type Running,
-  type TestAgent,
-} from "../runtime/helpers.js";
+import { captureLogger, job, logText, makeAgent, post, unb64 } from "../runtime/helpers.js";
 import {
   type SolanaAccount,
   type SolanaKit,
-  startSolanaKit,
   startSvmFacilitator,
   type SvmFacilitator,
 } from "../solana/kit.js";
@@ -34,7 +22,8 @@ import { withDiscovery } from "../runtime/discovery-fixture.js";
 import { runCall } from "../cli/call-helpers.js";
 import { buildCli } from "../cli/client-project.js";
 import { FACILITATOR_KEY, PAYEE } from "./accounts.js";
-import { ensureBaseSepoliaUsdc, usdcBalance } from "./usdc.js";
+import { type SolanaServer, type SolanaServers, startSolanaServers } from "./solana-servers.js";
+import { usdcBalance } from "./usdc.js";
 
 const base = inject("chain");
 const PRICE = 10_000n;
@@ -45,54 +34,20 @@ let payTo: string;
 let payer: SolanaAccount;
 let feePayer: SolanaAccount;
 
-interface Server {
-  running: Running;
-  agent: TestAgent;
-}
+type Server = SolanaServer;
+let servers: SolanaServers;
 let viaFacilitator: Server;
 let direct: Server;
-
-async function start(env: Record<string, string>): Promise<Server> {
-  const agent = withDiscovery(makeAgent());
-  const running = await listen(
-    createApp(agent, {
-      devMode: false,
-      payment: { payTo: PAYEE },
-      env: {
-        X402_NETWORKS: "base-sepolia,solana-devnet",
-        X402_RPC_URL: base.rpcUrl,
-        X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl,
-        PAY_TO_SOLANA: payTo,
-        ...env,
-      },
-      logger: captureLogger(),
-    }),
-  );
-  return { running, agent };
-}
+const start = (env: Record<string, string>): Promise<Server> => servers.start(env);
 
 beforeAll(async () => {
-  baseUsdc = await ensureBaseSepoliaUsdc(base.rpcUrl);
-  kit = await startSolanaKit();
-  facilitator = await startSvmFacilitator(kit);
-  payTo = await kit.payee();
+  servers = await startSolanaServers(() => withDiscovery(makeAgent()));
+  ({ kit, facilitator, baseUsdc, payTo, feePayer, viaFacilitator, direct } = servers);
   payer = await kit.fundedPayer(1_000_000n);
-  feePayer = await kit.newAccount();
-  viaFacilitator = await start({
-    // The first lists only EVM networks: Solana payments go to the second.
-    X402_FACILITATOR_URL: `${base.facilitatorUrl},${facilitator.url}`,
-  });
-  direct = await start({
-    X402_FACILITATOR_URL: base.facilitatorUrl,
-    SOLANA_FEE_PAYER_KEY: feePayer.secretKey,
-  });
 }, 120_000);
 
 afterAll(async () => {
-  await viaFacilitator?.running.close();
-  await direct?.running.close();
-  await facilitator?.stop();
-  await kit?.close();
+  await servers?.close();
 });
 
 const soon = (extra: Record<string, unknown> = {}) => ({
