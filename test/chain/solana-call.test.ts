@@ -14,7 +14,7 @@ import {
   startSvmFacilitator,
   type SvmFacilitator,
 } from "../solana/kit.js";
-import { type Seller, startSeller } from "../solana/seller.js";
+import { type Seller, sellerPool } from "../solana/seller.js";
 import { PAYEE } from "./accounts.js";
 import { BASE_SEPOLIA_USDC, ensureBaseSepoliaUsdc, mintUsdc, usdcBalance } from "./usdc.js";
 
@@ -25,20 +25,12 @@ const BASE_SEPOLIA = "eip155:84532";
 let kit: SolanaKit;
 let facilitator: SvmFacilitator;
 let solanaPayee: string;
-const sellers: Seller[] = [];
-
-async function seller(networks: string[], askedUsd?: string): Promise<Seller> {
-  const started = await startSeller({
-    options: networks.map((network) => ({
-      network,
-      payTo: network === BASE_SEPOLIA ? PAYEE : solanaPayee,
-    })),
-    facilitators: [facilitator.url, facilitatorUrl],
-    ...(askedUsd ? { askedUsd } : {}),
-  });
-  sellers.push(started);
-  return started;
-}
+const sellers = sellerPool(
+  () => [facilitator.url, facilitatorUrl],
+  (network) => (network === BASE_SEPOLIA ? PAYEE : solanaPayee),
+);
+const seller = (networks: string[], askedUsd?: string): Promise<Seller> =>
+  sellers.start(networks, askedUsd);
 
 async function evmPayer(): Promise<{ key: Hex; address: Hex }> {
   const key = generatePrivateKey();
@@ -56,7 +48,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await Promise.all(sellers.map((s) => s.close()));
+  await sellers.close();
   await facilitator?.stop();
   await kit?.close();
 });
@@ -215,12 +207,11 @@ describe("create-agent call on Solana", () => {
 
   it("a seller naming the payer as the transaction's fee payer: the guard refuses the signed transaction before it leaves", async () => {
     const payer = await kit.fundedPayer(1_000_000n);
-    const shop = await startSeller({
+    const shop = await sellers.startWith({
       options: [{ network: kit.network, payTo: solanaPayee }],
       facilitators: [facilitator.url],
       feePayer: payer.address,
     });
-    sellers.push(shop);
     const r = await runCall([shop.url, "echo", "--input", "message=x", "--json"], {
       env: { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl },
     });

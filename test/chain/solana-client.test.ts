@@ -13,7 +13,7 @@ import {
   startSvmFacilitator,
   type SvmFacilitator,
 } from "../solana/kit.js";
-import { type Seller, startSeller } from "../solana/seller.js";
+import { type Seller, sellerPool } from "../solana/seller.js";
 import { PAYEE } from "./accounts.js";
 import { BASE_SEPOLIA_USDC, ensureBaseSepoliaUsdc, mintUsdc, usdcBalance } from "./usdc.js";
 
@@ -47,20 +47,12 @@ let facilitator: SvmFacilitator;
 let solanaPayee: string;
 let project: TsProject;
 let removeTemp: () => Promise<void>;
-const sellers: Seller[] = [];
-
-async function seller(networks: string[], askedUsd?: string): Promise<Seller> {
-  const started = await startSeller({
-    options: networks.map((network) => ({
-      network,
-      payTo: network === BASE_SEPOLIA ? PAYEE : solanaPayee,
-    })),
-    facilitators: [facilitator.url, facilitatorUrl],
-    ...(askedUsd ? { askedUsd } : {}),
-  });
-  sellers.push(started);
-  return started;
-}
+const sellers = sellerPool(
+  () => [facilitator.url, facilitatorUrl],
+  (network) => (network === BASE_SEPOLIA ? PAYEE : solanaPayee),
+);
+const seller = (networks: string[], askedUsd?: string): Promise<Seller> =>
+  sellers.start(networks, askedUsd);
 
 async function run(args: string[], env: Record<string, string>) {
   const r = await project.run("pay.js", args, env);
@@ -86,7 +78,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await Promise.all(sellers.map((s) => s.close()));
+  await sellers.close();
   await facilitator?.stop();
   await kit?.close();
   await removeTemp?.();

@@ -164,3 +164,36 @@ export async function startSeller(config: SellerOptions): Promise<Seller> {
       }),
   };
 }
+
+/** Sellers a test starts on the networks it names, each paid to `payTo(network)`; close() stops them all. */
+export interface SellerPool {
+  /** A seller offering `networks` in this order, at `askedUsd` (the declared price by default). */
+  start(networks: string[], askedUsd?: string): Promise<Seller>;
+  /** Starts a seller with options of its own (e.g. a hostile fee payer), closed with the others. */
+  startWith(config: SellerOptions): Promise<Seller>;
+  close(): Promise<void>;
+}
+
+export function sellerPool(
+  facilitators: () => string[],
+  payTo: (network: string) => string,
+): SellerPool {
+  const started: Seller[] = [];
+  const startWith = async (config: SellerOptions) => {
+    const seller = await startSeller(config);
+    started.push(seller);
+    return seller;
+  };
+  return {
+    start: (networks, askedUsd) =>
+      startWith({
+        options: networks.map((network) => ({ network, payTo: payTo(network) })),
+        facilitators: facilitators(),
+        ...(askedUsd ? { askedUsd } : {}),
+      }),
+    startWith,
+    close: async () => {
+      await Promise.all(started.map((s) => s.close()));
+    },
+  };
+}
