@@ -205,6 +205,37 @@ describe("create-agent call on Solana", () => {
     expect(await kit.usdcBalance(solanaPayee)).toBe(payeeBefore);
   });
 
+  it.each([
+    ["a JSON number above the price", 1_000_000],
+    ["a JSON number equal to the price", 10_000],
+    ["exponent notation", "1e6"],
+    ["hex", "0xf4240"],
+    ["a decimal point", "10000.0"],
+    ["leading white space", " 10000"],
+    ["a negative number", "-10000"],
+    ["a decimal string above the price", "1000000"],
+  ])(
+    "a Solana offer whose amount is %s: refused before anything is signed, nothing moves",
+    async (_form, amount) => {
+      const payer = await kit.fundedPayer(1_000_000n);
+      const payeeBefore = await kit.usdcBalance(solanaPayee);
+      const shop = await sellers.startWith({
+        options: [{ network: kit.network, payTo: solanaPayee }],
+        facilitators: [facilitator.url],
+        solanaAmount: amount,
+      });
+      const r = await runCall([shop.url, "echo", "--input", "message=x", "--json"], {
+        env: { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl },
+      });
+      expect(r.exitCode, r.stderr).not.toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ ok: false });
+      expect(r.stdout).toMatch(/nothing was signed/);
+      expect(shop.requests.filter((q) => q.payment)).toHaveLength(0);
+      expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n);
+      expect(await kit.usdcBalance(solanaPayee)).toBe(payeeBefore);
+    },
+  );
+
   it("a seller naming the payer as the transaction's fee payer: the guard refuses the signed transaction before it leaves", async () => {
     const payer = await kit.fundedPayer(1_000_000n);
     const shop = await sellers.startWith({

@@ -32,6 +32,8 @@ export interface SellerOptions {
   askedUsd?: string;
   /** Hostile: the Solana offers name this account as the fee payer (instead of the facilitator's). */
   feePayer?: string;
+  /** Hostile: the Solana offers' `amount` replaced by this raw JSON value (any type or number form). */
+  solanaAmount?: unknown;
 }
 
 export interface Seller {
@@ -93,8 +95,12 @@ export async function startSeller(config: SellerOptions): Promise<Seller> {
         maxTimeoutSeconds: 60,
       });
       for (const requirement of built)
-        if (config.feePayer && option.network.startsWith("solana:"))
-          requirement.extra = { ...requirement.extra, feePayer: config.feePayer };
+        if (option.network.startsWith("solana:")) {
+          if (config.feePayer)
+            requirement.extra = { ...requirement.extra, feePayer: config.feePayer };
+          if ("solanaAmount" in config)
+            (requirement as { amount: unknown }).amount = config.solanaAmount;
+        }
       all.push(...built);
     }
     return all;
