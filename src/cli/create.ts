@@ -132,6 +132,12 @@ async function createProject(
       process.stderr.write(
         `\n\`${pm} install\` ${describeFailure(outcome)}. The project itself is complete in ${where}: fix the problem shown above, then retry with \`${retry}\`.\n`,
       );
+    } else {
+      // src/runtime's declarations, built once now, so the first typecheck checks only your code against them.
+      const { prepareRuntimeTypes, runtimeTypesWarning } = await import("../scaffold/runtime-types.js");
+      process.stdout.write("\nBuilding src/runtime's type declarations (tsc -b src/runtime)...\n");
+      const types = await prepareRuntimeTypes(target);
+      if (!types.ok) process.stdout.write(runtimeTypesWarning(types, scriptCommand(pm, "typecheck")));
     }
   }
   if (options.git) {

@@ -27,7 +27,7 @@ export function generatePackageJson(
       // exec: npm/pnpm/yarn run scripts through sh; exec makes node replace it, so SIGTERM reaches the server.
       start: "exec node dist/server.js",
       test: "vitest run",
-      typecheck: "tsc --noEmit",
+      typecheck: "tsc -b",
       generate: "create-agent generate",
       "add-capability": "create-agent add-capability",
       "remove-capability": "create-agent remove-capability",

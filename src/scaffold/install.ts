@@ -29,10 +29,21 @@ export type RunOutcome =
   | { ok: false; signal: NodeJS.Signals };
 
 /** Runs `<pm> install` in the project, showing its output. Never rejects. */
-export async function installDependencies(dir: string, pm: PackageManager): Promise<RunOutcome> {
-  const { spawn } = await import("node:child_process"); // loaded only when installing
+export function installDependencies(dir: string, pm: PackageManager): Promise<RunOutcome> {
+  return runCommand(pm, ["install"], dir, "inherit", process.platform === "win32");
+}
+
+/** Runs a command to its end and says how it ended. Never rejects. */
+export async function runCommand(
+  command: string,
+  args: string[],
+  cwd: string,
+  stdio: "inherit" | "ignore",
+  shell = false,
+): Promise<RunOutcome> {
+  const { spawn } = await import("node:child_process"); // loaded only when a command runs
   return new Promise((resolve) => {
-    const child = spawn(pm, ["install"], { cwd: dir, stdio: "inherit", shell: process.platform === "win32" });
+    const child = spawn(command, args, { cwd, stdio, shell });
     child.on("error", (error) => resolve({ ok: false, error }));
     child.on("close", (code, signal) => {
       if (code === 0) resolve({ ok: true });
@@ -52,10 +63,5 @@ export function describeFailure(outcome: RunOutcome): string {
 
 /** Runs a command; resolves false (never rejects) when it cannot start or exits non-zero. */
 export async function run(command: string, args: string[], cwd: string, stdio: "inherit" | "ignore"): Promise<boolean> {
-  const { spawn } = await import("node:child_process"); // loaded only when a command runs
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd, stdio, shell: process.platform === "win32" });
-    child.on("error", () => resolve(false));
-    child.on("close", (code) => resolve(code === 0));
-  });
+  return (await runCommand(command, args, cwd, stdio, process.platform === "win32")).ok;
 }

@@ -29,7 +29,8 @@ function projectCli(dir: string, args: string[]) {
 }
 
 function typecheck(dir: string) {
-  return execa("npx", ["tsc", "--noEmit", "--pretty", "false"], {
+  // `npm run typecheck` (tsc -b), without npm's banner.
+  return execa("npx", ["tsc", "-b", "--pretty", "false"], {
     cwd: dir,
     reject: false,
     all: true,
@@ -118,12 +119,41 @@ describe("evolving a project", () => {
       const generated = await projectCli(dir, ["generate"]);
       expect(generated.exitCode, generated.all).toBe(0);
       const checked = await typecheck(dir);
-      expect(checked.exitCode).toBe(2);
+      expect(checked.exitCode, "tsc -b exits 1 on type errors").toBe(1);
       expect(checked.stdout).toContain(`src/capabilities/summarize.ts(${line},`);
       expect(checked.stdout).toContain(message);
       // The handler is the only place that fails: the generated code itself stays consistent.
       expect(checked.stdout).not.toContain("src/generated/");
     });
+  });
+
+  it("typecheck checks src/runtime only when it changes: the scaffold built its declarations, and an edit there is checked and reaches the handlers", async () => {
+    const dir = await copyShared();
+    const verbose = () =>
+      execa("npx", ["tsc", "-b", "--verbose", "--pretty", "false"], { cwd: dir, reject: false, all: true });
+    const first = await verbose();
+    expect(first.exitCode, first.all).toBe(0);
+    expect(first.all).toContain("Project 'src/runtime/tsconfig.json' is up to date");
+    expect(first.all).toContain("Building project");
+
+    const file = join(dir, "src/runtime/jobs/deadline.ts");
+    const pristine = await readFile(file, "utf8");
+    await writeFile(file, `${pristine}export const wrong: number = "not a number";\n`);
+    const broken = await typecheck(dir);
+    expect(broken.exitCode, broken.all).not.toBe(0);
+    expect(broken.all).toMatch(/src\/runtime\/jobs\/deadline\.ts\(\d+,\d+\): error TS2322/);
+    await writeFile(file, pristine);
+    expect((await typecheck(dir)).exitCode).toBe(0);
+
+    // A runtime type the handlers import, no longer exported: the handler's import fails.
+    const types = join(dir, "src/runtime/types.ts");
+    const typesText = await readFile(types, "utf8");
+    await writeFile(types, typesText.replace("export interface HandlerContext", "interface HandlerContext"));
+    const unexported = await typecheck(dir);
+    expect(unexported.exitCode, unexported.all).not.toBe(0);
+    expect(unexported.all).toMatch(/src\/capabilities\/summarize\.ts\(\d+,\d+\): error TS\d+:.*HandlerContext/);
+    await writeFile(types, typesText);
+    expect((await typecheck(dir)).exitCode).toBe(0);
   });
 
   it("`create-agent dev` (npm run dev) serves in dev mode and picks up a new capability on save", async () => {

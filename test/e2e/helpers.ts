@@ -1,4 +1,5 @@
-import { cp, mkdtemp, symlink } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { cp, mkdir, mkdtemp, readdir, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
@@ -7,16 +8,24 @@ import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 
 /**
  * A copy of the shared e2e project (`shared`, from inject("projectDir")) in a fresh temporary folder
- * named after `prefix`: its files without dist/, and its installed node_modules symlinked (read-only use).
+ * named after `prefix`: its files without dist/; node_modules a folder of its own linking each installed
+ * package (read-only use), so the build info tsc keeps in node_modules/.cache is the copy's own, starting
+ * from src/runtime's declarations as the scaffold built them.
  */
 export async function copyProject(shared: string, prefix: string): Promise<string> {
   const dir = join(await mkdtemp(join(tmpdir(), prefix)), "project");
+  const modules = join(shared, "node_modules");
   await cp(shared, dir, {
     recursive: true,
-    filter: (src) =>
-      !src.startsWith(join(shared, "node_modules")) && !src.startsWith(join(shared, "dist")),
+    filter: (src) => !src.startsWith(modules) && !src.startsWith(join(shared, "dist")),
   });
-  await symlink(join(shared, "node_modules"), join(dir, "node_modules"), "dir");
+  await mkdir(join(dir, "node_modules"));
+  for (const entry of await readdir(modules))
+    if (entry !== ".cache") await symlink(join(modules, entry), join(dir, "node_modules", entry), "dir");
+  const types = join(modules, ".cache/create-agent");
+  for (const entry of ["runtime", "runtime.tsbuildinfo"])
+    if (existsSync(join(types, entry)))
+      await cp(join(types, entry), join(dir, "node_modules/.cache/create-agent", entry), { recursive: true });
   return dir;
 }
 
