@@ -14,14 +14,15 @@
  * and scrapes probe them through its probeSolanaRoute (RPC reachable and on the network's genesis,
  * the fee payer able to pay one more settlement, agent_fee_payer_balance_sol{network}), with the same
  * reuse window and timeout, each under `networks` like an EVM network.
- * Plain JSON-RPC over fetch (eth_chainId, eth_getBalance, eth_gasPrice): no viem client is needed
- * for three reads. Part of your project: edit freely.
+ * Plain JSON-RPC over fetch (json-rpc.ts: eth_chainId, eth_getBalance, eth_gasPrice): no viem client
+ * is needed for three reads. Part of your project: edit freely.
  */
 import { loadViemAccounts } from "./viem.js";
 import type { ProductionPaymentConfig, SettlementRoute } from "../ops/config.js";
 import type { Metrics } from "../ops/metrics.js";
 import { ConfigError } from "../ops/settings.js";
-import { clip, oneLine } from "../ops/text.js";
+import { clip } from "../ops/text.js";
+import { rpcCall } from "./json-rpc.js";
 import type { Logger } from "../types.js";
 import { networkSettingSuffix } from "./networks.js";
 import type { RoutedSolanaNetwork } from "./svm/scheme.js";
@@ -79,51 +80,6 @@ export interface RouteHealth {
 
 /** The JSON-RPC endpoint as messages show it: its origin only (paths often hold an API key). */
 const origin = (url: string): string => (URL.canParse(url) ? new URL(url).origin : "(not a URL)");
-
-/** One JSON-RPC call; throws an Error whose message names what failed without the URL's path or query. */
-export async function rpcCall(
-  url: string,
-  method: string,
-  params: unknown[],
-  timeoutMs: number,
-): Promise<unknown> {
-  let status: number;
-  let text: string;
-  try {
-    const res = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-      redirect: "error",
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    status = res.status;
-    text = await res.text();
-  } catch (err) {
-    if (err instanceof Error && err.name === "TimeoutError")
-      throw new Error(`no answer to ${method} within ${timeoutMs / 1000} s`);
-    const cause = err instanceof Error ? (err.cause as { code?: unknown } | undefined) : undefined;
-    const code = typeof cause?.code === "string" ? cause.code : undefined;
-    throw new Error(
-      `unreachable (${code ?? (cause instanceof Error ? cause.message : String(err))})`,
-    );
-  }
-  let body: { result?: unknown; error?: { message?: unknown } } | undefined;
-  try {
-    body = JSON.parse(text) as typeof body;
-  } catch {
-    body = undefined;
-  }
-  if (body?.error !== undefined)
-    throw new Error(
-      `${method} answered an error: ${clip(oneLine(String(body.error.message)), 200)}`,
-    );
-  if (status < 200 || status > 299 || typeof body?.result !== "string")
-    throw new Error(
-      `${method} got HTTP ${status}, not a JSON-RPC result: ${clip(oneLine(text), 200)}`,
-    );
-  return body.result;
-}
 
 const quantity = async (url: string, method: string, params: unknown[], timeoutMs: number) => {
   const result = await rpcCall(url, method, params, timeoutMs);

@@ -11,12 +11,13 @@
  *     network, with the fee payer (`extra.feePayer`) the 402 must name; a warning when none lists
  *     its v1 name for x402 v1 (the v1 body offers it, and v1 payments would be refused). /health
  *     asks the facilitators through route-health.ts's facilitator probe, as for EVM networks.
- * Plain JSON-RPC over fetch: nothing of @solana/kit is needed for two reads. Never shows a key or
- * an RPC URL's path (it often holds an API key). Part of your project: edit freely.
+ * Plain JSON-RPC over fetch (../json-rpc.ts): nothing of @solana/kit is needed for two reads. Never
+ * shows a key or an RPC URL's path (it often holds an API key). Part of your project: edit freely.
  */
 import type { Metrics } from "../../ops/metrics.js";
 import { ConfigError } from "../../ops/settings.js";
 import type { Logger } from "../../types.js";
+import { rpcCall } from "../json-rpc.js";
 import { networkSettingSuffix, v1Knows } from "../networks.js";
 import type { RoutedSolanaNetwork } from "./scheme.js";
 
@@ -30,32 +31,11 @@ const LOW_BALANCE_SETTLEMENTS = 1_000n;
 const LOW_BALANCE_LAMPORTS = LAMPORTS_PER_SETTLEMENT * LOW_BALANCE_SETTLEMENTS;
 const LAMPORTS_PER_SOL = 1_000_000_000;
 
-async function rpc(
-  url: string,
-  method: string,
-  params: unknown[],
-  timeoutMs = START_TIMEOUT_MS,
-): Promise<unknown> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-    redirect: "error",
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  const body = (await res.json()) as { result?: unknown; error?: { message?: unknown } };
-  if (body.result === undefined)
-    throw new Error(
-      `answered HTTP ${res.status} without a result${typeof body.error?.message === "string" ? ` (${body.error.message.slice(0, 200)})` : ""}`,
-    );
-  return body.result;
-}
-
 const sol = (lamports: bigint): string => `${Number(lamports) / LAMPORTS_PER_SOL} SOL`;
 
 /** The genesis hash the endpoint serves, when it is not the network's (undefined when it is). */
-async function otherGenesis(n: RoutedSolanaNetwork, rpcUrl: string, timeoutMs?: number) {
-  const genesis = await rpc(rpcUrl, "getGenesisHash", [], timeoutMs);
+async function otherGenesis(n: RoutedSolanaNetwork, rpcUrl: string, timeoutMs = START_TIMEOUT_MS) {
+  const genesis = await rpcCall(rpcUrl, "getGenesisHash", [], timeoutMs);
   const reference = n.network.caip2.slice("solana:".length);
   if (typeof genesis === "string" && genesis.slice(0, reference.length) === reference)
     return undefined;
@@ -63,8 +43,10 @@ async function otherGenesis(n: RoutedSolanaNetwork, rpcUrl: string, timeoutMs?: 
 }
 
 /** The direct route's fee payer balance, in lamports. */
-async function feePayerLamports(rpcUrl: string, feePayer: string, timeoutMs?: number) {
-  const answer = (await rpc(rpcUrl, "getBalance", [feePayer], timeoutMs)) as { value?: unknown };
+async function feePayerLamports(rpcUrl: string, feePayer: string, timeoutMs = START_TIMEOUT_MS) {
+  const answer = (await rpcCall(rpcUrl, "getBalance", [feePayer], timeoutMs)) as {
+    value?: unknown;
+  };
   if (typeof answer?.value !== "number" && typeof answer?.value !== "bigint")
     throw new Error("answered without a balance");
   return BigInt(answer.value);
@@ -86,12 +68,8 @@ export async function checkSolanaRoute(
     try {
       genesis = await otherGenesis(n, n.rpcUrl);
     } catch (err) {
-      const detail =
-        err instanceof Error && err.name === "TimeoutError"
-          ? "no answer in time"
-          : "no usable answer";
       throw new ConfigError([
-        `the Solana JSON-RPC endpoint for ${caip2} (${setting}, at ${origin}) gave ${detail} to getGenesisHash: payments on ${n.written} are settled through it; check that it is up and the URL is right`,
+        `the Solana JSON-RPC endpoint for ${caip2} (${setting}, at ${origin}) gave no usable answer to getGenesisHash (${err instanceof Error ? err.message : String(err)}): payments on ${n.written} are settled through it; check that it is up and the URL is right`,
       ]);
     }
     if (genesis !== undefined)
@@ -200,14 +178,7 @@ export async function probeSolanaRoute(
     );
     return ["fee_payer_unfunded"];
   } catch (err) {
-    const message =
-      err instanceof Error && err.name === "TimeoutError"
-        ? `no answer within ${timeoutMs / 1000} s`
-        : err instanceof Error && err.cause instanceof Error
-          ? `unreachable (${(err.cause as { code?: string }).code ?? err.cause.message})`
-          : err instanceof Error
-            ? err.message
-            : String(err);
+    const message = err instanceof Error ? err.message : String(err);
     deps.logger.warn(
       `settlement route check failed on ${label}: its Solana JSON-RPC endpoint: ${message}`,
       { network: caip2 },
