@@ -129,9 +129,11 @@ describe("evolving a project", () => {
 
   it("typecheck checks src/runtime only when it changes: the scaffold built its declarations, and an edit there is checked and reaches the handlers", async () => {
     const dir = await copyShared();
-    const verbose = () =>
-      execa("npx", ["tsc", "-b", "--verbose", "--pretty", "false"], { cwd: dir, reject: false, all: true });
-    const first = await verbose();
+    const first = await execa("npx", ["tsc", "-b", "--verbose", "--pretty", "false"], {
+      cwd: dir,
+      reject: false,
+      all: true,
+    });
     expect(first.exitCode, first.all).toBe(0);
     expect(first.all).toContain("Project 'src/runtime/tsconfig.json' is up to date");
     expect(first.all).toContain("Building project");

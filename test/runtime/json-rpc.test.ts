@@ -5,14 +5,14 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rpcCall } from "../../templates/runtime/payments/json-rpc.js";
 
-type Answer = (method: string, res: ServerResponse) => void;
+type Answer = (res: ServerResponse) => void;
 const answers: Record<string, Answer> = {
-  getBalance: (_m, res) =>
+  getBalance: (res) =>
     res.end(
       JSON.stringify({ jsonrpc: "2.0", id: 1, result: { context: { slot: 1 }, value: 5000 } }),
     ),
-  eth_chainId: (_m, res) => res.end(JSON.stringify({ jsonrpc: "2.0", id: 1, result: "0x14a34" })),
-  failing: (_m, res) =>
+  eth_chainId: (res) => res.end(JSON.stringify({ jsonrpc: "2.0", id: 1, result: "0x14a34" })),
+  failing: (res) =>
     res.end(
       JSON.stringify({
         jsonrpc: "2.0",
@@ -20,11 +20,11 @@ const answers: Record<string, Answer> = {
         error: { code: -32000, message: "node is\nsyncing" },
       }),
     ),
-  broken: (_m, res) => {
+  broken: (res) => {
     res.statusCode = 502;
     res.end("<html>bad gateway</html>");
   },
-  empty: (_m, res) => res.end(JSON.stringify({ jsonrpc: "2.0", id: 1 })),
+  empty: (res) => res.end(JSON.stringify({ jsonrpc: "2.0", id: 1 })),
   slow: () => {},
 };
 
@@ -36,7 +36,7 @@ beforeAll(async () => {
     req.on("data", (chunk) => (body += chunk));
     req.on("end", () => {
       const { method } = JSON.parse(body) as { method: string };
-      answers[method]!(method, res);
+      answers[method]!(res);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
