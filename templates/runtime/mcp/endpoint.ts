@@ -33,8 +33,8 @@ function unknownTool(agent: AgentDefinition, name: unknown): Error {
 
 /**
  * The SDK's transport refuses (406) a POST whose Accept lacks text/event-stream, though with JSON
- * answers it never streams: a client that accepts JSON (application/json, application/*, * / *, or no
- * Accept at all) is let through by adding it. One that accepts no JSON still gets the SDK's 406.
+ * answers it never streams: a client that accepts JSON (application/json, or a wildcard that covers
+ * it, or no Accept at all) is let through by adding it. One that accepts no JSON still gets the 406.
  */
 function acceptJson(req: IncomingMessage): void {
   const accept = req.headers.accept;

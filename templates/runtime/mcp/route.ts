@@ -75,7 +75,23 @@ export function mountMcp(app: Express, s: JobServices, logger: Logger): void {
     next(err);
   };
 
-  /** One log line per refusal, as http/transport.ts's refuse() writes for the other routes. */
+  const serve: RequestHandler = async (req, res) => {
+    const handle = await load();
+    await handle(req, res);
+  };
+  const json: RequestHandler = express.json({ limit: s.config.maxBodyBytes }); // typed: tsc resolves app.post's overloads faster
+  const { host, messages } = guards(s, logger);
+  app.post(MCP_PATH, open, host, json, badBody, messages, serve);
+}
+
+/**
+ * The checks before the SDK: the Host header (before the body is read), then the JSON-RPC body's
+ * batch and nesting limits. Each refusal gets one log line, as http/transport.ts's refuse() writes.
+ */
+function guards(
+  s: JobServices,
+  logger: Logger,
+): { host: RequestHandler; messages: RequestHandler } {
   const logRefusal = (
     req: express.Request,
     res: express.Response,
@@ -105,11 +121,5 @@ export function mountMcp(app: Express, s: JobServices, logger: Logger): void {
     logRefusal(req, res, refused.status, refused.reason);
     res.status(refused.status).json(refused.body);
   };
-
-  const serve: RequestHandler = async (req, res) => {
-    const handle = await load();
-    await handle(req, res);
-  };
-  const json: RequestHandler = express.json({ limit: s.config.maxBodyBytes }); // typed: tsc resolves app.post's overloads faster
-  app.post(MCP_PATH, open, host, json, badBody, messages, serve);
+  return { host, messages };
 }
