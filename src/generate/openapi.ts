@@ -1,7 +1,7 @@
 /**
- * The OpenAPI 3.1 document of the whole service (GET /health, GET /about, POST /execute), derived from the
- * model only: the same manifest gives the same document, byte for byte. It has no `servers`: the app adds
- * its own URL when it serves the document.
+ * The OpenAPI 3.1 document of the whole service (GET /health, GET /about, POST /execute, POST /mcp in
+ * openapi-mcp.ts), derived from the model only: the same manifest gives the same document, byte for
+ * byte. It has no `servers`: the app adds its own URL when it serves the document.
  *
  * The capability schemas are draft-07 but use only keywords that mean the same in OpenAPI 3.1's JSON Schema
  * 2020-12 dialect (type, properties, required, additionalProperties, items as one schema, enum, default,
@@ -10,6 +10,7 @@
 import type { AgentModel, CapabilityModel } from "../manifest/model.js";
 import { FIELD_TYPES } from "../manifest/model.js";
 import { DESCRIPTOR_KEYWORDS, type DescriptorKeyword } from "../manifest/keywords.js";
+import { MCP_PATH, mcpPathItem } from "./openapi-mcp.js";
 import { checkedSample } from "./sample-values.js";
 
 type Json = { [key: string]: unknown };
@@ -138,6 +139,8 @@ export function buildOpenApi(
       "/health": { get: healthOperation(model) },
       "/about": { get: aboutOperation(model) },
       "/execute": { post: executeOperation(model, sampleOf) },
+      // Served unless MCP=off (the runtime then removes it from the document it serves).
+      [MCP_PATH]: mcpPathItem(MAX_NESTING_DEPTH),
       [DISCOVERY_PATHS.openapi]: {
         get: documentOperation(
           "getOpenApi",

@@ -1,7 +1,8 @@
 /**
  * Starts the HTTP server: loads .env, checks the configuration and every network's settlement route
  * (its RPC endpoint answers for its chain and the settler account can pay for gas there: see
- * payments/route-health.ts; a facilitator serves it: payments/routes.ts), listens on PORT (and METRICS_PORT when set), and on
+ * payments/route-health.ts; a facilitator serves it: payments/routes.ts), listens on PORT (on HOST
+ * when set, else every interface; and METRICS_PORT when set), and on
  * SIGINT/SIGTERM shuts down gracefully: no new jobs, in-flight jobs finished (or, after
  * SHUTDOWN_TIMEOUT_SECONDS, refused unless already settling), then exit. `npm start` runs node
  * through `exec`, so these signals reach this process. Part of your project: edit freely.
@@ -119,15 +120,26 @@ export async function startServer(
   await runtime.ready;
 
   const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(config.port, (err?: Error) => {
+    const listening = (err?: Error) => {
       if (!err) return resolve(s);
       process.stderr.write(cannotListen("PORT", config.port, err));
       process.exit(1);
-    });
+    };
+    // HOST unset: every interface (Node's default), as before HOST existed.
+    const s =
+      config.host === undefined
+        ? app.listen(config.port, listening)
+        : app.listen(config.port, config.host, listening);
   });
   const address = server.address();
   const actualPort = typeof address === "object" && address ? address.port : config.port;
-  logger.info(`${agent.name} ${agent.version} listening on http://localhost:${actualPort}`, {
+  const anywhere = config.host === undefined || config.host === "0.0.0.0" || config.host === "::";
+  const where = anywhere
+    ? "localhost"
+    : config.host!.includes(":")
+      ? `[${config.host}]`
+      : config.host;
+  logger.info(`${agent.name} ${agent.version} listening on http://${where}:${actualPort}`, {
     mode: config.devMode ? "dev (payments bypassed)" : "production (payments required)",
   });
 

@@ -88,17 +88,14 @@ describe("a generated project's discovery documents", () => {
       const execute = openapi.body.paths["/execute"].post;
       expect(execute.security).toEqual([]);
       expect(execute.description).toMatch(/^This server runs in dev mode: jobs are free/);
-      // Plus POST /mcp (on by default), added by the server so that MCP=off can drop it.
-      const mcp = {
-        "/mcp": { post: expect.objectContaining({ operationId: "mcp", security: [] }) },
-      };
+      // The offline copy has POST /mcp, which the server serves by default (MCP=off drops it).
+      expect(offline.paths["/mcp"].post).toMatchObject({ operationId: "mcp", security: [] });
       expect(openapi.body).toEqual({
         ...offline,
         servers: [{ url: server.url }],
         components,
         paths: {
           ...offline.paths,
-          ...mcp,
           "/execute": {
             post: {
               ...offline.paths["/execute"].post,
@@ -114,7 +111,6 @@ describe("a generated project's discovery documents", () => {
         const served = await getJson(`${paid.url}/openapi.json`);
         expect(served.body).toEqual({
           ...offline,
-          paths: { ...offline.paths, ...mcp },
           servers: [{ url: paid.url }],
         });
         expect(served.body.paths["/execute"].post.security).toEqual([

@@ -5,6 +5,7 @@ import { readdirSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { compileErrors, validate } from "@readme/openapi-parser";
+import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import ts from "typescript";
@@ -12,13 +13,16 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { generateDiscovery } from "../../src/generate/discovery.js";
 import { generateCode } from "../../src/generate/index.js";
 import * as generator from "../../src/generate/openapi.js";
+import * as mcpDoc from "../../src/generate/openapi-mcp.js";
 import { aboutBody, buildOpenApi, capabilitySamples } from "../../src/generate/openapi.js";
 import { buildModel, parseManifest, type AgentModel } from "../../src/manifest/index.js";
 import type { DiscoveryData } from "../../templates/runtime/discovery/data.js";
 import { componentSchema } from "../../templates/runtime/discovery/data.js";
+import { buildOpenApi as serveOpenApi } from "../../templates/runtime/discovery/openapi.js";
 import * as paths from "../../templates/runtime/discovery/paths.js";
 import * as runtimeErrors from "../../templates/runtime/errors.js";
 import * as request from "../../templates/runtime/jobs/request.js";
+import * as mcpMessages from "../../templates/runtime/mcp/messages.js";
 import { KNOWN_NETWORKS } from "../../templates/runtime/payments/networks.js";
 import {
   paymentRequiredResponse,
@@ -339,6 +343,43 @@ describe("the generated discovery files", () => {
     expect(generateDiscovery(model(base))).toEqual(before); // and only then
   });
 
+  it("the offline openapi.json describes POST /mcp, served by default; MCP=off serves it without", () => {
+    const doc = JSON.parse(generateDiscovery(model(base)).openapiJson) as Json;
+    const mcp = doc.paths["/mcp"].post;
+    expect(mcp.operationId).toBe("mcp");
+    expect(mcp.security).toEqual([]);
+    expect(mcp.description).toMatch(/any Accept that takes JSON works/);
+    const data = { openapi: doc, capabilities: {} } as unknown as DiscoveryData;
+    expect(serveOpenApi(data, "https://a.example").paths).toHaveProperty("/mcp");
+    expect(serveOpenApi(data, "https://a.example", { mcp: false }).paths).not.toHaveProperty(
+      "/mcp",
+    );
+    // What the document calls a valid message is what the MCP SDK's transport parses.
+    const ajv = new Ajv2020({ strict: false });
+    const valid = ajv.compile(mcp.requestBody.content["application/json"].schema);
+    const call = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "echo", arguments: { text: "hi" }, _meta: { progressToken: 3 } },
+    };
+    const notification = { jsonrpc: "2.0", method: "notifications/initialized" };
+    for (const message of [call, notification, { ...call, id: "a" }]) {
+      expect(valid(message)).toBe(true);
+      expect(JSONRPCMessageSchema.safeParse(message).success).toBe(true);
+    }
+    expect(valid([call, { ...call, id: 2 }])).toBe(true);
+    for (const bad of [
+      { ...call, extra: 1 },
+      { ...call, id: 1.5 },
+      { ...call, params: { _meta: { progressToken: {} } } },
+    ]) {
+      expect(valid(bad)).toBe(false);
+      expect(JSONRPCMessageSchema.safeParse(bad).success).toBe(false);
+    }
+    expect(valid(Array.from({ length: 21 }, (_, id) => ({ ...call, id })))).toBe(false);
+  });
+
   it("discovery.ts reads back as exactly openapi.json's document, whatever the text holds", async () => {
     // The data is JSON text inside a template literal: backslashes, backticks, `${` and line
     // separators in descriptions must come out as they went in.
@@ -388,6 +429,9 @@ describe("the generated discovery files", () => {
     expect(generator.MAX_DEADLINE_AHEAD_SECONDS).toBe(request.MAX_DEADLINE_AHEAD_SECONDS);
     expect(generator.MAX_NESTING_DEPTH).toBe(request.MAX_NESTING_DEPTH);
     expect(generator.GENERIC_INTERNAL_MESSAGE).toBe(runtimeErrors.GENERIC_INTERNAL_MESSAGE);
+    expect(mcpDoc.MCP_PATH).toBe(paths.MCP_PATH);
+    expect(mcpDoc.MCP_PROTOCOL_VERSION).toBe(paths.MCP_PROTOCOL_VERSION);
+    expect(mcpDoc.MAX_BATCH_MESSAGES).toBe(mcpMessages.MAX_BATCH_MESSAGES);
     expect(generator.DISCOVERY_PATHS).toEqual({
       openapi: paths.OPENAPI_PATH,
       agentCard: paths.AGENT_CARD_PATH,

@@ -137,6 +137,32 @@ describe("resolution", () => {
     ).toThrow(/MCP_DEADLINE_SECONDS is "61": set it to a whole number of seconds from 1 to 60/);
   });
 
+  it("HOST and ALLOWED_HOSTS: read, normalised, and what is refused", () => {
+    const config = resolveConfig({
+      env: { ...PROD_ENV, HOST: "127.0.0.1", ALLOWED_HOSTS: " Agent.Example.com., [::1] ,box_1,," },
+    });
+    expect(config.host).toBe("127.0.0.1");
+    expect(config.allowedHosts).toEqual(["agent.example.com", "[::1]", "box_1"]);
+    expect(resolveConfig({ env: { ...PROD_ENV, ALLOWED_HOSTS: "*" } }).allowedHosts).toBe("*");
+    expect(resolveConfig({ env: { ...PROD_ENV, HOST: "::" } }).host).toBe("::");
+    expect(
+      problems({
+        env: {
+          ...PROD_ENV,
+          HOST: "http://0.0.0.0",
+          ALLOWED_HOSTS: "https://a.example,b.example:443,ok.example",
+        },
+      }),
+    ).toEqual([
+      expect.stringMatching(
+        /^HOST is "http:\/\/0\.0\.0\.0": set it to the address to listen on, e\.g\. 127\.0\.0\.1/,
+      ),
+      expect.stringMatching(
+        /^ALLOWED_HOSTS has "https:\/\/a\.example", "b\.example:443": list host names without scheme or port/,
+      ),
+    ]);
+  });
+
   it("defaults", () => {
     const config = resolveConfig({ env: PROD_ENV });
     expect(config).toEqual({
@@ -150,6 +176,7 @@ describe("resolution", () => {
       logLevel: "info",
       corsOrigin: "*",
       mcp: { enabled: true, deadlineSeconds: 60 },
+      allowedHosts: [], // and no HOST: every interface
       payment: {
         payTo: PAY_TO,
         maxTimeoutSeconds: 300,

@@ -1,12 +1,14 @@
 // Discovery data for the agents helpers.ts makes (makeAgent: echo, cheap, slow, bad_output, throws), built by
 // hand the way src/generated/discovery.ts holds it: a small but valid OpenAPI 3.1 document whose
 // components.schemas has each capability's input and output schema (the very schemas the agent's
-// validators compiled), plus per capability its tags, schema names and an example input and output.
+// validators compiled), plus per capability its tags, schema names and an example input and output,
+// and the generator's own POST /mcp.
 import type {
   CapabilityDiscovery,
   DiscoveryData,
   JsonObject,
 } from "../../templates/runtime/discovery/data.js";
+import { MCP_PATH, mcpPathItem } from "../../src/generate/openapi-mcp.js";
 import type { AgentDefinition } from "../../templates/runtime/types.js";
 import { ECHO_INPUT_SCHEMA } from "./helpers.js";
 
@@ -216,6 +218,8 @@ export function discoveryFor(agent: AgentDefinition): DiscoveryData {
           },
         },
       },
+      // POST /mcp exactly as the generator writes it (the runtime drops it when MCP=off).
+      [MCP_PATH]: mcpPathItem(64),
     },
     components: {
       schemas,

@@ -3,7 +3,6 @@
 // package.json pins: `satisfies` fails `npm run typecheck` when an export no longer fits, and the test
 // checks that the loader hands out exactly these exports.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { hostHeaderValidation } from "@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import {
   CallToolRequestSchema,
@@ -24,7 +23,6 @@ const real = {
   StreamableHTTPServerTransport,
   ListToolsRequestSchema,
   CallToolRequestSchema,
-  hostHeaderValidation,
 } satisfies McpSdk;
 
 // What the runtime builds fits what the SDK declares (compile time).

@@ -50,6 +50,19 @@ describe("startServer", () => {
     ).toBe(true);
   });
 
+  it("listens on HOST only when it is set (a proxy on the same machine wants 127.0.0.1)", async () => {
+    const logger = captureLogger();
+    server = await startServer(makeAgent(), {
+      env: { PORT: "0", HOST: "127.0.0.1", SERVICE_DEV_MODE: "true" },
+      logger,
+    });
+    const { address, port } = server.address() as AddressInfo;
+    expect(address).toBe("127.0.0.1");
+    expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    const line = logger.lines.find((l) => l.message.includes("listening"));
+    expect(line?.message).toContain(`http://127.0.0.1:${port}`);
+  });
+
   it("removes its signal handlers when the server closes", async () => {
     const before = process.listenerCount("SIGTERM");
     server = await startServer(makeAgent(), {

@@ -3,13 +3,13 @@
  * service's public URL as its server. Part of your project: edit freely.
  */
 import type { DiscoveryData, JsonObject } from "./data.js";
-import { MCP_PATH, MCP_PROTOCOL_VERSION } from "./paths.js";
+import { MCP_PATH } from "./paths.js";
 
 /** How the serving instance differs from the generated document. */
 export interface OpenApiMode {
   /** Dev mode: jobs are free, so POST /execute needs no payment header (no security). */
   free?: boolean;
-  /** POST /mcp is on: documented as one JSON-RPC endpoint (MCP's methods are the MCP spec's). */
+  /** False with MCP=off: the generated document's POST /mcp goes (default: it stays). */
   mcp?: boolean;
   /** The offered networks in the seller's order; with several, x-x402 lists them. */
   networks?: readonly { caip2: string; asset: string; payTo: string }[];
@@ -31,8 +31,10 @@ export function buildOpenApi(
       ...(typeof x402 === "object" && x402 !== null ? x402 : {}),
       networks: networks.map((n) => ({ network: n.caip2, asset: n.asset, payTo: n.payTo })),
     };
-  if (mode.mcp && typeof rest.paths === "object" && rest.paths !== null)
-    rest.paths = { ...rest.paths, [MCP_PATH]: mcpPath() };
+  if (mode.mcp === false && typeof rest.paths === "object" && rest.paths !== null) {
+    const { [MCP_PATH]: _, ...paths } = rest.paths as JsonObject;
+    rest.paths = paths;
+  }
   const doc: JsonObject = { openapi, info, servers: [{ url: base }], ...rest };
   return mode.free ? withoutPayment(doc) : doc;
 }
@@ -58,40 +60,5 @@ function withoutPayment(doc: JsonObject): JsonObject {
     ...doc,
     paths: { ...paths, "/execute": { ...paths["/execute"], post } },
     ...(doc.components ? { components } : {}),
-  };
-}
-
-/** POST /mcp: a JSON-RPC 2.0 message in, a JSON-RPC answer out (MCP Streamable HTTP, stateless). */
-function mcpPath(): JsonObject {
-  const rpc = {
-    type: "object",
-    required: ["jsonrpc"],
-    properties: { jsonrpc: { const: "2.0" }, id: { type: ["string", "integer"] } },
-  };
-  return {
-    post: {
-      operationId: "mcp",
-      // Paid tool calls carry their payment in the JSON-RPC body, not in an HTTP credential.
-      security: [],
-      summary: "Model Context Protocol: every capability as a tool",
-      description:
-        `MCP Streamable HTTP (stateless, protocol ${MCP_PROTOCOL_VERSION}): send JSON-RPC messages such as initialize, tools/list and tools/call; ` +
-        "each tool is a capability, run and paid as a POST /execute job. A paid call carries its x402 v2 PaymentPayload in " +
-        'params._meta["x402/payment"] (an unpaid one is answered with the PaymentRequired as the tool result). ' +
-        "Send Accept: application/json, text/event-stream. Methods and results: the MCP specification.",
-      requestBody: { required: true, content: { "application/json": { schema: rpc } } },
-      responses: {
-        "200": {
-          description: "The JSON-RPC answer (tool failures are results with isError: true)",
-          content: { "application/json": { schema: rpc } },
-        },
-        "202": { description: "A notification, accepted" },
-        "400": { description: "Not a JSON-RPC message (JSON-RPC error body)" },
-        "403": {
-          description: "A Host header that is not this server's, on a local server (DNS rebinding)",
-        },
-        "406": { description: "The Accept header lacks application/json or text/event-stream" },
-      },
-    },
   };
 }

@@ -1,24 +1,52 @@
 /**
  * POST /mcp behind its route (route.ts): the official SDK's low-level Server over its Streamable
  * HTTP transport, stateless (a Server and a transport per request, no session), answering JSON.
- * tools/list lists the capabilities (tools.ts); tools/call runs one as a job (call.ts). Loaded, with
- * the SDK, when the first MCP request arrives. Part of your project: edit freely.
+ * tools/list lists the capabilities (tools.ts); tools/call runs one as a job (call.ts); an unknown
+ * tool is a JSON-RPC error (-32602), as the MCP specification says. A client that accepts only JSON
+ * (or sends no Accept) is served as well: the answers are JSON anyway. Loaded, with the SDK, when the
+ * first MCP request arrives. Part of your project: edit freely.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Request, Response } from "express";
 import { agentDescription } from "../discovery/agent-card.js";
 import type { JobServices } from "../jobs/services.js";
-import type { Logger } from "../types.js";
+import { quote } from "../ops/text.js";
+import type { AgentDefinition, Logger } from "../types.js";
 import { callTool } from "./call.js";
-import { loadSdk, type CallToolParams, type McpRequest } from "./sdk.js";
+import { devModeResult } from "./dev-output.js";
+import { loadSdk, type CallToolParams, type CallToolResult, type McpRequest } from "./sdk.js";
 import { listTools } from "./tools.js";
 
-/** Host names the SDK's DNS-rebinding protection allows on a local server. */
-const LOCAL_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
+/** JSON-RPC's "invalid params": what the MCP specification answers for an unknown tool. */
+const INVALID_PARAMS = -32602;
 
-const isLoopback = (address: string | undefined): boolean =>
-  address !== undefined &&
-  (address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127."));
+/** tools/call of a tool this server does not have: a JSON-RPC error, not a tool result. */
+function unknownTool(agent: AgentDefinition, name: unknown): Error {
+  const available = Object.keys(agent.capabilities)
+    .slice(0, 50)
+    .map((n) => quote(n, 80));
+  const error = new Error(
+    `Unknown tool: ${quote(name, 80)}; available: ${available.join(", ")} (tools/list); nothing was run or charged`,
+  );
+  return Object.assign(error, { code: INVALID_PARAMS }); // the SDK answers error.code as the JSON-RPC code
+}
+
+/**
+ * The SDK's transport refuses (406) a POST whose Accept lacks text/event-stream, though with JSON
+ * answers it never streams: a client that accepts JSON (application/json, or a wildcard that covers
+ * it, or no Accept at all) is let through by adding it. One that accepts no JSON still gets the 406.
+ */
+function acceptJson(req: IncomingMessage): void {
+  const accept = req.headers.accept;
+  if (accept?.includes("text/event-stream")) return;
+  if (accept !== undefined && !/application\/json|application\/\*|\*\/\*/i.test(accept)) return;
+  const value = "application/json, text/event-stream";
+  req.headers.accept = value;
+  // The SDK reads headers through @hono/node-server, which also reads rawHeaders.
+  const raw = req.rawHeaders.filter((_, i, all) => all[i - (i % 2)]!.toLowerCase() !== "accept");
+  raw.push("Accept", value);
+  req.rawHeaders.splice(0, req.rawHeaders.length, ...raw);
+}
 
 /** What an assistant is told at initialize: how the tools are paid. */
 function instructions(s: JobServices): string {
@@ -41,11 +69,14 @@ export async function createMcpEndpoint(s: JobServices, logger: Logger): Promise
   const tools = listTools(agent);
   const info = { name: agent.name, version: agent.version, description: agentDescription(agent) };
   const options = { capabilities: { tools: {} }, instructions: instructions(s) };
-  // A server reached on a loopback address must be named as one (DNS rebinding), or as PUBLIC_URL.
-  const hosts = config.publicUrl
-    ? [...LOCAL_HOSTS, new URL(config.publicUrl).hostname]
-    : LOCAL_HOSTS;
-  const checkHost = sdk.hostHeaderValidation(hosts);
+  const call = async (params: CallToolParams, logger: Logger): Promise<CallToolResult> => {
+    const capability = Object.hasOwn(agent.capabilities, params.name)
+      ? agent.capabilities[params.name]
+      : undefined;
+    if (!capability) throw unknownTool(agent, params.name);
+    const result = await callTool(s, params, { logger, discovery });
+    return config.devMode ? devModeResult(result, capability) : result;
+  };
 
   const serve = async (req: Request, res: Response): Promise<void> => {
     const requestLogger = logger.child({ request_id: res.locals.requestId, transport: "mcp" });
@@ -57,7 +88,7 @@ export async function createMcpEndpoint(s: JobServices, logger: Logger): Promise
         // In flight until answered: a graceful shutdown waits for it (and its settlement).
         const leave = s.drain.enter();
         try {
-          return await callTool(s, request.params, { logger: requestLogger, discovery });
+          return await call(request.params, requestLogger);
         } finally {
           leave();
         }
@@ -72,6 +103,7 @@ export async function createMcpEndpoint(s: JobServices, logger: Logger): Promise
       void server.close();
     });
     await server.connect(transport);
+    acceptJson(req);
     await transport.handleRequest(
       req as IncomingMessage,
       res as ServerResponse,
@@ -79,12 +111,5 @@ export async function createMcpEndpoint(s: JobServices, logger: Logger): Promise
     );
   };
 
-  return async (req, res) => {
-    if (isLoopback(req.socket.localAddress)) {
-      let allowed = false;
-      checkHost(req, res, () => (allowed = true)); // synchronous: next(), or a 403 already sent
-      if (!allowed) return;
-    }
-    await serve(req, res);
-  };
+  return serve; // the Host check and the body's limits ran before (route.ts)
 }

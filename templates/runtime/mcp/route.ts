@@ -2,15 +2,21 @@
  * The /mcp route: POST runs the MCP endpoint (endpoint.ts), which is imported, with the MCP SDK,
  * on the first MCP request, so a service that is never called over MCP never loads it. GET and
  * DELETE answer 405 (app.ts, from http/cors.ts's ROUTES): the endpoint is stateless, with no stream
- * or session to open or close. MCP=off: 404. Part of your project: edit freely.
+ * or session to open or close. MCP=off: 404. Before the SDK sees a request: the Host check
+ * (http/host-check.ts), the body's JSON, and its batch and nesting limits (messages.ts); each refusal
+ * is a JSON-RPC error, logged. Part of your project: edit freely.
  */
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
 import { MCP_PATH } from "../discovery/paths.js";
 import { UnavailableError, ValidationError } from "../errors.js";
+import { createHostCheck } from "../http/host-check.js";
+import { requestIdOf } from "../http/request-id.js";
 import { refuse } from "../http/transport.js";
 import type { JobServices } from "../jobs/services.js";
+import { clip } from "../ops/text.js";
 import type { Logger } from "../types.js";
 import type { McpHandler } from "./endpoint.js";
+import { checkMessages } from "./messages.js";
 
 /** Seconds a caller is asked to wait before retrying while the server is shutting down. */
 const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
@@ -74,5 +80,46 @@ export function mountMcp(app: Express, s: JobServices, logger: Logger): void {
     await handle(req, res);
   };
   const json: RequestHandler = express.json({ limit: s.config.maxBodyBytes }); // typed: tsc resolves app.post's overloads faster
-  app.post(MCP_PATH, open, json, badBody, serve);
+  const { host, messages } = guards(s, logger);
+  app.post(MCP_PATH, open, host, json, badBody, messages, serve);
+}
+
+/**
+ * The checks before the SDK: the Host header (before the body is read), then the JSON-RPC body's
+ * batch and nesting limits. Each refusal gets one log line, as http/transport.ts's refuse() writes.
+ */
+function guards(
+  s: JobServices,
+  logger: Logger,
+): { host: RequestHandler; messages: RequestHandler } {
+  const logRefusal = (
+    req: express.Request,
+    res: express.Response,
+    status: number,
+    reason: string,
+  ) =>
+    logger.info("request refused", {
+      request_id: requestIdOf(res),
+      method: clip(req.method, 20),
+      path: clip(req.path, 200),
+      status,
+      host: clip(req.headers.host ?? "", 200),
+      reason: clip(reason, 500),
+    });
+
+  const hostProblem = createHostCheck(s.config);
+  const host: RequestHandler = (req, res, next) => {
+    const problem = hostProblem(req.headers.host);
+    if (problem === undefined) return next();
+    logRefusal(req, res, 403, problem);
+    rpcError(res, 403, -32000, problem);
+  };
+
+  const messages: RequestHandler = (req, res, next) => {
+    const refused = checkMessages(req.body as unknown);
+    if (refused === undefined) return next();
+    logRefusal(req, res, refused.status, refused.reason);
+    res.status(refused.status).json(refused.body);
+  };
+  return { host, messages };
 }

@@ -6,8 +6,6 @@
  * interfaces against the real SDK, at the exact version package.json pins.
  * Part of your project: edit freely.
  */
-import type { RequestHandler } from "express";
-
 /** What the SDK's request handlers receive besides the request (the subset used here). */
 export interface McpRequestExtra {
   signal: AbortSignal;
@@ -81,8 +79,6 @@ export interface McpSdk {
   }) => McpHttpTransport;
   ListToolsRequestSchema: McpRequestSchema;
   CallToolRequestSchema: McpRequestSchema;
-  /** DNS-rebinding protection: a 403 JSON-RPC error unless the Host header names one of `hosts`. */
-  hostHeaderValidation(hosts: string[]): RequestHandler;
 }
 
 /** The SDK's modules that provide McpSdk (paths under @modelcontextprotocol/sdk/). */
@@ -90,7 +86,6 @@ export const SDK_MODULES = {
   server: "server/index.js",
   transport: "server/streamableHttp.js",
   types: "types.js",
-  hosts: "server/middleware/hostHeaderValidation.js",
 } as const;
 
 /** Imports one SDK module; a string the compiler does not resolve, so it reads none of its types. */
@@ -98,17 +93,15 @@ const load = (path: string): Promise<any> => import(`@modelcontextprotocol/sdk/$
 
 /** Loads the SDK (the first MCP request does). */
 export async function loadSdk(): Promise<McpSdk> {
-  const [server, transport, types, hosts] = await Promise.all([
+  const [server, transport, types] = await Promise.all([
     load(SDK_MODULES.server),
     load(SDK_MODULES.transport),
     load(SDK_MODULES.types),
-    load(SDK_MODULES.hosts),
   ]);
   return {
     Server: server.Server,
     StreamableHTTPServerTransport: transport.StreamableHTTPServerTransport,
     ListToolsRequestSchema: types.ListToolsRequestSchema,
     CallToolRequestSchema: types.CallToolRequestSchema,
-    hostHeaderValidation: hosts.hostHeaderValidation,
   };
 }

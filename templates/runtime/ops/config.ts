@@ -14,6 +14,7 @@ import {
   resolvePayment,
   type RoutedNetworkConfig,
 } from "./config-payments.js";
+import { type HostConfig, resolveHosts } from "./config-hosts.js";
 import { isLogLevel, LOG_LEVELS, type LogLevel } from "./logger.js";
 import { ConfigError, Reader } from "./settings.js";
 
@@ -83,8 +84,8 @@ export interface MetricsConfig {
   token?: string;
 }
 
-/** How payments are charged once a job succeeded. */
-interface CommonConfig {
+/** How payments are charged once a job succeeded. HOST and ALLOWED_HOSTS: config-hosts.ts. */
+interface CommonConfig extends HostConfig {
   port: number;
   maxBodyBytes: number;
   maxOutputBytes: number;
@@ -178,6 +179,7 @@ export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
     },
   );
   const mcp = resolveMcp(read, maxDeadlineSeconds);
+  const hosts = resolveHosts(read);
   const redis = resolveRedis(read);
   const metrics = resolveMetrics(read);
 
@@ -204,6 +206,7 @@ export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
 
   if (problems.length > 0) throw new ConfigError(problems);
   const common: CommonConfig = {
+    ...hosts,
     port,
     maxBodyBytes,
     maxOutputBytes,

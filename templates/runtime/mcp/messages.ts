@@ -1,0 +1,97 @@
+/**
+ * What POST /mcp checks in a JSON-RPC body before the MCP SDK sees it (mcp/route.ts), so that nothing
+ * runs, and nothing is charged, for a body it refuses:
+ * - a batch (a JSON array of messages) holds at most MAX_BATCH_MESSAGES messages, no two requests
+ *   with the same id (the SDK would run both and answer one: two paid calls, two charges, one
+ *   answer), and at most MAX_LISTS_PER_BATCH tools/list (each answer is the whole tool list, so a
+ *   batch of them would turn a small request into a large answer);
+ * - no message nests objects or arrays deeper than /execute accepts (jobs/request.ts
+ *   MAX_NESTING_DEPTH, counted from the message as /execute counts from its body): -32602 invalid
+ *   params, as /execute answers 400.
+ * Part of your project: edit freely.
+ */
+import { MAX_NESTING_DEPTH, nestedDeeperThan } from "../jobs/request.js";
+import { quote } from "../ops/text.js";
+
+/** Most messages in one JSON-RPC batch. */
+export const MAX_BATCH_MESSAGES = 20;
+/** Most tools/list requests in one JSON-RPC batch. */
+export const MAX_LISTS_PER_BATCH = 1;
+
+/** JSON-RPC error codes used here. */
+const INVALID_REQUEST = -32600;
+const INVALID_PARAMS = -32602;
+
+/** A refused body: the HTTP status, the JSON-RPC answer, and the reason to log. */
+export interface RpcRefusal {
+  status: number;
+  body: { jsonrpc: "2.0"; id: string | number | null; error: { code: number; message: string } };
+  reason: string;
+}
+
+type Id = string | number;
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+/** A JSON-RPC request (not a notification or a response): a method and an id. */
+const requestId = (m: unknown): Id | undefined =>
+  isObject(m) &&
+  typeof m.method === "string" &&
+  (typeof m.id === "string" || typeof m.id === "number")
+    ? m.id
+    : undefined;
+
+function refusal(status: number, code: number, message: string, id: Id | null = null): RpcRefusal {
+  return { status, body: { jsonrpc: "2.0", id, error: { code, message } }, reason: message };
+}
+
+/** Why a batch is refused before anything in it runs, or undefined. */
+function batchProblem(batch: unknown[]): RpcRefusal | undefined {
+  if (batch.length > MAX_BATCH_MESSAGES)
+    return refusal(
+      400,
+      INVALID_REQUEST,
+      `Invalid Request: a batch holds at most ${MAX_BATCH_MESSAGES} messages (this one has ${batch.length}); nothing in it was run or charged: send fewer at a time`,
+    );
+  const ids = new Set<string>();
+  let lists = 0;
+  for (const message of batch) {
+    const id = requestId(message);
+    if (id === undefined) continue;
+    // 1 and "1" count as the same id: a client matching answers by id may well confuse them.
+    if (ids.has(String(id)))
+      return refusal(
+        400,
+        INVALID_REQUEST,
+        `Invalid Request: two requests in this batch have the id ${quote(id, 80)}; nothing in it was run or charged: give every request of a batch its own id`,
+      );
+    ids.add(String(id));
+    if ((message as { method: string }).method === "tools/list" && ++lists > MAX_LISTS_PER_BATCH)
+      return refusal(
+        400,
+        INVALID_REQUEST,
+        `Invalid Request: a batch holds at most ${MAX_LISTS_PER_BATCH} tools/list request; nothing in it was run or charged`,
+      );
+  }
+  return undefined;
+}
+
+const tooDeep = (what: string): string =>
+  `Invalid params: ${what} is nested more than ${MAX_NESTING_DEPTH} levels deep (POST /execute refuses the same); flatten the tool's arguments; nothing was run or charged`;
+
+/** Why a JSON-RPC body (one message or a batch) is refused before the SDK reads it, or undefined. */
+export function checkMessages(body: unknown): RpcRefusal | undefined {
+  if (!Array.isArray(body)) {
+    if (!nestedDeeperThan(body, MAX_NESTING_DEPTH)) return undefined;
+    // A request gets its error under its own id (HTTP 200, as every JSON-RPC error of a request).
+    const id = requestId(body);
+    return id === undefined
+      ? refusal(400, INVALID_PARAMS, tooDeep("the message"))
+      : refusal(200, INVALID_PARAMS, tooDeep("the request"), id);
+  }
+  const problem = batchProblem(body);
+  if (problem) return problem;
+  for (const message of body)
+    if (nestedDeeperThan(message, MAX_NESTING_DEPTH))
+      return refusal(400, INVALID_PARAMS, tooDeep("a message of this batch"));
+  return undefined;
+}
