@@ -6,7 +6,14 @@ import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { assertLoopback, placeUsdc } from "../../src/cli/dev-chain.js";
+import { createRequire } from "node:module";
+import { dirname } from "node:path";
+import {
+  assertLoopback,
+  DEV_BLOCK_SECONDS,
+  placeUsdc,
+  startDevChain,
+} from "../../src/cli/dev-chain.js";
 import { callCommands } from "../../src/cli/dev-paid.js";
 import { devChainDependencies } from "../../src/versions.js";
 
@@ -23,6 +30,37 @@ describe("dev:paid", () => {
     await expect(placeUsdc("https://mainnet.base.org", () => ({}))).rejects.toThrow(
       "not a loopback address",
     );
+  });
+
+  it("its chain keeps time while idle: `latest` follows the clock (an idle anvil stays at its last transaction)", async () => {
+    const anvil = join(
+      dirname(createRequire(import.meta.url).resolve("@foundry-rs/anvil-linux-amd64/package.json")),
+      "bin",
+      "anvil",
+    );
+    const chain = await startDevChain(anvil);
+    try {
+      const latest = async () => {
+        const res = await fetch(chain.rpcUrl, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "eth_getBlockByNumber",
+            params: ["latest", false],
+          }),
+        });
+        return Number(((await res.json()) as { result: { timestamp: string } }).result.timestamp);
+      };
+      await new Promise((resolve) => setTimeout(resolve, (DEV_BLOCK_SECONDS * 2 + 2) * 1000));
+      expect(await latest()).toBeGreaterThanOrEqual(
+        Math.floor(Date.now() / 1000) - DEV_BLOCK_SECONDS - 1,
+      );
+    } finally {
+      chain.child.kill("SIGTERM");
+      await chain.exited;
+    }
   });
 
   it("installs the chain's tools at the versions the repo's own chain tests run", () => {
