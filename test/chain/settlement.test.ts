@@ -44,7 +44,6 @@ import {
 const { rpcUrl, chainId, asset, facilitatorUrl } = inject("chain");
 const chain = localChain(rpcUrl, chainId);
 const client = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 20 });
-const testClient = createTestClient({ mode: "anvil", chain, transport: http(rpcUrl) });
 const domain = { name: "USDC", version: "2", chainId, verifyingContract: asset } as const;
 const PRICE = 10_000n; // echo's price: 0.01 USDC
 
