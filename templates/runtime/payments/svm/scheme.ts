@@ -18,6 +18,7 @@
  */
 import { PaymentError } from "../../errors.js";
 import type { SolanaNetworkPaymentConfig, SolanaSettlementRoute } from "../../ops/config.js";
+import { redactUrl } from "../../ops/redact.js";
 import type { Capability, PaidPayment, SolanaPayment } from "../../types.js";
 import type { FacilitatorClient } from "../facilitator.js";
 import type { PaymentGateDeps } from "../gate.js";
@@ -59,7 +60,7 @@ export function describeSolanaRoute(net: RoutedSolanaNetwork): string {
   const route = net.settlement;
   const rule = `Solana pays only for jobs due within ${SOLANA_PAYMENT_LIFE_SECONDS - SETTLEMENT_MARGIN_SECONDS} s`;
   if (route.kind === "direct")
-    return `payments settle directly: this server co-signs as fee payer ${route.feePayer} (SOLANA_FEE_PAYER_KEY, which pays the fees in SOL) and sends them via ${new URL(route.rpcUrl).origin}; ${rule}`;
+    return `payments settle directly: this server co-signs as fee payer ${route.feePayer} (SOLANA_FEE_PAYER_KEY, which pays the fees in SOL) and sends them via ${redactUrl(route.rpcUrl, "origin")}; ${rule}`;
   return `payments settle through the first x402 facilitator listing ${net.network.caip2} (its fee payer co-signs); ${rule}`;
 }
 
