@@ -15,6 +15,8 @@ import {
   startDevChain,
 } from "../../src/cli/dev-chain.js";
 import { callCommands } from "../../src/cli/dev-paid.js";
+import { devServerEnv, readDotEnv } from "../../src/cli/dev-paid-env.js";
+import { resolveConfig } from "../../templates/runtime/ops/config.js";
 import { devChainDependencies } from "../../src/versions.js";
 
 describe("dev:paid", () => {
@@ -60,6 +62,68 @@ describe("dev:paid", () => {
     } finally {
       chain.child.kill("SIGTERM");
       await chain.exited;
+    }
+  });
+
+  it("its server settles only on the local chain, whatever .env or the environment say, and says which settings it ignores", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "dev-paid-"));
+    try {
+      await writeFile(
+        join(dir, ".env"),
+        [
+          "X402_RPC_URL_BASE_SEPOLIA=https://user:pw@base-sepolia.example/v2/KEY123",
+          "X402_ASSET_BASE_SEPOLIA=0x000000000000000000000000000000000000dEaD",
+          "X402_FACILITATOR_URL=https://x402.org/facilitator",
+          "CDP_API_KEY_SECRET=cdp-secret-value",
+          "X402_SETTLE_TIMEOUT_SECONDS=20",
+          "",
+        ].join("\n"),
+      );
+      const local = "http://127.0.0.1:8545";
+      const payee = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
+      const { env, ignored } = devServerEnv(
+        {
+          PATH: "/usr/bin",
+          REDIS_URL: "redis://:pw@redis.example:6379",
+          X402_NETWORKS: "base,base-sepolia",
+          X402_PAYER_KEY: "0xkept",
+          PAY_TO: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+        },
+        readDotEnv(dir),
+        { PAY_TO: payee, X402_NETWORK: "base-sepolia", X402_RPC_URL: local },
+        `anvil at ${local}`,
+      );
+      // What the server reads: this environment, then .env for what is not set (process.loadEnvFile).
+      const dotEnv = readDotEnv(dir);
+      const seen: Record<string, string | undefined> = { ...dotEnv, ...env };
+      const config = resolveConfig({
+        env: { ...seen, X402_SETTLER_KEY: "0x" + "11".repeat(32), SERVICE_DEV_MODE: "false" },
+      });
+      expect(config.devMode).toBe(false);
+      const networks = config.payment!.networks;
+      expect(networks.map((n) => [n.network.caip2, n.rpcUrl])).toEqual([["eip155:84532", local]]);
+      expect(networks[0]!.settlement).toMatchObject({ kind: "direct", rpcUrl: local });
+      expect(config.redis).toBeUndefined();
+      expect(config.payment!.payTo).toBe(payee);
+      expect([env.X402_PAYER_KEY, seen.X402_SETTLE_TIMEOUT_SECONDS]).toEqual(["0xkept", "20"]);
+      expect(ignored).toEqual(
+        [
+          "CDP_API_KEY_SECRET from .env",
+          "PAY_TO from the environment",
+          "REDIS_URL from the environment",
+          "X402_ASSET_BASE_SEPOLIA from .env",
+          "X402_FACILITATOR_URL from .env",
+          "X402_NETWORKS from the environment",
+          "X402_RPC_URL_BASE_SEPOLIA from .env",
+        ].map(
+          (what) =>
+            `dev:paid: ignoring ${what}: the local loop settles only on its own chain (anvil at ${local})` +
+            (what.startsWith("PAY_TO") ? ", with its own PAY_TO" : ""),
+        ),
+      );
+      expect(ignored.join("\n")).not.toMatch(/pw|KEY123|cdp-secret-value/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 
