@@ -48,6 +48,7 @@ import {
   type X402Client,
 } from "./payment.js";
 import {
+  hideUrlSecrets,
   loadSolana,
   SOLANA_PAYER_KEY_VARIABLE,
   solanaKeyText,
@@ -224,11 +225,12 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
   let payer: string;
   let reader: SolanaReader | undefined;
   let wrap: (fetch: typeof globalThis.fetch) => typeof globalThis.fetch;
+  let rpcUrl: string | undefined;
   if (chosen.family === "svm") {
     const keyText = solanaKeyText(env, why);
     const solana = await loadSolana(params.importer);
     const signer = await solanaSigner(solana, keyText);
-    const rpcUrl = solanaRpcUrl(env, chosen.id);
+    rpcUrl = solanaRpcUrl(env, chosen.id);
     const config = rpcUrl ? { rpcUrl } : undefined;
     const svmClient = new solana.fetch.x402Client();
     // The official exact SVM scheme, on the chosen network only, reading it through its own RPC.
@@ -318,7 +320,8 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
     paid = await pay(executeUrl, init);
   } catch (error) {
     if (error instanceof CallError) throw error;
-    const message = error instanceof Error ? error.message : String(error);
+    // The Solana client's messages may repeat the RPC URL, credentials included: never printed.
+    const message = hideUrlSecrets(error instanceof Error ? error.message : String(error), rpcUrl);
     throw new CallError(
       "payment",
       sent

@@ -225,6 +225,18 @@ describe("create-agent call on Solana", () => {
     expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n);
   });
 
+  it("an X402_RPC_URL_<NET> with a user, password and API key is never printed when the payment fails", async () => {
+    const shop = await seller([kit.network]);
+    const payer = await kit.fundedPayer(1_000_000n);
+    const rpc = `${kit.rpcUrl.replace("http://", "http://bob:s0lanaPW@")}/?api-key=solKEY123`;
+    const r = await runCall([shop.url, "echo", "--input", "message=x", "--json"], {
+      env: { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: rpc },
+    });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout + r.stderr).not.toMatch(/bob|s0lanaPW|solKEY123/);
+    expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n);
+  });
+
   it("a seller asking 1 USDC on Solana for a job its /about prices at 0.01 is refused; nothing is signed, no USDC moves", async () => {
     const shop = await seller([kit.network], "1");
     const payer = await kit.fundedPayer(2_000_000n);
