@@ -7,10 +7,10 @@ import { scrubUrl } from "../ops/redact.js";
 import { clip, oneLine } from "../ops/text.js";
 
 /**
- * Where a request goes and how: credentials written in the URL (https://user:pass@host/...) become
+ * Where a request goes and how (also for @solana/kit's RPC client, svm/scheme.ts): credentials written in the URL (https://user:pass@host/...) become
  * Basic authorization, as viem's http transport sends them (fetch refuses a URL that holds them).
  */
-function request(url: string): { target: URL; headers: Record<string, string> } {
+export function request(url: string): { target: URL; headers: Record<string, string> } {
   const target = new URL(url);
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (target.username !== "" || target.password !== "") {
