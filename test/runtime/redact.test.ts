@@ -1,7 +1,13 @@
 // ops/redact.ts: URLs as messages show them (no user info, no query, no key-like path segment), and secrets
 // found in a text whatever their encoding, while a text that holds none is left as it is.
 import { describe, expect, it } from "vitest";
-import { redactDeep, redactText, redactUrl, scrubUrl } from "../../templates/runtime/ops/redact.js";
+import {
+  redactDeep,
+  redactText,
+  redactUrl,
+  scrubUrl,
+  urlSecrets,
+} from "../../templates/runtime/ops/redact.js";
 
 describe("redactUrl", () => {
   it("keeps scheme, host and path; drops user info and query; replaces key-like path segments", () => {
@@ -55,5 +61,15 @@ describe("redactText and redactDeep", () => {
     const out = redactDeep(parsed, ["k+ApiKey/7f3a9c2e"]);
     expect(JSON.stringify(out)).not.toContain("k+ApiKey/7f3a9c2e");
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+  });
+});
+
+describe("urlSecrets", () => {
+  it("takes user, password, credential-like query values and key-like path segments, not plain query values", () => {
+    const url =
+      "https://alice:pw%2B1@f.example/v2/AbCdEf0123456789xyzKEY?network=base&api-key=key-0001&access_token=tok-0002";
+    expect(new Set(urlSecrets(url))).toEqual(
+      new Set(["alice", "pw%2B1", "pw+1", "key-0001", "tok-0002", "AbCdEf0123456789xyzKEY"]),
+    );
   });
 });

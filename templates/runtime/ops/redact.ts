@@ -31,12 +31,20 @@ export function redactUrl(url: string, parts: "path" | "origin" = "path"): strin
   return `${base}${path}`;
 }
 
-/** The secret parts of a URL: user, password, every query value, key-like path segments. */
+/** A query parameter whose name says it holds a credential (api-key, apikey, key, token, access_token...). */
+const SECRET_PARAM = /key|token|secret|pass|auth|sig|session|cred/i;
+
+/**
+ * The secret parts of a URL: user, password, the values of credential-like query parameters (and any
+ * key-like value), key-like path segments. Other query values ("network=base") are not: they would be
+ * taken out of every answer.
+ */
 export function urlSecrets(url: string): string[] {
   if (!URL.canParse(url)) return [url];
   const u = new URL(url);
   const parts = [u.username, u.password, safeDecode(u.username), safeDecode(u.password)];
-  for (const [, value] of u.searchParams) parts.push(value);
+  for (const [name, value] of u.searchParams)
+    if (SECRET_PARAM.test(name) || KEY_LIKE.test(value)) parts.push(value);
   for (const segment of u.pathname.split("/"))
     if (KEY_LIKE.test(safeDecode(segment))) parts.push(segment, safeDecode(segment));
   return parts.filter((p) => p.length >= 4);
