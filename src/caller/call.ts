@@ -48,12 +48,14 @@ import {
   type X402Client,
 } from "./payment.js";
 import {
+  hideUrlSecrets,
   loadSolana,
   SOLANA_PAYER_KEY_VARIABLE,
   solanaKeyText,
   solanaRpcUrl,
   solanaSigner,
 } from "./solana-payment.js";
+import { type AllowedAsset, assetAllowed, assetProblem, isNetworkUsdc } from "./guard-asset.js";
 import { retryingFetch, RETRY_DELAYS_MS } from "./retry.js";
 import {
   readService,
@@ -85,6 +87,11 @@ export interface CallParams {
   deadlineSeconds?: number;
   /** `--network`: the offered network to pay on (a name such as "solana-devnet", or a CAIP-2 id). */
   network?: string;
+  /**
+   * `--asset`: tokens (contract or mint addresses) the user allows paying in besides the network's USDC,
+   * the only token paid otherwise.
+   */
+  assets?: readonly string[];
   env?: NodeJS.ProcessEnv;
   stdin?: NodeJS.ReadableStream;
   /** Notes for the user (stderr): dev mode, retries. */
@@ -196,30 +203,34 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
   // 5. The network, what it asks against what the caller allows; then pay.
   const allowed = limit !== undefined && limit < declared ? limit : declared;
   const chosen = chooseNetwork(offers, params.network, env, deadlineSeconds, executeUrl);
-  const payable = checkAsk(
-    offers.filter((o) => networkId(o.network) === chosen.id),
-    allowed,
-    capability,
-    params.maxPrice,
-    executeUrl,
-  );
-  const why = `${executeUrl} asks ${fromAtomicAmount(payable.amount)} USDC for "${capability.name}"`;
-  // Keeps the requirements of the chosen network within the allowed amount, read as the scheme of
-  // their version signs it.
-  const policy = <R extends { network: string }>(version: number, requirements: R[]): R[] =>
+  const allowedAssets: AllowedAsset[] = (params.assets ?? []).map((asset) => ({ asset }));
+  // Only offers in the network's USDC (or a token allowed with --asset) are ever signed or checked.
+  const usable = payableOffers(offers, chosen.id, allowedAssets, executeUrl);
+  const payable = checkAsk(usable, allowed, capability, params.maxPrice, executeUrl);
+  const why = `${executeUrl} asks ${describePayment(payable.amount, payable.network, payable.asset)} for "${capability.name}"`;
+  // Keeps the requirements of the chosen network, in an allowed token, within the allowed amount, read as
+  // the scheme of their version signs it.
+  const policy = <R extends { network: string; asset?: string }>(
+    version: number,
+    requirements: R[],
+  ): R[] =>
     requirements.filter(
-      (r) => networkId(r.network) === chosen.id && signableAmount(version, r) <= allowed,
+      (r) =>
+        networkId(r.network) === chosen.id &&
+        assetAllowed(r.network, r.asset ?? "", allowedAssets) &&
+        signableAmount(version, r) <= allowed,
     );
 
   let client: X402Client;
   let payer: string;
   let reader: SolanaReader | undefined;
   let wrap: (fetch: typeof globalThis.fetch) => typeof globalThis.fetch;
+  let rpcUrl: string | undefined;
   if (chosen.family === "svm") {
     const keyText = solanaKeyText(env, why);
     const solana = await loadSolana(params.importer);
     const signer = await solanaSigner(solana, keyText);
-    const rpcUrl = solanaRpcUrl(env, chosen.id);
+    rpcUrl = solanaRpcUrl(env, chosen.id);
     const config = rpcUrl ? { rpcUrl } : undefined;
     const svmClient = new solana.fetch.x402Client();
     // The official exact SVM scheme, on the chosen network only, reading it through its own RPC.
@@ -251,8 +262,18 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
     payer = account.address;
     wrap = (fetch) => x402.fetch.wrapFetchWithPayment(fetch, evmClient);
   }
-  // Only the USDC contracts the client knows (its default); our policy is the price cap.
-  client.setSpendControls({ maxAmountPerPayment: false });
+  // Our policy is the price cap and the token rule; the client's own controls pass what --asset allows.
+  client.setSpendControls({
+    maxAmountPerPayment: false,
+    ...(allowedAssets.length > 0
+      ? {
+          allowedAssets: allowedAssets.map((a) => ({
+            network: chosen.id as `${string}:${string}`,
+            asset: a.asset,
+          })),
+        }
+      : {}),
+  });
   let created = 0;
   client.onBeforePaymentCreation(async ({ paymentRequired, selectedRequirements }) => {
     // One authorization per job, ever: a second signature could pay the job twice.
@@ -284,7 +305,7 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
     }
     if (header !== undefined) {
       const checked = await guardedAsync(
-        () => checkPaymentToSend(header, offers, { maxAtomic: allowed, payer }, reader),
+        () => checkPaymentToSend(header, usable, { maxAtomic: allowed, payer }, reader),
         executeUrl,
       );
       if (sent && sent.amount !== checked.amount)
@@ -299,11 +320,12 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
     paid = await pay(executeUrl, init);
   } catch (error) {
     if (error instanceof CallError) throw error;
-    const message = error instanceof Error ? error.message : String(error);
+    // The Solana client's messages may repeat the RPC URL, credentials included: never printed.
+    const message = hideUrlSecrets(error instanceof Error ? error.message : String(error), rpcUrl);
     throw new CallError(
       "payment",
       sent
-        ? `paying ${executeUrl} failed after a payment of ${fromAtomicAmount(sent.amount)} USDC was signed and sent: ${message}`
+        ? `paying ${executeUrl} failed after a payment of ${describePayment(sent.amount, sent.network, sent.asset)} was signed and sent: ${message}`
         : `the x402 client did not pay ${executeUrl}: ${clientRefusal(message, payable)}; nothing was sent`,
     );
   }
@@ -314,16 +336,47 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
   // What was signed, never what the receipt claims; the receipt only names the transaction.
   const transaction = readReceiptHeader(paid.headers)?.transaction ?? null;
   const explorer = explorerUrl(sent.network, transaction);
+  const usdc = isNetworkUsdc(sent.network, sent.asset);
   return {
     ...result,
     payment: {
       transaction,
       network: sent.network,
       payer: sent.payer,
-      amount: fromAtomicAmount(sent.amount),
+      // The token signed: USDC in decimal, any other (allowed with --asset) in its atomic units.
+      amount: usdc ? fromAtomicAmount(sent.amount) : sent.amount.toString(),
+      currency: usdc ? "USDC" : sent.asset,
+      asset: sent.asset,
       ...(explorer ? { explorer } : {}),
     },
   };
+}
+
+/** What a payment is, in words: "0.01 USDC", or "10000 atomic units of the token <address>". */
+export function describePayment(amount: bigint, network: string, asset: string): string {
+  return isNetworkUsdc(network, asset)
+    ? `${fromAtomicAmount(amount)} USDC`
+    : `${amount} atomic units of the token ${asset}`;
+}
+
+/**
+ * The offers of the chosen network in its USDC or a token allowed with --asset; none: refused, naming the
+ * tokens asked and how to allow one (nothing signed).
+ */
+function payableOffers(
+  offers: readonly PaymentOffer[],
+  network: string,
+  allowedAssets: readonly AllowedAsset[],
+  executeUrl: string,
+): PaymentOffer[] {
+  const onNetwork = offers.filter((o) => networkId(o.network) === network);
+  const usable = onNetwork.filter((o) => assetAllowed(o.network, o.asset, allowedAssets));
+  if (usable.length > 0) return usable;
+  throw new CallError(
+    "payment",
+    `refused to pay ${executeUrl}: ${assetProblem(onNetwork, "pass --asset <address> (create-agent call --help)")}; nothing was signed`,
+    { status: 402 },
+  );
 }
 
 /** Runs a guard check; its refusal becomes the caller's error, saying that nothing was paid. */
@@ -482,7 +535,7 @@ function parseJson(text: string): unknown {
 function errorAnswer(status: number, text: string, url: string, sent?: SignedPayment): CallError {
   const body = parseJson(text);
   const signed = sent
-    ? ` (a payment authorization of ${fromAtomicAmount(sent.amount)} USDC was sent with this request)`
+    ? ` (a payment authorization of ${describePayment(sent.amount, sent.network, sent.asset)} was sent with this request)`
     : "";
   if (isObject(body) && typeof body.error_type === "string" && typeof body.error === "string")
     return new CallError(

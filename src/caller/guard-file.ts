@@ -4,8 +4,15 @@
  */
 export const CLIENT_GUARD_FILE = "src/caller/guard.ts";
 
+/** The payer's token rule (guard-asset.ts): which token a payer pays in. */
+export const CLIENT_ASSET_FILE = "src/caller/guard-asset.ts";
+
 /** The guard's Solana reader and key reader (solana-payer.ts): shared with every client the same way. */
 export const CLIENT_SOLANA_FILE = "src/caller/solana-payer.ts";
 
 /** Every file of create-agent's own source that goes verbatim into a generated client, in order. */
-export const CLIENT_SHARED_FILES = [CLIENT_GUARD_FILE, CLIENT_SOLANA_FILE] as const;
+export const CLIENT_SHARED_FILES = [
+  CLIENT_GUARD_FILE,
+  CLIENT_ASSET_FILE,
+  CLIENT_SOLANA_FILE,
+] as const;

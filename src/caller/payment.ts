@@ -14,8 +14,15 @@ export interface PaymentReceipt {
   transaction: string | null;
   network: string;
   payer: string | null;
-  /** Decimal USDC, e.g. "0.01": what the signed authorization said, never what the service claims. */
+  /**
+   * What the signed payment said, never what the service claims: decimal USDC ("0.01") when it is the
+   * network's USDC, else the token's atomic units (a token allowed with --asset).
+   */
   amount: string;
+  /** "USDC", or the address of the other token that was signed (allowed with --asset). */
+  currency: string;
+  /** The token signed: its contract (EVM) or mint (Solana). */
+  asset: string;
   explorer?: string;
 }
 
@@ -119,6 +126,7 @@ export function x402InstallCommand(): string {
  */
 export interface X402Requirement {
   network: string;
+  asset?: string;
   amount?: string;
   maxAmountRequired?: string;
 }
@@ -126,7 +134,10 @@ export interface X402Requirement {
 type CreationHookResult = void | { abort: true; reason: string };
 
 export interface X402Client {
-  setSpendControls(controls: { maxAmountPerPayment: false }): unknown;
+  setSpendControls(controls: {
+    maxAmountPerPayment: false;
+    allowedAssets?: Array<{ network: `${string}:${string}`; asset: string }>;
+  }): unknown;
   onBeforePaymentCreation(
     hook: (context: {
       paymentRequired: { x402Version: number };

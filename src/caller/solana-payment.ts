@@ -127,3 +127,28 @@ export function solanaRpcUrl(env: NodeJS.ProcessEnv, network: string): string | 
   const value = env[rpcUrlVariable(network)];
   return value ? value : undefined;
 }
+
+/**
+ * `text` without the credentials of `url` (an RPC URL may hold a user and password, a key in its query or
+ * path): the URL itself as its origin, and each of its secret parts as "[redacted]". The x402 client's and
+ * fetch's messages may repeat the URL they were given.
+ */
+export function hideUrlSecrets(text: string, url: string | undefined): string {
+  if (url === undefined || !URL.canParse(url)) return text;
+  const u = new URL(url);
+  let out = text.replaceAll(url, u.origin).replaceAll(u.href, u.origin);
+  const parts = [u.username, u.password, ...[...u.searchParams].map(([, v]) => v)];
+  for (const segment of u.pathname.split("/")) if (segment.length >= 16) parts.push(segment);
+  for (const part of parts.filter((p) => p.length >= 4).sort((a, b) => b.length - a.length)) {
+    out = out.replaceAll(part, "[redacted]");
+    const decoded = (() => {
+      try {
+        return decodeURIComponent(part);
+      } catch {
+        return part;
+      }
+    })();
+    out = out.replaceAll(decoded, "[redacted]");
+  }
+  return out;
+}

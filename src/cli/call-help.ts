@@ -21,6 +21,12 @@ ${SOLANA_MAX_DEADLINE_SECONDS} s (its default when Solana is chosen up front; a 
 refused before anything is signed). A dropped connection re-sends the identical request (same
 job_id, same signed payment): the job is paid once. Services in dev mode are called without payment.
 
+Token: only the network's USDC is paid (its address from create-agent's network table: e.g.
+0x036C...CF7e on base-sepolia, EPjF...Dt1v on solana). An offer in any other token (USDT, a
+token the service deployed) is refused before anything is signed, naming it; --asset <address>
+allows one (compared with the price in its atomic units as if it had USDC's 6 decimals), and the
+receipt then names the token signed.
+
 Output: the job's output as JSON on stdout; notes and the payment receipt on stderr. With --json
 and no file, stdout is one JSON document: {"ok":true,"job_id","capability","output","completed_at",
 "payment"} or {"ok":false,"status"?,"error_type","error"}. Exit code 0 on success, 1 on any failure.

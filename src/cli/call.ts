@@ -17,6 +17,8 @@ export interface CallCommandOptions {
   jobId?: string;
   deadlineSeconds?: string;
   network?: string;
+  /** `--asset <address>`, repeatable: tokens allowed besides the network's USDC. */
+  asset?: string[];
 }
 
 export interface CallIo {
@@ -133,6 +135,7 @@ async function run(
     ...(options.jobId !== undefined ? { jobId: options.jobId } : {}),
     ...(deadlineSeconds !== undefined ? { deadlineSeconds } : {}),
     ...(options.network !== undefined ? { network: options.network } : {}),
+    ...(options.asset !== undefined && options.asset.length > 0 ? { assets: options.asset } : {}),
     env: io.env,
     stdin: io.stdin,
     note: (line) => io.stderr(`create-agent: ${line}\n`),
@@ -152,7 +155,11 @@ async function missingCapability(url: string): Promise<string> {
 }
 
 function receiptText(payment: NonNullable<CallResult["payment"]>): string {
-  const lines = [`create-agent: paid ${payment.amount} USDC on ${payment.network}`];
+  const what =
+    payment.currency === "USDC"
+      ? `${payment.amount} USDC`
+      : `${payment.amount} atomic units of the token ${payment.asset} (not USDC: allowed with --asset)`;
+  const lines = [`create-agent: paid ${what} on ${payment.network}`];
   lines.push(
     `  transaction: ${payment.transaction ?? "(the service sent no receipt; check the payer's transfers)"}`,
   );

@@ -28,6 +28,11 @@ const load = (specifier: string): Promise<Untyped> => import(specifier);
 
 /** Base Sepolia's chain id: the official x402 clients pay "eip155:84532" with no extra settings. */
 export const DEV_CHAIN_ID = 84532;
+/**
+ * Seconds between blocks while the chain is idle, as on Base Sepolia: `latest` stays within 2 s of the
+ * clock (any interval under the 600 s of validAfter's margin would do), for 30 empty blocks a minute.
+ */
+export const DEV_BLOCK_SECONDS = 2;
 /** Base Sepolia's USDC address, the one x402 clients know for that network. */
 export const DEV_USDC = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 /**
@@ -155,6 +160,12 @@ export async function startDevChain(anvil: string): Promise<DevChain> {
       String(DEV_CHAIN_ID),
       "--hardfork",
       "prague",
+      // A block every DEV_BLOCK_SECONDS even when idle, and at once for each transaction (mixed mining):
+      // without it `latest` keeps the time of the last transaction, and after ten idle minutes every
+      // authorization signed with validAfter = now - 600 (the console, `call`) is "not yet valid".
+      "--block-time",
+      String(DEV_BLOCK_SECONDS),
+      "--mixed-mining",
     ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );

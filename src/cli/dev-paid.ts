@@ -18,6 +18,7 @@ import {
   startDevChain,
   usdcBalanceOf,
 } from "./dev-chain.js";
+import { devServerEnv, readDotEnv } from "./dev-paid-env.js";
 import { devPort, ensurePortFree } from "./dev.js";
 import { CliError } from "./errors.js";
 import { projectRoot, requireUpgraded } from "./project-root.js";
@@ -60,23 +61,25 @@ export async function devPaid(options: { cwd?: string }): Promise<number> {
     say(
       `Local chain: ${chain.rpcUrl} (anvil, chain id ${DEV_CHAIN_ID}); USDC (Circle's FiatTokenV2_2) at ${DEV_USDC}`,
     );
-    // The server, in production mode, settling on the local chain only: every payment variable set here
-    // (an empty one is unset) so nothing in .env can point it at a real network or facilitator.
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      PORT: port,
-      NODE_ENV: "production",
-      SERVICE_DEV_MODE: "false",
-      PAY_TO: payee,
-      X402_NETWORK: "base-sepolia",
-      X402_ASSET: DEV_USDC,
-      X402_ASSET_NAME: "USDC",
-      X402_ASSET_VERSION: "2",
-      X402_RPC_URL: chain.rpcUrl,
-      X402_SETTLER_KEY: ANVIL_KEYS.settler,
-      X402_FACILITATOR_URL: "",
-      PUBLIC_URL: "",
-    };
+    // The server, in production mode, settling on the local chain only: its payment settings are set here
+    // and every other one the environment or .env holds is unset (said so, one line each), so nothing can
+    // point it at a real network, token, facilitator or shared ledger (dev-paid-env.ts).
+    const { env, ignored } = devServerEnv(
+      process.env,
+      readDotEnv(root),
+      {
+        PAY_TO: payee,
+        X402_NETWORK: "base-sepolia",
+        X402_ASSET: DEV_USDC,
+        X402_ASSET_NAME: "USDC",
+        X402_ASSET_VERSION: "2",
+        X402_RPC_URL: chain.rpcUrl,
+        X402_SETTLER_KEY: ANVIL_KEYS.settler,
+      },
+      `anvil at ${chain.rpcUrl}`,
+    );
+    for (const line of ignored) say(line);
+    Object.assign(env, { PORT: port, NODE_ENV: "production", SERVICE_DEV_MODE: "false" });
     server = spawn(tsx, ["watch", "src/server.ts"], {
       cwd: root,
       env,

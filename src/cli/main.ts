@@ -182,6 +182,11 @@ export async function main(argv: string[]): Promise<number> {
       "--network <name>",
       "the offered network to pay on: a name (base, solana-devnet, ...) or a CAIP-2 id (default: the first offered network you hold a key for)",
     )
+    .option(
+      "--asset <address>",
+      "also pay in this token (contract or mint address), repeatable; without it only the network's USDC is paid",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .addHelpText("after", CALL_HELP_AFTER)
     .action(async (first: string, second: string | undefined, options) => {
       const { callCommand } = await import("./call.js");

@@ -12,14 +12,8 @@ import {
   type SignedPayment,
   SOLANA_MAX_DEADLINE_SECONDS,
 } from "../../src/caller/guard.js";
-import {
-  type AllowedAsset,
-  formatUsdc,
-  parseUsdc,
-  payerAccount,
-  type Payers,
-  sendPaying,
-} from "./pay.js";
+import { type AllowedAsset } from "../../src/caller/guard-asset.js";
+import { formatUsdc, parseUsdc, payerAccount, type Payers, sendPaying } from "./pay.js";
 import { type FetchLike, retryAfterMs, retryingFetch } from "./retry.js";
 
 /** What the service declared when this client was generated. */

@@ -5,7 +5,6 @@
  * 402, so a free (dev-mode) service needs no key, and it signs at most once per job. The Solana packages
  * (@x402/svm, @solana/kit, @solana-program/token) are imported only when a Solana offer is taken.
  */
-import { findDefaultAsset } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import {
   type Network,
@@ -30,6 +29,7 @@ import {
   type SolanaReader,
   UNREADABLE_AMOUNT,
 } from "../../src/caller/guard.js";
+import { type AllowedAsset, assetAllowed } from "../../src/caller/guard-asset.js";
 import { solanaKeyBytes, solanaReader } from "../../src/caller/solana-payer.js";
 import { AgentCallError } from "./errors.js";
 import type { FetchLike } from "./retry.js";
@@ -37,14 +37,6 @@ import type { FetchLike } from "./retry.js";
 /** USDC has 6 decimals: "0.01" USDC is 10000 atomic units. */
 const USDC_DECIMALS = 6;
 const DECIMAL_USDC = /^(\d+)(?:\.(\d{1,6}))?$/;
-
-/** A token other than the well-known USDC deployments that may be paid with (e.g. a test USDC). */
-export interface AllowedAsset {
-  /** CAIP-2 ("eip155:84532") or x402 v1 name ("base-sepolia"). */
-  network: string;
-  /** The token contract; it must be a 6-decimal USDC. */
-  asset: string;
-}
 
 /** What one job may cost, and in which tokens. */
 export interface PaymentLimit {
@@ -162,7 +154,6 @@ export async function sendPaying(
   const client = new x402Client();
   let payer: string;
   let reader: SolanaReader | undefined;
-  let known: KnownAsset;
   if (chosen.family === "svm") {
     const solana = await solanaPayer(chosen.id, payers, limit);
     client.register(chosen.id as Network, solana.scheme);
@@ -170,12 +161,10 @@ export async function sendPaying(
     if (v1Name) client.registerV1(v1Name as Network, solana.schemeV1);
     payer = solana.address;
     reader = solana.reader;
-    known = (asset, network) => solana.scheme.findDefaultAsset(asset, network);
   } else {
     const account = payers.evm.account();
     registerExactEvmScheme(client, { signer: account });
     payer = account.address;
-    known = findDefaultAsset;
   }
   // The guard below is stricter than the default spend controls (USDC only, at most the job's limit),
   // and unlike them it allows more than $1 when the limit says so.
@@ -186,7 +175,6 @@ export async function sendPaying(
       requirements.filter((r) => networkId(r.network) === chosen.id),
       limit,
       refusals,
-      known,
     ),
   );
   client.onBeforePaymentCreation(async ({ paymentRequired, selectedRequirements }) => {
@@ -216,7 +204,7 @@ export async function sendPaying(
       try {
         const payment = await checkPaymentToSend(
           header,
-          checked,
+          checked.filter((o) => assetAllowed(o.network, o.asset, limit.allowedAssets)),
           { maxAtomic: limit.maxAtomic, payer },
           reader,
         );
@@ -250,12 +238,6 @@ interface Refusal {
   kind: "price" | "asset" | "amount";
   text: string;
 }
-
-/** What the paying scheme knows of a token (its default assets), or undefined. */
-type KnownAsset = (
-  asset: string,
-  network: Network,
-) => { decimals: number; symbol: string } | undefined;
 
 /** The network to pay on, or the refusal in this client's words (nothing signed). */
 function chooseNetwork(
@@ -338,7 +320,6 @@ function priceGuard(
   requirements: PaymentRequirements[],
   limit: PaymentLimit,
   refusals: Refusal[],
-  known: KnownAsset,
 ): PaymentRequirements[] {
   return requirements.filter((requirement) => {
     const amount = signableAmount(version, requirement);
@@ -346,7 +327,8 @@ function priceGuard(
       refusals.push({ kind: "amount", text: "an amount that is not a decimal string" });
       return false;
     }
-    if (!isUsdc(requirement.network, requirement.asset, limit.allowedAssets, known)) {
+    // The network's USDC from the one network table (guard-asset.ts), or a token in allowedAssets.
+    if (!assetAllowed(requirement.network, requirement.asset, limit.allowedAssets)) {
       refusals.push({
         kind: "asset",
         text: `token ${requirement.asset} on ${requirement.network}, which is not a USDC this client knows (add it to allowedAssets if it is one)`,
@@ -359,19 +341,6 @@ function priceGuard(
     }
     return true;
   });
-}
-
-function isUsdc(
-  network: Network,
-  asset: string,
-  allowed: readonly AllowedAsset[],
-  knownAsset: KnownAsset,
-): boolean {
-  const known = knownAsset(asset, network);
-  if (known) return known.decimals === USDC_DECIMALS && /^USDC(\.e)?$/i.test(known.symbol);
-  return allowed.some(
-    (a) => a.network === network && a.asset.toLowerCase() === asset.toLowerCase(),
-  );
 }
 
 function refusedError(refusals: Refusal[], limit: PaymentLimit, cause: unknown): AgentCallError {

@@ -21,11 +21,29 @@ function anvilBinary(): string {
 }
 
 /**
- * Default 84532 (Base Sepolia's id) so x402 v1 clients, whose network names are a fixed list, can pay as "base-sepolia".
- * The EVM is Prague's (EIP-7702 delegations, as on Base).
+ * Seconds between the blocks the kit's chains mine while idle, as Base Sepolia does (a block every 2 s). Anvil
+ * alone mines only when a transaction arrives, so an idle chain's `latest` block keeps the time of its last
+ * transaction: after 600 s of quiet, every authorization signed with validAfter = now - 600 (the console, the
+ * official clients) is "not yet valid" in a check simulated at `latest`. Any interval under 600 s would do;
+ * 2 s keeps `latest` within 2 s of the clock, for 30 empty blocks a minute (nothing measurable to anvil).
+ * With --mixed-mining a transaction is still mined the moment it arrives.
  */
-export async function startAnvil(options: { chainId?: number } = {}): Promise<Anvil> {
+export const ANVIL_BLOCK_SECONDS = 2;
+
+/**
+ * Default 84532 (Base Sepolia's id) so x402 v1 clients, whose network names are a fixed list, can pay as "base-sepolia".
+ * The EVM is Prague's (EIP-7702 delegations, as on Base). Blocks come with every transaction and every
+ * ANVIL_BLOCK_SECONDS; `keepTime: false` mines only on transactions (a test that must hold a transaction
+ * unmined with evm_setAutomine(false), which mixed mining ignores, uses a chain of its own).
+ */
+export async function startAnvil(
+  options: { chainId?: number; keepTime?: boolean } = {},
+): Promise<Anvil> {
   const chainId = options.chainId ?? 84532;
+  const interval =
+    options.keepTime === false
+      ? []
+      : ["--block-time", String(ANVIL_BLOCK_SECONDS), "--mixed-mining"];
   // `timeout 2400` bounds anvil's life even if vitest is killed before teardown runs (longer than the
   // whole suite, whose CI limit is 1800 s: one chain serves every project, so it must outlive them). `--silent` would hide the
   // "Listening on" line we need, so run with normal output and keep draining stdout (a full pipe would block anvil).
@@ -44,6 +62,7 @@ export async function startAnvil(options: { chainId?: number } = {}): Promise<An
       // hardfork keeps the EVM the tests see from changing with anvil's default ("latest").
       "--hardfork",
       "prague",
+      ...interval,
     ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );

@@ -1,7 +1,8 @@
 // A hostile x402 seller for the payers' tests (`create-agent call`, generated clients): plain Node http on
 // 127.0.0.1. Its /about declares `echo` at 0.01 USDC, and its 402 asks whatever its mode says. Every payment
 // it receives is settled on the local chain at once (transferWithAuthorization, sent by the settler account),
-// whatever it says: a payer that signed too much loses the money, as it would to a real thief. Balances are
+// whatever it says (in the token the payment names): a payer that signed too much loses the money, as it would
+// to a real thief. Balances are
 // read on chain by the tests. Mode "honest" asks exactly the declared price, the way a create-agent server does.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -186,8 +187,11 @@ export async function startHostile(
     try {
       const decoded = JSON.parse(Buffer.from(header, "base64").toString("utf8"));
       const { authorization: a, signature } = decoded.payload;
+      // The token the payment names (v2 `accepted`), else Base Sepolia's USDC.
+      const token =
+        typeof decoded.accepted?.asset === "string" ? decoded.accepted.asset : undefined;
       const hash = await settler.writeContract({
-        address: BASE_SEPOLIA_USDC,
+        address: token ?? BASE_SEPOLIA_USDC,
         abi: USDC_ABI,
         functionName: "transferWithAuthorization",
         args: [

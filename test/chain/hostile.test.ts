@@ -16,7 +16,13 @@ import {
   hostileOffer,
   startHostile,
 } from "./hostile-server.js";
-import { BASE_SEPOLIA_USDC, ensureBaseSepoliaUsdc, mintUsdc, usdcBalance } from "./usdc.js";
+import {
+  BASE_SEPOLIA_USDC,
+  deployUsdc,
+  ensureBaseSepoliaUsdc,
+  mintUsdc,
+  usdcBalance,
+} from "./usdc.js";
 
 const { rpcUrl } = inject("chain");
 const balance = (address: Hex) => usdcBalance(rpcUrl, BASE_SEPOLIA_USDC, address);
@@ -251,5 +257,59 @@ describe.each(["call", "client"] as const)("%s: every amount form, in each field
     }));
     expect(r.message).toContain('"maxAmountRequired" is "1000000" while "amount" is "10000"');
     expect([r.ok, r.payments, r.lost]).toEqual([false, 0, 0n]);
+  });
+});
+
+describe("call: an offer in another ERC-20 than the network's USDC", () => {
+  let other: Hex;
+  beforeAll(async () => {
+    // Circle's FiatTokenV2_2 again at another address, with another EIP-712 name: not the USDC of eip155:84532.
+    other = await deployUsdc(rpcUrl, { name: "Tether USD", version: "2" });
+  });
+  const ask = (url: string): HostileAsk => ({
+    header: {
+      x402Version: 2,
+      resource: { url },
+      accepts: [hostileOffer({ asset: other, extra: { name: "Tether USD", version: "2" } })],
+    },
+    body: {},
+  });
+
+  it("is refused before anything is signed, naming the token and --asset; with --asset it pays and reports the token signed", async () => {
+    const server = await startHostile("honest", rpcUrl, ask);
+    try {
+      const key = generatePrivateKey();
+      const address = privateKeyToAddress(key);
+      await mintUsdc(rpcUrl, other, address, 1_000_000n);
+      const otherBalance = () => usdcBalance(rpcUrl, other, address);
+      const args = [server.url, "echo", "--input", "message=hi", "--max-price", "0.01"];
+      const refused = await runCall(args, { env: { X402_PAYER_KEY: key } });
+      expect(refused.exitCode).toBe(1);
+      expect(refused.stderr).toContain(
+        `asks to be paid in the token ${other} on eip155:84532, which is not that network's USDC (${BASE_SEPOLIA_USDC}): to pay in it anyway, pass --asset <address>`,
+      );
+      expect(refused.stderr).toContain("nothing was signed");
+      expect(server.payments).toHaveLength(0);
+      expect(await otherBalance()).toBe(1_000_000n);
+
+      const paid = await runCall([...args, "--asset", other], { env: { X402_PAYER_KEY: key } });
+      expect(paid.exitCode, paid.stderr).toBe(0);
+      expect(paid.stderr).toContain(
+        `paid 10000 atomic units of the token ${other} (not USDC: allowed with --asset) on eip155:84532`,
+      );
+      expect(server.payments).toHaveLength(1);
+      expect(await otherBalance()).toBe(1_000_000n - HOSTILE_PRICE);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a generated client refuses it too, by the same rule (guard-asset.ts): nothing signed", async () => {
+    const r = await against("client", "honest", ask);
+    expect(r.ok).toBe(false);
+    expect(r.message).toContain(
+      `token ${other} on eip155:84532, which is not a USDC this client knows`,
+    );
+    expect([r.payments, r.lost]).toEqual([0, 0n]);
   });
 });

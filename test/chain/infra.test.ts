@@ -4,8 +4,8 @@ import { TRANSFER_WITH_AUTHORIZATION } from "../../templates/runtime/payments/x4
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, inject, it } from "vitest";
 import { PAYEE, PAYER_KEYS, SETTLER_KEY } from "./accounts.js";
-import { localChain, startAnvil } from "./anvil.js";
-import { MULTICALL3_ADDRESS, USDC_ABI, usdcBalance } from "./usdc.js";
+import { ANVIL_BLOCK_SECONDS, localChain, startAnvil } from "./anvil.js";
+import { deployUsdc, mintUsdc, MULTICALL3_ADDRESS, USDC_ABI, usdcBalance } from "./usdc.js";
 
 const { rpcUrl, chainId, asset, facilitatorUrl } = inject("chain");
 const chain = localChain(rpcUrl, chainId);
@@ -57,6 +57,48 @@ describe("anvil", () => {
     await anvil.stop();
     await expect(ask()).rejects.toThrow();
   });
+
+  it("keeps time while idle: `latest` follows the clock, so an authorization valid from 5 s ago passes the token's check there", async () => {
+    const anvil = await startAnvil({ chainId: 31337 });
+    try {
+      const asset = await deployUsdc(anvil.rpcUrl, { name: "USDC", version: "2" });
+      const local = localChain(anvil.rpcUrl, 31337);
+      const client = createPublicClient({ chain: local, transport: http(anvil.rpcUrl) });
+      await mintUsdc(anvil.rpcUrl, asset, privateKeyToAccount(PAYER_KEYS[0]).address, 10_000n);
+      // Idle longer than the authorization's margin below, with no transaction at all.
+      await new Promise((resolve) => setTimeout(resolve, (ANVIL_BLOCK_SECONDS + 6) * 1000));
+      const now = Math.floor(Date.now() / 1000);
+      const latest = await client.getBlock({ blockTag: "latest" });
+      expect(Number(latest.timestamp)).toBeGreaterThanOrEqual(now - ANVIL_BLOCK_SECONDS - 1);
+      const payer = privateKeyToAccount(PAYER_KEYS[0]);
+      const authorization = {
+        from: payer.address,
+        to: PAYEE,
+        value: 10_000n,
+        validAfter: BigInt(now - 5),
+        validBefore: BigInt(now + 300),
+        nonce: randomNonce(),
+      };
+      const signature = await payer.signTypedData({
+        domain: { name: "USDC", version: "2", chainId: 31337, verifyingContract: asset },
+        types: TRANSFER_WITH_AUTHORIZATION,
+        primaryType: "TransferWithAuthorization",
+        message: authorization,
+      });
+      const a = authorization;
+      // Simulated at `latest`, as the facilitator and the server check a payment before the job runs.
+      const { result } = await client.simulateContract({
+        address: asset,
+        abi: USDC_ABI,
+        functionName: "transferWithAuthorization",
+        args: [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, signature],
+        account: privateKeyToAccount(SETTLER_KEY),
+      });
+      expect(result).toBeUndefined();
+    } finally {
+      await anvil.stop();
+    }
+  }, 30_000);
 });
 
 describe("local USDC", () => {

@@ -113,6 +113,13 @@ describe("start-up with direct settlement (X402_RPC_URL + X402_SETTLER_KEY)", ()
     expect(stderr).not.toMatch(/secret-key|hidden/);
   });
 
+  it("never prints the RPC URL's user and password, query keys or key-like path", async () => {
+    const withSecrets = `${closedUrl.replace("http://", "http://alice:s3cretPW@")}/v2/AbCdEf0123456789xyzKEY?api-key=hiddenKEY`;
+    const stderr = await refusal(directEnv(withSecrets));
+    expect(stderr).not.toMatch(/alice|s3cretPW|hiddenKEY|AbCdEf0123456789xyzKEY/);
+    expect(stderr).toContain(`X402_RPC_URL at ${closedUrl}: unreachable (ECONNREFUSED)`);
+  });
+
   it("refuses a settler account with no ETH, naming its address and X402_SETTLER_KEY", async () => {
     const key = await accountWith(0n);
     const stderr = await refusal(directEnv(rpcUrl, key));

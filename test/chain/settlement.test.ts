@@ -31,8 +31,9 @@ import {
 } from "../runtime/helpers.js";
 import { createApp } from "../../templates/runtime/app.js";
 import { DEPLOYER_KEY, PAYEE, PAYER_KEYS, SETTLER_KEY } from "./accounts.js";
-import { localChain } from "./anvil.js";
+import { type Anvil, localChain, startAnvil } from "./anvil.js";
 import {
+  deployUsdc,
   mintUsdc,
   USDC_ABI,
   usdcBalance,
@@ -43,7 +44,6 @@ import {
 const { rpcUrl, chainId, asset, facilitatorUrl } = inject("chain");
 const chain = localChain(rpcUrl, chainId);
 const client = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 20 });
-const testClient = createTestClient({ mode: "anvil", chain, transport: http(rpcUrl) });
 const domain = { name: "USDC", version: "2", chainId, verifyingContract: asset } as const;
 const PRICE = 10_000n; // echo's price: 0.01 USDC
 
@@ -343,9 +343,27 @@ describe("contract wallets (EIP-1271)", () => {
 });
 
 describe("direct settlement: broadcast but not confirmed in time", () => {
+  // A chain of its own that mines only on transactions: the shared chain also mines every
+  // ANVIL_BLOCK_SECONDS (mixed mining, which evm_setAutomine(false) does not stop), and turning
+  // automine back on there would end its interval mining for every later test.
+  let own: Anvil;
   let app: Running & { logger: ReturnType<typeof captureLogger> };
   let agent: TestAgent;
+  let ownAsset: Hex;
+  let ownClient: ReturnType<typeof createPublicClient>;
+  let ownTest: ReturnType<typeof createTestClient>;
+  const ownBalance = (address: Hex) => usdcBalance(own.rpcUrl, ownAsset, address);
   beforeAll(async () => {
+    own = await startAnvil({ chainId, keepTime: false });
+    ownAsset = await deployUsdc(own.rpcUrl, { name: "USDC", version: "2" });
+    const ownChain = localChain(own.rpcUrl, chainId);
+    ownClient = createPublicClient({
+      chain: ownChain,
+      transport: http(own.rpcUrl),
+      pollingInterval: 20,
+    });
+    ownTest = createTestClient({ mode: "anvil", chain: ownChain, transport: http(own.rpcUrl) });
+    await mintUsdc(own.rpcUrl, ownAsset, privateKeyToAccount(PAYER_KEYS[2]).address, PRICE * 10n);
     agent = makeAgent();
     const logger = captureLogger();
     const created = createApp(agent, {
@@ -355,29 +373,35 @@ describe("direct settlement: broadcast but not confirmed in time", () => {
       payment: {
         payTo: PAYEE,
         network: "base-sepolia",
-        asset,
-        rpcUrl,
+        asset: ownAsset,
+        rpcUrl: own.rpcUrl,
         settlerKey: SETTLER_KEY,
         settleTimeoutSeconds: 1,
       },
     });
     app = { ...(await listen(created)), logger };
   });
-  afterAll(() => app.close());
+  afterAll(async () => {
+    await app?.close();
+    await own?.stop();
+  });
 
   it("reports the tx hash honestly, withholds the output, and never settles twice", async () => {
     const payer = privateKeyToAccount(PAYER_KEYS[2]);
-    const payload = await signAuthorization(payer, { to: PAYEE, domain });
+    const payload = await signAuthorization(payer, {
+      to: PAYEE,
+      domain: { ...domain, verifyingContract: ownAsset },
+    });
     const header = v1Header(payload);
-    const payeeBefore = await balance(PAYEE);
-    await testClient.setAutomine(false); // the transaction is accepted but not mined
+    const payeeBefore = await ownBalance(PAYEE);
+    await ownTest.setAutomine(false); // the transaction is accepted but not mined
     let res: Awaited<ReturnType<typeof post>>;
     try {
       res = await post(app.url, job("echo", { text: "held back" }), { "x-payment": header });
     } finally {
-      await testClient.setAutomine(true);
+      await ownTest.setAutomine(true);
     }
-    await testClient.mine({ blocks: 1 });
+    await ownTest.mine({ blocks: 1 });
     expect(res.status, res.text).toBe(402);
     const tx = /transaction (0x[0-9a-f]{64}) was sent but not confirmed within 1 s/.exec(
       res.body.error,
@@ -386,13 +410,13 @@ describe("direct settlement: broadcast but not confirmed in time", () => {
     expect(res.text).not.toContain("held back");
 
     // The transaction was real: once mined, the payee has been paid, exactly once.
-    expect((await client.waitForTransactionReceipt({ hash: tx! })).status).toBe("success");
-    expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
+    expect((await ownClient.waitForTransactionReceipt({ hash: tx! })).status).toBe("success");
+    expect(await ownBalance(PAYEE)).toBe(payeeBefore + PRICE);
     const again = await post(app.url, job("echo", { text: "held back" }), { "x-payment": header });
     expect(again.status).toBe(402);
     expect(again.body.error).toMatch(/already used/);
     expect(agent.calls.echo).toBe(1);
-    expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
+    expect(await ownBalance(PAYEE)).toBe(payeeBefore + PRICE);
     expect(nowSeconds()).toBeLessThan(Number(payload.authorization.validBefore));
   });
 });

@@ -3,6 +3,7 @@
 // facilitator with the SVM scheme; the seller is made of real x402 parts (test/solana/seller.ts) and offers
 // Solana devnet beside Base Sepolia on anvil (Circle's USDC, the reference EVM facilitator). Balances are read
 // from the runtime and the chain.
+import type { Address } from "@solana/kit";
 import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -21,6 +22,8 @@ import { BASE_SEPOLIA_USDC, ensureBaseSepoliaUsdc, mintUsdc, usdcBalance } from 
 const { rpcUrl, facilitatorUrl } = inject("chain");
 const PRICE = 10_000n; // 0.01 USDC
 const BASE_SEPOLIA = "eip155:84532";
+/** Tether's USDT mint on Solana mainnet: a 6-decimal token that is not USDC. */
+const USDT = "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB" as Address;
 
 let kit: SolanaKit;
 let facilitator: SvmFacilitator;
@@ -184,6 +187,53 @@ describe("create-agent call on Solana", () => {
     expect(implicit.stderr).toContain("can be paid with the caller's key only on Solana");
     expect(implicit.stderr).toContain("must be due within 30 s");
     expect(shop.requests.filter((q) => q.payment)).toHaveLength(0);
+    expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n);
+  });
+
+  it("a seller asking USDT (mainnet's mint) on Solana: nothing signed, a clear refusal; with --asset it pays and reports the token signed", async () => {
+    kit.addMint(USDT);
+    await kit.openTokenAccount(solanaPayee, USDT);
+    const payer = await kit.fundedPayer(1_000_000n, USDT);
+    await kit.openTokenAccount(payer.address, kit.mint, 1_000_000n);
+    const shop = await sellers.startWith({
+      options: [{ network: kit.network, payTo: solanaPayee, asset: USDT }],
+      facilitators: [facilitator.url],
+    });
+    const env = { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl };
+    const refused = await runCall(
+      [shop.url, "echo", "--input", "message=x", "--network", "solana-devnet"],
+      { env },
+    );
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toContain(
+      `asks to be paid in the token ${USDT} on ${kit.network}, which is not that network's USDC (${kit.mint}): to pay in it anyway, pass --asset <address>`,
+    );
+    expect(refused.stderr).toContain("nothing was signed");
+    expect(shop.requests.filter((q) => q.payment)).toHaveLength(0);
+    expect(await kit.usdcBalance(payer.address, USDT)).toBe(1_000_000n);
+    expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n);
+
+    const paid = await runCall(
+      [shop.url, "echo", "--input", "message=x", "--network", "solana-devnet", "--asset", USDT],
+      { env },
+    );
+    expect(paid.exitCode, paid.stderr).toBe(0);
+    expect(paid.stderr).toContain(
+      `paid 10000 atomic units of the token ${USDT} (not USDC: allowed with --asset) on ${kit.network}`,
+    );
+    expect(await kit.usdcBalance(payer.address, USDT)).toBe(1_000_000n - PRICE);
+    expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n);
+  });
+
+  it("an X402_RPC_URL_<NET> with a user, password and API key is never printed when the payment fails", async () => {
+    const shop = await seller([kit.network]);
+    const payer = await kit.fundedPayer(1_000_000n);
+    const rpc = `${kit.rpcUrl.replace("http://", "http://bob:s0lanaPW@")}/?api-key=solKEY123`;
+    const r = await runCall([shop.url, "echo", "--input", "message=x", "--json"], {
+      env: { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: rpc },
+    });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout + r.stderr).not.toMatch(/bob|s0lanaPW|solKEY123/);
     expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n);
   });
 

@@ -497,6 +497,8 @@ describe("a production service (402)", () => {
         network: "eip155:84532",
         payer: "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
         amount: "0.002",
+        currency: "USDC",
+        asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
         explorer: `https://sepolia.basescan.org/tx/${doc.payment.transaction}`,
       },
     });
@@ -517,6 +519,8 @@ describe("a production service (402)", () => {
         network: "base-sepolia",
         payer: "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
         amount: "0.002",
+        currency: "USDC",
+        asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
         explorer: `https://sepolia.basescan.org/tx/${doc.payment.transaction}`,
       });
       expect(v1Settler.calls.at(-1)?.payment).toMatchObject({ x402Version: 1, amount: "2000" });

@@ -43,6 +43,7 @@ import {
   rpcUrlVariable,
   SOLANA_PROGRAMS,
 } from "../../src/caller/guard.js";
+import { assetAllowed, NETWORK_USDC } from "../../src/caller/guard-asset.js";
 import { solanaReader } from "../../src/caller/solana-payer.js";
 
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
@@ -321,6 +322,25 @@ describe("the payer's networks", () => {
     expect(PAYER_NETWORKS).toEqual(table);
     for (const [name, known] of Object.entries(KNOWN_NETWORKS))
       expect(networkFamily(name)).toBe(known.family);
+    // The token a payer pays in: each network's USDC, the same address as the server's table.
+    expect(NETWORK_USDC).toEqual(
+      Object.fromEntries(Object.values(KNOWN_NETWORKS).map((known) => [known.caip2, known.asset])),
+    );
+  });
+
+  it("a payer pays only the network's USDC unless a token is allowed: USDT on Solana mainnet, which @x402/svm knows, is not", () => {
+    const USDT = "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB";
+    expect(assetAllowed("solana", "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", [])).toBe(true);
+    expect(assetAllowed("solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", USDT, [])).toBe(false);
+    expect(assetAllowed("solana", USDT, [{ asset: USDT }])).toBe(true);
+    expect(assetAllowed("solana", USDT, [{ network: "solana-devnet", asset: USDT }])).toBe(false);
+    // EVM addresses in any letter case; an unknown chain has no USDC of its own.
+    expect(assetAllowed("base-sepolia", "0x036cbd53842c5426634e7929541ec2318f3dcf7e", [])).toBe(
+      true,
+    );
+    expect(assetAllowed("eip155:31337", "0x036CbD53842c5426634e7929541eC2318f3dCF7e", [])).toBe(
+      false,
+    );
   });
 
   it("X402_RPC_URL_<NET> follows the server's rule, from the known name of a CAIP-2 id", () => {

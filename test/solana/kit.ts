@@ -57,14 +57,18 @@ export interface SolanaKit {
   svm: LiteSVM;
   /** JSON-RPC methods called so far, in order. */
   rpcCalls: string[];
-  /** A new account with no SOL and a USDC token account holding `usdcAtomic`. */
-  fundedPayer(usdcAtomic: bigint): Promise<SolanaAccount>;
+  /** A new account with no SOL and a USDC token account (or one of `token`) holding `usdcAtomic`. */
+  fundedPayer(usdcAtomic: bigint, token?: Address): Promise<SolanaAccount>;
+  /** Adds a 6-decimal SPL mint at `address` (e.g. mainnet USDT's), for tests of other tokens. */
+  addMint(address: Address): void;
+  /** Opens (or overwrites) `owner`'s associated token account of `token`, holding `amount`. */
+  openTokenAccount(owner: Address | string, token: Address, amount?: bigint): Promise<void>;
   /** A new account holding SOL (a fee payer), with no token account. */
   newAccount(lamports?: bigint): Promise<SolanaAccount>;
   /** A new address whose USDC associated token account exists and is empty (a payee). */
   payee(): Promise<Address>;
-  /** USDC (atomic) in the owner's associated token account; 0 when it does not exist. */
-  usdcBalance(owner: Address | string): Promise<bigint>;
+  /** USDC (or `token`), atomic, in the owner's associated token account; 0 when it does not exist. */
+  usdcBalance(owner: Address | string, token?: Address): Promise<bigint>;
   /** SOL (lamports) the address holds. */
   lamports(owner: Address | string): bigint;
   close(): Promise<void>;
@@ -76,35 +80,37 @@ export async function startSolanaKit(options: SolanaKitOptions = {}): Promise<So
   const mintAuthority = (await newKeys()).address;
   const rent = (size: number) => svm.minimumBalanceForRentExemption(BigInt(size));
 
-  svm.setAccount({
-    address: mint,
-    executable: false,
-    lamports: rent(82),
-    programAddress: TOKEN_PROGRAM_ADDRESS,
-    data: new Uint8Array(
-      getMintEncoder().encode({
-        mintAuthority,
-        supply: 1_000_000_000_000_000n,
-        decimals: USDC_DECIMALS,
-        isInitialized: true,
-        freezeAuthority: null,
-      }),
-    ),
-    space: 82n,
-  } as never);
-
-  const ata = async (owner: Address) =>
-    (await findAssociatedTokenPda({ mint, owner, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
-
-  async function setTokenAccount(owner: Address, amount: bigint) {
+  const addMint = (address: Address) =>
     svm.setAccount({
-      address: await ata(owner),
+      address,
+      executable: false,
+      lamports: rent(82),
+      programAddress: TOKEN_PROGRAM_ADDRESS,
+      data: new Uint8Array(
+        getMintEncoder().encode({
+          mintAuthority,
+          supply: 1_000_000_000_000_000n,
+          decimals: USDC_DECIMALS,
+          isInitialized: true,
+          freezeAuthority: null,
+        }),
+      ),
+      space: 82n,
+    } as never);
+  addMint(mint);
+
+  const ata = async (owner: Address, token: Address = mint) =>
+    (await findAssociatedTokenPda({ mint: token, owner, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
+
+  async function setTokenAccount(owner: Address, amount: bigint, token: Address = mint) {
+    svm.setAccount({
+      address: await ata(owner, token),
       executable: false,
       lamports: rent(165),
       programAddress: TOKEN_PROGRAM_ADDRESS,
       data: new Uint8Array(
         getTokenEncoder().encode({
-          mint,
+          mint: token,
           owner,
           amount,
           delegate: null,
@@ -126,11 +132,14 @@ export async function startSolanaKit(options: SolanaKitOptions = {}): Promise<So
     mint,
     svm,
     rpcCalls: rpc.calls,
-    async fundedPayer(usdcAtomic) {
+    async fundedPayer(usdcAtomic, token) {
       const account = await newKeys();
-      await setTokenAccount(account.address, usdcAtomic);
+      await setTokenAccount(account.address, usdcAtomic, token);
       return account;
     },
+    addMint,
+    openTokenAccount: (owner, token, amount = 0n) =>
+      setTokenAccount(owner as Address, amount, token),
     async newAccount(lamports = DEFAULT_LAMPORTS) {
       const account = await newKeys();
       svm.setAccount({
@@ -148,8 +157,8 @@ export async function startSolanaKit(options: SolanaKitOptions = {}): Promise<So
       await setTokenAccount(address, 0n);
       return address;
     },
-    async usdcBalance(owner) {
-      const found = svm.getAccount(await ata(owner as Address));
+    async usdcBalance(owner, token) {
+      const found = svm.getAccount(await ata(owner as Address, token));
       return found.exists ? getTokenDecoder().decode(found.data).amount : 0n;
     },
     lamports(owner) {

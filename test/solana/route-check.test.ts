@@ -58,6 +58,17 @@ describe("start-up checks of a direct Solana route", () => {
     );
   });
 
+  it("never prints the RPC URL's user and password or query keys", async () => {
+    const fee = await kit.newAccount();
+    const { error } = await check(
+      "http://bob:s0lanaPW@127.0.0.1:9/?api-key=solKEY123",
+      fee.secretKey,
+    );
+    const message = (error as ConfigError).problems.join("\n");
+    expect(message).toMatch(/X402_RPC_URL_SOLANA_DEVNET.*gave no usable answer to getGenesisHash/);
+    expect(message).not.toMatch(/bob|s0lanaPW|solKEY123/);
+  });
+
   it("refuses a fee payer without SOL or short of one fee, warns when low, says the balance when funded (no key in any line)", async () => {
     const empty = await kit.fundedPayer(0n); // a token account but no SOL
     const { error } = await check(kit.rpcUrl, empty.secretKey);

@@ -127,3 +127,41 @@ describe("a Solana-only server", () => {
     expect(res.body.error).toBe(required.error);
   });
 });
+
+describe("a direct Solana route whose RPC URL holds a user, password and API key", () => {
+  it("settles through it (Basic authorization), and no answer or log line shows them", async () => {
+    const feePayer = await kit.newAccount();
+    const payee = await kit.payee();
+    const logger = captureLogger();
+    const rpc = `${kit.rpcUrl.replace("http://", "http://bob:s0lanaPW@")}/?api-key=solKEY123`;
+    const own = await listen(
+      createApp(makeAgent(), {
+        devMode: false,
+        env: {
+          X402_NETWORK: "solana-devnet",
+          PAY_TO_SOLANA: payee,
+          SOLANA_FEE_PAYER_KEY: feePayer.keygenJson,
+          X402_RPC_URL_SOLANA_DEVNET: rpc,
+        },
+        logger,
+      }),
+    );
+    try {
+      const body = job("echo", { text: "basic" }, soon());
+      const unpaid = await post(own.url, body);
+      const required = unb64(unpaid.headers.get("payment-required")!);
+      const client = new x402Client().register(
+        kit.network as `${string}:${string}`,
+        new ExactSvmScheme(payer.signer, { rpcUrl: kit.rpcUrl }),
+      );
+      const payment = await client.createPaymentPayload(required);
+      const res = await post(own.url, body, { "PAYMENT-SIGNATURE": encodeBase64Json(payment) });
+      const everything = [unpaid.text, res.text, JSON.stringify(logger.lines)].join("\n");
+      expect(everything).not.toMatch(/bob|s0lanaPW|solKEY123/);
+      expect(res.status, res.text).toBe(200);
+      expect(await kit.usdcBalance(payee)).toBe(10_000n);
+    } finally {
+      await own.close();
+    }
+  });
+});

@@ -11,6 +11,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 import type { Logger } from "../types.js";
+import { redactUrl } from "../ops/redact.js";
 import { LedgerUnavailableError, type Ledger, type StoredResult } from "./ledger.js";
 
 /**
@@ -97,11 +98,7 @@ type Scripted = Record<ScriptName, (...args: (string | number)[]) => Promise<unk
 function redactRedisUrl(url: string): string {
   try {
     const parsed = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `redis://${url}`);
-    parsed.username = "";
-    parsed.password = "";
-    parsed.search = "";
-    parsed.hash = "";
-    return parsed.toString();
+    return redactUrl(parsed.href);
   } catch {
     return "(unparsable URL)";
   }

@@ -17,6 +17,7 @@ import {
 import { isSolanaAddress, parseSolanaSecretKey } from "../payments/svm/keys.js";
 import { SETTLEMENT_MARGIN_SECONDS, type Settler } from "../payments/settlement.js";
 import type { Reader, Setting } from "./settings.js";
+import { redactUrl } from "./redact.js";
 
 const DEFAULT_MAX_TIMEOUT_SECONDS = 300;
 const DEFAULT_SETTLE_TIMEOUT_SECONDS = 30;
@@ -541,12 +542,14 @@ function facilitatorList(s: Setting, read: Reader): string[] | undefined {
     if (url !== undefined) urls.push(url);
   });
   if (urls.length !== parts.length) return undefined;
-  const shown = urls
+  const where = urls
     .map((u) => new URL(u))
     .map((u) => `${u.origin}${u.pathname.replace(/\/+$/, "")}`);
-  const twice = shown.find((u, i) => shown.indexOf(u) !== i);
+  const twice = urls.find((_, i) => where.indexOf(where[i]!) !== i);
   if (twice !== undefined) {
-    read.problems.push(`${s.name} lists ${twice} twice: list each facilitator once`);
+    read.problems.push(
+      `${s.name} lists ${redactUrl(twice).replace(/\/+$/, "")} twice: list each facilitator once`,
+    );
     return undefined;
   }
   return urls;
@@ -618,7 +621,7 @@ function facilitatorAuth(urls: readonly string[], read: Reader): FacilitatorAuth
     );
     if ([basic, jwt, header].filter(Boolean).length > 1)
       problems.push(
-        `the facilitator at ${u.origin}${u.pathname} would get two Authorization headers (${[basic ? "credentials in X402_FACILITATOR_URL" : "", jwt ? "a CDP JWT" : "", header ? "X402_FACILITATOR_HEADERS" : ""].filter(Boolean).join(" and ")}): keep one`,
+        `the facilitator at ${redactUrl(u.href)} would get two Authorization headers (${[basic ? "credentials in X402_FACILITATOR_URL" : "", jwt ? "a CDP JWT" : "", header ? "X402_FACILITATOR_HEADERS" : ""].filter(Boolean).join(" and ")}): keep one`,
       );
   }
   if (problems.length > before) return undefined;

@@ -4,6 +4,7 @@
  * Part of your project: edit freely.
  */
 import { checksumAddress, isAddress } from "../payments/address.js";
+import { redactUrl } from "./redact.js";
 
 /** Every configuration problem, one per line. */
 export class ConfigError extends Error {
@@ -64,11 +65,18 @@ export class Reader {
     return undefined;
   }
 
-  /** An http(s) URL, or undefined. `secret`: do not repeat the value (RPC URLs often embed an API key). */
+  /**
+   * An http(s) URL, or undefined. `secret`: do not repeat the value (RPC URLs often embed an API key);
+   * a value holding user info or a query is never repeated either, and a URL is shown as redactUrl shows it.
+   */
   url(s: Setting, what: string, secret = false): string | undefined {
     if (s.value === undefined) return undefined;
     if (URL.canParse(s.value) && /^https?:$/.test(new URL(s.value).protocol)) return s.value;
-    const shown = secret ? "not an http(s) URL" : `${JSON.stringify(s.value)}`;
+    const hidden = secret || /[@?]/.test(s.value);
+    const written = s.value.endsWith("/") ? (u: string) => u : (u: string) => u.replace(/\/$/, "");
+    const shown = hidden
+      ? "not an http(s) URL"
+      : JSON.stringify(URL.canParse(s.value) ? written(redactUrl(s.value)) : s.value);
     this.problems.push(`${s.name} is ${shown}: set it to ${what}`);
     return undefined;
   }

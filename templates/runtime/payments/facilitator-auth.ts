@@ -9,7 +9,8 @@
  *     X402_FACILITATOR_AUTH=cdp sends them to every configured facilitator (a proxy, a test).
  *   - Static headers (X402_FACILITATOR_HEADERS): "Name: value" pairs, e.g. an API key.
  *   - Basic credentials written in the facilitator URL (https://user:pass@host/...).
- * Every value here is a secret: none is ever logged or put in an error (see `secrets`).
+ * Every value here is a secret: none is ever logged or put in an error (see `secrets`, which
+ * facilitator-http.ts takes out of every answer, in whatever encoding, with ops/redact.ts).
  * Part of your project: edit freely.
  */
 import { randomBytes } from "node:crypto";
@@ -232,7 +233,7 @@ export function createAuthenticator(auth: FacilitatorAuth): {
         if (h.host !== undefined && h.host !== url.host.toLowerCase() && h.host !== url.hostname)
           continue;
         headers[h.name] = h.value;
-        secrets.push(h.value);
+        secrets.push(...valueSecrets(h.value));
       }
       if (url.username !== "" || url.password !== "") {
         const user = decodeURIComponent(url.username);
@@ -244,17 +245,33 @@ export function createAuthenticator(auth: FacilitatorAuth): {
       if (cdp && cdpApplies(auth, url)) {
         const jwt = await cdpJwt({ keyId: cdp.keyId, key: await signingKey()! }, method, url);
         headers.authorization = `Bearer ${jwt}`;
-        secrets.push(jwt);
+        secrets.push(jwt, jwt.split(".")[2] ?? jwt);
       }
-      if (cdp) secrets.push(cdp.keySecret);
+      if (cdp) secrets.push(...keySecrets(cdp.keySecret));
       return { headers, secrets: secrets.filter((s) => s.length >= 4) };
     },
   };
 }
 
-/** `text` with every secret replaced (a facilitator may echo a header back in its error answer). */
-export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) out = out.replaceAll(s, "[redacted]");
-  return out;
+/**
+ * The secrets in a header value: the value, its bare parts ("Bearer <token>": the token) and, for Basic
+ * credentials, the decoded "user:pass", user and password.
+ */
+function valueSecrets(value: string): string[] {
+  const parts = value.split(/\s+/).filter((p) => p.length >= 8);
+  const basic = /^Basic\s+([A-Za-z0-9+/=_-]+)$/i.exec(value.trim());
+  if (basic) {
+    const decoded = Buffer.from(basic[1]!, "base64").toString("utf8");
+    const colon = decoded.indexOf(":");
+    parts.push(decoded, decoded.slice(0, colon), decoded.slice(colon + 1));
+  }
+  return [value, ...parts];
+}
+
+/** A CDP key secret and, for a PEM key, its base64 body whole and line by line. */
+function keySecrets(secret: string): string[] {
+  const pem = pemFromEnv(secret);
+  if (!pem.includes("-----BEGIN")) return [secret, secret.trim()];
+  const lines = pem.split("\n").filter((l) => !l.startsWith("-----") && l.trim().length >= 16);
+  return [secret, pem, lines.join(""), ...lines.map((l) => l.trim())];
 }

@@ -3,14 +3,46 @@
  * eth_getBalance, eth_gasPrice; Solana: getGenesisHash, getBalance): no chain client is loaded for them.
  * Part of your project: edit freely.
  */
+import { scrubUrl } from "../ops/redact.js";
 import { clip, oneLine } from "../ops/text.js";
+
+/**
+ * Where a request goes and how (also for @solana/kit's RPC client, svm/scheme.ts): credentials written in the URL (https://user:pass@host/...) become
+ * Basic authorization, as viem's http transport sends them (fetch refuses a URL that holds them).
+ */
+export function request(url: string): { target: URL; headers: Record<string, string> } {
+  const target = new URL(url);
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (target.username !== "" || target.password !== "") {
+    const user = decodeURIComponent(target.username);
+    const pass = decodeURIComponent(target.password);
+    headers.authorization = `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}`;
+    target.username = "";
+    target.password = "";
+  }
+  return { target, headers };
+}
 
 /**
  * One JSON-RPC call: its `result`, whatever its type (the caller checks the shape it expects). Throws
  * an Error whose message names what failed (no answer in time, unreachable and why, a JSON-RPC error,
- * an HTTP error or a body without a result), never the URL's path or query (they often hold an API key).
+ * an HTTP error or a body without a result), never the URL's user info, path or query (they often hold a
+ * password or an API key), even where the node or fetch repeats them.
  */
 export async function rpcCall(
+  url: string,
+  method: string,
+  params: unknown[],
+  timeoutMs: number,
+): Promise<unknown> {
+  try {
+    return await rpcCallUnscrubbed(url, method, params, timeoutMs);
+  } catch (err) {
+    throw new Error(scrubUrl(err instanceof Error ? err.message : String(err), url));
+  }
+}
+
+async function rpcCallUnscrubbed(
   url: string,
   method: string,
   params: unknown[],
@@ -19,9 +51,10 @@ export async function rpcCall(
   let status: number;
   let text: string;
   try {
-    const res = await fetch(url, {
+    const { target, headers } = request(url);
+    const res = await fetch(target, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers,
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
       redirect: "error",
       signal: AbortSignal.timeout(timeoutMs),

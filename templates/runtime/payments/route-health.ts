@@ -21,6 +21,7 @@ import { loadViemAccounts } from "./viem.js";
 import type { ProductionPaymentConfig, SettlementRoute } from "../ops/config.js";
 import type { Metrics } from "../ops/metrics.js";
 import { ConfigError } from "../ops/settings.js";
+import { redactUrl } from "../ops/redact.js";
 import { clip } from "../ops/text.js";
 import { rpcCall } from "./json-rpc.js";
 import type { Logger } from "../types.js";
@@ -79,7 +80,7 @@ export interface RouteHealth {
 }
 
 /** The JSON-RPC endpoint as messages show it: its origin only (paths often hold an API key). */
-const origin = (url: string): string => (URL.canParse(url) ? new URL(url).origin : "(not a URL)");
+const origin = (url: string): string => redactUrl(url, "origin");
 
 const quantity = async (url: string, method: string, params: unknown[], timeoutMs: number) => {
   const result = await rpcCall(url, method, params, timeoutMs);

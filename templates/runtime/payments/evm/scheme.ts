@@ -12,6 +12,7 @@
 import { PaymentError } from "../../errors.js";
 import { authorizationKey } from "../../ledger/ledger.js";
 import type { RoutedNetworkConfig, SettlementRoute } from "../../ops/config.js";
+import { redactUrl } from "../../ops/redact.js";
 import type { Capability, PaidPayment, VerifiedPayment } from "../../types.js";
 import type { PaymentGateDeps } from "../gate.js";
 import type { ChainChecks } from "../onchain.js";
@@ -111,12 +112,12 @@ function createSettler(
 /** How payments on the network are settled and checked, for the startup log. Never includes secrets. */
 export function describeEvmRoute(route: SettlementRoute, rpcUrl: string | undefined): string {
   // URLs lose their query, credentials and (for RPC endpoints, which often embed an API key) path.
-  const origin = (url: string): string => new URL(url).origin;
+  const origin = (url: string): string => redactUrl(url, "origin");
   const settle =
     route.kind === "facilitator"
       ? route.urls.length > 1
-        ? `payments settle through the first of the x402 facilitators at ${route.urls.map((u) => `${origin(u)}${new URL(u).pathname}`).join(", ")} that lists their network`
-        : `payments settle through the x402 facilitator at ${origin(route.url)}${new URL(route.url).pathname}`
+        ? `payments settle through the first of the x402 facilitators at ${route.urls.map((u) => redactUrl(u)).join(", ")} that lists their network`
+        : `payments settle through the x402 facilitator at ${redactUrl(route.url)}`
       : route.kind === "direct"
         ? `payments settle directly: this server sends transferWithAuthorization via ${origin(route.rpcUrl)} from the X402_SETTLER_KEY account, which pays the gas`
         : "payments settle through the custom settler passed as option payment.settler";

@@ -16,6 +16,7 @@
  */
 import type { Metrics } from "../../ops/metrics.js";
 import { ConfigError } from "../../ops/settings.js";
+import { redactUrl } from "../../ops/redact.js";
 import type { Logger } from "../../types.js";
 import { rpcCall } from "../json-rpc.js";
 import { networkSettingSuffix, v1Knows } from "../networks.js";
@@ -63,7 +64,7 @@ export async function checkSolanaRoute(
   const setting = `X402_RPC_URL_${networkSettingSuffix(n.written)}`;
   const caip2 = n.network.caip2;
   if (n.rpcUrl !== undefined) {
-    const origin = new URL(n.rpcUrl).origin;
+    const origin = redactUrl(n.rpcUrl, "origin");
     let genesis: string | undefined;
     try {
       genesis = await otherGenesis(n, n.rpcUrl);

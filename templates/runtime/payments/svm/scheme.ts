@@ -18,6 +18,8 @@
  */
 import { PaymentError } from "../../errors.js";
 import type { SolanaNetworkPaymentConfig, SolanaSettlementRoute } from "../../ops/config.js";
+import { redactUrl } from "../../ops/redact.js";
+import { request } from "../json-rpc.js";
 import type { Capability, PaidPayment, SolanaPayment } from "../../types.js";
 import type { FacilitatorClient } from "../facilitator.js";
 import type { PaymentGateDeps } from "../gate.js";
@@ -59,7 +61,7 @@ export function describeSolanaRoute(net: RoutedSolanaNetwork): string {
   const route = net.settlement;
   const rule = `Solana pays only for jobs due within ${SOLANA_PAYMENT_LIFE_SECONDS - SETTLEMENT_MARGIN_SECONDS} s`;
   if (route.kind === "direct")
-    return `payments settle directly: this server co-signs as fee payer ${route.feePayer} (SOLANA_FEE_PAYER_KEY, which pays the fees in SOL) and sends them via ${new URL(route.rpcUrl).origin}; ${rule}`;
+    return `payments settle directly: this server co-signs as fee payer ${route.feePayer} (SOLANA_FEE_PAYER_KEY, which pays the fees in SOL) and sends them via ${redactUrl(route.rpcUrl, "origin")}; ${rule}`;
   return `payments settle through the first x402 facilitator listing ${net.network.caip2} (its fee payer co-signs); ${rule}`;
 }
 
@@ -107,9 +109,14 @@ export function createSvmScheme(
             loadSolanaKit(),
           ]);
           const signer = await kit.createKeyPairSignerFromBytes(route.feePayerKey);
-          const url =
-            network.caip2 === MAINNET ? kit.mainnet(route.rpcUrl) : kit.devnet(route.rpcUrl);
-          const rpc = kit.createSolanaRpc(url);
+          // Credentials in the URL go as Basic authorization: fetch refuses a URL that holds them,
+          // with the whole URL in its message.
+          const { target, headers } = request(route.rpcUrl);
+          const plain = target.href;
+          const url = network.caip2 === MAINNET ? kit.mainnet(plain) : kit.devnet(plain);
+          const rpc = headers.authorization
+            ? kit.createSolanaRpc(url, { headers: { authorization: headers.authorization } })
+            : kit.createSolanaRpc(url);
           const facilitatorSigner = x402.toFacilitatorSvmSigner(signer, {
             [network.caip2]: rpc,
             [network.v1Name]: rpc,

@@ -88,7 +88,7 @@ export interface X402SvmFacilitatorV1 {
 /** What the runtime takes from "@solana/kit". */
 export interface SolanaKit {
   createKeyPairSignerFromBytes(bytes: Uint8Array): Promise<KeyPairSigner>;
-  createSolanaRpc(url: string): SolanaRpc;
+  createSolanaRpc(url: string, config?: { headers?: { authorization: string } }): SolanaRpc;
   devnet(url: string): string;
   mainnet(url: string): string;
 }
