@@ -46,6 +46,8 @@ export interface SolanaAccount {
 export interface SolanaKitOptions {
   /** What the RPC's getGenesisHash answers (devnet's by default): another makes it "another network". */
   genesisHash?: string;
+  /** What getLatestBlockhash answers (rpc.ts RpcOptions.latest). */
+  latest?: "usable" | "newest";
 }
 
 export interface SolanaKit {
@@ -57,6 +59,11 @@ export interface SolanaKit {
   svm: LiteSVM;
   /** JSON-RPC methods called so far, in order. */
   rpcCalls: string[];
+  /**
+   * Makes `n` more blocks: the current blockhash gets n blocks older, as on a node (a transaction using it
+   * lands until it is 150 blocks old, then never; rpc.ts's blocks.ts).
+   */
+  advanceBlocks(n: number): void;
   /** A new account with no SOL and a USDC token account holding `usdcAtomic`. */
   fundedPayer(usdcAtomic: bigint): Promise<SolanaAccount>;
   /** A new account holding SOL (a fee payer), with no token account. */
@@ -118,7 +125,11 @@ export async function startSolanaKit(options: SolanaKitOptions = {}): Promise<So
     } as never);
   }
 
-  const rpc = await serveRpc(svm, { decimals: USDC_DECIMALS, genesisHash: options.genesisHash });
+  const rpc = await serveRpc(svm, {
+    decimals: USDC_DECIMALS,
+    genesisHash: options.genesisHash,
+    latest: options.latest,
+  });
 
   return {
     rpcUrl: rpc.url,
@@ -126,6 +137,7 @@ export async function startSolanaKit(options: SolanaKitOptions = {}): Promise<So
     mint,
     svm,
     rpcCalls: rpc.calls,
+    advanceBlocks: (n) => rpc.advance(n),
     async fundedPayer(usdcAtomic) {
       const account = await newKeys();
       await setTokenAccount(account.address, usdcAtomic);
