@@ -35,108 +35,128 @@ export interface BlockhashClock {
   valid(blockhash: string): Promise<boolean | undefined>;
 }
 
-export function blockhashClock(rpcUrl: string, timeoutMs = 5_000): BlockhashClock {
-  const call = (method: string, params: unknown[]) => rpcCall(rpcUrl, method, params, timeoutMs);
+export const blockhashClock = (rpcUrl: string, timeoutMs = 5_000): BlockhashClock =>
+  new Clock(rpcUrl, timeoutMs);
+
+class Clock implements BlockhashClock {
   /** Blockhash -> the last block height at which a transaction using it can land. */
-  const lastValid = new Map<string, number>();
-  let tip: { height: number; slot: number; at: number } | undefined;
-  let reading: Promise<void> | undefined;
+  private readonly lastValid = new Map<string, number>();
+  private tip: { height: number; slot: number; at: number } | undefined;
+  private reading: Promise<void> | undefined;
 
-  const height = (nowMs: number) => tip!.height + Math.floor((nowMs - tip!.at) / SLOT_MS);
+  constructor(
+    private readonly rpcUrl: string,
+    private readonly timeoutMs: number,
+  ) {}
 
-  async function readTip(): Promise<void> {
+  private call(method: string, params: unknown[]): Promise<unknown> {
+    return rpcCall(this.rpcUrl, method, params, this.timeoutMs);
+  }
+
+  /** The block height now, counted forward from the last read at one block per slot (at most). */
+  private height(nowMs = Date.now()): number {
+    return this.tip!.height + Math.floor((nowMs - this.tip!.at) / SLOT_MS);
+  }
+
+  /** Blocks left to the blockhash's last valid height; undefined when it is not known. */
+  private left(blockhash: string): number | undefined {
+    const last = this.lastValid.get(blockhash);
+    return last === undefined ? undefined : last - this.height();
+  }
+
+  async problem(blockhash: string, by: number, nowMs = Date.now()): Promise<string | undefined> {
+    const need = Math.max(0, by - nowMs / 1000);
+    const needBlocks = Math.ceil((need * 1000) / SLOT_MS);
+    const fresh = this.tip !== undefined && Date.now() - this.tip.at < FRESH_MS;
+    if (fresh && (this.left(blockhash) ?? -1) >= needBlocks) return undefined;
+    await this.refresh();
+    if (!this.lastValid.has(blockhash)) {
+      const answer = (await this.call("isBlockhashValid", [blockhash, CONFIRMED])) as {
+        value?: unknown;
+      };
+      if (answer?.value !== true)
+        return `the transaction's blockhash ${blockhash} has expired (or the network does not know it): it can no longer land. Sign a new transaction with a fresh blockhash`;
+      await this.lookUp(blockhash, MAX_PROCESSING_AGE - needBlocks);
+    }
+    const left = this.left(blockhash);
+    if (left !== undefined && left >= needBlocks) return undefined;
+    const life =
+      left === undefined
+        ? `is more than ${Math.max(0, MAX_PROCESSING_AGE - needBlocks)} blocks old`
+        : `can land for ${Math.max(0, left)} more blocks (about ${Math.floor((Math.max(0, left) * SLOT_MS) / 1000)} s, to block height ${this.lastValid.get(blockhash)})`;
+    return (
+      `the transaction's blockhash expires before the job's deadline plus ${SETTLEMENT_MARGIN_SECONDS} s to settle ` +
+      `(${Math.ceil(need)} s from now, ${needBlocks} blocks): it ${life}. Sign a new transaction with a fresh blockhash`
+    );
+  }
+
+  async valid(blockhash: string): Promise<boolean | undefined> {
+    try {
+      const answer = (await this.call("isBlockhashValid", [blockhash, CONFIRMED])) as {
+        value?: unknown;
+      };
+      return typeof answer?.value === "boolean" ? answer.value : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Reads the block height and the latest blockhash; one read at a time, shared by every payment waiting. */
+  private refresh(): Promise<void> {
+    return (this.reading ??= this.readTip().finally(() => {
+      this.reading = undefined;
+    }));
+  }
+
+  private async readTip(): Promise<void> {
     const [latest, blockHeight] = await Promise.all([
-      call("getLatestBlockhash", [CONFIRMED]) as Promise<LatestBlockhash>,
-      call("getBlockHeight", [CONFIRMED]),
+      this.call("getLatestBlockhash", [CONFIRMED]) as Promise<LatestBlockhash>,
+      this.call("getBlockHeight", [CONFIRMED]),
     ]);
     const lv = Number(latest?.value?.lastValidBlockHeight);
     const slot = Number(latest?.context?.slot);
     if (!Number.isSafeInteger(lv) || !Number.isSafeInteger(slot) || typeof blockHeight !== "number")
       throw new Error("getLatestBlockhash or getBlockHeight answered an unexpected shape");
-    tip = { height: blockHeight, slot, at: Date.now() };
-    if (lastValid.size > 4096)
-      for (const [hash, last] of lastValid) if (last < blockHeight) lastValid.delete(hash);
-    lastValid.set(String(latest.value!.blockhash), lv);
+    this.tip = { height: blockHeight, slot, at: Date.now() };
+    if (this.lastValid.size > 4096)
+      for (const [hash, last] of this.lastValid)
+        if (last < blockHeight) this.lastValid.delete(hash);
+    this.lastValid.set(String(latest.value!.blockhash), lv);
   }
-  /** One read at a time, shared by every payment waiting for it. */
-  const refresh = (): Promise<void> =>
-    (reading ??= readTip().finally(() => {
-      reading = undefined;
-    }));
 
-  /** Finds the block that `blockhash` names among the last `maxAge` blocks; remembers each block seen. */
-  async function lookUp(blockhash: string, maxAge: number): Promise<void> {
-    const { slot, height: top } = tip!;
-    const slots = (await call("getBlocks", [
+  /** Finds the block `blockhash` names among the last `maxAge` blocks, newest first; remembers each block seen. */
+  private async lookUp(blockhash: string, maxAge: number): Promise<void> {
+    if (maxAge < 0) return;
+    const { slot, height: top } = this.tip!;
+    const slots = await this.call("getBlocks", [
       Math.max(0, slot - 2 * maxAge - 16),
       slot,
       CONFIRMED,
-    ])) as number[];
-    const newestFirst = Array.isArray(slots) ? [...slots].reverse() : [];
+    ]);
+    const newestFirst = Array.isArray(slots) ? [...(slots as number[])].reverse() : [];
     for (let i = 0; i < newestFirst.length; i += ROUND) {
-      const blocks = await Promise.all(newestFirst.slice(i, i + ROUND).map(block));
+      const blocks = await Promise.all(newestFirst.slice(i, i + ROUND).map((s) => this.block(s)));
       let older = false;
       for (const b of blocks) {
         if (!b) continue;
-        lastValid.set(b.blockhash, b.blockHeight + MAX_PROCESSING_AGE);
+        this.lastValid.set(b.blockhash, b.blockHeight + MAX_PROCESSING_AGE);
         if (b.blockHeight < top - maxAge) older = true;
       }
-      if (lastValid.has(blockhash) || older) return;
+      if (this.lastValid.has(blockhash) || older) return;
     }
   }
-  const block = async (
-    slot: number,
-  ): Promise<{ blockhash: string; blockHeight: number } | null> => {
+
+  /** A block's hash and height; null for a skipped slot. */
+  private async block(slot: number): Promise<{ blockhash: string; blockHeight: number } | null> {
     const params = { ...CONFIRMED, transactionDetails: "none", rewards: false };
-    const b = (await call("getBlock", [slot, params]).catch(() => null)) as {
+    const b = (await this.call("getBlock", [slot, params]).catch(() => null)) as {
       blockhash?: unknown;
       blockHeight?: unknown;
     } | null;
     return typeof b?.blockhash === "string" && typeof b.blockHeight === "number"
       ? { blockhash: b.blockhash, blockHeight: b.blockHeight }
       : null;
-  };
-
-  return {
-    async problem(blockhash, by, nowMs = Date.now()) {
-      const need = Math.max(0, by - nowMs / 1000);
-      const needBlocks = Math.ceil((need * 1000) / SLOT_MS);
-      const enough = () => {
-        const last = lastValid.get(blockhash);
-        return last !== undefined && last - height(Date.now()) >= needBlocks;
-      };
-      if (tip && Date.now() - tip.at < FRESH_MS && enough()) return undefined;
-      await refresh();
-      if (!lastValid.has(blockhash)) {
-        const answer = (await call("isBlockhashValid", [blockhash, CONFIRMED])) as {
-          value?: unknown;
-        };
-        if (answer?.value !== true)
-          return `the transaction's blockhash ${blockhash} has expired (or the network does not know it): it can no longer land. Sign a new transaction with a fresh blockhash`;
-        await lookUp(blockhash, MAX_PROCESSING_AGE - needBlocks);
-      }
-      if (enough()) return undefined;
-      const last = lastValid.get(blockhash);
-      const left =
-        last === undefined
-          ? `is more than ${Math.max(0, MAX_PROCESSING_AGE - needBlocks)} blocks old`
-          : `can land for ${Math.max(0, last - height(Date.now()))} more blocks (about ${Math.max(0, Math.floor(((last - height(Date.now())) * SLOT_MS) / 1000))} s, block height ${last})`;
-      return (
-        `the transaction's blockhash expires before the job's deadline plus ${SETTLEMENT_MARGIN_SECONDS} s to settle ` +
-        `(${Math.ceil(need)} s from now, ${needBlocks} blocks): it ${left}. Sign a new transaction with a fresh blockhash`
-      );
-    },
-    async valid(blockhash) {
-      try {
-        const answer = (await call("isBlockhashValid", [blockhash, CONFIRMED])) as {
-          value?: unknown;
-        };
-        return typeof answer?.value === "boolean" ? answer.value : undefined;
-      } catch {
-        return undefined;
-      }
-    },
-  };
+  }
 }
 
 interface LatestBlockhash {

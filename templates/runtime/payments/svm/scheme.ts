@@ -25,10 +25,10 @@ import { SETTLEMENT_MARGIN_SECONDS, SettlementError } from "../settlement.js";
 import { networkSettingSuffix } from "../networks.js";
 import type { SentPayment } from "../verify.js";
 import { type PaymentOffer, requirementV1, requirementV2 } from "../x402.js";
-import { blockhashClock } from "./blockhash.js";
+import { type BlockhashClock, blockhashClock } from "./blockhash.js";
 import { checkAccepted, checkEnvelope, decodeSent, payloadTransaction, refuse } from "./checks.js";
 import { SOLANA_PAYMENT_LIFE_SECONDS, solanaDeadlineProblem } from "./life.js";
-import { directSide, facilitatorSide, type SettleAnswer } from "./official.js";
+import { directSide, facilitatorSide, type OfficialSide, type SettleAnswer } from "./official.js";
 import { loadSolanaKit } from "./solana.js";
 import {
   type ComputeBudgetCaps,
@@ -70,37 +70,112 @@ export function describeSolanaRoute(net: RoutedSolanaNetwork): string {
   return `payments settle through the first x402 facilitator listing ${net.network.caip2} (its fee payer co-signs); ${rule}${life}`;
 }
 
-export function createSvmScheme(
+export const createSvmScheme = (
   net: RoutedSolanaNetwork,
   settings: { settleTimeoutSeconds: number },
   _deps: PaymentGateDeps,
-): NetworkScheme {
-  const { network, payTo } = net;
-  const route = net.settlement;
-  const caps = computeBudgetCaps(net);
-  const official =
-    route.kind === "direct"
-      ? directSide(net, route, caps)
-      : facilitatorSide(net, route, settings.settleTimeoutSeconds);
-  // Loaded with the gate (production only), off the request path; reported by the first payment.
-  const reader = loadSolanaKit().then(transactionReader);
-  reader.catch(() => undefined);
-  const rpcUrl = route.kind === "direct" ? route.rpcUrl : net.rpcUrl;
-  const clock = rpcUrl === undefined ? undefined : blockhashClock(rpcUrl);
+): NetworkScheme => new SvmScheme(net, settings.settleTimeoutSeconds);
 
-  const offer = (capability: Capability, resourceUrl: string): PaymentOffer => ({
-    network,
-    payTo,
-    amount: capability.priceAtomic,
-    maxTimeoutSeconds: SOLANA_PAYMENT_LIFE_SECONDS,
-    resourceUrl,
-    description: capability.declaration.description ?? `Run capability "${capability.name}"`,
-    extra: { feePayer: official.feePayer() ?? "" },
-  });
+class SvmScheme implements NetworkScheme {
+  readonly family = "svm" as const;
+  readonly caip2: string;
+  readonly v1Name: string;
+  private readonly network: SolanaNetworkPaymentConfig["network"];
+  private readonly caps: ComputeBudgetCaps;
+  private readonly official: OfficialSide;
+  /** The transaction reader, loaded with the gate (production only), off the request path. */
+  private readonly reader: Promise<(base64: string) => ReadTransaction>;
+  /** The blockhash's life, asked of the network's RPC (none configured: not checked). */
+  private readonly clock: BlockhashClock | undefined;
+
+  constructor(
+    private readonly net: RoutedSolanaNetwork,
+    settleTimeoutSeconds: number,
+  ) {
+    const route = net.settlement;
+    this.network = net.network;
+    this.caip2 = net.network.caip2;
+    this.v1Name = net.network.v1Name;
+    this.caps = computeBudgetCaps(net);
+    this.official =
+      route.kind === "direct"
+        ? directSide(net, route, this.caps)
+        : facilitatorSide(net, route, settleTimeoutSeconds);
+    this.reader = loadSolanaKit().then(transactionReader);
+    this.reader.catch(() => undefined); // reported by the first payment
+    const rpcUrl = route.kind === "direct" ? route.rpcUrl : net.rpcUrl;
+    this.clock = rpcUrl === undefined ? undefined : blockhashClock(rpcUrl);
+  }
+
+  offer(capability: Capability, resourceUrl: string): PaymentOffer {
+    return {
+      network: this.network,
+      payTo: this.net.payTo,
+      amount: capability.priceAtomic,
+      maxTimeoutSeconds: SOLANA_PAYMENT_LIFE_SECONDS,
+      resourceUrl,
+      description: capability.declaration.description ?? `Run capability "${capability.name}"`,
+      extra: { feePayer: this.official.feePayer() ?? "" },
+    };
+  }
+
+  unpayable(deadline: number, nowMs?: number): string | undefined {
+    if (this.official.feePayer() === undefined)
+      return `the facilitator's fee payer on ${this.caip2} is not known yet`;
+    return solanaDeadlineProblem(deadline, nowMs);
+  }
+
+  async verify(
+    sent: SentPayment,
+    capability: Capability,
+    job: { deadline: number },
+    resourceUrl: string,
+  ): Promise<SolanaPayment> {
+    const raw = decodeSent(sent);
+    const { version, accepted } = checkEnvelope(raw, sent, this.network);
+    const tooFar = solanaDeadlineProblem(job.deadline);
+    if (tooFar)
+      throw refuse(
+        "deadline_too_far_for_network",
+        `payment on ${this.caip2} refused before running the job: ${tooFar}. Pay on another offered network, or send a nearer deadline`,
+      );
+    const feePayer = this.official.feePayer();
+    if (feePayer === undefined)
+      throw refuse(
+        "facilitator_unavailable",
+        `payments on ${this.caip2} cannot be taken yet: the facilitator's fee payer is not known; try again later`,
+      );
+    const ours = this.offer(capability, resourceUrl);
+    // v1: the requirement the client would have read from our v1 body. Its amount, mint, payee
+    // and fee payer are inside the transaction only: the official v1 verification (confirm())
+    // checks them against this requirement before the job runs.
+    const requirement = version === 2 ? requirementV2(ours) : requirementV1(ours);
+    if (version === 2) checkAccepted(accepted, requirement, capability.name, feePayer);
+    const transaction = payloadTransaction(raw, sent);
+    const { messageHash, blockhash } = await this.read(transaction, sent.name);
+    return {
+      family: "svm",
+      x402Version: version,
+      scheme: "exact",
+      network: this.caip2,
+      // The transfer's authority, as the official verification names it (confirm() fills it in).
+      payer: "",
+      amount: capability.priceAtomic,
+      asset: this.network.asset,
+      transaction,
+      messageHash,
+      blockhash,
+      landBy: job.deadline + SETTLEMENT_MARGIN_SECONDS,
+      validBefore: Math.floor(Date.now() / 1000) + SOLANA_REPLAY_MEMORY_SECONDS,
+      // v1 spelled as v1 spells it (the official v1 scheme compares it with the requirement's).
+      payload: version === 2 ? raw : { ...raw, network: this.v1Name },
+      requirement,
+    };
+  }
 
   /** The transaction read once; refused when it is none, or when it would cost the fee payer too much. */
-  async function read(transaction: string, name: string): Promise<ReadTransaction> {
-    const readTransaction = await reader;
+  private async read(transaction: string, name: string): Promise<ReadTransaction> {
+    const readTransaction = await this.reader;
     let decoded: ReadTransaction;
     try {
       decoded = readTransaction(transaction);
@@ -110,148 +185,94 @@ export function createSvmScheme(
         `${name} payload.transaction is not a Solana transaction in base64`,
       );
     }
-    const costly = computeBudgetProblem(decoded, caps);
+    const costly = computeBudgetProblem(decoded, this.caps);
     if (costly)
       throw refuse(
         "compute_budget_too_high",
-        `payment on ${network.caip2} refused before running the job: ${costly}. This server's fee payer pays for it; sign a transaction within the cap (the official x402 client asks 20000 units at 1 micro-lamport)`,
+        `payment on ${this.caip2} refused before running the job: ${costly}. This server's fee payer pays for it; sign a transaction within the cap (the official x402 client asks 20000 units at 1 micro-lamport)`,
       );
     return decoded;
   }
 
-  async function verify(
-    sent: SentPayment,
-    capability: Capability,
-    job: { deadline: number },
-    resourceUrl: string,
-  ): Promise<SolanaPayment> {
-    const raw = decodeSent(sent);
-    const { version, accepted } = checkEnvelope(raw, sent, network);
-    const tooFar = solanaDeadlineProblem(job.deadline);
-    if (tooFar)
-      throw refuse(
-        "deadline_too_far_for_network",
-        `payment on ${network.caip2} refused before running the job: ${tooFar}. Pay on another offered network, or send a nearer deadline`,
-      );
-    const feePayer = official.feePayer();
-    if (feePayer === undefined)
-      throw refuse(
-        "facilitator_unavailable",
-        `payments on ${network.caip2} cannot be taken yet: the facilitator's fee payer is not known; try again later`,
-      );
-    const ours = offer(capability, resourceUrl);
-    // v1: the requirement the client would have read from our v1 body. Its amount, mint, payee
-    // and fee payer are inside the transaction only: the official v1 verification (confirm())
-    // checks them against this requirement before the job runs.
-    const requirement = version === 2 ? requirementV2(ours) : requirementV1(ours);
-    if (version === 2) checkAccepted(accepted, requirement, capability.name, feePayer);
-    const transaction = payloadTransaction(raw, sent);
-    const { messageHash, blockhash } = await read(transaction, sent.name);
-    return {
-      family: "svm",
-      x402Version: version,
-      scheme: "exact",
-      network: network.caip2,
-      // The transfer's authority, as the official verification names it (confirm() fills it in).
-      payer: "",
-      amount: capability.priceAtomic,
-      asset: network.asset,
-      transaction,
-      messageHash,
-      blockhash,
-      landBy: job.deadline + SETTLEMENT_MARGIN_SECONDS,
-      validBefore: Math.floor(Date.now() / 1000) + SOLANA_REPLAY_MEMORY_SECONDS,
-      // v1 spelled as v1 spells it (the official v1 scheme compares it with the requirement's).
-      payload: version === 2 ? raw : { ...raw, network: network.v1Name },
-      requirement,
-    };
+  // The transaction's message: what the payer signed, whatever fills the fee payer's slot (the
+  // official scheme's own duplicate guard keys by the same hash, in one process only).
+  replayKey(payment: PaidPayment): string {
+    return `svm:${this.caip2}:${solana(payment).messageHash}`;
   }
 
-  /** Why the blockhash would expire before the job is settled, or undefined (no RPC: not checked). */
-  async function blockhashProblem(p: SolanaPayment): Promise<string | undefined> {
-    if (!clock) return undefined;
-    try {
-      return await clock.problem(p.blockhash, p.landBy);
-    } catch (err) {
-      throw refuse(
-        "verification_unavailable",
-        `payment could not be verified, so the job was not run: the transaction's blockhash could not be checked on ${network.caip2} (${err instanceof Error ? err.message : String(err)}); try again later`,
-      );
-    }
-  }
-
-  async function confirm(payment: PaidPayment): Promise<void> {
+  async confirm(payment: PaidPayment): Promise<void> {
     const p = solana(payment);
-    const [answer, expiring] = await Promise.all([official.verify(p), blockhashProblem(p)]);
+    const [answer, expiring] = await Promise.all([
+      this.official.verify(p),
+      this.blockhashProblem(p),
+    ]);
     if (expiring)
       throw refuse(
         "blockhash_expires_before_deadline",
-        `payment on ${network.caip2} refused before running the job: ${expiring}`,
+        `payment on ${this.caip2} refused before running the job: ${expiring}`,
       );
+    const direct = this.net.settlement.kind === "direct";
     if (!answer.isValid)
       throw refuse(
-        route.kind === "direct" ? "transaction_refused" : "facilitator_refused",
-        `${route.kind === "direct" ? "the payment transaction was refused" : "the facilitator refused the payment"}: ${[answer.invalidReason, answer.invalidMessage].filter(Boolean).join(": ") || "no reason given"}`,
+        direct ? "transaction_refused" : "facilitator_refused",
+        `${direct ? "the payment transaction was refused" : "the facilitator refused the payment"}: ${[answer.invalidReason, answer.invalidMessage].filter(Boolean).join(": ") || "no reason given"}`,
       );
     if (typeof answer.payer === "string") p.payer = answer.payer;
   }
 
-  async function settle(payment: PaidPayment): Promise<Receipt> {
+  /** Why the blockhash would expire before the job is settled, or undefined (no RPC: not checked). */
+  private async blockhashProblem(p: SolanaPayment): Promise<string | undefined> {
+    if (!this.clock) return undefined;
+    try {
+      return await this.clock.problem(p.blockhash, p.landBy);
+    } catch (err) {
+      throw refuse(
+        "verification_unavailable",
+        `payment could not be verified, so the job was not run: the transaction's blockhash could not be checked on ${this.caip2} (${err instanceof Error ? err.message : String(err)}); try again later`,
+      );
+    }
+  }
+
+  async settle(payment: PaidPayment): Promise<Receipt> {
     const p = solana(payment);
-    const answer = await official.settle(p);
-    if (!answer.success) throw await notSettled(p, answer);
+    const answer = await this.official.settle(p);
+    if (!answer.success) throw await this.notSettled(p, answer);
     if (typeof answer.transaction !== "string" || answer.transaction === "")
       throw new SettlementError(
-        `settlement on ${network.caip2} reported success without a transaction signature; the payment may or may not have been settled`,
+        `settlement on ${this.caip2} reported success without a transaction signature; the payment may or may not have been settled`,
         { uncertain: true },
       );
     return {
       transaction: answer.transaction,
       // As the client's x402 version names it (X-PAYMENT-RESPONSE for v1 says "solana-devnet").
-      network: p.x402Version === 2 ? network.caip2 : network.v1Name,
+      network: p.x402Version === 2 ? this.caip2 : this.v1Name,
       payer: typeof answer.payer === "string" && answer.payer !== "" ? answer.payer : p.payer,
     };
   }
 
   /** A settlement that answered failure: unconfirmed (it may still land) or not landed, said for Solana. */
-  async function notSettled(p: SolanaPayment, answer: SettleAnswer): Promise<SettlementError> {
+  private async notSettled(p: SolanaPayment, answer: SettleAnswer): Promise<SettlementError> {
     const reason =
       [answer.errorReason, answer.errorMessage].filter(Boolean).join(": ") || "no reason given";
     // Sent but not confirmed in time: it may still land before its blockhash expires.
     if (answer.errorReason === "settlement_pending" || (answer.transaction ?? "") !== "")
       return new SettlementError(
-        `settlement on ${network.caip2} is unconfirmed (${reason}; transaction ${answer.transaction || "unknown"})`,
+        `settlement on ${this.caip2} is unconfirmed (${reason}; transaction ${answer.transaction || "unknown"})`,
         { uncertain: true },
       );
-    const valid = await clock?.valid(p.blockhash);
-    const advice =
-      valid === false
-        ? `The transaction did not land on Solana and its blockhash has expired, so it never can: sign a new transaction to run the job again.`
-        : `The transaction did not land on Solana (${network.caip2} or the fee payer refused it), so it will not be accepted again: sign a new transaction to run the job again.`;
+    const expired = (await this.clock?.valid(p.blockhash)) === false;
+    const advice = expired
+      ? "The transaction did not land on Solana and its blockhash has expired, so it never can: sign a new transaction to run the job again."
+      : `The transaction did not land on Solana (${this.caip2} or the fee payer refused it), so it will not be accepted again: sign a new transaction to run the job again.`;
     return new SettlementError(
-      `the payment transaction was not landed on ${network.caip2}: ${reason}${valid === false ? "; its blockhash has expired" : ""}`,
+      `the payment transaction was not landed on ${this.caip2}: ${reason}${expired ? "; its blockhash has expired" : ""}`,
       { permanent: true, advice },
     );
   }
 
-  return {
-    family: "svm",
-    caip2: network.caip2,
-    v1Name: network.v1Name,
-    offer,
-    unpayable(deadline, nowMs) {
-      if (official.feePayer() === undefined)
-        return `the facilitator's fee payer on ${network.caip2} is not known yet`;
-      return solanaDeadlineProblem(deadline, nowMs);
-    },
-    verify,
-    // The transaction's message: what the payer signed, whatever fills the fee payer's slot (the
-    // official scheme's own duplicate guard keys by the same hash, in one process only).
-    replayKey: (payment) => `svm:${network.caip2}:${solana(payment).messageHash}`,
-    confirm,
-    settle,
-    describe: () => describeSolanaRoute(net),
-  };
+  describe(): string {
+    return describeSolanaRoute(this.net);
+  }
 }
 
 function solana(payment: PaidPayment): SolanaPayment {
