@@ -22,6 +22,10 @@ describe("how long a payment's blockhash can still land", () => {
     expect(kit.rpcCalls).toEqual(
       expect.arrayContaining(["getLatestBlockhash", "isBlockhashValid", "getBlocks", "getBlock"]),
     );
+    // Asked again, it knows the blockhash: no block is fetched again.
+    const fetched = kit.rpcCalls.filter((m) => m === "getBlock").length;
+    expect(await clock.problem(hash, now() + 35)).toBeUndefined();
+    expect(kit.rpcCalls.filter((m) => m === "getBlock").length).toBe(fetched);
     // A second server learns it the same way; 80 blocks later (100 old) it has 50 blocks, 20 s, left.
     kit.advanceBlocks(80);
     expect(await blockhashClock(kit.rpcUrl).problem(hash, now() + 35)).toMatch(

@@ -43,6 +43,8 @@ class Clock implements BlockhashClock {
   private readonly lastValid = new Map<string, number>();
   private tip: { height: number; slot: number; at: number } | undefined;
   private reading: Promise<void> | undefined;
+  /** Slot -> block height of the blocks fetched so far. */
+  private readonly fetched = new Map<number, number>();
 
   constructor(
     private readonly rpcUrl: string,
@@ -134,28 +136,30 @@ class Clock implements BlockhashClock {
       CONFIRMED,
     ]);
     const newestFirst = Array.isArray(slots) ? [...(slots as number[])].reverse() : [];
+    if (this.fetched.size > 4096)
+      for (const s of this.fetched.keys())
+        if (s < slot - 4 * MAX_PROCESSING_AGE) this.fetched.delete(s);
     for (let i = 0; i < newestFirst.length; i += ROUND) {
-      const blocks = await Promise.all(newestFirst.slice(i, i + ROUND).map((s) => this.block(s)));
-      let older = false;
-      for (const b of blocks) {
-        if (!b) continue;
-        this.lastValid.set(b.blockhash, b.blockHeight + MAX_PROCESSING_AGE);
-        if (b.blockHeight < top - maxAge) older = true;
-      }
-      if (this.lastValid.has(blockhash) || older) return;
+      // A block fetched before is not fetched again: its blockhash is remembered already.
+      const heights = await Promise.all(
+        newestFirst.slice(i, i + ROUND).map(async (s) => this.fetched.get(s) ?? this.block(s)),
+      );
+      if (this.lastValid.has(blockhash)) return;
+      if (heights.some((h) => h !== null && h < top - maxAge)) return;
     }
   }
 
-  /** A block's hash and height; null for a skipped slot. */
-  private async block(slot: number): Promise<{ blockhash: string; blockHeight: number } | null> {
+  /** Fetches a block, remembers its blockhash's life, and answers its height; null for a skipped slot. */
+  private async block(slot: number): Promise<number | null> {
     const params = { ...CONFIRMED, transactionDetails: "none", rewards: false };
     const b = (await this.call("getBlock", [slot, params]).catch(() => null)) as {
       blockhash?: unknown;
       blockHeight?: unknown;
     } | null;
-    return typeof b?.blockhash === "string" && typeof b.blockHeight === "number"
-      ? { blockhash: b.blockhash, blockHeight: b.blockHeight }
-      : null;
+    if (typeof b?.blockhash !== "string" || typeof b.blockHeight !== "number") return null;
+    this.lastValid.set(b.blockhash, b.blockHeight + MAX_PROCESSING_AGE);
+    this.fetched.set(slot, b.blockHeight);
+    return b.blockHeight;
   }
 }
 
