@@ -178,33 +178,6 @@ describe("Solana settings", () => {
     });
     expect(config.payment?.networks[0]?.network).toMatchObject({ caip2: custom, asset: SOL_PAYEE });
   });
-});
-
-describe("base58 and Solana keys without @solana/kit", () => {
-  it("encodes and decodes as @solana/kit does, leading zeros included", () => {
-    for (const bytes of [
-      new Uint8Array(0),
-      new Uint8Array([0, 0, 1]),
-      new Uint8Array(32),
-      ...Array.from({ length: 50 }, (_, i) => new Uint8Array(randomBytes(1 + (i % 64)))),
-    ]) {
-      const text = getBase58Decoder().decode(bytes);
-      expect(base58Encode(bytes)).toBe(text);
-      expect(base58Decode(text)).toEqual(new Uint8Array(getBase58Encoder().encode(text)));
-    }
-    expect(base58Decode("0OIl")).toBeUndefined();
-    expect(isSolanaAddress(SOL_PAYEE)).toBe(true);
-    expect(isSolanaAddress("11111111111111111111111111111111")).toBe(true); // the system program
-    expect(isSolanaAddress(PAY_TO)).toBe(false);
-  });
-
-  it("reads a key pair's address as @solana/kit's signer does", async () => {
-    const { secretKey } = await newKeys();
-    const parsed = parseSolanaSecretKey(secretKey);
-    if ("problem" in parsed) throw new Error(parsed.problem);
-    const signer = await createKeyPairSignerFromBytes(parsed.bytes);
-    expect(parsed.address).toBe(signer.address);
-  });
   it("caps what a payment may ask the fee payer to pay: 40000 compute units at 10000 micro-lamports unless SOLANA_MAX_COMPUTE_UNITS / SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS say otherwise", () => {
     const env = {
       X402_NETWORK: "solana-devnet",
@@ -233,5 +206,32 @@ describe("base58 and Solana keys without @solana/kit", () => {
         /^SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS is "1.5": set it to the highest compute unit price/,
       ),
     ]);
+  });
+});
+
+describe("base58 and Solana keys without @solana/kit", () => {
+  it("encodes and decodes as @solana/kit does, leading zeros included", () => {
+    for (const bytes of [
+      new Uint8Array(0),
+      new Uint8Array([0, 0, 1]),
+      new Uint8Array(32),
+      ...Array.from({ length: 50 }, (_, i) => new Uint8Array(randomBytes(1 + (i % 64)))),
+    ]) {
+      const text = getBase58Decoder().decode(bytes);
+      expect(base58Encode(bytes)).toBe(text);
+      expect(base58Decode(text)).toEqual(new Uint8Array(getBase58Encoder().encode(text)));
+    }
+    expect(base58Decode("0OIl")).toBeUndefined();
+    expect(isSolanaAddress(SOL_PAYEE)).toBe(true);
+    expect(isSolanaAddress("11111111111111111111111111111111")).toBe(true); // the system program
+    expect(isSolanaAddress(PAY_TO)).toBe(false);
+  });
+
+  it("reads a key pair's address as @solana/kit's signer does", async () => {
+    const { secretKey } = await newKeys();
+    const parsed = parseSolanaSecretKey(secretKey);
+    if ("problem" in parsed) throw new Error(parsed.problem);
+    const signer = await createKeyPairSignerFromBytes(parsed.bytes);
+    expect(parsed.address).toBe(signer.address);
   });
 });
