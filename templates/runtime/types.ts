@@ -139,6 +139,10 @@ export interface SolanaPayment {
   transaction: string;
   /** SHA-256 of the transaction's message, base64 (what @x402/svm keys duplicate settlements by). */
   messageHash: string;
+  /** The transaction's recent blockhash (base58): it lands only while that is valid. */
+  blockhash: string;
+  /** Unix seconds the blockhash must outlive: the job's deadline plus SETTLEMENT_MARGIN_SECONDS. */
+  landBy: number;
   /** Unix seconds after which the transaction can no longer land (its blockhash has expired). */
   validBefore: number;
   payload: Record<string, unknown>;

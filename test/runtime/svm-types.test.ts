@@ -83,17 +83,17 @@ describe("the Solana packages the runtime loads without their declarations", () 
     expect(facilitator.ExactSvmScheme).toBe(svmFacilitator.ExactSvmScheme);
     expect(facilitatorV1.ExactSvmSchemeV1).toBe(svmFacilitatorV1.ExactSvmSchemeV1);
     expect(solana.createSolanaRpc).toBe(kit.createSolanaRpc);
-    const taken: Array<keyof X402Svm> = [
-      "toFacilitatorSvmSigner",
-      "decodeTransactionFromPayload",
-      "transactionMessageHash",
-    ];
+    const taken: Array<keyof X402Svm> = ["toFacilitatorSvmSigner"];
     for (const name of taken) expect(typeof x402[name], name).toBe("function");
     const takenKit: Array<keyof SolanaKit> = [
       "createKeyPairSignerFromBytes",
       "createSolanaRpc",
       "devnet",
       "mainnet",
+      "getTransactionDecoder",
+      "getCompiledTransactionMessageDecoder",
+      "getU32Decoder",
+      "getU64Decoder",
     ];
     for (const name of takenKit) expect(typeof solana[name], name).toBe("function");
   });

@@ -178,6 +178,35 @@ describe("Solana settings", () => {
     });
     expect(config.payment?.networks[0]?.network).toMatchObject({ caip2: custom, asset: SOL_PAYEE });
   });
+  it("caps what a payment may ask the fee payer to pay: 40000 compute units at 10000 micro-lamports unless SOLANA_MAX_COMPUTE_UNITS / SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS say otherwise", () => {
+    const env = {
+      X402_NETWORK: "solana-devnet",
+      PAY_TO_SOLANA: SOL_PAYEE,
+      X402_FACILITATOR_URL: FACILITATOR,
+    };
+    const caps = (more: Record<string, string>) =>
+      resolveConfig({ devMode: false, env: { ...env, ...more } }).payment?.networks[0];
+    expect(caps({})).toMatchObject({
+      computeBudget: { maxComputeUnits: 40_000, maxPriorityFeeMicroLamports: 10_000 },
+    });
+    expect(
+      caps({ SOLANA_MAX_COMPUTE_UNITS: "25000", SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS: "0" }),
+    ).toMatchObject({ computeBudget: { maxComputeUnits: 25_000, maxPriorityFeeMicroLamports: 0 } });
+    expect(
+      problems({
+        ...env,
+        SOLANA_MAX_COMPUTE_UNITS: "1400001",
+        SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS: "1.5",
+      }),
+    ).toEqual([
+      expect.stringMatching(
+        /^SOLANA_MAX_COMPUTE_UNITS is "1400001": set it to the most compute units a Solana payment may ask for, a whole number from 1 to 1400000/,
+      ),
+      expect.stringMatching(
+        /^SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS is "1.5": set it to the highest compute unit price/,
+      ),
+    ]);
+  });
 });
 
 describe("base58 and Solana keys without @solana/kit", () => {

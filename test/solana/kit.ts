@@ -46,6 +46,8 @@ export interface SolanaAccount {
 export interface SolanaKitOptions {
   /** What the RPC's getGenesisHash answers (devnet's by default): another makes it "another network". */
   genesisHash?: string;
+  /** What getLatestBlockhash answers (rpc.ts RpcOptions.latest). */
+  latest?: "usable" | "newest";
 }
 
 export interface SolanaKit {
@@ -57,6 +59,11 @@ export interface SolanaKit {
   svm: LiteSVM;
   /** JSON-RPC methods called so far, in order. */
   rpcCalls: string[];
+  /**
+   * Makes `n` more blocks: the current blockhash gets n blocks older, as on a node (a transaction using it
+   * lands until it is 150 blocks old, then never; rpc.ts's blocks.ts).
+   */
+  advanceBlocks(n: number): void;
   /** A new account with no SOL and a USDC token account (or one of `token`) holding `usdcAtomic`. */
   fundedPayer(usdcAtomic: bigint, token?: Address): Promise<SolanaAccount>;
   /** Adds a 6-decimal SPL mint at `address` (e.g. mainnet USDT's), for tests of other tokens. */
@@ -124,7 +131,11 @@ export async function startSolanaKit(options: SolanaKitOptions = {}): Promise<So
     } as never);
   }
 
-  const rpc = await serveRpc(svm, { decimals: USDC_DECIMALS, genesisHash: options.genesisHash });
+  const rpc = await serveRpc(svm, {
+    decimals: USDC_DECIMALS,
+    genesisHash: options.genesisHash,
+    latest: options.latest,
+  });
 
   return {
     rpcUrl: rpc.url,
@@ -132,6 +143,7 @@ export async function startSolanaKit(options: SolanaKitOptions = {}): Promise<So
     mint,
     svm,
     rpcCalls: rpc.calls,
+    advanceBlocks: (n) => rpc.advance(n),
     async fundedPayer(usdcAtomic, token) {
       const account = await newKeys();
       await setTokenAccount(account.address, usdcAtomic, token);

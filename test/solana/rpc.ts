@@ -2,6 +2,8 @@
 // facilitator and a self-settling server call, answered in a real node's shapes, plus the behaviour where a real
 // node differs from LiteSVM (see /work/shared/notes/networks-mcp-browser.md, "Solana in tests"):
 // - simulating a message that already landed is refused (AlreadyProcessed), signed or not;
+// - blocks (blocks.ts): a blockhash lives 150 blocks (isBlockhashValid, getLatestBlockhash's lastValidBlockHeight,
+//   getBlocks, getBlock), and advance() ages it, which LiteSVM alone cannot;
 // - simulate with replaceRecentBlockhash runs the message with the latest blockhash (compute-unit estimators,
 //   such as the x402 v1 client's, simulate with a placeholder blockhash);
 // - re-sending a landed transaction answers its signature again, and its status stays success;
@@ -21,6 +23,7 @@ import {
 } from "@solana/kit";
 import { getTokenDecoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { FailedTransactionMetadata, type LiteSVM } from "litesvm";
+import { chainOf } from "./blocks.js";
 
 /** Devnet's genesis hash: its first 32 characters are the CAIP-2 reference of solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1. */
 export const DEVNET_GENESIS_HASH = "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG";
@@ -30,12 +33,19 @@ export interface RpcOptions {
   genesisHash?: string;
   /** USDC decimals for jsonParsed token accounts and getTokenAccountBalance. */
   decimals: number;
+  /**
+   * What getLatestBlockhash answers: the newest blockhash LiteSVM accepts (default), or the newest block's, as a
+   * node does (after the kit advanced, a blockhash no transaction can use: for tests that only read blocks).
+   */
+  latest?: "usable" | "newest";
 }
 
 export interface RpcServer {
   url: string;
   /** Every method called, in order (tests may read which calls the official code made). */
   calls: string[];
+  /** Makes `n` more blocks: the current blockhash ages by n (and expires past 150, blocks.ts). */
+  advance(n: number): void;
   close(): Promise<void>;
 }
 
@@ -62,7 +72,8 @@ export async function serveRpc(svm: LiteSVM, options: RpcOptions): Promise<RpcSe
   const byMessage = new Map<string, string>();
   const calls: string[] = [];
 
-  const slot = () => svm.getClock().slot;
+  const chain = chainOf(svm);
+  const slot = () => BigInt(chain.slot());
   const context = () => ({ slot: Number(slot()) });
   const messageKey = (tx: Transaction) =>
     createHash("sha256").update(Uint8Array.from(tx.messageBytes)).digest("hex");
@@ -208,14 +219,7 @@ export async function serveRpc(svm: LiteSVM, options: RpcOptions): Promise<RpcSe
         unitsConsumed: Number(meta.computeUnitsConsumed()),
         returnData: null,
         ...(config.innerInstructions ? { innerInstructions: [] } : {}),
-        ...(config.replaceRecentBlockhash === true
-          ? {
-              replacementBlockhash: {
-                blockhash: svm.latestBlockhash(),
-                lastValidBlockHeight: Number(slot()) + 150,
-              },
-            }
-          : {}),
+        ...(config.replaceRecentBlockhash === true ? { replacementBlockhash: chain.latest() } : {}),
       },
     };
   }
@@ -266,10 +270,22 @@ export async function serveRpc(svm: LiteSVM, options: RpcOptions): Promise<RpcSe
       case "getLatestBlockhash":
         return {
           context: context(),
-          value: { blockhash: svm.latestBlockhash(), lastValidBlockHeight: Number(slot()) + 150 },
+          value: options.latest === "newest" ? chain.newest() : chain.latest(),
         };
       case "isBlockhashValid":
-        return { context: context(), value: params[0] === svm.latestBlockhash() };
+        return { context: context(), value: chain.isValid(String(params[0])) };
+      case "getBlocks":
+        return chain.slots(Number(params[0]), Number(params[1] ?? chain.slot()));
+      case "getBlock": {
+        const block = chain.block(Number(params[0]));
+        if (!block)
+          throw new RpcError(
+            -32007,
+            `Slot ${String(params[0])} was skipped, or missing due to ledger jump to recent snapshot`,
+          );
+        const { blockhash, previousBlockhash, parentSlot, blockHeight } = block;
+        return { blockhash, previousBlockhash, parentSlot, blockHeight, blockTime: null };
+      }
       case "getAccountInfo": {
         const config = (params[1] ?? {}) as { encoding?: string };
         return { context: context(), value: account(String(params[0]), config.encoding) };
@@ -389,6 +405,7 @@ export async function serveRpc(svm: LiteSVM, options: RpcOptions): Promise<RpcSe
   return {
     url: `http://127.0.0.1:${port}`,
     calls,
+    advance: (n) => chain.advance(n),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

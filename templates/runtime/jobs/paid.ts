@@ -247,7 +247,7 @@ function paidSteps(
           );
         const permanent = err instanceof SettlementError && err.permanent;
         return new PaymentError(
-          `payment was not settled, so the result is withheld: ${reason}. Nothing was charged. ${retryAdvice(payment, permanent)}`,
+          `payment was not settled, so the result is withheld: ${reason}. Nothing was charged. ${(err instanceof SettlementError && err.advice) || retryAdvice(payment, permanent)}`,
           { code: permanent ? "settlement_refused" : "settlement_failed" },
         );
       }

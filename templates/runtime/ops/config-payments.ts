@@ -15,6 +15,8 @@ import {
   type SolanaNetwork,
 } from "../payments/networks.js";
 import { isSolanaAddress, parseSolanaSecretKey } from "../payments/svm/keys.js";
+import { readComputeBudgetCaps } from "../payments/svm/compute-config.js";
+import type { ComputeBudgetCaps } from "../payments/svm/transaction.js";
 import { SETTLEMENT_MARGIN_SECONDS, type Settler } from "../payments/settlement.js";
 import type { Reader, Setting } from "./settings.js";
 import { redactUrl } from "./redact.js";
@@ -112,6 +114,8 @@ export interface SolanaNetworkPaymentConfig {
   /** X402_RPC_URL_<NET> (the global X402_RPC_URL is an EVM endpoint, never used for Solana). */
   rpcUrl?: string;
   settlement?: SolanaSettlementRoute;
+  /** SOLANA_MAX_COMPUTE_UNITS and SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS (defaults when absent). */
+  computeBudget?: ComputeBudgetCaps;
 }
 
 /** One offered network, by family. */
@@ -228,6 +232,7 @@ export function resolvePayment(
   const payToAddress = read.address(payTo, "the address that should receive payments");
 
   const settlement = resolveSettlement(options, devMode, read, evm);
+  const computeBudget = solana ? readComputeBudgetCaps(read) : undefined;
   const networks: NetworkPaymentConfig[] = [];
   const seen = new Map<string, string>();
   /** False (and the problem said) when `caip2` was listed already, under another spelling or the same. */
@@ -253,6 +258,7 @@ export function resolvePayment(
         written,
         network: net.network,
         payTo: solanaPayTo,
+        computeBudget: computeBudget!,
       };
       if (net.rpcUrl) entry.rpcUrl = net.rpcUrl;
       const route = settlement.solanaRouteFor(written, net.rpcUrl);

@@ -54,6 +54,11 @@ export interface SettlementErrorOptions {
    * simulated it) refused this authorization. It is never run again.
    */
   permanent?: boolean;
+  /**
+   * What the payer can do now, said for the network (e.g. Solana: whether the transaction can still
+   * land); the generic advice about the authorization's validBefore otherwise.
+   */
+  advice?: string;
   cause?: unknown;
 }
 
@@ -67,10 +72,12 @@ export class SettlementError extends Error {
   readonly broadcastTx?: Hex;
   readonly uncertain: boolean;
   readonly permanent: boolean;
+  readonly advice?: string;
 
   constructor(message: string, options: SettlementErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "SettlementError";
+    if (options.advice) this.advice = options.advice;
     if (options.broadcastTx) this.broadcastTx = options.broadcastTx;
     this.uncertain = options.broadcastTx !== undefined || options.uncertain === true;
     this.permanent = !this.uncertain && options.permanent === true;

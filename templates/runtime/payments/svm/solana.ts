@@ -7,10 +7,28 @@
  * real Solana runtime. Part of your project: edit freely.
  */
 
+/** Bytes as @solana/kit hands them over (its ReadonlyUint8Array). */
+export type Bytes = Omit<Uint8Array, "copyWithin" | "fill" | "reverse" | "set" | "sort"> & {
+  readonly [index: number]: number;
+};
+
 /** A decoded Solana transaction: its message bytes and the signatures by signer address. */
 export interface SolanaTransaction {
-  messageBytes: Uint8Array;
-  signatures: Readonly<Record<string, Uint8Array | null>>;
+  messageBytes: Bytes;
+  signatures: Readonly<Record<string, Bytes | null>>;
+}
+
+/** A compiled message (@solana/kit): its accounts, its instructions by account index, its blockhash. */
+export interface CompiledMessage {
+  staticAccounts: readonly string[];
+  instructions: readonly { programAddressIndex: number; data?: Bytes }[];
+  /** The recent blockhash (or durable nonce), base58. */
+  lifetimeToken: string;
+}
+
+/** A @solana/kit decoder: `decode(bytes, offset)`. */
+export interface Decoder<T> {
+  decode(bytes: Bytes | Uint8Array, offset?: number): T;
 }
 
 /** A key pair signer (@solana/kit): its address, and what @x402/svm signs with. */
@@ -65,13 +83,15 @@ export interface X402Svm {
     signer: KeyPairSigner,
     rpc: Record<string, SolanaRpc>,
   ): FacilitatorSvmSigner;
-  decodeTransactionFromPayload(payload: { transaction: string }): SolanaTransaction;
-  transactionMessageHash(transaction: SolanaTransaction): string;
 }
 
 /** What the runtime takes from "@x402/svm/exact/facilitator": the official exact scheme, facilitator side. */
 export interface X402SvmFacilitator {
-  ExactSvmScheme: new (signer: FacilitatorSvmSigner) => SvmFacilitatorScheme;
+  ExactSvmScheme: new (
+    signer: FacilitatorSvmSigner,
+    settlementCache?: undefined,
+    options?: { maxComputeUnits?: number; maxPriorityFeeMicroLamports?: number },
+  ) => SvmFacilitatorScheme;
 }
 
 /** A facilitator-side exact scheme: what both x402 versions' classes answer. */
@@ -91,6 +111,10 @@ export interface SolanaKit {
   createSolanaRpc(url: string, config?: { headers?: { authorization: string } }): SolanaRpc;
   devnet(url: string): string;
   mainnet(url: string): string;
+  getTransactionDecoder(): Decoder<SolanaTransaction>;
+  getCompiledTransactionMessageDecoder(): Decoder<CompiledMessage>;
+  getU32Decoder(): Decoder<number>;
+  getU64Decoder(): Decoder<bigint>;
 }
 
 /** import() of a specifier in a variable: TypeScript does not resolve it; Node resolves it as usual. */
