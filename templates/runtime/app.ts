@@ -234,12 +234,19 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
       // and for the answer to be written.
       const leave = drain.enter();
       let answering = false;
+      // The caller is gone once the connection closes before the answer was written: a paid job
+      // then is not settled (jobs/paid.ts), its answer kept for an identical retry.
+      const gone = new AbortController();
+      res.once("close", () => {
+        if (!res.writableFinished) gone.abort();
+      });
       try {
         const answer = await executeJob(services, {
           body: req.body as unknown,
           header: (name) => req.get(name),
           resourceUrl: () => `${baseUrlOf(config, req)}/execute`, // throws a 400 for an invalid Host
           logger: logger.child({ request_id: res.locals.requestId }),
+          callerGone: gone.signal,
         });
         sendAnswer(res, answer, leave);
         answering = true;

@@ -11,7 +11,15 @@
 import { createHash, randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 import type { Logger } from "../types.js";
-import { LedgerUnavailableError, type Ledger, type StoredResult } from "./ledger.js";
+import { SCRIPTS } from "./redis-scripts.js";
+import {
+  type FoundResult,
+  type JobResult,
+  LedgerUnavailableError,
+  type Ledger,
+  type Reservation,
+  type StoredResult,
+} from "./ledger.js";
 
 /**
  * What the ledger uses of an ioredis client (a `Redis` or a `Cluster`: both fit). Named here rather than
@@ -47,49 +55,6 @@ export interface RedisLedgerOptions {
   logger?: Logger;
 }
 
-// state: "pending:<token>" (reserved, with the lease as TTL) or "settled" (spent, TTL = ttlMs).
-const SCRIPTS = {
-  ledgerReserve: {
-    numberOfKeys: 1,
-    lua: `
-local v = redis.call('GET', KEYS[1])
-if v == false then
-  redis.call('SET', KEYS[1], 'pending:' .. ARGV[1], 'PX', ARGV[2])
-  return 'reserved'
-end
-if v == 'settled' then return 'settled' end
-return 'in-flight'`,
-  },
-  ledgerRenew: {
-    numberOfKeys: 1,
-    lua: `
-if redis.call('GET', KEYS[1]) == 'pending:' .. ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return 1
-end
-return 0`,
-  },
-  ledgerRelease: {
-    numberOfKeys: 1,
-    lua: `
-if redis.call('GET', KEYS[1]) == 'pending:' .. ARGV[1] then redis.call('DEL', KEYS[1]) end
-return 0`,
-  },
-  // KEYS[2] (the result) is optional: the caller passes the number of keys.
-  ledgerSettle: {
-    lua: `
-redis.call('SET', KEYS[1], 'settled', 'PX', ARGV[1])
-if KEYS[2] then redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[1]) end
-return 1`,
-  },
-  ledgerUnlock: {
-    numberOfKeys: 1,
-    lua: `
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-return 0`,
-  },
-} as const;
-
 type ScriptName = keyof typeof SCRIPTS;
 type Scripted = Record<ScriptName, (...args: (string | number)[]) => Promise<unknown>>;
 
@@ -113,6 +78,20 @@ const ms = (value: number): number => Math.max(1, Math.ceil(value));
 const sleep = (delayMs: number) => new Promise((resolve) => setTimeout(resolve, delayMs));
 
 const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
+
+/** A result as stored: the answer, the identity of its request and payment, settled or held. */
+function isFoundResult(value: unknown): value is FoundResult {
+  const v = value as FoundResult;
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    typeof v.jobId === "string" &&
+    typeof v.request === "string" &&
+    typeof v.payment === "string" &&
+    typeof v.settled === "boolean" &&
+    isStoredResult(v.value)
+  );
+}
 
 function isStoredResult(value: unknown): value is StoredResult {
   const v = value as StoredResult;
@@ -212,10 +191,9 @@ export function createRedisLedger(options: RedisLedgerOptions): Ledger {
     async reserve(auth, leaseMs) {
       const token = randomUUID();
       const found = await command("reserve", () =>
-        scripts.ledgerReserve(stateKey(auth), token, ms(leaseMs)),
+        scripts.ledgerReserve(stateKey(auth), token, ms(leaseMs), Date.now()),
       );
-      if (found === "reserved") return { status: "reserved", token };
-      return { status: found === "settled" ? "settled" : "in-flight" };
+      return reservation(found, token);
     },
 
     async renew(auth, token, leaseMs) {
@@ -237,10 +215,29 @@ export function createRedisLedger(options: RedisLedgerOptions): Ledger {
               stateKey(auth),
               resultKey(auth, result.jobId),
               ms(ttlMs),
-              JSON.stringify(result.value),
+              JSON.stringify({ ...result, settled: true } satisfies FoundResult),
             )
           : scripts.ledgerSettle(1, stateKey(auth), ms(ttlMs)),
       );
+    },
+
+    async hold(auth, ttlMs, result: JobResult) {
+      const stored = JSON.stringify({ ...result, settled: false } satisfies FoundResult);
+      await command("hold", () =>
+        scripts.ledgerHold(stateKey(auth), resultKey(auth, result.jobId), ms(ttlMs), stored),
+      );
+    },
+
+    async claimHeld(auth, leaseMs) {
+      const token = randomUUID();
+      const found = await command("claim a held result", () =>
+        scripts.ledgerClaimHeld(stateKey(auth), token, Date.now(), ms(leaseMs)),
+      );
+      return reservation(found, token);
+    },
+
+    async returnHeld(auth, token) {
+      await command("return a held result", () => scripts.ledgerReturnHeld(stateKey(auth), token));
     },
 
     async getResult(auth, jobId) {
@@ -248,7 +245,7 @@ export function createRedisLedger(options: RedisLedgerOptions): Ledger {
       if (stored === null) return undefined;
       try {
         const value: unknown = JSON.parse(stored);
-        return isStoredResult(value) ? value : undefined;
+        return isFoundResult(value) ? value : undefined;
       } catch {
         return undefined; // not ours or damaged: treat as not cached
       }
@@ -299,6 +296,13 @@ export function createRedisLedger(options: RedisLedgerOptions): Ledger {
       }
     },
   };
+}
+
+/** A script's answer as a Reservation. */
+function reservation(found: unknown, token: string): Reservation {
+  if (found === "reserved") return { status: "reserved", token };
+  if (found === "settled" || found === "held") return { status: found };
+  return { status: "in-flight" };
 }
 
 function passwordOf(url: string): string | undefined {

@@ -10,7 +10,8 @@ import { agentDescription } from "../discovery/agent-card.js";
 import type { JobServices } from "../jobs/services.js";
 import type { Logger } from "../types.js";
 import { callTool } from "./call.js";
-import { loadSdk, type CallToolParams, type McpRequest } from "./sdk.js";
+import { wantsProgress } from "./progress.js";
+import { loadSdk, type CallToolParams, type McpRequest, type McpRequestExtra } from "./sdk.js";
 import { listTools } from "./tools.js";
 
 /** Host names the SDK's DNS-rebinding protection allows on a local server. */
@@ -53,11 +54,11 @@ export async function createMcpEndpoint(s: JobServices, logger: Logger): Promise
     server.setRequestHandler(sdk.ListToolsRequestSchema, async () => ({ tools }));
     server.setRequestHandler(
       sdk.CallToolRequestSchema,
-      async (request: McpRequest<CallToolParams>) => {
+      async (request: McpRequest<CallToolParams>, extra: McpRequestExtra) => {
         // In flight until answered: a graceful shutdown waits for it (and its settlement).
         const leave = s.drain.enter();
         try {
-          return await callTool(s, request.params, { logger: requestLogger, discovery });
+          return await callTool(s, request.params, { logger: requestLogger, discovery, extra });
         } finally {
           leave();
         }
@@ -65,7 +66,8 @@ export async function createMcpEndpoint(s: JobServices, logger: Logger): Promise
     );
     const transport = new sdk.StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
-      enableJsonResponse: true,
+      // A call that asked for progress is answered as SSE: a JSON answer cannot carry notifications.
+      enableJsonResponse: !wantsProgress(req.body),
     });
     res.on("close", () => {
       void transport.close();

@@ -72,6 +72,8 @@ export interface PaymentGate {
   networkOf(payment: PaidPayment): string;
   /** The payment's identity in the ledger (its network's: an EVM authorization, a Solana transaction). */
   replayKey(payment: PaidPayment): string;
+  /** The replay key of a payment as sent, by decoding only (scheme.ts); undefined when unknown. */
+  replayKeyOf(sent: SentPayment): string | undefined;
   /** Chain-state checks, after the authorization is reserved; throws PaymentError. */
   confirm(payment: PaidPayment): Promise<void>;
   /** Charges the payment; throws SettlementError (settlement.ts) when it could not. */
@@ -270,6 +272,13 @@ export function createPaymentGate(
     // Never throws: it is called after a settlement, whose result must reach the client.
     networkOf: (payment) => byName.get(payment.network)?.caip2 ?? payment.network,
     replayKey: (payment) => schemeOf(payment).replayKey(payment),
+    replayKeyOf(sent) {
+      try {
+        return schemeFor(sent).replayKeyOf?.(sent);
+      } catch {
+        return undefined; // a network we do not take: verify() says so
+      }
+    },
     confirm: (payment) => schemeOf(payment).confirm(payment),
     settle: (payment) => schemeOf(payment).settle(payment),
   };

@@ -33,6 +33,12 @@ export interface NetworkScheme {
   ): Promise<PaidPayment>;
   /** The payment's identity in the ledger: one payment pays for one job, across instances. */
   replayKey(payment: PaidPayment): string;
+  /**
+   * The replay key of a payment as sent, by decoding only (nothing checked; undefined when it
+   * does not decode): a stored answer for this exact payment is looked up with it before the
+   * payment's time window is checked. Absent: looked up after verification only.
+   */
+  replayKeyOf?(sent: SentPayment): string | undefined;
   /** Chain-state checks, after the payment is reserved; throws PaymentError. */
   confirm(payment: PaidPayment): Promise<void>;
   /** Charges the payment; throws SettlementError (settlement.ts) when it could not. */

@@ -18,7 +18,7 @@ import type { ChainChecks } from "../onchain.js";
 import { settlementRouteFor } from "../routes.js";
 import type { NetworkScheme } from "../scheme.js";
 import { SETTLEMENT_MARGIN_SECONDS, type Settler } from "../settlement.js";
-import type { PaymentOffer } from "../x402.js";
+import { decodePaymentHeader, decodePaymentObject, type PaymentOffer } from "../x402.js";
 
 /** Seconds of slack in an offered validity window, for clock skew between client and server. */
 const CLOCK_SLACK_SECONDS = 30;
@@ -175,6 +175,13 @@ export function createEvmScheme(
       return verifyPayment(sent, capability, job, resourceUrl, { network, payTo, offer, chain });
     },
     replayKey: (payment) => authorizationKey(evm(payment)),
+    replayKeyOf(sent) {
+      const decoded =
+        "object" in sent ? decodePaymentObject(sent.object) : decodePaymentHeader(sent.value);
+      if (!decoded.ok) return undefined;
+      const { authorization } = decoded.value.payload;
+      return authorizationKey({ chainId: network.chainId, asset: network.asset, authorization });
+    },
     async confirm(payment) {
       if (chain) await (await chain()).checkTransfer(evm(payment), await submitter);
       if (settler.verify) await settler.verify(evm(payment));
