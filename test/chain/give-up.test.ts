@@ -5,6 +5,10 @@
 // payment and job_id with another input or capability is refused with nothing run or charged. An
 // identical retry past the time window a new job needs still gets its answer. With two instances
 // on one Redis, the retry may reach the other instance, and of two identical retries one settles.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { x402Client } from "@x402/core/client";
+import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm";
 import { generatePrivateKey, privateKeyToAddress, type PrivateKeyAccount } from "viem/accounts";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -78,12 +82,13 @@ async function startInstance(
   agent: AgentDefinition,
   payTo: `0x${string}`,
   ledger?: Ledger,
+  env: Record<string, string> = {},
 ): Promise<Instance> {
   const logger = captureLogger();
   const app = await listen(
     createApp(agent, {
       devMode: false,
-      env: {},
+      env,
       logger,
       ...(ledger && { ledger }),
       payment: { payTo, network: "base-sepolia", asset, facilitatorUrl },
@@ -274,4 +279,128 @@ describe("a POST /execute buyer who gives up, two instances on one Redis", () =>
     expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore + PRICE);
     expect(await nonceUsed(rpcUrl, asset, payer.address, nonce)).toBe(true);
   });
+});
+
+// ---- MCP: the official SDK client, and the official x402 client's payment ----
+
+async function connect(url: string): Promise<Client> {
+  const client = new Client({ name: "give-up-test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+  await client.listTools(); // the client checks every result against the tools' output schemas
+  return client;
+}
+
+async function paymentRequired(mcp: Client, name: string, args: Record<string, unknown>) {
+  const unpaid = await mcp.callTool({ name, arguments: args });
+  expect(unpaid.isError).toBe(true);
+  return unpaid.structuredContent as Record<string, any>;
+}
+
+/** The official x402 client's PaymentPayload for a tool's PaymentRequired. */
+async function x402Pay(payer: PrivateKeyAccount, required: unknown) {
+  const client = new x402Client()
+    .register(`eip155:${chainId}`, new ExactEvmScheme(toClientEvmSigner(payer)))
+    .setSpendControls(false);
+  return client.createPaymentPayload(required as Parameters<typeof client.createPaymentPayload>[0]);
+}
+
+describe("an MCP buyer who gives up, or waits with progress", () => {
+  const runs: Record<string, number> = {};
+  const payTo = privateKeyToAddress(generatePrivateKey());
+  let one: Instance;
+  beforeAll(async () => {
+    one = await startInstance(slowAgent(runs), payTo, undefined, {
+      MCP_DEADLINE_SECONDS: "30",
+      MCP_PROGRESS_SECONDS: "1",
+    });
+  });
+  afterAll(() => one?.app.close());
+
+  it("a client that times out and closes is not charged; the identical retry settles once, no second run", async () => {
+    const payer = await freshPayer(rpcUrl, asset, PRICE);
+    const args = { text: "mcp", ms: 1500 };
+    const gone = await connect(one.app.url);
+    const payment = await x402Pay(payer, await paymentRequired(gone, "slow", args));
+    const params = { name: "slow", arguments: args, _meta: { "x402/payment": payment } };
+    const payeeBefore = await usdcBalance(rpcUrl, asset, payTo);
+
+    await expect(gone.callTool(params, undefined, { timeout: 300 })).rejects.toThrow(/timed out/i);
+    await gone.close();
+    await until(jobEnded(one), "the job's end");
+    expect(runs.slow).toBe(1);
+    expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore);
+    const { from, nonce } = (payment.payload as any).authorization;
+    expect(await nonceUsed(rpcUrl, asset, from, nonce)).toBe(false);
+
+    const back = await connect(one.app.url);
+    try {
+      const result = await back.callTool(params);
+      expect(result.isError, JSON.stringify(result)).toBeFalsy();
+      expect(result.structuredContent).toEqual({ text: "slow: mcp" });
+      expect((result._meta as any)["x402/payment-response"]).toMatchObject({ success: true });
+      expect(runs.slow).toBe(1);
+      expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore + PRICE);
+      expect(await nonceUsed(rpcUrl, asset, from, nonce)).toBe(true);
+    } finally {
+      await back.close();
+    }
+  });
+
+  it("a call with a progressToken gets progress notifications, so a resetTimeoutOnProgress client waits for a long job", async () => {
+    const payer = await freshPayer(rpcUrl, asset, PRICE);
+    const args = { text: "patient", ms: 3500 };
+    const mcp = await connect(one.app.url);
+    try {
+      const payment = await x402Pay(payer, await paymentRequired(mcp, "slow", args));
+      const progress: unknown[] = [];
+      const result = await mcp.callTool(
+        { name: "slow", arguments: args, _meta: { "x402/payment": payment } },
+        undefined,
+        { timeout: 1500, resetTimeoutOnProgress: true, onprogress: (p) => progress.push(p) },
+      );
+      expect(result.isError, JSON.stringify(result)).toBeFalsy();
+      expect(result.structuredContent).toEqual({ text: "slow: patient" });
+      expect(progress.length).toBeGreaterThanOrEqual(3);
+      expect(progress[0]).toMatchObject({ progress: 0, total: 30 });
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("an identical tools/call retry after now + MCP_DEADLINE_SECONDS + 15 > validBefore gets the cached answer", async () => {
+    const payer = await freshPayer(rpcUrl, asset, PRICE);
+    const args = { text: "late" };
+    const mcp = await connect(one.app.url);
+    try {
+      const required = await paymentRequired(mcp, "slow", args);
+      // Valid for a job due in 30 s plus 15 s to settle, with 3 s to spare.
+      const signed = await signAuthorization(payer, {
+        to: payTo,
+        value: String(PRICE),
+        domain,
+        validBefore: String(nowSeconds() + 30 + 15 + 3),
+      });
+      const payment = {
+        x402Version: 2,
+        resource: required.resource,
+        accepted: required.accepts[0],
+        payload: signed,
+      };
+      const params = { name: "slow", arguments: args, _meta: { "x402/payment": payment } };
+      const first = await mcp.callTool(params);
+      expect(first.isError, JSON.stringify(first)).toBeFalsy();
+      const payee = await usdcBalance(rpcUrl, asset, payTo);
+
+      await sleep(4_000);
+      const retry = await mcp.callTool(params);
+      expect(retry.isError, JSON.stringify(retry)).toBeFalsy();
+      expect(retry.structuredContent).toEqual(first.structuredContent);
+      expect((retry._meta as any)["x402/payment-response"]).toEqual(
+        (first._meta as any)["x402/payment-response"],
+      );
+      expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payee);
+    } finally {
+      await mcp.close();
+    }
+  }, 30_000);
 });
