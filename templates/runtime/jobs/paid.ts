@@ -71,6 +71,9 @@ export async function runPaidJob(
   const cached = await stored.lookup(s.gate.replayKey(payment), payment);
   if (cached) return cached;
 
+  // A caller already gone gets no job run for it: nothing could be charged for it.
+  if (call.callerGone?.aborted) return stored.gone(false);
+
   // One authorization, one job: claim it before anything runs.
   const hold = await steps.reserve(payment);
   if (hold instanceof PaymentError) return steps.refuse(hold);
@@ -135,7 +138,7 @@ function paidSteps(
   const { gate, ledger, metrics } = s;
 
   /** Ledger reads and claims: unreachable -> 503, and nothing runs. */
-  const ledgerStep = async <T>(operation: string, work: () => Promise<T>): Promise<T> => {
+  const ledgerStep = async <T,>(operation: string, work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
     } catch (err) {

@@ -134,6 +134,8 @@ export function storedAnswers(s: PaidServices, steps: PaidSteps, ctx: StoredAnsw
 
   return {
     result,
+    /** The answer for a caller who left (`kept`: its job's answer waits for an identical retry). */
+    gone: callerGone,
 
     /**
      * The answer stored under `auth` for this job, if this payment and request made it: replayed
