@@ -134,8 +134,9 @@ describe("a POST /execute buyer who gives up (one instance)", () => {
   const runs: Record<string, number> = {};
   const payTo = privateKeyToAddress(generatePrivateKey());
   let one: Instance;
+  const metricsToken = "a-long-enough-metrics-token";
   beforeAll(async () => {
-    one = await startInstance(slowAgent(runs), payTo);
+    one = await startInstance(slowAgent(runs), payTo, undefined, { METRICS_TOKEN: metricsToken });
   });
   afterAll(() => one?.app.close());
 
@@ -149,6 +150,12 @@ describe("a POST /execute buyer who gives up (one instance)", () => {
     await until(jobEnded(one), "the job's end");
     expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore);
     expect(await nonceUsed(rpcUrl, asset, payer.address, nonce)).toBe(false);
+    const metrics = await fetch(`${one.app.url}/metrics`, {
+      headers: { authorization: `Bearer ${metricsToken}` },
+    });
+    expect(await metrics.text()).toContain(
+      'agent_jobs_total{capability="slow",outcome="caller_gone"} 1',
+    );
 
     // The same payment and job_id for another input, or another capability: refused, nothing run.
     for (const task of [
