@@ -137,7 +137,14 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
         }),
       });
   const services: JobServices = { agent, config, gate, ledger, metrics, drain };
-  if (gate) loadPaidJobs().catch(() => undefined); // now, off the request path; a failure shows on the first paid job
+  if (gate) {
+    loadPaidJobs().catch(() => undefined); // now, off the request path; a failure shows on the first paid job
+    // Settlements sent but not confirmed are resolved from the chain (jobs/reconcile.ts).
+    import("./jobs/reconcile.js").then(
+      (m) => m.startReconciler({ ...services, gate }, logger, config.reconcileSeconds * 1000),
+      () => undefined,
+    );
+  }
 
   if (config.devMode)
     logger.warn(

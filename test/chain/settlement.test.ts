@@ -365,15 +365,16 @@ describe("direct settlement: broadcast but not confirmed in time", () => {
   });
   afterAll(() => app.close());
 
-  it("reports the tx hash honestly, withholds the output, and never settles twice", async () => {
+  it("reports the tx hash honestly, withholds the output until the chain confirms it, and never settles twice", async () => {
     const payer = privateKeyToAccount(PAYER_KEYS[2]);
     const payload = await signAuthorization(payer, { to: PAYEE, domain });
     const header = v1Header(payload);
     const payeeBefore = await balance(PAYEE);
+    const request = job("echo", { text: "held back" });
     await testClient.setAutomine(false); // the transaction is accepted but not mined
     let res: Awaited<ReturnType<typeof post>>;
     try {
-      res = await post(app.url, job("echo", { text: "held back" }), { "x-payment": header });
+      res = await post(app.url, request, { "x-payment": header });
     } finally {
       await testClient.setAutomine(true);
     }
@@ -388,9 +389,15 @@ describe("direct settlement: broadcast but not confirmed in time", () => {
     // The transaction was real: once mined, the payee has been paid, exactly once.
     expect((await client.waitForTransactionReceipt({ hash: tx! })).status).toBe("success");
     expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
+    // Another job with this authorization: refused. The identical request: the chain is asked, the
+    // transfer found, and the held output returned with its receipt (not settled again).
     const again = await post(app.url, job("echo", { text: "held back" }), { "x-payment": header });
     expect(again.status).toBe(402);
-    expect(again.body.error).toMatch(/already used/);
+    expect(again.body.error).toMatch(/answer waits for the identical request/);
+    const identical = await post(app.url, request, { "x-payment": header });
+    expect(identical.status, identical.text).toBe(200);
+    expect(identical.body.output).toEqual({ text: "held back" });
+    expect(unb64(identical.headers.get("x-payment-response")!)).toMatchObject({ transaction: tx });
     expect(agent.calls.echo).toBe(1);
     expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
     expect(nowSeconds()).toBeLessThan(Number(payload.authorization.validBefore));

@@ -225,6 +225,17 @@ describe.each(subjects)("$kind ledger", ({ start }) => {
     expect(await other.claimHeld(auth, 60_000)).toEqual({ status: "settled" });
   });
 
+  it("an unconfirmed settlement's held answer is listed (on every instance) until forgotten", async () => {
+    const { auth } = await reserved();
+    const unconfirmed = { x402Version: 2, network: "eip155:84532", payer: "0xp", validBefore: 1 };
+    await ledger.hold(auth, 60_000, { ...jobResult("job", result(1)), unconfirmed });
+    expect(await other.listUnconfirmed(1000)).toContainEqual({ auth, jobId: "job" });
+    expect((await other.getResult(auth, "job"))?.unconfirmed).toEqual(unconfirmed);
+    await other.markSettled(auth, 60_000, jobResult("job", result(2)));
+    await other.forgetUnconfirmed(auth, "job");
+    expect(await ledger.listUnconfirmed(1000)).not.toContainEqual({ auth, jobId: "job" });
+  });
+
   it("a lease expires by itself: the authorization is free again", async () => {
     const { auth } = await reserved(200);
     expect(await other.reserve(auth, 60_000)).toEqual({ status: "in-flight" });

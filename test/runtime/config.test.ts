@@ -150,6 +150,7 @@ describe("resolution", () => {
       maxBodyBytes: 1048576,
       maxOutputBytes: 4 * 1024 * 1024,
       resultCacheMaxBytes: 64 * 1024 * 1024,
+      reconcileSeconds: 15,
       shutdownTimeoutSeconds: 30,
       maxDeadlineSeconds: 604800,
       logLevel: "info",

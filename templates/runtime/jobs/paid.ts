@@ -40,6 +40,9 @@ export interface PaidJobCall {
   callerGone?: AbortSignal;
 }
 
+/** A failed settlement; when it is unconfirmed, the transaction sent (if known). */
+export type UncertainSettlement = PaymentError & { broadcastTx?: string };
+
 /** The services a paid job uses. */
 export type PaidServices = JobServices & { gate: PaymentGate };
 /** The steps of runPaidJob (paidSteps below). */
@@ -101,6 +104,9 @@ export async function runPaidJob(
     if (call.callerGone?.aborted) return await stored.keepForRetry(hold, payment, body);
 
     const settled = await steps.settle(payment);
+    // Sent but not confirmed: held with the answer until the chain says (reconcile.ts).
+    if (settled instanceof PaymentError && settled.code === "settlement_uncertain")
+      return await stored.keepUnconfirmed(hold, payment, body, settled);
     if (settled instanceof PaymentError) {
       // Maybe charged: this authorization is never used again.
       // Maybe charged, or refused by the token: this authorization never runs a job again.
@@ -215,7 +221,7 @@ function paidSteps(
     },
 
     /** Charges the payment; a failure is a PaymentError whose advice depends on what is known. */
-    async settle(payment: PaidPayment): Promise<Receipt | PaymentError> {
+    async settle(payment: PaidPayment): Promise<Receipt | UncertainSettlement> {
       const started = performance.now();
       const seconds = () => (performance.now() - started) / 1000;
       try {
@@ -242,9 +248,12 @@ function paidSteps(
           uncertain,
         });
         if (uncertain)
-          return new PaymentError(
-            `payment settlement is unconfirmed, so the result is withheld: ${reason}. This authorization will not be used again; check the transaction before paying again`,
-            { code: "settlement_uncertain" },
+          return Object.assign(
+            new PaymentError(
+              `payment settlement is unconfirmed, so the result is withheld for now: ${reason}. This authorization will not be used again. The result is kept: send the identical request again later to get it once the settlement is confirmed (or to hear that nothing was charged)`,
+              { code: "settlement_uncertain" },
+            ),
+            { broadcastTx: err instanceof SettlementError ? err.broadcastTx : undefined },
           );
         const permanent = err instanceof SettlementError && err.permanent;
         return new PaymentError(
@@ -265,7 +274,7 @@ export function notOurs(status: "in-flight" | "settled" | "held"): PaymentError 
     );
   if (status === "held")
     return new PaymentError(
-      "this payment authorization's job finished after its caller left, so nothing was charged and its answer waits for the identical request (same payment, job_id, capability and input): send that again, or sign a new authorization for this one",
+      "this payment authorization's job is done and its answer waits for the identical request (same payment, job_id, capability and input), which gets it (its caller left before settlement, or the settlement is unconfirmed): send that again, or sign a new authorization for this one",
       { code: "held" },
     );
   return new PaymentError(

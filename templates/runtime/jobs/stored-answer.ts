@@ -12,6 +12,7 @@
 import { PaymentError } from "../errors.js";
 import {
   authorizationTtlMs,
+  validBefore,
   type FoundResult,
   type JobResult,
   type StoredResult,
@@ -21,7 +22,14 @@ import type { SentPayment } from "../payments/verify.js";
 import { paymentResponseHeaders } from "../payments/x402.js";
 import type { Capability, Logger, PaidPayment } from "../types.js";
 import { paymentHash, requestHash } from "./identity.js";
-import { notOurs, type PaidJobCall, type PaidServices, type PaidSteps } from "./paid.js";
+import {
+  notOurs,
+  type PaidJobCall,
+  type PaidServices,
+  type PaidSteps,
+  type UncertainSettlement,
+} from "./paid.js";
+import { resolveUnconfirmed, unconfirmedTtlMs } from "./reconcile.js";
 import type { JobRequest } from "./request.js";
 import type { JobResponse } from "./result.js";
 
@@ -80,8 +88,39 @@ export function storedAnswers(s: PaidServices, steps: PaidSteps, ctx: StoredAnsw
 
   const replay = (found: FoundResult): JobResponse => {
     logger.info("identical retry of a paid job: returning the cached result");
-    return { ...found.value, outcome: "completed" };
+    return { ...found.value, outcome: found.value.status === 200 ? "completed" : "payment" };
   };
+
+  /** What is held for an unconfirmed settlement of `payment` (reconcile.ts resolves it). */
+  const unconfirmed = (payment: PaidPayment, settled: UncertainSettlement, body: string) => ({
+    ...result({ status: 200, headers: {}, body }),
+    unconfirmed: {
+      ...(settled.broadcastTx && { tx: settled.broadcastTx }),
+      x402Version: payment.x402Version,
+      network: payment.network,
+      payer: payment.payer,
+      validBefore: validBefore(payment),
+    },
+  });
+
+  /** An identical retry finds its settlement unconfirmed: ask the chain now. */
+  async function reconcileHeld(auth: string, found: FoundResult): Promise<JobResponse> {
+    const resolved = await steps.ledgerStep("check an unconfirmed settlement", () =>
+      resolveUnconfirmed(s, auth, found, logger),
+    );
+    if (resolved.status === "confirmed" || resolved.status === "failed")
+      return {
+        ...resolved.value,
+        outcome: resolved.status === "confirmed" ? "completed" : "payment",
+      };
+    return steps.refuse(
+      new PaymentError(
+        `payment settlement is still unconfirmed (${"reason" in resolved ? resolved.reason : "being checked"}), so the result is withheld for now: nothing more will be charged; send the identical request again later to get it once confirmed (or to hear that nothing was charged)`,
+        { code: "settlement_uncertain" },
+      ),
+      false,
+    );
+  }
 
   /** Settles a held answer for this identical retry, then answers with it. */
   async function settleHeld(
@@ -115,8 +154,17 @@ export function storedAnswers(s: PaidServices, steps: PaidSteps, ctx: StoredAnsw
     }
     const settled = await steps.settle(payment);
     if (settled instanceof PaymentError) {
-      // An outage: held again for another retry. Refused, or maybe charged: never used again.
+      // An outage: held again for another retry. Unconfirmed: held until the chain says. Refused:
+      // never used again.
       if (settled.code === "settlement_failed") await unclaim();
+      else if (settled.code === "settlement_uncertain")
+        await quietly("hold an unconfirmed settlement", () =>
+          ledger.hold(
+            auth,
+            unconfirmedTtlMs(validBefore(payment)),
+            unconfirmed(payment, settled, found.value.body),
+          ),
+        );
       else
         await quietly("mark the authorization spent", () =>
           ledger.markSettled(auth, authorizationTtlMs(payment)),
@@ -161,7 +209,34 @@ export function storedAnswers(s: PaidServices, steps: PaidSteps, ctx: StoredAnsw
           ),
           false,
         );
-      return found.settled ? replay(found) : settleHeld(auth, found, verified);
+      if (found.settled) return replay(found);
+      if (found.unconfirmed) return reconcileHeld(auth, found);
+      return settleHeld(auth, found, verified);
+    },
+
+    /**
+     * The settlement was sent but not confirmed: the answer is held until the chain says (never
+     * freed: the payment may be charged). Answers 402, saying so.
+     */
+    async keepUnconfirmed(
+      hold: Hold,
+      payment: PaidPayment,
+      body: string,
+      settled: UncertainSettlement,
+    ): Promise<JobResponse> {
+      try {
+        await hold.held(
+          unconfirmedTtlMs(validBefore(payment)),
+          unconfirmed(payment, settled, body),
+        );
+      } catch (err) {
+        metrics.ledgerError("hold an unconfirmed settlement");
+        logger.error("payment ledger: could not keep an unconfirmed settlement's answer", {
+          error: String(err),
+        });
+        await hold.spent(authorizationTtlMs(payment)); // maybe charged: never run again
+      }
+      return steps.refuse(settled, false);
     },
 
     /** The caller left before settlement: charge nothing, keep the answer for an identical retry. */

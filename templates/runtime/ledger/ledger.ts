@@ -51,6 +51,20 @@ export interface JobResult {
   request: string;
   /** Hash of the payment as sent (the signed payload, canonical JSON). */
   payment: string;
+  /** Held because its settlement was sent but not confirmed: what a reconciler checks (jobs/reconcile.ts). */
+  unconfirmed?: UnconfirmedSettlement;
+}
+
+/** A settlement sent but not confirmed: enough to ask the chain what became of it, and to answer. */
+export interface UnconfirmedSettlement {
+  /** The transaction sent, when known. */
+  tx?: string;
+  x402Version: number;
+  /** The payment's network, as the client named it (the receipt's), and its payer. */
+  network: string;
+  payer: string;
+  /** Unix seconds: after this (and the chain's margin) nothing can charge the payment any more. */
+  validBefore: number;
 }
 
 /** A result found by getResult: settled (charged, the answer to replay) or held (not charged yet). */
@@ -86,6 +100,12 @@ export interface Ledger {
   returnHeld(auth: string, token: string): Promise<void>;
   /** The result kept for (auth, jobId), settled or held. */
   getResult(auth: string, jobId: string): Promise<FoundResult | undefined>;
+  /**
+   * Held results whose settlement is unconfirmed (hold() with `unconfirmed` lists them), oldest
+   * first, at most `limit`; a listed one may be resolved already (forgetUnconfirmed drops it).
+   */
+  listUnconfirmed(limit: number): Promise<Array<{ auth: string; jobId: string }>>;
+  forgetUnconfirmed(auth: string, jobId: string): Promise<void>;
   /**
    * Runs `work` while holding the lock `name`, exclusive across every instance sharing the ledger
    * (direct settlement uses it so one settler account sends one transaction at a time). Waits at

@@ -210,6 +210,17 @@ export function createMemoryLedger(options: MemoryLedgerOptions = {}): Ledger {
       return entry.value;
     },
 
+    async listUnconfirmed(limit) {
+      const listed: Array<{ auth: string; jobId: string }> = [];
+      for (const [auth, held] of heldResults) {
+        if (listed.length >= limit) break;
+        if (held.unconfirmed && authEntry(auth)) listed.push({ auth, jobId: held.jobId });
+      }
+      return listed;
+    },
+
+    async forgetUnconfirmed() {}, // a resolved one is no longer held, so no longer listed
+
     async exclusive(name, holdMs, work) {
       await lock(name, holdMs);
       try {

@@ -80,6 +80,19 @@ redis.call('SET', KEYS[1], 'settled', 'PX', ARGV[1])
 if KEYS[2] then redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[1]) end
 return 1`,
   },
+  // The list of unconfirmed settlements (one sorted set, scored by time): its own hash slot.
+  ledgerListUnconfirmed: {
+    numberOfKeys: 1,
+    lua: `return redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)`,
+  },
+  ledgerAddUnconfirmed: {
+    numberOfKeys: 1,
+    lua: `return redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])`,
+  },
+  ledgerForgetUnconfirmed: {
+    numberOfKeys: 1,
+    lua: `return redis.call('ZREM', KEYS[1], ARGV[1])`,
+  },
   ledgerUnlock: {
     numberOfKeys: 1,
     lua: `

@@ -9,8 +9,8 @@
  * Part of your project: edit freely.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { createRequire } from "node:module";
 import type { Logger } from "../types.js";
+import { connect, passwordOf, redactRedisUrl } from "./redis-connect.js";
 import { SCRIPTS } from "./redis-scripts.js";
 import {
   type FoundResult,
@@ -39,9 +39,6 @@ export interface RedisClient {
   off(event: string, listener: (...args: any[]) => void): unknown;
 }
 
-/** The ioredis constructor, as connect() calls it. */
-type RedisConstructor = new (url: string, options: Record<string, unknown>) => RedisClient;
-
 export interface RedisLedgerOptions {
   /** redis:// or rediss:// URL; the ledger makes (and closes) its own client. */
   url?: string;
@@ -57,20 +54,6 @@ export interface RedisLedgerOptions {
 
 type ScriptName = keyof typeof SCRIPTS;
 type Scripted = Record<ScriptName, (...args: (string | number)[]) => Promise<unknown>>;
-
-/** The URL without user, password or query (which may also hold a password). */
-function redactRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `redis://${url}`);
-    parsed.username = "";
-    parsed.password = "";
-    parsed.search = "";
-    parsed.hash = "";
-    return parsed.toString();
-  } catch {
-    return "(unparsable URL)";
-  }
-}
 
 /** A PX argument: a whole number of milliseconds, at least 1. */
 const ms = (value: number): number => Math.max(1, Math.ceil(value));
@@ -183,6 +166,7 @@ export function createRedisLedger(options: RedisLedgerOptions): Ledger {
   const resultKey = (auth: string, jobId: string) =>
     `${keyPrefix}{${auth}}:result:${sha256(jobId)}`;
   const lockKey = (name: string) => `${keyPrefix}lock:{${name}}`;
+  const unconfirmedKey = `${keyPrefix}unconfirmed`;
 
   return {
     describe: () =>
@@ -226,6 +210,14 @@ export function createRedisLedger(options: RedisLedgerOptions): Ledger {
       await command("hold", () =>
         scripts.ledgerHold(stateKey(auth), resultKey(auth, result.jobId), ms(ttlMs), stored),
       );
+      if (result.unconfirmed)
+        await command("list an unconfirmed settlement", () =>
+          scripts.ledgerAddUnconfirmed(
+            unconfirmedKey,
+            Date.now(),
+            JSON.stringify([auth, result.jobId]),
+          ),
+        );
     },
 
     async claimHeld(auth, leaseMs) {
@@ -249,6 +241,26 @@ export function createRedisLedger(options: RedisLedgerOptions): Ledger {
       } catch {
         return undefined; // not ours or damaged: treat as not cached
       }
+    },
+
+    async listUnconfirmed(limit) {
+      const members = (await command("list unconfirmed settlements", () =>
+        scripts.ledgerListUnconfirmed(unconfirmedKey, limit),
+      )) as string[];
+      return members.flatMap((member) => {
+        try {
+          const [auth, jobId] = JSON.parse(member) as unknown[];
+          return typeof auth === "string" && typeof jobId === "string" ? [{ auth, jobId }] : [];
+        } catch {
+          return [];
+        }
+      });
+    },
+
+    async forgetUnconfirmed(auth, jobId) {
+      await command("forget an unconfirmed settlement", () =>
+        scripts.ledgerForgetUnconfirmed(unconfirmedKey, JSON.stringify([auth, jobId])),
+      );
     },
 
     async exclusive(name, holdMs, work) {
@@ -303,43 +315,4 @@ function reservation(found: unknown, token: string): Reservation {
   if (found === "reserved") return { status: "reserved", token };
   if (found === "settled" || found === "held") return { status: found };
   return { status: "in-flight" };
-}
-
-function passwordOf(url: string): string | undefined {
-  try {
-    const parsed = new URL(url);
-    return decodeURIComponent(parsed.password) || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * A client that never blocks startup (connects in the background), fails commands at once while
- * disconnected and within `commandTimeoutMs` otherwise, and reconnects forever.
- */
-function connect(url: string, commandTimeoutMs: number): RedisClient {
-  if (!URL.canParse(url) || !/^rediss?:$/.test(new URL(url).protocol)) {
-    // The URL itself is not repeated: it may hold a password.
-    throw new Error("payment ledger: REDIS_URL is not a redis:// or rediss:// URL");
-  }
-  // ioredis through a require() TypeScript does not follow (see RedisClient); loaded only here, when
-  // REDIS_URL is set (ledger/select.ts imports this module only then).
-  const { Redis } = createRequire(import.meta.url)("ioredis") as { Redis: RedisConstructor };
-  return new Redis(url, {
-    connectionName: "payment-ledger",
-    // RESP2: understood by every Redis version and proxy; the ledger needs nothing newer.
-    protocol: 2,
-    // Fail fast while disconnected: no queueing until Redis is back (a paid job gets a 503 now,
-    // not a hang), and a command lost with its connection is failed, never silently resent.
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    autoResendUnfulfilledCommands: false,
-    // Never hang: bound each command, the connection attempt, and a connection that stops answering.
-    commandTimeout: commandTimeoutMs,
-    connectTimeout: Math.max(commandTimeoutMs, 5000),
-    socketTimeout: commandTimeoutMs + 1000,
-    // Reconnect forever, backing off to one attempt every 2 s, so service resumes by itself.
-    retryStrategy: (attempt: number) => Math.min(attempt * 100, 2000),
-  });
 }

@@ -39,6 +39,8 @@ function deferred(loading: Promise<Ledger>, description: string): Ledger {
     claimHeld: async (...a) => (await loading).claimHeld(...a),
     returnHeld: async (...a) => (await loading).returnHeld(...a),
     getResult: async (...a) => (await loading).getResult(...a),
+    listUnconfirmed: async (...a) => (await loading).listUnconfirmed(...a),
+    forgetUnconfirmed: async (...a) => (await loading).forgetUnconfirmed(...a),
     exclusive: async (name, holdMs, work) => (await loading).exclusive(name, holdMs, work),
     ping: async () => (await loading).ping(),
     close: async () => (await loading).close(),

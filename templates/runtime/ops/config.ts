@@ -97,6 +97,8 @@ interface CommonConfig {
   maxOutputBytes: number;
   /** Bytes of results the in-memory ledger keeps for identical retries. */
   resultCacheMaxBytes: number;
+  /** SETTLEMENT_RECONCILE_SECONDS: how often unconfirmed settlements are checked (jobs/reconcile.ts). */
+  reconcileSeconds: number;
   shutdownTimeoutSeconds: number;
   /** Largest accepted deadline, in seconds from now. */
   maxDeadlineSeconds: number;
@@ -164,6 +166,12 @@ export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
     fallback: DEFAULT_RESULT_CACHE_MAX_BYTES,
     hint: "set it to a whole number of bytes (0 keeps no results for retries)",
   });
+  const reconcileSeconds = read.count(undefined, "", "SETTLEMENT_RECONCILE_SECONDS", {
+    min: 1,
+    max: 3600,
+    fallback: 15,
+    hint: "set it to a whole number of seconds from 1 to 3600 (default 15)",
+  });
   const shutdownTimeoutSeconds = read.count(
     options.shutdownTimeoutSeconds,
     "shutdownTimeoutSeconds",
@@ -217,6 +225,7 @@ export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
     maxBodyBytes,
     maxOutputBytes,
     resultCacheMaxBytes,
+    reconcileSeconds,
     shutdownTimeoutSeconds,
     maxDeadlineSeconds,
     logLevel: isLogLevel(logLevel) ? logLevel : "info",

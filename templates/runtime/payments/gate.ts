@@ -15,7 +15,7 @@ import { PaymentError } from "../errors.js";
 import type { BazaarDeclarations } from "./bazaar.js";
 import { createEvmScheme, describeEvmRoute, timeoutFor } from "./evm/scheme.js";
 import { settlementRouteFor } from "./routes.js";
-import type { NetworkScheme, Receipt } from "./scheme.js";
+import type { NetworkScheme, Receipt, Reconciled } from "./scheme.js";
 import { SETTLEMENT_MARGIN_SECONDS } from "./settlement.js";
 import { createSvmScheme, describeSolanaRoute } from "./svm/scheme.js";
 import type { Capability, Logger, PaidPayment } from "../types.js";
@@ -78,6 +78,13 @@ export interface PaymentGate {
   confirm(payment: PaidPayment): Promise<void>;
   /** Charges the payment; throws SettlementError (settlement.ts) when it could not. */
   settle(payment: PaidPayment): Promise<Receipt>;
+  /** What became of a settlement sent but not confirmed on `network` (scheme.ts). */
+  reconcile(
+    network: string,
+    auth: string,
+    tx: string | undefined,
+    validBefore: number,
+  ): Promise<Reconciled>;
 }
 
 /** Distinct 402 answers kept (see answer402): a second's worth for a handful of capabilities and hosts. */
@@ -281,5 +288,11 @@ export function createPaymentGate(
     },
     confirm: (payment) => schemeOf(payment).confirm(payment),
     settle: (payment) => schemeOf(payment).settle(payment),
+    async reconcile(network, auth, tx, validBefore) {
+      const scheme = byName.get(network);
+      if (!scheme?.reconcile)
+        return { status: "unknown", reason: `no way to check settlements on ${network}` };
+      return scheme.reconcile(auth, tx, validBefore);
+    },
   };
 }

@@ -15,6 +15,7 @@ import type { RoutedNetworkConfig, SettlementRoute } from "../../ops/config.js";
 import type { Capability, PaidPayment, VerifiedPayment } from "../../types.js";
 import type { PaymentGateDeps } from "../gate.js";
 import type { ChainChecks } from "../onchain.js";
+import type { Hex } from "../viem.js";
 import { settlementRouteFor } from "../routes.js";
 import type { NetworkScheme } from "../scheme.js";
 import { SETTLEMENT_MARGIN_SECONDS, type Settler } from "../settlement.js";
@@ -187,6 +188,12 @@ export function createEvmScheme(
       if (settler.verify) await settler.verify(evm(payment));
     },
     settle: (payment) => settler.settle(evm(payment)),
+    async reconcile(auth, tx, validBefore) {
+      const checks = chain?.(); // X402_RPC_URL (the direct route's node too)
+      if (!checks) return { status: "unknown", reason: "no RPC to check it (set X402_RPC_URL)" };
+      const [, , from, nonce] = auth.split(":") as [string, string, Hex, Hex];
+      return (await checks).settlementState(from, nonce, tx as Hex | undefined, validBefore);
+    },
     describe: () => describeEvmRoute(route, rpcUrl),
   };
 }
