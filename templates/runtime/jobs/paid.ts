@@ -108,9 +108,8 @@ export async function runPaidJob(
     if (settled instanceof PaymentError && settled.code === "settlement_uncertain")
       return await stored.keepUnconfirmed(hold, payment, body, settled);
     if (settled instanceof PaymentError) {
-      // Maybe charged: this authorization is never used again.
-      // Maybe charged, or refused by the token: this authorization never runs a job again.
-      // Only an outage (settlement_failed) frees it for another attempt.
+      // Refused by the token: this authorization never runs a job again. Only an outage
+      // (settlement_failed) frees it for another attempt.
       if (settled.code !== "settlement_failed") await hold.spent(authorizationTtlMs(payment));
       return steps.refuse(settled, settled.code !== "settlement_uncertain");
     }
