@@ -137,7 +137,14 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
         }),
       });
   const services: JobServices = { agent, config, gate, ledger, metrics, drain };
-  if (gate) loadPaidJobs().catch(() => undefined); // now, off the request path; a failure shows on the first paid job
+  if (gate) {
+    loadPaidJobs().catch(() => undefined); // now, off the request path; a failure shows on the first paid job
+    // Settlements sent but not confirmed are resolved from the chain (jobs/reconcile.ts).
+    import("./jobs/reconcile.js").then(
+      (m) => m.startReconciler({ ...services, gate }, logger, config.reconcileSeconds * 1000),
+      () => undefined,
+    );
+  }
 
   if (config.devMode)
     logger.warn(
@@ -234,12 +241,19 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
       // and for the answer to be written.
       const leave = drain.enter();
       let answering = false;
+      // The caller is gone once the connection closes before the answer was written: a paid job
+      // then is not settled (jobs/paid.ts), its answer kept for an identical retry.
+      const gone = new AbortController();
+      res.once("close", () => {
+        if (!res.writableFinished) gone.abort();
+      });
       try {
         const answer = await executeJob(services, {
           body: req.body as unknown,
           header: (name) => req.get(name),
           resourceUrl: () => `${baseUrlOf(config, req)}/execute`, // throws a 400 for an invalid Host
           logger: logger.child({ request_id: res.locals.requestId }),
+          callerGone: gone.signal,
         });
         sendAnswer(res, answer, leave);
         answering = true;

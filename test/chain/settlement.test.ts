@@ -386,7 +386,7 @@ describe("direct settlement: broadcast but not confirmed in time", () => {
     await own?.stop();
   });
 
-  it("reports the tx hash honestly, withholds the output, and never settles twice", async () => {
+  it("reports the tx hash honestly, withholds the output until the chain confirms it, and never settles twice", async () => {
     const payer = privateKeyToAccount(PAYER_KEYS[2]);
     const payload = await signAuthorization(payer, {
       to: PAYEE,
@@ -394,10 +394,11 @@ describe("direct settlement: broadcast but not confirmed in time", () => {
     });
     const header = v1Header(payload);
     const payeeBefore = await ownBalance(PAYEE);
+    const request = job("echo", { text: "held back" });
     await ownTest.setAutomine(false); // the transaction is accepted but not mined
     let res: Awaited<ReturnType<typeof post>>;
     try {
-      res = await post(app.url, job("echo", { text: "held back" }), { "x-payment": header });
+      res = await post(app.url, request, { "x-payment": header });
     } finally {
       await ownTest.setAutomine(true);
     }
@@ -412,9 +413,15 @@ describe("direct settlement: broadcast but not confirmed in time", () => {
     // The transaction was real: once mined, the payee has been paid, exactly once.
     expect((await ownClient.waitForTransactionReceipt({ hash: tx! })).status).toBe("success");
     expect(await ownBalance(PAYEE)).toBe(payeeBefore + PRICE);
+    // Another job with this authorization: refused. The identical request: the chain is asked, the
+    // transfer found, and the held output returned with its receipt (not settled again).
     const again = await post(app.url, job("echo", { text: "held back" }), { "x-payment": header });
     expect(again.status).toBe(402);
-    expect(again.body.error).toMatch(/already used/);
+    expect(again.body.error).toMatch(/answer waits for the identical request/);
+    const identical = await post(app.url, request, { "x-payment": header });
+    expect(identical.status, identical.text).toBe(200);
+    expect(identical.body.output).toEqual({ text: "held back" });
+    expect(unb64(identical.headers.get("x-payment-response")!)).toMatchObject({ transaction: tx });
     expect(agent.calls.echo).toBe(1);
     expect(await ownBalance(PAYEE)).toBe(payeeBefore + PRICE);
     expect(nowSeconds()).toBeLessThan(Number(payload.authorization.validBefore));

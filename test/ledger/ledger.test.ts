@@ -9,6 +9,7 @@ import {
   LedgerUnavailableError,
   authorizationKey,
   authorizationTtlMs,
+  type JobResult,
   type Ledger,
   type StoredResult,
 } from "../../templates/runtime/ledger/ledger.js";
@@ -27,6 +28,14 @@ const result = (n: number, body = JSON.stringify({ n })): StoredResult => ({
   status: 200,
   headers: { "content-type": "application/json", "x-n": String(n) },
   body,
+});
+
+/** A job's result as the pipeline stores it (the request and payment hashes are opaque here). */
+const jobResult = (jobId: string, value: StoredResult): JobResult => ({
+  jobId,
+  value,
+  request: "request-hash",
+  payment: "payment-hash",
 });
 
 function deferred() {
@@ -146,10 +155,85 @@ describe.each(subjects)("$kind ledger", ({ start }) => {
   it("the result cached with markSettled is found by (auth, jobId) only", async () => {
     const { auth } = await reserved();
     const jobId = "job-1 {with} odd:chars ✓";
-    await ledger.markSettled(auth, 60_000, { jobId, value: result(1) });
-    expect(await other.getResult(auth, jobId)).toEqual(result(1));
+    await ledger.markSettled(auth, 60_000, jobResult(jobId, result(1)));
+    expect(await other.getResult(auth, jobId)).toEqual({
+      ...jobResult(jobId, result(1)),
+      settled: true,
+    });
     expect(await other.getResult(auth, "job-2")).toBeUndefined();
     expect(await other.getResult(newAuth(), jobId)).toBeUndefined();
+  });
+
+  it("hold: the answer waits unsettled; no other job may reserve the authorization", async () => {
+    const { auth, token } = await reserved();
+    await other.hold(auth, 60_000, jobResult("job", result(7)));
+    expect(await ledger.getResult(auth, "job")).toEqual({
+      ...jobResult("job", result(7)),
+      settled: false,
+    });
+    expect(await other.reserve(auth, 60_000)).toEqual({ status: "held" });
+    await ledger.release(auth, token); // the reservation that held it can no longer free it
+    expect(await other.reserve(auth, 60_000)).toEqual({ status: "held" });
+  });
+
+  it("claimHeld: of 20 concurrent retries (from two instances) exactly one claims a held answer", async () => {
+    const { auth } = await reserved();
+    await ledger.hold(auth, 60_000, jobResult("job", result(1)));
+    const claims = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? ledger : other).claimHeld(auth, 60_000)),
+    );
+    expect(claims.filter((c) => c.status === "reserved")).toHaveLength(1);
+    expect(claims.filter((c) => c.status === "in-flight")).toHaveLength(19);
+    expect(await other.reserve(auth, 60_000)).toEqual({ status: "in-flight" });
+  });
+
+  it("a claim that ends unsettled (returnHeld, or its lease runs out) is held again", async () => {
+    const { auth } = await reserved();
+    await ledger.hold(auth, 60_000, jobResult("job", result(1)));
+    const first = await other.claimHeld(auth, 60_000);
+    if (first.status !== "reserved") throw new Error(first.status);
+    await ledger.returnHeld(auth, "not-the-token");
+    expect(await ledger.claimHeld(auth, 60_000)).toEqual({ status: "in-flight" });
+    await ledger.returnHeld(auth, first.token);
+    const second = await ledger.claimHeld(auth, 200);
+    expect(second.status).toBe("reserved");
+    await sleep(300);
+    expect(await other.reserve(auth, 60_000)).toEqual({ status: "held" });
+    expect((await other.claimHeld(auth, 60_000)).status).toBe("reserved");
+    expect((await ledger.getResult(auth, "job"))?.settled).toBe(false);
+  });
+
+  it("a claimed held answer, settled: replayed as settled; nothing left to claim", async () => {
+    const { auth } = await reserved();
+    await ledger.hold(auth, 60_000, jobResult("job", result(1)));
+    const claim = await other.claimHeld(auth, 60_000);
+    expect(claim.status).toBe("reserved");
+    await other.markSettled(auth, 60_000, jobResult("job", result(2)));
+    expect(await ledger.getResult(auth, "job")).toEqual({
+      ...jobResult("job", result(2)),
+      settled: true,
+    });
+    expect(await ledger.claimHeld(auth, 60_000)).toEqual({ status: "settled" });
+    expect(await ledger.reserve(auth, 60_000)).toEqual({ status: "settled" });
+  });
+
+  it("a held answer and its authorization are forgotten after their ttl (the payment has expired)", async () => {
+    const { auth } = await reserved();
+    await ledger.hold(auth, 200, jobResult("job", result(1)));
+    await sleep(300);
+    expect(await other.getResult(auth, "job")).toBeUndefined();
+    expect(await other.claimHeld(auth, 60_000)).toEqual({ status: "settled" });
+  });
+
+  it("an unconfirmed settlement's held answer is listed (on every instance) until forgotten", async () => {
+    const { auth } = await reserved();
+    const unconfirmed = { x402Version: 2, network: "eip155:84532", payer: "0xp", validBefore: 1 };
+    await ledger.hold(auth, 60_000, { ...jobResult("job", result(1)), unconfirmed });
+    expect(await other.listUnconfirmed(1000)).toContainEqual({ auth, jobId: "job" });
+    expect((await other.getResult(auth, "job"))?.unconfirmed).toEqual(unconfirmed);
+    await other.markSettled(auth, 60_000, jobResult("job", result(2)));
+    await other.forgetUnconfirmed(auth, "job");
+    expect(await ledger.listUnconfirmed(1000)).not.toContainEqual({ auth, jobId: "job" });
   });
 
   it("a lease expires by itself: the authorization is free again", async () => {
@@ -161,7 +245,7 @@ describe.each(subjects)("$kind ledger", ({ start }) => {
 
   it("a settled mark and its result expire after their ttl", async () => {
     const auth = newAuth();
-    await ledger.markSettled(auth, 200, { jobId: "j", value: result(1) });
+    await ledger.markSettled(auth, 200, jobResult("j", result(1)));
     expect(await other.reserve(auth, 60_000)).toEqual({ status: "settled" });
     await sleep(300);
     expect(await other.getResult(auth, "j")).toBeUndefined();
@@ -320,7 +404,7 @@ describe("keepLease", () => {
 
 describe("memory ledger", () => {
   const settleWith = (ledger: Ledger, auth: string, value: StoredResult) =>
-    ledger.markSettled(auth, 60_000, { jobId: "job", value });
+    ledger.markSettled(auth, 60_000, jobResult("job", value));
   /** A result whose body alone is 1000 characters (at least 1000 bytes however it is counted). */
   const kilo = (n: number) => result(n, String(n).padEnd(1000, "x"));
 
@@ -348,11 +432,11 @@ describe("memory ledger", () => {
     const ledger = createMemoryLedger({ maxResultBytes: 20_000 });
     const auths = Array.from({ length: fits + 1 }, newAuth);
     for (let n = 0; n < fits; n++) await settleWith(ledger, auths[n]!, kilo(n));
-    expect(await ledger.getResult(auths[0]!, "job")).toEqual(kilo(0)); // now the most recently used
+    expect((await ledger.getResult(auths[0]!, "job"))?.value).toEqual(kilo(0)); // now the most recently used
     await settleWith(ledger, auths[fits]!, kilo(fits));
-    expect(await ledger.getResult(auths[0]!, "job")).toEqual(kilo(0));
+    expect((await ledger.getResult(auths[0]!, "job"))?.value).toEqual(kilo(0));
     expect(await ledger.getResult(auths[1]!, "job")).toBeUndefined(); // the least recently used
-    expect(await ledger.getResult(auths[fits]!, "job")).toEqual(kilo(fits));
+    expect((await ledger.getResult(auths[fits]!, "job"))?.value).toEqual(kilo(fits));
   });
 
   it("does not cache a result over a quarter of maxResultBytes, but the authorization is spent", async () => {
@@ -363,7 +447,7 @@ describe("memory ledger", () => {
     await settleWith(ledger, big, result(2, "x".repeat(5001)));
     expect(await ledger.getResult(big, "job")).toBeUndefined();
     expect(await ledger.reserve(big, 1000)).toEqual({ status: "settled" });
-    expect(await ledger.getResult(small, "job")).toEqual(kilo(1)); // evicted nothing
+    expect((await ledger.getResult(small, "job"))?.value).toEqual(kilo(1)); // evicted nothing
   });
 
   it("keeps at most maxResults results, evicting the least recently used", async () => {
@@ -371,11 +455,11 @@ describe("memory ledger", () => {
     const [a, b, c] = [newAuth(), newAuth(), newAuth()];
     await settleWith(ledger, a, result(1));
     await settleWith(ledger, b, result(2));
-    expect(await ledger.getResult(a, "job")).toEqual(result(1));
+    expect((await ledger.getResult(a, "job"))?.value).toEqual(result(1));
     await settleWith(ledger, c, result(3));
     expect(await ledger.getResult(b, "job")).toBeUndefined();
-    expect(await ledger.getResult(a, "job")).toEqual(result(1));
-    expect(await ledger.getResult(c, "job")).toEqual(result(3));
+    expect((await ledger.getResult(a, "job"))?.value).toEqual(result(1));
+    expect((await ledger.getResult(c, "job"))?.value).toEqual(result(3));
   });
 
   it("exclusive hands the lock to waiters in arrival order", async () => {
@@ -421,8 +505,8 @@ describe("redis ledger", () => {
     for (const auth of auths) {
       const reservation = await ledger.reserve(auth, 60_000);
       expect(reservation.status).toBe("reserved");
-      await ledger.markSettled(auth, 60_000, { jobId: "job-a", value: result(1) });
-      await ledger.markSettled(auth, 60_000, { jobId: "job-b", value: result(2) });
+      await ledger.markSettled(auth, 60_000, jobResult("job-a", result(1)));
+      await ledger.markSettled(auth, 60_000, jobResult("job-b", result(2)));
     }
     const raw = new Redis(server!.url);
     try {
@@ -518,7 +602,7 @@ describe("redis ledger", () => {
       const calls: [string, () => Promise<unknown>][] = [
         ["reserve", () => ledger.reserve(newAuth(), 60_000)],
         ["getResult", () => ledger.getResult(auth, "job")],
-        ["markSettled", () => ledger.markSettled(auth, 60_000, { jobId: "job", value: result(1) })],
+        ["markSettled", () => ledger.markSettled(auth, 60_000, jobResult("job", result(1)))],
         ["renew", () => ledger.renew(auth, "t", 60_000)],
         ["release", () => ledger.release(auth, "t")],
         ["exclusive", () => ledger.exclusive("L", 60_000, async () => "ran")],

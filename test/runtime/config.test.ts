@@ -125,8 +125,13 @@ describe("dev mode", () => {
 describe("resolution", () => {
   it("MCP and MCP_DEADLINE_SECONDS: off, a deadline, and what is refused", () => {
     expect(
-      resolveConfig({ env: { ...PROD_ENV, MCP: "off", MCP_DEADLINE_SECONDS: "120" } }).mcp,
-    ).toEqual({ enabled: false, deadlineSeconds: 120 });
+      resolveConfig({
+        env: { ...PROD_ENV, MCP: "off", MCP_DEADLINE_SECONDS: "120", MCP_PROGRESS_SECONDS: "2" },
+      }).mcp,
+    ).toEqual({ enabled: false, deadlineSeconds: 120, progressSeconds: 2 });
+    expect(() => resolveConfig({ env: { ...PROD_ENV, MCP_PROGRESS_SECONDS: "0" } })).toThrow(
+      /MCP_PROGRESS_SECONDS is "0": set it to a whole number of seconds from 1 to 3600/,
+    );
     expect(() =>
       resolveConfig({ env: { ...PROD_ENV, MCP: "no", MCP_DEADLINE_SECONDS: "0" } }),
     ).toThrow(/MCP is "no": set it to "off"[\s\S]*MCP_DEADLINE_SECONDS is "0"/);
@@ -171,11 +176,13 @@ describe("resolution", () => {
       maxBodyBytes: 1048576,
       maxOutputBytes: 4 * 1024 * 1024,
       resultCacheMaxBytes: 64 * 1024 * 1024,
+      reconcileSeconds: 15,
       shutdownTimeoutSeconds: 30,
       maxDeadlineSeconds: 604800,
       logLevel: "info",
       corsOrigin: "*",
-      mcp: { enabled: true, deadlineSeconds: 60 },
+      // Below the MCP clients' 60 s request timeout, with room for the settlement.
+      mcp: { enabled: true, deadlineSeconds: 45, progressSeconds: 10 },
       allowedHosts: [], // and no HOST: every interface
       payment: {
         payTo: PAY_TO,

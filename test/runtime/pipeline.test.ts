@@ -45,6 +45,10 @@ function spyLedger(inner: Ledger = createMemoryLedger()) {
       log.push(result ? "markSettled+result" : "markSettled");
       await inner.markSettled(auth, ttlMs, result);
     },
+    hold: async (auth, ttlMs, result) => {
+      log.push(result.unconfirmed ? "hold unconfirmed" : "hold");
+      await inner.hold(auth, ttlMs, result);
+    },
   };
   return { ledger, log };
 }
@@ -204,7 +208,7 @@ describe("settlement fails", () => {
     expect(runs("echo")).toBe(2);
   });
 
-  it("broadcast but unconfirmed: 402 naming the tx, reservation kept, never settled twice", async () => {
+  it("broadcast but unconfirmed: 402 naming the tx, answer held, never settled twice", async () => {
     settler.behave.fail = new SettlementError(
       `settlement transaction ${TX} was sent but not confirmed within 30 s; it may still be mined`,
       { broadcastTx: TX },
@@ -218,14 +222,17 @@ describe("settlement fails", () => {
     // No invitation to pay again until the client has checked the transaction.
     expect(res.headers.get("payment-required")).toBeNull();
     expect(res.headers.get("cache-control")).toBe("no-store");
-    expect(spy.log).toEqual(["reserve:reserved", "markSettled"]);
+    expect(spy.log).toEqual(["reserve:reserved", "hold unconfirmed"]);
 
+    // Without a way to ask the chain (no X402_RPC_URL) it stays unconfirmed: the identical retry
+    // is told so, another job is refused; nothing is settled again.
     settler.behave.fail = undefined;
-    for (const body of [request, job("echo", { text: "x" })]) {
-      const again = await send(header, body);
-      expect(again.status).toBe(402);
-      expect(again.body.error).toContain("already used");
-    }
+    const again = await send(header, request);
+    expect(again.status).toBe(402);
+    expect(again.body.error).toMatch(/still unconfirmed/);
+    const other = await send(header, job("echo", { text: "x" }));
+    expect(other.status).toBe(402);
+    expect(other.body.error).toMatch(/answer waits for the identical request/);
     expect(settler.settled()).toBe(1);
     expect(runs("echo")).toBe(1);
   });
@@ -237,7 +244,7 @@ describe("settlement fails", () => {
     expect(res.status).toBe(402);
     expect(res.body.error).toContain("settlement failed unexpectedly");
     expect(res.text).not.toContain("boom");
-    expect(spy.log).toEqual(["reserve:reserved", "markSettled"]);
+    expect(spy.log).toEqual(["reserve:reserved", "hold unconfirmed"]);
   });
 });
 

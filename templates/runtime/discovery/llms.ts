@@ -52,14 +52,15 @@ function mcpLines(endpoint: string, facts: PaymentFacts, deadlineSeconds: number
   return [
     "## MCP",
     "",
-    `Every capability is also an MCP tool of the same name, input and price: connect an MCP client to \`${endpoint}\` (Streamable HTTP, stateless, JSON answers; no session). A tool's result is the job's \`output\`, as \`structuredContent\` and as JSON text; a failure is \`isError: true\` with the error body below.`,
+    `Every capability is also an MCP tool of the same name, input and price: connect an MCP client to \`${endpoint}\` (Streamable HTTP, stateless, JSON answers, SSE for a call that sends a progressToken; no session). A tool's result is the job's \`output\`, as \`structuredContent\` and as JSON text; a failure is \`isError: true\` with the error body below.`,
     "",
     `- \`params._meta.deadline\` (optional): Unix time in SECONDS by which the job must be done; default now + ${deadlineSeconds} s.`,
     "- `params._meta.job_id` (optional): your id for the job; default derived from the tool, its arguments and the payment, so an identical retry is the same job (and a paid one is not charged twice).",
+    "- `params._meta.progressToken` (optional): you get `notifications/progress` when the job starts and while it runs, so a client that resets its timeout on progress keeps waiting.",
     ...(facts.free
       ? ["- This instance runs in dev mode: tool calls are free."]
       : [
-          '- Pay (x402 v2 MCP transport): an unpaid call returns `isError: true` with the x402 PaymentRequired (`x402Version`, `accepts`, resource `mcp://tool/<name>`) as `structuredContent`. Sign one of its `accepts` with an x402 client and call the tool again with the PaymentPayload in `params._meta["x402/payment"]`. The settlement is in the result\'s `_meta["x402/payment-response"]`; one payment pays for one job, on /mcp or /execute.',
+          '- Pay (x402 v2 MCP transport): an unpaid call returns `isError: true` with the x402 PaymentRequired (`x402Version`, `accepts`, resource `mcp://tool/<name>`) as `structuredContent`. Sign one of its `accepts` with an x402 client and call the tool again with the PaymentPayload in `params._meta["x402/payment"]`. The settlement is in the result\'s `_meta["x402/payment-response"]`; one payment pays for one job, on /mcp or /execute. A call you give up on (cancelled, or its connection closed) before settlement is not charged: the identical call again (same arguments and `_meta["x402/payment"]`) gets its result, charged then.',
         ]),
   ];
 }
@@ -146,7 +147,7 @@ export function buildLlmsTxt(
             `   On Solana, the payment is a USDC transfer transaction signed by the payer, whose fee payer is the 402's \`extra.feePayer\` (the official \`@x402/svm\` client builds it; x402 v1 clients such as \`x402-fetch\` pay on \`solana\` and \`solana-devnet\` from the v1 body). It lives about ${SOLANA_PAYMENT_LIFE_SECONDS} s (its blockhash), so Solana is offered only for jobs due within ${SOLANA_PAYMENT_LIFE_SECONDS - SETTLEMENT_MARGIN_SECONDS} s; sign with a fresh blockhash (one whose life ends before the deadline plus ${SETTLEMENT_MARGIN_SECONDS} s is refused before the job runs) and the official client's compute budget (20000 units at 1 micro-lamport: a transaction asking more than the server's caps, SOLANA_MAX_COMPUTE_UNITS and SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS, is refused too).`,
           ]
         : []),
-      "3. You are charged only when the job succeeds (200, receipt in the `PAYMENT-RESPONSE` header). An identical retry (same job_id, same signature) returns the same result without a second charge; one signature pays for one job.",
+      "3. You are charged only when the job succeeds (200, receipt in the `PAYMENT-RESPONSE` header). An identical retry (same job_id, same signature) returns the same result without a second charge; one signature pays for one job. If you give up (close the connection, or cancel) before settlement, you are not charged: send the identical request with the same signature again to get the result, charged then. The same signature and job_id with another input or capability is refused.",
     );
   if (mcp) lines.push("", ...mcpLines(`${base}${MCP_PATH}`, facts, mcp.deadlineSeconds));
   lines.push(

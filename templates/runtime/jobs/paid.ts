@@ -3,7 +3,9 @@
  * sharing the ledger:
  *   - one authorization runs at most one handler, abandoned handlers included;
  *   - it is charged at most once, and only for a result the caller receives (the answer is built
- *     and checked before settlement; an identical retry gets the same answer from the ledger);
+ *     and checked before settlement; a caller who left before settlement is not charged, its
+ *     answer waits for an identical retry, which settles then; an identical retry of a settled job
+ *     gets the same answer from the ledger: stored-answer.ts);
  *   - without a working ledger no paid job starts (503, nothing run or charged).
  * Part of your project: edit freely.
  */
@@ -18,6 +20,7 @@ import { paymentResponseHeaders } from "../payments/x402.js";
 import type { Capability, Logger, PaidPayment } from "../types.js";
 import { headerChannel, type PaymentChannel, type PaymentChannelFor } from "./channel.js";
 import { checkArrival, type HandlerRun, shuttingDown, startHandler } from "./handler.js";
+import { storedAnswers } from "./stored-answer.js";
 import type { JobServices } from "./services.js";
 import type { JobRequest } from "./request.js";
 import { completedBody, type JobResponse } from "./result.js";
@@ -33,10 +36,20 @@ export interface PaidJobCall {
   resourceUrl(): string;
   /** A transport other than POST /execute (MCP): where its payment is and how it asks for one. */
   payment?: PaymentChannelFor;
+  /** Aborted once the caller is gone (HTTP: the connection closed; MCP: the request cancelled). */
+  callerGone?: AbortSignal;
 }
 
+/** A failed settlement; when it is unconfirmed, the transaction sent (if known). */
+export type UncertainSettlement = PaymentError & { broadcastTx?: string };
+
+/** The services a paid job uses. */
+export type PaidServices = JobServices & { gate: PaymentGate };
+/** The steps of runPaidJob (paidSteps below). */
+export type PaidSteps = ReturnType<typeof paidSteps>;
+
 export async function runPaidJob(
-  s: JobServices & { gate: PaymentGate },
+  s: PaidServices,
   call: PaidJobCall,
   job: JobRequest,
   capability: Capability,
@@ -49,12 +62,20 @@ export async function runPaidJob(
   // 3. Payment: none sent -> 402 saying how to pay; a bad one -> 402 saying why.
   const sent = channel.sent();
   if (!sent) return steps.paymentRequired();
+  // An identical retry (same payment, job_id, capability, input) of a settled job gets its answer,
+  // of a held one settles it; the same payment and job_id with another request is refused. Looked
+  // up before verification when the payment's key decodes (EVM): a retry past the time window a
+  // new job needs still gets what it paid for.
+  const stored = storedAnswers(s, steps, { call, job, capability, input, sent, logger });
+  const early = await stored.lookup(s.gate.replayKeyOf(sent));
+  if (early) return early;
   const payment = await steps.verify(sent);
   if (payment instanceof PaymentError) return steps.refuse(payment);
-
-  // An identical retry of a settled job (same authorization, same job_id): the same answer.
-  const cached = await steps.cachedAnswer(payment);
+  const cached = await stored.lookup(s.gate.replayKey(payment), payment);
   if (cached) return cached;
+
+  // A caller already gone gets no job run for it: nothing could be charged for it.
+  if (call.callerGone?.aborted) return stored.gone(false);
 
   // One authorization, one job: claim it before anything runs.
   const hold = await steps.reserve(payment);
@@ -79,12 +100,16 @@ export async function runPaidJob(
       logger,
     }); // 6, serialized and size-checked before any charge
     if (s.drain.cut.aborted) throw shuttingDown();
+    // The caller left: nothing is charged; the answer waits for an identical retry.
+    if (call.callerGone?.aborted) return await stored.keepForRetry(hold, payment, body);
 
     const settled = await steps.settle(payment);
+    // Sent but not confirmed: held with the answer until the chain says (reconcile.ts).
+    if (settled instanceof PaymentError && settled.code === "settlement_uncertain")
+      return await stored.keepUnconfirmed(hold, payment, body, settled);
     if (settled instanceof PaymentError) {
-      // Maybe charged: this authorization is never used again.
-      // Maybe charged, or refused by the token: this authorization never runs a job again.
-      // Only an outage (settlement_failed) frees it for another attempt.
+      // Refused by the token: this authorization never runs a job again. Only an outage
+      // (settlement_failed) frees it for another attempt.
       if (settled.code !== "settlement_failed") await hold.spent(authorizationTtlMs(payment));
       return steps.refuse(settled, settled.code !== "settlement_uncertain");
     }
@@ -95,10 +120,7 @@ export async function runPaidJob(
       outcome: "completed",
     };
     const { status, headers } = answer;
-    await hold.spent(authorizationTtlMs(payment), {
-      jobId: job.jobId,
-      value: { status, headers, body },
-    });
+    await hold.spent(authorizationTtlMs(payment), stored.result({ status, headers, body }));
     return answer;
   } finally {
     // Not spent: free the authorization once no handler runs on it (an abandoned one may run on
@@ -111,7 +133,7 @@ export async function runPaidJob(
 
 /** The steps of runPaidJob, each with its own failure handling. */
 function paidSteps(
-  s: JobServices & { gate: PaymentGate },
+  s: PaidServices,
   call: PaidJobCall,
   channel: PaymentChannel,
   job: JobRequest,
@@ -141,6 +163,8 @@ function paidSteps(
   };
 
   return {
+    ledgerStep,
+
     paymentRequired(): JobResponse {
       const { status, headers, body, reason } = channel.paymentRequired();
       return { status, headers, body, outcome: "payment_required", reason };
@@ -153,23 +177,14 @@ function paidSteps(
       return { ...channel.refused(err.message, retry), outcome: "payment", reason: err.message };
     },
 
-    async verify(sent: SentPayment): Promise<PaidPayment | PaymentError> {
+    /** `deadline`: the job's, or now when only a settlement remains (a held answer). */
+    async verify(sent: SentPayment, deadline = job.deadline): Promise<PaidPayment | PaymentError> {
       try {
-        return await gate.verify(sent, capability, job, call.resourceUrl());
+        return await gate.verify(sent, capability, { deadline }, call.resourceUrl());
       } catch (err) {
         if (err instanceof PaymentError) return err;
         throw err;
       }
-    },
-
-    async cachedAnswer(payment: PaidPayment): Promise<JobResponse | undefined> {
-      const auth = gate.replayKey(payment);
-      const cached = await ledgerStep("read the result cache", () =>
-        ledger.getResult(auth, job.jobId),
-      );
-      if (!cached) return undefined;
-      logger.info("identical retry of a paid job: returning the cached result");
-      return { ...cached, outcome: "completed" };
     },
 
     async reserve(payment: PaidPayment): Promise<Hold | PaymentError> {
@@ -184,16 +199,7 @@ function paidSteps(
       const claim = await ledgerStep("reserve the authorization", () =>
         ledger.reserve(auth, leaseMs),
       );
-      if (claim.status === "settled")
-        return new PaymentError(
-          "this payment authorization was already used for another job (or refused at settlement): sign a new one (with a fresh nonce)",
-          { code: "already_used" },
-        );
-      if (claim.status === "in-flight")
-        return new PaymentError(
-          "this payment authorization is in use by a job that is still running: wait for that result, or sign a new authorization",
-          { code: "in_use" },
-        );
+      if (claim.status !== "reserved") return notOurs(claim.status);
       return holdReservation(ledger, auth, claim.token, {
         leaseEndsAt: now + leaseMs,
         logger,
@@ -214,7 +220,7 @@ function paidSteps(
     },
 
     /** Charges the payment; a failure is a PaymentError whose advice depends on what is known. */
-    async settle(payment: PaidPayment): Promise<Receipt | PaymentError> {
+    async settle(payment: PaidPayment): Promise<Receipt | UncertainSettlement> {
       const started = performance.now();
       const seconds = () => (performance.now() - started) / 1000;
       try {
@@ -241,9 +247,12 @@ function paidSteps(
           uncertain,
         });
         if (uncertain)
-          return new PaymentError(
-            `payment settlement is unconfirmed, so the result is withheld: ${reason}. This authorization will not be used again; check the transaction before paying again`,
-            { code: "settlement_uncertain" },
+          return Object.assign(
+            new PaymentError(
+              `payment settlement is unconfirmed, so the result is withheld for now: ${reason}. This authorization will not be used again. The result is kept: send the identical request again later to get it once the settlement is confirmed (or to hear that nothing was charged)`,
+              { code: "settlement_uncertain" },
+            ),
+            { broadcastTx: err instanceof SettlementError ? err.broadcastTx : undefined },
           );
         const permanent = err instanceof SettlementError && err.permanent;
         return new PaymentError(
@@ -253,6 +262,24 @@ function paidSteps(
       }
     },
   };
+}
+
+/** Why an authorization the ledger would not give us cannot pay for this job. */
+export function notOurs(status: "in-flight" | "settled" | "held"): PaymentError {
+  if (status === "settled")
+    return new PaymentError(
+      "this payment authorization was already used for another job (or refused at settlement): sign a new one (with a fresh nonce)",
+      { code: "already_used" },
+    );
+  if (status === "held")
+    return new PaymentError(
+      "this payment authorization's job is done and its answer waits for the identical request (same payment, job_id, capability and input), which gets it (its caller left before settlement, or the settlement is unconfirmed): send that again, or sign a new authorization for this one",
+      { code: "held" },
+    );
+  return new PaymentError(
+    "this payment authorization is in use by a job that is still running: wait for that result, or sign a new authorization",
+    { code: "in_use" },
+  );
 }
 
 /** Whether the same authorization can pay for another attempt, said plainly. */

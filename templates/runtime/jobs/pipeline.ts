@@ -48,6 +48,11 @@ export interface JobCall {
   logger: Logger;
   /** Another transport's payment channel (MCP); default: the payment headers and HTTP 402s. */
   payment?: PaymentChannelFor;
+  /**
+   * Aborted once the caller can no longer receive the answer (HTTP: its connection closed; MCP:
+   * the request cancelled or its transport closed). A paid job is settled only while it is not.
+   */
+  callerGone?: AbortSignal;
 }
 
 export async function executeJob(s: JobServices, call: JobCall): Promise<JobResponse> {

@@ -9,6 +9,13 @@
  *   pending --release--> free          the job failed before anything was charged
  *   pending --markSettled--> spent     charged (or maybe charged); its result is cached with it
  *   pending --lease expires--> free    the instance holding it died; nothing can still settle it
+ *   pending --hold--> held             the job succeeded but its caller left before settlement: not
+ *                                      charged; the answer waits for an identical retry
+ *   held --claimHeld--> claimed        one identical retry settles it (others: in flight)
+ *   claimed --markSettled--> spent     charged, the answer cached and returned to that retry
+ *   claimed --returnHeld / lease expires--> held   the retry could not settle (or left): held again
+ * A held authorization runs no other job for its remaining life; it is never charged unless an
+ * identical retry (same payment, job_id, capability and input) is there to receive the answer.
  *
  * A live instance renews its lease (lease.ts) for as long as its handler or its settlement is
  * still running, abandoned handlers included, so one authorization never has two handlers running.
@@ -23,9 +30,47 @@ export interface StoredResult {
   body: string;
 }
 
-/** What reserve() found: the authorization is now ours (with the token that proves it), held by another request, or spent. */
+/**
+ * What reserve() (or claimHeld()) found: the authorization is now ours (with the token that proves
+ * it), in use by another request, spent, or held (an answer waiting for an identical retry).
+ */
 export type Reservation =
-  { status: "reserved"; token: string } | { status: "in-flight" } | { status: "settled" };
+  | { status: "reserved"; token: string }
+  | { status: "in-flight" }
+  | { status: "settled" }
+  | { status: "held" };
+
+/**
+ * A job's answer as the ledger keeps it, with what identifies the request that produced it: an
+ * answer is returned only to a retry with the same payment and the same request (jobs/identity.ts).
+ */
+export interface JobResult {
+  jobId: string;
+  value: StoredResult;
+  /** Hash of the capability and the canonical input. */
+  request: string;
+  /** Hash of the payment as sent (the signed payload, canonical JSON). */
+  payment: string;
+  /** Held because its settlement was sent but not confirmed: what a reconciler checks (jobs/reconcile.ts). */
+  unconfirmed?: UnconfirmedSettlement;
+}
+
+/** A settlement sent but not confirmed: enough to ask the chain what became of it, and to answer. */
+export interface UnconfirmedSettlement {
+  /** The transaction sent, when known. */
+  tx?: string;
+  x402Version: number;
+  /** The payment's network, as the client named it (the receipt's), and its payer. */
+  network: string;
+  payer: string;
+  /** Unix seconds: after this (and the chain's margin) nothing can charge the payment any more. */
+  validBefore: number;
+}
+
+/** A result found by getResult: settled (charged, the answer to replay) or held (not charged yet). */
+export interface FoundResult extends JobResult {
+  settled: boolean;
+}
 
 export interface Ledger {
   /** One line for the startup log: where the ledger lives and what it protects. Never includes secrets. */
@@ -40,13 +85,27 @@ export interface Ledger {
    * Marks `auth` spent for `ttlMs` (whoever holds it: it was charged or may have been) and, in the
    * same atomic step, caches `result` for identical retries (same authorization, same job_id).
    */
-  markSettled(
-    auth: string,
-    ttlMs: number,
-    result?: { jobId: string; value: StoredResult },
-  ): Promise<void>;
-  /** The cached result of a settled job, for an identical retry. */
-  getResult(auth: string, jobId: string): Promise<StoredResult | undefined>;
+  markSettled(auth: string, ttlMs: number, result?: JobResult): Promise<void>;
+  /**
+   * Marks `auth` held for `ttlMs` (its job succeeded, its caller left before settlement: nothing
+   * charged) and, in the same atomic step, keeps `result` (unsettled) for an identical retry.
+   */
+  hold(auth: string, ttlMs: number, result: JobResult): Promise<void>;
+  /**
+   * Atomically claims a held `auth` for `leaseMs` so one retry settles it: "reserved" with a token,
+   * or what it is instead (a claim whose lease ran out is held again, and can be claimed).
+   */
+  claimHeld(auth: string, leaseMs: number): Promise<Reservation>;
+  /** Our claim on a held `auth` (named by `token`) ends unsettled: held again. */
+  returnHeld(auth: string, token: string): Promise<void>;
+  /** The result kept for (auth, jobId), settled or held. */
+  getResult(auth: string, jobId: string): Promise<FoundResult | undefined>;
+  /**
+   * Held results whose settlement is unconfirmed (hold() with `unconfirmed` lists them), oldest
+   * first, at most `limit`; a listed one may be resolved already (forgetUnconfirmed drops it).
+   */
+  listUnconfirmed(limit: number): Promise<Array<{ auth: string; jobId: string }>>;
+  forgetUnconfirmed(auth: string, jobId: string): Promise<void>;
   /**
    * Runs `work` while holding the lock `name`, exclusive across every instance sharing the ledger
    * (direct settlement uses it so one settler account sends one transaction at a time). Waits at
@@ -68,7 +127,9 @@ export class LedgerUnavailableError extends Error {
 }
 
 /** `chainId:asset:from:nonce`, lowercased: the identity of an EIP-3009 authorization. */
-export function authorizationKey(payment: VerifiedPayment): string {
+export function authorizationKey(
+  payment: Pick<VerifiedPayment, "chainId" | "asset" | "authorization">,
+): string {
   const { chainId, asset, authorization: a } = payment;
   return `${chainId}:${asset}:${a.from}:${a.nonce}`.toLowerCase();
 }

@@ -4,7 +4,7 @@
  * REDIS_URL so every instance shares one ledger (redis.ts). Part of your project: edit freely.
  */
 import { randomUUID } from "node:crypto";
-import { LedgerUnavailableError, type Ledger, type StoredResult } from "./ledger.js";
+import { type FoundResult, type JobResult, LedgerUnavailableError, type Ledger } from "./ledger.js";
 
 export interface MemoryLedgerOptions {
   /** Most cached results kept (default 1000). */
@@ -13,11 +13,14 @@ export interface MemoryLedgerOptions {
   maxResultBytes?: number;
 }
 
+/** `heldUntil`: a claim on a held authorization, which is held again (until then) when its lease ends. */
 type AuthEntry =
-  { state: "pending"; token: string; expiresAt: number } | { state: "settled"; expiresAt: number };
+  | { state: "pending"; token: string; expiresAt: number; heldUntil?: number }
+  | { state: "settled"; expiresAt: number }
+  | { state: "held"; expiresAt: number };
 
 interface ResultEntry {
-  value: StoredResult;
+  value: FoundResult;
   bytes: number;
   expiresAt: number;
 }
@@ -35,7 +38,7 @@ const SWEEP_EVERY_MS = 60_000;
  * Approximate memory a result takes: its strings' UTF-16 length * 2 (how JavaScript holds them;
  * O(1) to compute, unlike encoding them).
  */
-function resultBytes(result: StoredResult): number {
+function resultBytes({ value: result }: JobResult): number {
   let chars = result.body.length;
   for (const [name, value] of Object.entries(result.headers)) chars += name.length + value.length;
   return chars * 2;
@@ -46,6 +49,8 @@ export function createMemoryLedger(options: MemoryLedgerOptions = {}): Ledger {
   const maxResultBytes = options.maxResultBytes ?? 64 * 1024 * 1024;
 
   const auths = new Map<string, AuthEntry>();
+  // Held (unsettled) results, one per held authorization: never evicted, they leave with it.
+  const heldResults = new Map<string, JobResult>();
   const results = new Map<string, ResultEntry>(); // insertion order = least recently used first
   let resultTotalBytes = 0;
   let nextSweep = 0;
@@ -60,23 +65,28 @@ export function createMemoryLedger(options: MemoryLedgerOptions = {}): Ledger {
     resultTotalBytes -= entry.bytes;
   };
 
-  /** The live entry of `auth`, dropping it if expired. */
+  /** The live entry of `auth`, dropping it if expired (an expired claim on a held one: held again). */
   const authEntry = (auth: string): AuthEntry | undefined => {
     const entry = auths.get(auth);
-    if (entry && entry.expiresAt <= Date.now()) {
-      auths.delete(auth);
-      return undefined;
+    const now = Date.now();
+    if (!entry || entry.expiresAt > now) return entry;
+    if (entry.state === "pending" && entry.heldUntil !== undefined && entry.heldUntil > now) {
+      const held: AuthEntry = { state: "held", expiresAt: entry.heldUntil };
+      auths.set(auth, held);
+      return held;
     }
-    return entry;
+    auths.delete(auth);
+    heldResults.delete(auth);
+    return undefined;
   };
 
   const sweep = (): void => {
     const now = Date.now();
-    for (const [auth, entry] of auths) if (entry.expiresAt <= now) auths.delete(auth);
+    for (const [auth, entry] of auths) if (entry.expiresAt <= now) authEntry(auth);
     for (const [key, entry] of results) if (entry.expiresAt <= now) dropResult(key);
   };
 
-  const storeResult = (key: string, value: StoredResult, expiresAt: number): void => {
+  const storeResult = (key: string, value: FoundResult, expiresAt: number): void => {
     dropResult(key); // a new result for the same key replaces the old one
     const bytes = resultBytes(value);
     if (bytes > maxResultBytes / 4) return; // too big to cache: the retry gets "already settled"
@@ -132,7 +142,7 @@ export function createMemoryLedger(options: MemoryLedgerOptions = {}): Ledger {
         nextSweep = Date.now() + SWEEP_EVERY_MS;
       }
       const entry = authEntry(auth);
-      if (entry) return { status: entry.state === "settled" ? "settled" : "in-flight" };
+      if (entry) return { status: entry.state === "pending" ? "in-flight" : entry.state };
       const token = randomUUID();
       auths.set(auth, { state: "pending", token, expiresAt: Date.now() + leaseMs });
       return { status: "reserved", token };
@@ -147,16 +157,47 @@ export function createMemoryLedger(options: MemoryLedgerOptions = {}): Ledger {
 
     async release(auth, token) {
       const entry = auths.get(auth);
-      if (entry?.state === "pending" && entry.token === token) auths.delete(auth);
+      if (entry?.state !== "pending" || entry.token !== token) return;
+      if (entry.heldUntil === undefined) auths.delete(auth);
+      else auths.set(auth, { state: "held", expiresAt: entry.heldUntil });
     },
 
     async markSettled(auth, ttlMs, result) {
       const expiresAt = Date.now() + ttlMs;
       auths.set(auth, { state: "settled", expiresAt });
-      if (result) storeResult(resultKey(auth, result.jobId), result.value, expiresAt);
+      heldResults.delete(auth);
+      if (result)
+        storeResult(resultKey(auth, result.jobId), { ...result, settled: true }, expiresAt);
+    },
+
+    async hold(auth, ttlMs, result) {
+      auths.set(auth, { state: "held", expiresAt: Date.now() + ttlMs });
+      heldResults.set(auth, result);
+    },
+
+    async claimHeld(auth, leaseMs) {
+      const entry = authEntry(auth);
+      if (entry?.state !== "held") {
+        if (!entry) return { status: "settled" }; // expired: it can no longer be charged
+        return { status: entry.state === "pending" ? "in-flight" : entry.state };
+      }
+      const token = randomUUID();
+      const expiresAt = Math.min(Date.now() + leaseMs, entry.expiresAt);
+      auths.set(auth, { state: "pending", token, expiresAt, heldUntil: entry.expiresAt });
+      return { status: "reserved", token };
+    },
+
+    async returnHeld(auth, token) {
+      const entry = auths.get(auth);
+      if (entry?.state === "pending" && entry.token === token && entry.heldUntil !== undefined)
+        auths.set(auth, { state: "held", expiresAt: entry.heldUntil });
     },
 
     async getResult(auth, jobId) {
+      const held = heldResults.get(auth);
+      const state = held && authEntry(auth)?.state;
+      if (held?.jobId === jobId && (state === "held" || state === "pending"))
+        return { ...held, settled: false };
       const key = resultKey(auth, jobId);
       const entry = results.get(key);
       if (!entry) return undefined;
@@ -168,6 +209,17 @@ export function createMemoryLedger(options: MemoryLedgerOptions = {}): Ledger {
       results.set(key, entry);
       return entry.value;
     },
+
+    async listUnconfirmed(limit) {
+      const listed: Array<{ auth: string; jobId: string }> = [];
+      for (const [auth, held] of heldResults) {
+        if (listed.length >= limit) break;
+        if (held.unconfirmed && authEntry(auth)) listed.push({ auth, jobId: held.jobId });
+      }
+      return listed;
+    },
+
+    async forgetUnconfirmed() {}, // a resolved one is no longer held, so no longer listed
 
     async exclusive(name, holdMs, work) {
       await lock(name, holdMs);

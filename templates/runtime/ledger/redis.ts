@@ -9,10 +9,17 @@
  * Part of your project: edit freely.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { createRequire } from "node:module";
 import type { Logger } from "../types.js";
-import { redactUrl } from "../ops/redact.js";
-import { LedgerUnavailableError, type Ledger, type StoredResult } from "./ledger.js";
+import { connect, passwordOf, redactRedisUrl } from "./redis-connect.js";
+import { SCRIPTS } from "./redis-scripts.js";
+import {
+  type FoundResult,
+  type JobResult,
+  LedgerUnavailableError,
+  type Ledger,
+  type Reservation,
+  type StoredResult,
+} from "./ledger.js";
 
 /**
  * What the ledger uses of an ioredis client (a `Redis` or a `Cluster`: both fit). Named here rather than
@@ -32,9 +39,6 @@ export interface RedisClient {
   off(event: string, listener: (...args: any[]) => void): unknown;
 }
 
-/** The ioredis constructor, as connect() calls it. */
-type RedisConstructor = new (url: string, options: Record<string, unknown>) => RedisClient;
-
 export interface RedisLedgerOptions {
   /** redis:// or rediss:// URL; the ledger makes (and closes) its own client. */
   url?: string;
@@ -48,61 +52,8 @@ export interface RedisLedgerOptions {
   logger?: Logger;
 }
 
-// state: "pending:<token>" (reserved, with the lease as TTL) or "settled" (spent, TTL = ttlMs).
-const SCRIPTS = {
-  ledgerReserve: {
-    numberOfKeys: 1,
-    lua: `
-local v = redis.call('GET', KEYS[1])
-if v == false then
-  redis.call('SET', KEYS[1], 'pending:' .. ARGV[1], 'PX', ARGV[2])
-  return 'reserved'
-end
-if v == 'settled' then return 'settled' end
-return 'in-flight'`,
-  },
-  ledgerRenew: {
-    numberOfKeys: 1,
-    lua: `
-if redis.call('GET', KEYS[1]) == 'pending:' .. ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return 1
-end
-return 0`,
-  },
-  ledgerRelease: {
-    numberOfKeys: 1,
-    lua: `
-if redis.call('GET', KEYS[1]) == 'pending:' .. ARGV[1] then redis.call('DEL', KEYS[1]) end
-return 0`,
-  },
-  // KEYS[2] (the result) is optional: the caller passes the number of keys.
-  ledgerSettle: {
-    lua: `
-redis.call('SET', KEYS[1], 'settled', 'PX', ARGV[1])
-if KEYS[2] then redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[1]) end
-return 1`,
-  },
-  ledgerUnlock: {
-    numberOfKeys: 1,
-    lua: `
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-return 0`,
-  },
-} as const;
-
 type ScriptName = keyof typeof SCRIPTS;
 type Scripted = Record<ScriptName, (...args: (string | number)[]) => Promise<unknown>>;
-
-/** The URL without user, password or query (which may also hold a password). */
-function redactRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `redis://${url}`);
-    return redactUrl(parsed.href);
-  } catch {
-    return "(unparsable URL)";
-  }
-}
 
 /** A PX argument: a whole number of milliseconds, at least 1. */
 const ms = (value: number): number => Math.max(1, Math.ceil(value));
@@ -110,6 +61,20 @@ const ms = (value: number): number => Math.max(1, Math.ceil(value));
 const sleep = (delayMs: number) => new Promise((resolve) => setTimeout(resolve, delayMs));
 
 const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
+
+/** A result as stored: the answer, the identity of its request and payment, settled or held. */
+function isFoundResult(value: unknown): value is FoundResult {
+  const v = value as FoundResult;
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    typeof v.jobId === "string" &&
+    typeof v.request === "string" &&
+    typeof v.payment === "string" &&
+    typeof v.settled === "boolean" &&
+    isStoredResult(v.value)
+  );
+}
 
 function isStoredResult(value: unknown): value is StoredResult {
   const v = value as StoredResult;
@@ -201,6 +166,7 @@ export function createRedisLedger(options: RedisLedgerOptions): Ledger {
   const resultKey = (auth: string, jobId: string) =>
     `${keyPrefix}{${auth}}:result:${sha256(jobId)}`;
   const lockKey = (name: string) => `${keyPrefix}lock:{${name}}`;
+  const unconfirmedKey = `${keyPrefix}unconfirmed`;
 
   return {
     describe: () =>
@@ -209,10 +175,9 @@ export function createRedisLedger(options: RedisLedgerOptions): Ledger {
     async reserve(auth, leaseMs) {
       const token = randomUUID();
       const found = await command("reserve", () =>
-        scripts.ledgerReserve(stateKey(auth), token, ms(leaseMs)),
+        scripts.ledgerReserve(stateKey(auth), token, ms(leaseMs), Date.now()),
       );
-      if (found === "reserved") return { status: "reserved", token };
-      return { status: found === "settled" ? "settled" : "in-flight" };
+      return reservation(found, token);
     },
 
     async renew(auth, token, leaseMs) {
@@ -234,10 +199,37 @@ export function createRedisLedger(options: RedisLedgerOptions): Ledger {
               stateKey(auth),
               resultKey(auth, result.jobId),
               ms(ttlMs),
-              JSON.stringify(result.value),
+              JSON.stringify({ ...result, settled: true } satisfies FoundResult),
             )
           : scripts.ledgerSettle(1, stateKey(auth), ms(ttlMs)),
       );
+    },
+
+    async hold(auth, ttlMs, result: JobResult) {
+      const stored = JSON.stringify({ ...result, settled: false } satisfies FoundResult);
+      await command("hold", () =>
+        scripts.ledgerHold(stateKey(auth), resultKey(auth, result.jobId), ms(ttlMs), stored),
+      );
+      if (result.unconfirmed)
+        await command("list an unconfirmed settlement", () =>
+          scripts.ledgerAddUnconfirmed(
+            unconfirmedKey,
+            Date.now(),
+            JSON.stringify([auth, result.jobId]),
+          ),
+        );
+    },
+
+    async claimHeld(auth, leaseMs) {
+      const token = randomUUID();
+      const found = await command("claim a held result", () =>
+        scripts.ledgerClaimHeld(stateKey(auth), token, Date.now(), ms(leaseMs)),
+      );
+      return reservation(found, token);
+    },
+
+    async returnHeld(auth, token) {
+      await command("return a held result", () => scripts.ledgerReturnHeld(stateKey(auth), token));
     },
 
     async getResult(auth, jobId) {
@@ -245,10 +237,30 @@ export function createRedisLedger(options: RedisLedgerOptions): Ledger {
       if (stored === null) return undefined;
       try {
         const value: unknown = JSON.parse(stored);
-        return isStoredResult(value) ? value : undefined;
+        return isFoundResult(value) ? value : undefined;
       } catch {
         return undefined; // not ours or damaged: treat as not cached
       }
+    },
+
+    async listUnconfirmed(limit) {
+      const members = (await command("list unconfirmed settlements", () =>
+        scripts.ledgerListUnconfirmed(unconfirmedKey, limit),
+      )) as string[];
+      return members.flatMap((member) => {
+        try {
+          const [auth, jobId] = JSON.parse(member) as unknown[];
+          return typeof auth === "string" && typeof jobId === "string" ? [{ auth, jobId }] : [];
+        } catch {
+          return [];
+        }
+      });
+    },
+
+    async forgetUnconfirmed(auth, jobId) {
+      await command("forget an unconfirmed settlement", () =>
+        scripts.ledgerForgetUnconfirmed(unconfirmedKey, JSON.stringify([auth, jobId])),
+      );
     },
 
     async exclusive(name, holdMs, work) {
@@ -298,41 +310,9 @@ export function createRedisLedger(options: RedisLedgerOptions): Ledger {
   };
 }
 
-function passwordOf(url: string): string | undefined {
-  try {
-    const parsed = new URL(url);
-    return decodeURIComponent(parsed.password) || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * A client that never blocks startup (connects in the background), fails commands at once while
- * disconnected and within `commandTimeoutMs` otherwise, and reconnects forever.
- */
-function connect(url: string, commandTimeoutMs: number): RedisClient {
-  if (!URL.canParse(url) || !/^rediss?:$/.test(new URL(url).protocol)) {
-    // The URL itself is not repeated: it may hold a password.
-    throw new Error("payment ledger: REDIS_URL is not a redis:// or rediss:// URL");
-  }
-  // ioredis through a require() TypeScript does not follow (see RedisClient); loaded only here, when
-  // REDIS_URL is set (ledger/select.ts imports this module only then).
-  const { Redis } = createRequire(import.meta.url)("ioredis") as { Redis: RedisConstructor };
-  return new Redis(url, {
-    connectionName: "payment-ledger",
-    // RESP2: understood by every Redis version and proxy; the ledger needs nothing newer.
-    protocol: 2,
-    // Fail fast while disconnected: no queueing until Redis is back (a paid job gets a 503 now,
-    // not a hang), and a command lost with its connection is failed, never silently resent.
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    autoResendUnfulfilledCommands: false,
-    // Never hang: bound each command, the connection attempt, and a connection that stops answering.
-    commandTimeout: commandTimeoutMs,
-    connectTimeout: Math.max(commandTimeoutMs, 5000),
-    socketTimeout: commandTimeoutMs + 1000,
-    // Reconnect forever, backing off to one attempt every 2 s, so service resumes by itself.
-    retryStrategy: (attempt: number) => Math.min(attempt * 100, 2000),
-  });
+/** A script's answer as a Reservation. */
+function reservation(found: unknown, token: string): Reservation {
+  if (found === "reserved") return { status: "reserved", token };
+  if (found === "settled" || found === "held") return { status: found };
+  return { status: "in-flight" };
 }

@@ -7,14 +7,19 @@
 import type { Metrics } from "../ops/metrics.js";
 import type { Logger } from "../types.js";
 import { keepLease } from "./lease.js";
-import type { Ledger, StoredResult } from "./ledger.js";
+import type { JobResult, Ledger } from "./ledger.js";
 
 export interface Hold {
   /**
    * Marks the authorization spent for `ttlMs`, caching `completed` for identical retries.
    * Never throws: the charge already happened.
    */
-  spent(ttlMs: number, completed?: { jobId: string; value: StoredResult }): Promise<void>;
+  spent(ttlMs: number, completed?: JobResult): Promise<void>;
+  /**
+   * The caller left before settlement: marks the authorization held for `ttlMs`, keeping
+   * `completed` (unsettled) for an identical retry. Throws when the ledger could not keep it.
+   */
+  held(ttlMs: number, completed: JobResult): Promise<void>;
   /** Frees the authorization once the handler has stopped (at once if it has). No-op once spent. */
   releaseAfter(handlerStopped: Promise<void>): void;
   /** Frees the authorization now. No-op once spent. */
@@ -61,6 +66,11 @@ export function holdReservation(
       await quietly("mark the authorization spent", () =>
         ledger.markSettled(auth, ttlMs, completed),
       );
+    },
+    async held(ttlMs, completed) {
+      await ledger.hold(auth, ttlMs, completed); // if this throws, release() frees it: nothing was charged
+      done = true;
+      lease.stop();
     },
     releaseAfter(handlerStopped) {
       if (done) return;

@@ -11,6 +11,7 @@
  */
 import { createHash } from "node:crypto";
 import type { DiscoveryData } from "../discovery/data.js";
+import { canonical } from "../jobs/identity.js";
 import {
   executeJob,
   SERVICE_VERSION,
@@ -25,23 +26,12 @@ import {
   PAYMENT_RESPONSE_META_KEY,
   toolResource,
 } from "./payment.js";
-import type { CallToolParams, CallToolResult } from "./sdk.js";
+import { progressTokenOf, reportProgress } from "./progress.js";
+import type { CallToolParams, CallToolResult, McpRequestExtra } from "./sdk.js";
 
 /** The `_meta` keys a caller may set on tools/call (documented in the README and /llms.txt). */
 export const JOB_ID_META_KEY = "job_id";
 export const DEADLINE_META_KEY = "deadline";
-
-/** JSON with object keys sorted: the same value always gives the same text. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const entries = Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
 
 /** "mcp-" + 32 hex digits: the same tool, arguments and payment give the same id. */
 export function derivedJobId(tool: string, args: unknown, payment: unknown): string {
@@ -53,6 +43,8 @@ export interface ToolCallOptions {
   logger: Logger;
   /** The registry's discovery data, when it has any (the Bazaar extension of PaymentRequired). */
   discovery: DiscoveryData | undefined;
+  /** The SDK's request context: aborted when the caller is gone; progress notifications. */
+  extra?: McpRequestExtra;
 }
 
 export async function callTool(
@@ -65,6 +57,16 @@ export async function callTool(
   const jobId =
     meta?.[JOB_ID_META_KEY] ?? derivedJobId(params.name, args, meta?.[PAYMENT_META_KEY]);
   const deadline = meta?.[DEADLINE_META_KEY] ?? Date.now() / 1000 + s.config.mcp.deadlineSeconds;
+  const { extra } = options;
+  const token = progressTokenOf(meta);
+  const progress =
+    extra && token !== undefined && typeof deadline === "number"
+      ? reportProgress((n) => extra.sendNotification(n), token, {
+          periodSeconds: s.config.mcp.progressSeconds,
+          deadline,
+          logger: options.logger,
+        })
+      : undefined;
   const answer = await executeJob(s, {
     body: {
       service_version: SERVICE_VERSION,
@@ -76,7 +78,8 @@ export async function callTool(
     resourceUrl: () => toolResource(params.name),
     logger: options.logger,
     ...(s.gate && { payment: mcpChannel(s.gate, meta, options.discovery) }),
-  });
+    ...(extra && { callerGone: extra.signal }),
+  }).finally(() => progress?.stop());
   return toolResult(answer, typeof jobId === "string" ? jobId : undefined);
 }
 

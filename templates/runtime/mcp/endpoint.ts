@@ -1,9 +1,10 @@
 /**
  * POST /mcp behind its route (route.ts): the official SDK's low-level Server over its Streamable
- * HTTP transport, stateless (a Server and a transport per request, no session), answering JSON.
+ * HTTP transport, stateless (a Server and a transport per request, no session), answering JSON (an
+ * event stream for a call that asks for progress: progress.ts).
  * tools/list lists the capabilities (tools.ts); tools/call runs one as a job (call.ts); an unknown
  * tool is a JSON-RPC error (-32602), as the MCP specification says. A client that accepts only JSON
- * (or sends no Accept) is served as well: the answers are JSON anyway. Loaded, with the SDK, when the
+ * (or sends no Accept) is served as well, with JSON. Loaded, with the SDK, when the
  * first MCP request arrives. Part of your project: edit freely.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -14,7 +15,14 @@ import { quote } from "../ops/text.js";
 import type { AgentDefinition, Logger } from "../types.js";
 import { callTool } from "./call.js";
 import { devModeResult } from "./dev-output.js";
-import { loadSdk, type CallToolParams, type CallToolResult, type McpRequest } from "./sdk.js";
+import { wantsProgress } from "./progress.js";
+import {
+  loadSdk,
+  type CallToolParams,
+  type CallToolResult,
+  type McpRequest,
+  type McpRequestExtra,
+} from "./sdk.js";
 import { listTools } from "./tools.js";
 
 /** JSON-RPC's "invalid params": what the MCP specification answers for an unknown tool. */
@@ -48,6 +56,10 @@ function acceptJson(req: IncomingMessage): void {
   req.rawHeaders.splice(0, req.rawHeaders.length, ...raw);
 }
 
+/** The client said it takes an event stream (MCP clients do; a JSON-only client gets JSON). */
+const takesEventStream = (req: IncomingMessage): boolean =>
+  req.headers.accept?.includes("text/event-stream") ?? false;
+
 /** What an assistant is told at initialize: how the tools are paid. */
 function instructions(s: JobServices): string {
   if (!s.gate)
@@ -69,12 +81,16 @@ export async function createMcpEndpoint(s: JobServices, logger: Logger): Promise
   const tools = listTools(agent);
   const info = { name: agent.name, version: agent.version, description: agentDescription(agent) };
   const options = { capabilities: { tools: {} }, instructions: instructions(s) };
-  const call = async (params: CallToolParams, logger: Logger): Promise<CallToolResult> => {
+  const call = async (
+    params: CallToolParams,
+    logger: Logger,
+    extra: McpRequestExtra,
+  ): Promise<CallToolResult> => {
     const capability = Object.hasOwn(agent.capabilities, params.name)
       ? agent.capabilities[params.name]
       : undefined;
     if (!capability) throw unknownTool(agent, params.name);
-    const result = await callTool(s, params, { logger, discovery });
+    const result = await callTool(s, params, { logger, discovery, extra });
     return config.devMode ? devModeResult(result, capability) : result;
   };
 
@@ -84,11 +100,11 @@ export async function createMcpEndpoint(s: JobServices, logger: Logger): Promise
     server.setRequestHandler(sdk.ListToolsRequestSchema, async () => ({ tools }));
     server.setRequestHandler(
       sdk.CallToolRequestSchema,
-      async (request: McpRequest<CallToolParams>) => {
+      async (request: McpRequest<CallToolParams>, extra: McpRequestExtra) => {
         // In flight until answered: a graceful shutdown waits for it (and its settlement).
         const leave = s.drain.enter();
         try {
-          return await call(request.params, requestLogger);
+          return await call(request.params, requestLogger, extra);
         } finally {
           leave();
         }
@@ -96,7 +112,9 @@ export async function createMcpEndpoint(s: JobServices, logger: Logger): Promise
     );
     const transport = new sdk.StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
-      enableJsonResponse: true,
+      // A call that asked for progress is answered as SSE (a JSON answer cannot carry notifications),
+      // when its client takes an event stream; anything else is one JSON answer.
+      enableJsonResponse: !(wantsProgress(req.body) && takesEventStream(req)),
     });
     res.on("close", () => {
       void transport.close();

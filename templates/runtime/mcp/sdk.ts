@@ -8,7 +8,16 @@
  */
 /** What the SDK's request handlers receive besides the request (the subset used here). */
 export interface McpRequestExtra {
+  /** Aborted when the request is cancelled or its connection closes. */
   signal: AbortSignal;
+  /** Sends a notification related to this request (on its response stream). */
+  sendNotification(notification: McpNotification): Promise<void>;
+}
+
+/** A server-to-client notification (here: notifications/progress). */
+export interface McpNotification {
+  method: string;
+  params?: Record<string, unknown>;
 }
 
 /** A JSON-RPC request as the SDK hands it to a handler, params already checked by its schema. */

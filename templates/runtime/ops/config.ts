@@ -36,7 +36,14 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const DEFAULT_MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 const DEFAULT_RESULT_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 const DEFAULT_SHUTDOWN_TIMEOUT_SECONDS = 30;
-const DEFAULT_MCP_DEADLINE_SECONDS = 60;
+/**
+ * Below the official MCP clients' 60 s request timeout, with room for settlement (up to
+ * SETTLEMENT_MARGIN_SECONDS, 15 s): a tool call that sends no deadline is answered, settled
+ * included, before a default client gives up on it. A caller who gives up is not charged anyway.
+ */
+const DEFAULT_MCP_DEADLINE_SECONDS = 45;
+/** How often a tool call that sent a progressToken gets notifications/progress while it runs. */
+const DEFAULT_MCP_PROGRESS_SECONDS = 10;
 /** MAX_DEADLINE_SECONDS may not exceed this (10 years): deadlines further out mean nothing. */
 const MAX_DEADLINE_SECONDS_LIMIT = 10 * 365 * 24 * 3600;
 
@@ -91,6 +98,8 @@ interface CommonConfig extends HostConfig {
   maxOutputBytes: number;
   /** Bytes of results the in-memory ledger keeps for identical retries. */
   resultCacheMaxBytes: number;
+  /** SETTLEMENT_RECONCILE_SECONDS: how often unconfirmed settlements are checked (jobs/reconcile.ts). */
+  reconcileSeconds: number;
   shutdownTimeoutSeconds: number;
   /** Largest accepted deadline, in seconds from now. */
   maxDeadlineSeconds: number;
@@ -107,6 +116,8 @@ export interface McpConfig {
   enabled: boolean;
   /** MCP_DEADLINE_SECONDS: a tool call's deadline is now + this, unless its _meta sends one. */
   deadlineSeconds: number;
+  /** MCP_PROGRESS_SECONDS: progress notifications' period, for calls that send a progressToken. */
+  progressSeconds: number;
 }
 
 /** Production always has payment settings; dev mode may have them (validated, unused). */
@@ -155,6 +166,12 @@ export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
     min: 0,
     fallback: DEFAULT_RESULT_CACHE_MAX_BYTES,
     hint: "set it to a whole number of bytes (0 keeps no results for retries)",
+  });
+  const reconcileSeconds = read.count(undefined, "", "SETTLEMENT_RECONCILE_SECONDS", {
+    min: 1,
+    max: 3600,
+    fallback: 15,
+    hint: "set it to a whole number of seconds from 1 to 3600 (default 15)",
   });
   const shutdownTimeoutSeconds = read.count(
     options.shutdownTimeoutSeconds,
@@ -211,6 +228,7 @@ export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
     maxBodyBytes,
     maxOutputBytes,
     resultCacheMaxBytes,
+    reconcileSeconds,
     shutdownTimeoutSeconds,
     maxDeadlineSeconds,
     logLevel: isLogLevel(logLevel) ? logLevel : "info",
@@ -228,7 +246,7 @@ export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
   return { ...common, devMode, payment: { ...payment, networks: routed } };
 }
 
-/** MCP ("on", the default, or "off") and MCP_DEADLINE_SECONDS (default 60). */
+/** MCP ("on", the default, or "off"), MCP_DEADLINE_SECONDS (default 45) and MCP_PROGRESS_SECONDS (10). */
 function resolveMcp(read: Reader, maxDeadlineSeconds: number): McpConfig {
   const setting = read.fromEnv("MCP").value;
   if (setting !== undefined && setting !== "on" && setting !== "off")
@@ -241,7 +259,13 @@ function resolveMcp(read: Reader, maxDeadlineSeconds: number): McpConfig {
     fallback: Math.min(DEFAULT_MCP_DEADLINE_SECONDS, maxDeadlineSeconds),
     hint: `set it to a whole number of seconds from 1 to ${maxDeadlineSeconds} (MAX_DEADLINE_SECONDS); default ${DEFAULT_MCP_DEADLINE_SECONDS}`,
   });
-  return { enabled: setting !== "off", deadlineSeconds };
+  const progressSeconds = read.count(undefined, "", "MCP_PROGRESS_SECONDS", {
+    min: 1,
+    max: 3600,
+    fallback: DEFAULT_MCP_PROGRESS_SECONDS,
+    hint: `set it to a whole number of seconds from 1 to 3600; default ${DEFAULT_MCP_PROGRESS_SECONDS}, well under the MCP clients' 60 s request timeout`,
+  });
+  return { enabled: setting !== "off", deadlineSeconds, progressSeconds };
 }
 
 function resolveRedis(read: Reader): RedisConfig | undefined {

@@ -14,7 +14,8 @@ export type JobOutcome =
   | "payment"
   | "deadline"
   | "internal"
-  | "unavailable";
+  | "unavailable"
+  | "caller_gone";
 
 export type SettlementOutcome = "settled" | "failed" | "uncertain";
 

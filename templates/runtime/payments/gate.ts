@@ -15,7 +15,7 @@ import { PaymentError } from "../errors.js";
 import type { BazaarDeclarations } from "./bazaar.js";
 import { createEvmScheme, describeEvmRoute, timeoutFor } from "./evm/scheme.js";
 import { settlementRouteFor } from "./routes.js";
-import type { NetworkScheme, Receipt } from "./scheme.js";
+import type { NetworkScheme, Receipt, Reconciled } from "./scheme.js";
 import { SETTLEMENT_MARGIN_SECONDS } from "./settlement.js";
 import { createSvmScheme, describeSolanaRoute } from "./svm/scheme.js";
 import type { Capability, Logger, PaidPayment } from "../types.js";
@@ -72,10 +72,19 @@ export interface PaymentGate {
   networkOf(payment: PaidPayment): string;
   /** The payment's identity in the ledger (its network's: an EVM authorization, a Solana transaction). */
   replayKey(payment: PaidPayment): string;
+  /** The replay key of a payment as sent, by decoding only (scheme.ts); undefined when unknown. */
+  replayKeyOf(sent: SentPayment): string | undefined;
   /** Chain-state checks, after the authorization is reserved; throws PaymentError. */
   confirm(payment: PaidPayment): Promise<void>;
   /** Charges the payment; throws SettlementError (settlement.ts) when it could not. */
   settle(payment: PaidPayment): Promise<Receipt>;
+  /** What became of a settlement sent but not confirmed on `network` (scheme.ts). */
+  reconcile(
+    network: string,
+    auth: string,
+    tx: string | undefined,
+    validBefore: number,
+  ): Promise<Reconciled>;
 }
 
 /** Distinct 402 answers kept (see answer402): a second's worth for a handful of capabilities and hosts. */
@@ -270,7 +279,20 @@ export function createPaymentGate(
     // Never throws: it is called after a settlement, whose result must reach the client.
     networkOf: (payment) => byName.get(payment.network)?.caip2 ?? payment.network,
     replayKey: (payment) => schemeOf(payment).replayKey(payment),
+    replayKeyOf(sent) {
+      try {
+        return schemeFor(sent).replayKeyOf?.(sent);
+      } catch {
+        return undefined; // a network we do not take: verify() says so
+      }
+    },
     confirm: (payment) => schemeOf(payment).confirm(payment),
     settle: (payment) => schemeOf(payment).settle(payment),
+    async reconcile(network, auth, tx, validBefore) {
+      const scheme = byName.get(network);
+      if (!scheme?.reconcile)
+        return { status: "unknown", reason: `no way to check settlements on ${network}` };
+      return scheme.reconcile(auth, tx, validBefore);
+    },
   };
 }

@@ -7,12 +7,18 @@
 import { InternalError, PaymentError } from "../errors.js";
 import type { ResolvedNetwork } from "./networks.js";
 import type { VerifiedPayment } from "../types.js";
-import { loadViem, type Chain, type TransferArgs } from "./viem.js";
+import type { Reconciled } from "./scheme.js";
+import { loadViem, type Chain, type Hex, type TransferArgs } from "./viem.js";
 import { transferTypedData, type Authorization } from "./x402.js";
 
 // viem, typed by what this file uses (see viem.ts: its declarations stay out of your type-check).
 const { BaseError, ContractFunctionRevertedError, createPublicClient, defineChain, http } =
   await loadViem();
+
+/** Blocks a settlement transaction must be deep before a reconciled one counts as paid. */
+export const RECONCILE_CONFIRMATIONS = 1n;
+/** Seconds past validBefore after which an unused authorization can no longer be mined (block time skew). */
+const RECONCILE_CONFIRMATIONS_SECONDS = 30;
 
 /** The parts of USDC (FiatTokenV2_2) the runtime calls. */
 export const USDC_ABI = [
@@ -91,6 +97,17 @@ export interface ChainChecks {
     signature: `0x${string}`,
   ): Promise<"eoa" | "valid" | "invalid">;
   /**
+   * What became of a settlement transaction sent but not confirmed (reconcile): confirmed once its
+   * receipt is successful and RECONCILE_CONFIRMATIONS deep; failed when it reverted, or when the
+   * authorization expired, with the nonce unused either way (nothing can charge it any more).
+   */
+  settlementState(
+    from: Hex,
+    nonce: Hex,
+    tx: Hex | undefined,
+    validBefore: number,
+  ): Promise<Reconciled>;
+  /**
    * Throws PaymentError if the token would refuse this transfer: the payer cannot cover the value,
    * the nonce is used, or anything else `transferWithAuthorization` reverts on (a blacklisted payer,
    * a paused token, a signature the token rejects...), found by simulating it with eth_call as
@@ -124,6 +141,13 @@ const KNOWN_REVERTS: Array<[RegExp, string, string]> = [
 
 export function createChainChecks(rpcUrl: string, network: ResolvedNetwork): ChainChecks {
   const client = createPublicClient({ chain: chainFor(network, rpcUrl), transport: http(rpcUrl) });
+
+  /** A transaction's receipt; undefined while it is not mined (or unknown to the node). */
+  const receiptOf = (hash: Hex) =>
+    client.getTransactionReceipt({ hash }).catch((err: unknown) => {
+      if ((err as Error).name === "TransactionReceiptNotFoundError") return undefined;
+      throw err;
+    });
 
   // A wrong X402_RPC_URL (another chain) would make every check meaningless: verify the chain id
   // once, retrying after a failure.
@@ -165,6 +189,35 @@ export function createChainChecks(rpcUrl: string, network: ResolvedNetwork): Cha
         client.verifyTypedData({ address: from, ...transferTypedData(network, auth), signature }),
       );
       return valid ? "valid" : "invalid";
+    },
+
+    async settlementState(from, nonce, tx, validBefore) {
+      await ensureChain();
+      const receipt = tx ? await receiptOf(tx) : undefined;
+      if (receipt?.status === "success") {
+        const depth = (await client.getBlockNumber()) - receipt.blockNumber + 1n;
+        if (depth >= RECONCILE_CONFIRMATIONS) return { status: "confirmed", transaction: tx! };
+        return {
+          status: "unknown",
+          reason: `${depth} of ${RECONCILE_CONFIRMATIONS} confirmations`,
+        };
+      }
+      const used = await client.readContract({
+        address: network.asset,
+        abi: USDC_ABI,
+        functionName: "authorizationState",
+        args: [from, nonce],
+      });
+      // Used by a transfer we do not know of, or canceled by the payer: the chain cannot say here.
+      if (used) return { status: "unknown", reason: "the nonce is used by another transaction" };
+      if (receipt?.status === "reverted")
+        return { status: "failed", reason: `settlement transaction ${tx} reverted` };
+      if (Date.now() / 1000 > validBefore + RECONCILE_CONFIRMATIONS_SECONDS)
+        return {
+          status: "failed",
+          reason: "the authorization expired before any transfer used it",
+        };
+      return { status: "unknown", reason: "the transaction is not mined yet" };
     },
 
     async checkTransfer(p, caller) {

@@ -9,6 +9,12 @@ import type { NetworkFamily } from "./networks.js";
 import type { SentPayment } from "./verify.js";
 import type { PaymentOffer } from "./x402.js";
 
+/** What the chain says of a settlement that was sent but not confirmed (reconcile.ts). */
+export type Reconciled =
+  | { status: "confirmed"; transaction: string }
+  | { status: "failed"; reason: string }
+  | { status: "unknown"; reason: string };
+
 /** A settled payment, on any network: what PAYMENT-RESPONSE reports. */
 export interface Receipt {
   /** The transaction (EVM: its 0x hash; Solana: its base58 signature). */
@@ -33,10 +39,21 @@ export interface NetworkScheme {
   ): Promise<PaidPayment>;
   /** The payment's identity in the ledger: one payment pays for one job, across instances. */
   replayKey(payment: PaidPayment): string;
+  /**
+   * The replay key of a payment as sent, by decoding only (nothing checked; undefined when it
+   * does not decode): a stored answer for this exact payment is looked up with it before the
+   * payment's time window is checked. Absent: looked up after verification only.
+   */
+  replayKeyOf?(sent: SentPayment): string | undefined;
   /** Chain-state checks, after the payment is reserved; throws PaymentError. */
   confirm(payment: PaidPayment): Promise<void>;
   /** Charges the payment; throws SettlementError (settlement.ts) when it could not. */
   settle(payment: PaidPayment): Promise<Receipt>;
+  /**
+   * What became of a settlement sent but not confirmed: the payment's replay key, its transaction
+   * (when known) and validBefore. Absent: always unknown (the entry expires with the payment).
+   */
+  reconcile?(auth: string, tx: string | undefined, validBefore: number): Promise<Reconciled>;
   /**
    * Whether a job due at `deadline` (Unix seconds) can be paid on this network: a Solana payment
    * dies with its blockhash, so long jobs cannot be. Absent: always. Says why not, else undefined.

@@ -79,6 +79,11 @@ export interface PublicClient {
     hash: Hex;
     timeout: number;
   }): Promise<{ status: "success" | "reverted" }>;
+  /** Throws (an error named TransactionReceiptNotFoundError) while the transaction is not mined. */
+  getTransactionReceipt(args: {
+    hash: Hex;
+  }): Promise<{ status: "success" | "reverted"; blockNumber: bigint }>;
+  getBlockNumber(): Promise<bigint>;
 }
 
 export interface WalletClient {

@@ -16,10 +16,11 @@ import { redactUrl } from "../../ops/redact.js";
 import type { Capability, PaidPayment, VerifiedPayment } from "../../types.js";
 import type { PaymentGateDeps } from "../gate.js";
 import type { ChainChecks } from "../onchain.js";
+import type { Hex } from "../viem.js";
 import { settlementRouteFor } from "../routes.js";
 import type { NetworkScheme } from "../scheme.js";
 import { SETTLEMENT_MARGIN_SECONDS, type Settler } from "../settlement.js";
-import type { PaymentOffer } from "../x402.js";
+import { decodePaymentHeader, decodePaymentObject, type PaymentOffer } from "../x402.js";
 
 /** Seconds of slack in an offered validity window, for clock skew between client and server. */
 const CLOCK_SLACK_SECONDS = 30;
@@ -176,11 +177,24 @@ export function createEvmScheme(
       return verifyPayment(sent, capability, job, resourceUrl, { network, payTo, offer, chain });
     },
     replayKey: (payment) => authorizationKey(evm(payment)),
+    replayKeyOf(sent) {
+      const decoded =
+        "object" in sent ? decodePaymentObject(sent.object) : decodePaymentHeader(sent.value);
+      if (!decoded.ok) return undefined;
+      const { authorization } = decoded.value.payload;
+      return authorizationKey({ chainId: network.chainId, asset: network.asset, authorization });
+    },
     async confirm(payment) {
       if (chain) await (await chain()).checkTransfer(evm(payment), await submitter);
       if (settler.verify) await settler.verify(evm(payment));
     },
     settle: (payment) => settler.settle(evm(payment)),
+    async reconcile(auth, tx, validBefore) {
+      const checks = chain?.(); // X402_RPC_URL (the direct route's node too)
+      if (!checks) return { status: "unknown", reason: "no RPC to check it (set X402_RPC_URL)" };
+      const [, , from, nonce] = auth.split(":") as [string, string, Hex, Hex];
+      return (await checks).settlementState(from, nonce, tx as Hex | undefined, validBefore);
+    },
     describe: () => describeEvmRoute(route, rpcUrl),
   };
 }

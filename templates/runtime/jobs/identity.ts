@@ -1,0 +1,38 @@
+/**
+ * What identifies a paid job's request and payment, so a stored answer goes only to the request
+ * that produced it: the same payment as sent (byte for byte, once decoded: a PAYMENT-SIGNATURE
+ * header and MCP's `_meta["x402/payment"]` object carrying the same payload are the same payment)
+ * and the same capability and input. The ledger keeps both hashes with each answer (JobResult).
+ * Part of your project: edit freely.
+ */
+import { createHash } from "node:crypto";
+import type { SentPayment } from "../payments/verify.js";
+import { decodeBase64Json } from "../payments/x402.js";
+
+/** JSON with object keys sorted: the same value always gives the same text. */
+export function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
+
+/** The request's identity: its capability and its input (canonical JSON). */
+export function requestHash(capability: string, input: unknown): string {
+  return sha256(canonical([capability, input]));
+}
+
+/** The payment's identity as sent: its decoded payload (canonical JSON), or its raw text. */
+export function paymentHash(sent: SentPayment): string {
+  if ("object" in sent) return sha256(canonical(["payload", sent.object]));
+  const decoded = decodeBase64Json(sent.value);
+  return sha256(
+    decoded.ok ? canonical(["payload", decoded.value]) : canonical(["raw", sent.value]),
+  );
+}

@@ -1,0 +1,125 @@
+/**
+ * Settlements that were sent but not confirmed: the job's answer is held in the ledger with what
+ * is needed to ask the chain what became of the payment (ledger.ts, UnconfirmedSettlement), and
+ * resolved by whoever claims it first, on any instance: an identical retry (stored-answer.ts), or
+ * the reconciler every SETTLEMENT_RECONCILE_EVERY_MS (reconciler below, one instance acting per
+ * entry through the ledger's lock).
+ *   confirmed (the transaction's receipt, RECONCILE_CONFIRMATIONS deep): the answer is settled;
+ *     an identical retry gets it with its receipt, charged once;
+ *   failed (reverted, or the authorization expired unused): nothing was charged; an identical
+ *     retry hears so, and that a new payment is needed;
+ *   unknown: held again, for the next look.
+ * Part of your project: edit freely.
+ */
+import type { FoundResult, StoredResult } from "../ledger/ledger.js";
+import { paymentResponseHeaders } from "../payments/x402.js";
+import type { Logger } from "../types.js";
+import type { PaidServices } from "./paid.js";
+
+/** How often each instance looks at unconfirmed settlements. */
+export const SETTLEMENT_RECONCILE_EVERY_MS = 15_000; // SETTLEMENT_RECONCILE_SECONDS
+/** A resolved answer is kept at least this long, so the retry that asks for it hears it. */
+const RESOLVED_KEPT_MS = 15 * 60_000;
+/** How long one resolution may take (the chain's answers), and its claim on the entry. */
+const RESOLVE_MS = 30_000;
+
+/**
+ * How long an unconfirmed settlement and its answer are kept: past the payment's life (until then
+ * the transfer may still be mined, and the chain's answer may come later), and then long enough
+ * for the retry that asks.
+ */
+export const unconfirmedTtlMs = (validBefore: number): number =>
+  Math.max(0, validBefore * 1000 - Date.now()) + RESOLVED_KEPT_MS;
+
+export type Resolution =
+  | { status: "confirmed" | "failed"; value: StoredResult }
+  | { status: "unknown" | "busy"; reason: string };
+
+/** Asks the chain about one held unconfirmed settlement and records the answer, if we claim it. */
+export async function resolveUnconfirmed(
+  s: PaidServices,
+  auth: string,
+  found: FoundResult,
+  logger: Logger,
+): Promise<Resolution> {
+  const u = found.unconfirmed!;
+  const claim = await s.ledger.claimHeld(auth, RESOLVE_MS);
+  if (claim.status !== "reserved") return { status: "busy", reason: "being checked" };
+  let answer;
+  try {
+    answer = await s.gate.reconcile(u.network, auth, u.tx, u.validBefore);
+  } catch (err) {
+    answer = {
+      status: "unknown" as const,
+      reason: err instanceof Error ? err.message : String(err),
+    };
+  }
+  if (answer.status === "unknown") {
+    await s.ledger.returnHeld(auth, claim.token);
+    return answer;
+  }
+  const ttlMs = Math.max(u.validBefore * 1000 - Date.now(), RESOLVED_KEPT_MS);
+  const value: StoredResult =
+    answer.status === "confirmed"
+      ? {
+          status: 200,
+          headers: paymentResponseHeaders(u.x402Version, {
+            transaction: answer.transaction,
+            network: u.network,
+            payer: u.payer,
+          }),
+          body: found.value.body,
+        }
+      : {
+          status: 402,
+          headers: { "Cache-Control": "no-store" },
+          body: JSON.stringify({
+            status: "failed",
+            error_type: "payment",
+            error: `payment settlement failed (${answer.reason}), so the result is withheld: nothing was charged; sign a new payment to run the job again`,
+          }),
+        };
+  const { unconfirmed: _, ...result } = found;
+  await s.ledger.markSettled(auth, ttlMs, { ...result, value });
+  logger.info(`unconfirmed settlement ${answer.status}`, {
+    tx: u.tx,
+    reason: "reason" in answer ? answer.reason : undefined,
+  });
+  return { status: answer.status, value };
+}
+
+/**
+ * Every SETTLEMENT_RECONCILE_EVERY_MS, resolves the ledger's unconfirmed settlements that are
+ * due, each under the ledger's lock for it (one instance acts on an entry). Returns stop().
+ */
+export function startReconciler(
+  s: PaidServices,
+  logger: Logger,
+  everyMs = SETTLEMENT_RECONCILE_EVERY_MS,
+): () => void {
+  let running = false;
+  const tick = async (): Promise<void> => {
+    if (running) return;
+    running = true;
+    try {
+      for (const { auth, jobId } of await s.ledger.listUnconfirmed(100)) {
+        await s.ledger.exclusive(`reconcile:${auth}`, RESOLVE_MS, async () => {
+          const found = await s.ledger.getResult(auth, jobId);
+          if (!found?.unconfirmed || found.settled) return s.ledger.forgetUnconfirmed(auth, jobId);
+          const resolved = await resolveUnconfirmed(s, auth, found, logger);
+          if (resolved.status === "confirmed" || resolved.status === "failed")
+            await s.ledger.forgetUnconfirmed(auth, jobId);
+        });
+      }
+    } catch (err) {
+      logger.warn("could not reconcile unconfirmed settlements; trying again later", {
+        error: String(err),
+      });
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(() => void tick(), everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

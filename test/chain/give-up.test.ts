@@ -1,0 +1,413 @@
+// A buyer who gives up (issue 26, findings 1 and 4) on a real chain: anvil with Circle's USDC and
+// the real x402 facilitator. A POST /execute whose fetch is aborted while its job runs is not
+// settled (the payee's balance and the nonce say so); the identical request with the same
+// PAYMENT-SIGNATURE then settles it and gets the output, the handler having run once. The same
+// payment and job_id with another input or capability is refused with nothing run or charged. An
+// identical retry past the time window a new job needs still gets its answer. With two instances
+// on one Redis, the retry may reach the other instance, and of two identical retries one settles.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { x402Client } from "@x402/core/client";
+import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm";
+import { generatePrivateKey, privateKeyToAddress, type PrivateKeyAccount } from "viem/accounts";
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createApp } from "../../templates/runtime/app.js";
+import type { Ledger } from "../../templates/runtime/ledger/ledger.js";
+import { createRedisLedger } from "../../templates/runtime/ledger/redis.js";
+import type { AgentDefinition } from "../../templates/runtime/types.js";
+import { startRedis, type RedisServer } from "../redis/redis-server.js";
+import {
+  capability,
+  captureLogger,
+  job,
+  listen,
+  logText,
+  nowSeconds,
+  post,
+  signAuthorization,
+  unb64,
+  v2Header,
+  type Running,
+} from "../runtime/helpers.js";
+import { freshPayer, nonceUsed, usdcBalance } from "./usdc.js";
+
+const { rpcUrl, chainId, asset, facilitatorUrl } = inject("chain");
+const domain = { name: "USDC", version: "2", chainId, verifyingContract: asset } as const;
+const PRICE = 10_000n; // 0.01 USDC
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+async function until(condition: () => boolean, what: string, ms = 20_000): Promise<void> {
+  for (const end = Date.now() + ms; !condition(); await sleep(25))
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+}
+
+const textSchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["text"],
+  properties: { text: { type: "string" }, ms: { type: "integer", minimum: 0 } },
+} as const;
+const outputSchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["text"],
+  properties: { text: { type: "string" } },
+} as const;
+
+/** `slow` waits `ms` then echoes; `other` echoes at once. Both count their runs. */
+function slowAgent(runs: Record<string, number>): AgentDefinition {
+  const run = (name: string) => async (input: any) => {
+    runs[name] = (runs[name] ?? 0) + 1;
+    await sleep(input.ms ?? 0);
+    return { text: `${name}: ${input.text}` };
+  };
+  return {
+    name: "give-up",
+    version: "1.0.0",
+    description: "buyers who give up",
+    capabilities: {
+      slow: capability("slow", String(PRICE), textSchema, outputSchema, run("slow")),
+      other: capability("other", String(PRICE), textSchema, outputSchema, run("other")),
+    },
+  };
+}
+
+interface Instance {
+  app: Running;
+  logger: ReturnType<typeof captureLogger>;
+}
+
+async function startInstance(
+  agent: AgentDefinition,
+  payTo: `0x${string}`,
+  ledger?: Ledger,
+  env: Record<string, string> = {},
+): Promise<Instance> {
+  const logger = captureLogger();
+  const app = await listen(
+    createApp(agent, {
+      devMode: false,
+      env,
+      logger,
+      ...(ledger && { ledger }),
+      payment: { payTo, network: "base-sepolia", asset, facilitatorUrl },
+    }),
+  );
+  return { app, logger };
+}
+
+/** A v2 PAYMENT-SIGNATURE for `payTo`'s offer, signed by `payer` (a real EIP-3009 authorization). */
+async function pay(url: string, payer: PrivateKeyAccount, validBefore?: number) {
+  const offer = await post(url, job("slow", { text: "how do I pay?" }));
+  expect(offer.status).toBe(402);
+  const accepted = unb64(offer.headers.get("payment-required")!).accepts[0];
+  const payload = await signAuthorization(payer, {
+    to: accepted.payTo,
+    value: String(PRICE),
+    domain,
+    ...(validBefore === undefined ? {} : { validBefore: String(validBefore) }),
+  });
+  return { header: v2Header(accepted, payload), nonce: payload.authorization.nonce };
+}
+
+/** Whether the instance's job has ended: held for a retry, or (the old behaviour) settled. */
+const jobEnded = (i: Instance) => () =>
+  /caller gone before settlement|payment settled/.test(logText(i.logger));
+
+/** Sends a paid POST /execute and aborts it once its handler has started (the buyer gives up). */
+async function giveUp(url: string, body: unknown, header: string, started: () => boolean) {
+  const abort = new AbortController();
+  const request = fetch(`${url}/execute`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "payment-signature": header },
+    body: JSON.stringify(body),
+    signal: abort.signal,
+  });
+  request.catch(() => undefined);
+  await until(started, "the handler to start");
+  abort.abort();
+  await expect(request).rejects.toThrow(/abort/i);
+}
+
+describe("a POST /execute buyer who gives up (one instance)", () => {
+  const runs: Record<string, number> = {};
+  const payTo = privateKeyToAddress(generatePrivateKey());
+  let one: Instance;
+  const metricsToken = "a-long-enough-metrics-token";
+  beforeAll(async () => {
+    one = await startInstance(slowAgent(runs), payTo, undefined, { METRICS_TOKEN: metricsToken });
+  });
+  afterAll(() => one?.app.close());
+
+  it("is not charged; the identical retry settles once and gets the output without a second run", async () => {
+    const payer = await freshPayer(rpcUrl, asset, 2n * PRICE);
+    const { header, nonce } = await pay(one.app.url, payer);
+    const body = job("slow", { text: "gone", ms: 1500 });
+    const payeeBefore = await usdcBalance(rpcUrl, asset, payTo);
+
+    await giveUp(one.app.url, body, header, () => runs.slow === 1);
+    await until(jobEnded(one), "the job's end");
+    expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore);
+    expect(await nonceUsed(rpcUrl, asset, payer.address, nonce)).toBe(false);
+    const metrics = await fetch(`${one.app.url}/metrics`, {
+      headers: { authorization: `Bearer ${metricsToken}` },
+    });
+    expect(await metrics.text()).toContain(
+      'agent_jobs_total{capability="slow",outcome="caller_gone"} 1',
+    );
+
+    // The same payment and job_id for another input, or another capability: refused, nothing run.
+    for (const task of [
+      { capability: "slow", input: { text: "something else" } },
+      { capability: "other", input: { text: "gone", ms: 1500 } },
+    ]) {
+      const refused = await post(one.app.url, { ...body, task }, { "payment-signature": header });
+      expect(refused.status, refused.text).toBe(402);
+      expect(refused.body.error).toMatch(
+        /job_id "job-[0-9a-f]+" was already used .*another request/,
+      );
+    }
+    expect(runs).toEqual({ slow: 1 });
+    expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore);
+
+    // The identical request: settled now, the stored output, no second run.
+    const retry = await post(one.app.url, body, { "payment-signature": header });
+    expect(retry.status, retry.text).toBe(200);
+    expect(retry.body.output).toEqual({ text: "slow: gone" });
+    expect(unb64(retry.headers.get("payment-response")!)).toMatchObject({ success: true });
+    expect(runs).toEqual({ slow: 1 });
+    expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore + PRICE);
+    expect(await nonceUsed(rpcUrl, asset, payer.address, nonce)).toBe(true);
+
+    // Once more: the same answer from the ledger, nothing more charged.
+    const again = await post(one.app.url, body, { "payment-signature": header });
+    expect(again.status).toBe(200);
+    expect(again.text).toBe(retry.text);
+    expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore + PRICE);
+    expect(runs).toEqual({ slow: 1 });
+  });
+
+  it("a settled job's identical retry past the time window a new job needs still gets its answer", async () => {
+    const payer = await freshPayer(rpcUrl, asset, PRICE);
+    // Valid for the job (deadline + 15 s to settle) with 2 s to spare, not 6 s later.
+    const deadline = nowSeconds() + 3;
+    const { header } = await pay(one.app.url, payer, deadline + 15 + 2);
+    const body = job("slow", { text: "kept" }, { deadline });
+    const first = await post(one.app.url, body, { "payment-signature": header });
+    expect(first.status, first.text).toBe(200);
+    const payee = await usdcBalance(rpcUrl, asset, payTo);
+
+    await sleep(6_000);
+    const retry = await post(one.app.url, body, { "payment-signature": header });
+    expect(retry.status, retry.text).toBe(200);
+    expect(retry.text).toBe(first.text);
+    expect(retry.headers.get("payment-response")).toBe(first.headers.get("payment-response"));
+    expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payee);
+    // A new job with that payment would be refused now: it expires too early.
+    const other = await post(one.app.url, job("slow", { text: "new" }), {
+      "payment-signature": header,
+    });
+    expect(other.status).toBe(402);
+  }, 30_000);
+
+  it("a settled job's job_id with the same payment but another input: refused, nothing run or charged", async () => {
+    const payer = await freshPayer(rpcUrl, asset, 2n * PRICE);
+    const { header } = await pay(one.app.url, payer);
+    const body = job("other", { text: "first" });
+    const first = await post(one.app.url, body, { "payment-signature": header });
+    expect(first.status, first.text).toBe(200);
+    const payee = await usdcBalance(rpcUrl, asset, payTo);
+    const runsBefore = { ...runs };
+    const changed = await post(
+      one.app.url,
+      { ...body, task: { capability: "other", input: { text: "second" } } },
+      { "payment-signature": header },
+    );
+    expect(changed.status, changed.text).toBe(402);
+    expect(changed.body.error).toMatch(/already used .*another request/);
+    expect(changed.text).not.toContain("first");
+    expect(runs).toEqual(runsBefore);
+    expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payee);
+  });
+});
+
+describe("a POST /execute buyer who gives up, two instances on one Redis", () => {
+  const runs: Record<string, number> = {};
+  const payTo = privateKeyToAddress(generatePrivateKey());
+  let redis: RedisServer;
+  let a: Instance;
+  let b: Instance;
+  const ledgers: Ledger[] = [];
+  beforeAll(async () => {
+    redis = await startRedis();
+    const keyPrefix = `give-up:${randomUUID()}:`;
+    for (let i = 0; i < 2; i++) ledgers.push(createRedisLedger({ url: redis.url, keyPrefix }));
+    a = await startInstance(slowAgent(runs), payTo, ledgers[0]);
+    b = await startInstance(slowAgent(runs), payTo, ledgers[1]);
+  });
+  afterAll(async () => {
+    await a?.app.close();
+    await b?.app.close();
+    for (const ledger of ledgers) await ledger.close();
+    await redis?.stop();
+  });
+
+  it("the other instance settles the held answer once, even for two identical retries at once", async () => {
+    const payer = await freshPayer(rpcUrl, asset, 2n * PRICE);
+    const { header, nonce } = await pay(a.app.url, payer);
+    const body = job("slow", { text: "shared", ms: 1000 });
+    const payeeBefore = await usdcBalance(rpcUrl, asset, payTo);
+
+    await giveUp(a.app.url, body, header, () => runs.slow === 1);
+    await until(jobEnded(a), "the job's end");
+    expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore);
+
+    // On b, another request with this payment and job_id: refused, not run.
+    const changed = await post(
+      b.app.url,
+      { ...body, task: { capability: "slow", input: { text: "changed" } } },
+      { "payment-signature": header },
+    );
+    expect(changed.status).toBe(402);
+
+    const retries = await Promise.all(
+      [a, b].map((i) => post(i.app.url, body, { "payment-signature": header })),
+    );
+    const answered = retries.filter((r) => r.status === 200);
+    expect(answered.length, retries.map((r) => r.text).join("\n")).toBeGreaterThanOrEqual(1);
+    for (const r of answered) expect(r.body.output).toEqual({ text: "slow: shared" });
+    for (const r of retries.filter((r) => r.status !== 200))
+      expect(r.body.error, r.text).toMatch(/in use/);
+    const last = await post(b.app.url, body, { "payment-signature": header });
+    expect(last.status, last.text).toBe(200);
+    expect(last.body.output).toEqual({ text: "slow: shared" });
+    expect(runs).toEqual({ slow: 1 });
+    expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore + PRICE);
+    expect(await nonceUsed(rpcUrl, asset, payer.address, nonce)).toBe(true);
+  });
+});
+
+// ---- MCP: the official SDK client, and the official x402 client's payment ----
+
+async function connect(url: string): Promise<Client> {
+  const client = new Client({ name: "give-up-test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+  await client.listTools(); // the client checks every result against the tools' output schemas
+  return client;
+}
+
+async function paymentRequired(mcp: Client, name: string, args: Record<string, unknown>) {
+  const unpaid = await mcp.callTool({ name, arguments: args });
+  expect(unpaid.isError).toBe(true);
+  return unpaid.structuredContent as Record<string, any>;
+}
+
+/** The official x402 client's PaymentPayload for a tool's PaymentRequired. */
+async function x402Pay(payer: PrivateKeyAccount, required: unknown) {
+  const client = new x402Client()
+    .register(`eip155:${chainId}`, new ExactEvmScheme(toClientEvmSigner(payer)))
+    .setSpendControls(false);
+  return client.createPaymentPayload(required as Parameters<typeof client.createPaymentPayload>[0]);
+}
+
+describe("an MCP buyer who gives up, or waits with progress", () => {
+  const runs: Record<string, number> = {};
+  const payTo = privateKeyToAddress(generatePrivateKey());
+  let one: Instance;
+  beforeAll(async () => {
+    one = await startInstance(slowAgent(runs), payTo, undefined, {
+      MCP_DEADLINE_SECONDS: "30",
+      MCP_PROGRESS_SECONDS: "1",
+    });
+  });
+  afterAll(() => one?.app.close());
+
+  it("a client that times out and closes is not charged; the identical retry settles once, no second run", async () => {
+    const payer = await freshPayer(rpcUrl, asset, PRICE);
+    const args = { text: "mcp", ms: 1500 };
+    const gone = await connect(one.app.url);
+    const payment = await x402Pay(payer, await paymentRequired(gone, "slow", args));
+    const params = { name: "slow", arguments: args, _meta: { "x402/payment": payment } };
+    const payeeBefore = await usdcBalance(rpcUrl, asset, payTo);
+
+    await expect(gone.callTool(params, undefined, { timeout: 300 })).rejects.toThrow(/timed out/i);
+    await gone.close();
+    await until(jobEnded(one), "the job's end");
+    expect(runs.slow).toBe(1);
+    expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore);
+    const { from, nonce } = (payment.payload as any).authorization;
+    expect(await nonceUsed(rpcUrl, asset, from, nonce)).toBe(false);
+
+    const back = await connect(one.app.url);
+    try {
+      const result = await back.callTool(params);
+      expect(result.isError, JSON.stringify(result)).toBeFalsy();
+      expect(result.structuredContent).toEqual({ text: "slow: mcp" });
+      expect((result._meta as any)["x402/payment-response"]).toMatchObject({ success: true });
+      expect(runs.slow).toBe(1);
+      expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore + PRICE);
+      expect(await nonceUsed(rpcUrl, asset, from, nonce)).toBe(true);
+    } finally {
+      await back.close();
+    }
+  });
+
+  it("a call with a progressToken gets progress notifications, so a resetTimeoutOnProgress client waits for a long job", async () => {
+    const payer = await freshPayer(rpcUrl, asset, PRICE);
+    const args = { text: "patient", ms: 3500 };
+    const mcp = await connect(one.app.url);
+    try {
+      const payment = await x402Pay(payer, await paymentRequired(mcp, "slow", args));
+      const progress: unknown[] = [];
+      const result = await mcp.callTool(
+        { name: "slow", arguments: args, _meta: { "x402/payment": payment } },
+        undefined,
+        { timeout: 1500, resetTimeoutOnProgress: true, onprogress: (p) => progress.push(p) },
+      );
+      expect(result.isError, JSON.stringify(result)).toBeFalsy();
+      expect(result.structuredContent).toEqual({ text: "slow: patient" });
+      expect(progress.length).toBeGreaterThanOrEqual(3);
+      expect(progress[0]).toMatchObject({ progress: 0, total: 30 });
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("an identical tools/call retry after now + MCP_DEADLINE_SECONDS + 15 > validBefore gets the cached answer", async () => {
+    const payer = await freshPayer(rpcUrl, asset, PRICE);
+    const args = { text: "late" };
+    const mcp = await connect(one.app.url);
+    try {
+      const required = await paymentRequired(mcp, "slow", args);
+      // Valid for a job due in 30 s plus 15 s to settle, with 3 s to spare.
+      const signed = await signAuthorization(payer, {
+        to: payTo,
+        value: String(PRICE),
+        domain,
+        validBefore: String(nowSeconds() + 30 + 15 + 3),
+      });
+      const payment = {
+        x402Version: 2,
+        resource: required.resource,
+        accepted: required.accepts[0],
+        payload: signed,
+      };
+      const params = { name: "slow", arguments: args, _meta: { "x402/payment": payment } };
+      const first = await mcp.callTool(params);
+      expect(first.isError, JSON.stringify(first)).toBeFalsy();
+      const payee = await usdcBalance(rpcUrl, asset, payTo);
+
+      await sleep(4_000);
+      const retry = await mcp.callTool(params);
+      expect(retry.isError, JSON.stringify(retry)).toBeFalsy();
+      expect(retry.structuredContent).toEqual(first.structuredContent);
+      expect((retry._meta as any)["x402/payment-response"]).toEqual(
+        (first._meta as any)["x402/payment-response"],
+      );
+      expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payee);
+    } finally {
+      await mcp.close();
+    }
+  }, 30_000);
+});

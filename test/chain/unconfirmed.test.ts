@@ -1,0 +1,175 @@
+// A settlement that was sent but not confirmed in time (issue 26, finding 2, second bullet), on a
+// real chain: anvil with Circle's USDC, settled directly by this server. Between the server and
+// anvil sits a pass-through proxy that, while "sleeping", answers eth_getTransactionReceipt with
+// null (a node that has not seen the block yet): the settlement times out unconfirmed although the
+// transfer is mined. The answer is held, not lost: the reconciler (or an identical retry) asks the
+// chain, finds the receipt, and the identical retry gets the output with its receipt, charged once.
+// A transfer that never reaches the chain is resolved as failed once the authorization expired:
+// the retry hears that nothing was charged.
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createApp } from "../../templates/runtime/app.js";
+import {
+  captureLogger,
+  job,
+  listen,
+  logText,
+  makeAgent,
+  nowSeconds,
+  post,
+  signAuthorization,
+  unb64,
+  v2Header,
+  type Running,
+} from "../runtime/helpers.js";
+import { SETTLER_KEY } from "./accounts.js";
+import { freshPayer, nonceUsed, usdcBalance } from "./usdc.js";
+
+const { rpcUrl, chainId, asset } = inject("chain");
+const domain = { name: "USDC", version: "2", chainId, verifyingContract: asset } as const;
+const PRICE = 10_000n;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Node {
+  url: string;
+  /** "receipts": receipts are answered null; "sends": transactions are swallowed (never reach anvil). */
+  mode: "normal" | "receipts" | "sends";
+  close(): Promise<void>;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** anvil behind a proxy that can hide receipts, or swallow transactions. */
+async function sleepyNode(): Promise<Node> {
+  const node = { mode: "normal" } as Node;
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const body = await readBody(req);
+      const calls = [JSON.parse(body)].flat() as Array<{ id: unknown; method: string }>;
+      const fake = (c: { id: unknown; method: string }) =>
+        (node.mode === "receipts" && c.method === "eth_getTransactionReceipt") ||
+        (node.mode === "sends" &&
+          (c.method === "eth_sendRawTransaction" || c.method === "eth_getTransactionReceipt"));
+      if (calls.every(fake)) {
+        const answers = calls.map((c) => ({ jsonrpc: "2.0", id: c.id, result: null }));
+        const text = JSON.stringify(Array.isArray(JSON.parse(body)) ? answers : answers[0]);
+        res.writeHead(200, { "content-type": "application/json" }).end(text);
+        return;
+      }
+      const answer = await fetch(rpcUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+      });
+      res.writeHead(answer.status, { "content-type": "application/json" }).end(await answer.text());
+    })().catch((err: unknown) => res.writeHead(502).end(String(err)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  node.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  node.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return node;
+}
+
+describe("a settlement sent but not confirmed in time", () => {
+  const payTo = privateKeyToAddress(generatePrivateKey());
+  const logger = captureLogger();
+  const agent = makeAgent();
+  let node: Node;
+  let app: Running;
+  let accepted: Record<string, unknown>;
+  beforeAll(async () => {
+    node = await sleepyNode();
+    app = await listen(
+      createApp(agent, {
+        devMode: false,
+        env: { SETTLEMENT_RECONCILE_SECONDS: "1" },
+        logger,
+        payment: {
+          payTo,
+          network: "base-sepolia",
+          asset,
+          rpcUrl: node.url,
+          settlerKey: SETTLER_KEY,
+          settleTimeoutSeconds: 2,
+        },
+      }),
+    );
+    const offer = await post(app.url, job("echo", { text: "how do I pay?" }));
+    accepted = unb64(offer.headers.get("payment-required")!).accepts[0];
+  });
+  afterAll(async () => {
+    await app?.close();
+    await node?.close();
+  });
+
+  it("is held, then settled from the chain: the identical retry gets the output and receipt, charged once", async () => {
+    const payer = await freshPayer(rpcUrl, asset, PRICE);
+    const payload = await signAuthorization(payer, { to: payTo, value: String(PRICE), domain });
+    const header = v2Header(accepted, payload);
+    const body = job("echo", { text: "unconfirmed" });
+    const before = await usdcBalance(rpcUrl, asset, payTo);
+    const runs = agent.calls.echo ?? 0;
+
+    node.mode = "receipts";
+    const first = await post(app.url, body, { "payment-signature": header });
+    expect(first.status, first.text).toBe(402);
+    expect(first.body.error).toMatch(/unconfirmed.*send the identical request again later/);
+    // The transfer is on chain; the server could not see it yet.
+    expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(before + PRICE);
+
+    // While the node still hides it: the retry is told to wait, nothing is sent again.
+    const waiting = await post(app.url, body, { "payment-signature": header });
+    expect(waiting.status, waiting.text).toBe(402);
+    expect(waiting.body.error).toMatch(/still unconfirmed/);
+
+    node.mode = "normal";
+    // The reconciler (every second here) finds the receipt.
+    for (let i = 0; i < 100 && !/unconfirmed settlement confirmed/.test(logText(logger)); i++)
+      await sleep(50);
+    expect(logText(logger)).toMatch(/unconfirmed settlement confirmed/);
+    const retry = await post(app.url, body, { "payment-signature": header });
+    expect(retry.status, retry.text).toBe(200);
+    expect(retry.body.output).toEqual({ text: "unconfirmed" });
+    expect(unb64(retry.headers.get("payment-response")!)).toMatchObject({ success: true });
+    expect(agent.calls.echo).toBe(runs + 1);
+    expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(before + PRICE);
+  }, 30_000);
+
+  it("a transfer that never landed is resolved as failed once the authorization expired: nothing charged", async () => {
+    const payer = await freshPayer(rpcUrl, asset, PRICE);
+    const deadline = nowSeconds() + 2;
+    const payload = await signAuthorization(payer, {
+      to: payTo,
+      value: String(PRICE),
+      domain,
+      validBefore: String(deadline + 15 + 2),
+    });
+    const header = v2Header(accepted, payload);
+    const body = job("echo", { text: "lost" }, { deadline });
+    const before = await usdcBalance(rpcUrl, asset, payTo);
+
+    node.mode = "sends";
+    const first = await post(app.url, body, { "payment-signature": header });
+    expect(first.status, first.text).toBe(402);
+    expect(first.body.error).toMatch(/unconfirmed/);
+    node.mode = "normal";
+    // The authorization expires unused (plus the chain's margin): the reconciler calls it failed.
+    for (let i = 0; i < 1200 && !/unconfirmed settlement failed/.test(logText(logger)); i++)
+      await sleep(50);
+    const retry = await post(app.url, body, { "payment-signature": header });
+    expect(retry.status, retry.text).toBe(402);
+    expect(retry.body.error).toMatch(/nothing was charged; sign a new payment/);
+    expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(before);
+    expect(await nonceUsed(rpcUrl, asset, payer.address, payload.authorization.nonce)).toBe(false);
+  }, 90_000);
+});
