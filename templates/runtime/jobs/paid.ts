@@ -18,6 +18,7 @@ import { paymentResponseHeaders } from "../payments/x402.js";
 import type { Capability, Logger, PaidPayment } from "../types.js";
 import { headerChannel, type PaymentChannel, type PaymentChannelFor } from "./channel.js";
 import { checkArrival, type HandlerRun, shuttingDown, startHandler } from "./handler.js";
+import { withPaymentIdentifier } from "./identifier.js";
 import type { JobServices } from "./services.js";
 import type { JobRequest } from "./request.js";
 import { completedBody, type JobResponse } from "./result.js";
@@ -44,6 +45,22 @@ export async function runPaidJob(
   logger: Logger,
 ): Promise<JobResponse> {
   const channel = call.payment?.(capability, job) ?? headerChannel(s.gate, call, capability, job);
+  // A payment carrying a payment-identifier id: a resend is answered from the ledger (identifier.ts).
+  return withPaymentIdentifier(s, channel, job, logger, () =>
+    runPayment(s, call, channel, job, capability, input, logger),
+  );
+}
+
+/** One paid attempt: verify, reserve, run, check, settle, cache. */
+async function runPayment(
+  s: JobServices & { gate: PaymentGate },
+  call: PaidJobCall,
+  channel: PaymentChannel,
+  job: JobRequest,
+  capability: Capability,
+  input: unknown,
+  logger: Logger,
+): Promise<JobResponse> {
   const steps = paidSteps(s, call, channel, job, capability, logger);
 
   // 3. Payment: none sent -> 402 saying how to pay; a bad one -> 402 saying why.
