@@ -129,7 +129,7 @@ export interface X402Client {
   setSpendControls(controls: { maxAmountPerPayment: false }): unknown;
   onBeforePaymentCreation(
     hook: (context: {
-      paymentRequired: { x402Version: number };
+      paymentRequired: { x402Version: number; extensions?: unknown };
       selectedRequirements: X402Requirement;
     }) => Promise<CreationHookResult>,
   ): unknown;

@@ -77,8 +77,16 @@ describe("packSelf", () => {
     // Of the sources, only the guard files that generated clients copy in (src/caller/guard-file.ts).
     expect(
       files.filter((f) => f.startsWith("package/src/") || f.startsWith("package/test/")),
-    ).toEqual(["package/src/caller/guard.ts", "package/src/caller/solana-payer.ts"]);
-    for (const file of ["src/caller/guard.ts", "src/caller/solana-payer.ts"])
+    ).toEqual([
+      "package/src/caller/guard.ts",
+      "package/src/caller/payment-id.ts",
+      "package/src/caller/solana-payer.ts",
+    ]);
+    for (const file of [
+      "src/caller/guard.ts",
+      "src/caller/payment-id.ts",
+      "src/caller/solana-payer.ts",
+    ])
       expect(await readFile(join(dir, "package", file))).toEqual(await readFile(join(ROOT, file)));
     expect((await stat(join(dir, "package/bin/create-agent.js"))).mode & 0o111).not.toBe(0);
     expect(await readFile(join(dir, "package/schema/agent.schema.json"))).toEqual(
@@ -175,6 +183,7 @@ async function fakePackage(): Promise<string> {
     "templates/project/README.md.hbs": "# {{name}}\n",
     "schema/agent.schema.json": "{}\n",
     "src/caller/guard.ts": "export {};\n",
+    "src/caller/payment-id.ts": "export {};\n",
     "src/caller/solana-payer.ts": "export {};\n",
   };
   for (const [path, contents] of Object.entries(files)) {
@@ -221,6 +230,7 @@ describe("packPackage's disk cache", () => {
       "package.json",
       "schema/agent.schema.json",
       "src/caller/guard.ts",
+      "src/caller/payment-id.ts",
       "src/caller/solana-payer.ts",
       "templates/project/README.md.hbs",
     ]);
