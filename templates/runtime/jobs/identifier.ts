@@ -70,10 +70,7 @@ export async function withPaymentIdentifier(
 
   const { id } = found;
   const key = `pid:${id}`;
-  const mine: Fingerprint = {
-    payload: sha256("value" in sent ? sent.value : JSON.stringify(sent.object)),
-    request: sha256(canonical([job.capability, job.input, job.jobId])),
-  };
+  const mine = fingerprintOf(sent, job);
   const stored = await ledgerCall(s, logger, "read a payment id's answer", () =>
     s.ledger.getResult(key, ANSWER_SLOT),
   );
@@ -81,7 +78,11 @@ export async function withPaymentIdentifier(
 
   const now = Date.now();
   const settleMs = (s.config.payment?.settleTimeoutSeconds ?? 0) * 1000;
-  const leaseMs = Math.max(0, job.deadline * 1000 - now) + settleMs + LEASE_MARGIN_MS;
+  // As long as the job and its settlement may take (renewed while they run), never past the payment's life.
+  const leaseMs = Math.min(
+    Math.max(0, job.deadline * 1000 - now) + settleMs + LEASE_MARGIN_MS,
+    lifeMs(payload),
+  );
   const claim = await ledgerCall(s, logger, "reserve a payment id", () =>
     s.ledger.reserve(key, leaseMs),
   );
@@ -167,6 +168,14 @@ function idAnswers(s: JobServices, channel: PaymentChannel, logger: Logger, sent
         reason: message,
       });
     },
+  };
+}
+
+/** What an id's answer is bound to: the payload exactly as sent, and the request it pays for. */
+function fingerprintOf(sent: SentPayment, job: JobRequest): Fingerprint {
+  return {
+    payload: sha256("value" in sent ? sent.value : JSON.stringify(sent.object)),
+    request: sha256(canonical([job.capability, job.input, job.jobId])),
   };
 }
 
