@@ -56,6 +56,7 @@ import {
   solanaSigner,
 } from "./solana-payment.js";
 import { type AllowedAsset, assetAllowed, assetProblem, isNetworkUsdc } from "./guard-asset.js";
+import { addPaymentIdentifier, newPaymentId } from "./payment-id.js";
 import { retryingFetch, RETRY_DELAYS_MS } from "./retry.js";
 import {
   readService,
@@ -275,11 +276,15 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
       : {}),
   });
   let created = 0;
+  const paymentId = newPaymentId();
   client.onBeforePaymentCreation(async ({ paymentRequired, selectedRequirements }) => {
     // One authorization per job, ever: a second signature could pay the job twice.
     if (created > 0) return { abort: true, reason: "this job already has a signed authorization" };
     if (signableAmount(paymentRequired.x402Version, selectedRequirements) > allowed)
       return { abort: true, reason: "the chosen requirement is above the allowed amount" };
+    // x402 payment-identifier: when the 402 declares it, the payment carries an id, so the server
+    // answers a resend of it (after a lost answer) with the answer it already paid for.
+    addPaymentIdentifier(paymentRequired.extensions, paymentId);
     return undefined;
   });
   client.onAfterPaymentCreation(async () => {

@@ -28,7 +28,7 @@ export interface ClientGenOptions {
   source: string;
   /** The output file as the user gave it, for the "regenerate with" line. */
   outFile: string;
-  /** The fixed part: the guard and its Solana reader, then templates/client/*.ts in CLIENT_TEMPLATE_FILES order. */
+  /** The fixed part: the guard, its Solana reader and payment-id.ts, then templates/client/*.ts in CLIENT_TEMPLATE_FILES order. */
   templates: ClientTemplate[];
 }
 

@@ -10,9 +10,13 @@ export const CLIENT_ASSET_FILE = "src/caller/guard-asset.ts";
 /** The guard's Solana reader and key reader (solana-payer.ts): shared with every client the same way. */
 export const CLIENT_SOLANA_FILE = "src/caller/solana-payer.ts";
 
+/** The payer's side of the x402 payment-identifier extension (payment-id.ts): shared the same way. */
+export const CLIENT_PAYMENT_ID_FILE = "src/caller/payment-id.ts";
+
 /** Every file of create-agent's own source that goes verbatim into a generated client, in order. */
 export const CLIENT_SHARED_FILES = [
   CLIENT_GUARD_FILE,
   CLIENT_ASSET_FILE,
   CLIENT_SOLANA_FILE,
+  CLIENT_PAYMENT_ID_FILE,
 ] as const;

@@ -140,7 +140,7 @@ export interface X402Client {
   }): unknown;
   onBeforePaymentCreation(
     hook: (context: {
-      paymentRequired: { x402Version: number };
+      paymentRequired: { x402Version: number; extensions?: unknown };
       selectedRequirements: X402Requirement;
     }) => Promise<CreationHookResult>,
   ): unknown;

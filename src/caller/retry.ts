@@ -3,7 +3,8 @@
  * when the connection fails before a complete answer arrived. Safe for paid jobs: a create-agent server
  * runs one authorization at most once and answers an identical retry of a settled job from its cache
  * (templates/runtime/jobs/paid.ts), so the caller is charged once. While the first attempt is still
- * running, a retry is refused with a 402 saying the authorization is "in use": that is waited out too.
+ * running, a retry is refused with a 402 saying the authorization is "in use": that is waited out too. A paid
+ * attempt that gets no complete answer within its time limit is re-sent once.
  * Nothing here ever signs anything: a retry re-sends the authorization it was given.
  */
 import { describeFetchError } from "./service.js";
@@ -121,6 +122,7 @@ export function retryingFetch(options: RetryOptions = {}): typeof fetch {
       : "the same job_id";
     let failures = 0;
     let inUse = 0;
+    let timedOut = false;
     for (;;) {
       let response: Response;
       let data: Uint8Array;
@@ -151,11 +153,19 @@ export function retryingFetch(options: RetryOptions = {}): typeof fetch {
         if (error instanceof CallError) throw error;
         if (error instanceof PaymentGuardError)
           throw new CallError("service", `${error.message}${signedNote}`);
-        if ((error as Error | undefined)?.name === "TimeoutError")
-          throw new CallError(
-            "network",
-            `${request.method} ${request.url}: no complete answer within ${Math.round((options.attemptTimeoutMs ?? 0) / 1000)} s${signedNote}`,
-          );
+        if ((error as Error | undefined)?.name === "TimeoutError") {
+          const within = `no complete answer within ${Math.round((options.attemptTimeoutMs ?? 0) / 1000)} s`;
+          // A paid answer that never came is lost too: the identical request once more gets it
+          // (the service answers a resend of its payment from its ledger), never a second charge.
+          if (!paid || timedOut)
+            throw new CallError(
+              "network",
+              `${request.method} ${request.url}: ${within}${signedNote}`,
+            );
+          timedOut = true;
+          tell(`${request.url}: ${within}; sending the identical request once more (${same})`);
+          continue;
+        }
         if (!isNetworkFailure(error))
           throw new CallError(
             "service",

@@ -109,7 +109,7 @@ async function firstLine(path: string): Promise<string> {
   }
 }
 
-/** The fixed part of every client: the payer's guard and its Solana reader, then templates/client/*.ts. */
+/** The fixed part of every client: the payer's guard, its Solana reader and payment-id.ts, then templates/client/*.ts. */
 export function readClientTemplates(): ClientTemplate[] {
   return [
     ...CLIENT_SHARED_FILES.map((name) => ({

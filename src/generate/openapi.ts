@@ -529,6 +529,19 @@ function executeOperation(
           ),
         }),
       },
+      "409": {
+        description:
+          "`payment`: the payment carries an x402 `payment-identifier` id already used with another payment, or for another request (capability, input or job_id). Nothing was run or charged. (The identical request with the same payment and id gets the stored answer instead: 200.)",
+        headers: requestId,
+        content: jsonContent(
+          errorSchema(["payment"]),
+          undefined,
+          errorBody(
+            "payment",
+            'payment id "pay_7d5d747be160e280504c099d984bcfe0" was already used with another payment (payment-identifier binds an id to one exact PaymentPayload); nothing was run or charged: give a new payment its own id',
+          ),
+        ),
+      },
       "413": {
         description: "`validation`: the body is larger than the server's limit (MAX_BODY_BYTES).",
         headers: requestId,

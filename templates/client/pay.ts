@@ -30,6 +30,7 @@ import {
   UNREADABLE_AMOUNT,
 } from "../../src/caller/guard.js";
 import { type AllowedAsset, assetAllowed } from "../../src/caller/guard-asset.js";
+import { addPaymentIdentifier, newPaymentId } from "../../src/caller/payment-id.js";
 import { solanaKeyBytes, solanaReader } from "../../src/caller/solana-payer.js";
 import { AgentCallError } from "./errors.js";
 import type { FetchLike } from "./retry.js";
@@ -151,6 +152,7 @@ export async function sendPaying(
   );
   const refusals: Refusal[] = [];
   let created = 0;
+  const paymentId = newPaymentId();
   const client = new x402Client();
   let payer: string;
   let reader: SolanaReader | undefined;
@@ -181,6 +183,9 @@ export async function sendPaying(
     if (created > 0) return { abort: true, reason: "a payment was already signed for this job" };
     if (signableAmount(paymentRequired.x402Version, selectedRequirements) > limit.maxAtomic)
       return { abort: true, reason: "the chosen offer is above the limit" };
+    // x402 payment-identifier: when the 402 declares it, the payment carries an id, so the service
+    // answers a resend of it (after a lost answer) with the answer it already paid for.
+    addPaymentIdentifier(paymentRequired.extensions, paymentId);
     return undefined;
   });
   client.onAfterPaymentCreation(async () => {

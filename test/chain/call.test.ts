@@ -17,6 +17,12 @@ import {
 import { PAYEE } from "./accounts.js";
 import { localChain } from "./anvil.js";
 import { dropProxy } from "./call-proxy.js";
+import { job, post, unb64 } from "../runtime/helpers.js";
+import {
+  extractAndValidatePaymentIdentifier,
+  extractPaymentIdentifier,
+  validatePaymentIdentifier,
+} from "@x402/extensions/payment-identifier";
 import { BASE_SEPOLIA_USDC, mintUsdc, usdcBalance, ensureBaseSepoliaUsdc } from "./usdc.js";
 
 const { rpcUrl, chainId, facilitatorUrl } = inject("chain");
@@ -142,6 +148,19 @@ describe("create-agent call against a production server on chain", () => {
         expect(proxy.dropped).toBe(1);
         expect(proxy.paid.length).toBeGreaterThanOrEqual(2);
         expect(new Set(proxy.paid).size).toBe(1);
+        // The 402 declared payment-identifier, so the payment carries an id (read with the x402
+        // package's own helpers), the same in every resend: the server answers it from its ledger.
+        const declared = unb64(
+          (await post(server.url, job(capability, { message: "x" }))).headers.get(
+            "payment-required",
+          )!,
+        ).extensions["payment-identifier"];
+        expect(validatePaymentIdentifier(declared)).toEqual({ valid: true });
+        const sentPayload = unb64(proxy.paid[0]!);
+        expect(extractAndValidatePaymentIdentifier(sentPayload).validation).toEqual({
+          valid: true,
+        });
+        expect(extractPaymentIdentifier(sentPayload)).toMatch(/^pay_[0-9a-f]{32}$/);
         expect((agent.seen[capability]?.length ?? 0) - runsBefore).toBe(1);
         expect(settlements()).toBe(settledBefore + 1);
         expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);

@@ -1,6 +1,7 @@
 // A client written by `create-agent client`, compiled in a fresh strict project and run with node, paying a
 // production server on a real chain: anvil with Circle's USDC at Base Sepolia's USDC address (the official
 // x402 client knows that contract), the reference facilitator, X402_PAYER_KEY in the script's environment.
+import { extractPaymentIdentifier } from "@x402/extensions/payment-identifier";
 import { join } from "node:path";
 import { createPublicClient, http, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
@@ -197,6 +198,10 @@ describe("a generated client paying on chain", () => {
       const paid = proxy.requests.filter((q) => q.payment !== undefined);
       expect(paid.map((q) => q.outcome)).toEqual(["dropped", 200]);
       expect(paid[1]!.payment).toBe(paid[0]!.payment); // one signature
+      // ...carrying a payment-identifier id (the 402 declares the extension), read with the x402
+      // package's own helper: the server answers the resend of that id from its ledger.
+      const sentPayload = JSON.parse(Buffer.from(paid[0]!.payment!, "base64").toString("utf8"));
+      expect(extractPaymentIdentifier(sentPayload)).toMatch(/^pay_[0-9a-f]{32}$/);
       expect(paid[1]!.body).toBe(paid[0]!.body); // the identical job
       expect(server.runs.echo).toBe(runsBefore + 1);
       expect(server.settled()).toBe(settledBefore + 1);

@@ -173,6 +173,7 @@ describe.each(MANIFESTS)("%s", (path) => {
       "400": ["validation", "capability"],
       "402": ["payment"],
       "408": ["deadline"],
+      "409": ["payment"],
       "500": ["internal"],
       "413": ["validation"],
       "415": ["validation"],

@@ -84,7 +84,7 @@ describe("v2: PAYMENT-REQUIRED carries extensions.bazaar", () => {
     const { required } = await unpaid(prod.url);
     const bazaar = required.extensions?.bazaar;
     expect(bazaar).toBeDefined();
-    expect(Object.keys(required.extensions)).toEqual(["bazaar"]);
+    expect(Object.keys(required.extensions)).toEqual(["bazaar", "payment-identifier"]);
     expect(quietly(() => validateDiscoveryExtension(bazaar))).toEqual({ valid: true });
     expect(validateDiscoveryExtensionSpec(bazaar)).toEqual({ valid: true });
     expect(bazaar.schema.$schema).toBe("https://json-schema.org/draft/2020-12/schema");
@@ -211,11 +211,11 @@ describe("v1: the body keeps the spec's shape and lists outputSchema", () => {
 });
 
 describe("without discovery data", () => {
-  it("the 402 has no extensions and no outputSchema", async () => {
+  it("the 402 has no bazaar extension (only payment-identifier) and no outputSchema", async () => {
     const plain = await startApp(makeAgent(), FACILITATOR_PRODUCTION);
     try {
       const { required, body } = await unpaid(plain.url);
-      expect(required).not.toHaveProperty("extensions");
+      expect(Object.keys(required.extensions)).toEqual(["payment-identifier"]);
       expect(body.accepts[0]).not.toHaveProperty("outputSchema");
       expect(isDiscoverableV1(body.accepts[0])).toBe(false);
     } finally {

@@ -1,6 +1,7 @@
 // The payment gate through the real app: real viem accounts sign real EIP-712 authorizations,
 // and every refusal must name its reason and leave the handler un-run.
 import { request as httpRequest } from "node:http";
+import { declarePaymentIdentifierExtension } from "@x402/extensions/payment-identifier";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GENERIC_INTERNAL_MESSAGE } from "../../templates/runtime/errors.js";
@@ -100,6 +101,8 @@ describe("payment missing", () => {
       error: expect.any(String),
       resource: { url: resource, description: "test capability", mimeType: "application/json" },
       accepts: [offerV2("10000")],
+      // Checked against the x402 package's own declaration (projects do not depend on it).
+      extensions: { "payment-identifier": declarePaymentIdentifierExtension(false) },
     });
     expect(calls("echo")).toBe(before);
   });

@@ -80,11 +80,13 @@ describe("packSelf", () => {
     ).toEqual([
       "package/src/caller/guard-asset.ts",
       "package/src/caller/guard.ts",
+      "package/src/caller/payment-id.ts",
       "package/src/caller/solana-payer.ts",
     ]);
     for (const file of [
       "src/caller/guard.ts",
       "src/caller/guard-asset.ts",
+      "src/caller/payment-id.ts",
       "src/caller/solana-payer.ts",
     ])
       expect(await readFile(join(dir, "package", file))).toEqual(await readFile(join(ROOT, file)));
@@ -184,6 +186,7 @@ async function fakePackage(): Promise<string> {
     "schema/agent.schema.json": "{}\n",
     "src/caller/guard.ts": "export {};\n",
     "src/caller/guard-asset.ts": "export {};\n",
+    "src/caller/payment-id.ts": "export {};\n",
     "src/caller/solana-payer.ts": "export {};\n",
   };
   for (const [path, contents] of Object.entries(files)) {
@@ -231,6 +234,7 @@ describe("packPackage's disk cache", () => {
       "schema/agent.schema.json",
       "src/caller/guard-asset.ts",
       "src/caller/guard.ts",
+      "src/caller/payment-id.ts",
       "src/caller/solana-payer.ts",
       "templates/project/README.md.hbs",
     ]);

@@ -60,7 +60,7 @@ function mcpLines(endpoint: string, facts: PaymentFacts, deadlineSeconds: number
     ...(facts.free
       ? ["- This instance runs in dev mode: tool calls are free."]
       : [
-          '- Pay (x402 v2 MCP transport): an unpaid call returns `isError: true` with the x402 PaymentRequired (`x402Version`, `accepts`, resource `mcp://tool/<name>`) as `structuredContent`. Sign one of its `accepts` with an x402 client and call the tool again with the PaymentPayload in `params._meta["x402/payment"]`. The settlement is in the result\'s `_meta["x402/payment-response"]`; one payment pays for one job, on /mcp or /execute. A call you give up on (cancelled, or its connection closed) before settlement is not charged: the identical call again (same arguments and `_meta["x402/payment"]`) gets its result, charged then.',
+          '- Pay (x402 v2 MCP transport): an unpaid call returns `isError: true` with the x402 PaymentRequired (`x402Version`, `accepts`, resource `mcp://tool/<name>`) as `structuredContent`. Sign one of its `accepts` with an x402 client and call the tool again with the PaymentPayload in `params._meta["x402/payment"]`. The settlement is in the result\'s `_meta["x402/payment-response"]`; one payment pays for one job, on /mcp or /execute. A call you give up on (cancelled, or its connection closed) before settlement is not charged: the identical call again (same arguments and `_meta["x402/payment"]`) gets its result, charged then. A payment with a `payment-identifier` id sent again (same arguments) gets the same result and settlement back.',
         ]),
   ];
 }
@@ -148,6 +148,7 @@ export function buildLlmsTxt(
           ]
         : []),
       "3. You are charged only when the job succeeds (200, receipt in the `PAYMENT-RESPONSE` header). An identical retry (same job_id, same signature) returns the same result without a second charge; one signature pays for one job. If you give up (close the connection, or cancel) before settlement, you are not charged: send the identical request with the same signature again to get the result, charged then. The same signature and job_id with another input or capability is refused.",
+      '4. Lost the answer? The 402 declares the x402 `payment-identifier` extension: put an id (16-128 characters of `A-Z a-z 0-9 - _`) in your payment\'s `extensions["payment-identifier"].info.id` and resend the identical request (same payment, same id, never a new signature) to get that answer and its receipt back, until the payment\'s `validBefore` (even once a new job could no longer be paid with it). The same id with another payment or request: 409. While the first request still runs: 402 "in use" (`Retry-After`), nothing run: resend shortly.',
     );
   if (mcp) lines.push("", ...mcpLines(`${base}${MCP_PATH}`, facts, mcp.deadlineSeconds));
   lines.push(
@@ -164,6 +165,7 @@ export function buildLlmsTxt(
       ? []
       : [
           "| 402 | payment | the payment is invalid or expired (a missing one gets the 402 above) |",
+          "| 409 | payment | the payment id was already used with another payment or request; nothing is run |",
         ]),
     "| 408 | deadline | the deadline passed; nothing is charged |",
     "| 500 | internal | the job failed on the server; nothing is charged |",

@@ -20,6 +20,7 @@ import { paymentResponseHeaders } from "../payments/x402.js";
 import type { Capability, Logger, PaidPayment } from "../types.js";
 import { headerChannel, type PaymentChannel, type PaymentChannelFor } from "./channel.js";
 import { checkArrival, type HandlerRun, shuttingDown, startHandler } from "./handler.js";
+import { withPaymentIdentifier } from "./identifier.js";
 import { storedAnswers } from "./stored-answer.js";
 import type { JobServices } from "./services.js";
 import type { JobRequest } from "./request.js";
@@ -57,6 +58,22 @@ export async function runPaidJob(
   logger: Logger,
 ): Promise<JobResponse> {
   const channel = call.payment?.(capability, job) ?? headerChannel(s.gate, call, capability, job);
+  // A payment carrying a payment-identifier id: a resend is answered from the ledger (identifier.ts).
+  return withPaymentIdentifier(s, channel, job, logger, () =>
+    runPayment(s, call, channel, job, capability, input, logger),
+  );
+}
+
+/** One paid attempt: verify, reserve, run, check, settle, cache. */
+async function runPayment(
+  s: PaidServices,
+  call: PaidJobCall,
+  channel: PaymentChannel,
+  job: JobRequest,
+  capability: Capability,
+  input: unknown,
+  logger: Logger,
+): Promise<JobResponse> {
   const steps = paidSteps(s, call, channel, job, capability, logger);
 
   // 3. Payment: none sent -> 402 saying how to pay; a bad one -> 402 saying why.
@@ -143,7 +160,7 @@ function paidSteps(
   const { gate, ledger, metrics } = s;
 
   /** Ledger reads and claims: unreachable -> 503, and nothing runs. */
-  const ledgerStep = async <T,>(operation: string, work: () => Promise<T>): Promise<T> => {
+  const ledgerStep = async <T>(operation: string, work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
     } catch (err) {

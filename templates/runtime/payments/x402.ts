@@ -7,6 +7,7 @@
  * v1 clients read the JSON body and answer with X-PAYMENT. One 402 serves both.
  */
 import { type ResolvedNetwork, type SolanaNetwork, v1Knows } from "./networks.js";
+import { PAYMENT_IDENTIFIER, PAYMENT_IDENTIFIER_DECLARATION } from "./payment-identifier.js";
 
 /** Payment headers above this size are refused before decoding (a real one is under 2 KiB). */
 export const MAX_PAYMENT_HEADER_BYTES = 16 * 1024;
@@ -280,7 +281,10 @@ export interface ResourceInfo {
 const listOf = (offers: Offers): readonly PaymentOffer[] =>
   Array.isArray(offers) ? offers : [offers as PaymentOffer];
 
-/** The x402 v2 PaymentRequired object: what the PAYMENT-REQUIRED header carries, and MCP's tool result. */
+/**
+ * The x402 v2 PaymentRequired object: what the PAYMENT-REQUIRED header carries, and MCP's tool result.
+ * Its `extensions` always declare payment-identifier (payment-identifier.ts), after the offer's discovery.
+ */
 export function paymentRequiredV2(offers: Offers, error: string, resource?: ResourceInfo) {
   const all = listOf(offers);
   const offer: ResourceInfo & { discovery?: OfferDiscovery } = all[0] ?? resource!;
@@ -293,7 +297,10 @@ export function paymentRequiredV2(offers: Offers, error: string, resource?: Reso
       mimeType: "application/json",
     },
     accepts: all.map(requirementV2),
-    ...(offer.discovery ? { extensions: offer.discovery.extensions } : {}),
+    extensions: {
+      ...offer.discovery?.extensions,
+      [PAYMENT_IDENTIFIER]: PAYMENT_IDENTIFIER_DECLARATION,
+    },
   };
 }
 

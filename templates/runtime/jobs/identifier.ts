@@ -1,0 +1,215 @@
+/**
+ * Lost answers are recoverable: the x402 `payment-identifier` extension, as its spec's "Recovering a
+ * Lost Response" asks. A PaymentPayload may carry an id (payments/payment-identifier.ts); then, across
+ * every instance sharing the ledger:
+ *   - the id is looked up BEFORE the payment is verified: a resend of a settled payment, or one sent
+ *     when its authorization is about to expire, would no longer pass verification;
+ *   - a completed (200) answer is kept under the id, with its PAYMENT-RESPONSE receipt, for the
+ *     payment's remaining life, bound to the exact payload (a hash of it as sent) and to the request it
+ *     paid for (capability, input and job_id);
+ *   - the same id, payload and request again: that answer, byte for byte; nothing runs, nothing is charged;
+ *   - the same id with another payload or another request: 409, nothing runs;
+ *   - while the first request with the id still runs: 402 "in use" (no new offer, Retry-After: 1),
+ *     nothing runs: the same request sent again shortly gets the answer;
+ *   - an attempt that did not complete (refused, failed, timed out) leaves the id free again.
+ * The ledger keeps it under the key `pid:<id>` with its usual primitives: reserve() while the first
+ * request runs (its lease renewed as an authorization's is), markSettled() with the answer once it
+ * completed. Part of your project: edit freely.
+ */
+import { errorBody, UnavailableError } from "../errors.js";
+import type { FoundResult } from "../ledger/ledger.js";
+import { holdReservation } from "../ledger/reservation.js";
+import { paymentIdOf } from "../payments/payment-identifier.js";
+import type { SentPayment } from "../payments/verify.js";
+import { decodeBase64Json } from "../payments/x402.js";
+import type { Logger } from "../types.js";
+import type { PaymentChannel } from "./channel.js";
+import { paymentHash, requestHash } from "./identity.js";
+import type { JobRequest } from "./request.js";
+import type { JobResponse } from "./result.js";
+import type { JobServices } from "./services.js";
+
+/** The ledger's result slot for an id's answer (the key is `pid:<id>`). */
+const ANSWER_SLOT = "answer";
+/** Seconds a resend is asked to wait while the first request with its id still runs. */
+const IN_USE_RETRY_AFTER_SECONDS = 1;
+/** As paid.ts: a caller is asked to retry this much later when the ledger is unreachable. */
+const LEDGER_RETRY_AFTER_SECONDS = 5;
+/** Added to the id's lease beyond the deadline and the settlement timeout (as paid.ts's). */
+const LEASE_MARGIN_MS = 10_000;
+/** A payment with no validBefore (Solana) keeps its id as long as the ledger remembers the transaction. */
+const NO_EXPIRY_MEMORY_MS = 180_000;
+
+/** What an id's answer is bound to: the payload exactly as sent, and the request it pays for. */
+interface Fingerprint {
+  /** The PaymentPayload as sent (identity.ts's paymentHash). */
+  payment: string;
+  /** sha256 of the request it paid for: capability, input and job_id (not the deadline). */
+  request: string;
+}
+
+/**
+ * Runs `attempt` (the paid job) under the payment's id, if it carries one; answers a resend from the
+ * ledger instead. Without an id, just runs `attempt`.
+ */
+export async function withPaymentIdentifier(
+  s: JobServices,
+  channel: PaymentChannel,
+  job: JobRequest,
+  logger: Logger,
+  attempt: () => Promise<JobResponse>,
+): Promise<JobResponse> {
+  const sent = channel.sent();
+  const payload = sent && decodedPayload(sent);
+  const found = paymentIdOf(payload);
+  if (!sent || found.kind === "none") return attempt();
+  const answers = idAnswers(s, channel, logger, sent);
+  if (found.kind === "invalid") return answers.invalid(found.problem);
+
+  const { id } = found;
+  const key = `pid:${id}`;
+  const mine = fingerprintOf(sent, job);
+  const stored = await ledgerCall(s, logger, "read a payment id's answer", () =>
+    s.ledger.getResult(key, ANSWER_SLOT),
+  );
+  if (stored) return answers.stored(id, stored, mine);
+
+  const now = Date.now();
+  const settleMs = (s.config.payment?.settleTimeoutSeconds ?? 0) * 1000;
+  // As long as the job and its settlement may take (renewed while they run), never past the payment's life.
+  const leaseMs = Math.min(
+    Math.max(0, job.deadline * 1000 - now) + settleMs + LEASE_MARGIN_MS,
+    lifeMs(payload),
+  );
+  const claim = await ledgerCall(s, logger, "reserve a payment id", () =>
+    s.ledger.reserve(key, leaseMs),
+  );
+  if (claim.status === "in-flight" || claim.status === "held") return answers.inUse(id);
+  if (claim.status === "settled") {
+    // Completed since the read above, or completed earlier and its answer is no longer kept.
+    const late = await ledgerCall(s, logger, "read a payment id's answer", () =>
+      s.ledger.getResult(key, ANSWER_SLOT),
+    );
+    return late ? answers.stored(id, late, mine) : answers.forgotten(id);
+  }
+
+  const hold = holdReservation(s.ledger, key, claim.token, {
+    leaseEndsAt: now + leaseMs,
+    logger,
+    metrics: s.metrics,
+  });
+  let answer: JobResponse | undefined;
+  try {
+    answer = await attempt();
+    return answer;
+  } finally {
+    if (answer?.status === 200 && answer.outcome === "completed") {
+      const { status, headers, body } = answer;
+      const value = { status, headers: { ...headers }, body };
+      await hold.spent(lifeMs(payload), { jobId: ANSWER_SLOT, value, ...mine });
+    } else {
+      await hold.release(); // nothing completed: the id may pay for another attempt
+    }
+  }
+}
+
+/** The answers that end a request here, each counted and logged. */
+function idAnswers(s: JobServices, channel: PaymentChannel, logger: Logger, sent: SentPayment) {
+  const where = `${sent.name}${"value" in sent ? " header" : ""}`;
+  const refused = (code: string, answer: JobResponse): JobResponse => {
+    s.metrics.paymentRefused(code);
+    logger.info("payment refused", { reason: answer.reason, code });
+    return answer;
+  };
+  const conflict = (message: string): JobResponse =>
+    refused("payment_id_conflict", {
+      status: 409,
+      headers: { "Cache-Control": "no-store" },
+      body: JSON.stringify(errorBody("payment", message)),
+      outcome: "payment",
+      reason: message,
+    });
+  return {
+    invalid(problem: string): JobResponse {
+      const message = `${where}: extensions["payment-identifier"] ${problem}; nothing was run or charged`;
+      return refused("payment_id_invalid", {
+        ...channel.refused(message, true),
+        outcome: "payment",
+        reason: message,
+      });
+    },
+    stored(id: string, stored: FoundResult, mine: Fingerprint): JobResponse {
+      if (stored.payment !== mine.payment)
+        return conflict(
+          `payment id "${id}" was already used with another payment (payment-identifier binds an id to one exact PaymentPayload); nothing was run or charged: give a new payment its own id`,
+        );
+      if (stored.request !== mine.request)
+        return conflict(
+          `payment id "${id}" already paid for another request (its capability, input or job_id differ); nothing was run or charged`,
+        );
+      logger.info("payment-identifier resend: returning the answer kept under its id");
+      const { status, headers, body } = stored.value;
+      return { status, headers, body, outcome: "completed" };
+    },
+    forgotten(id: string): JobResponse {
+      return conflict(
+        `payment id "${id}" was already used, and the answer it paid for is no longer kept here; nothing was run or charged`,
+      );
+    },
+    inUse(id: string): JobResponse {
+      const message = `payment id "${id}" is in use by a request that is still running; this one was not run: send it again (the same payment and id) in a moment to get that request's answer`;
+      const answer = channel.refused(message, false);
+      return refused("payment_id_in_use", {
+        ...answer,
+        headers: { ...answer.headers, "Retry-After": String(IN_USE_RETRY_AFTER_SECONDS) },
+        outcome: "payment",
+        reason: message,
+      });
+    },
+  };
+}
+
+/** The fingerprint of this request and its payment. */
+function fingerprintOf(sent: SentPayment, job: JobRequest): Fingerprint {
+  return {
+    payment: paymentHash(sent),
+    request: requestHash(job.capability, { input: job.input, job_id: job.jobId }),
+  };
+}
+
+/** The PaymentPayload object sent, or undefined when it cannot be read (verification then says why). */
+function decodedPayload(sent: SentPayment): unknown {
+  if ("object" in sent) return sent.object;
+  const decoded = decodeBase64Json(sent.value);
+  return decoded.ok ? decoded.value : undefined;
+}
+
+/** How long the id's answer is kept: until the payment's validBefore (EVM), at least 1 s. */
+function lifeMs(payload: unknown): number {
+  const p = payload as { payload?: { authorization?: { validBefore?: unknown } } } | undefined;
+  const validBefore = Number(p?.payload?.authorization?.validBefore);
+  if (!Number.isFinite(validBefore)) return NO_EXPIRY_MEMORY_MS;
+  return Math.max(1000, validBefore * 1000 - Date.now());
+}
+
+/** A ledger read or claim; unreachable -> 503 (nothing run or charged), as paid.ts's steps. */
+async function ledgerCall<T>(
+  s: JobServices,
+  logger: Logger,
+  operation: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    s.metrics.ledgerError(operation);
+    logger.error(`payment ledger: could not ${operation}; paid jobs are refused until it is back`, {
+      error: String(err),
+    });
+    throw new UnavailableError(
+      `the payment ledger is unreachable, so no paid job can start; nothing was run or charged; retry in ${LEDGER_RETRY_AFTER_SECONDS} s`,
+      LEDGER_RETRY_AFTER_SECONDS,
+      { cause: err },
+    );
+  }
+}
