@@ -160,7 +160,7 @@ function paidSteps(
   const { gate, ledger, metrics } = s;
 
   /** Ledger reads and claims: unreachable -> 503, and nothing runs. */
-  const ledgerStep = async <T>(operation: string, work: () => Promise<T>): Promise<T> => {
+  const ledgerStep = async <T,>(operation: string, work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
     } catch (err) {
