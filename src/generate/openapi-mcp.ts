@@ -1,7 +1,9 @@
 /**
  * POST /mcp in the OpenAPI document (openapi.ts): one JSON-RPC 2.0 endpoint (MCP Streamable HTTP,
- * stateless, JSON answers). The server serves it unless MCP=off, so the generated document has it
- * and the runtime removes it when MCP is off (templates/runtime/discovery/openapi.ts).
+ * stateless, JSON answers; an event stream for a call that asks for progress), its message and answer
+ * schemas in components (McpMessage, McpAnswer). The server serves it unless MCP=off, so the
+ * generated document has it and the runtime removes it, with those two schemas, when MCP is off
+ * (templates/runtime/discovery/openapi.ts).
  *
  * The message schema is what the MCP SDK's transport parses (its JSON-RPC request and notification
  * schemas are strict objects: no other keys), so a request that fits the schema reaches the server's
@@ -66,6 +68,11 @@ const ANSWER: Json = {
   },
 };
 
+/** Shared by the request and every answer: components.schemas of the document (openapi.ts). */
+export const MCP_SCHEMAS = { McpMessage: MESSAGE, McpAnswer: ANSWER } as const;
+const MESSAGE_REF: Json = { $ref: "#/components/schemas/McpMessage" };
+const ANSWER_REF: Json = { $ref: "#/components/schemas/McpAnswer" };
+
 const oneOrBatch = (schema: Json, maxItems?: number): Json => ({
   oneOf: [
     schema,
@@ -75,7 +82,7 @@ const oneOrBatch = (schema: Json, maxItems?: number): Json => ({
 
 const rpcError = (description: string): Json => ({
   description,
-  content: { "application/json": { schema: ANSWER } },
+  content: { "application/json": { schema: ANSWER_REF } },
 });
 
 /** The path item of POST /mcp; `maxDepth`: openapi.ts MAX_NESTING_DEPTH. */
@@ -93,8 +100,10 @@ export function mcpPathItem(maxDepth: number): Json {
           'params._meta["x402/payment"] (an unpaid one is answered with the PaymentRequired as the tool result). ' +
           "Methods and results: the MCP specification; an unknown tool is the JSON-RPC error -32602.",
         "",
-        "Answers are always JSON (never an event stream): any Accept that takes JSON works (`application/json`, " +
-          "`application/json, text/event-stream` as MCP clients send, `*/*`, or none).",
+        "Answers are JSON: any Accept that takes JSON works (`application/json`, " +
+          "`application/json, text/event-stream` as MCP clients send, `*/*`, or none). A tools/call that sends " +
+          "params._meta.progressToken from a client that accepts text/event-stream is answered as an event stream " +
+          "carrying notifications/progress, then its answer.",
         "",
         `A batch (an array) holds at most ${MAX_BATCH_MESSAGES} messages, no two requests with the same id and at most one tools/list; ` +
           `a message nests at most ${maxDepth} levels (as POST /execute). ` +
@@ -103,13 +112,13 @@ export function mcpPathItem(maxDepth: number): Json {
       ].join("\n"),
       requestBody: {
         required: true,
-        content: { "application/json": { schema: oneOrBatch(MESSAGE, MAX_BATCH_MESSAGES) } },
+        content: { "application/json": { schema: oneOrBatch(MESSAGE_REF, MAX_BATCH_MESSAGES) } },
       },
       responses: {
         "200": {
           description:
             "The JSON-RPC answer, one per request (tool failures are results with isError: true; an unknown tool or invalid params, a JSON-RPC error)",
-          content: { "application/json": { schema: oneOrBatch(ANSWER) } },
+          content: { "application/json": { schema: oneOrBatch(ANSWER_REF) } },
         },
         "202": { description: "Only notifications: accepted, no answer" },
         "400": rpcError(

@@ -10,7 +10,7 @@
 import type { AgentModel, CapabilityModel } from "../manifest/model.js";
 import { FIELD_TYPES } from "../manifest/model.js";
 import { DESCRIPTOR_KEYWORDS, type DescriptorKeyword } from "../manifest/keywords.js";
-import { MCP_PATH, mcpPathItem } from "./openapi-mcp.js";
+import { MCP_PATH, MCP_SCHEMAS, mcpPathItem } from "./openapi-mcp.js";
 import { checkedSample } from "./sample-values.js";
 
 type Json = { [key: string]: unknown };
@@ -170,7 +170,7 @@ export function buildOpenApi(
       },
     },
     components: {
-      schemas: componentSchemas(model),
+      schemas: { ...componentSchemas(model), ...MCP_SCHEMAS },
       headers: componentHeaders(),
       securitySchemes: securitySchemes(),
     },

@@ -352,12 +352,17 @@ describe("the generated discovery files", () => {
     expect(mcp.description).toMatch(/any Accept that takes JSON works/);
     const data = { openapi: doc, capabilities: {} } as unknown as DiscoveryData;
     expect(serveOpenApi(data, "https://a.example").paths).toHaveProperty("/mcp");
-    expect(serveOpenApi(data, "https://a.example", { mcp: false }).paths).not.toHaveProperty(
-      "/mcp",
-    );
+    const off = serveOpenApi(data, "https://a.example", { mcp: false }) as Json;
+    expect(off.paths).not.toHaveProperty("/mcp");
+    // ...and so do the schemas only /mcp uses.
+    expect(Object.keys(off.components.schemas).filter((k) => k.startsWith("Mcp"))).toEqual([]);
+    expect(doc.components.schemas).toHaveProperty("McpMessage");
     // What the document calls a valid message is what the MCP SDK's transport parses.
     const ajv = new Ajv2020({ strict: false });
-    const valid = ajv.compile(mcp.requestBody.content["application/json"].schema);
+    const valid = ajv.compile({
+      ...mcp.requestBody.content["application/json"].schema,
+      components: doc.components,
+    });
     const call = {
       jsonrpc: "2.0",
       id: 1,

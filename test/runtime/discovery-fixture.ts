@@ -8,7 +8,7 @@ import type {
   DiscoveryData,
   JsonObject,
 } from "../../templates/runtime/discovery/data.js";
-import { MCP_PATH, mcpPathItem } from "../../src/generate/openapi-mcp.js";
+import { MCP_PATH, MCP_SCHEMAS, mcpPathItem } from "../../src/generate/openapi-mcp.js";
 import type { AgentDefinition } from "../../templates/runtime/types.js";
 import { ECHO_INPUT_SCHEMA } from "./helpers.js";
 
@@ -222,7 +222,7 @@ export function discoveryFor(agent: AgentDefinition): DiscoveryData {
       [MCP_PATH]: mcpPathItem(64),
     },
     components: {
-      schemas,
+      schemas: { ...schemas, ...MCP_SCHEMAS },
       securitySchemes: {
         "PAYMENT-SIGNATURE": { type: "apiKey", in: "header", name: "PAYMENT-SIGNATURE" },
         "X-PAYMENT": { type: "apiKey", in: "header", name: "X-PAYMENT" },

@@ -31,12 +31,23 @@ export function buildOpenApi(
       ...(typeof x402 === "object" && x402 !== null ? x402 : {}),
       networks: networks.map((n) => ({ network: n.caip2, asset: n.asset, payTo: n.payTo })),
     };
-  if (mode.mcp === false && typeof rest.paths === "object" && rest.paths !== null) {
-    const { [MCP_PATH]: _, ...paths } = rest.paths as JsonObject;
-    rest.paths = paths;
-  }
+  if (mode.mcp === false) withoutMcp(rest);
   const doc: JsonObject = { openapi, info, servers: [{ url: base }], ...rest };
   return mode.free ? withoutPayment(doc) : doc;
+}
+
+/** MCP=off: POST /mcp goes, and with it the schemas only it uses (McpMessage, McpAnswer). */
+function withoutMcp(doc: JsonObject): void {
+  const { paths, components } = doc as { paths?: JsonObject; components?: JsonObject };
+  if (paths) {
+    const { [MCP_PATH]: _, ...rest } = paths;
+    doc.paths = rest;
+  }
+  const schemas = components?.schemas as JsonObject | undefined;
+  if (components && schemas) {
+    const { McpMessage: _m, McpAnswer: _a, ...rest } = schemas;
+    doc.components = { ...components, schemas: rest };
+  }
 }
 
 type Operation = JsonObject & { security?: unknown; description?: string };
