@@ -163,7 +163,7 @@ it("a facilitator that refuses /settle (401, echoing the JWT): unconfirmed, neve
   const res = await post(url, request, { "payment-signature": header });
   expect(res.status).not.toBe(200);
   expect(res.body.error).toMatch(
-    /^payment settlement is unconfirmed, so the result is withheld: .*answered HTTP 401: .*This authorization will not be used again/,
+    /^payment settlement is unconfirmed, so the result is withheld for now: .*answered HTTP 401: .*This authorization will not be used again/,
   );
   const again = await post(url, request, { "payment-signature": header });
   expect(again.status).not.toBe(200);
