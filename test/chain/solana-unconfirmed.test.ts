@@ -1,6 +1,7 @@
 // A Solana settlement that was sent but not confirmed in time (issue 26, finding 2, second bullet), on the
 // Solana kit (LiteSVM behind the loopback JSON-RPC) with the official @x402/svm client paying and this server
-// settling directly (SOLANA_FEE_PAYER_KEY, X402_SETTLE_TIMEOUT_SECONDS 2). The kit holds the transaction sent
+// settling directly (SOLANA_FEE_PAYER_KEY, X402_SETTLE_TIMEOUT_SECONDS 2) or through the reference facilitator
+// (which answers `settlement_pending` with the signature after its own 30 s). The kit holds the transaction sent
 // unlanded (a node that has not processed it yet): the settlement times out, the answer is withheld and held,
 // naming the transaction. Then the chain decides, asked by the identical retry or by the reconciler: landed,
 // the retry gets the output and a receipt naming the signature, charged once, the handler run once; never
@@ -23,6 +24,8 @@ let payer: SolanaAccount;
 let byRetry: SolanaServer;
 /** Its reconciler looks every second. */
 let byReconciler: SolanaServer;
+/** Settles through the facilitator, waiting longer than the facilitator's own confirmation. */
+let viaFacilitator: SolanaServer;
 
 const settings = (reconcileSeconds: number) => ({
   X402_FACILITATOR_URL: base.facilitatorUrl,
@@ -37,12 +40,18 @@ beforeAll(async () => {
   payer = await kit.fundedPayer(1_000_000n);
   byRetry = await servers.start(settings(3600));
   byReconciler = await servers.start(settings(1));
+  viaFacilitator = await servers.start({
+    X402_FACILITATOR_URL: `${base.facilitatorUrl},${servers.facilitator.url}`,
+    X402_SETTLE_TIMEOUT_SECONDS: "45",
+    SETTLEMENT_RECONCILE_SECONDS: "3600",
+  });
 }, 120_000);
 
 afterAll(async () => {
   kit?.dropHeld();
   await byRetry?.running.close();
   await byReconciler?.running.close();
+  await viaFacilitator?.running.close();
   await servers?.close();
 });
 
@@ -50,9 +59,15 @@ const soon = () => ({ deadline: Math.floor(Date.now() / 1000) + 20 });
 
 /** The official client's payment for the server's Solana offer for `body`, as a PAYMENT-SIGNATURE value. */
 async function pay(server: SolanaServer, body: unknown): Promise<string> {
-  const offer = await post(server.running.url, body);
-  expect(offer.status).toBe(402);
-  const required = unb64(offer.headers.get("payment-required")!);
+  let required;
+  // The facilitator route offers Solana once it learned the facilitator's fee payer.
+  for (let i = 0; i < 50; i++) {
+    const offer = await post(server.running.url, body);
+    expect(offer.status).toBe(402);
+    required = unb64(offer.headers.get("payment-required")!);
+    if (required.accepts.some((a: { network: string }) => a.network === kit.network)) break;
+    await sleep(100);
+  }
   const client = new x402Client().register(
     kit.network as `${string}:${string}`,
     new ExactSvmScheme(payer.signer, { rpcUrl: kit.rpcUrl }),
@@ -139,4 +154,20 @@ describe("a Solana settlement sent but not confirmed in time", () => {
     expect(await kit.usdcBalance(servers.payTo)).toBe(before + PRICE);
     expect(byReconciler.agent.calls.echo).toBe(runs + 1);
   }, 60_000);
+
+  it("through a facilitator: its pending settlement names the signature, and the identical retry gets the output once it lands", async () => {
+    const body = job("echo", { text: "facilitated" }, soon());
+    const header = await pay(viaFacilitator, body);
+    const before = await kit.usdcBalance(servers.payTo);
+    const runs = viaFacilitator.agent.calls.echo ?? 0;
+
+    await unconfirmed(viaFacilitator, body, header); // the facilitator gives up after its 30 s
+    const [signature] = kit.landHeld();
+    const retry = await post(viaFacilitator.running.url, body, { "payment-signature": header });
+    expect(retry.status, retry.text).toBe(200);
+    expect(retry.body.output).toEqual({ text: "facilitated" });
+    expect(unb64(retry.headers.get("payment-response")!)).toMatchObject({ transaction: signature });
+    expect(await kit.usdcBalance(servers.payTo)).toBe(before + PRICE);
+    expect(viaFacilitator.agent.calls.echo).toBe(runs + 1);
+  }, 90_000);
 });
