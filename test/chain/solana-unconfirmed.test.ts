@@ -8,6 +8,8 @@
 // landed and its blockhash expired, the retry hears that nothing was charged and a new payment is needed.
 import { x402Client } from "@x402/core/client";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
+import { createPaymentHeader } from "x402/client";
+import { createSigner, decodeXPaymentResponse } from "x402-fetch";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { encodeBase64Json } from "../../templates/runtime/payments/x402.js";
 import { job, logText, post, unb64 } from "../runtime/helpers.js";
@@ -26,6 +28,8 @@ let byRetry: SolanaServer;
 let byReconciler: SolanaServer;
 /** Settles through the facilitator, waiting longer than the facilitator's own confirmation. */
 let viaFacilitator: SolanaServer;
+/** Settles directly, waiting longer than the official scheme's own confirmation (30 s). */
+let patient: SolanaServer;
 
 const settings = (reconcileSeconds: number) => ({
   X402_FACILITATOR_URL: base.facilitatorUrl,
@@ -45,6 +49,7 @@ beforeAll(async () => {
     X402_SETTLE_TIMEOUT_SECONDS: "45",
     SETTLEMENT_RECONCILE_SECONDS: "3600",
   });
+  patient = await servers.start({ ...settings(3600), X402_SETTLE_TIMEOUT_SECONDS: "45" });
 }, 120_000);
 
 afterAll(async () => {
@@ -52,6 +57,7 @@ afterAll(async () => {
   await byRetry?.running.close();
   await byReconciler?.running.close();
   await viaFacilitator?.running.close();
+  await patient?.running.close();
   await servers?.close();
 });
 
@@ -169,5 +175,35 @@ describe("a Solana settlement sent but not confirmed in time", () => {
     expect(unb64(retry.headers.get("payment-response")!)).toMatchObject({ transaction: signature });
     expect(await kit.usdcBalance(servers.payTo)).toBe(before + PRICE);
     expect(viaFacilitator.agent.calls.echo).toBe(runs + 1);
+  }, 90_000);
+
+  it("x402 v1, settled directly: a transaction the official v1 scheme could not confirm is held under its signature, not called 'not landed'", async () => {
+    const body = job("echo", { text: "v1" }, soon());
+    const offer = await post(patient.running.url, body);
+    const requirement = offer.body.accepts.find(
+      (a: { network: string }) => a.network === "solana-devnet",
+    );
+    const signer = await createSigner("solana-devnet", payer.secretKey);
+    const header = await createPaymentHeader(signer, 1, requirement as never, {
+      svmConfig: { rpcUrl: kit.rpcUrl },
+    });
+    const before = await kit.usdcBalance(servers.payTo);
+    const runs = patient.agent.calls.echo ?? 0;
+
+    kit.holdSends();
+    const first = await post(patient.running.url, body, { "X-PAYMENT": header });
+    expect(first.status, first.text).toBe(402);
+    expect(first.body.error).toMatch(/unconfirmed.*send the identical request again later/);
+    expect(first.body.error).not.toMatch(/Nothing was charged/);
+    const [signature] = kit.landHeld();
+    expect(await kit.usdcBalance(servers.payTo)).toBe(before + PRICE);
+    const retry = await post(patient.running.url, body, { "X-PAYMENT": header });
+    expect(retry.status, retry.text).toBe(200);
+    expect(retry.body.output).toEqual({ text: "v1" });
+    expect(decodeXPaymentResponse(retry.headers.get("x-payment-response")!)).toMatchObject({
+      success: true,
+      transaction: signature,
+    });
+    expect(patient.agent.calls.echo).toBe(runs + 1);
   }, 90_000);
 });

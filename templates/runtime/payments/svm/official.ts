@@ -8,7 +8,8 @@
  *     gate checks both versions' transactions against the caps itself, svm/transaction.ts). A
  *     settlement not confirmed within X402_SETTLE_TIMEOUT_SECONDS, or that failed unexpectedly, is
  *     uncertain and names its transaction: the fee payer's signature, which is the transaction's
- *     (ed25519 signs deterministically, so it is the one the sent transaction carries).
+ *     (ed25519 signs deterministically, so it is the one the sent transaction carries); so is one
+ *     x402 v1's scheme could not send or confirm (it does not say which).
  * Part of your project: edit freely.
  */
 import { createPrivateKey, sign } from "node:crypto";
@@ -116,10 +117,16 @@ export function directSide(
         );
       });
       try {
-        return await Promise.race([
+        const answer = await Promise.race([
           (async () => (await schemeFor(p)).settle(...forScheme(p)))(),
           late,
         ]);
+        // x402 v1's scheme answers a transaction it sent but could not confirm as it answers one it
+        // could not send: "transaction_failed", no signature. It may land: unconfirmed, named.
+        if (answer.success || answer.transaction || answer.errorReason !== "transaction_failed")
+          return answer;
+        const signature = await feePayerSignature(p.transaction, route.feePayerKey);
+        return { ...answer, errorReason: "settlement_pending", transaction: signature ?? "" };
       } catch (err) {
         const signature = await feePayerSignature(p.transaction, route.feePayerKey);
         throw new SettlementError(
