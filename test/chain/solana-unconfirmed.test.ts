@@ -83,6 +83,19 @@ async function pay(server: SolanaServer, body: unknown): Promise<string> {
   return encodeBase64Json(payload);
 }
 
+/** The official v1 client's X-PAYMENT for the server's solana-devnet offer for `body`. */
+async function payV1(server: SolanaServer, body: unknown): Promise<string> {
+  const offer = await post(server.running.url, body);
+  const requirement = offer.body.accepts.find(
+    (a: { network: string }) => a.network === "solana-devnet",
+  );
+  expect(requirement).toBeDefined();
+  const signer = await createSigner("solana-devnet", payer.secretKey);
+  return createPaymentHeader(signer, 1, requirement as never, {
+    svmConfig: { rpcUrl: kit.rpcUrl },
+  });
+}
+
 /** Sends `body` paid by `header` while the kit holds transactions: the settlement goes unconfirmed. */
 async function unconfirmed(server: SolanaServer, body: unknown, header: string) {
   kit.holdSends();
@@ -179,14 +192,7 @@ describe("a Solana settlement sent but not confirmed in time", () => {
 
   it("x402 v1, settled directly: a transaction the official v1 scheme could not confirm is held under its signature, not called 'not landed'", async () => {
     const body = job("echo", { text: "v1" }, soon());
-    const offer = await post(patient.running.url, body);
-    const requirement = offer.body.accepts.find(
-      (a: { network: string }) => a.network === "solana-devnet",
-    );
-    const signer = await createSigner("solana-devnet", payer.secretKey);
-    const header = await createPaymentHeader(signer, 1, requirement as never, {
-      svmConfig: { rpcUrl: kit.rpcUrl },
-    });
+    const header = await payV1(patient, body);
     const before = await kit.usdcBalance(servers.payTo);
     const runs = patient.agent.calls.echo ?? 0;
 
@@ -205,5 +211,23 @@ describe("a Solana settlement sent but not confirmed in time", () => {
       transaction: signature,
     });
     expect(patient.agent.calls.echo).toBe(runs + 1);
+  }, 90_000);
+
+  it("x402 v1 through a facilitator that could not confirm and names no transaction: never told 'nothing was charged'", async () => {
+    const body = job("echo", { text: "v1 facilitated" }, soon());
+    const header = await payV1(viaFacilitator, body);
+    const before = await kit.usdcBalance(servers.payTo);
+
+    kit.holdSends();
+    const first = await post(viaFacilitator.running.url, body, { "X-PAYMENT": header });
+    expect(first.status, first.text).toBe(402);
+    expect(first.body.error).toMatch(/unconfirmed/);
+    expect(first.body.error).not.toMatch(/Nothing was charged/);
+    kit.landHeld(); // it was sent: it lands, and the payee is paid
+    expect(await kit.usdcBalance(servers.payTo)).toBe(before + PRICE);
+    // Its signature unknown here, the retry is told it is still unconfirmed (not that nothing was charged).
+    const retry = await post(viaFacilitator.running.url, body, { "X-PAYMENT": header });
+    expect(retry.status, retry.text).toBe(402);
+    expect(retry.body.error).toMatch(/still unconfirmed/);
   }, 90_000);
 });

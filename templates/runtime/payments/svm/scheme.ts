@@ -12,8 +12,7 @@
  *   confirm() - the official verification (instructions, amount, mint, payee, fee payer, simulation)
  *               and, with the network's RPC, the blockhash's life (svm/blockhash.ts): the transaction
  *               must still be able to land at the job's deadline plus SETTLEMENT_MARGIN_SECONDS.
- *   settle()  - the facilitator's /settle, or the same scheme's settle: co-sign, send, confirm;
- *               one unconfirmed in time is held and reconcile() asks its signature's status (svm/reconcile.ts).
+ *   settle()  - the facilitator's /settle, or the scheme's: co-sign, send, confirm (else reconcile()).
  * A Solana transaction dies with its blockhash (about 60-90 s after the client fetched it), and it
  * is settled only after the job, so Solana pays only for jobs due soon (SOLANA_PAYMENT_LIFE_SECONDS).
  * Part of your project: edit freely.
@@ -42,6 +41,8 @@ import {
   transactionReader,
 } from "./transaction.js";
 
+/** Settlement answers after which the transaction may land (the official scheme's reasons). */
+const MAYBE_SENT = new Set(["settlement_pending", "transaction_failed"]);
 /** How long the ledger remembers a Solana payment: past the longest life of any blockhash. */
 const SOLANA_REPLAY_MEMORY_SECONDS = 180;
 
@@ -259,8 +260,8 @@ class SvmScheme implements NetworkScheme {
   private async notSettled(p: SolanaPayment, answer: SettleAnswer): Promise<SettlementError> {
     const reason =
       [answer.errorReason, answer.errorMessage].filter(Boolean).join(": ") || "no reason given";
-    // Sent but not confirmed in time: it may still land before its blockhash expires.
-    if (answer.errorReason === "settlement_pending" || (answer.transaction ?? "") !== "")
+    // Sent but not confirmed in time, or perhaps sent ("transaction_failed"): it may still land.
+    if (MAYBE_SENT.has(answer.errorReason ?? "") || answer.transaction)
       return new SettlementError(
         `settlement on ${this.caip2} is unconfirmed (${reason}; transaction ${answer.transaction || "unknown"})`,
         { uncertain: true, ...(answer.transaction && { broadcastTx: answer.transaction }) },
