@@ -26,6 +26,8 @@ import { ensureBaseSepoliaUsdc } from "./usdc.js";
 export interface SolanaServer {
   running: Running;
   agent: TestAgent;
+  /** What the server logged (servers started by start()). */
+  logger?: ReturnType<typeof captureLogger>;
 }
 
 export interface SolanaServers {
@@ -55,6 +57,7 @@ export async function startSolanaServers(
   const feePayer = await kit.newAccount();
   const start = async (env: Record<string, string>): Promise<SolanaServer> => {
     const a = agent();
+    const logger = captureLogger();
     const running = await listen(
       createApp(a, {
         devMode: false,
@@ -66,10 +69,10 @@ export async function startSolanaServers(
           PAY_TO_SOLANA: payTo,
           ...env,
         },
-        logger: captureLogger(),
+        logger,
       }),
     );
-    return { running, agent: a };
+    return { running, agent: a, logger };
   };
   const viaFacilitator = await start({
     X402_FACILITATOR_URL: `${base.facilitatorUrl},${facilitator.url}`,

@@ -64,6 +64,12 @@ export interface SolanaKit {
    * lands until it is 150 blocks old, then never; rpc.ts's blocks.ts).
    */
   advanceBlocks(n: number): void;
+  /** Sent transactions wait unlanded, their status unknown, until landHeld() or dropHeld() (rpc.ts). */
+  holdSends(): void;
+  /** Lands the waiting transactions (while their blockhash lives); their signatures. */
+  landHeld(): string[];
+  /** Loses the waiting transactions: they never land. */
+  dropHeld(): void;
   /** A new account with no SOL and a USDC token account (or one of `token`) holding `usdcAtomic`. */
   fundedPayer(usdcAtomic: bigint, token?: Address): Promise<SolanaAccount>;
   /** Adds a 6-decimal SPL mint at `address` (e.g. mainnet USDT's), for tests of other tokens. */
@@ -144,6 +150,9 @@ export async function startSolanaKit(options: SolanaKitOptions = {}): Promise<So
     svm,
     rpcCalls: rpc.calls,
     advanceBlocks: (n) => rpc.advance(n),
+    holdSends: () => rpc.holdSends(),
+    landHeld: () => rpc.landHeld(),
+    dropHeld: () => rpc.dropHeld(),
     async fundedPayer(usdcAtomic, token) {
       const account = await newKeys();
       await setTokenAccount(account.address, usdcAtomic, token);

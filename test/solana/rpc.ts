@@ -8,7 +8,9 @@
 //   such as the x402 v1 client's, simulate with a placeholder blockhash);
 // - re-sending a landed transaction answers its signature again, and its status stays success;
 // - a transaction that fails in execution with skipPreflight still gets its signature back (its status carries
-//   the error); one the runtime refuses before execution (bad signature, unknown blockhash) is a JSON-RPC error.
+//   the error); one the runtime refuses before execution (bad signature, unknown blockhash) is a JSON-RPC error;
+// - holdSends(): a transaction sent is answered its signature but waits unlanded (its status unknown, as a node's
+//   for one not processed yet) until landHeld() lands it (while its blockhash lives) or dropHeld() loses it.
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -46,6 +48,12 @@ export interface RpcServer {
   calls: string[];
   /** Makes `n` more blocks: the current blockhash ages by n (and expires past 150, blocks.ts). */
   advance(n: number): void;
+  /** From now, transactions sent get their signature back but wait unlanded (until landHeld or dropHeld). */
+  holdSends(): void;
+  /** Lands the waiting transactions (as sendTransaction would have) and stops holding; their signatures. */
+  landHeld(): string[];
+  /** Loses the waiting transactions (never landed) and stops holding. */
+  dropHeld(): void;
   close(): Promise<void>;
 }
 
@@ -71,6 +79,8 @@ export async function serveRpc(svm: LiteSVM, options: RpcOptions): Promise<RpcSe
   const bySignature = new Map<string, Landed>();
   const byMessage = new Map<string, string>();
   const calls: string[] = [];
+  /** Transactions sent while holding: signature -> their sendTransaction params. */
+  let held: Map<string, unknown[]> | undefined;
 
   const chain = chainOf(svm);
   const slot = () => BigInt(chain.slot());
@@ -230,6 +240,10 @@ export async function serveRpc(svm: LiteSVM, options: RpcOptions): Promise<RpcSe
     const signature = firstSignature(tx);
     // A real node answers a landed transaction sent again with its signature (nothing happens twice).
     if (bySignature.has(signature)) return signature;
+    if (held) {
+      held.set(signature, params);
+      return signature;
+    }
     const key = messageKey(tx);
     if (byMessage.has(key)) {
       throw new RpcError(
@@ -406,6 +420,17 @@ export async function serveRpc(svm: LiteSVM, options: RpcOptions): Promise<RpcSe
     url: `http://127.0.0.1:${port}`,
     calls,
     advance: (n) => chain.advance(n),
+    holdSends: () => {
+      held ??= new Map();
+    },
+    landHeld: () => {
+      const waiting = [...(held ?? new Map<string, unknown[]>()).values()];
+      held = undefined;
+      return waiting.map((params) => send(params));
+    },
+    dropHeld: () => {
+      held = undefined;
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

@@ -65,6 +65,8 @@ export interface UnconfirmedSettlement {
   payer: string;
   /** Unix seconds: after this (and the chain's margin) nothing can charge the payment any more. */
   validBefore: number;
+  /** Solana: the transaction's blockhash (once expired, a transaction not landed never will). */
+  blockhash?: string;
 }
 
 /** A result found by getResult: settled (charged, the answer to replay) or held (not charged yet). */

@@ -84,6 +84,7 @@ export interface PaymentGate {
     auth: string,
     tx: string | undefined,
     validBefore: number,
+    blockhash?: string,
   ): Promise<Reconciled>;
 }
 
@@ -288,11 +289,11 @@ export function createPaymentGate(
     },
     confirm: (payment) => schemeOf(payment).confirm(payment),
     settle: (payment) => schemeOf(payment).settle(payment),
-    async reconcile(network, auth, tx, validBefore) {
+    async reconcile(network, auth, tx, validBefore, blockhash) {
       const scheme = byName.get(network);
       if (!scheme?.reconcile)
         return { status: "unknown", reason: `no way to check settlements on ${network}` };
-      return scheme.reconcile(auth, tx, validBefore);
+      return scheme.reconcile(auth, tx, validBefore, blockhash);
     },
   };
 }

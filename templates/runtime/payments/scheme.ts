@@ -51,9 +51,15 @@ export interface NetworkScheme {
   settle(payment: PaidPayment): Promise<Receipt>;
   /**
    * What became of a settlement sent but not confirmed: the payment's replay key, its transaction
-   * (when known) and validBefore. Absent: always unknown (the entry expires with the payment).
+   * (when known), validBefore and (Solana) the transaction's blockhash. Absent: always unknown (the
+   * entry expires with the payment).
    */
-  reconcile?(auth: string, tx: string | undefined, validBefore: number): Promise<Reconciled>;
+  reconcile?(
+    auth: string,
+    tx: string | undefined,
+    validBefore: number,
+    blockhash?: string,
+  ): Promise<Reconciled>;
   /**
    * Whether a job due at `deadline` (Unix seconds) can be paid on this network: a Solana payment
    * dies with its blockhash, so long jobs cannot be. Absent: always. Says why not, else undefined.

@@ -45,8 +45,8 @@ export interface Settler {
 }
 
 export interface SettlementErrorOptions {
-  /** A transaction that was sent but not confirmed in time: it may still be mined. */
-  broadcastTx?: Hex;
+  /** A transaction that was sent but not confirmed in time (EVM: its hash; Solana: its signature): it may still land. */
+  broadcastTx?: Hex | string;
   /** The payment may have gone through (e.g. the facilitator stopped answering mid-settle). */
   uncertain?: boolean;
   /**
@@ -69,7 +69,7 @@ export interface SettlementErrorOptions {
  * facilitator outage) the payer may send the same authorization again.
  */
 export class SettlementError extends Error {
-  readonly broadcastTx?: Hex;
+  readonly broadcastTx?: Hex | string;
   readonly uncertain: boolean;
   readonly permanent: boolean;
   readonly advice?: string;

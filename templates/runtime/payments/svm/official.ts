@@ -5,9 +5,14 @@
  *   - direct: @x402/svm's facilitator-side exact scheme in this process (x402 v1: ExactSvmSchemeV1,
  *     where v1 names the network) over this server's fee payer (SOLANA_FEE_PAYER_KEY) and the
  *     network's RPC; the v2 scheme is also given the compute-budget caps (v1's takes no options: the
- *     gate checks both versions' transactions against the caps itself, svm/transaction.ts).
+ *     gate checks both versions' transactions against the caps itself, svm/transaction.ts). A
+ *     settlement not confirmed within X402_SETTLE_TIMEOUT_SECONDS, or that failed unexpectedly, is
+ *     uncertain and names its transaction: the fee payer's signature, which is the transaction's
+ *     (ed25519 signs deterministically, so it is the one the sent transaction carries); so is one
+ *     x402 v1's scheme could not send or confirm (it does not say which).
  * Part of your project: edit freely.
  */
+import { createPrivateKey, sign } from "node:crypto";
 import { PaymentError } from "../../errors.js";
 import type { SolanaNetworkPaymentConfig, SolanaSettlementRoute } from "../../ops/config.js";
 import type { SolanaPayment } from "../../types.js";
@@ -16,6 +21,7 @@ import { request } from "../json-rpc.js";
 import { v1Knows } from "../networks.js";
 import { SettlementError } from "../settlement.js";
 import { refuse } from "./checks.js";
+import { base58Encode } from "./keys.js";
 import {
   loadSolanaKit,
   loadX402Svm,
@@ -59,6 +65,7 @@ export function directSide(
   net: SolanaNetworkPaymentConfig,
   route: Extract<SolanaSettlementRoute, { kind: "direct" }>,
   caps: ComputeBudgetCaps,
+  settleTimeoutSeconds: number,
 ): OfficialSide {
   const { network } = net;
   const schemes = (async () => {
@@ -102,16 +109,59 @@ export function directSide(
       }
     },
     async settle(p) {
-      try {
-        return await (await schemeFor(p)).settle(...forScheme(p));
-      } catch (err) {
-        throw new SettlementError(
-          `settlement on ${network.caip2} failed unexpectedly: ${err instanceof Error ? err.message : String(err)}; the payment may or may not have been settled`,
-          { uncertain: true, cause: err },
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`not confirmed within ${settleTimeoutSeconds} s`)),
+          settleTimeoutSeconds * 1000,
         );
+      });
+      try {
+        const answer = await Promise.race([
+          (async () => (await schemeFor(p)).settle(...forScheme(p)))(),
+          late,
+        ]);
+        // x402 v1's scheme answers a transaction it sent but could not confirm as it answers one it
+        // could not send: "transaction_failed", no signature. It may land: unconfirmed, named.
+        if (answer.success || answer.transaction || answer.errorReason !== "transaction_failed")
+          return answer;
+        const signature = await feePayerSignature(p.transaction, route.feePayerKey);
+        return { ...answer, errorReason: "settlement_pending", transaction: signature ?? "" };
+      } catch (err) {
+        const signature = await feePayerSignature(p.transaction, route.feePayerKey);
+        throw new SettlementError(
+          `settlement on ${network.caip2} failed unexpectedly: ${err instanceof Error ? err.message : String(err)}; the payment may or may not have been settled (transaction ${signature ?? "unknown"})`,
+          { uncertain: true, cause: err, ...(signature && { broadcastTx: signature }) },
+        );
+      } finally {
+        clearTimeout(timer);
       }
     },
   };
+}
+
+/**
+ * The signature this fee payer gives the transaction (base64, as paid), which is its first, i.e.
+ * the transaction's; undefined when it does not decode.
+ */
+async function feePayerSignature(
+  transaction: string,
+  secretKey: Uint8Array,
+): Promise<string | undefined> {
+  try {
+    const { messageBytes } = (await loadSolanaKit())
+      .getTransactionDecoder()
+      .decode(Buffer.from(transaction, "base64"));
+    // PKCS#8 of an ed25519 key: a fixed prefix, then the 32-byte seed.
+    const der = Buffer.concat([
+      Buffer.from("302e020100300506032b657004220420", "hex"),
+      Buffer.from(secretKey.subarray(0, 32)),
+    ]);
+    const key = createPrivateKey({ key: der, format: "der", type: "pkcs8" });
+    return base58Encode(sign(null, Uint8Array.from(messageBytes), key));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Facilitator route: the router's facilitator for each x402 version (its fee payer, once known). */

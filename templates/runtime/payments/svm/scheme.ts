@@ -12,7 +12,7 @@
  *   confirm() - the official verification (instructions, amount, mint, payee, fee payer, simulation)
  *               and, with the network's RPC, the blockhash's life (svm/blockhash.ts): the transaction
  *               must still be able to land at the job's deadline plus SETTLEMENT_MARGIN_SECONDS.
- *   settle()  - the facilitator's /settle, or the same scheme's settle: co-sign, send, confirm.
+ *   settle()  - the facilitator's /settle, or the scheme's: co-sign, send, confirm (else reconcile()).
  * A Solana transaction dies with its blockhash (about 60-90 s after the client fetched it), and it
  * is settled only after the job, so Solana pays only for jobs due soon (SOLANA_PAYMENT_LIFE_SECONDS).
  * Part of your project: edit freely.
@@ -21,7 +21,7 @@ import type { SolanaNetworkPaymentConfig, SolanaSettlementRoute } from "../../op
 import { redactUrl } from "../../ops/redact.js";
 import type { Capability, PaidPayment, SolanaPayment } from "../../types.js";
 import type { PaymentGateDeps } from "../gate.js";
-import type { NetworkScheme, Receipt } from "../scheme.js";
+import type { NetworkScheme, Receipt, Reconciled } from "../scheme.js";
 import { SETTLEMENT_MARGIN_SECONDS, SettlementError } from "../settlement.js";
 import { networkSettingSuffix } from "../networks.js";
 import type { SentPayment } from "../verify.js";
@@ -30,6 +30,7 @@ import { type BlockhashClock, blockhashClock } from "./blockhash.js";
 import { checkAccepted, checkEnvelope, decodeSent, payloadTransaction, refuse } from "./checks.js";
 import { SOLANA_PAYMENT_LIFE_SECONDS, solanaDeadlineProblem } from "./life.js";
 import { directSide, facilitatorSide, type OfficialSide, type SettleAnswer } from "./official.js";
+import { solanaSettlementState } from "./reconcile.js";
 import { loadSolanaKit } from "./solana.js";
 import {
   type ComputeBudgetCaps,
@@ -40,6 +41,8 @@ import {
   transactionReader,
 } from "./transaction.js";
 
+/** Settlement answers after which the transaction may land (the official scheme's reasons). */
+const MAYBE_SENT = new Set(["settlement_pending", "transaction_failed"]);
 /** How long the ledger remembers a Solana payment: past the longest life of any blockhash. */
 const SOLANA_REPLAY_MEMORY_SECONDS = 180;
 
@@ -88,6 +91,8 @@ class SvmScheme implements NetworkScheme {
   private readonly reader: Promise<(base64: string) => ReadTransaction>;
   /** The blockhash's life, asked of the network's RPC (none configured: not checked). */
   private readonly clock: BlockhashClock | undefined;
+  /** The network's RPC (the direct route's, or X402_RPC_URL_<NET>): blockhashes and signatures. */
+  private readonly rpcUrl: string | undefined;
 
   constructor(
     private readonly net: RoutedSolanaNetwork,
@@ -100,12 +105,12 @@ class SvmScheme implements NetworkScheme {
     this.caps = computeBudgetCaps(net);
     this.official =
       route.kind === "direct"
-        ? directSide(net, route, this.caps)
+        ? directSide(net, route, this.caps, settleTimeoutSeconds)
         : facilitatorSide(net, route, settleTimeoutSeconds);
     this.reader = loadSolanaKit().then(transactionReader);
     this.reader.catch(() => undefined); // reported by the first payment
-    const rpcUrl = route.kind === "direct" ? route.rpcUrl : net.rpcUrl;
-    this.clock = rpcUrl === undefined ? undefined : blockhashClock(rpcUrl);
+    this.rpcUrl = route.kind === "direct" ? route.rpcUrl : net.rpcUrl;
+    this.clock = this.rpcUrl === undefined ? undefined : blockhashClock(this.rpcUrl);
   }
 
   offer(capability: Capability, resourceUrl: string): PaymentOffer {
@@ -255,11 +260,11 @@ class SvmScheme implements NetworkScheme {
   private async notSettled(p: SolanaPayment, answer: SettleAnswer): Promise<SettlementError> {
     const reason =
       [answer.errorReason, answer.errorMessage].filter(Boolean).join(": ") || "no reason given";
-    // Sent but not confirmed in time: it may still land before its blockhash expires.
-    if (answer.errorReason === "settlement_pending" || (answer.transaction ?? "") !== "")
+    // Sent but not confirmed in time, or perhaps sent ("transaction_failed"): it may still land.
+    if (MAYBE_SENT.has(answer.errorReason ?? "") || answer.transaction)
       return new SettlementError(
         `settlement on ${this.caip2} is unconfirmed (${reason}; transaction ${answer.transaction || "unknown"})`,
-        { uncertain: true },
+        { uncertain: true, ...(answer.transaction && { broadcastTx: answer.transaction }) },
       );
     const expired = (await this.clock?.valid(p.blockhash)) === false;
     const advice = expired
@@ -269,6 +274,20 @@ class SvmScheme implements NetworkScheme {
       `the payment transaction was not landed on ${this.caip2}: ${reason}${expired ? "; its blockhash has expired" : ""}`,
       { permanent: true, advice },
     );
+  }
+
+  /** The signature's status on the network's RPC (svm/reconcile.ts). */
+  reconcile(
+    _auth: string,
+    tx: string | undefined,
+    validBefore: number,
+    blockhash?: string,
+  ): Promise<Reconciled> {
+    return solanaSettlementState(this.rpcUrl, this.clock, {
+      signature: tx,
+      blockhash,
+      validBefore,
+    });
   }
 
   describe(): string {

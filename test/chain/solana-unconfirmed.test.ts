@@ -1,0 +1,233 @@
+// A Solana settlement that was sent but not confirmed in time (issue 26, finding 2, second bullet), on the
+// Solana kit (LiteSVM behind the loopback JSON-RPC) with the official @x402/svm client paying and this server
+// settling directly (SOLANA_FEE_PAYER_KEY, X402_SETTLE_TIMEOUT_SECONDS 2) or through the reference facilitator
+// (which answers `settlement_pending` with the signature after its own 30 s). The kit holds the transaction sent
+// unlanded (a node that has not processed it yet): the settlement times out, the answer is withheld and held,
+// naming the transaction. Then the chain decides, asked by the identical retry or by the reconciler: landed,
+// the retry gets the output and a receipt naming the signature, charged once, the handler run once; never
+// landed and its blockhash expired, the retry hears that nothing was charged and a new payment is needed.
+import { x402Client } from "@x402/core/client";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
+import { createPaymentHeader } from "x402/client";
+import { createSigner, decodeXPaymentResponse } from "x402-fetch";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { encodeBase64Json } from "../../templates/runtime/payments/x402.js";
+import { job, logText, post, unb64 } from "../runtime/helpers.js";
+import type { SolanaAccount, SolanaKit } from "../solana/kit.js";
+import { type SolanaServer, type SolanaServers, startSolanaServers } from "./solana-servers.js";
+
+const base = inject("chain");
+const PRICE = 10_000n;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+let servers: SolanaServers;
+let kit: SolanaKit;
+let payer: SolanaAccount;
+/** Resolved by identical retries only (its reconciler looks once an hour). */
+let byRetry: SolanaServer;
+/** Its reconciler looks every second. */
+let byReconciler: SolanaServer;
+/** Settles through the facilitator, waiting longer than the facilitator's own confirmation. */
+let viaFacilitator: SolanaServer;
+/** Settles directly, waiting longer than the official scheme's own confirmation (30 s). */
+let patient: SolanaServer;
+
+const settings = (reconcileSeconds: number) => ({
+  X402_FACILITATOR_URL: base.facilitatorUrl,
+  SOLANA_FEE_PAYER_KEY: servers.feePayer.secretKey,
+  X402_SETTLE_TIMEOUT_SECONDS: "2",
+  SETTLEMENT_RECONCILE_SECONDS: String(reconcileSeconds),
+});
+
+beforeAll(async () => {
+  servers = await startSolanaServers();
+  kit = servers.kit;
+  payer = await kit.fundedPayer(1_000_000n);
+  byRetry = await servers.start(settings(3600));
+  byReconciler = await servers.start(settings(1));
+  viaFacilitator = await servers.start({
+    X402_FACILITATOR_URL: `${base.facilitatorUrl},${servers.facilitator.url}`,
+    X402_SETTLE_TIMEOUT_SECONDS: "45",
+    SETTLEMENT_RECONCILE_SECONDS: "3600",
+  });
+  patient = await servers.start({ ...settings(3600), X402_SETTLE_TIMEOUT_SECONDS: "45" });
+}, 120_000);
+
+afterAll(async () => {
+  kit?.dropHeld();
+  await byRetry?.running.close();
+  await byReconciler?.running.close();
+  await viaFacilitator?.running.close();
+  await patient?.running.close();
+  await servers?.close();
+});
+
+const soon = () => ({ deadline: Math.floor(Date.now() / 1000) + 20 });
+
+/** The official client's payment for the server's Solana offer for `body`, as a PAYMENT-SIGNATURE value. */
+async function pay(server: SolanaServer, body: unknown): Promise<string> {
+  let required;
+  // The facilitator route offers Solana once it learned the facilitator's fee payer.
+  for (let i = 0; i < 50; i++) {
+    const offer = await post(server.running.url, body);
+    expect(offer.status).toBe(402);
+    required = unb64(offer.headers.get("payment-required")!);
+    if (required.accepts.some((a: { network: string }) => a.network === kit.network)) break;
+    await sleep(100);
+  }
+  const client = new x402Client().register(
+    kit.network as `${string}:${string}`,
+    new ExactSvmScheme(payer.signer, { rpcUrl: kit.rpcUrl }),
+  );
+  const accepted = required.accepts.find((a: { network: string }) => a.network === kit.network);
+  const payload = await client.createPaymentPayload({ ...required, accepts: [accepted] });
+  return encodeBase64Json(payload);
+}
+
+/** The official v1 client's X-PAYMENT for the server's solana-devnet offer for `body`. */
+async function payV1(server: SolanaServer, body: unknown): Promise<string> {
+  const offer = await post(server.running.url, body);
+  const requirement = offer.body.accepts.find(
+    (a: { network: string }) => a.network === "solana-devnet",
+  );
+  expect(requirement).toBeDefined();
+  const signer = await createSigner("solana-devnet", payer.secretKey);
+  return createPaymentHeader(signer, 1, requirement as never, {
+    svmConfig: { rpcUrl: kit.rpcUrl },
+  });
+}
+
+/** Sends `body` paid by `header` while the kit holds transactions: the settlement goes unconfirmed. */
+async function unconfirmed(server: SolanaServer, body: unknown, header: string) {
+  kit.holdSends();
+  const first = await post(server.running.url, body, { "payment-signature": header });
+  expect(first.status, first.text).toBe(402);
+  expect(first.body.error).toMatch(/unconfirmed.*send the identical request again later/);
+  expect(first.body.output).toBeUndefined();
+}
+
+describe("a Solana settlement sent but not confirmed in time", () => {
+  it("is held; once the transaction lands, the identical retry gets the output and a receipt naming it, charged once", async () => {
+    const body = job("echo", { text: "unconfirmed" }, soon());
+    const header = await pay(byRetry, body);
+    const before = await kit.usdcBalance(servers.payTo);
+    const runs = byRetry.agent.calls.echo ?? 0;
+
+    await unconfirmed(byRetry, body, header);
+    // Not landed yet: the retry is told to wait; nothing is sent or charged again.
+    const waiting = await post(byRetry.running.url, body, { "payment-signature": header });
+    expect(waiting.status, waiting.text).toBe(402);
+    expect(waiting.body.error).toMatch(/still unconfirmed/);
+    expect(await kit.usdcBalance(servers.payTo)).toBe(before);
+
+    const [signature] = kit.landHeld();
+    expect(await kit.usdcBalance(servers.payTo)).toBe(before + PRICE);
+    const retry = await post(byRetry.running.url, body, { "payment-signature": header });
+    expect(retry.status, retry.text).toBe(200);
+    expect(retry.body.output).toEqual({ text: "unconfirmed" });
+    expect(unb64(retry.headers.get("payment-response")!)).toMatchObject({
+      success: true,
+      transaction: signature,
+      network: kit.network,
+    });
+    // Again: the same answer, nothing more charged, the handler run once in all.
+    const again = await post(byRetry.running.url, body, { "payment-signature": header });
+    expect(again.status, again.text).toBe(200);
+    expect(await kit.usdcBalance(servers.payTo)).toBe(before + PRICE);
+    expect(byRetry.agent.calls.echo).toBe(runs + 1);
+  }, 60_000);
+
+  it("never landed and its blockhash expired: the identical retry hears that nothing was charged", async () => {
+    const body = job("echo", { text: "lost" }, soon());
+    const header = await pay(byRetry, body);
+    const before = await kit.usdcBalance(servers.payTo);
+
+    await unconfirmed(byRetry, body, header);
+    kit.dropHeld();
+    kit.advanceBlocks(151); // the transaction's blockhash expires: it can never land
+    const retry = await post(byRetry.running.url, body, { "payment-signature": header });
+    expect(retry.status, retry.text).toBe(402);
+    expect(retry.body.error).toMatch(
+      /blockhash has expired.*nothing was charged; sign a new payment/,
+    );
+    expect(await kit.usdcBalance(servers.payTo)).toBe(before);
+    expect(await kit.usdcBalance(payer.address)).toBeGreaterThanOrEqual(PRICE);
+  }, 60_000);
+
+  it("the reconciler resolves it without a retry: the next identical request gets the output", async () => {
+    const body = job("echo", { text: "reconciled" }, soon());
+    const header = await pay(byReconciler, body);
+    const before = await kit.usdcBalance(servers.payTo);
+    const runs = byReconciler.agent.calls.echo ?? 0;
+
+    await unconfirmed(byReconciler, body, header);
+    const [signature] = kit.landHeld();
+    const log = () => logText(byReconciler.logger!);
+    for (let i = 0; i < 100 && !/unconfirmed settlement confirmed/.test(log()); i++)
+      await sleep(50);
+    expect(log()).toMatch(/unconfirmed settlement confirmed/);
+    expect(log()).toContain(signature);
+    const retry = await post(byReconciler.running.url, body, { "payment-signature": header });
+    expect(retry.status, retry.text).toBe(200);
+    expect(retry.body.output).toEqual({ text: "reconciled" });
+    expect(unb64(retry.headers.get("payment-response")!)).toMatchObject({ transaction: signature });
+    expect(await kit.usdcBalance(servers.payTo)).toBe(before + PRICE);
+    expect(byReconciler.agent.calls.echo).toBe(runs + 1);
+  }, 60_000);
+
+  it("through a facilitator: its pending settlement names the signature, and the identical retry gets the output once it lands", async () => {
+    const body = job("echo", { text: "facilitated" }, soon());
+    const header = await pay(viaFacilitator, body);
+    const before = await kit.usdcBalance(servers.payTo);
+    const runs = viaFacilitator.agent.calls.echo ?? 0;
+
+    await unconfirmed(viaFacilitator, body, header); // the facilitator gives up after its 30 s
+    const [signature] = kit.landHeld();
+    const retry = await post(viaFacilitator.running.url, body, { "payment-signature": header });
+    expect(retry.status, retry.text).toBe(200);
+    expect(retry.body.output).toEqual({ text: "facilitated" });
+    expect(unb64(retry.headers.get("payment-response")!)).toMatchObject({ transaction: signature });
+    expect(await kit.usdcBalance(servers.payTo)).toBe(before + PRICE);
+    expect(viaFacilitator.agent.calls.echo).toBe(runs + 1);
+  }, 90_000);
+
+  it("x402 v1, settled directly: a transaction the official v1 scheme could not confirm is held under its signature, not called 'not landed'", async () => {
+    const body = job("echo", { text: "v1" }, soon());
+    const header = await payV1(patient, body);
+    const before = await kit.usdcBalance(servers.payTo);
+    const runs = patient.agent.calls.echo ?? 0;
+
+    kit.holdSends();
+    const first = await post(patient.running.url, body, { "X-PAYMENT": header });
+    expect(first.status, first.text).toBe(402);
+    expect(first.body.error).toMatch(/unconfirmed.*send the identical request again later/);
+    expect(first.body.error).not.toMatch(/Nothing was charged/);
+    const [signature] = kit.landHeld();
+    expect(await kit.usdcBalance(servers.payTo)).toBe(before + PRICE);
+    const retry = await post(patient.running.url, body, { "X-PAYMENT": header });
+    expect(retry.status, retry.text).toBe(200);
+    expect(retry.body.output).toEqual({ text: "v1" });
+    expect(decodeXPaymentResponse(retry.headers.get("x-payment-response")!)).toMatchObject({
+      success: true,
+      transaction: signature,
+    });
+    expect(patient.agent.calls.echo).toBe(runs + 1);
+  }, 90_000);
+
+  it("x402 v1 through a facilitator that could not confirm and names no transaction: never told 'nothing was charged'", async () => {
+    const body = job("echo", { text: "v1 facilitated" }, soon());
+    const header = await payV1(viaFacilitator, body);
+    const before = await kit.usdcBalance(servers.payTo);
+
+    kit.holdSends();
+    const first = await post(viaFacilitator.running.url, body, { "X-PAYMENT": header });
+    expect(first.status, first.text).toBe(402);
+    expect(first.body.error).toMatch(/unconfirmed/);
+    expect(first.body.error).not.toMatch(/Nothing was charged/);
+    kit.landHeld(); // it was sent: it lands, and the payee is paid
+    expect(await kit.usdcBalance(servers.payTo)).toBe(before + PRICE);
+    // Its signature unknown here, the retry is told it is still unconfirmed (not that nothing was charged).
+    const retry = await post(viaFacilitator.running.url, body, { "X-PAYMENT": header });
+    expect(retry.status, retry.text).toBe(402);
+    expect(retry.body.error).toMatch(/still unconfirmed/);
+  }, 90_000);
+});
