@@ -33,8 +33,10 @@ export function headerChannel(
   capability: Capability,
   job: JobRequest,
 ): PaymentChannel {
+  // Read once: every step of the job sees the same object (its JSON decoded once, payments/x402.ts).
+  let sent: ReturnType<PaymentGate["paymentHeader"]> | null = null;
   return {
-    sent: () => gate.paymentHeader(call.header),
+    sent: () => (sent === null ? (sent = gate.paymentHeader(call.header)) : sent),
     paymentRequired: () => ({
       ...gate.paymentRequired(capability, call.resourceUrl(), job.deadline),
       reason: "payment required: send a PAYMENT-SIGNATURE header",

@@ -21,7 +21,7 @@ import type { FoundResult } from "../ledger/ledger.js";
 import { holdReservation } from "../ledger/reservation.js";
 import { paymentIdOf } from "../payments/payment-identifier.js";
 import type { SentPayment } from "../payments/verify.js";
-import { decodeBase64Json } from "../payments/x402.js";
+import { decodeSentJson } from "../payments/x402.js";
 import type { Logger } from "../types.js";
 import type { PaymentChannel } from "./channel.js";
 import { paymentHash, requestHash } from "./identity.js";
@@ -180,7 +180,7 @@ function fingerprintOf(sent: SentPayment, job: JobRequest): Fingerprint {
 /** The PaymentPayload object sent, or undefined when it cannot be read (verification then says why). */
 function decodedPayload(sent: SentPayment): unknown {
   if ("object" in sent) return sent.object;
-  const decoded = decodeBase64Json(sent.value);
+  const decoded = decodeSentJson(sent);
   return decoded.ok ? decoded.value : undefined;
 }
 

@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import type { SentPayment } from "../payments/verify.js";
-import { decodeBase64Json } from "../payments/x402.js";
+import { decodeSentJson } from "../payments/x402.js";
 
 /** JSON with object keys sorted: the same value always gives the same text. */
 export function canonical(value: unknown): string {
@@ -31,7 +31,7 @@ export function requestHash(capability: string, input: unknown): string {
 /** The payment's identity as sent: its decoded payload (canonical JSON), or its raw text. */
 export function paymentHash(sent: SentPayment): string {
   if ("object" in sent) return sha256(canonical(["payload", sent.object]));
-  const decoded = decodeBase64Json(sent.value);
+  const decoded = decodeSentJson(sent);
   return sha256(
     decoded.ok ? canonical(["payload", decoded.value]) : canonical(["raw", sent.value]),
   );

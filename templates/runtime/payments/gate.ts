@@ -20,7 +20,7 @@ import { SETTLEMENT_MARGIN_SECONDS } from "./settlement.js";
 import { createSvmScheme, describeSolanaRoute } from "./svm/scheme.js";
 import type { Capability, Logger, PaidPayment } from "../types.js";
 import type { SentPayment } from "./verify.js";
-import { decodeBase64Json, isSolana, paymentRequiredResponse, type PaymentOffer } from "./x402.js";
+import { decodeSentJson, isSolana, paymentRequiredResponse, type PaymentOffer } from "./x402.js";
 
 export { SETTLEMENT_MARGIN_SECONDS, timeoutFor };
 
@@ -149,7 +149,7 @@ function namedNetwork(sent: SentPayment): string | undefined {
   let p: unknown;
   if ("object" in sent) p = sent.object;
   else {
-    const decoded = decodeBase64Json(sent.value);
+    const decoded = decodeSentJson(sent);
     if (!decoded.ok) return undefined;
     p = decoded.value;
   }

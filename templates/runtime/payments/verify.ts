@@ -101,7 +101,7 @@ function decode(sent: SentPayment): DecodedPayment {
     if (!decoded.ok) throw refuse("malformed", `${sent.name} ${decoded.reason}`);
     return decoded.value;
   }
-  const decoded = decodePaymentHeader(sent.value);
+  const decoded = decodePaymentHeader(sent);
   if (!decoded.ok) throw refuse("malformed", `${sent.name} header ${decoded.reason}`);
   return decoded.value;
 }

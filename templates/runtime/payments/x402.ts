@@ -159,9 +159,24 @@ export function decodeBase64Json(text: string): Decoded<Record<string, unknown>>
   return { ok: true, value };
 }
 
-/** Decodes a PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1) value and checks its shape. */
-export function decodePaymentHeader(text: string): Decoded<DecodedPayment> {
-  const decoded = decodeBase64Json(text);
+/**
+ * A payment header's JSON, decoded once per request: the gate, the job's identity, the
+ * payment-identifier lookup and the scheme all read the same sent header (one object per request,
+ * jobs/channel.ts), so it is decoded the first time and shared (nobody modifies it).
+ */
+const decodedHeaders = new WeakMap<{ value: string }, Decoded<Record<string, unknown>>>();
+export function decodeSentJson(sent: { value: string }): Decoded<Record<string, unknown>> {
+  let decoded = decodedHeaders.get(sent);
+  if (decoded === undefined) {
+    decoded = decodeBase64Json(sent.value);
+    decodedHeaders.set(sent, decoded);
+  }
+  return decoded;
+}
+
+/** Decodes a PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1) value (or a sent header) and checks its shape. */
+export function decodePaymentHeader(text: string | { value: string }): Decoded<DecodedPayment> {
+  const decoded = typeof text === "string" ? decodeBase64Json(text) : decodeSentJson(text);
   if (!decoded.ok) return decoded;
   return checkPaymentPayload(decoded.value);
 }

@@ -9,7 +9,7 @@ import { PaymentError } from "../../errors.js";
 import type { SolanaNetwork } from "../networks.js";
 import { v1Knows } from "../networks.js";
 import type { SentPayment } from "../verify.js";
-import { decodeBase64Json, MAX_PAYMENT_HEADER_BYTES } from "../x402.js";
+import { decodeSentJson, MAX_PAYMENT_HEADER_BYTES } from "../x402.js";
 
 export const refuse = (code: string, message: string): PaymentError =>
   new PaymentError(message, { code });
@@ -24,7 +24,7 @@ export function decodeSent(sent: SentPayment): Record<string, unknown> {
       throw refuse("malformed", `${sent.name} is larger than ${MAX_PAYMENT_HEADER_BYTES} bytes`);
     return value as Record<string, unknown>;
   }
-  const decoded = decodeBase64Json(sent.value);
+  const decoded = decodeSentJson(sent);
   if (!decoded.ok) throw refuse("malformed", `${sent.name} header ${decoded.reason}`);
   return decoded.value;
 }
