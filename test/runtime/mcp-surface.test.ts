@@ -6,12 +6,9 @@
 import { networkInterfaces } from "node:os";
 import { request } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
-import type { AppOptions } from "../../templates/runtime/ops/config.js";
 import {
   anvilAccount,
   captureLogger,
@@ -21,28 +18,10 @@ import {
   production,
   recordingSettler,
   signAuthorization,
-  startApp,
-  type Running,
 } from "./helpers.js";
+import { mcpServers } from "./mcp-helpers.js";
 
-const running: Running[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((r) => r.close()));
-});
-
-async function serve(options: AppOptions = { devMode: true }) {
-  const agent = makeAgent();
-  const app = await startApp(agent, options);
-  running.push(app);
-  return { ...app, agent };
-}
-
-async function connect(url: string): Promise<Client> {
-  const client = new Client({ name: "mcp-surface-test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
-  running.push({ url, server: undefined as never, close: () => client.close() });
-  return client;
-}
+const { running, serve, connect } = mcpServers("mcp-surface-test");
 
 const MCP_HEADERS = {
   "content-type": "application/json",

@@ -2,13 +2,10 @@
 // are the capabilities, a call runs the same pipeline as POST /execute (same outputs, same typed errors),
 // and in production an unpaid call gets the x402 v2 PaymentRequired for the same offer as the HTTP 402.
 // Payments that move real USDC are in test/chain/mcp.test.ts.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { validateDiscoveryExtension } from "@x402/extensions/bazaar";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { derivedJobId } from "../../templates/runtime/mcp/call.js";
 import { withDiscovery } from "./discovery-fixture.js";
-import type { AppOptions } from "../../templates/runtime/ops/config.js";
 import {
   anvilAccount,
   makeAgent,
@@ -17,27 +14,10 @@ import {
   production,
   signAuthorization,
   startApp,
-  type Running,
 } from "./helpers.js";
+import { mcpServers } from "./mcp-helpers.js";
 
-const running: Running[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((r) => r.close()));
-});
-
-async function serve(options: AppOptions = { devMode: true }) {
-  const agent = makeAgent();
-  const app = await startApp(agent, options);
-  running.push(app);
-  return { ...app, agent };
-}
-
-async function connect(url: string): Promise<Client> {
-  const client = new Client({ name: "mcp-test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
-  running.push({ url, server: undefined as never, close: () => client.close() });
-  return client;
-}
+const { running, serve, connect } = mcpServers("mcp-test");
 
 const decode = (header: string | null) =>
   JSON.parse(Buffer.from(header ?? "", "base64").toString("utf8"));
