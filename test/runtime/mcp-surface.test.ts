@@ -248,4 +248,30 @@ describe("MCP answers the SDK client accepts", () => {
     const html = await rpc(url, list, { "content-type": "application/json", accept: "text/html" });
     expect(html.status).toBe(406);
   });
+
+  it("a call asking for progress is an event stream only for a client that takes one; a JSON-only client gets JSON", async () => {
+    const { url } = await serve();
+    const call = {
+      jsonrpc: "2.0",
+      id: 4,
+      method: "tools/call",
+      params: { name: "echo", arguments: { text: "hi" }, _meta: { progressToken: "p" } },
+    };
+    const post = (accept: string) =>
+      fetch(`${url}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept },
+        body: JSON.stringify(call),
+      });
+    const json = await post("application/json");
+    expect(json.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(
+      ((await json.json()) as { result: { structuredContent: unknown } }).result,
+    ).toMatchObject({ structuredContent: { text: "hi" } });
+    const stream = await post("application/json, text/event-stream");
+    expect(stream.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const events = await stream.text();
+    expect(events).toContain('"method":"notifications/progress"');
+    expect(events).toContain('"structuredContent":{"text":"hi"}');
+  });
 });
