@@ -16,7 +16,7 @@
  * request runs (its lease renewed as an authorization's is), markSettled() with the answer once it
  * completed. Part of your project: edit freely.
  */
-import { errorBody, UnavailableError } from "../errors.js";
+import { errorBody } from "../errors.js";
 import type { FoundResult } from "../ledger/ledger.js";
 import { holdReservation } from "../ledger/reservation.js";
 import { paymentIdOf } from "../payments/payment-identifier.js";
@@ -25,6 +25,7 @@ import { decodeSentJson } from "../payments/x402.js";
 import type { Logger } from "../types.js";
 import type { PaymentChannel } from "./channel.js";
 import { paymentHash, requestHash } from "./identity.js";
+import { LEASE_MARGIN_MS, ledgerStep } from "./ledger-step.js";
 import type { JobRequest } from "./request.js";
 import type { JobResponse } from "./result.js";
 import type { JobServices } from "./services.js";
@@ -33,10 +34,6 @@ import type { JobServices } from "./services.js";
 const ANSWER_SLOT = "answer";
 /** Seconds a resend is asked to wait while the first request with its id still runs. */
 const IN_USE_RETRY_AFTER_SECONDS = 1;
-/** As paid.ts: a caller is asked to retry this much later when the ledger is unreachable. */
-const LEDGER_RETRY_AFTER_SECONDS = 5;
-/** Added to the id's lease beyond the deadline and the settlement timeout (as paid.ts's). */
-const LEASE_MARGIN_MS = 10_000;
 /** A payment with no validBefore (Solana) keeps its id as long as the ledger remembers the transaction. */
 const NO_EXPIRY_MEMORY_MS = 180_000;
 
@@ -69,7 +66,7 @@ export async function withPaymentIdentifier(
   const { id } = found;
   const key = `pid:${id}`;
   const mine = fingerprintOf(sent, job);
-  const stored = await ledgerCall(s, logger, "read a payment id's answer", () =>
+  const stored = await ledgerStep(s.metrics, logger, "read a payment id's answer", () =>
     s.ledger.getResult(key, ANSWER_SLOT),
   );
   if (stored) return answers.stored(id, stored, mine);
@@ -81,13 +78,13 @@ export async function withPaymentIdentifier(
     Math.max(0, job.deadline * 1000 - now) + settleMs + LEASE_MARGIN_MS,
     lifeMs(payload),
   );
-  const claim = await ledgerCall(s, logger, "reserve a payment id", () =>
+  const claim = await ledgerStep(s.metrics, logger, "reserve a payment id", () =>
     s.ledger.reserve(key, leaseMs),
   );
   if (claim.status === "in-flight" || claim.status === "held") return answers.inUse(id);
   if (claim.status === "settled") {
     // Completed since the read above, or completed earlier and its answer is no longer kept.
-    const late = await ledgerCall(s, logger, "read a payment id's answer", () =>
+    const late = await ledgerStep(s.metrics, logger, "read a payment id's answer", () =>
       s.ledger.getResult(key, ANSWER_SLOT),
     );
     return late ? answers.stored(id, late, mine) : answers.forgotten(id);
@@ -190,26 +187,4 @@ function lifeMs(payload: unknown): number {
   const validBefore = Number(p?.payload?.authorization?.validBefore);
   if (!Number.isFinite(validBefore)) return NO_EXPIRY_MEMORY_MS;
   return Math.max(1000, validBefore * 1000 - Date.now());
-}
-
-/** A ledger read or claim; unreachable -> 503 (nothing run or charged), as paid.ts's steps. */
-async function ledgerCall<T>(
-  s: JobServices,
-  logger: Logger,
-  operation: string,
-  work: () => Promise<T>,
-): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    s.metrics.ledgerError(operation);
-    logger.error(`payment ledger: could not ${operation}; paid jobs are refused until it is back`, {
-      error: String(err),
-    });
-    throw new UnavailableError(
-      `the payment ledger is unreachable, so no paid job can start; nothing was run or charged; retry in ${LEDGER_RETRY_AFTER_SECONDS} s`,
-      LEDGER_RETRY_AFTER_SECONDS,
-      { cause: err },
-    );
-  }
 }

@@ -9,7 +9,7 @@
  *   - without a working ledger no paid job starts (503, nothing run or charged).
  * Part of your project: edit freely.
  */
-import { PaymentError, UnavailableError } from "../errors.js";
+import { PaymentError } from "../errors.js";
 import { authorizationTtlMs, validBefore } from "../ledger/ledger.js";
 import { type Hold, holdReservation } from "../ledger/reservation.js";
 import type { PaymentGate, HeaderGetter } from "../payments/gate.js";
@@ -21,15 +21,13 @@ import type { Capability, Logger, PaidPayment } from "../types.js";
 import { headerChannel, type PaymentChannel, type PaymentChannelFor } from "./channel.js";
 import { checkArrival, type HandlerRun, shuttingDown, startHandler } from "./handler.js";
 import { withPaymentIdentifier } from "./identifier.js";
+import { LEASE_MARGIN_MS, ledgerStep as ledgerStepOf } from "./ledger-step.js";
 import { storedAnswers } from "./stored-answer.js";
 import type { JobServices } from "./services.js";
 import type { JobRequest } from "./request.js";
 import { completedBody, type JobResponse } from "./result.js";
 
-/** Seconds a caller is asked to wait (Retry-After) when the ledger is unreachable. */
-export const LEDGER_RETRY_AFTER_SECONDS = 5;
-/** Added to a reservation's lease beyond the deadline and the settlement timeout. */
-const LEASE_MARGIN_MS = 10_000;
+export { LEDGER_RETRY_AFTER_SECONDS } from "./ledger-step.js";
 
 export interface PaidJobCall {
   header: HeaderGetter;
@@ -159,25 +157,9 @@ function paidSteps(
 ) {
   const { gate, ledger, metrics } = s;
 
-  /** Ledger reads and claims: unreachable -> 503, and nothing runs. */
-  const ledgerStep = async <T,>(operation: string, work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } catch (err) {
-      metrics.ledgerError(operation);
-      logger.error(
-        `payment ledger: could not ${operation}; paid jobs are refused until it is back`,
-        {
-          error: String(err),
-        },
-      );
-      throw new UnavailableError(
-        `the payment ledger is unreachable, so no paid job can start; nothing was run or charged; retry in ${LEDGER_RETRY_AFTER_SECONDS} s`,
-        LEDGER_RETRY_AFTER_SECONDS,
-        { cause: err },
-      );
-    }
-  };
+  /** Ledger reads and claims: unreachable -> 503, and nothing runs (ledger-step.ts). */
+  const ledgerStep = <T,>(operation: string, work: () => Promise<T>): Promise<T> =>
+    ledgerStepOf(metrics, logger, operation, work);
 
   return {
     ledgerStep,

@@ -1,0 +1,35 @@
+/**
+ * A ledger read or claim on a paid job's way in (paid.ts, identifier.ts): when the ledger cannot be
+ * reached, the job is refused with 503 and Retry-After, and nothing runs or is charged. Part of your
+ * project: edit freely.
+ */
+import { UnavailableError } from "../errors.js";
+import type { Metrics } from "../ops/metrics.js";
+import type { Logger } from "../types.js";
+
+/** Seconds a caller is asked to wait (Retry-After) when the ledger is unreachable. */
+export const LEDGER_RETRY_AFTER_SECONDS = 5;
+/** Added to a reservation's lease beyond the deadline and the settlement timeout. */
+export const LEASE_MARGIN_MS = 10_000;
+
+/** Runs `work`; a failure is counted, logged and turned into a 503 (UnavailableError). */
+export async function ledgerStep<T>(
+  metrics: Metrics,
+  logger: Logger,
+  operation: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    metrics.ledgerError(operation);
+    logger.error(`payment ledger: could not ${operation}; paid jobs are refused until it is back`, {
+      error: String(err),
+    });
+    throw new UnavailableError(
+      `the payment ledger is unreachable, so no paid job can start; nothing was run or charged; retry in ${LEDGER_RETRY_AFTER_SECONDS} s`,
+      LEDGER_RETRY_AFTER_SECONDS,
+      { cause: err },
+    );
+  }
+}
