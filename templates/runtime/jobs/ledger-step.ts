@@ -1,9 +1,10 @@
 /**
- * A ledger read or claim on a paid job's way in (paid.ts, identifier.ts): when the ledger cannot be
- * reached, the job is refused with 503 and Retry-After, and nothing runs or is charged. Part of your
+ * A ledger read or claim on a paid job's way in (paid.ts, identifier.ts, stored-answer.ts): when the
+ * ledger cannot be reached, the job is refused with 503 and Retry-After, and nothing runs or is
+ * charged; a claim the ledger did not give us is refused saying why (notOurs). Part of your
  * project: edit freely.
  */
-import { UnavailableError } from "../errors.js";
+import { PaymentError, UnavailableError } from "../errors.js";
 import type { Metrics } from "../ops/metrics.js";
 import type { Logger } from "../types.js";
 
@@ -32,4 +33,22 @@ export async function ledgerStep<T>(
       { cause: err },
     );
   }
+}
+
+/** Why an authorization the ledger would not give us cannot pay for this job. */
+export function notOurs(status: "in-flight" | "settled" | "held"): PaymentError {
+  if (status === "settled")
+    return new PaymentError(
+      "this payment authorization was already used for another job (or refused at settlement): sign a new one (with a fresh nonce)",
+      { code: "already_used" },
+    );
+  if (status === "held")
+    return new PaymentError(
+      "this payment authorization's job is done and its answer waits for the identical request (same payment, job_id, capability and input), which gets it (its caller left before settlement, or the settlement is unconfirmed): send that again, or sign a new authorization for this one",
+      { code: "held" },
+    );
+  return new PaymentError(
+    "this payment authorization is in use by a job that is still running: wait for that result, or sign a new authorization",
+    { code: "in_use" },
+  );
 }

@@ -21,7 +21,7 @@ import type { Capability, Logger, PaidPayment } from "../types.js";
 import { headerChannel, type PaymentChannel, type PaymentChannelFor } from "./channel.js";
 import { checkArrival, type HandlerRun, shuttingDown, startHandler } from "./handler.js";
 import { withPaymentIdentifier } from "./identifier.js";
-import { LEASE_MARGIN_MS, ledgerStep as ledgerStepOf } from "./ledger-step.js";
+import { LEASE_MARGIN_MS, ledgerStep as ledgerStepOf, notOurs } from "./ledger-step.js";
 import { storedAnswers } from "./stored-answer.js";
 import type { JobServices } from "./services.js";
 import type { JobRequest } from "./request.js";
@@ -261,24 +261,6 @@ function paidSteps(
       }
     },
   };
-}
-
-/** Why an authorization the ledger would not give us cannot pay for this job. */
-export function notOurs(status: "in-flight" | "settled" | "held"): PaymentError {
-  if (status === "settled")
-    return new PaymentError(
-      "this payment authorization was already used for another job (or refused at settlement): sign a new one (with a fresh nonce)",
-      { code: "already_used" },
-    );
-  if (status === "held")
-    return new PaymentError(
-      "this payment authorization's job is done and its answer waits for the identical request (same payment, job_id, capability and input), which gets it (its caller left before settlement, or the settlement is unconfirmed): send that again, or sign a new authorization for this one",
-      { code: "held" },
-    );
-  return new PaymentError(
-    "this payment authorization is in use by a job that is still running: wait for that result, or sign a new authorization",
-    { code: "in_use" },
-  );
 }
 
 /** Whether the same authorization can pay for another attempt, said plainly. */

@@ -22,13 +22,8 @@ import type { SentPayment } from "../payments/verify.js";
 import { paymentResponseHeaders } from "../payments/x402.js";
 import type { Capability, Logger, PaidPayment } from "../types.js";
 import { paymentHash, requestHash } from "./identity.js";
-import {
-  notOurs,
-  type PaidJobCall,
-  type PaidServices,
-  type PaidSteps,
-  type UncertainSettlement,
-} from "./paid.js";
+import { notOurs } from "./ledger-step.js";
+import type { PaidJobCall, PaidServices, PaidSteps, UncertainSettlement } from "./paid.js";
 import { resolveUnconfirmed, unconfirmedTtlMs } from "./reconcile.js";
 import type { JobRequest } from "./request.js";
 import type { JobResponse } from "./result.js";
