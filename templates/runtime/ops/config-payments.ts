@@ -2,12 +2,13 @@
  * Payment configuration: who is paid, on which network and token, and how payments are settled.
  * Production refuses to start without a settlement route. Part of your project: edit freely.
  */
+import { SERVICES } from "../features.js";
 import {
   CDP_HOST,
-  cdpKeyKind,
   type FacilitatorAuth,
+  missingCdpAuth,
   parseFacilitatorHeaders,
-} from "../payments/facilitator-auth.js";
+} from "../payments/facilitator-credentials.js";
 import {
   networkSettingSuffix,
   parseNetwork,
@@ -569,6 +570,11 @@ function facilitatorAuth(urls: readonly string[], read: Reader): FacilitatorAuth
   const keySecret = read.fromEnv("CDP_API_KEY_SECRET");
   const mode = read.fromEnv("X402_FACILITATOR_AUTH");
   const headerText = read.fromEnv("X402_FACILITATOR_HEADERS");
+  const absent = missingCdpAuth(
+    { keyId: keyId.value, keySecret: keySecret.value, mode: mode.value },
+    urls,
+  );
+  if (absent) return void problems.push(absent);
   if (urls.length === 0) return { headers: [] }; // no facilitator: nothing is sent anywhere
 
   if (mode.value !== undefined && mode.value !== "cdp")
@@ -595,7 +601,7 @@ function facilitatorAuth(urls: readonly string[], read: Reader): FacilitatorAuth
       `X402_FACILITATOR_URL names Coinbase's facilitator (${CDP_HOST}), which wants a CDP API key: set CDP_API_KEY_ID and CDP_API_KEY_SECRET (create a key at portal.cdp.coinbase.com)`,
     );
   if (keySecret.value !== undefined) {
-    const kind = cdpKeyKind(keySecret.value.replaceAll("\\n", "\n"));
+    const kind = SERVICES.cdpKeyKind?.(keySecret.value.replaceAll("\\n", "\n")) ?? "ec";
     if (typeof kind === "object") problems.push(`${keySecret.name} ${kind.problem}`);
   }
   let headers: FacilitatorAuth["headers"] = [];

@@ -4,6 +4,7 @@
  * takes (or misses) a payment. Payment settings are in config-payments.ts, the reading mechanics
  * in settings.ts. Part of your project: edit freely.
  */
+import { hasFeature, missingFeature } from "../features.js";
 import { MAX_DEADLINE_AHEAD_SECONDS } from "../jobs/request.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../types.js";
@@ -269,6 +270,8 @@ function resolveMcp(read: Reader, maxDeadlineSeconds: number): McpConfig {
 }
 
 function resolveRedis(read: Reader): RedisConfig | undefined {
+  if (!hasFeature("redis"))
+    return absent(read, "redis", ["REDIS_URL", "REDIS_KEY_PREFIX"], "the shared payment ledger");
   const url = read.fromEnv("REDIS_URL").value;
   const prefix = read.fromEnv("REDIS_KEY_PREFIX").value;
   if (prefix !== undefined && !/^[\x21-\x7e]{1,100}$/.test(prefix))
@@ -288,8 +291,22 @@ function resolveRedis(read: Reader): RedisConfig | undefined {
   return prefix === undefined ? { url } : { url, keyPrefix: prefix };
 }
 
+/** A feature the project lacks: the first of its settings that is set is refused, with the fix. */
+function absent(read: Reader, feature: string, names: string[], what: string): undefined {
+  const asked = names.find((name) => read.fromEnv(name).value !== undefined);
+  if (asked) read.problems.push(missingFeature(feature, `${asked} is set (${what})`));
+  return undefined;
+}
+
 /** METRICS_PORT / METRICS_HOST / METRICS_TOKEN: metrics are off unless a port or a token is set. */
 function resolveMetrics(read: Reader): MetricsConfig | undefined {
+  if (!hasFeature("metrics"))
+    return absent(
+      read,
+      "metrics",
+      ["METRICS_PORT", "METRICS_TOKEN", "METRICS_HOST"],
+      "Prometheus metrics",
+    );
   const portSetting = read.fromEnv("METRICS_PORT");
   const port =
     portSetting.value === undefined
