@@ -72,7 +72,7 @@ export function missingCdpAuth(
   if (urls.some((u) => new URL(u).hostname === CDP_HOST))
     return missingFeature(
       "facilitator-auth",
-      `X402_FACILITATOR_URL names Coinbase's facilitator (${CDP_HOST}), which needs ${CDP_ASKED}`,
+      `X402_FACILITATOR_URL names ${CDP_HOST} (Coinbase's facilitator wants CDP API-key auth)`,
     );
   return undefined;
 }
