@@ -2,9 +2,9 @@
  * Payment configuration: who is paid, on which network and token, and how payments are settled.
  * Production refuses to start without a settlement route. Part of your project: edit freely.
  */
-import { SERVICES } from "../features.js";
 import {
   CDP_HOST,
+  cdpKeyProblem,
   type FacilitatorAuth,
   missingCdpAuth,
   parseFacilitatorHeaders,
@@ -601,8 +601,8 @@ function facilitatorAuth(urls: readonly string[], read: Reader): FacilitatorAuth
       `X402_FACILITATOR_URL names Coinbase's facilitator (${CDP_HOST}), which wants a CDP API key: set CDP_API_KEY_ID and CDP_API_KEY_SECRET (create a key at portal.cdp.coinbase.com)`,
     );
   if (keySecret.value !== undefined) {
-    const kind = SERVICES.cdpKeyKind?.(keySecret.value.replaceAll("\\n", "\n")) ?? "ec";
-    if (typeof kind === "object") problems.push(`${keySecret.name} ${kind.problem}`);
+    const problem = cdpKeyProblem(keySecret.value);
+    if (problem) problems.push(`${keySecret.name} ${problem}`);
   }
   let headers: FacilitatorAuth["headers"] = [];
   if (headerText.value !== undefined) {

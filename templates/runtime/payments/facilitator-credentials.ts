@@ -77,6 +77,12 @@ export function missingCdpAuth(
   return undefined;
 }
 
+/** What is wrong with a CDP_API_KEY_SECRET (.env's "\n" read as new lines), by the feature's check. */
+export function cdpKeyProblem(secret: string): string | undefined {
+  const kind = SERVICES.cdpKeyKind?.(secret.replaceAll("\\n", "\n"));
+  return typeof kind === "object" ? kind.problem : undefined;
+}
+
 /** The `facilitator-auth` feature; refuses (the start, in prepare()) when this project lacks it. */
 async function loadCdpAuth(): Promise<CdpAuthModule> {
   const load = SERVICES.facilitatorAuth;
