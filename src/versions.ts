@@ -13,11 +13,12 @@ export const dependencies = {
   ajv: "8.20.0",
   "ajv-formats": "3.0.1",
   express: "5.3.0",
-  // Loaded only when REDIS_URL is set (the shared payment ledger).
+  // The `redis` feature (src/runtime/ledger/redis/): loaded only when REDIS_URL is set (the shared payment ledger).
   ioredis: "6.0.0",
-  // Loaded only when CDP_API_KEY_ID/CDP_API_KEY_SECRET are set (signs the CDP facilitator's JWTs).
+  // The `facilitator-auth` feature (src/runtime/payments/facilitator-auth/): loaded only when
+  // CDP_API_KEY_ID/CDP_API_KEY_SECRET are set (signs the CDP facilitator's JWTs).
   jose: "6.2.17",
-  // Loaded only when metrics are enabled (METRICS_PORT or METRICS_TOKEN).
+  // The `metrics` feature (src/runtime/metrics/): loaded only when METRICS_PORT or METRICS_TOKEN is set.
   "prom-client": "15.1.3",
   viem: "2.57.1",
 } as const;

@@ -1,8 +1,8 @@
 /**
  * The HTTP layer: the spec's three endpoints plus the discovery documents (discovery/), and every
  * other request answered in the spec's error shape. The job logic lives in jobs/, payments in
- * payments/, the ledger in ledger/, and HTTP details (CORS, transport errors, request ids, draining,
- * metrics) in http/. Part of your project: edit freely.
+ * payments/, the ledger in ledger/, HTTP details (CORS, transport errors, request ids, draining) in
+ * http/, and Prometheus metrics in metrics/ (ops/metrics-loader.ts). Part of your project: edit freely.
  */
 import express from "express";
 import { compileValidators } from "./ajv.js";
@@ -11,7 +11,6 @@ import { createDiscovery, mountDiscovery } from "./discovery/routes.js";
 import { UnavailableError } from "./errors.js";
 import { cors, ROUTES } from "./http/cors.js";
 import { createDrain, type Drain } from "./http/drain.js";
-import { type MetricsSource, metricsRoute } from "./http/metrics-endpoint.js";
 import { baseUrlOf } from "./http/base-url.js";
 import { requestIds } from "./http/request-id.js";
 import { errorHandler, methodNotAllowed, notFound, requireJson, refuse } from "./http/transport.js";
@@ -26,7 +25,7 @@ import type { Ledger } from "./ledger/ledger.js";
 import { selectLedger } from "./ledger/select.js";
 import { ConfigError, resolveConfig, type AppOptions, type ResolvedConfig } from "./ops/config.js";
 import { afterLogs, createLogger } from "./ops/logger.js";
-import { loadMetrics } from "./ops/metrics-loader.js";
+import { loadMetrics, type MetricsSource, metricsRoute } from "./ops/metrics-loader.js";
 import { mountMcp } from "./mcp/route.js";
 import { mountConsole } from "./console/route.js";
 import type { DiscoveryData } from "./discovery/data.js";

@@ -26,3 +26,30 @@ export function hasFeature(name: string): boolean {
 export function missingFeature(feature: string, asked: string): string {
   return `${asked}, which this project does not include: run npm run add -- ${feature}`;
 }
+
+// Optional services, each loaded only when configuration asks for it (REDIS_URL, METRICS_PORT or
+// METRICS_TOKEN, CDP_API_KEY_ID): a member is undefined when the project lacks its feature, and the
+// configuration asking for it is then refused (missingFeature).
+import type { RedisLedgerModule } from "./ledger/select.js";
+import type { MetricsModule } from "./ops/metrics-loader.js";
+import type { CdpAuthModule, CdpKeyKind } from "./payments/facilitator-credentials.js";
+import { cdpKeyKind } from "./payments/facilitator-auth/key-kind.js"; // feature: facilitator-auth
+
+/** The optional services' entry points, as the core reaches them. */
+export interface OptionalServices {
+  /** `redis` (ledger/redis/): the shared payment ledger. */
+  redisLedger?: () => Promise<RedisLedgerModule>;
+  /** `metrics` (metrics/): Prometheus metrics, GET /metrics and the metrics port. */
+  metrics?: () => Promise<MetricsModule>;
+  /** `facilitator-auth` (payments/facilitator-auth/): CDP API-key JWTs, signed with jose. */
+  facilitatorAuth?: () => Promise<CdpAuthModule>;
+  /** `facilitator-auth`: what kind of key a CDP_API_KEY_SECRET is (checked with the configuration). */
+  cdpKeyKind?: (secret: string) => CdpKeyKind;
+}
+
+export const SERVICES: OptionalServices = {
+  redisLedger: () => import("./ledger/redis/redis.js"), // feature: redis
+  metrics: () => import("./metrics/service.js"), // feature: metrics
+  facilitatorAuth: () => import("./payments/facilitator-auth/cdp-jwt.js"), // feature: facilitator-auth
+  cdpKeyKind, // feature: facilitator-auth
+};

@@ -11,7 +11,7 @@ import { existsSync } from "node:fs";
 import type { Server } from "node:http";
 import { createApp, runtimeOf, type AppRuntime } from "./app.js";
 import { loadHandlers } from "./handlers.js";
-import { startMetricsServer } from "./http/metrics-endpoint.js";
+import { startMetricsServer } from "./ops/metrics-loader.js";
 import { ConfigError, type AppOptions } from "./ops/config.js";
 import type { AgentDefinition } from "./types.js";
 

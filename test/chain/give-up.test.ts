@@ -14,7 +14,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
 import type { Ledger } from "../../templates/runtime/ledger/ledger.js";
-import { createRedisLedger } from "../../templates/runtime/ledger/redis.js";
+import { createRedisLedger } from "../../templates/runtime/ledger/redis/redis.js";
 import type { AgentDefinition } from "../../templates/runtime/types.js";
 import { startRedis, type RedisServer } from "../redis/redis-server.js";
 import {

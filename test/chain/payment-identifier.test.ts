@@ -19,7 +19,7 @@ import { generatePrivateKey, privateKeyToAddress, type PrivateKeyAccount } from 
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
 import type { Ledger } from "../../templates/runtime/ledger/ledger.js";
-import { createRedisLedger } from "../../templates/runtime/ledger/redis.js";
+import { createRedisLedger } from "../../templates/runtime/ledger/redis/redis.js";
 import {
   b64,
   captureLogger,

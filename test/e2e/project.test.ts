@@ -52,7 +52,7 @@ describe("a scaffolded project", () => {
       "src/runtime/payments/gate.ts",
       "src/runtime/jobs/deadline.ts",
       "src/runtime/jobs/pipeline.ts",
-      "src/runtime/ledger/redis.ts",
+      "src/runtime/ledger/redis/redis.ts",
       "src/runtime/http/drain.ts",
       "src/runtime/ops/metrics.ts",
       "src/generated/types.ts",

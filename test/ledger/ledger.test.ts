@@ -14,7 +14,7 @@ import {
   type StoredResult,
 } from "../../templates/runtime/ledger/ledger.js";
 import { createMemoryLedger } from "../../templates/runtime/ledger/memory.js";
-import { createRedisLedger } from "../../templates/runtime/ledger/redis.js";
+import { createRedisLedger } from "../../templates/runtime/ledger/redis/redis.js";
 import type { Logger, VerifiedPayment } from "../../templates/runtime/types.js";
 import { startRedis, type RedisServer } from "../redis/redis-server.js";
 

@@ -13,11 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, resolveConfig } from "../../templates/runtime/ops/config.js";
 import * as jose from "jose";
 import {
-  cdpKeyKind,
   createAuthenticator,
-  type JoseSubset,
   parseFacilitatorHeaders,
-} from "../../templates/runtime/payments/facilitator-auth.js";
+} from "../../templates/runtime/payments/facilitator-credentials.js";
+import { type JoseSubset } from "../../templates/runtime/payments/facilitator-auth/cdp-jwt.js";
+import { cdpKeyKind } from "../../templates/runtime/payments/facilitator-auth/key-kind.js";
 import { checkFacilitator } from "../../templates/runtime/payments/facilitator.js";
 import { createFacilitatorRouter } from "../../templates/runtime/payments/facilitator-router.js";
 import { startFacilitatorProxy, type FacilitatorProxy } from "../chain/facilitator-proxy.js";
@@ -425,7 +425,7 @@ describe("createFacilitatorRouter", () => {
     expect([once.status, twice.status]).toEqual([200, 401]);
     expect(front.seen.at(-1)!.refused).toBe("replayed");
 
-    const { cdpJwt } = await import("../../templates/runtime/payments/facilitator-auth.js");
+    const { cdpJwt } = await import("../../templates/runtime/payments/facilitator-auth/cdp-jwt.js");
     const { importPKCS8 } = await import("jose");
     const old = await cdpJwt(
       { keyId: KEY_ID, key: { alg: "ES256", key: await importPKCS8(key.secret, "ES256") } },

@@ -3,9 +3,9 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { metricsRoute, startMetricsServer } from "../../templates/runtime/http/metrics-endpoint.js";
+import { metricsRoute, startMetricsServer } from "../../templates/runtime/metrics/endpoint.js";
 import { noMetrics } from "../../templates/runtime/ops/metrics.js";
-import { createPrometheusMetrics } from "../../templates/runtime/ops/prometheus.js";
+import { createPrometheusMetrics } from "../../templates/runtime/metrics/prometheus.js";
 
 const PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 

@@ -3,7 +3,7 @@
 // fail here when a real ioredis client no longer fits that interface.
 import { Cluster, Redis } from "ioredis";
 import { expect, it } from "vitest";
-import type { RedisClient } from "../../templates/runtime/ledger/redis.js";
+import type { RedisClient } from "../../templates/runtime/ledger/redis/redis.js";
 
 it("ioredis's Redis and Cluster fit the runtime's RedisClient, and Redis is what ioredis exports", () => {
   // Compile-time: each assignment fails `npm run typecheck` if the class no longer fits.

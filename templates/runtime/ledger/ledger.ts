@@ -1,7 +1,7 @@
 /**
  * The payment ledger: what makes "one authorization = one handler run = at most one charge" hold,
  * inside one process (memory.ts, the default) or across every instance that shares a Redis
- * (redis.ts, chosen by REDIS_URL). Part of your project: edit freely.
+ * (ledger/redis/, chosen by REDIS_URL). Part of your project: edit freely.
  *
  * An authorization (an EIP-3009 transfer, identified by chain, token, payer and nonce) goes:
  *

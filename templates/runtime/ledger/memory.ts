@@ -1,7 +1,8 @@
 /**
  * The in-memory payment ledger (the default): reservations, spent authorizations and cached
  * results live in this process. It protects this one process only: behind a load balancer, set
- * REDIS_URL so every instance shares one ledger (redis.ts). Part of your project: edit freely.
+ * REDIS_URL so every instance shares one ledger (ledger/redis/, the `redis` feature).
+ * Part of your project: edit freely.
  */
 import { randomUUID } from "node:crypto";
 import { type FoundResult, type JobResult, LedgerUnavailableError, type Ledger } from "./ledger.js";

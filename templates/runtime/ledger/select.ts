@@ -1,12 +1,19 @@
 /**
  * Which ledger the app uses: yours (option `ledger`), Redis when REDIS_URL is set (shared by every
- * instance; its client is loaded only then), else memory (this process only).
- * Part of your project: edit freely.
+ * instance; the `redis` feature, ledger/redis/, reached through features.ts and loaded only then),
+ * else memory (this process only). Part of your project: edit freely.
  */
+import { missingFeature, SERVICES } from "../features.js";
 import type { ResolvedConfig } from "../ops/config.js";
+import { ConfigError } from "../ops/settings.js";
 import type { Logger } from "../types.js";
 import type { Ledger } from "./ledger.js";
 import { createMemoryLedger } from "./memory.js";
+
+/** What the `redis` feature (ledger/redis/redis.ts) gives the core. */
+export interface RedisLedgerModule {
+  createRedisLedger(options: { url: string; keyPrefix: string; logger: Logger }): Ledger;
+}
 
 export function selectLedger(
   config: ResolvedConfig,
@@ -19,7 +26,13 @@ export function selectLedger(
   if (!config.redis || config.devMode)
     return createMemoryLedger({ maxResultBytes: config.resultCacheMaxBytes });
   const { url, keyPrefix = `create-agent:${agentName}:` } = config.redis;
-  const loading = import("./redis.js").then((m) => m.createRedisLedger({ url, keyPrefix, logger }));
+  const load = SERVICES.redisLedger;
+  // resolveConfig refuses REDIS_URL without the feature; this is for configurations made by hand.
+  if (!load)
+    throw new ConfigError([
+      missingFeature("redis", "REDIS_URL is set (the shared payment ledger)"),
+    ]);
+  const loading = load().then((m) => m.createRedisLedger({ url, keyPrefix, logger }));
   return deferred(
     loading,
     `payment ledger: Redis (${new URL(url).host}), key prefix "${keyPrefix}": shared by every instance using it`,

@@ -4,10 +4,11 @@
  */
 import {
   CDP_HOST,
-  cdpKeyKind,
+  cdpKeyProblem,
   type FacilitatorAuth,
+  missingCdpAuth,
   parseFacilitatorHeaders,
-} from "../payments/facilitator-auth.js";
+} from "../payments/facilitator-credentials.js";
 import {
   networkSettingSuffix,
   parseNetwork,
@@ -569,6 +570,11 @@ function facilitatorAuth(urls: readonly string[], read: Reader): FacilitatorAuth
   const keySecret = read.fromEnv("CDP_API_KEY_SECRET");
   const mode = read.fromEnv("X402_FACILITATOR_AUTH");
   const headerText = read.fromEnv("X402_FACILITATOR_HEADERS");
+  const absent = missingCdpAuth(
+    { keyId: keyId.value, keySecret: keySecret.value, mode: mode.value },
+    urls,
+  );
+  if (absent) return void problems.push(absent);
   if (urls.length === 0) return { headers: [] }; // no facilitator: nothing is sent anywhere
 
   if (mode.value !== undefined && mode.value !== "cdp")
@@ -595,8 +601,8 @@ function facilitatorAuth(urls: readonly string[], read: Reader): FacilitatorAuth
       `X402_FACILITATOR_URL names Coinbase's facilitator (${CDP_HOST}), which wants a CDP API key: set CDP_API_KEY_ID and CDP_API_KEY_SECRET (create a key at portal.cdp.coinbase.com)`,
     );
   if (keySecret.value !== undefined) {
-    const kind = cdpKeyKind(keySecret.value.replaceAll("\\n", "\n"));
-    if (typeof kind === "object") problems.push(`${keySecret.name} ${kind.problem}`);
+    const problem = cdpKeyProblem(keySecret.value);
+    if (problem) problems.push(`${keySecret.name} ${problem}`);
   }
   let headers: FacilitatorAuth["headers"] = [];
   if (headerText.value !== undefined) {

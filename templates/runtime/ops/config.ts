@@ -1,8 +1,9 @@
 /**
  * Configuration: options passed to createApp() win over environment variables. Every problem is
  * collected and reported at once, before the server starts, so a misconfigured service never
- * takes (or misses) a payment. Payment settings are in config-payments.ts, the reading mechanics
- * in settings.ts. Part of your project: edit freely.
+ * takes (or misses) a payment. Payment settings are in config-payments.ts, the optional services'
+ * (Redis, metrics) in config-services.ts, the reading mechanics in settings.ts.
+ * Part of your project: edit freely.
  */
 import { MAX_DEADLINE_AHEAD_SECONDS } from "../jobs/request.js";
 import type { Ledger } from "../ledger/ledger.js";
@@ -15,6 +16,12 @@ import {
   type RoutedNetworkConfig,
 } from "./config-payments.js";
 import { type HostConfig, resolveHosts } from "./config-hosts.js";
+import {
+  type MetricsConfig,
+  type RedisConfig,
+  resolveMetrics,
+  resolveRedis,
+} from "./config-services.js";
 import { isLogLevel, LOG_LEVELS, type LogLevel } from "./logger.js";
 import { ConfigError, Reader } from "./settings.js";
 
@@ -29,6 +36,7 @@ export type {
   SolanaNetworkPaymentConfig,
   SolanaSettlementRoute,
 } from "./config-payments.js";
+export type { MetricsConfig, RedisConfig } from "./config-services.js";
 export { ConfigError } from "./settings.js";
 
 const DEFAULT_PORT = 3000;
@@ -74,21 +82,6 @@ export interface AppOptions {
    * 7 days); further is refused (400), naming the likely unit mistake (milliseconds).
    */
   maxDeadlineSeconds?: number;
-}
-
-/** The shared ledger's connection (REDIS_URL); absent: in-memory ledger. */
-export interface RedisConfig {
-  url: string;
-  /** Every key starts with it (REDIS_KEY_PREFIX; default "create-agent:<agent name>:"). */
-  keyPrefix?: string;
-}
-
-/** Prometheus metrics, opt-in: on their own port, and/or at /metrics behind a bearer token. */
-export interface MetricsConfig {
-  port?: number;
-  /** Address the metrics port listens on (METRICS_HOST, default 127.0.0.1: this machine only). */
-  host: string;
-  token?: string;
 }
 
 /** How payments are charged once a job succeeded. HOST and ALLOWED_HOSTS: config-hosts.ts. */
@@ -266,53 +259,4 @@ function resolveMcp(read: Reader, maxDeadlineSeconds: number): McpConfig {
     hint: `set it to a whole number of seconds from 1 to 3600; default ${DEFAULT_MCP_PROGRESS_SECONDS}, well under the MCP clients' 60 s request timeout`,
   });
   return { enabled: setting !== "off", deadlineSeconds, progressSeconds };
-}
-
-function resolveRedis(read: Reader): RedisConfig | undefined {
-  const url = read.fromEnv("REDIS_URL").value;
-  const prefix = read.fromEnv("REDIS_KEY_PREFIX").value;
-  if (prefix !== undefined && !/^[\x21-\x7e]{1,100}$/.test(prefix))
-    read.problems.push(
-      `REDIS_KEY_PREFIX is ${JSON.stringify(prefix.slice(0, 100))}: use 1-100 printable characters without spaces, e.g. "my-agent:"`,
-    );
-  if (url === undefined) {
-    if (prefix !== undefined) read.problems.push("REDIS_KEY_PREFIX is set but REDIS_URL is not");
-    return undefined;
-  }
-  if (!URL.canParse(url) || !/^rediss?:$/.test(new URL(url).protocol)) {
-    read.problems.push(
-      "REDIS_URL is not a redis:// or rediss:// URL: set it to e.g. redis://localhost:6379 (the shared payment ledger)",
-    );
-    return undefined;
-  }
-  return prefix === undefined ? { url } : { url, keyPrefix: prefix };
-}
-
-/** METRICS_PORT / METRICS_HOST / METRICS_TOKEN: metrics are off unless a port or a token is set. */
-function resolveMetrics(read: Reader): MetricsConfig | undefined {
-  const portSetting = read.fromEnv("METRICS_PORT");
-  const port =
-    portSetting.value === undefined
-      ? undefined
-      : read.count(undefined, "", "METRICS_PORT", {
-          min: 0,
-          max: 65535,
-          fallback: 0,
-          hint: "set it to a port number for a separate metrics listener (0-65535)",
-        });
-  const host = read.fromEnv("METRICS_HOST").value ?? "127.0.0.1";
-  const token = read.fromEnv("METRICS_TOKEN").value;
-  if (token !== undefined && token.length < 16)
-    read.problems.push(
-      "METRICS_TOKEN is too short: use at least 16 characters (e.g. openssl rand -hex 32); it guards GET /metrics",
-    );
-  if (port === undefined && token === undefined) {
-    if (read.fromEnv("METRICS_HOST").value !== undefined)
-      read.problems.push("METRICS_HOST is set but METRICS_PORT is not");
-    return undefined;
-  }
-  const config: MetricsConfig = { host };
-  if (port !== undefined) config.port = port;
-  if (token !== undefined) config.token = token;
-  return config;
 }

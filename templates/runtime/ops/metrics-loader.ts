@@ -1,11 +1,35 @@
 /**
- * Metrics are opt-in (METRICS_PORT or METRICS_TOKEN), and prom-client is loaded only then, in the
+ * Metrics are opt-in (METRICS_PORT or METRICS_TOKEN), and the `metrics` feature (metrics/:
+ * prom-client, GET /metrics, the metrics port) is loaded through features.ts only then, in the
  * background: calls made while it loads are kept (up to a bound) and replayed in order.
  * Part of your project: edit freely.
  */
-import type { MetricsSource } from "../http/metrics-endpoint.js";
+import type { Server } from "node:http";
+import type { RequestHandler } from "express";
+import { missingFeature, SERVICES } from "../features.js";
 import type { MetricsConfig } from "./config.js";
 import { type Metrics, noMetrics } from "./metrics.js";
+import { ConfigError } from "./settings.js";
+
+/** What serves the metrics text. */
+export interface MetricsSource {
+  contentType: string;
+  render(): Promise<string>;
+}
+
+export interface MetricsServerOptions {
+  port: number;
+  host: string;
+  /** When set, requests must also send `Authorization: Bearer <token>`. */
+  token?: string;
+}
+
+/** What the `metrics` feature (metrics/service.ts) gives the core. */
+export interface MetricsModule {
+  createPrometheusMetrics(): MetricsSource & { metrics: Metrics };
+  metricsRoute(source: MetricsSource, token: string): RequestHandler;
+  startMetricsServer(source: MetricsSource, options: MetricsServerOptions): Promise<Server>;
+}
 
 export interface LoadedMetrics {
   metrics: Metrics;
@@ -13,11 +37,38 @@ export interface LoadedMetrics {
   source: MetricsSource | undefined;
 }
 
+let feature: Promise<MetricsModule> | undefined;
+/** The `metrics` feature, loaded once; a ConfigError when this project does not include it. */
+function loadFeature(): Promise<MetricsModule> {
+  const load = SERVICES.metrics;
+  // resolveConfig refuses METRICS_* without the feature; this is for configurations made by hand.
+  if (!load)
+    throw new ConfigError([
+      missingFeature("metrics", "METRICS_PORT or METRICS_TOKEN is set (Prometheus metrics)"),
+    ]);
+  return (feature ??= load());
+}
+
+/** GET /metrics behind `Authorization: Bearer <token>` (metrics/endpoint.ts, once loaded). */
+export function metricsRoute(source: MetricsSource, token: string): RequestHandler {
+  const route = loadFeature().then((m) => m.metricsRoute(source, token));
+  route.catch(() => undefined); // reported by the first request
+  return async (req, res, next) => (await route)(req, res, next);
+}
+
+/** The separate metrics server (metrics/endpoint.ts); resolves once listening. */
+export async function startMetricsServer(
+  source: MetricsSource,
+  options: MetricsServerOptions,
+): Promise<Server> {
+  return (await loadFeature()).startMetricsServer(source, options);
+}
+
 const MAX_QUEUED = 10_000;
 
 export function loadMetrics(config: MetricsConfig | undefined): LoadedMetrics {
   if (!config) return { metrics: noMetrics, source: undefined };
-  const loading = import("./prometheus.js").then((m) => m.createPrometheusMetrics());
+  const loading = loadFeature().then((m) => m.createPrometheusMetrics());
   let real: Metrics | undefined;
   const queue: Array<(m: Metrics) => void> = [];
   void loading.then((p) => {

@@ -1,7 +1,8 @@
 /**
  * What the runtime counts: jobs and their outcomes, payment refusals, settlements and earnings,
- * handlers in flight. The runtime calls this interface; ops/prometheus.ts implements it with
- * prom-client and is only loaded when metrics are enabled (this file imports nothing).
+ * handlers in flight. The runtime calls this interface; metrics/prometheus.ts (the `metrics`
+ * feature) implements it with prom-client and is only loaded when metrics are enabled (this file
+ * imports nothing).
  * Part of your project: implement Metrics to send these elsewhere (StatsD, OpenTelemetry...).
  */
 

@@ -1,12 +1,12 @@
 /**
  * One HTTP request to an x402 facilitator (/verify, /settle, /supported): its credentials added
- * (facilitator-auth.ts), its answer parsed, and every secret taken out of what comes back before anything
+ * (facilitator-credentials.ts), its answer parsed, and every secret taken out of what comes back before anything
  * reads it. A facilitator may echo a credential in an error text, written with `\u` escapes, percent- or
  * base64-encoded: the secrets are replaced AFTER parsing, in every string of the answer, whatever its
  * encoding (ops/redact.ts), so none reaches a 402 body, an MCP result or a log line.
  * Part of your project: edit freely.
  */
-import type { Authenticate } from "./facilitator-auth.js";
+import type { Authenticate } from "./facilitator-credentials.js";
 import { redactDeep, redactText, redactUrl, urlSecrets } from "../ops/redact.js";
 import { clip, oneLine } from "../ops/text.js";
 import type { VerifiedPayment } from "../types.js";

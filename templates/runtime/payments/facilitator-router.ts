@@ -18,7 +18,7 @@ import {
   SUPPORTED_TIMEOUT_MS,
   type SupportedKind,
 } from "./facilitator.js";
-import { createAuthenticator, type FacilitatorAuth, NO_AUTH } from "./facilitator-auth.js";
+import { createAuthenticator, type FacilitatorAuth, NO_AUTH } from "./facilitator-credentials.js";
 
 /** A network by its spellings: the CAIP-2 id (x402 v2) and the v1 name. */
 export interface NetworkIds {

@@ -5,7 +5,7 @@
  * routes each payment with them (facilitator-router.ts).
  * Part of your project: edit freely.
  */
-import type { Authenticate } from "./facilitator-auth.js";
+import type { Authenticate } from "./facilitator-credentials.js";
 import { ask, displayUrl, FacilitatorError, isObject } from "./facilitator-http.js";
 import type { ResolvedConfig } from "../ops/config.js";
 import { ConfigError } from "../ops/settings.js";

@@ -8,7 +8,7 @@
  * Part of your project: edit freely.
  */
 import { PaymentError } from "../errors.js";
-import type { Authenticate } from "./facilitator-auth.js";
+import type { Authenticate } from "./facilitator-credentials.js";
 import {
   ask,
   displayUrl,

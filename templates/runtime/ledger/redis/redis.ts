@@ -1,5 +1,6 @@
 /**
- * The shared payment ledger on Redis (chosen by REDIS_URL): every instance using the same Redis
+ * The shared payment ledger on Redis (chosen by REDIS_URL; the `redis` feature, loaded by
+ * ledger/select.ts through features.ts): every instance using the same Redis
  * and key prefix sees the same reservations, spent authorizations, cached results and locks.
  * Every change is one atomic command or Lua script, so two instances can never both reserve one
  * authorization. Works with Redis Cluster: all keys of one authorization share a hash slot.
@@ -9,7 +10,7 @@
  * Part of your project: edit freely.
  */
 import { createHash, randomUUID } from "node:crypto";
-import type { Logger } from "../types.js";
+import type { Logger } from "../../types.js";
 import { connect, passwordOf, redactRedisUrl } from "./redis-connect.js";
 import { SCRIPTS } from "./redis-scripts.js";
 import {
@@ -19,7 +20,7 @@ import {
   type Ledger,
   type Reservation,
   type StoredResult,
-} from "./ledger.js";
+} from "../ledger.js";
 
 /**
  * What the ledger uses of an ioredis client (a `Redis` or a `Cluster`: both fit). Named here rather than

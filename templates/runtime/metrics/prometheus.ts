@@ -1,10 +1,10 @@
 /**
- * Metrics in Prometheus' text format, with prom-client. Each call makes its own registry (never
- * prom-client's global one), so two apps in one process, or tests, do not clash.
+ * Metrics in Prometheus' text format, with prom-client (the `metrics` feature). Each call makes its
+ * own registry (never prom-client's global one), so two apps in one process, or tests, do not clash.
  * Only imported when metrics are enabled. Part of your project: edit freely.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import type { JobOutcome, Metrics, SettlementOutcome } from "./metrics.js";
+import type { JobOutcome, Metrics, SettlementOutcome } from "../ops/metrics.js";
 
 export interface PrometheusOptions {
   /** Prepended to every metric name, default processes' ones included (e.g. "myagent_"). Default "". */

@@ -1,5 +1,5 @@
 /**
- * Serving metrics, opt-in and never public by default: either a route on the app that requires
+ * Serving metrics (the `metrics` feature), opt-in and never public by default: either a route on the app that requires
  * `Authorization: Bearer <token>`, or a separate plain HTTP server meant for a private interface
  * (127.0.0.1 unless configured otherwise). Part of your project: edit freely.
  */
@@ -7,19 +7,9 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { RequestHandler } from "express";
 import { GENERIC_INTERNAL_MESSAGE, errorBody, type ErrorBody } from "../errors.js";
+import type { MetricsServerOptions, MetricsSource } from "../ops/metrics-loader.js";
 
-/** What serves the text: createPrometheusMetrics() returns one. */
-export interface MetricsSource {
-  contentType: string;
-  render(): Promise<string>;
-}
-
-export interface MetricsServerOptions {
-  port: number;
-  host: string;
-  /** When set, requests must also send `Authorization: Bearer <token>`. */
-  token?: string;
-}
+export type { MetricsServerOptions, MetricsSource };
 
 const ALLOW = "GET, HEAD";
 

@@ -3,7 +3,7 @@
  * URL's credentials kept out of every message. Part of your project: edit freely.
  */
 import { createRequire } from "node:module";
-import { redactUrl } from "../ops/redact.js";
+import { redactUrl } from "../../ops/redact.js";
 import type { RedisClient } from "./redis.js";
 
 /** The ioredis constructor, as connect() calls it. */

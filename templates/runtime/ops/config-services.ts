@@ -1,0 +1,89 @@
+/**
+ * The optional services' settings: the shared ledger (REDIS_URL, REDIS_KEY_PREFIX; the `redis`
+ * feature) and Prometheus metrics (METRICS_PORT, METRICS_HOST, METRICS_TOKEN; the `metrics`
+ * feature). In a project without the feature, setting one of them refuses the start, with the fix.
+ * Part of your project: edit freely.
+ */
+import { hasFeature, missingFeature } from "../features.js";
+import type { Reader } from "./settings.js";
+
+/** The shared ledger's connection (REDIS_URL); absent: in-memory ledger. */
+export interface RedisConfig {
+  url: string;
+  /** Every key starts with it (REDIS_KEY_PREFIX; default "create-agent:<agent name>:"). */
+  keyPrefix?: string;
+}
+
+/** Prometheus metrics, opt-in: on their own port, and/or at /metrics behind a bearer token. */
+export interface MetricsConfig {
+  port?: number;
+  /** Address the metrics port listens on (METRICS_HOST, default 127.0.0.1: this machine only). */
+  host: string;
+  token?: string;
+}
+
+/** REDIS_URL (redis:// or rediss://) and REDIS_KEY_PREFIX. */
+export function resolveRedis(read: Reader): RedisConfig | undefined {
+  if (!hasFeature("redis"))
+    return absent(read, "redis", ["REDIS_URL", "REDIS_KEY_PREFIX"], "the shared payment ledger");
+  const url = read.fromEnv("REDIS_URL").value;
+  const prefix = read.fromEnv("REDIS_KEY_PREFIX").value;
+  if (prefix !== undefined && !/^[\x21-\x7e]{1,100}$/.test(prefix))
+    read.problems.push(
+      `REDIS_KEY_PREFIX is ${JSON.stringify(prefix.slice(0, 100))}: use 1-100 printable characters without spaces, e.g. "my-agent:"`,
+    );
+  if (url === undefined) {
+    if (prefix !== undefined) read.problems.push("REDIS_KEY_PREFIX is set but REDIS_URL is not");
+    return undefined;
+  }
+  if (!URL.canParse(url) || !/^rediss?:$/.test(new URL(url).protocol)) {
+    read.problems.push(
+      "REDIS_URL is not a redis:// or rediss:// URL: set it to e.g. redis://localhost:6379 (the shared payment ledger)",
+    );
+    return undefined;
+  }
+  return prefix === undefined ? { url } : { url, keyPrefix: prefix };
+}
+
+/** A feature the project lacks: the first of its settings that is set is refused, with the fix. */
+function absent(read: Reader, feature: string, names: string[], what: string): undefined {
+  const asked = names.find((name) => read.fromEnv(name).value !== undefined);
+  if (asked) read.problems.push(missingFeature(feature, `${asked} is set (${what})`));
+  return undefined;
+}
+
+/** METRICS_PORT / METRICS_HOST / METRICS_TOKEN: metrics are off unless a port or a token is set. */
+export function resolveMetrics(read: Reader): MetricsConfig | undefined {
+  if (!hasFeature("metrics"))
+    return absent(
+      read,
+      "metrics",
+      ["METRICS_PORT", "METRICS_TOKEN", "METRICS_HOST"],
+      "Prometheus metrics",
+    );
+  const portSetting = read.fromEnv("METRICS_PORT");
+  const port =
+    portSetting.value === undefined
+      ? undefined
+      : read.count(undefined, "", "METRICS_PORT", {
+          min: 0,
+          max: 65535,
+          fallback: 0,
+          hint: "set it to a port number for a separate metrics listener (0-65535)",
+        });
+  const host = read.fromEnv("METRICS_HOST").value ?? "127.0.0.1";
+  const token = read.fromEnv("METRICS_TOKEN").value;
+  if (token !== undefined && token.length < 16)
+    read.problems.push(
+      "METRICS_TOKEN is too short: use at least 16 characters (e.g. openssl rand -hex 32); it guards GET /metrics",
+    );
+  if (port === undefined && token === undefined) {
+    if (read.fromEnv("METRICS_HOST").value !== undefined)
+      read.problems.push("METRICS_HOST is set but METRICS_PORT is not");
+    return undefined;
+  }
+  const config: MetricsConfig = { host };
+  if (port !== undefined) config.port = port;
+  if (token !== undefined) config.token = token;
+  return config;
+}

@@ -1,0 +1,135 @@
+// The optional services are feature folders (redis = ledger/redis/, metrics = metrics/,
+// facilitator-auth = payments/facilitator-auth/): a project without them, their folders deleted and
+// their lines of features.ts dropped, type-checks with the project's compiler options, starts and
+// serves a job; and configuration that asks for one of them refuses the start, naming the setting
+// and the command that adds the feature.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { captureLogger, job, listen, makeAgent, PAY_TO, post } from "./helpers.js";
+import { FEATURE_FOLDERS, type RuntimeCopy, runtimeWithout } from "./without-features.js";
+
+const root = new URL("../..", import.meta.url).pathname;
+
+let copy: RuntimeCopy;
+const ABSENT = ["redis", "metrics", "facilitator-auth"] as const;
+beforeAll(() => {
+  // Each is a folder of the runtime, so the copy below really lacks something.
+  for (const feature of ABSENT)
+    expect(existsSync(join(root, "templates/runtime", FEATURE_FOLDERS[feature])), feature).toBe(
+      true,
+    );
+  copy = runtimeWithout(ABSENT);
+});
+afterAll(() => copy?.remove());
+
+const PROD = { PAY_TO, X402_NETWORK: "base-sepolia" };
+const CDP = "https://api.cdp.coinbase.com/platform/v2/x402";
+
+type ConfigModule = typeof import("../../templates/runtime/ops/config.js");
+
+/** The configuration problems of each env, as resolveConfig reports them in the copy ([] when it resolves). */
+async function problems(envs: Record<string, string>[]): Promise<string[][]> {
+  const { ConfigError, resolveConfig } = (await copy.load("ops/config.ts")) as ConfigModule;
+  return envs.map((env) => {
+    try {
+      resolveConfig({ env });
+      return [];
+    } catch (err) {
+      if (err instanceof ConfigError) return err.problems;
+      throw err;
+    }
+  });
+}
+
+describe("a project without the redis, metrics and facilitator-auth features", () => {
+  it(
+    "type-checks with the project's compiler options, and carries none of their packages",
+    { timeout: 120_000 },
+    async () => {
+      for (const feature of ["redis", "metrics", "facilitator-auth"] as const)
+        expect(existsSync(join(root, "templates/runtime", FEATURE_FOLDERS[feature])), feature).toBe(
+          true,
+        );
+      const { ok, output } = await copy.typecheck();
+      expect(output).toBe("");
+      expect(ok).toBe(true);
+      const carried = readdirSync(join(copy.dir, "src/runtime"), {
+        recursive: true,
+        encoding: "utf8",
+      })
+        .filter((file) => file.endsWith(".ts"))
+        .filter((file) =>
+          /["'](ioredis|prom-client|jose)["']/.test(
+            readFileSync(join(copy.dir, "src/runtime", file), "utf8"),
+          ),
+        );
+      expect(carried).toEqual([]);
+    },
+  );
+
+  it(
+    "refuses configuration asking for an absent feature, naming the setting and the fix",
+    { timeout: 60_000 },
+    async () => {
+      const dev = { SERVICE_DEV_MODE: "true" };
+      const results = await problems([
+        { ...dev, REDIS_URL: "redis://:hunter2@redis.internal:6379" },
+        { ...dev, REDIS_KEY_PREFIX: "my-agent:" },
+        { ...dev, METRICS_PORT: "9464" },
+        { ...dev, METRICS_TOKEN: "0123456789abcdef0123" },
+        { ...PROD, X402_FACILITATOR_URL: CDP, CDP_API_KEY_ID: "key-id", CDP_API_KEY_SECRET: "x" },
+        { ...PROD, X402_FACILITATOR_URL: CDP },
+        {
+          ...PROD,
+          X402_FACILITATOR_URL: "https://x402.org/facilitator",
+          X402_FACILITATOR_AUTH: "cdp",
+        },
+      ]);
+      const fix = (feature: string) =>
+        `, which this project does not include: run npm run add -- ${feature}`;
+      expect(results).toEqual([
+        [`REDIS_URL is set (the shared payment ledger)${fix("redis")}`],
+        [`REDIS_KEY_PREFIX is set (the shared payment ledger)${fix("redis")}`],
+        [`METRICS_PORT is set (Prometheus metrics)${fix("metrics")}`],
+        [`METRICS_TOKEN is set (Prometheus metrics)${fix("metrics")}`],
+        [
+          `CDP_API_KEY_ID is set (CDP API-key auth for Coinbase's facilitator)${fix("facilitator-auth")}`,
+        ],
+        [
+          `X402_FACILITATOR_URL names api.cdp.coinbase.com (Coinbase's facilitator wants CDP API-key auth)${fix("facilitator-auth")}`,
+        ],
+        [
+          `X402_FACILITATOR_AUTH is "cdp" (CDP API-key auth for Coinbase's facilitator)${fix("facilitator-auth")}`,
+        ],
+      ]);
+      expect(JSON.stringify(results)).not.toContain("hunter2");
+    },
+  );
+
+  it(
+    "starts without them: production settings resolve, and a dev server answers a job",
+    { timeout: 60_000 },
+    async () => {
+      const [prod] = await problems([
+        { ...PROD, X402_FACILITATOR_URL: "https://x402.org/facilitator" },
+      ]);
+      expect(prod).toEqual([]);
+      const { createApp } = (await copy.load(
+        "app.ts",
+      )) as typeof import("../../templates/runtime/app.js");
+      const { url, close } = await listen(
+        createApp(makeAgent(), { env: { SERVICE_DEV_MODE: "true" }, logger: captureLogger() }),
+      );
+      try {
+        const health = await fetch(`${url}/health`);
+        expect(health.status).toBe(200);
+        const answer = await post(url, job("echo", { text: "hi" }));
+        expect(answer.status).toBe(200);
+        expect(answer.body.output).toEqual({ text: "hi" });
+      } finally {
+        await close();
+      }
+    },
+  );
+});
