@@ -11,7 +11,7 @@ import { createMemoryLedger } from "../../templates/runtime/ledger/memory.js";
 import {
   createDirectSettler,
   type DirectSettlerOptions,
-} from "../../templates/runtime/payments/direct-settlement.js";
+} from "../../templates/runtime/payments/evm/direct-settlement.js";
 import type { ResolvedNetwork } from "../../templates/runtime/payments/networks.js";
 import type { SettlementResult } from "../../templates/runtime/payments/settlement.js";
 import type { VerifiedPayment } from "../../templates/runtime/types.js";

@@ -11,7 +11,7 @@ import { createPublicClient, http } from "viem";
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { KNOWN_NETWORKS } from "../../templates/runtime/payments/networks.js";
-import { USDC_ABI } from "../../templates/runtime/payments/onchain.js";
+import { USDC_ABI } from "../../templates/runtime/payments/evm/onchain.js";
 import { formatEth, SETTLEMENT_GAS } from "../../templates/runtime/payments/route-health.js";
 import { transferTypedData } from "../../templates/runtime/payments/x402.js";
 import { startServer } from "../../templates/runtime/server.js";

@@ -12,12 +12,12 @@ import {
 } from "viem/utils";
 import { generatePrivateKey, privateKeyToAccount, sign } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { checksumAddress, isAddress } from "../../templates/runtime/payments/address.js";
-import { domainSeparator, transferDigest } from "../../templates/runtime/payments/eip712.js";
-import { keccak256, keccak256Text } from "../../templates/runtime/payments/keccak.js";
+import { checksumAddress, isAddress } from "../../templates/runtime/payments/evm/address.js";
+import { domainSeparator, transferDigest } from "../../templates/runtime/payments/evm/eip712.js";
+import { keccak256, keccak256Text } from "../../templates/runtime/payments/evm/keccak.js";
 import { KNOWN_NETWORKS } from "../../templates/runtime/payments/networks.js";
 import type { ResolvedNetwork } from "../../templates/runtime/payments/networks.js";
-import { recoverAddress, SECP256K1_N } from "../../templates/runtime/payments/secp256k1.js";
+import { recoverAddress, SECP256K1_N } from "../../templates/runtime/payments/evm/secp256k1.js";
 import { transferTypedData, type Authorization } from "../../templates/runtime/payments/x402.js";
 import {
   adversarialCases,
@@ -270,7 +270,7 @@ describe("secp256k1 recovery against @noble/curves", () => {
 
   it("checks signatures with node:crypto's curve where this Node's OpenSSL has it", async () => {
     const { getCurves } = await import("node:crypto");
-    const { recoveryPath } = await import("../../templates/runtime/payments/secp256k1.js");
+    const { recoveryPath } = await import("../../templates/runtime/payments/evm/secp256k1.js");
     expect(recoveryPath).toEqual({
       path: getCurves().includes("secp256k1") ? "openssl" : "pure-js",
     });

@@ -3,7 +3,7 @@
  * every problem is collected (not thrown) so the server can report them all at once.
  * Part of your project: edit freely.
  */
-import { checksumAddress, isAddress } from "../payments/address.js";
+import { checksumAddress, isAddress } from "../payments/evm/address.js";
 import { redactUrl } from "./redact.js";
 
 /** Every configuration problem, one per line. */

@@ -19,7 +19,7 @@ import type { NetworkScheme, Receipt, Reconciled } from "./scheme.js";
 import { SETTLEMENT_MARGIN_SECONDS } from "./settlement.js";
 import { createSvmScheme, describeSolanaRoute } from "./svm/scheme.js";
 import type { Capability, Logger, PaidPayment } from "../types.js";
-import type { SentPayment } from "./verify.js";
+import type { SentPayment } from "./evm/verify.js";
 import { decodeSentJson, isSolana, paymentRequiredResponse, type PaymentOffer } from "./x402.js";
 
 export { SETTLEMENT_MARGIN_SECONDS, timeoutFor };
@@ -103,7 +103,7 @@ export interface PaymentGateDeps {
 
 /** Says once, at start-up, how payment signatures are recovered on this Node (verify.ts's self-test). */
 function logRecoveryPath(logger: Logger | undefined): void {
-  import("./verify.js").then(
+  import("./evm/verify.js").then(
     ({ recoveryPath: recovery }) => {
       if (recovery.path === "failed")
         logger?.error(

@@ -17,7 +17,7 @@
  * Plain JSON-RPC over fetch (json-rpc.ts: eth_chainId, eth_getBalance, eth_gasPrice): no viem client
  * is needed for three reads. Part of your project: edit freely.
  */
-import { loadViemAccounts } from "./viem.js";
+import { loadViemAccounts } from "./evm/viem.js";
 import type { ProductionPaymentConfig, SettlementRoute } from "../ops/config.js";
 import type { Metrics } from "../ops/metrics.js";
 import { ConfigError } from "../ops/settings.js";

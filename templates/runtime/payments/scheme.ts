@@ -6,7 +6,7 @@
  */
 import type { Capability, PaidPayment } from "../types.js";
 import type { NetworkFamily } from "./networks.js";
-import type { SentPayment } from "./verify.js";
+import type { SentPayment } from "./evm/verify.js";
 import type { PaymentOffer } from "./x402.js";
 
 /** What the chain says of a settlement that was sent but not confirmed (reconcile.ts). */

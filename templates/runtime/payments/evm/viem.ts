@@ -9,7 +9,7 @@
  * Part of your project: edit freely.
  */
 import type { USDC_ABI } from "./onchain.js";
-import type { transferTypedData } from "./x402.js";
+import type { transferTypedData } from "../x402.js";
 
 export type Hex = `0x${string}`;
 type UsdcAbi = typeof USDC_ABI;

@@ -4,14 +4,14 @@
  * PaymentError saying what is wrong and what to do; its `code` is what metrics count refusals by.
  * Part of your project: edit freely.
  */
-import { PaymentError } from "../errors.js";
+import { PaymentError } from "../../errors.js";
 import { isAddress } from "./address.js";
 import { transferDigest } from "./eip712.js";
-import type { Capability, VerifiedPayment } from "../types.js";
-import type { ResolvedNetwork } from "./networks.js";
+import type { Capability, VerifiedPayment } from "../../types.js";
+import type { ResolvedNetwork } from "../networks.js";
 import type { ChainChecks } from "./onchain.js";
 import { recoverAddress, SECP256K1_N } from "./secp256k1.js";
-import { SETTLEMENT_MARGIN_SECONDS } from "./settlement.js";
+import { SETTLEMENT_MARGIN_SECONDS } from "../settlement.js";
 import {
   type AcceptedRequirement,
   type Authorization,
@@ -21,7 +21,7 @@ import {
   type PaymentOffer,
   requirementV1,
   requirementV2,
-} from "./x402.js";
+} from "../x402.js";
 
 export { SETTLEMENT_MARGIN_SECONDS }; // defined in settlement.ts, which loads without this module
 export { recoveryPath } from "./secp256k1.js"; // for the start-up log (gate.ts)
