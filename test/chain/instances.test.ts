@@ -106,11 +106,13 @@ describe.each(VARIANTS)("two direct settlers, one settler key, %s", (_name, shar
           domain,
         });
         return {
+          family: "evm",
           x402Version: 2,
           scheme: "exact",
           network: network.caip2,
           payer: payer.address,
           amount: authorization.value,
+          validBefore: Number(authorization.validBefore),
           authorization,
           signature,
           chainId,

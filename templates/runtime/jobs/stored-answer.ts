@@ -95,7 +95,7 @@ export function storedAnswers(s: PaidServices, steps: PaidSteps, ctx: StoredAnsw
       network: payment.network,
       payer: payment.payer,
       validBefore: validBefore(payment),
-      ...(payment.family === "svm" && { blockhash: payment.blockhash }),
+      ...(payment.blockhash !== undefined && { blockhash: payment.blockhash }),
     },
   });
 

@@ -13,14 +13,13 @@ import type { Ledger } from "../ledger/ledger.js";
 import type { ProductionPaymentConfig } from "../ops/config.js";
 import { PaymentError } from "../errors.js";
 import type { BazaarDeclarations } from "./bazaar.js";
-import { createEvmScheme, describeEvmRoute, timeoutFor } from "./evm/scheme.js";
-import { settlementRouteFor } from "./routes.js";
+import { timeoutFor } from "./evm/scheme.js";
+import { familyById } from "./families.js";
 import type { NetworkScheme, Receipt, Reconciled } from "./scheme.js";
 import { SETTLEMENT_MARGIN_SECONDS } from "./settlement.js";
-import { createSvmScheme, describeSolanaRoute } from "./svm/scheme.js";
 import type { Capability, Logger, PaidPayment } from "../types.js";
 import type { SentPayment } from "./evm/verify.js";
-import { decodeSentJson, isSolana, paymentRequiredResponse, type PaymentOffer } from "./x402.js";
+import { decodeSentJson, paymentRequiredResponse, type PaymentOffer } from "./x402.js";
 
 export { SETTLEMENT_MARGIN_SECONDS, timeoutFor };
 
@@ -122,9 +121,7 @@ function logRecoveryPath(logger: Logger | undefined): void {
 
 /** The startup log: how payments are checked and settled on each network. Never includes secrets. */
 export function describePayments(config: ProductionPaymentConfig): string {
-  const lines = config.networks.map((n) =>
-    n.family === "svm" ? describeSolanaRoute(n) : describeEvmRoute(settlementRouteFor(n), n.rpcUrl),
-  );
+  const lines = config.networks.map((n) => familyById(n.family).describeRoute(n));
   if (lines.length === 1) return lines[0]!;
   return `payments offered on ${config.networks.map((n) => n.network.caip2).join(", ")}, in that order; ${config.networks
     .map((n, i) => `${n.network.caip2}: ${lines[i]}`)
@@ -137,11 +134,7 @@ function createSchemes(config: ProductionPaymentConfig, deps: PaymentGateDeps): 
     maxTimeoutSeconds: config.maxTimeoutSeconds,
     settleTimeoutSeconds: config.settleTimeoutSeconds,
   };
-  return config.networks.map((net) =>
-    net.family === "svm"
-      ? createSvmScheme(net, settings, deps)
-      : createEvmScheme(net, settings, deps),
-  );
+  return config.networks.map((net) => familyById(net.family).createScheme(net, settings, deps));
 }
 
 /** The network name a payment says it is for (v2 accepted.network, v1 network), if it says one. */
@@ -231,14 +224,12 @@ export function createPaymentGate(
     let answer = cached402.get(key);
     if (!answer) {
       const discovery = deps.discovery?.(capability, now);
-      const offered: PaymentOffer[] = payable(deadline, now)
-        .map((s) => s.offer(capability, resourceUrl))
-        .map((o) => ({
-          ...o,
-          // A Solana offer's window is its transaction's life, whatever the deadline.
-          ...(isSolana(o.network) ? {} : { maxTimeoutSeconds: timeout }),
-          ...(discovery && { discovery }),
-        }));
+      const offered: PaymentOffer[] = payable(deadline, now).map((s) => ({
+        ...s.offer(capability, resourceUrl),
+        // A network whose payment has its own life (Solana's blockhash) keeps that window.
+        ...(!s.fixedWindow && { maxTimeoutSeconds: timeout }),
+        ...(discovery && { discovery }),
+      }));
       const response = paymentRequiredResponse(offered, `${reason}${missing}`, {
         resourceUrl,
         description: capability.declaration.description ?? `Run capability "${capability.name}"`,

@@ -11,13 +11,14 @@
  */
 import { PaymentError } from "../../errors.js";
 import { authorizationKey } from "../../ledger/ledger.js";
-import type { RoutedNetworkConfig, SettlementRoute } from "../../ops/config.js";
+import type { SettlementRoute } from "../config.js";
+import type { SchemeSettings } from "../family.js";
+import { type RoutedEvmNetwork, settlementRouteFor } from "./config.js";
 import { redactUrl } from "../../ops/redact.js";
 import type { Capability, PaidPayment, VerifiedPayment } from "../../types.js";
 import type { PaymentGateDeps } from "../gate.js";
 import type { ChainChecks } from "./onchain.js";
 import type { Hex } from "./viem.js";
-import { settlementRouteFor } from "../routes.js";
 import type { NetworkScheme } from "../scheme.js";
 import { SETTLEMENT_MARGIN_SECONDS, type Settler } from "../settlement.js";
 import { decodePaymentHeader, decodePaymentObject, type PaymentOffer } from "../x402.js";
@@ -38,18 +39,12 @@ export function timeoutFor(configured: number, deadline: number | undefined, now
   return Math.max(configured, needed);
 }
 
-/** What every network shares: the offered validity window and the settlement timeout. */
-export interface SchemeSettings {
-  maxTimeoutSeconds: number;
-  settleTimeoutSeconds: number;
-}
-
-type RoutedNetwork = Extract<RoutedNetworkConfig, { family: "evm" }>;
+type RoutedNetwork = RoutedEvmNetwork;
 
 /** The gate hands a scheme only payments on its network (verified by it). */
 function evm(payment: PaidPayment): VerifiedPayment {
-  if (payment.family === "svm") throw new Error(`not an EVM payment: ${payment.network}`);
-  return payment;
+  if (payment.family !== "evm") throw new Error(`not an EVM payment: ${payment.network}`);
+  return payment as VerifiedPayment;
 }
 
 /** The network's settlement route as a Settler. */

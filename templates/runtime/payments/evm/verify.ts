@@ -64,11 +64,13 @@ export async function verifyPayment(
 
   const ours = ctx.offer(capability, resourceUrl, job.deadline);
   return {
+    family: "evm",
     x402Version: p.x402Version,
     scheme: "exact",
     network: clientNetwork,
     payer: auth.from,
     amount: auth.value,
+    validBefore: Number(auth.validBefore),
     authorization: auth,
     signature,
     chainId: ctx.network.chainId,

@@ -6,7 +6,7 @@
  * Part of your project: edit freely.
  */
 import { PaymentError } from "../../errors.js";
-import type { SolanaNetwork } from "../networks.js";
+import type { SolanaNetwork } from "./networks.js";
 import { v1Knows } from "../networks.js";
 import type { SentPayment } from "../evm/verify.js";
 import { decodeSentJson, MAX_PAYMENT_HEADER_BYTES } from "../x402.js";
