@@ -6,7 +6,7 @@
  * project: edit freely.
  */
 import type { Reader } from "../ops/settings.js";
-import { absentFamilyProblems, familyOf, usedFamilies } from "./families.js";
+import { absentFamilyOf, absentFamilyProblems, familyOf, usedFamilies } from "./families.js";
 import type { FamilyConfigReader } from "./family.js";
 import type { FacilitatorAuth } from "./facilitator-auth.js";
 import { readNetworkList, unknownNetwork } from "./config-list.js";
@@ -165,7 +165,8 @@ function readNetworks(
     const family = familyOf(written);
     const reader = family && readers.get(family.id);
     if (!reader) {
-      unknownNetwork(written, setting, listed.length > 1, read);
+      // A network of a family this project lacks was told already (absentFamilyProblems).
+      if (!absentFamilyOf(written)) unknownNetwork(written, setting, listed.length > 1, read);
       continue;
     }
     const listing = reader.network(written, setting);
