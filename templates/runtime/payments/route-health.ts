@@ -70,6 +70,40 @@ function familyWatches(
   return watches;
 }
 
+/** Before listening: every family's refusals, in one ConfigError (the facilitators: server.ts). */
+async function refuseAtStart(
+  watches: Map<RoutedNetworkConfig, FamilyWatch>,
+  config: ProductionPaymentConfig,
+): Promise<void> {
+  const timeoutMs = Math.min(config.settleTimeoutSeconds * 1000, START_TIMEOUT_MS);
+  const found = await Promise.all(
+    [...new Set(watches.values())].map((w) => w.refusals?.(timeoutMs) ?? []),
+  );
+  const problems = found.flat();
+  if (problems.length > 0) throw new ConfigError(problems);
+}
+
+/** The facilitators, with their credentials (facilitator-router.ts): undefined when they answer. */
+async function probeFacilitators(
+  facilitator: { kind: string } | undefined,
+  config: ProductionPaymentConfig,
+  logger: Logger,
+): Promise<string | undefined> {
+  if (facilitator?.kind !== "facilitator") return undefined;
+  try {
+    const { routerFor } = await import("./facilitator-router.js");
+    await routerFor(facilitator as FacilitatorRoute, config.settleTimeoutSeconds * 1000).probe(
+      PROBE_TIMEOUT_MS,
+    );
+    return undefined;
+  } catch (err) {
+    logger.warn(
+      `settlement route check failed: the x402 facilitator (X402_FACILITATOR_URL): ${(err as Error).message}`,
+    );
+    return "unreachable";
+  }
+}
+
 /**
  * Undefined when nothing can be checked: no family watches a network and none settles through a
  * facilitator (a custom settler).
@@ -85,31 +119,7 @@ export function createRouteHealth(
   const facilitator = config.networks.find((n) => n.settlement.kind === "facilitator")?.settlement;
   if (watches.size === 0 && facilitator === undefined) return undefined;
 
-  async function checkAtStart(): Promise<void> {
-    const timeoutMs = Math.min(config.settleTimeoutSeconds * 1000, START_TIMEOUT_MS);
-    const found = await Promise.all(
-      [...new Set(watches.values())].map((w) => w.refusals?.(timeoutMs) ?? []),
-    );
-    const problems = found.flat();
-    if (problems.length > 0) throw new ConfigError(problems);
-  }
-
-  /** The facilitators, with their credentials (facilitator-router.ts): undefined when they answer. */
-  async function lookAtFacilitator(): Promise<string | undefined> {
-    if (facilitator?.kind !== "facilitator") return undefined;
-    try {
-      const { routerFor } = await import("./facilitator-router.js");
-      await routerFor(facilitator as FacilitatorRoute, config.settleTimeoutSeconds * 1000).probe(
-        PROBE_TIMEOUT_MS,
-      );
-      return undefined;
-    } catch (err) {
-      logger.warn(
-        `settlement route check failed: the x402 facilitator (X402_FACILITATOR_URL): ${(err as Error).message}`,
-      );
-      return "unreachable";
-    }
-  }
+  const lookAtFacilitator = () => probeFacilitators(facilitator, config, logger);
 
   /** Every watched network in the offer's order: what its record and problems are named by, how to look. */
   const watched = config.networks.flatMap((n) => {
@@ -146,7 +156,7 @@ export function createRouteHealth(
     return last.answer;
   };
   return {
-    checkAtStart,
+    checkAtStart: () => refuseAtStart(watches, config),
     report,
     problems: async () => (await report()).problems,
   };

@@ -164,14 +164,97 @@ export async function settlerFunds(
 const unfunded = (f: SettlerFunds): boolean =>
   f.balanceWei === 0n || f.balanceWei < f.perSettlementWei;
 
-/** The EVM networks' watch: each with an RPC endpoint is checked (chain, settler funds). */
+/** What the checks of one watch share: where they log and report, and the settler's funds. */
+interface Watcher {
+  logger: Logger;
+  several: boolean;
+  /** Reads the settler's funds on `n`'s chain, reports them as its metric, and returns them. */
+  funds(n: CheckedNetwork, rpcUrl: string, key: Hex, timeoutMs: number): Promise<SettlerFunds>;
+}
+
+/** One network before listening: why the server must not start, if it must not; warns when low. */
+async function refusal(
+  w: Watcher,
+  n: CheckedNetwork,
+  timeoutMs: number,
+): Promise<string | undefined> {
+  const rpcUrl = n.rpcUrl;
+  if (rpcUrl === undefined) return undefined; // the facilitator is checked by server.ts
+  const why =
+    n.kind === "direct"
+      ? "direct settlement sends every transfer through it"
+      : "paid jobs are checked on chain through it";
+  try {
+    await checkChain(n, rpcUrl, timeoutMs);
+  } catch (err) {
+    return (
+      `${(err as Error).message}. The server does not start without ${aNode(n)} there: ${why}` +
+      (err instanceof WrongChain ? "" : "; check the URL and that the node is up")
+    );
+  }
+  if (n.settlerKey === undefined) return undefined;
+  let f: SettlerFunds;
+  try {
+    f = await w.funds(n, rpcUrl, n.settlerKey, timeoutMs);
+  } catch (err) {
+    return `could not read the balance of the settler account (X402_SETTLER_KEY) on ${n.label} through ${n.rpcSetting} at ${origin(rpcUrl)}: ${(err as Error).message}`;
+  }
+  return fundsRefusal(w, n, f);
+}
+
+/** The settler's funds at start-up: too little refuses to start; low warns; else says how much. */
+function fundsRefusal(w: Watcher, n: CheckedNetwork, f: SettlerFunds): string | undefined {
+  const cost = `${formatEth(f.lowWei)} pays for ${LOW_BALANCE_SETTLEMENTS} settlements at the current gas price`;
+  if (unfunded(f))
+    return (
+      `the settler account ${f.address} (X402_SETTLER_KEY) holds ${formatEth(f.balanceWei)} on ${n.label}, ` +
+      `less than one settlement's gas (${formatEth(f.perSettlementWei)}): every ${w.several ? `job paid on ${n.written}` : "paid job"} would run and then fail to settle. ` +
+      `Send it ETH on ${n.label} (${cost}), or set X402_SETTLER_KEY to a funded account`
+    );
+  if (f.balanceWei < f.lowWei)
+    w.logger.warn(
+      `the settler account ${f.address} (X402_SETTLER_KEY) is low on gas money: ${formatEth(f.balanceWei)}, enough for about ${f.balanceWei / f.perSettlementWei} settlements on ${n.label}; top it up (${cost})`,
+      { settler: f.address, network: n.caip2 },
+    );
+  else
+    w.logger.info(
+      `the settler account ${f.address} holds ${formatEth(f.balanceWei)} for gas on ${n.label}`,
+      {
+        settler: f.address,
+        network: n.caip2,
+        settlements_covered: String(f.balanceWei / (f.perSettlementWei || 1n)),
+      },
+    );
+  return undefined;
+}
+
+/** One network's route now: what is wrong with it (details go to the log, not to callers). */
+async function lookAt(w: Watcher, n: CheckedNetwork, timeoutMs: number): Promise<string[]> {
+  if (n.rpcUrl === undefined) return [];
+  try {
+    await checkChain(n, n.rpcUrl, timeoutMs);
+    if (n.settlerKey === undefined) return [];
+    const f = await w.funds(n, n.rpcUrl, n.settlerKey, timeoutMs);
+    if (!unfunded(f)) return [];
+    w.logger.warn(
+      `the settler account ${f.address} (X402_SETTLER_KEY) holds ${formatEth(f.balanceWei)} on ${n.label}, less than one settlement's gas`,
+      { network: n.caip2 },
+    );
+    return ["unfunded"];
+  } catch (err) {
+    w.logger.warn(`settlement route check failed on ${n.label}: ${(err as Error).message}`, {
+      network: n.caip2,
+    });
+    return [err instanceof WrongChain ? "wrong_chain" : "unreachable"];
+  }
+}
+
+/** The EVM networks' watch: each with an RPC endpoint (chain, settler funds) or a facilitator route. */
 export function watchEvm(
   nets: RoutedNetworkConfig[],
   config: ProductionPaymentConfig,
   deps: { logger: Logger; metrics: Metrics },
 ): FamilyWatch | undefined {
-  const { logger, metrics } = deps;
-  const several = config.networks.length > 1;
   // Every network is checked that has an RPC endpoint or a facilitator route.
   const networks = checkedNetworks(config, nets as RoutedEvmNetwork[]).filter(
     (n) => n.rpcUrl !== undefined || n.kind === "facilitator",
@@ -183,93 +266,24 @@ export function watchEvm(
     if (!address) addresses.set(key, (address = settlerAddress(key)));
     return address;
   };
-
-  /** Reads the settler's funds on `n`'s chain, reports them as its metric, and returns them. */
-  async function funds(n: CheckedNetwork, rpcUrl: string, key: Hex, timeoutMs: number) {
-    const f = await settlerFunds(rpcUrl, await settler(key), timeoutMs);
-    metrics.settlerBalance?.(f.balanceWei, f.lowWei, n.caip2);
-    return f;
-  }
-
-  /** One network before listening: why the server must not start, if it must not; warns when low. */
-  async function refusal(n: CheckedNetwork, timeoutMs: number): Promise<string | undefined> {
-    const rpcUrl = n.rpcUrl;
-    if (rpcUrl === undefined) return undefined; // the facilitator is checked by server.ts
-    const why =
-      n.kind === "direct"
-        ? "direct settlement sends every transfer through it"
-        : "paid jobs are checked on chain through it";
-    try {
-      await checkChain(n, rpcUrl, timeoutMs);
-    } catch (err) {
-      return (
-        `${(err as Error).message}. The server does not start without ${aNode(n)} there: ${why}` +
-        (err instanceof WrongChain ? "" : "; check the URL and that the node is up")
-      );
-    }
-    if (n.settlerKey === undefined) return undefined;
-    let f: SettlerFunds;
-    try {
-      f = await funds(n, rpcUrl, n.settlerKey, timeoutMs);
-    } catch (err) {
-      return `could not read the balance of the settler account (X402_SETTLER_KEY) on ${n.label} through ${n.rpcSetting} at ${origin(rpcUrl)}: ${(err as Error).message}`;
-    }
-    const cost = `${formatEth(f.lowWei)} pays for ${LOW_BALANCE_SETTLEMENTS} settlements at the current gas price`;
-    if (unfunded(f))
-      return (
-        `the settler account ${f.address} (X402_SETTLER_KEY) holds ${formatEth(f.balanceWei)} on ${n.label}, ` +
-        `less than one settlement's gas (${formatEth(f.perSettlementWei)}): every ${several ? `job paid on ${n.written}` : "paid job"} would run and then fail to settle. ` +
-        `Send it ETH on ${n.label} (${cost}), or set X402_SETTLER_KEY to a funded account`
-      );
-    if (f.balanceWei < f.lowWei)
-      logger.warn(
-        `the settler account ${f.address} (X402_SETTLER_KEY) is low on gas money: ${formatEth(f.balanceWei)}, enough for about ${f.balanceWei / f.perSettlementWei} settlements on ${n.label}; top it up (${cost})`,
-        { settler: f.address, network: n.caip2 },
-      );
-    else
-      logger.info(
-        `the settler account ${f.address} holds ${formatEth(f.balanceWei)} for gas on ${n.label}`,
-        {
-          settler: f.address,
-          network: n.caip2,
-          settlements_covered: String(f.balanceWei / (f.perSettlementWei || 1n)),
-        },
-      );
-    return undefined;
-  }
-
-  async function refusals(timeoutMs: number): Promise<string[]> {
-    // Every network at once; all refusals in one message, in the offer's order.
-    const found = await Promise.all(networks.map((n) => refusal(n, timeoutMs)));
-    return found.filter((p) => p !== undefined);
-  }
-
-  /** One network's route now: what is wrong with it (details go to the log, not to callers). */
-  async function lookAt(n: CheckedNetwork, timeoutMs: number): Promise<string[]> {
-    if (n.rpcUrl === undefined) return [];
-    try {
-      await checkChain(n, n.rpcUrl, timeoutMs);
-      if (n.settlerKey === undefined) return [];
-      const f = await funds(n, n.rpcUrl, n.settlerKey, timeoutMs);
-      if (!unfunded(f)) return [];
-      logger.warn(
-        `the settler account ${f.address} (X402_SETTLER_KEY) holds ${formatEth(f.balanceWei)} on ${n.label}, less than one settlement's gas`,
-        { network: n.caip2 },
-      );
-      return ["unfunded"];
-    } catch (err) {
-      logger.warn(`settlement route check failed on ${n.label}: ${(err as Error).message}`, {
-        network: n.caip2,
-      });
-      return [err instanceof WrongChain ? "wrong_chain" : "unreachable"];
-    }
-  }
-
+  const w: Watcher = {
+    logger: deps.logger,
+    several: config.networks.length > 1,
+    async funds(n, rpcUrl, key, timeoutMs) {
+      const f = await settlerFunds(rpcUrl, await settler(key), timeoutMs);
+      deps.metrics.settlerBalance?.(f.balanceWei, f.lowWei, n.caip2);
+      return f;
+    },
+  };
   return {
-    refusals,
+    async refusals(timeoutMs) {
+      // Every network at once; all refusals in one message, in the offer's order.
+      const found = await Promise.all(networks.map((n) => refusal(w, n, timeoutMs)));
+      return found.filter((p) => p !== undefined);
+    },
     probe(net, timeoutMs) {
       const n = networks.find((c) => c.caip2 === net.network.caip2);
-      return n && (() => lookAt(n, timeoutMs));
+      return n && (() => lookAt(w, n, timeoutMs));
     },
     texts: {
       unfunded: (where) =>
