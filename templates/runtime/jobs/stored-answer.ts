@@ -18,7 +18,7 @@ import {
   type StoredResult,
 } from "../ledger/ledger.js";
 import type { Hold } from "../ledger/reservation.js";
-import type { SentPayment } from "../payments/evm/verify.js";
+import type { SentPayment } from "../payments/scheme.js";
 import { paymentResponseHeaders } from "../payments/x402.js";
 import type { Capability, Logger, PaidPayment } from "../types.js";
 import { paymentHash, requestHash } from "./identity.js";

@@ -104,6 +104,8 @@ export interface NetworkFamily {
   ): FamilyWatch | undefined;
   /** What discovery documents state about one of its networks. */
   facts(net: NetworkPaymentConfig): NetworkFacts;
+  /** Said once when the gate is made, when one of its networks is offered (EVM: how signatures are checked). */
+  announce?(logger: Logger | undefined): void;
   /** What /llms.txt adds to "Pay" when one of its networks is offered. */
   llmsNote?(): string;
 }

@@ -13,12 +13,10 @@ import type { Ledger } from "../ledger/ledger.js";
 import type { ProductionPaymentConfig } from "../ops/config.js";
 import { PaymentError } from "../errors.js";
 import type { BazaarDeclarations } from "./bazaar.js";
-import { timeoutFor } from "./evm/scheme.js";
 import { familyById } from "./families.js";
-import type { NetworkScheme, Receipt, Reconciled } from "./scheme.js";
-import { SETTLEMENT_MARGIN_SECONDS } from "./settlement.js";
+import type { NetworkScheme, Receipt, Reconciled, SentPayment } from "./scheme.js";
+import { SETTLEMENT_MARGIN_SECONDS, timeoutFor } from "./settlement.js";
 import type { Capability, Logger, PaidPayment } from "../types.js";
-import type { SentPayment } from "./evm/verify.js";
 import { decodeSentJson, paymentRequiredResponse, type PaymentOffer } from "./x402.js";
 
 export { SETTLEMENT_MARGIN_SECONDS, timeoutFor };
@@ -100,25 +98,6 @@ export interface PaymentGateDeps {
   logger?: Logger;
 }
 
-/** Says once, at start-up, how payment signatures are recovered on this Node (verify.ts's self-test). */
-function logRecoveryPath(logger: Logger | undefined): void {
-  import("./evm/verify.js").then(
-    ({ recoveryPath: recovery }) => {
-      if (recovery.path === "failed")
-        logger?.error(
-          `payment signatures cannot be checked on this Node: the secp256k1 self-test failed (${recovery.problem}); every paid job will fail with a 500 and nothing is charged`,
-        );
-      else
-        logger?.info(
-          recovery.path === "openssl"
-            ? "payment signatures: secp256k1 self-test passed; points decompressed by node:crypto (OpenSSL)"
-            : "payment signatures: secp256k1 self-test passed; this Node's OpenSSL has no secp256k1, so points are decompressed by the runtime's own square root (pure JS)",
-        );
-    },
-    () => undefined, // reported by the first verify() instead of crashing startup
-  );
-}
-
 /** The startup log: how payments are checked and settled on each network. Never includes secrets. */
 export function describePayments(config: ProductionPaymentConfig): string {
   const lines = config.networks.map((n) => familyById(n.family).describeRoute(n));
@@ -160,7 +139,9 @@ export function createPaymentGate(
   deps: PaymentGateDeps,
 ): PaymentGate {
   const schemes = createSchemes(config, deps);
-  logRecoveryPath(deps.logger);
+  // Each offered family says once what it wants known at start-up (EVM: how signatures are checked).
+  for (const id of new Set(config.networks.map((n) => n.family)))
+    familyById(id).announce?.(deps.logger);
   const first = schemes[0]!;
   const byName = new Map<string, NetworkScheme>();
   for (const s of schemes) {

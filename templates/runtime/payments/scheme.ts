@@ -6,8 +6,13 @@
  */
 import type { Capability, PaidPayment } from "../types.js";
 import type { NetworkFamily } from "./networks.js";
-import type { SentPayment } from "./evm/verify.js";
 import type { PaymentOffer } from "./x402.js";
+
+/**
+ * The payment a client sent: a header's name (for messages) and value, or (MCP) where in the
+ * request it was and the PaymentPayload object itself.
+ */
+export type SentPayment = { name: string; value: string } | { name: string; object: unknown };
 
 /** What the chain says of a settlement that was sent but not confirmed (reconcile.ts). */
 export type Reconciled =

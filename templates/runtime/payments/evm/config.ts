@@ -4,7 +4,8 @@
  * facilitators, directly with X402_SETTLER_KEY through that RPC, or a custom settler (exactly one).
  * Part of your project: edit freely.
  */
-import type { Setting } from "../../ops/settings.js";
+import type { Reader, Setting } from "../../ops/settings.js";
+import { checksumAddress, isAddress } from "./address.js";
 import type {
   NetworkPaymentConfig,
   PaymentConfig,
@@ -34,6 +35,16 @@ export function settlementRouteFor(network: RoutedNetworkConfig): SettlementRout
   return (network as RoutedEvmNetwork).settlement;
 }
 
+/** A checksummed address, or undefined (with a problem recorded when the value is bad). */
+function readAddress(read: Reader, s: Setting, what: string): `0x${string}` | undefined {
+  if (s.value === undefined) return undefined;
+  if (isAddress(s.value)) return checksumAddress(s.value);
+  read.problems.push(
+    `${s.name} is ${JSON.stringify(s.value)}: set it to ${what} (0x and 40 hex digits, checksummed or all lowercase)`,
+  );
+  return undefined;
+}
+
 /** Reads the EVM settings of one configuration. */
 export function readEvmConfig(input: FamilyConfigInput): FamilyConfigReader {
   const { options, devMode, read, used } = input;
@@ -46,7 +57,7 @@ export function readEvmConfig(input: FamilyConfigInput): FamilyConfigReader {
       0,
       "PAY_TO is not set: set it to the address that should receive payments (or enable dev mode for local testing)",
     );
-  const payToAddress = read.address(payTo, "the address that should receive payments");
+  const payToAddress = readAddress(read, payTo, "the address that should receive payments");
   const routeFor = evmRoutes(input);
   const several = input.listed > 1;
   return {
@@ -149,7 +160,7 @@ function resolveEvmNetwork(
   const assetName = own(options.assetName, "payment.assetName", "X402_ASSET_NAME");
   const assetVersion = own(options.assetVersion, "payment.assetVersion", "X402_ASSET_VERSION");
   const rpc = own(options.rpcUrl, "payment.rpcUrl", "X402_RPC_URL");
-  const assetAddress = read.address(asset, "the token contract address");
+  const assetAddress = readAddress(read, asset, "the token contract address");
   const rpcUrl = read.url(rpc, "the network's JSON-RPC endpoint (http or https)", true);
   // Known networks default to their USDC; any setting given overrides that default.
   const token = asset.value !== undefined ? assetAddress : parsed.usdc?.asset;

@@ -20,24 +20,8 @@ import type { PaymentGateDeps } from "../gate.js";
 import type { ChainChecks } from "./onchain.js";
 import type { Hex } from "./viem.js";
 import type { NetworkScheme } from "../scheme.js";
-import { SETTLEMENT_MARGIN_SECONDS, type Settler } from "../settlement.js";
+import { type Settler, timeoutFor } from "../settlement.js";
 import { decodePaymentHeader, decodePaymentObject, type PaymentOffer } from "../x402.js";
-
-/** Seconds of slack in an offered validity window, for clock skew between client and server. */
-const CLOCK_SLACK_SECONDS = 30;
-
-/**
- * maxTimeoutSeconds to offer: the configured default, or more when the job's deadline needs it.
- * Clients sign validBefore = now + maxTimeoutSeconds, and the gate needs validBefore to be at least
- * the deadline plus SETTLEMENT_MARGIN_SECONDS, so a one-hour job is offered a bit over an hour. The
- * deadline itself is bounded (MAX_DEADLINE_SECONDS, 7 days by default), so this is too.
- */
-export function timeoutFor(configured: number, deadline: number | undefined, nowMs = Date.now()) {
-  if (deadline === undefined) return configured;
-  const needed =
-    Math.ceil(deadline - nowMs / 1000) + SETTLEMENT_MARGIN_SECONDS + CLOCK_SLACK_SECONDS;
-  return Math.max(configured, needed);
-}
 
 type RoutedNetwork = RoutedEvmNetwork;
 

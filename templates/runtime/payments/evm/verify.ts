@@ -10,6 +10,7 @@ import { transferDigest } from "./eip712.js";
 import type { Capability, VerifiedPayment } from "../../types.js";
 import type { ResolvedNetwork } from "../networks.js";
 import type { ChainChecks } from "./onchain.js";
+import type { SentPayment } from "../scheme.js";
 import { recoverAddress, SECP256K1_N } from "./secp256k1.js";
 import { SETTLEMENT_MARGIN_SECONDS } from "../settlement.js";
 import {
@@ -36,11 +37,7 @@ export interface VerifyContext {
   chain: (() => Promise<ChainChecks>) | undefined;
 }
 
-/**
- * The payment a client sent: a header's name (for messages) and value, or (MCP) where in the
- * request it was and the PaymentPayload object itself.
- */
-export type SentPayment = { name: string; value: string } | { name: string; object: unknown };
+export type { SentPayment };
 
 const sameAddress = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
 const refuse = (code: string, message: string): PaymentError => new PaymentError(message, { code });

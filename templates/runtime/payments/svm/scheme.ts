@@ -25,7 +25,7 @@ import type { PaymentGateDeps } from "../gate.js";
 import type { NetworkScheme, Receipt, Reconciled } from "../scheme.js";
 import { SETTLEMENT_MARGIN_SECONDS, SettlementError } from "../settlement.js";
 import { networkSettingSuffix } from "../networks.js";
-import type { SentPayment } from "../evm/verify.js";
+import type { SentPayment } from "../scheme.js";
 import { type PaymentOffer, requirementV1, requirementV2 } from "../x402.js";
 import { type BlockhashClock, blockhashClock } from "./blockhash.js";
 import { checkAccepted, checkEnvelope, decodeSent, payloadTransaction, refuse } from "./checks.js";
