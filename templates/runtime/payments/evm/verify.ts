@@ -25,7 +25,7 @@ import {
 } from "../x402.js";
 
 export { SETTLEMENT_MARGIN_SECONDS }; // defined in settlement.ts, which loads without this module
-export { recoveryPath } from "./secp256k1.js"; // for the start-up log (gate.ts)
+export { recoveryPath } from "./secp256k1.js"; // for the start-up log (evm/family.ts)
 
 /** What verification needs to know about this service. */
 export interface VerifyContext {
