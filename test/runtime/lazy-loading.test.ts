@@ -105,7 +105,8 @@ const has = (loaded: string[], pattern: RegExp): string[] => loaded.filter((f) =
 const OPTIONAL_CLIENTS = /node_modules\/(viem|@noble|ox|ioredis|prom-client)\//;
 const AJV = /node_modules\/ajv(-formats)?\//;
 const MCP = /node_modules\/@modelcontextprotocol\/|runtime\/mcp\/endpoint\.js$/;
-const PAYMENT_CHECK = /runtime\/(payments\/(evm\/(verify|secp256k1|eip712)|facilitator)|jobs\/paid)\.js$/;
+const PAYMENT_CHECK =
+  /runtime\/(payments\/(evm\/(verify|secp256k1|eip712)|facilitator)|jobs\/paid)\.js$/;
 
 describe("lazy loading", () => {
   it("dev mode: /health answers without Ajv, viem or the payment modules; a job loads Ajv only", async () => {
