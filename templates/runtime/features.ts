@@ -5,6 +5,9 @@
  * this file: a line ending in a `feature: <name>` comment is kept only while the project has that
  * feature. Part of your project: edit freely.
  */
+import { evmFamily } from "./payments/evm/family.js";
+import type { NetworkFamily } from "./payments/family.js";
+import { svmFamily } from "./payments/svm/family.js"; // feature: solana
 
 /** The features this project has (create-agent's names; `evm` and the core are always there). */
 export const FEATURES: readonly string[] = [
@@ -26,6 +29,41 @@ export function hasFeature(name: string): boolean {
 export function missingFeature(feature: string, asked: string): string {
   return `${asked}, which this project does not include: run npm run add -- ${feature}`;
 }
+
+/**
+ * The network families payments are taken on (payments/family.ts), in the order their names are
+ * listed in messages; the first one is the family of a configuration that lists no network. Each
+ * is its folder plus its line here.
+ */
+export const FAMILIES: NetworkFamily[] = [
+  evmFamily,
+  svmFamily, // feature: solana
+];
+
+/**
+ * How configuration names each optional network family: its networks, settings and options.
+ * Naming one while the project lacks that feature fails closed, saying how to add it.
+ */
+export const FAMILY_NAMES: readonly {
+  feature: string;
+  label: string;
+  networks: RegExp;
+  settings: readonly string[];
+  options: readonly string[];
+}[] = [
+  {
+    feature: "solana",
+    label: "Solana",
+    networks: /^solana(-devnet)?$|^solana:/,
+    settings: [
+      "PAY_TO_SOLANA",
+      "SOLANA_FEE_PAYER_KEY",
+      "SOLANA_MAX_COMPUTE_UNITS",
+      "SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS",
+    ],
+    options: ["payToSolana", "solanaFeePayerKey"],
+  },
+];
 
 // Optional services, each loaded only when configuration asks for it (REDIS_URL, METRICS_PORT or
 // METRICS_TOKEN, CDP_API_KEY_ID): a member is undefined when the project lacks its feature, and the

@@ -85,8 +85,8 @@ export interface AgentDefinition {
 }
 
 /** A payment authorization that passed verification (EVM: EIP-3009's transferWithAuthorization). */
-export interface VerifiedPayment {
-  family?: "evm";
+export interface VerifiedPayment extends PaidPayment {
+  family: "evm";
   /** x402 protocol version the client spoke (1 or 2). */
   x402Version: number;
   scheme: "exact";
@@ -96,6 +96,8 @@ export interface VerifiedPayment {
   payer: `0x${string}`;
   /** Amount authorized, USDC atomic units. */
   amount: string;
+  /** authorization.validBefore as a number (Unix seconds). */
+  validBefore: number;
   /** The EIP-3009 authorization, verbatim (decimal strings), and its signature. */
   authorization: {
     from: `0x${string}`;
@@ -119,35 +121,27 @@ export interface VerifiedPayment {
 }
 
 /**
- * A Solana payment that passed the offer's checks: a transaction the payer signed (a USDC transfer
- * to the payee's token account), its fee payer slot left for the facilitator or this server.
+ * A payment that passed verification, on any network family: the head every payment carries, so
+ * jobs/ and ledger/ never look inside one (its family's scheme does: VerifiedPayment for EVM,
+ * payments/svm/payment.ts for Solana). Its replay key is its scheme's replayKey() (the gate's).
  */
-export interface SolanaPayment {
-  family: "svm";
-  /** 2: PAYMENT-SIGNATURE (or MCP's `_meta`); 1: X-PAYMENT, on a network v1 knows by name. */
-  x402Version: 1 | 2;
-  scheme: "exact";
-  /** The network's CAIP-2 id ("solana:..."). */
+export interface PaidPayment {
+  /** The id of its network family (features.ts's FAMILIES). */
+  family: string;
+  /** x402 protocol version the client spoke (1 or 2). */
+  x402Version: number;
+  /** Network as the client named it. */
   network: string;
-  /** Owner of the token account the USDC comes from (base58). */
+  /** Who pays (EVM: 0x address; Solana: base58). */
   payer: string;
-  /** Amount offered and accepted, USDC atomic units. */
+  /** Amount, USDC atomic units. */
   amount: string;
-  /** The mint (base58). */
-  asset: string;
-  /** The transaction as sent (base64 wire format). */
-  transaction: string;
-  /** SHA-256 of the transaction's message, base64 (what @x402/svm keys duplicate settlements by). */
-  messageHash: string;
-  /** The transaction's recent blockhash (base58): it lands only while that is valid. */
-  blockhash: string;
-  /** Unix seconds the blockhash must outlive: the job's deadline plus SETTLEMENT_MARGIN_SECONDS. */
-  landBy: number;
-  /** Unix seconds after which the transaction can no longer land (its blockhash has expired). */
+  /** Unix seconds after which the payment can no longer be charged (EVM: validBefore; Solana: its blockhash's end). */
   validBefore: number;
+  /** What reconcile() needs besides the transaction, kept with an unconfirmed settlement (Solana: the blockhash). */
+  blockhash?: string;
+  /** The decoded payment as a facilitator is sent it. */
   payload: Record<string, unknown>;
+  /** The requirement we offered for this job, in the client's x402 version's shape. */
   requirement: Record<string, unknown>;
 }
-
-/** A payment that passed verification, on any network family. */
-export type PaidPayment = VerifiedPayment | SolanaPayment;

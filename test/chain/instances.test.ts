@@ -11,7 +11,7 @@ import { createMemoryLedger } from "../../templates/runtime/ledger/memory.js";
 import {
   createDirectSettler,
   type DirectSettlerOptions,
-} from "../../templates/runtime/payments/direct-settlement.js";
+} from "../../templates/runtime/payments/evm/direct-settlement.js";
 import type { ResolvedNetwork } from "../../templates/runtime/payments/networks.js";
 import type { SettlementResult } from "../../templates/runtime/payments/settlement.js";
 import type { VerifiedPayment } from "../../templates/runtime/types.js";
@@ -106,11 +106,13 @@ describe.each(VARIANTS)("two direct settlers, one settler key, %s", (_name, shar
           domain,
         });
         return {
+          family: "evm",
           x402Version: 2,
           scheme: "exact",
           network: network.caip2,
           payer: payer.address,
           amount: authorization.value,
+          validBefore: Number(authorization.validBefore),
           authorization,
           signature,
           chainId,

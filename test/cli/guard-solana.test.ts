@@ -315,7 +315,9 @@ describe("checkSignedSolanaPayment", () => {
 
 describe("the payer's networks", () => {
   it("name the same CAIP-2 ids as the server's network table", async () => {
-    const { KNOWN_NETWORKS } = await import("../../templates/runtime/payments/networks.js");
+    const { EVM_NETWORKS } = await import("../../templates/runtime/payments/evm/networks.js");
+    const { SOLANA_NETWORKS } = await import("../../templates/runtime/payments/svm/networks.js");
+    const KNOWN_NETWORKS = { ...EVM_NETWORKS, ...SOLANA_NETWORKS };
     const table = Object.fromEntries(
       Object.entries(KNOWN_NETWORKS).map(([name, known]) => [name, known.caip2]),
     );

@@ -235,8 +235,8 @@ describe("create-agent upgrade, from a project made by create-agent 0.1.0", () =
     expect(app).toContain(MIDDLEWARE); // the edit that did not clash
     expect(app).toContain("function sendAnswer("); // create-agent's changes that did not clash
     expect(await read(dir, "src/runtime/jobs/pipeline.ts")).toContain(LOG_LINE);
-    expect(await read(dir, "src/runtime/payments/verify.ts")).toBe(
-      await read(fresh, "src/runtime/payments/verify.ts"),
+    expect(await read(dir, "src/runtime/payments/evm/verify.ts")).toBe(
+      await read(fresh, "src/runtime/payments/evm/verify.ts"),
     );
     await expect(readFile(join(dir, "src/runtime/http/cors.ts"))).rejects.toThrow();
     const pkg = JSON.parse(await read(dir, "package.json"));
@@ -273,8 +273,8 @@ describe("create-agent upgrade, from a project made by create-agent 0.1.0", () =
     );
     expect(await read(dir, "src/runtime/http/legacy-drain.ts")).toBe(yours);
     // Everything else was upgraded.
-    expect(await read(dir, "src/runtime/payments/verify.ts")).toBe(
-      await read(fresh, "src/runtime/payments/verify.ts"),
+    expect(await read(dir, "src/runtime/payments/evm/verify.ts")).toBe(
+      await read(fresh, "src/runtime/payments/evm/verify.ts"),
     );
 
     const clean = await upgrade(untouched);

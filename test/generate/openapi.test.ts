@@ -23,7 +23,7 @@ import * as paths from "../../templates/runtime/discovery/paths.js";
 import * as runtimeErrors from "../../templates/runtime/errors.js";
 import * as request from "../../templates/runtime/jobs/request.js";
 import * as mcpMessages from "../../templates/runtime/mcp/messages.js";
-import { KNOWN_NETWORKS } from "../../templates/runtime/payments/networks.js";
+import { EVM_NETWORKS as KNOWN_NETWORKS } from "../../templates/runtime/payments/evm/networks.js";
 import {
   paymentRequiredResponse,
   paymentResponseHeaders,

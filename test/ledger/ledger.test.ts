@@ -675,6 +675,8 @@ describe("redis ledger", () => {
 describe("authorization keys", () => {
   const now = 1_700_000_000_500;
   const payment = {
+    family: "evm",
+    validBefore: 1_700_000_100, // the head's, the authorization's below
     chainId: 84532,
     asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
     authorization: {

@@ -12,19 +12,14 @@ import {
 } from "viem/utils";
 import { generatePrivateKey, privateKeyToAccount, sign } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { checksumAddress, isAddress } from "../../templates/runtime/payments/address.js";
-import { domainSeparator, transferDigest } from "../../templates/runtime/payments/eip712.js";
-import { keccak256, keccak256Text } from "../../templates/runtime/payments/keccak.js";
-import { KNOWN_NETWORKS } from "../../templates/runtime/payments/networks.js";
+import { checksumAddress, isAddress } from "../../templates/runtime/payments/evm/address.js";
+import { domainSeparator, transferDigest } from "../../templates/runtime/payments/evm/eip712.js";
+import { keccak256, keccak256Text } from "../../templates/runtime/payments/evm/keccak.js";
+import { EVM_NETWORKS as KNOWN_NETWORKS } from "../../templates/runtime/payments/evm/networks.js";
 import type { ResolvedNetwork } from "../../templates/runtime/payments/networks.js";
-import { recoverAddress, SECP256K1_N } from "../../templates/runtime/payments/secp256k1.js";
+import { recoverAddress, SECP256K1_N } from "../../templates/runtime/payments/evm/secp256k1.js";
 import { transferTypedData, type Authorization } from "../../templates/runtime/payments/x402.js";
-import {
-  adversarialCases,
-  forgedCases,
-  nobleRecover,
-  signedCases,
-} from "./secp256k1-oracle.js";
+import { adversarialCases, forgedCases, nobleRecover, signedCases } from "./secp256k1-oracle.js";
 
 const hex = (bytes: Uint8Array): `0x${string}` => `0x${Buffer.from(bytes).toString("hex")}`;
 const randomHex = (bytes: number): `0x${string}` => `0x${randomBytes(bytes).toString("hex")}`;
@@ -248,7 +243,13 @@ describe("secp256k1 recovery against @noble/curves", () => {
       const found = cases.find((c) => c.name === name)!;
       return recoverAddress(found.digest, found.signature);
     };
-    for (const name of ["R = G", "R = -G", "s = N - 1, v = 27", "R = -G, s = N - 1", "r = 1, v = 28"])
+    for (const name of [
+      "R = G",
+      "R = -G",
+      "s = N - 1, v = 27",
+      "R = -G, s = N - 1",
+      "r = 1, v = 28",
+    ])
       expect(recovered(name), name).toMatch(/^0x[0-9a-f]{40}$/);
     for (const name of [
       "R = G, Q at infinity (s = h)",
@@ -270,7 +271,7 @@ describe("secp256k1 recovery against @noble/curves", () => {
 
   it("checks signatures with node:crypto's curve where this Node's OpenSSL has it", async () => {
     const { getCurves } = await import("node:crypto");
-    const { recoveryPath } = await import("../../templates/runtime/payments/secp256k1.js");
+    const { recoveryPath } = await import("../../templates/runtime/payments/evm/secp256k1.js");
     expect(recoveryPath).toEqual({
       path: getCurves().includes("secp256k1") ? "openssl" : "pure-js",
     });

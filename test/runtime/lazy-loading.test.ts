@@ -105,7 +105,8 @@ const has = (loaded: string[], pattern: RegExp): string[] => loaded.filter((f) =
 const OPTIONAL_CLIENTS = /node_modules\/(viem|@noble|ox|ioredis|prom-client)\//;
 const AJV = /node_modules\/ajv(-formats)?\//;
 const MCP = /node_modules\/@modelcontextprotocol\/|runtime\/mcp\/endpoint\.js$/;
-const PAYMENT_CHECK = /runtime\/(payments\/(verify|secp256k1|eip712|facilitator)|jobs\/paid)\.js$/;
+const PAYMENT_CHECK =
+  /runtime\/(payments\/(evm\/(verify|secp256k1|eip712)|facilitator)|jobs\/paid)\.js$/;
 
 describe("lazy loading", () => {
   it("dev mode: /health answers without Ajv, viem or the payment modules; a job loads Ajv only", async () => {
@@ -137,7 +138,7 @@ describe("lazy loading", () => {
     const report = await serve("production");
     expect(report.health).toBe(200);
     expect(has(report.started, AJV)).not.toEqual([]); // every validator compiled before any job
-    expect(has(report.started, /runtime\/payments\/verify\.js$/)).not.toEqual([]);
+    expect(has(report.started, /runtime\/payments\/evm\/verify\.js$/)).not.toEqual([]);
     expect(has(report.started, /runtime\/jobs\/paid\.js$/)).not.toEqual([]);
     expect(report.job).toBe(402);
     expect(has(report.afterJob, OPTIONAL_CLIENTS)).toEqual([]);

@@ -1,7 +1,7 @@
 // Several networks in one offer, through the real app: one 402 lists one "exact" offer per network in
 // the seller's order, and a payment is verified, keyed and settled on the network it names.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KNOWN_NETWORKS } from "../../templates/runtime/payments/networks.js";
+import { EVM_NETWORKS as KNOWN_NETWORKS } from "../../templates/runtime/payments/evm/networks.js";
 import {
   PAY_TO,
   anvilAccount,

@@ -1,5 +1,5 @@
 /**
- * The one table of known networks (templates/runtime/payments/networks.ts) equals what the official
+ * The tables of known networks (templates/runtime/payments/evm/networks.ts and svm/networks.ts) equals what the official
  * x402 packages use: a wrong USDC address or EIP-712 domain would make every payment on that
  * network fail (or pay a different token), so it is checked against @x402/evm and @x402/svm.
  */
@@ -7,13 +7,18 @@ import { DEFAULT_ASSETS as EVM_ASSETS } from "@x402/evm";
 import { EVM_NETWORK_CHAIN_ID_MAP } from "@x402/evm/v1";
 import { DEFAULT_ASSETS as SVM_ASSETS, V1_TO_V2_NETWORK_MAP } from "@x402/svm";
 import { describe, expect, it } from "vitest";
+import { EVM_NETWORKS } from "../../templates/runtime/payments/evm/networks.js";
+import { parseNetwork } from "../../templates/runtime/payments/families.js";
 import {
-  KNOWN_NETWORKS,
   networkSettingSuffix,
-  parseNetwork,
+  type ParsedNetwork,
   v1Knows,
 } from "../../templates/runtime/payments/networks.js";
+import { SOLANA_NETWORKS } from "../../templates/runtime/payments/svm/networks.js";
 import { type PaymentOffer, requirementsV1 } from "../../templates/runtime/payments/x402.js";
+
+/** Every family's table of known networks. */
+const KNOWN_NETWORKS = { ...EVM_NETWORKS, ...SOLANA_NETWORKS };
 
 const ISSUE_NAMES = [
   "base",
@@ -111,7 +116,10 @@ describe("known networks", () => {
 
 describe("the v1 body's accepts (requirementsV1)", () => {
   const offer = (written: string, extra?: Record<string, unknown>): PaymentOffer => {
-    const p = parseNetwork(written)!;
+    const p = parseNetwork(written)! as ParsedNetwork & {
+      chainId: number;
+      usdc?: { asset: string; assetName?: string; assetVersion?: string };
+    };
     const network =
       p.family === "svm"
         ? {

@@ -211,11 +211,13 @@ describe("valid payments", () => {
     });
     expect(calls("echo")).toBe(before + 1);
     expect(agent.seen.echo!.ctx.payment).toEqual({
+      family: "evm",
       x402Version: 2,
       scheme: "exact",
       network: "eip155:84532",
       payer: payer.address,
       amount: "10000",
+      validBefore: Number(payload.authorization.validBefore),
       authorization: payload.authorization,
       signature: payload.signature,
       chainId: 84532,

@@ -38,8 +38,8 @@ function restore(): void {
   syncBuiltinESMExports();
 }
 
-const runtime = "../../templates/runtime/payments/secp256k1.js";
-type Secp256k1 = typeof import("../../templates/runtime/payments/secp256k1.js");
+const runtime = "../../templates/runtime/payments/evm/secp256k1.js";
+type Secp256k1 = typeof import("../../templates/runtime/payments/evm/secp256k1.js");
 
 async function expectAgreement(recoverAddress: Secp256k1["recoverAddress"]): Promise<void> {
   const cases = [...(await adversarialCases()), ...(await signedCases(10)), ...forgedCases(60)];

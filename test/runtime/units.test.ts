@@ -21,7 +21,8 @@ import {
   fromHandlerError,
 } from "../../templates/runtime/errors.js";
 import { createLogger } from "../../templates/runtime/ops/logger.js";
-import { KNOWN_NETWORKS, parseNetwork } from "../../templates/runtime/payments/networks.js";
+import { EVM_NETWORKS as KNOWN_NETWORKS } from "../../templates/runtime/payments/evm/networks.js";
+import { parseNetwork } from "../../templates/runtime/payments/families.js";
 import {
   MAX_PAYMENT_HEADER_BYTES,
   decodeBase64Json,

@@ -1,4 +1,4 @@
-// The runtime loads viem through templates/runtime/payments/viem.ts, typed by its own interfaces instead
+// The runtime loads viem through templates/runtime/payments/evm/viem.ts, typed by its own interfaces instead
 // of viem's declarations (those made every generated project's type-check several times slower). This
 // checks that the real viem (the version projects pin) still does what the runtime does with it:
 //   - type-checking the runtime with viem.ts's loaders importing "viem" itself, so onchain.ts,
@@ -18,7 +18,7 @@ import {
   loadViemAccounts,
   type Viem,
   type ViemAccounts,
-} from "../../templates/runtime/payments/viem.js";
+} from "../../templates/runtime/payments/evm/viem.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), "runtime-viem-types-"));
@@ -27,7 +27,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 describe("the viem the runtime loads without its declarations", () => {
   it("type-checks the runtime's use of it against viem's own declarations", async () => {
     cpSync(join(root, "templates/runtime"), join(work, "src/runtime"), { recursive: true });
-    const file = join(work, "src/runtime/payments/viem.ts");
+    const file = join(work, "src/runtime/payments/evm/viem.ts");
     const source = readFileSync(file, "utf8");
     // viem.ts ends with its loaders; here they import viem by name, so tsc reads its declarations.
     const loaders = source.indexOf("const load = ");

@@ -4,6 +4,7 @@
  * then they are left out rather than guessed. Part of your project: edit freely.
  */
 import type { ResolvedConfig } from "../ops/config.js";
+import { familyById } from "../payments/families.js";
 import type { AgentDefinition } from "../types.js";
 
 /** One capability's price: decimal USDC as declared, and USDC atomic units (6 decimals). */
@@ -41,27 +42,20 @@ export function paymentFacts(agent: AgentDefinition, config: ResolvedConfig): Pa
   const facts: PaymentFacts = { free: config.devMode, prices };
   const payment = config.payment;
   if (payment) {
-    facts.networks = payment.networks.map((n) => ({
+    // Each network's family says its chain id (EVM) and token.
+    const own = payment.networks.map((n) => familyById(n.family).facts(n));
+    facts.networks = payment.networks.map((n, i) => ({
       caip2: n.network.caip2,
       v1Name: n.network.v1Name,
-      ...(n.family === "evm" && { chainId: n.network.chainId }),
+      ...(own[i]!.chainId !== undefined && { chainId: own[i]!.chainId }),
       asset: n.network.asset,
       payTo: n.payTo,
     }));
     const first = payment.networks[0]!;
     const { caip2, v1Name } = first.network;
-    facts.network =
-      first.family === "evm"
-        ? { caip2, v1Name, chainId: first.network.chainId }
-        : { caip2, v1Name };
-    facts.asset =
-      first.family === "evm"
-        ? {
-            address: first.network.asset,
-            name: first.network.assetName,
-            version: first.network.assetVersion,
-          }
-        : { address: first.network.asset };
+    const { chainId, asset } = own[0]!;
+    facts.network = chainId !== undefined ? { caip2, v1Name, chainId } : { caip2, v1Name };
+    facts.asset = asset;
     facts.payTo = first.payTo;
   }
   return facts;

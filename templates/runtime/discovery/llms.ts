@@ -9,8 +9,7 @@ import type { DiscoveryData } from "./data.js";
 import { EXAMPLE_JOB_ID, exampleTask } from "./examples.js";
 import { type PaymentFacts, whereLabel } from "./facts.js";
 import { MCP_PATH } from "./paths.js";
-import { SETTLEMENT_MARGIN_SECONDS } from "../payments/settlement.js";
-import { SOLANA_PAYMENT_LIFE_SECONDS } from "../payments/svm/life.js";
+import { familyNotes as notesOf } from "../payments/families.js";
 
 /** Seconds ahead the example's deadline is set. */
 const EXAMPLE_DEADLINE_SECONDS = 300;
@@ -142,11 +141,7 @@ export function buildLlmsTxt(
     lines.push(
       `1. Send the job without payment: the answer is 402 with a \`PAYMENT-REQUIRED\` header (x402 v2: base64 of JSON whose ${acceptsText(facts)}, \`amount\` in USDC atomic units (6 decimals), \`asset\`, \`payTo\`) and an x402 v1 JSON body.`,
       "2. Sign the `exact` payment, an EIP-3009 TransferWithAuthorization of USDC, with an x402 client (e.g. `wrapFetchWithPayment` from the official `@x402/fetch`), and resend the identical request with the `PAYMENT-SIGNATURE` header (x402 v1 clients send `X-PAYMENT`).",
-      ...(facts.networks?.some((n) => n.caip2.startsWith("solana:"))
-        ? [
-            `   On Solana, the payment is a USDC transfer transaction signed by the payer, whose fee payer is the 402's \`extra.feePayer\` (the official \`@x402/svm\` client builds it; x402 v1 clients such as \`x402-fetch\` pay on \`solana\` and \`solana-devnet\` from the v1 body). It lives about ${SOLANA_PAYMENT_LIFE_SECONDS} s (its blockhash), so Solana is offered only for jobs due within ${SOLANA_PAYMENT_LIFE_SECONDS - SETTLEMENT_MARGIN_SECONDS} s; sign with a fresh blockhash (one whose life ends before the deadline plus ${SETTLEMENT_MARGIN_SECONDS} s is refused before the job runs) and the official client's compute budget (20000 units at 1 micro-lamport: a transaction asking more than the server's caps, SOLANA_MAX_COMPUTE_UNITS and SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS, is refused too).`,
-          ]
-        : []),
+      ...notesOf((facts.networks ?? []).map((n) => n.caip2)),
       "3. You are charged only when the job succeeds (200, receipt in the `PAYMENT-RESPONSE` header). One signature pays for one job; an identical retry (same job_id, same signature, same input) returns the same result, uncharged. Give up (close or cancel) before settlement and you are not charged: the identical request again gets the result, charged then.",
       '4. Lost the answer? The 402 declares the x402 `payment-identifier` extension: put an id (16-128 of `A-Za-z0-9_-`) in your payment\'s `extensions["payment-identifier"].info.id` and resend the identical request (same payment and id, never a new signature) to get that answer and receipt back until `validBefore`. Same id, other payment or request: 409. First still running: 402 "in use" (`Retry-After`).',
     );

@@ -5,7 +5,7 @@
  * every transport. Part of your project: edit freely.
  */
 import type { HeaderGetter, PaymentGate } from "../payments/gate.js";
-import type { SentPayment } from "../payments/verify.js";
+import type { SentPayment } from "../payments/scheme.js";
 import type { Capability } from "../types.js";
 import type { JobRequest } from "./request.js";
 import type { JobResponse } from "./result.js";

@@ -20,7 +20,7 @@ import { errorBody } from "../errors.js";
 import type { FoundResult } from "../ledger/ledger.js";
 import { holdReservation } from "../ledger/reservation.js";
 import { paymentIdOf } from "../payments/payment-identifier.js";
-import type { SentPayment } from "../payments/verify.js";
+import type { SentPayment } from "../payments/scheme.js";
 import { decodeSentJson } from "../payments/x402.js";
 import type { Logger } from "../types.js";
 import type { PaymentChannel } from "./channel.js";

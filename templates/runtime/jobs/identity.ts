@@ -6,7 +6,7 @@
  * Part of your project: edit freely.
  */
 import { createHash } from "node:crypto";
-import type { SentPayment } from "../payments/verify.js";
+import type { SentPayment } from "../payments/scheme.js";
 import { decodeSentJson } from "../payments/x402.js";
 
 /** JSON with object keys sorted: the same value always gives the same text. */

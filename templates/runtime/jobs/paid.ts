@@ -13,7 +13,7 @@ import { PaymentError } from "../errors.js";
 import { authorizationTtlMs, validBefore } from "../ledger/ledger.js";
 import { type Hold, holdReservation } from "../ledger/reservation.js";
 import type { PaymentGate, HeaderGetter } from "../payments/gate.js";
-import type { SentPayment } from "../payments/verify.js";
+import type { SentPayment } from "../payments/scheme.js";
 import type { Receipt } from "../payments/scheme.js";
 import { SETTLEMENT_MARGIN_SECONDS, SettlementError } from "../payments/settlement.js";
 import { paymentResponseHeaders } from "../payments/x402.js";

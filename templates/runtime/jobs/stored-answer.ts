@@ -18,7 +18,7 @@ import {
   type StoredResult,
 } from "../ledger/ledger.js";
 import type { Hold } from "../ledger/reservation.js";
-import type { SentPayment } from "../payments/verify.js";
+import type { SentPayment } from "../payments/scheme.js";
 import { paymentResponseHeaders } from "../payments/x402.js";
 import type { Capability, Logger, PaidPayment } from "../types.js";
 import { paymentHash, requestHash } from "./identity.js";
@@ -95,7 +95,7 @@ export function storedAnswers(s: PaidServices, steps: PaidSteps, ctx: StoredAnsw
       network: payment.network,
       payer: payment.payer,
       validBefore: validBefore(payment),
-      ...(payment.family === "svm" && { blockhash: payment.blockhash }),
+      ...(payment.blockhash !== undefined && { blockhash: payment.blockhash }),
     },
   });
 

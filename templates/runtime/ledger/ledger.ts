@@ -144,7 +144,7 @@ export function authorizationTtlMs(payment: PaidPayment, nowMs = Date.now()): nu
   return Math.max(1000, validBefore(payment) * 1000 - nowMs);
 }
 
-/** Unix seconds after which the payment can no longer be charged (EVM: validBefore; Solana: its blockhash's end). */
+/** Unix seconds after which the payment can no longer be charged (its head's validBefore). */
 export function validBefore(payment: PaidPayment): number {
-  return payment.family === "svm" ? payment.validBefore : Number(payment.authorization.validBefore);
+  return payment.validBefore;
 }

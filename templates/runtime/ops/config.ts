@@ -1,9 +1,9 @@
 /**
  * Configuration: options passed to createApp() win over environment variables. Every problem is
  * collected and reported at once, before the server starts, so a misconfigured service never
- * takes (or misses) a payment. Payment settings are in config-payments.ts, the optional services'
- * (Redis, metrics) in config-services.ts, the reading mechanics in settings.ts.
- * Part of your project: edit freely.
+ * takes (or misses) a payment. Payment settings are in payments/config.ts (each network family's in
+ * its folder), the optional services' (Redis, metrics) in config-services.ts, the reading mechanics
+ * in settings.ts. Part of your project: edit freely.
  */
 import { MAX_DEADLINE_AHEAD_SECONDS } from "../jobs/request.js";
 import type { Ledger } from "../ledger/ledger.js";
@@ -14,7 +14,7 @@ import {
   type ProductionPaymentConfig,
   resolvePayment,
   type RoutedNetworkConfig,
-} from "./config-payments.js";
+} from "../payments/config.js";
 import { type HostConfig, resolveHosts } from "./config-hosts.js";
 import {
   type MetricsConfig,
@@ -26,16 +26,14 @@ import { isLogLevel, LOG_LEVELS, type LogLevel } from "./logger.js";
 import { ConfigError, Reader } from "./settings.js";
 
 export type {
-  EvmNetworkPaymentConfig,
+  FacilitatorRoute,
   NetworkPaymentConfig,
   PaymentConfig,
   PaymentOptions,
   ProductionPaymentConfig,
   RoutedNetworkConfig,
   SettlementRoute,
-  SolanaNetworkPaymentConfig,
-  SolanaSettlementRoute,
-} from "./config-payments.js";
+} from "../payments/config.js";
 export type { MetricsConfig, RedisConfig } from "./config-services.js";
 export { ConfigError } from "./settings.js";
 

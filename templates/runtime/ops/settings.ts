@@ -3,7 +3,6 @@
  * every problem is collected (not thrown) so the server can report them all at once.
  * Part of your project: edit freely.
  */
-import { checksumAddress, isAddress } from "../payments/address.js";
 import { redactUrl } from "./redact.js";
 
 /** Every configuration problem, one per line. */
@@ -53,16 +52,6 @@ export class Reader {
       return n;
     this.problems.push(`${s.name} is ${JSON.stringify(s.value)}: ${range.hint}`);
     return range.fallback;
-  }
-
-  /** A checksummed address, or undefined (with a problem recorded when the value is bad). */
-  address(s: Setting, what: string): `0x${string}` | undefined {
-    if (s.value === undefined) return undefined;
-    if (isAddress(s.value)) return checksumAddress(s.value);
-    this.problems.push(
-      `${s.name} is ${JSON.stringify(s.value)}: set it to ${what} (0x and 40 hex digits, checksummed or all lowercase)`,
-    );
-    return undefined;
   }
 
   /**

@@ -13,14 +13,11 @@ import type { Ledger } from "../ledger/ledger.js";
 import type { ProductionPaymentConfig } from "../ops/config.js";
 import { PaymentError } from "../errors.js";
 import type { BazaarDeclarations } from "./bazaar.js";
-import { createEvmScheme, describeEvmRoute, timeoutFor } from "./evm/scheme.js";
-import { settlementRouteFor } from "./routes.js";
-import type { NetworkScheme, Receipt, Reconciled } from "./scheme.js";
-import { SETTLEMENT_MARGIN_SECONDS } from "./settlement.js";
-import { createSvmScheme, describeSolanaRoute } from "./svm/scheme.js";
+import { familyById } from "./families.js";
+import type { NetworkScheme, Receipt, Reconciled, SentPayment } from "./scheme.js";
+import { SETTLEMENT_MARGIN_SECONDS, timeoutFor } from "./settlement.js";
 import type { Capability, Logger, PaidPayment } from "../types.js";
-import type { SentPayment } from "./verify.js";
-import { decodeSentJson, isSolana, paymentRequiredResponse, type PaymentOffer } from "./x402.js";
+import { decodeSentJson, paymentRequiredResponse, type PaymentOffer } from "./x402.js";
 
 export { SETTLEMENT_MARGIN_SECONDS, timeoutFor };
 
@@ -101,30 +98,9 @@ export interface PaymentGateDeps {
   logger?: Logger;
 }
 
-/** Says once, at start-up, how payment signatures are recovered on this Node (verify.ts's self-test). */
-function logRecoveryPath(logger: Logger | undefined): void {
-  import("./verify.js").then(
-    ({ recoveryPath: recovery }) => {
-      if (recovery.path === "failed")
-        logger?.error(
-          `payment signatures cannot be checked on this Node: the secp256k1 self-test failed (${recovery.problem}); every paid job will fail with a 500 and nothing is charged`,
-        );
-      else
-        logger?.info(
-          recovery.path === "openssl"
-            ? "payment signatures: secp256k1 self-test passed; points decompressed by node:crypto (OpenSSL)"
-            : "payment signatures: secp256k1 self-test passed; this Node's OpenSSL has no secp256k1, so points are decompressed by the runtime's own square root (pure JS)",
-        );
-    },
-    () => undefined, // reported by the first verify() instead of crashing startup
-  );
-}
-
 /** The startup log: how payments are checked and settled on each network. Never includes secrets. */
 export function describePayments(config: ProductionPaymentConfig): string {
-  const lines = config.networks.map((n) =>
-    n.family === "svm" ? describeSolanaRoute(n) : describeEvmRoute(settlementRouteFor(n), n.rpcUrl),
-  );
+  const lines = config.networks.map((n) => familyById(n.family).describeRoute(n));
   if (lines.length === 1) return lines[0]!;
   return `payments offered on ${config.networks.map((n) => n.network.caip2).join(", ")}, in that order; ${config.networks
     .map((n, i) => `${n.network.caip2}: ${lines[i]}`)
@@ -137,11 +113,7 @@ function createSchemes(config: ProductionPaymentConfig, deps: PaymentGateDeps): 
     maxTimeoutSeconds: config.maxTimeoutSeconds,
     settleTimeoutSeconds: config.settleTimeoutSeconds,
   };
-  return config.networks.map((net) =>
-    net.family === "svm"
-      ? createSvmScheme(net, settings, deps)
-      : createEvmScheme(net, settings, deps),
-  );
+  return config.networks.map((net) => familyById(net.family).createScheme(net, settings, deps));
 }
 
 /** The network name a payment says it is for (v2 accepted.network, v1 network), if it says one. */
@@ -167,7 +139,9 @@ export function createPaymentGate(
   deps: PaymentGateDeps,
 ): PaymentGate {
   const schemes = createSchemes(config, deps);
-  logRecoveryPath(deps.logger);
+  // Each offered family says once what it wants known at start-up (EVM: how signatures are checked).
+  for (const id of new Set(config.networks.map((n) => n.family)))
+    familyById(id).announce?.(deps.logger);
   const first = schemes[0]!;
   const byName = new Map<string, NetworkScheme>();
   for (const s of schemes) {
@@ -231,14 +205,12 @@ export function createPaymentGate(
     let answer = cached402.get(key);
     if (!answer) {
       const discovery = deps.discovery?.(capability, now);
-      const offered: PaymentOffer[] = payable(deadline, now)
-        .map((s) => s.offer(capability, resourceUrl))
-        .map((o) => ({
-          ...o,
-          // A Solana offer's window is its transaction's life, whatever the deadline.
-          ...(isSolana(o.network) ? {} : { maxTimeoutSeconds: timeout }),
-          ...(discovery && { discovery }),
-        }));
+      const offered: PaymentOffer[] = payable(deadline, now).map((s) => ({
+        ...s.offer(capability, resourceUrl),
+        // A network whose payment has its own life (Solana's blockhash) keeps that window.
+        ...(!s.fixedWindow && { maxTimeoutSeconds: timeout }),
+        ...(discovery && { discovery }),
+      }));
       const response = paymentRequiredResponse(offered, `${reason}${missing}`, {
         resourceUrl,
         description: capability.declaration.description ?? `Run capability "${capability.name}"`,

@@ -1,44 +1,18 @@
 /**
  * Whether the settlement routes can still collect payments, network by network: checked before the
  * server listens (production refuses to start otherwise) and again by GET /health and each metrics
- * scrape. For every EVM network offered (X402_NETWORK, or each of X402_NETWORKS):
- *   - its JSON-RPC endpoint (X402_RPC_URL_<NET>, else X402_RPC_URL; direct settlement, or on-chain
- *     checks): reachable, and serving that network's chain; a node of another chain would make
- *     every paid job on it fail after it ran.
- *   - X402_SETTLER_KEY (direct settlement): the account pays the gas of every settlement, on each
- *     network's chain. Below one settlement's gas there it refuses to start (every paid job would
- *     run, then fail to settle); below LOW_BALANCE_SETTLEMENTS settlements' gas it warns. The
- *     balance is the metric agent_settler_balance_eth{network}.
- *   - X402_FACILITATOR_URL: /health asks its GET /supported (server.ts checks it at start-up).
- * Solana networks: start-up checks them in payments/svm/route-check.ts (called by routes.ts); /health
- * and scrapes probe them through its probeSolanaRoute (RPC reachable and on the network's genesis,
- * the fee payer able to pay one more settlement, agent_fee_payer_balance_sol{network}), with the same
- * reuse window and timeout, each under `networks` like an EVM network.
- * Plain JSON-RPC over fetch (json-rpc.ts: eth_chainId, eth_getBalance, eth_gasPrice): no viem client
- * is needed for three reads. Part of your project: edit freely.
+ * scrape. Each network family watches its own networks (FamilyWatch, family.ts: the EVM family's
+ * RPC chain and settler funds in evm/route-health.ts, Solana's RPC genesis and fee payer in
+ * svm/route-check.ts), with the same reuse window and timeout, each under `networks`; the
+ * facilitators of X402_FACILITATOR_URL are asked here, once for every network they serve (server.ts
+ * checks them at start-up). Part of your project: edit freely.
  */
-import { loadViemAccounts } from "./viem.js";
-import type { ProductionPaymentConfig, SettlementRoute } from "../ops/config.js";
+import type { FacilitatorRoute, ProductionPaymentConfig, RoutedNetworkConfig } from "./config.js";
+import type { FamilyWatch } from "./family.js";
+import { familyOf } from "./families.js";
 import type { Metrics } from "../ops/metrics.js";
 import { ConfigError } from "../ops/settings.js";
-import { redactUrl } from "../ops/redact.js";
-import { clip } from "../ops/text.js";
-import { rpcCall } from "./json-rpc.js";
 import type { Logger } from "../types.js";
-import { networkSettingSuffix } from "./networks.js";
-import type { RoutedSolanaNetwork } from "./svm/scheme.js";
-
-type Hex = `0x${string}`;
-
-/**
- * Gas one settlement (USDC's transferWithAuthorization) is counted at. It uses about 60-90k (more
- * when the payee's balance slot is new); this rounds up. Only L2 execution gas: on Base an L1 data
- * fee comes on top, which LOW_BALANCE_SETTLEMENTS leaves room for.
- */
-export const SETTLEMENT_GAS = 100_000n;
-
-/** Below gas for this many settlements at the current gas price, start-up and /health warn. */
-export const LOW_BALANCE_SETTLEMENTS = 100n;
 
 /** A /health or metrics probe's answer is reused for this long: a busy health checker costs one RPC read per period. */
 const PROBE_TTL_MS = 5_000;
@@ -46,15 +20,6 @@ const PROBE_TTL_MS = 5_000;
 const PROBE_TIMEOUT_MS = 3_000;
 /** The start-up check's bound (as the facilitator's; lower when the settle timeout is). */
 const START_TIMEOUT_MS = 10_000;
-
-export interface SettlerFunds {
-  address: Hex;
-  balanceWei: bigint;
-  /** Gas price times SETTLEMENT_GAS. */
-  perSettlementWei: bigint;
-  /** perSettlementWei times LOW_BALANCE_SETTLEMENTS: below it, warn. */
-  lowWei: bigint;
-}
 
 /** One network's record on GET /health: as the service's own, `problems` only when degraded. */
 export interface NetworkHealth {
@@ -79,280 +44,89 @@ export interface RouteHealth {
   problems(): Promise<string[]>;
 }
 
-/** The JSON-RPC endpoint as messages show it: its origin only (paths often hold an API key). */
-const origin = (url: string): string => redactUrl(url, "origin");
-
-const quantity = async (url: string, method: string, params: unknown[], timeoutMs: number) => {
-  const result = await rpcCall(url, method, params, timeoutMs);
-  if (typeof result !== "string" || !/^0x[0-9a-fA-F]+$/.test(result))
-    throw new Error(`${method} answered ${clip(JSON.stringify(result), 100)}, not a quantity`);
-  return BigInt(result);
-};
-
-/** Wei as ETH, exactly: "0.05 ETH", "0 ETH", "0.000000000000000001 ETH". */
-export function formatEth(wei: bigint): string {
-  const whole = wei / 10n ** 18n;
-  const fraction = (wei % 10n ** 18n).toString().padStart(18, "0").replace(/0+$/, "");
-  return `${whole}${fraction ? `.${fraction}` : ""} ETH`;
-}
-
-/** The address of the settler key (viem's derivation, loaded only for direct settlement). */
-export async function settlerAddress(key: Hex): Promise<Hex> {
-  const { privateKeyToAddress } = await loadViemAccounts();
-  return privateKeyToAddress(key);
-}
-
-/**
- * One EVM network whose route is checked, with what its messages name: the network as the seller
- * wrote it, its CAIP-2 id, and the setting its RPC endpoint comes from.
- */
-interface CheckedNetwork {
-  /** "base-sepolia (eip155:84532)", or the CAIP-2 id alone when the seller wrote that. */
-  label: string;
-  /** As written in X402_NETWORKS: what a problem on /health names. */
-  written: string;
-  caip2: string;
-  chainId: number;
-  /** The network's JSON-RPC endpoint (on-chain checks; direct settlement's transactions). */
-  rpcUrl: string | undefined;
-  /** Where rpcUrl comes from, as messages name it. */
-  rpcSetting: string;
-  /** The variable that fixes it: the network's own X402_RPC_URL_<NET> when several are offered. */
-  rpcFix: string;
-  /** "X402_NETWORK is" (one network) or "X402_NETWORKS lists". */
-  offered: string;
-  kind: SettlementRoute["kind"];
-  /** Direct settlement's key on this network. */
-  settlerKey: Hex | undefined;
-}
-
-/** The offer's EVM networks, in its order. */
-function checkedNetworks(config: ProductionPaymentConfig): CheckedNetwork[] {
-  const several = config.networks.length > 1;
-  const checked: CheckedNetwork[] = [];
-  for (const n of config.networks) {
-    if (n.family !== "evm") continue; // Solana: checked by payments/svm/route-check.ts
-    const { chainId } = n.network;
-    const route = n.settlement;
-    const suffix = networkSettingSuffix(n.written);
-    checked.push({
-      label: n.written === n.network.caip2 ? n.written : `${n.written} (${n.network.caip2})`,
-      written: n.written,
-      caip2: n.network.caip2,
-      chainId,
-      rpcUrl: n.rpcUrl ?? (route.kind === "direct" ? route.rpcUrl : undefined),
-      rpcSetting: several ? `X402_RPC_URL_${suffix} (else X402_RPC_URL)` : "X402_RPC_URL",
-      rpcFix: several ? `X402_RPC_URL_${suffix}` : "X402_RPC_URL",
-      offered: several ? "X402_NETWORKS lists" : "X402_NETWORK is",
-      kind: route.kind,
-      settlerKey: route.kind === "direct" ? route.settlerKey : undefined,
-    });
-  }
-  return checked;
-}
-
-/** "a base-sepolia (…) node", "an arbitrum-sepolia (…) node". */
-const aNode = (n: CheckedNetwork): string =>
-  `${/^[aeiou]/i.test(n.label) ? "an" : "a"} ${n.label} node`;
-
-/** The network's RPC endpoint answers for another chain than the network's. */
-class WrongChain extends Error {}
-
-/** Resolves when the endpoint serves the network's chain; else an Error naming the setting and what is wrong. */
-async function checkChain(n: CheckedNetwork, rpcUrl: string, timeoutMs: number): Promise<void> {
-  let id: bigint;
-  try {
-    id = await quantity(rpcUrl, "eth_chainId", [], timeoutMs);
-  } catch (err) {
-    throw new Error(
-      `could not reach the JSON-RPC endpoint ${n.rpcSetting} at ${origin(rpcUrl)}: ${(err as Error).message}`,
-    );
-  }
-  if (id !== BigInt(n.chainId))
-    throw new WrongChain(
-      `${n.rpcSetting} at ${origin(rpcUrl)} serves chain ${id}, but ${n.offered} ${n.label}, chain ${n.chainId}: point ${n.rpcFix} at a node of chain ${n.chainId}`,
-    );
-}
-
-/** The settler account's balance against the current gas price. */
-export async function settlerFunds(
-  rpcUrl: string,
-  address: Hex,
-  timeoutMs: number,
-): Promise<SettlerFunds> {
-  const [balanceWei, gasPrice] = await Promise.all([
-    quantity(rpcUrl, "eth_getBalance", [address, "latest"], timeoutMs),
-    quantity(rpcUrl, "eth_gasPrice", [], timeoutMs),
-  ]);
-  const perSettlementWei = gasPrice * SETTLEMENT_GAS;
-  return {
-    address,
-    balanceWei,
-    perSettlementWei,
-    lowWei: perSettlementWei * LOW_BALANCE_SETTLEMENTS,
-  };
-}
-
-/** Cannot pay for one settlement (or holds nothing at all, whatever the gas price). */
-const unfunded = (f: SettlerFunds): boolean =>
-  f.balanceWei === 0n || f.balanceWei < f.perSettlementWei;
-
-/** What can be wrong with a route, as GET /health names it. */
-type Problem = "unreachable" | "wrong_chain" | "unfunded" | "fee_payer_unfunded";
-
 /** A problem's text on /health: of every route (no `where`), or of one network's. */
-function problemText(problem: Problem, where?: string): string {
+function problemText(problem: string, where?: string, texts?: FamilyWatch["texts"]): string {
   const of = where === undefined ? "" : ` of ${where}`;
   const jobs = where === undefined ? "paid jobs" : "paid jobs on that network";
-  switch (problem) {
-    case "unreachable":
-      return `settlement route${of} unreachable: ${jobs} are refused until it is back`;
-    case "wrong_chain":
-      return `settlement route${of} on another chain: ${jobs} are refused until it is fixed`;
-    case "unfunded":
-      return `settler account${where === undefined ? "" : ` on ${where}`} out of gas money: ${jobs} cannot settle until it is funded`;
-    case "fee_payer_unfunded":
-      return `Solana fee payer${where === undefined ? "" : ` on ${where}`} out of SOL: ${jobs} cannot settle until it is funded`;
+  const own = texts?.[problem];
+  if (own) return own(where);
+  if (problem === "wrong_chain")
+    return `settlement route${of} on another chain: ${jobs} are refused until it is fixed`;
+  return `settlement route${of} unreachable: ${jobs} are refused until it is back`;
+}
+
+/** Each family's watch over its offered networks, in FAMILIES order. */
+function familyWatches(
+  config: ProductionPaymentConfig,
+  deps: { logger: Logger; metrics: Metrics },
+): Map<RoutedNetworkConfig, FamilyWatch> {
+  const byFamily = new Map<string, RoutedNetworkConfig[]>();
+  for (const n of config.networks) byFamily.set(n.family, [...(byFamily.get(n.family) ?? []), n]);
+  const watches = new Map<RoutedNetworkConfig, FamilyWatch>();
+  for (const nets of byFamily.values()) {
+    const watch = familyOf(nets[0]!.network.caip2)?.watch?.(nets, config, deps);
+    if (watch) for (const n of nets) watches.set(n, watch);
+  }
+  return watches;
+}
+
+/** Before listening: every family's refusals, in one ConfigError (the facilitators: server.ts). */
+async function refuseAtStart(
+  watches: Map<RoutedNetworkConfig, FamilyWatch>,
+  config: ProductionPaymentConfig,
+): Promise<void> {
+  const timeoutMs = Math.min(config.settleTimeoutSeconds * 1000, START_TIMEOUT_MS);
+  const found = await Promise.all(
+    [...new Set(watches.values())].map((w) => w.refusals?.(timeoutMs) ?? []),
+  );
+  const problems = found.flat();
+  if (problems.length > 0) throw new ConfigError(problems);
+}
+
+/** The facilitators, with their credentials (facilitator-router.ts): undefined when they answer. */
+async function probeFacilitators(
+  facilitator: { kind: string } | undefined,
+  config: ProductionPaymentConfig,
+  logger: Logger,
+): Promise<string | undefined> {
+  if (facilitator?.kind !== "facilitator") return undefined;
+  try {
+    const { routerFor } = await import("./facilitator-router.js");
+    await routerFor(facilitator as FacilitatorRoute, config.settleTimeoutSeconds * 1000).probe(
+      PROBE_TIMEOUT_MS,
+    );
+    return undefined;
+  } catch (err) {
+    logger.warn(
+      `settlement route check failed: the x402 facilitator (X402_FACILITATOR_URL): ${(err as Error).message}`,
+    );
+    return "unreachable";
   }
 }
 
 /**
- * Undefined when nothing can be checked: no network has an RPC endpoint and none settles through a
+ * Undefined when nothing can be checked: no family watches a network and none settles through a
  * facilitator (a custom settler).
  */
 export function createRouteHealth(
   config: ProductionPaymentConfig,
   deps: { logger: Logger; metrics: Metrics },
 ): RouteHealth | undefined {
-  const { logger, metrics } = deps;
+  const { logger } = deps;
   const several = config.networks.length > 1;
-  // Every network is checked that has an RPC endpoint or a facilitator route.
-  const networks = checkedNetworks(config).filter(
-    (n) => n.rpcUrl !== undefined || n.kind === "facilitator",
-  );
+  const watches = familyWatches(config, deps);
   // Every network settles through the same facilitators today (one route per network, same URLs).
   const facilitator = config.networks.find((n) => n.settlement.kind === "facilitator")?.settlement;
-  // Every Solana network has an RPC endpoint (direct) or a facilitator route: all are watched.
-  const solana = config.networks.filter((n): n is RoutedSolanaNetwork => n.family === "svm");
-  if (networks.length === 0 && solana.length === 0 && facilitator === undefined) return undefined;
-  const addresses = new Map<Hex, Promise<Hex>>();
-  const settler = (key: Hex): Promise<Hex> => {
-    let address = addresses.get(key);
-    if (!address) addresses.set(key, (address = settlerAddress(key)));
-    return address;
-  };
+  if (watches.size === 0 && facilitator === undefined) return undefined;
 
-  /** Reads the settler's funds on `n`'s chain, reports them as its metric, and returns them. */
-  async function funds(n: CheckedNetwork, rpcUrl: string, key: Hex, timeoutMs: number) {
-    const f = await settlerFunds(rpcUrl, await settler(key), timeoutMs);
-    metrics.settlerBalance?.(f.balanceWei, f.lowWei, n.caip2);
-    return f;
-  }
-
-  /** One network before listening: why the server must not start, if it must not; warns when low. */
-  async function refusal(n: CheckedNetwork, timeoutMs: number): Promise<string | undefined> {
-    const rpcUrl = n.rpcUrl;
-    if (rpcUrl === undefined) return undefined; // the facilitator is checked by server.ts
-    const why =
-      n.kind === "direct"
-        ? "direct settlement sends every transfer through it"
-        : "paid jobs are checked on chain through it";
-    try {
-      await checkChain(n, rpcUrl, timeoutMs);
-    } catch (err) {
-      return (
-        `${(err as Error).message}. The server does not start without ${aNode(n)} there: ${why}` +
-        (err instanceof WrongChain ? "" : "; check the URL and that the node is up")
-      );
-    }
-    if (n.settlerKey === undefined) return undefined;
-    let f: SettlerFunds;
-    try {
-      f = await funds(n, rpcUrl, n.settlerKey, timeoutMs);
-    } catch (err) {
-      return `could not read the balance of the settler account (X402_SETTLER_KEY) on ${n.label} through ${n.rpcSetting} at ${origin(rpcUrl)}: ${(err as Error).message}`;
-    }
-    const cost = `${formatEth(f.lowWei)} pays for ${LOW_BALANCE_SETTLEMENTS} settlements at the current gas price`;
-    if (unfunded(f))
-      return (
-        `the settler account ${f.address} (X402_SETTLER_KEY) holds ${formatEth(f.balanceWei)} on ${n.label}, ` +
-        `less than one settlement's gas (${formatEth(f.perSettlementWei)}): every ${several ? `job paid on ${n.written}` : "paid job"} would run and then fail to settle. ` +
-        `Send it ETH on ${n.label} (${cost}), or set X402_SETTLER_KEY to a funded account`
-      );
-    if (f.balanceWei < f.lowWei)
-      logger.warn(
-        `the settler account ${f.address} (X402_SETTLER_KEY) is low on gas money: ${formatEth(f.balanceWei)}, enough for about ${f.balanceWei / f.perSettlementWei} settlements on ${n.label}; top it up (${cost})`,
-        { settler: f.address, network: n.caip2 },
-      );
-    else
-      logger.info(
-        `the settler account ${f.address} holds ${formatEth(f.balanceWei)} for gas on ${n.label}`,
-        {
-          settler: f.address,
-          network: n.caip2,
-          settlements_covered: String(f.balanceWei / (f.perSettlementWei || 1n)),
-        },
-      );
-    return undefined;
-  }
-
-  async function checkAtStart(): Promise<void> {
-    const timeoutMs = Math.min(config.settleTimeoutSeconds * 1000, START_TIMEOUT_MS);
-    // Every network at once; all refusals in one message, in the offer's order.
-    const found = await Promise.all(networks.map((n) => refusal(n, timeoutMs)));
-    const problems = found.filter((p) => p !== undefined);
-    if (problems.length > 0) throw new ConfigError(problems);
-  }
-
-  /** One network's route now: what is wrong with it (details go to the log, not to callers). */
-  async function lookAt(n: CheckedNetwork): Promise<Problem[]> {
-    if (n.rpcUrl === undefined) return [];
-    try {
-      await checkChain(n, n.rpcUrl, PROBE_TIMEOUT_MS);
-      if (n.settlerKey === undefined) return [];
-      const f = await funds(n, n.rpcUrl, n.settlerKey, PROBE_TIMEOUT_MS);
-      if (!unfunded(f)) return [];
-      logger.warn(
-        `the settler account ${f.address} (X402_SETTLER_KEY) holds ${formatEth(f.balanceWei)} on ${n.label}, less than one settlement's gas`,
-        { network: n.caip2 },
-      );
-      return ["unfunded"];
-    } catch (err) {
-      logger.warn(`settlement route check failed on ${n.label}: ${(err as Error).message}`, {
-        network: n.caip2,
-      });
-      return [err instanceof WrongChain ? "wrong_chain" : "unreachable"];
-    }
-  }
-
-  /** The facilitators, with their credentials (facilitator-router.ts): undefined when they answer. */
-  async function lookAtFacilitator(): Promise<Problem | undefined> {
-    if (facilitator?.kind !== "facilitator") return undefined;
-    try {
-      const { routerFor } = await import("./facilitator-router.js");
-      await routerFor(facilitator, config.settleTimeoutSeconds * 1000).probe(PROBE_TIMEOUT_MS);
-      return undefined;
-    } catch (err) {
-      logger.warn(
-        `settlement route check failed: the x402 facilitator (X402_FACILITATOR_URL): ${(err as Error).message}`,
-      );
-      return "unreachable";
-    }
-  }
-
-  /** One Solana network's route now (payments/svm/route-check.ts). */
-  async function lookAtSolana(n: RoutedSolanaNetwork): Promise<Problem[]> {
-    const { probeSolanaRoute } = await import("./svm/route-check.js");
-    return probeSolanaRoute(n, PROBE_TIMEOUT_MS, deps);
-  }
+  const lookAtFacilitator = () => probeFacilitators(facilitator, config, logger);
 
   /** Every watched network in the offer's order: what its record and problems are named by, how to look. */
   const watched = config.networks.flatMap((n) => {
-    const solanaNetwork = n.family === "svm" ? n : undefined;
-    const evm = networks.find((c) => c.caip2 === n.network.caip2);
-    const look = solanaNetwork ? () => lookAtSolana(solanaNetwork) : evm && (() => lookAt(evm));
+    const watch = watches.get(n);
+    const look = watch?.probe(n, PROBE_TIMEOUT_MS);
     if (!look) return [];
-    return [{ written: n.written, caip2: n.network.caip2, kind: n.settlement.kind, look }];
+    return [{ written: n.written, caip2: n.network.caip2, kind: n.settlement.kind, look, watch }];
   });
 
   /** Every route now, for /health and metrics scrapes. */
@@ -365,10 +139,11 @@ export function createRouteHealth(
     const detail: Record<string, NetworkHealth> = {};
     watched.forEach((n, i) => {
       const own = perNetwork[i] ?? [];
-      for (const p of own) problems.push(problemText(p, several ? n.written : undefined));
+      const texts = n.watch?.texts;
+      for (const p of own) problems.push(problemText(p, several ? n.written : undefined, texts));
       const all = [...own, ...(shared && n.kind === "facilitator" ? [shared] : [])];
-      const texts = [...new Set(all)].map((p) => problemText(p));
-      detail[n.caip2] = texts.length ? { status: "degraded", problems: texts } : { status: "ok" };
+      const shown = [...new Set(all)].map((p) => problemText(p, undefined, texts));
+      detail[n.caip2] = shown.length ? { status: "degraded", problems: shown } : { status: "ok" };
     });
     if (shared) problems.push(problemText(shared));
     return { problems: [...new Set(problems)], ...(several && { networks: detail }) };
@@ -381,7 +156,7 @@ export function createRouteHealth(
     return last.answer;
   };
   return {
-    checkAtStart,
+    checkAtStart: () => refuseAtStart(watches, config),
     report,
     problems: async () => (await report()).problems,
   };

@@ -6,8 +6,13 @@
  */
 import type { Capability, PaidPayment } from "../types.js";
 import type { NetworkFamily } from "./networks.js";
-import type { SentPayment } from "./verify.js";
 import type { PaymentOffer } from "./x402.js";
+
+/**
+ * The payment a client sent: a header's name (for messages) and value, or (MCP) where in the
+ * request it was and the PaymentPayload object itself.
+ */
+export type SentPayment = { name: string; value: string } | { name: string; object: unknown };
 
 /** What the chain says of a settlement that was sent but not confirmed (reconcile.ts). */
 export type Reconciled =
@@ -28,6 +33,11 @@ export interface NetworkScheme {
   /** CAIP-2 id (x402 v2) and v1 name (the CAIP-2 id when x402 v1 has none) of the network. */
   readonly caip2: string;
   readonly v1Name: string;
+  /**
+   * True when an offer's maxTimeoutSeconds is the payment's own life (Solana: its blockhash's), not
+   * stretched to the job's deadline as the gate does for the others.
+   */
+  readonly fixedWindow?: boolean;
   /** What we ask for on this network to run `capability` for a job due at `deadline`. */
   offer(capability: Capability, resourceUrl: string, deadline?: number): PaymentOffer;
   /** Checks a payment that names this network; throws PaymentError saying what is wrong. */

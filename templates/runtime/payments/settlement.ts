@@ -83,3 +83,19 @@ export class SettlementError extends Error {
     this.permanent = !this.uncertain && options.permanent === true;
   }
 }
+
+/** Seconds of slack in an offered validity window, for clock skew between client and server. */
+const CLOCK_SLACK_SECONDS = 30;
+
+/**
+ * maxTimeoutSeconds to offer: the configured default, or more when the job's deadline needs it.
+ * Clients sign validBefore = now + maxTimeoutSeconds, and the gate needs validBefore to be at least
+ * the deadline plus SETTLEMENT_MARGIN_SECONDS, so a one-hour job is offered a bit over an hour. The
+ * deadline itself is bounded (MAX_DEADLINE_SECONDS, 7 days by default), so this is too.
+ */
+export function timeoutFor(configured: number, deadline: number | undefined, nowMs = Date.now()) {
+  if (deadline === undefined) return configured;
+  const needed =
+    Math.ceil(deadline - nowMs / 1000) + SETTLEMENT_MARGIN_SECONDS + CLOCK_SLACK_SECONDS;
+  return Math.max(configured, needed);
+}

@@ -6,7 +6,7 @@
  * x402 v2 clients read the PAYMENT-REQUIRED header and answer with PAYMENT-SIGNATURE;
  * v1 clients read the JSON body and answer with X-PAYMENT. One 402 serves both.
  */
-import { type ResolvedNetwork, type SolanaNetwork, v1Knows } from "./networks.js";
+import { type ResolvedNetwork, v1Knows } from "./networks.js";
 import { PAYMENT_IDENTIFIER, PAYMENT_IDENTIFIER_DECLARATION } from "./payment-identifier.js";
 
 /** Payment headers above this size are refused before decoding (a real one is under 2 KiB). */
@@ -96,8 +96,15 @@ export interface OfferDiscovery {
 }
 
 /** What we ask for: one capability's price on one of our networks. */
+/**
+ * A network as an offer names it: an EVM network with its token's EIP-712 domain, or another
+ * family's network, which says its family (Solana: "svm") and carries its own `extra`.
+ */
+export type OfferNetwork =
+  ResolvedNetwork | { family: string; v1Name: string; caip2: string; asset: string };
+
 export interface PaymentOffer {
-  network: ResolvedNetwork | SolanaNetwork;
+  network: OfferNetwork;
   /** EVM: 0x address; Solana: base58 address. */
   payTo: string;
   /** USDC atomic units, decimal string. */
@@ -111,16 +118,16 @@ export interface PaymentOffer {
   extra?: Record<string, unknown>;
 }
 
-/** True for an offer on a Solana network. */
-export function isSolana(network: ResolvedNetwork | SolanaNetwork): network is SolanaNetwork {
-  return "family" in network && network.family === "svm";
+/** True for an offer on a network that names its family (not an EVM network with its EIP-712 token). */
+function familyNamed(network: OfferNetwork): boolean {
+  return "family" in network;
 }
 
-/** The requirement's `extra`: Solana's fee payer, or the EVM token's EIP-712 domain name and version. */
+/** The requirement's `extra`: the offer's own (Solana's fee payer), or the EVM token's EIP-712 domain name and version. */
 function extraOf(offer: PaymentOffer): Record<string, unknown> {
   if (offer.extra) return offer.extra;
   const n = offer.network;
-  return isSolana(n) ? {} : { name: n.assetName, version: n.assetVersion };
+  return "assetName" in n ? { name: n.assetName, version: n.assetVersion } : {};
 }
 
 export type Decoded<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -339,12 +346,12 @@ export function paymentRequiredHeaders(
  */
 export function requirementsV1(offers: Offers) {
   const all = listOf(offers);
-  const evm = all.filter((o) => !isSolana(o.network));
+  const evm = all.filter((o) => !familyNamed(o.network));
   const evmShown = evm.some((o) => v1Knows(o.network))
     ? evm.filter((o) => v1Knows(o.network))
     : evm;
   return all
-    .filter((o) => (isSolana(o.network) ? v1Knows(o.network) : evmShown.includes(o)))
+    .filter((o) => (familyNamed(o.network) ? v1Knows(o.network) : evmShown.includes(o)))
     .map(requirementV1);
 }
 

@@ -1,6 +1,6 @@
 /**
  * The EVM family: USDC's EIP-3009 transferWithAuthorization on one EVM network ("exact" scheme).
- *   verify()  - the checks the reference x402 facilitator makes, offline (../verify.ts): scheme,
+ *   verify()  - the checks the reference x402 facilitator makes, offline (verify.ts): scheme,
  *               network, the requirement the client accepted, the EIP-712 signature (EIP-1271
  *               contract wallets via the network's RPC), payee, exact amount, validity window.
  *   confirm() - checks that depend on chain state, made once the pipeline has reserved the
@@ -11,45 +11,24 @@
  */
 import { PaymentError } from "../../errors.js";
 import { authorizationKey } from "../../ledger/ledger.js";
-import type { RoutedNetworkConfig, SettlementRoute } from "../../ops/config.js";
+import type { SettlementRoute } from "../config.js";
+import type { SchemeSettings } from "../family.js";
+import { type RoutedEvmNetwork, settlementRouteFor } from "./config.js";
 import { redactUrl } from "../../ops/redact.js";
 import type { Capability, PaidPayment, VerifiedPayment } from "../../types.js";
 import type { PaymentGateDeps } from "../gate.js";
-import type { ChainChecks } from "../onchain.js";
-import type { Hex } from "../viem.js";
-import { settlementRouteFor } from "../routes.js";
+import type { ChainChecks } from "./onchain.js";
+import type { Hex } from "./viem.js";
 import type { NetworkScheme } from "../scheme.js";
-import { SETTLEMENT_MARGIN_SECONDS, type Settler } from "../settlement.js";
+import { type Settler, timeoutFor } from "../settlement.js";
 import { decodePaymentHeader, decodePaymentObject, type PaymentOffer } from "../x402.js";
 
-/** Seconds of slack in an offered validity window, for clock skew between client and server. */
-const CLOCK_SLACK_SECONDS = 30;
-
-/**
- * maxTimeoutSeconds to offer: the configured default, or more when the job's deadline needs it.
- * Clients sign validBefore = now + maxTimeoutSeconds, and the gate needs validBefore to be at least
- * the deadline plus SETTLEMENT_MARGIN_SECONDS, so a one-hour job is offered a bit over an hour. The
- * deadline itself is bounded (MAX_DEADLINE_SECONDS, 7 days by default), so this is too.
- */
-export function timeoutFor(configured: number, deadline: number | undefined, nowMs = Date.now()) {
-  if (deadline === undefined) return configured;
-  const needed =
-    Math.ceil(deadline - nowMs / 1000) + SETTLEMENT_MARGIN_SECONDS + CLOCK_SLACK_SECONDS;
-  return Math.max(configured, needed);
-}
-
-/** What every network shares: the offered validity window and the settlement timeout. */
-export interface SchemeSettings {
-  maxTimeoutSeconds: number;
-  settleTimeoutSeconds: number;
-}
-
-type RoutedNetwork = Extract<RoutedNetworkConfig, { family: "evm" }>;
+type RoutedNetwork = RoutedEvmNetwork;
 
 /** The gate hands a scheme only payments on its network (verified by it). */
 function evm(payment: PaidPayment): VerifiedPayment {
-  if (payment.family === "svm") throw new Error(`not an EVM payment: ${payment.network}`);
-  return payment;
+  if (payment.family !== "evm") throw new Error(`not an EVM payment: ${payment.network}`);
+  return payment as VerifiedPayment;
 }
 
 /** The network's settlement route as a Settler. */
@@ -95,7 +74,7 @@ function createSettler(
     }
     case "direct": {
       // viem's wallet code is loaded only in this mode, starting now, off the request path.
-      const loading = import("../direct-settlement.js").then((m) =>
+      const loading = import("./direct-settlement.js").then((m) =>
         m.createDirectSettler({
           rpcUrl: route.rpcUrl,
           settlerKey: route.settlerKey,
@@ -137,14 +116,14 @@ export function createEvmScheme(
   const settler = createSettler(net, settings, deps);
   // The signature check (secp256k1, keccak) is loaded with the gate, off the request path: dev mode
   // has no gate, so it never loads it.
-  const verifying = import("../verify.js");
+  const verifying = import("./verify.js");
   verifying.catch(() => undefined); // reported by the first verify() instead of crashing startup
 
   // The on-chain checks load the full viem package, so only when an RPC endpoint is configured.
   let chainChecks: Promise<ChainChecks> | undefined;
   const chain = rpcUrl
     ? () =>
-        (chainChecks ??= import("../onchain.js").then((m) => m.createChainChecks(rpcUrl, network)))
+        (chainChecks ??= import("./onchain.js").then((m) => m.createChainChecks(rpcUrl, network)))
     : undefined;
 
   // Who will send transferWithAuthorization: the settler account (direct), else anyone (the payee
@@ -152,7 +131,7 @@ export function createEvmScheme(
   const route = settlementRouteFor(net);
   const submitter: Promise<`0x${string}`> =
     route.kind === "direct"
-      ? import("../viem.js")
+      ? import("./viem.js")
           .then((m) => m.loadViemAccounts())
           .then((m) => m.privateKeyToAddress(route.settlerKey))
       : Promise.resolve(payTo);

@@ -6,9 +6,9 @@
  * Part of your project: edit freely.
  */
 import { PaymentError } from "../../errors.js";
-import type { SolanaNetwork } from "../networks.js";
+import type { SolanaNetwork } from "./networks.js";
 import { v1Knows } from "../networks.js";
-import type { SentPayment } from "../verify.js";
+import type { SentPayment } from "../scheme.js";
 import { decodeSentJson, MAX_PAYMENT_HEADER_BYTES } from "../x402.js";
 
 export const refuse = (code: string, message: string): PaymentError =>

@@ -14,8 +14,8 @@
  */
 import { createPrivateKey, sign } from "node:crypto";
 import { PaymentError } from "../../errors.js";
-import type { SolanaNetworkPaymentConfig, SolanaSettlementRoute } from "../../ops/config.js";
-import type { SolanaPayment } from "../../types.js";
+import type { SolanaNetworkPaymentConfig, SolanaSettlementRoute } from "./config.js";
+import type { SolanaPayment } from "./payment.js";
 import type { FacilitatorClient } from "../facilitator.js";
 import { request } from "../json-rpc.js";
 import { v1Knows } from "../networks.js";

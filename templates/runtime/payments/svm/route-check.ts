@@ -1,7 +1,7 @@
 /**
  * A Solana network's settlement route: checked at startup (fail closed, checkSolanaRoute, called by
- * routes.ts) and again by GET /health and each metrics scrape (probeSolanaRoute, called by
- * route-health.ts, which reuses an answer for a few seconds):
+ * ../routes.ts through svm/family.ts) and again by GET /health and each metrics scrape
+ * (probeSolanaRoute, the family's watch, which ../route-health.ts reuses for a few seconds):
  *   - its RPC endpoint (X402_RPC_URL_<NET>), when set, answers getGenesisHash with the genesis of the
  *     network the CAIP-2 id names (its first 32 characters);
  *   - direct route (SOLANA_FEE_PAYER_KEY): the fee payer holds the fee of one more settlement (less:
@@ -139,7 +139,7 @@ export async function checkSolanaRoute(
     );
 }
 
-/** What can be wrong with a Solana route now, as GET /health names it (route-health.ts's texts). */
+/** What can be wrong with a Solana route now, as GET /health names it (svm/family.ts's texts). */
 export type SolanaRouteProblem = "unreachable" | "wrong_chain" | "fee_payer_unfunded";
 
 /**

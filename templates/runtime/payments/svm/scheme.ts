@@ -17,14 +17,15 @@
  * is settled only after the job, so Solana pays only for jobs due soon (SOLANA_PAYMENT_LIFE_SECONDS).
  * Part of your project: edit freely.
  */
-import type { SolanaNetworkPaymentConfig, SolanaSettlementRoute } from "../../ops/config.js";
+import type { SolanaNetworkPaymentConfig, SolanaSettlementRoute } from "./config.js";
 import { redactUrl } from "../../ops/redact.js";
-import type { Capability, PaidPayment, SolanaPayment } from "../../types.js";
+import type { Capability, PaidPayment } from "../../types.js";
+import type { SolanaPayment } from "./payment.js";
 import type { PaymentGateDeps } from "../gate.js";
 import type { NetworkScheme, Receipt, Reconciled } from "../scheme.js";
 import { SETTLEMENT_MARGIN_SECONDS, SettlementError } from "../settlement.js";
 import { networkSettingSuffix } from "../networks.js";
-import type { SentPayment } from "../verify.js";
+import type { SentPayment } from "../scheme.js";
 import { type PaymentOffer, requirementV1, requirementV2 } from "../x402.js";
 import { type BlockhashClock, blockhashClock } from "./blockhash.js";
 import { checkAccepted, checkEnvelope, decodeSent, payloadTransaction, refuse } from "./checks.js";
@@ -82,6 +83,7 @@ export const createSvmScheme = (
 
 class SvmScheme implements NetworkScheme {
   readonly family = "svm" as const;
+  readonly fixedWindow = true;
   readonly caip2: string;
   readonly v1Name: string;
   private readonly network: SolanaNetworkPaymentConfig["network"];
@@ -297,5 +299,5 @@ class SvmScheme implements NetworkScheme {
 
 function solana(payment: PaidPayment): SolanaPayment {
   if (payment.family !== "svm") throw new Error(`not a Solana payment: ${payment.network}`); // the gate routes by network
-  return payment;
+  return payment as SolanaPayment;
 }

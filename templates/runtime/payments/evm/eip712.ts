@@ -6,8 +6,8 @@
  * Part of your project: edit freely.
  */
 import { keccak256, keccak256Text } from "./keccak.js";
-import type { ResolvedNetwork } from "./networks.js";
-import type { Authorization } from "./x402.js";
+import type { ResolvedNetwork } from "../networks.js";
+import type { Authorization } from "../x402.js";
 
 const DOMAIN_TYPE_HASH = keccak256Text(
   "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)",

@@ -14,9 +14,9 @@
  * loser's transaction, which then repeats step 2 with a fresh nonce (a few times at most).
  */
 import { keccak256 } from "./keccak.js";
-import type { ResolvedNetwork } from "./networks.js";
+import type { ResolvedNetwork } from "../networks.js";
 import { chainFor, shortMessage, transferArgs, USDC_ABI } from "./onchain.js";
-import { SettlementError, type Settler } from "./settlement.js";
+import { SettlementError, type Settler } from "../settlement.js";
 import { loadViem, loadViemAccounts, type Hex, type TransferArgs } from "./viem.js";
 
 // viem, typed by what this file uses (see viem.ts: its declarations stay out of your type-check).

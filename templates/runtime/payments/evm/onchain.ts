@@ -4,12 +4,12 @@
  * Loaded on first use (see payment.ts): the full viem package adds ~100 ms to startup.
  * Part of your project: edit freely.
  */
-import { InternalError, PaymentError } from "../errors.js";
-import type { ResolvedNetwork } from "./networks.js";
-import type { VerifiedPayment } from "../types.js";
-import type { Reconciled } from "./scheme.js";
+import { InternalError, PaymentError } from "../../errors.js";
+import type { ResolvedNetwork } from "../networks.js";
+import type { VerifiedPayment } from "../../types.js";
+import type { Reconciled } from "../scheme.js";
 import { loadViem, type Chain, type Hex, type TransferArgs } from "./viem.js";
-import { transferTypedData, type Authorization } from "./x402.js";
+import { transferTypedData, type Authorization } from "../x402.js";
 
 // viem, typed by what this file uses (see viem.ts: its declarations stay out of your type-check).
 const { BaseError, ContractFunctionRevertedError, createPublicClient, defineChain, http } =

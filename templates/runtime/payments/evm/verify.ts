@@ -4,14 +4,15 @@
  * PaymentError saying what is wrong and what to do; its `code` is what metrics count refusals by.
  * Part of your project: edit freely.
  */
-import { PaymentError } from "../errors.js";
+import { PaymentError } from "../../errors.js";
 import { isAddress } from "./address.js";
 import { transferDigest } from "./eip712.js";
-import type { Capability, VerifiedPayment } from "../types.js";
-import type { ResolvedNetwork } from "./networks.js";
+import type { Capability, VerifiedPayment } from "../../types.js";
+import type { ResolvedNetwork } from "../networks.js";
 import type { ChainChecks } from "./onchain.js";
+import type { SentPayment } from "../scheme.js";
 import { recoverAddress, SECP256K1_N } from "./secp256k1.js";
-import { SETTLEMENT_MARGIN_SECONDS } from "./settlement.js";
+import { SETTLEMENT_MARGIN_SECONDS } from "../settlement.js";
 import {
   type AcceptedRequirement,
   type Authorization,
@@ -21,10 +22,10 @@ import {
   type PaymentOffer,
   requirementV1,
   requirementV2,
-} from "./x402.js";
+} from "../x402.js";
 
 export { SETTLEMENT_MARGIN_SECONDS }; // defined in settlement.ts, which loads without this module
-export { recoveryPath } from "./secp256k1.js"; // for the start-up log (gate.ts)
+export { recoveryPath } from "./secp256k1.js"; // for the start-up log (evm/family.ts)
 
 /** What verification needs to know about this service. */
 export interface VerifyContext {
@@ -36,11 +37,7 @@ export interface VerifyContext {
   chain: (() => Promise<ChainChecks>) | undefined;
 }
 
-/**
- * The payment a client sent: a header's name (for messages) and value, or (MCP) where in the
- * request it was and the PaymentPayload object itself.
- */
-export type SentPayment = { name: string; value: string } | { name: string; object: unknown };
+export type { SentPayment };
 
 const sameAddress = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
 const refuse = (code: string, message: string): PaymentError => new PaymentError(message, { code });
@@ -64,11 +61,13 @@ export async function verifyPayment(
 
   const ours = ctx.offer(capability, resourceUrl, job.deadline);
   return {
+    family: "evm",
     x402Version: p.x402Version,
     scheme: "exact",
     network: clientNetwork,
     payer: auth.from,
     amount: auth.value,
+    validBefore: Number(auth.validBefore),
     authorization: auth,
     signature,
     chainId: ctx.network.chainId,

@@ -1,0 +1,59 @@
+/**
+ * The EVM family, as the core sees it (family.ts): its network ids (evm/networks.ts), its settings
+ * (evm/config.ts), its scheme (evm/scheme.ts), its route checks (evm/route-health.ts and, for the
+ * facilitators, ../facilitator.ts) and its discovery facts. features.ts registers it. Part of your
+ * project: edit freely.
+ */
+import type { ResolvedConfig } from "../../ops/config.js";
+import type { Logger } from "../../types.js";
+import type { NetworkFamily } from "../family.js";
+import { type EvmNetworkPaymentConfig, readEvmConfig, type RoutedEvmNetwork } from "./config.js";
+import { EVM_NETWORKS, parseEvmNetwork } from "./networks.js";
+import { watchEvm } from "./route-health.js";
+import { createEvmScheme, describeEvmRoute } from "./scheme.js";
+
+export const evmFamily: NetworkFamily = {
+  id: "evm",
+  names: { known: Object.keys(EVM_NETWORKS), shapes: ["eip155:<chainId>"] },
+  parse: parseEvmNetwork,
+  readConfig: readEvmConfig,
+  createScheme: (net, settings, deps) => createEvmScheme(net as RoutedEvmNetwork, settings, deps),
+  describeRoute: (net) => describeEvmRoute((net as RoutedEvmNetwork).settlement, net.rpcUrl),
+  async checkRoute(net, config, logger) {
+    const n = net as RoutedEvmNetwork;
+    if (n.settlement.kind !== "facilitator") return;
+    const { checkFacilitator } = await import("../facilitator.js");
+    const payment = {
+      ...config.payment,
+      network: n.network,
+      payTo: n.payTo,
+      settlement: n.settlement,
+    };
+    await checkFacilitator({ ...config, payment } as ResolvedConfig, logger);
+  },
+  watch: watchEvm,
+  announce: (logger) => logRecoveryPath(logger),
+  facts(net) {
+    const { chainId, asset, assetName, assetVersion } = (net as EvmNetworkPaymentConfig).network;
+    return { chainId, asset: { address: asset, name: assetName, version: assetVersion } };
+  },
+};
+
+/** Says once, at start-up, how payment signatures are recovered on this Node (verify.ts's self-test). */
+export function logRecoveryPath(logger: Logger | undefined): void {
+  import("./verify.js").then(
+    ({ recoveryPath: recovery }) => {
+      if (recovery.path === "failed")
+        logger?.error(
+          `payment signatures cannot be checked on this Node: the secp256k1 self-test failed (${recovery.problem}); every paid job will fail with a 500 and nothing is charged`,
+        );
+      else
+        logger?.info(
+          recovery.path === "openssl"
+            ? "payment signatures: secp256k1 self-test passed; points decompressed by node:crypto (OpenSSL)"
+            : "payment signatures: secp256k1 self-test passed; this Node's OpenSSL has no secp256k1, so points are decompressed by the runtime's own square root (pure JS)",
+        );
+    },
+    () => undefined, // reported by the first verify() instead of crashing startup
+  );
+}
