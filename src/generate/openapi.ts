@@ -37,7 +37,7 @@ export const DISCOVERY_PATHS = {
 } as const;
 /** ops/config.ts: the default MAX_BODY_BYTES (only used in an example message). */
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-/** payments/config-facilitators.ts: the default X402_MAX_TIMEOUT_SECONDS (only used in examples). */
+/** payments/config.ts: the default X402_MAX_TIMEOUT_SECONDS (only used in examples). */
 const DEFAULT_MAX_TIMEOUT_SECONDS = 300;
 
 /** Example values for what depends on the server's configuration, not on agent.json. */
