@@ -5,6 +5,10 @@
  * this file: a line ending in a `feature: <name>` comment is kept only while the project has that
  * feature. Part of your project: edit freely.
  */
+import { CONSOLE_TRANSPORT } from "./console/transport.js"; // feature: console
+import { EXECUTE_TRANSPORT } from "./http/execute.js";
+import { MCP_TRANSPORT } from "./mcp/transport.js"; // feature: mcp
+import type { Transport } from "./transport.js";
 
 /** The features this project has (create-agent's names; `evm` and the core are always there). */
 export const FEATURES: readonly string[] = [
@@ -26,3 +30,13 @@ export function hasFeature(name: string): boolean {
 export function missingFeature(feature: string, asked: string): string {
   return `${asked}, which this project does not include: run npm run add -- ${feature}`;
 }
+
+/**
+ * The ways in, mounted in this order (transport.ts): POST /execute (the core's, always first), then
+ * each feature's. They drive the routes, CORS, and what the discovery documents describe.
+ */
+export const TRANSPORTS: readonly Transport[] = [
+  EXECUTE_TRANSPORT,
+  MCP_TRANSPORT, // feature: mcp
+  CONSOLE_TRANSPORT, // feature: console
+];

@@ -8,7 +8,6 @@ import { agentDescription, capabilityDescription } from "./agent-card.js";
 import type { DiscoveryData } from "./data.js";
 import { EXAMPLE_JOB_ID, exampleTask } from "./examples.js";
 import { type PaymentFacts, whereLabel } from "./facts.js";
-import { MCP_PATH } from "./paths.js";
 import { SETTLEMENT_MARGIN_SECONDS } from "../payments/settlement.js";
 import { SOLANA_PAYMENT_LIFE_SECONDS } from "../payments/svm/life.js";
 
@@ -47,34 +46,16 @@ function fieldLines(fields: Record<string, FieldDescriptor>, mode: "input" | "ou
   );
 }
 
-/** How an assistant connects over MCP, and pays there. */
-function mcpLines(endpoint: string, facts: PaymentFacts, deadlineSeconds: number): string[] {
-  return [
-    "## MCP",
-    "",
-    `Every capability is also an MCP tool of the same name, input and price: connect an MCP client to \`${endpoint}\` (Streamable HTTP, stateless, JSON answers, SSE for a call that sends a progressToken; no session). A tool's result is the job's \`output\`, as \`structuredContent\` and as JSON text; a failure is \`isError: true\` with the error body below.`,
-    "",
-    `- \`params._meta.deadline\` (optional): Unix time in SECONDS by which the job must be done; default now + ${deadlineSeconds} s.`,
-    "- `params._meta.job_id` (optional): your id for the job; default derived from the tool, its arguments and the payment, so an identical retry is the same job (and a paid one is not charged twice).",
-    "- `params._meta.progressToken` (optional): you get `notifications/progress` when the job starts and while it runs, so a client that resets its timeout on progress keeps waiting.",
-    ...(facts.free
-      ? ["- This instance runs in dev mode: tool calls are free."]
-      : [
-          '- Pay (x402 v2 MCP transport): an unpaid call returns `isError: true` with the x402 PaymentRequired (`x402Version`, `accepts`, resource `mcp://tool/<name>`) as `structuredContent`. Sign one of its `accepts` with an x402 client and call the tool again with the PaymentPayload in `params._meta["x402/payment"]`. The settlement is in the result\'s `_meta["x402/payment-response"]`; one payment pays for one job, on /mcp or /execute. A call you give up on (cancelled, or its connection closed) before settlement is not charged: the identical call again (same arguments and `_meta["x402/payment"]`) gets its result, charged then. A payment with a `payment-identifier` id sent again (same arguments) gets the same result and settlement back.',
-        ]),
-  ];
-}
-
 /** `json` inside single quotes for a POSIX shell. */
 const shellQuoted = (json: string): string => `'${json.replace(/'/g, `'\\''`)}'`;
 
-/** `mcp`: POST /mcp is on (its default deadline); undefined: off, and not mentioned. */
+/** `sections`: the other transports' (transport.ts), each after the job endpoint's. */
 export function buildLlmsTxt(
   agent: AgentDefinition,
   data: DiscoveryData,
   facts: PaymentFacts,
   base: string,
-  mcp?: { deadlineSeconds: number },
+  sections: readonly (readonly string[])[] = [],
 ): string {
   const endpoint = `${base}/execute`;
   const names = Object.keys(agent.capabilities);
@@ -150,7 +131,7 @@ export function buildLlmsTxt(
       "3. You are charged only when the job succeeds (200, receipt in the `PAYMENT-RESPONSE` header). One signature pays for one job; an identical retry (same job_id, same signature, same input) returns the same result, uncharged. Give up (close or cancel) before settlement and you are not charged: the identical request again gets the result, charged then.",
       '4. Lost the answer? The 402 declares the x402 `payment-identifier` extension: put an id (16-128 of `A-Za-z0-9_-`) in your payment\'s `extensions["payment-identifier"].info.id` and resend the identical request (same payment and id, never a new signature) to get that answer and receipt back until `validBefore`. Same id, other payment or request: 409. First still running: 402 "in use" (`Retry-After`).',
     );
-  if (mcp) lines.push("", ...mcpLines(`${base}${MCP_PATH}`, facts, mcp.deadlineSeconds));
+  for (const section of sections) lines.push("", ...section);
   lines.push(
     "",
     "## Errors",

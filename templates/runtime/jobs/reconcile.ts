@@ -11,10 +11,11 @@
  *   unknown: held again, for the next look.
  * Part of your project: edit freely.
  */
+import { PaymentError } from "../errors.js";
 import type { FoundResult, StoredResult } from "../ledger/ledger.js";
-import { paymentResponseHeaders } from "../payments/x402.js";
+import { keptRecord } from "../payments/kept-answer.js";
 import type { Logger } from "../types.js";
-import type { PaidServices } from "./paid.js";
+import type { PaidServices } from "./paid-steps.js";
 
 /** How often each instance looks at unconfirmed settlements. */
 export const SETTLEMENT_RECONCILE_EVERY_MS = 15_000; // SETTLEMENT_RECONCILE_SECONDS
@@ -59,26 +60,25 @@ export async function resolveUnconfirmed(
     return answer;
   }
   const ttlMs = Math.max(u.validBefore * 1000 - Date.now(), RESOLVED_KEPT_MS);
-  const value: StoredResult =
+  const value = keptRecord(
     answer.status === "confirmed"
       ? {
-          status: 200,
-          headers: paymentResponseHeaders(u.x402Version, {
+          kind: "completed",
+          body: found.value.body,
+          settlement: {
+            x402Version: u.x402Version,
             transaction: answer.transaction,
             network: u.network,
             payer: u.payer,
-          }),
-          body: found.value.body,
+          },
         }
       : {
-          status: 402,
-          headers: { "Cache-Control": "no-store" },
-          body: JSON.stringify({
-            status: "failed",
-            error_type: "payment",
-            error: `payment settlement failed (${answer.reason}), so the result is withheld: nothing was charged; sign a new payment to run the job again`,
-          }),
-        };
+          kind: "refused",
+          error: new PaymentError(
+            `payment settlement failed (${answer.reason}), so the result is withheld: nothing was charged; sign a new payment to run the job again`,
+          ),
+        },
+  );
   const { unconfirmed: _, ...result } = found;
   await s.ledger.markSettled(auth, ttlMs, { ...result, value });
   logger.info(`unconfirmed settlement ${answer.status}`, {
