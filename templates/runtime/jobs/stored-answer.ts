@@ -202,7 +202,7 @@ export function storedAnswers(p: PaidJob, sent: SentPayment) {
 
     /**
      * The settlement was sent but not confirmed: the answer is held until the chain says (never
-     * freed: the payment may be charged). Answers 402, saying so.
+     * freed: the payment may be charged). Refuses the payment, saying so.
      */
     async keepUnconfirmed(
       hold: Hold,
