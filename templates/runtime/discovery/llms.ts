@@ -46,6 +46,87 @@ function fieldLines(fields: Record<string, FieldDescriptor>, mode: "input" | "ou
   );
 }
 
+/** One capability's section: its price, description, fields and example input. */
+function capabilityLines(
+  agent: AgentDefinition,
+  data: DiscoveryData,
+  facts: PaymentFacts,
+  name: string,
+): string[] {
+  const lines: string[] = [];
+  const capability = agent.capabilities[name]!;
+  const price = facts.free
+    ? `${capability.declaration.pricing.amount} USDC per job (free in dev mode)`
+    : `${capability.declaration.pricing.amount} USDC per job`;
+  lines.push("", `### ${name}: ${price}`, "", oneLine(capabilityDescription(agent, name)), "");
+  lines.push("Input (`task.input`):", ...fieldLines(capability.declaration.input_schema, "input"));
+  lines.push(
+    "",
+    "Output (`output`):",
+    ...fieldLines(capability.declaration.output_schema, "output"),
+  );
+  const discovered = Object.hasOwn(data.capabilities, name) ? data.capabilities[name] : undefined;
+  if (discovered) lines.push("", `Example input: \`${JSON.stringify(discovered.exampleInput)}\``);
+  return lines;
+}
+
+/** The error table and the links to the other documents. */
+function errorLines(facts: PaymentFacts, base: string): string[] {
+  return [
+    "",
+    "## Errors",
+    "",
+    'Failures answer `{"status":"failed","error_type":...,"error":"..."}`:',
+    "",
+    "| HTTP | error_type | when |",
+    "|---|---|---|",
+    "| 400 | validation | the request or input is wrong; `error` names the field |",
+    "| 400 | capability | unknown capability; `error` lists the available ones |",
+    ...(facts.free
+      ? []
+      : [
+          "| 402 | payment | the payment is invalid or expired (a missing one gets the 402 above) |",
+          "| 409 | payment | the payment id was already used with another payment or request; nothing is run |",
+        ]),
+    "| 408 | deadline | the deadline passed; nothing is charged |",
+    "| 500 | internal | the job failed on the server; nothing is charged |",
+    "| 503 | internal | the service cannot take jobs right now; retry after `Retry-After` seconds |",
+    "",
+    "## More",
+    "",
+    `- [OpenAPI 3.1 document](${base}/openapi.json)`,
+    `- [A2A agent card](${base}/.well-known/agent-card.json)`,
+    `- [Capabilities, prices and field schemas (GET /about)](${base}/about)`,
+    "",
+  ];
+}
+
+/** How to send a job, with a runnable example for the first capability that has one. */
+function callLines(endpoint: string, data: DiscoveryData, names: readonly string[]): string[] {
+  const first = names.find((name) => Object.hasOwn(data.capabilities, name));
+  const task = first
+    ? exampleTask(first, data.capabilities[first]!)
+    : { capability: names[0] ?? "<capability>", input: {} };
+  const body = `{"service_version":"${SERVICE_VERSION}","job_id":"${EXAMPLE_JOB_ID}","task":${JSON.stringify(task)},"deadline":`;
+  return [
+    "",
+    "## Call",
+    "",
+    `\`POST ${endpoint}\` with \`Content-Type: application/json\` and the job as the body, for example:`,
+    "",
+    "```sh",
+    `curl -X POST ${shellQuoted(endpoint)} -H 'Content-Type: application/json' \\`,
+    `  -d ${shellQuoted(body)}$(($(date +%s) + ${EXAMPLE_DEADLINE_SECONDS}))'}'`,
+    "```",
+    "",
+    `- \`service_version\`: "${SERVICE_VERSION}".`,
+    "- `job_id`: your own id for the job (1-256 characters), echoed in the result.",
+    "- `task`: `capability` (a name above) and `input` (its input fields).",
+    "- `deadline`: Unix time in SECONDS by which the job must be done (e.g. now + 300); a job still running then fails with 408.",
+    `- Success: 200 \`{"service_version":"${SERVICE_VERSION}","job_id":...,"status":"completed","output":{...},"completed_at":<Unix seconds>}\`.`,
+  ];
+}
+
 /** `json` inside single quotes for a POSIX shell. */
 const shellQuoted = (json: string): string => `'${json.replace(/'/g, `'\\''`)}'`;
 
@@ -73,50 +154,9 @@ export function buildLlmsTxt(
     "## Capabilities",
   ];
 
-  for (const name of names) {
-    const capability = agent.capabilities[name]!;
-    const price = facts.free
-      ? `${capability.declaration.pricing.amount} USDC per job (free in dev mode)`
-      : `${capability.declaration.pricing.amount} USDC per job`;
-    lines.push("", `### ${name}: ${price}`, "", oneLine(capabilityDescription(agent, name)), "");
-    lines.push(
-      "Input (`task.input`):",
-      ...fieldLines(capability.declaration.input_schema, "input"),
-    );
-    lines.push(
-      "",
-      "Output (`output`):",
-      ...fieldLines(capability.declaration.output_schema, "output"),
-    );
-    const discovered = Object.hasOwn(data.capabilities, name) ? data.capabilities[name] : undefined;
-    if (discovered) lines.push("", `Example input: \`${JSON.stringify(discovered.exampleInput)}\``);
-  }
+  for (const name of names) lines.push(...capabilityLines(agent, data, facts, name));
 
-  const first = names.find((name) => Object.hasOwn(data.capabilities, name));
-  const task = first
-    ? exampleTask(first, data.capabilities[first]!)
-    : { capability: names[0] ?? "<capability>", input: {} };
-  const body = `{"service_version":"${SERVICE_VERSION}","job_id":"${EXAMPLE_JOB_ID}","task":${JSON.stringify(task)},"deadline":`;
-  lines.push(
-    "",
-    "## Call",
-    "",
-    `\`POST ${endpoint}\` with \`Content-Type: application/json\` and the job as the body, for example:`,
-    "",
-    "```sh",
-    `curl -X POST ${shellQuoted(endpoint)} -H 'Content-Type: application/json' \\`,
-    `  -d ${shellQuoted(body)}$(($(date +%s) + ${EXAMPLE_DEADLINE_SECONDS}))'}'`,
-    "```",
-    "",
-    `- \`service_version\`: "${SERVICE_VERSION}".`,
-    "- `job_id`: your own id for the job (1-256 characters), echoed in the result.",
-    "- `task`: `capability` (a name above) and `input` (its input fields).",
-    "- `deadline`: Unix time in SECONDS by which the job must be done (e.g. now + 300); a job still running then fails with 408.",
-    `- Success: 200 \`{"service_version":"${SERVICE_VERSION}","job_id":...,"status":"completed","output":{...},"completed_at":<Unix seconds>}\`.`,
-    "",
-    "## Pay",
-    "",
-  );
+  lines.push(...callLines(endpoint, data, names), "", "## Pay", "");
   if (facts.free)
     lines.push("This instance runs in dev mode: jobs are free and no payment is needed.");
   else
@@ -132,33 +172,7 @@ export function buildLlmsTxt(
       '4. Lost the answer? The 402 declares the x402 `payment-identifier` extension: put an id (16-128 of `A-Za-z0-9_-`) in your payment\'s `extensions["payment-identifier"].info.id` and resend the identical request (same payment and id, never a new signature) to get that answer and receipt back until `validBefore`. Same id, other payment or request: 409. First still running: 402 "in use" (`Retry-After`).',
     );
   for (const section of sections) lines.push("", ...section);
-  lines.push(
-    "",
-    "## Errors",
-    "",
-    'Failures answer `{"status":"failed","error_type":...,"error":"..."}`:',
-    "",
-    "| HTTP | error_type | when |",
-    "|---|---|---|",
-    "| 400 | validation | the request or input is wrong; `error` names the field |",
-    "| 400 | capability | unknown capability; `error` lists the available ones |",
-    ...(facts.free
-      ? []
-      : [
-          "| 402 | payment | the payment is invalid or expired (a missing one gets the 402 above) |",
-          "| 409 | payment | the payment id was already used with another payment or request; nothing is run |",
-        ]),
-    "| 408 | deadline | the deadline passed; nothing is charged |",
-    "| 500 | internal | the job failed on the server; nothing is charged |",
-    "| 503 | internal | the service cannot take jobs right now; retry after `Retry-After` seconds |",
-    "",
-    "## More",
-    "",
-    `- [OpenAPI 3.1 document](${base}/openapi.json)`,
-    `- [A2A agent card](${base}/.well-known/agent-card.json)`,
-    `- [Capabilities, prices and field schemas (GET /about)](${base}/about)`,
-    "",
-  );
+  lines.push(...errorLines(facts, base));
   return lines.join("\n");
 }
 
