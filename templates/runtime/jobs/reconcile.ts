@@ -12,8 +12,8 @@
  * Part of your project: edit freely.
  */
 import { PaymentError } from "../errors.js";
-import type { FoundResult, StoredResult } from "../ledger/ledger.js";
-import { keptRecord } from "../payments/kept-answer.js";
+import type { FoundResult } from "../ledger/ledger.js";
+import { type KeptAnswer, keptRecord } from "../payments/kept-answer.js";
 import type { Logger } from "../types.js";
 import type { PaidServices } from "./paid-steps.js";
 
@@ -33,7 +33,7 @@ export const unconfirmedTtlMs = (validBefore: number): number =>
   Math.max(0, validBefore * 1000 - Date.now()) + RESOLVED_KEPT_MS;
 
 export type Resolution =
-  | { status: "confirmed" | "failed"; value: StoredResult }
+  | { status: "confirmed" | "failed"; answer: KeptAnswer }
   | { status: "unknown" | "busy"; reason: string };
 
 /** Asks the chain about one held unconfirmed settlement and records the answer, if we claim it. */
@@ -60,7 +60,7 @@ export async function resolveUnconfirmed(
     return answer;
   }
   const ttlMs = Math.max(u.validBefore * 1000 - Date.now(), RESOLVED_KEPT_MS);
-  const value = keptRecord(
+  const kept: KeptAnswer =
     answer.status === "confirmed"
       ? {
           kind: "completed",
@@ -77,15 +77,14 @@ export async function resolveUnconfirmed(
           error: new PaymentError(
             `payment settlement failed (${answer.reason}), so the result is withheld: nothing was charged; sign a new payment to run the job again`,
           ),
-        },
-  );
+        };
   const { unconfirmed: _, ...result } = found;
-  await s.ledger.markSettled(auth, ttlMs, { ...result, value });
+  await s.ledger.markSettled(auth, ttlMs, { ...result, value: keptRecord(kept) });
   logger.info(`unconfirmed settlement ${answer.status}`, {
     tx: u.tx,
     reason: "reason" in answer ? answer.reason : undefined,
   });
-  return { status: answer.status, value };
+  return { status: answer.status, answer: kept };
 }
 
 /**

@@ -97,7 +97,7 @@ export function storedAnswers(p: PaidJob, sent: SentPayment) {
       resolveUnconfirmed(s, auth, found, logger),
     );
     if (resolved.status === "confirmed" || resolved.status === "failed")
-      return fromKept(keptAnswer(resolved.value));
+      return fromKept(resolved.answer);
     return refuse(
       p,
       new PaymentError(
