@@ -8,6 +8,7 @@ import {
   cpSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -175,4 +176,23 @@ export const ECHO_TRANSPORT: Transport = {
     expect(llms).toContain(`## Echo\n\nPOST ${url}/echo answers {"echoed":true}.`);
     expect(llms.indexOf("## MCP")).toBeLessThan(llms.indexOf("## Echo"));
   }, 180_000);
+});
+
+describe("the job pipeline knows no transport", () => {
+  it("jobs/ names no HTTP header, status code, Express type or header reader (the adapters map its outcome)", () => {
+    const dir = join(root, "templates/runtime/jobs");
+    const http =
+      /PAYMENT-|X-PAYMENT|Retry-After|Cache-Control|Content-Type|\bstatus: \d{3}\b|\b(?:200|402|409|499|503)\b|express|HeaderGetter|headers/;
+    const found = readdirSync(dir)
+      .filter((name) => name.endsWith(".ts"))
+      .flatMap((name) =>
+        readFileSync(join(dir, name), "utf8")
+          .replace(/\/\*[\s\S]*?\*\//g, "")
+          .split("\n")
+          .map((line, i) => [`jobs/${name}:${i + 1}`, line.replace(/\/\/.*$/, "")] as const)
+          .filter(([, code]) => http.test(code))
+          .map(([where, code]) => `${where}: ${code.trim()}`),
+      );
+    expect(found).toEqual([]);
+  });
 });

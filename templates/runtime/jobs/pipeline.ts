@@ -70,7 +70,7 @@ export async function executeJob(s: JobServices, call: JobCall): Promise<JobAnsw
       const { runPaidJob } = await loadPaidJobs();
       answer = await runPaidJob({ ...s, gate: s.gate }, call, job, declared, input, logger); // 3-6
     } else {
-      // Dev mode: no payment at all (payment headers are ignored entirely).
+      // Dev mode: no payment at all (a payment sent is ignored entirely).
       checkArrival(job); // 4
       const output = await startHandler(job, declared, input, { logger, metrics: s.metrics })
         .result; // 5, 7, 8
