@@ -94,6 +94,23 @@ export class UnavailableError extends AgentError {
   }
 }
 
+/** A payment already used for another request (payment-identifier): 409, nothing run or charged. */
+export class PaymentConflictError extends PaymentError {
+  constructor(message: string, options?: AgentErrorOptions) {
+    super(message, { ...options, status: 409 });
+  }
+}
+
+/**
+ * The status of a job's answer (jobs/outcome.ts), as POST /execute sends it and the job's log line
+ * records it: 200 completed (spec 2.4), 402 payment required (2.5), a refusal's error's own
+ * (section 7), and 499 (logged; nobody reads it) when the caller left before its answer.
+ */
+export function answerStatus(answer: { kind: string; error?: AgentError }): number {
+  if (answer.error) return answer.error.status;
+  return answer.kind === "completed" ? 200 : answer.kind === "caller_gone" ? 499 : 402;
+}
+
 export function errorBody(errorType: ErrorType, message: string): ErrorBody {
   return { status: "failed", error_type: errorType, error: message };
 }

@@ -8,6 +8,14 @@
 import { evmFamily } from "./payments/evm/family.js";
 import type { NetworkFamily } from "./payments/family.js";
 import { svmFamily } from "./payments/svm/family.js"; // feature: solana
+import { CONSOLE_TRANSPORT } from "./console/transport.js"; // feature: console
+import { EXECUTE_TRANSPORT } from "./http/execute.js";
+import { MCP_TRANSPORT } from "./mcp/transport.js"; // feature: mcp
+import type { Transport } from "./transport.js";
+import type { RedisLedgerModule } from "./ledger/select.js";
+import type { MetricsModule } from "./ops/metrics-loader.js";
+import type { CdpAuthModule, CdpKeyKind } from "./payments/facilitator-credentials.js";
+import { cdpKeyKind } from "./payments/facilitator-auth/key-kind.js"; // feature: facilitator-auth
 
 /** The features this project has (create-agent's names; `evm` and the core are always there). */
 export const FEATURES: readonly string[] = [
@@ -68,10 +76,6 @@ export const FAMILY_NAMES: readonly {
 // Optional services, each loaded only when configuration asks for it (REDIS_URL, METRICS_PORT or
 // METRICS_TOKEN, CDP_API_KEY_ID): a member is undefined when the project lacks its feature, and the
 // configuration asking for it is then refused (missingFeature).
-import type { RedisLedgerModule } from "./ledger/select.js";
-import type { MetricsModule } from "./ops/metrics-loader.js";
-import type { CdpAuthModule, CdpKeyKind } from "./payments/facilitator-credentials.js";
-import { cdpKeyKind } from "./payments/facilitator-auth/key-kind.js"; // feature: facilitator-auth
 
 /** The optional services' entry points, as the core reaches them. */
 export interface OptionalServices {
@@ -91,3 +95,13 @@ export const SERVICES: OptionalServices = {
   facilitatorAuth: () => import("./payments/facilitator-auth/cdp-jwt.js"), // feature: facilitator-auth
   cdpKeyKind, // feature: facilitator-auth
 };
+
+/**
+ * The ways in, mounted in this order (transport.ts): POST /execute (the core's, always first), then
+ * each feature's. They drive the routes, CORS, and what the discovery documents describe.
+ */
+export const TRANSPORTS: readonly Transport[] = [
+  EXECUTE_TRANSPORT,
+  MCP_TRANSPORT, // feature: mcp
+  CONSOLE_TRANSPORT, // feature: console
+];

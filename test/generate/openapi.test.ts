@@ -19,6 +19,7 @@ import { buildModel, parseManifest, type AgentModel } from "../../src/manifest/i
 import type { DiscoveryData } from "../../templates/runtime/discovery/data.js";
 import { componentSchema } from "../../templates/runtime/discovery/data.js";
 import { buildOpenApi as serveOpenApi } from "../../templates/runtime/discovery/openapi.js";
+import { MCP_TRANSPORT } from "../../templates/runtime/mcp/transport.js";
 import * as paths from "../../templates/runtime/discovery/paths.js";
 import * as runtimeErrors from "../../templates/runtime/errors.js";
 import * as request from "../../templates/runtime/jobs/request.js";
@@ -352,7 +353,10 @@ describe("the generated discovery files", () => {
     expect(mcp.description).toMatch(/any Accept that takes JSON works/);
     const data = { openapi: doc, capabilities: {} } as unknown as DiscoveryData;
     expect(serveOpenApi(data, "https://a.example").paths).toHaveProperty("/mcp");
-    const off = serveOpenApi(data, "https://a.example", { mcp: false }) as Json;
+    const off = serveOpenApi(data, "https://a.example", {
+      served: new Set(["/health", "/about", "/execute"]),
+      unusedSchemas: MCP_TRANSPORT.discovery!.openapiSchemas!,
+    }) as Json;
     expect(off.paths).not.toHaveProperty("/mcp");
     // ...and so do the schemas only /mcp uses.
     expect(Object.keys(off.components.schemas).filter((k) => k.startsWith("Mcp"))).toEqual([]);

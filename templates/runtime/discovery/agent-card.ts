@@ -14,7 +14,6 @@ import type { AgentDefinition } from "../types.js";
 import type { DiscoveryData } from "./data.js";
 import { exampleTask } from "./examples.js";
 import { type PaymentFacts, type Price, whereLabel } from "./facts.js";
-import { MCP_PATH, MCP_PROTOCOL_VERSION } from "./paths.js";
 
 /**
  * The name of our job protocol in `supportedInterfaces[].protocolBinding`. A2A's own bindings are
@@ -135,19 +134,16 @@ function x402Extension(facts: PaymentFacts, endpoint: string): AgentExtension {
   };
 }
 
-/** The name of the MCP endpoint's binding in `supportedInterfaces` (every capability as a tool). */
-export const MCP_PROTOCOL_BINDING = "MCP";
-
 /**
- * The agent card for the service at `base` (its public base URL, no trailing slash); `mcp`: POST
- * /mcp is on, and listed beside the job endpoint.
+ * The agent card for the service at `base` (its public base URL, no trailing slash); `interfaces`:
+ * the other transports' (transport.ts), listed after the job endpoint.
  */
 export function buildAgentCard(
   agent: AgentDefinition,
   data: DiscoveryData,
   facts: PaymentFacts,
   base: string,
-  mcp = false,
+  interfaces: readonly AgentInterface[] = [],
 ): AgentCard {
   const endpoint = `${base}/execute`;
   const skills = Object.keys(agent.capabilities).map((name): AgentSkill => {
@@ -164,15 +160,7 @@ export function buildAgentCard(
     description: agentDescription(agent),
     supportedInterfaces: [
       { url: endpoint, protocolBinding: JOB_PROTOCOL_BINDING, protocolVersion: SERVICE_VERSION },
-      ...(mcp
-        ? [
-            {
-              url: `${base}${MCP_PATH}`,
-              protocolBinding: MCP_PROTOCOL_BINDING,
-              protocolVersion: MCP_PROTOCOL_VERSION,
-            },
-          ]
-        : []),
+      ...interfaces,
     ],
     version: agent.version,
     documentationUrl: `${base}/llms.txt`,

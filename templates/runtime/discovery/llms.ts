@@ -8,7 +8,6 @@ import { agentDescription, capabilityDescription } from "./agent-card.js";
 import type { DiscoveryData } from "./data.js";
 import { EXAMPLE_JOB_ID, exampleTask } from "./examples.js";
 import { type PaymentFacts, whereLabel } from "./facts.js";
-import { MCP_PATH } from "./paths.js";
 import { familyNotes as notesOf } from "../payments/families.js";
 
 /** Seconds ahead the example's deadline is set. */
@@ -46,107 +45,33 @@ function fieldLines(fields: Record<string, FieldDescriptor>, mode: "input" | "ou
   );
 }
 
-/** How an assistant connects over MCP, and pays there. */
-function mcpLines(endpoint: string, facts: PaymentFacts, deadlineSeconds: number): string[] {
-  return [
-    "## MCP",
-    "",
-    `Every capability is also an MCP tool of the same name, input and price: connect an MCP client to \`${endpoint}\` (Streamable HTTP, stateless, JSON answers, SSE for a call that sends a progressToken; no session). A tool's result is the job's \`output\`, as \`structuredContent\` and as JSON text; a failure is \`isError: true\` with the error body below.`,
-    "",
-    `- \`params._meta.deadline\` (optional): Unix time in SECONDS by which the job must be done; default now + ${deadlineSeconds} s.`,
-    "- `params._meta.job_id` (optional): your id for the job; default derived from the tool, its arguments and the payment, so an identical retry is the same job (and a paid one is not charged twice).",
-    "- `params._meta.progressToken` (optional): you get `notifications/progress` when the job starts and while it runs, so a client that resets its timeout on progress keeps waiting.",
-    ...(facts.free
-      ? ["- This instance runs in dev mode: tool calls are free."]
-      : [
-          '- Pay (x402 v2 MCP transport): an unpaid call returns `isError: true` with the x402 PaymentRequired (`x402Version`, `accepts`, resource `mcp://tool/<name>`) as `structuredContent`. Sign one of its `accepts` with an x402 client and call the tool again with the PaymentPayload in `params._meta["x402/payment"]`. The settlement is in the result\'s `_meta["x402/payment-response"]`; one payment pays for one job, on /mcp or /execute. A call you give up on (cancelled, or its connection closed) before settlement is not charged: the identical call again (same arguments and `_meta["x402/payment"]`) gets its result, charged then. A payment with a `payment-identifier` id sent again (same arguments) gets the same result and settlement back.',
-        ]),
-  ];
-}
-
-/** `json` inside single quotes for a POSIX shell. */
-const shellQuoted = (json: string): string => `'${json.replace(/'/g, `'\\''`)}'`;
-
-/** `mcp`: POST /mcp is on (its default deadline); undefined: off, and not mentioned. */
-export function buildLlmsTxt(
+/** One capability's section: its price, description, fields and example input. */
+function capabilityLines(
   agent: AgentDefinition,
   data: DiscoveryData,
   facts: PaymentFacts,
-  base: string,
-  mcp?: { deadlineSeconds: number },
-): string {
-  const endpoint = `${base}/execute`;
-  const names = Object.keys(agent.capabilities);
-  const where = whereLabel(facts);
-  const lines: string[] = [
-    `# ${oneLine(agent.name)}`,
-    "",
-    `> ${oneLine(agentDescription(agent))}`,
-    "",
-    `A pay-per-job agent service: send one JSON job for one of its capabilities to \`POST ${endpoint}\` and get the result back as JSON. ` +
-      (facts.free
-        ? "This instance runs in dev mode: jobs are free and no payment is needed."
-        : `Each job is paid in USDC${where} with x402, and charged only when it succeeds.`),
-    "",
-    "## Capabilities",
-  ];
-
-  for (const name of names) {
-    const capability = agent.capabilities[name]!;
-    const price = facts.free
-      ? `${capability.declaration.pricing.amount} USDC per job (free in dev mode)`
-      : `${capability.declaration.pricing.amount} USDC per job`;
-    lines.push("", `### ${name}: ${price}`, "", oneLine(capabilityDescription(agent, name)), "");
-    lines.push(
-      "Input (`task.input`):",
-      ...fieldLines(capability.declaration.input_schema, "input"),
-    );
-    lines.push(
-      "",
-      "Output (`output`):",
-      ...fieldLines(capability.declaration.output_schema, "output"),
-    );
-    const discovered = Object.hasOwn(data.capabilities, name) ? data.capabilities[name] : undefined;
-    if (discovered) lines.push("", `Example input: \`${JSON.stringify(discovered.exampleInput)}\``);
-  }
-
-  const first = names.find((name) => Object.hasOwn(data.capabilities, name));
-  const task = first
-    ? exampleTask(first, data.capabilities[first]!)
-    : { capability: names[0] ?? "<capability>", input: {} };
-  const body = `{"service_version":"${SERVICE_VERSION}","job_id":"${EXAMPLE_JOB_ID}","task":${JSON.stringify(task)},"deadline":`;
+  name: string,
+): string[] {
+  const lines: string[] = [];
+  const capability = agent.capabilities[name]!;
+  const price = facts.free
+    ? `${capability.declaration.pricing.amount} USDC per job (free in dev mode)`
+    : `${capability.declaration.pricing.amount} USDC per job`;
+  lines.push("", `### ${name}: ${price}`, "", oneLine(capabilityDescription(agent, name)), "");
+  lines.push("Input (`task.input`):", ...fieldLines(capability.declaration.input_schema, "input"));
   lines.push(
     "",
-    "## Call",
-    "",
-    `\`POST ${endpoint}\` with \`Content-Type: application/json\` and the job as the body, for example:`,
-    "",
-    "```sh",
-    `curl -X POST ${shellQuoted(endpoint)} -H 'Content-Type: application/json' \\`,
-    `  -d ${shellQuoted(body)}$(($(date +%s) + ${EXAMPLE_DEADLINE_SECONDS}))'}'`,
-    "```",
-    "",
-    `- \`service_version\`: "${SERVICE_VERSION}".`,
-    "- `job_id`: your own id for the job (1-256 characters), echoed in the result.",
-    "- `task`: `capability` (a name above) and `input` (its input fields).",
-    "- `deadline`: Unix time in SECONDS by which the job must be done (e.g. now + 300); a job still running then fails with 408.",
-    `- Success: 200 \`{"service_version":"${SERVICE_VERSION}","job_id":...,"status":"completed","output":{...},"completed_at":<Unix seconds>}\`.`,
-    "",
-    "## Pay",
-    "",
+    "Output (`output`):",
+    ...fieldLines(capability.declaration.output_schema, "output"),
   );
-  if (facts.free)
-    lines.push("This instance runs in dev mode: jobs are free and no payment is needed.");
-  else
-    lines.push(
-      `1. Send the job without payment: the answer is 402 with a \`PAYMENT-REQUIRED\` header (x402 v2: base64 of JSON whose ${acceptsText(facts)}, \`amount\` in USDC atomic units (6 decimals), \`asset\`, \`payTo\`) and an x402 v1 JSON body.`,
-      "2. Sign the `exact` payment, an EIP-3009 TransferWithAuthorization of USDC, with an x402 client (e.g. `wrapFetchWithPayment` from the official `@x402/fetch`), and resend the identical request with the `PAYMENT-SIGNATURE` header (x402 v1 clients send `X-PAYMENT`).",
-      ...notesOf((facts.networks ?? []).map((n) => n.caip2)),
-      "3. You are charged only when the job succeeds (200, receipt in the `PAYMENT-RESPONSE` header). One signature pays for one job; an identical retry (same job_id, same signature, same input) returns the same result, uncharged. Give up (close or cancel) before settlement and you are not charged: the identical request again gets the result, charged then.",
-      '4. Lost the answer? The 402 declares the x402 `payment-identifier` extension: put an id (16-128 of `A-Za-z0-9_-`) in your payment\'s `extensions["payment-identifier"].info.id` and resend the identical request (same payment and id, never a new signature) to get that answer and receipt back until `validBefore`. Same id, other payment or request: 409. First still running: 402 "in use" (`Retry-After`).',
-    );
-  if (mcp) lines.push("", ...mcpLines(`${base}${MCP_PATH}`, facts, mcp.deadlineSeconds));
-  lines.push(
+  const discovered = Object.hasOwn(data.capabilities, name) ? data.capabilities[name] : undefined;
+  if (discovered) lines.push("", `Example input: \`${JSON.stringify(discovered.exampleInput)}\``);
+  return lines;
+}
+
+/** The error table and the links to the other documents. */
+function errorLines(facts: PaymentFacts, base: string): string[] {
+  return [
     "",
     "## Errors",
     "",
@@ -172,7 +97,77 @@ export function buildLlmsTxt(
     `- [A2A agent card](${base}/.well-known/agent-card.json)`,
     `- [Capabilities, prices and field schemas (GET /about)](${base}/about)`,
     "",
-  );
+  ];
+}
+
+/** How to send a job, with a runnable example for the first capability that has one. */
+function callLines(endpoint: string, data: DiscoveryData, names: readonly string[]): string[] {
+  const first = names.find((name) => Object.hasOwn(data.capabilities, name));
+  const task = first
+    ? exampleTask(first, data.capabilities[first]!)
+    : { capability: names[0] ?? "<capability>", input: {} };
+  const body = `{"service_version":"${SERVICE_VERSION}","job_id":"${EXAMPLE_JOB_ID}","task":${JSON.stringify(task)},"deadline":`;
+  return [
+    "",
+    "## Call",
+    "",
+    `\`POST ${endpoint}\` with \`Content-Type: application/json\` and the job as the body, for example:`,
+    "",
+    "```sh",
+    `curl -X POST ${shellQuoted(endpoint)} -H 'Content-Type: application/json' \\`,
+    `  -d ${shellQuoted(body)}$(($(date +%s) + ${EXAMPLE_DEADLINE_SECONDS}))'}'`,
+    "```",
+    "",
+    `- \`service_version\`: "${SERVICE_VERSION}".`,
+    "- `job_id`: your own id for the job (1-256 characters), echoed in the result.",
+    "- `task`: `capability` (a name above) and `input` (its input fields).",
+    "- `deadline`: Unix time in SECONDS by which the job must be done (e.g. now + 300); a job still running then fails with 408.",
+    `- Success: 200 \`{"service_version":"${SERVICE_VERSION}","job_id":...,"status":"completed","output":{...},"completed_at":<Unix seconds>}\`.`,
+  ];
+}
+
+/** `json` inside single quotes for a POSIX shell. */
+const shellQuoted = (json: string): string => `'${json.replace(/'/g, `'\\''`)}'`;
+
+/** `sections`: the other transports' (transport.ts), each after the job endpoint's. */
+export function buildLlmsTxt(
+  agent: AgentDefinition,
+  data: DiscoveryData,
+  facts: PaymentFacts,
+  base: string,
+  sections: readonly (readonly string[])[] = [],
+): string {
+  const endpoint = `${base}/execute`;
+  const names = Object.keys(agent.capabilities);
+  const where = whereLabel(facts);
+  const lines: string[] = [
+    `# ${oneLine(agent.name)}`,
+    "",
+    `> ${oneLine(agentDescription(agent))}`,
+    "",
+    `A pay-per-job agent service: send one JSON job for one of its capabilities to \`POST ${endpoint}\` and get the result back as JSON. ` +
+      (facts.free
+        ? "This instance runs in dev mode: jobs are free and no payment is needed."
+        : `Each job is paid in USDC${where} with x402, and charged only when it succeeds.`),
+    "",
+    "## Capabilities",
+  ];
+
+  for (const name of names) lines.push(...capabilityLines(agent, data, facts, name));
+
+  lines.push(...callLines(endpoint, data, names), "", "## Pay", "");
+  if (facts.free)
+    lines.push("This instance runs in dev mode: jobs are free and no payment is needed.");
+  else
+    lines.push(
+      `1. Send the job without payment: the answer is 402 with a \`PAYMENT-REQUIRED\` header (x402 v2: base64 of JSON whose ${acceptsText(facts)}, \`amount\` in USDC atomic units (6 decimals), \`asset\`, \`payTo\`) and an x402 v1 JSON body.`,
+      "2. Sign the `exact` payment, an EIP-3009 TransferWithAuthorization of USDC, with an x402 client (e.g. `wrapFetchWithPayment` from the official `@x402/fetch`), and resend the identical request with the `PAYMENT-SIGNATURE` header (x402 v1 clients send `X-PAYMENT`).",
+      ...notesOf((facts.networks ?? []).map((n) => n.caip2)),
+      "3. You are charged only when the job succeeds (200, receipt in the `PAYMENT-RESPONSE` header). One signature pays for one job; an identical retry (same job_id, same signature, same input) returns the same result, uncharged. Give up (close or cancel) before settlement and you are not charged: the identical request again gets the result, charged then.",
+      '4. Lost the answer? The 402 declares the x402 `payment-identifier` extension: put an id (16-128 of `A-Za-z0-9_-`) in your payment\'s `extensions["payment-identifier"].info.id` and resend the identical request (same payment and id, never a new signature) to get that answer and receipt back until `validBefore`. Same id, other payment or request: 409. First still running: 402 "in use" (`Retry-After`).',
+    );
+  for (const section of sections) lines.push("", ...section);
+  lines.push(...errorLines(facts, base));
   return lines.join("\n");
 }
 

@@ -3,14 +3,18 @@
  * service's public URL as its server. Part of your project: edit freely.
  */
 import type { DiscoveryData, JsonObject } from "./data.js";
-import { MCP_PATH } from "./paths.js";
 
 /** How the serving instance differs from the generated document. */
 export interface OpenApiMode {
   /** Dev mode: jobs are free, so POST /execute needs no payment header (no security). */
   free?: boolean;
-  /** False with MCP=off: the generated document's POST /mcp goes (default: it stays). */
-  mcp?: boolean;
+  /**
+   * The paths this instance serves (core routes and its transports'): the generated document's
+   * other paths go, e.g. POST /mcp with MCP=off or without MCP (default: every path stays).
+   */
+  served?: ReadonlySet<string>;
+  /** Component schemas only the paths that went use (a transport's that is off): they go too. */
+  unusedSchemas?: readonly string[];
   /** The offered networks in the seller's order; with several, x-x402 lists them. */
   networks?: readonly { caip2: string; asset: string; payTo: string }[];
 }
@@ -31,23 +35,21 @@ export function buildOpenApi(
       ...(typeof x402 === "object" && x402 !== null ? x402 : {}),
       networks: networks.map((n) => ({ network: n.caip2, asset: n.asset, payTo: n.payTo })),
     };
-  if (mode.mcp === false) withoutMcp(rest);
+  if (mode.served) withoutUnserved(rest, mode.served, mode.unusedSchemas ?? []);
   const doc: JsonObject = { openapi, info, servers: [{ url: base }], ...rest };
   return mode.free ? withoutPayment(doc) : doc;
 }
 
-/** MCP=off: POST /mcp goes, and with it the schemas only it uses (McpMessage, McpAnswer). */
-function withoutMcp(doc: JsonObject): void {
+/** Paths not served go, and with them the schemas only they use (`unused`). */
+function withoutUnserved(doc: JsonObject, served: ReadonlySet<string>, unused: readonly string[]) {
   const { paths, components } = doc as { paths?: JsonObject; components?: JsonObject };
-  if (paths) {
-    const { [MCP_PATH]: _, ...rest } = paths;
-    doc.paths = rest;
-  }
+  if (paths) doc.paths = Object.fromEntries(Object.entries(paths).filter(([p]) => served.has(p)));
   const schemas = components?.schemas as JsonObject | undefined;
-  if (components && schemas) {
-    const { McpMessage: _m, McpAnswer: _a, ...rest } = schemas;
-    doc.components = { ...components, schemas: rest };
-  }
+  if (components && schemas && unused.length > 0)
+    doc.components = {
+      ...components,
+      schemas: Object.fromEntries(Object.entries(schemas).filter(([k]) => !unused.includes(k))),
+    };
 }
 
 type Operation = JsonObject & { security?: unknown; description?: string };

@@ -13,6 +13,7 @@ import { ValidationError } from "../errors.js";
 import { baseUrlOf } from "../http/base-url.js";
 import { refuse } from "../http/transport.js";
 import type { ResolvedConfig } from "../ops/config.js";
+import type { Transport } from "../transport.js";
 import type { AgentDefinition, Logger } from "../types.js";
 import { buildAgentCard } from "./agent-card.js";
 import { paymentFacts } from "./facts.js";
@@ -87,8 +88,26 @@ function send(req: Request, res: Response, doc: Served, fromHost: boolean): void
 
 export type DocumentName = "card" | "openapi" | "llms";
 
-/** Builds the documents of one base URL, each once, and keeps them for the last MAX_CACHED_BASES bases. */
-export function createDiscovery(agent: AgentDefinition, config: ResolvedConfig) {
+/** What this instance serves, as the documents describe it (app.ts makes it from TRANSPORTS). */
+export interface ServedSurface {
+  /** The transports served besides POST /execute (transport.ts), in order. */
+  transports: readonly Transport[];
+  /** Every path served: the OpenAPI document keeps only these. */
+  paths: ReadonlySet<string>;
+  /** OpenAPI schemas of transports that are off. */
+  unusedSchemas: readonly string[];
+}
+
+/**
+ * Builds the documents of one base URL, each once, and keeps them for the last MAX_CACHED_BASES
+ * bases. `surface`: what they describe (default: POST /execute alone, every OpenAPI path kept).
+ */
+export function createDiscovery(
+  agent: AgentDefinition,
+  config: ResolvedConfig,
+  surface?: ServedSurface,
+) {
+  const transports = surface?.transports ?? [];
   let data = agent.discovery;
   let loading: Promise<void> | undefined;
   const facts = paymentFacts(agent, config);
@@ -99,27 +118,34 @@ export function createDiscovery(agent: AgentDefinition, config: ResolvedConfig) 
     builds++;
     if (!data) throw new Error("no discovery data");
     switch (name) {
-      case "card":
+      case "card": {
+        const interfaces = transports.flatMap((t) => t.discovery?.cardInterface?.(base) ?? []);
         return served(
-          JSON.stringify(buildAgentCard(agent, data, facts, base, config.mcp.enabled)),
+          JSON.stringify(buildAgentCard(agent, data, facts, base, interfaces)),
           "application/json; charset=utf-8",
         );
+      }
       case "openapi":
         return served(
           JSON.stringify(
             buildOpenApi(data, base, {
               free: facts.free,
-              mcp: config.mcp.enabled,
               networks: facts.networks,
+              ...(surface && { served: surface.paths, unusedSchemas: surface.unusedSchemas }),
             }),
           ),
           "application/json; charset=utf-8",
         );
-      case "llms":
+      case "llms": {
+        const sections = transports.flatMap((t) => {
+          const lines = t.discovery?.llms?.(base, facts, config);
+          return lines ? [lines] : [];
+        });
         return served(
-          buildLlmsTxt(agent, data, facts, base, config.mcp.enabled ? config.mcp : undefined),
+          buildLlmsTxt(agent, data, facts, base, sections),
           "text/plain; charset=utf-8",
         );
+      }
     }
   };
 

@@ -4,29 +4,30 @@
  * Part of your project: edit freely.
  */
 import type { RequestHandler } from "express";
-import { AGENT_CARD_PATH, LLMS_TXT_PATH, MCP_PATH, OPENAPI_PATH } from "../discovery/paths.js";
+import { AGENT_CARD_PATH, LLMS_TXT_PATH, OPENAPI_PATH } from "../discovery/paths.js";
+import type { Transport, TransportRoute } from "../transport.js";
 
-/** Known paths and their methods (HEAD comes free with GET). */
-export const ROUTES: Record<string, string> = {
-  "/health": "GET, HEAD",
-  "/about": "GET, HEAD",
-  "/execute": "POST",
-  [MCP_PATH]: "POST",
-  [AGENT_CARD_PATH]: "GET, HEAD",
-  [OPENAPI_PATH]: "GET, HEAD",
-  [LLMS_TXT_PATH]: "GET, HEAD",
-};
+/** Known paths, in order, with their methods (HEAD comes free with GET). */
+export type Routes = ReadonlyMap<string, TransportRoute>;
+
+const GET = "GET, HEAD";
 
 /**
- * Request headers a preflight of a path allows besides the common ones: A2A clients (the official
- * SDK's card resolver among them) send A2A-Version when they fetch the agent card, so a browser asks
- * first; MCP clients send their protocol version with every request.
+ * Every known path: the core's (/health, /about), each transport's (TRANSPORTS in features.ts:
+ * POST /execute, /mcp...), then the discovery documents'. A2A clients (the official SDK's card
+ * resolver among them) send A2A-Version when they fetch the agent card, so a browser asks first.
  */
-const EXTRA_ALLOWED_HEADERS: Record<string, string> = {
-  [AGENT_CARD_PATH]: "A2A-Version",
-  // MCP clients in a browser (the Streamable HTTP transport's headers).
-  [MCP_PATH]: "Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID",
-};
+export function knownRoutes(transports: readonly Transport[]): Routes {
+  const all: TransportRoute[] = [
+    { path: "/health", methods: GET },
+    { path: "/about", methods: GET },
+    ...transports.flatMap((t) => t.routes),
+    { path: AGENT_CARD_PATH, methods: GET, allowHeaders: "A2A-Version" },
+    { path: OPENAPI_PATH, methods: GET },
+    { path: LLMS_TXT_PATH, methods: GET },
+  ];
+  return new Map(all.map((route) => [route.path, route]));
+}
 
 const CORS_HEADERS = {
   "Access-Control-Allow-Headers": "Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, X-Request-Id",
@@ -35,15 +36,16 @@ const CORS_HEADERS = {
 };
 
 /** Every answer allows `origin`; a preflight of a known route gets 204 with its methods. */
-export function cors(origin: string): RequestHandler {
+export function cors(origin: string, routes: Routes): RequestHandler {
   return (req, res, next) => {
     res.setHeader("Access-Control-Allow-Origin", origin);
     res.setHeader("Access-Control-Allow-Headers", CORS_HEADERS["Access-Control-Allow-Headers"]);
     res.setHeader("Access-Control-Expose-Headers", CORS_HEADERS["Access-Control-Expose-Headers"]);
     // Unknown paths fall through to the 404.
-    if (req.method !== "OPTIONS" || !Object.hasOwn(ROUTES, req.path)) return next();
-    res.set("Access-Control-Allow-Methods", `${ROUTES[req.path]}, OPTIONS`);
-    const extra = EXTRA_ALLOWED_HEADERS[req.path];
+    const route = req.method === "OPTIONS" ? routes.get(req.path) : undefined;
+    if (!route) return next();
+    res.set("Access-Control-Allow-Methods", `${route.methods}, OPTIONS`);
+    const extra = route.allowHeaders;
     if (extra)
       res.set(
         "Access-Control-Allow-Headers",

@@ -15,7 +15,8 @@ import {
 import { afterLogs } from "../ops/logger.js";
 import { clip, quote } from "../ops/text.js";
 import type { Logger } from "../types.js";
-import { ROUTES } from "./cors.js";
+import type { TransportRoute } from "../transport.js";
+import type { Routes } from "./cors.js";
 import { requestIdOf } from "./request-id.js";
 
 /** The reason logged for a refused request is clipped to this many characters. */
@@ -83,8 +84,8 @@ export function requireJson(logger: Logger): RequestHandler {
 }
 
 /** Known path, wrong method: 405 with the methods that do work. */
-export function methodNotAllowed(path: string, logger: Logger): RequestHandler {
-  const allow = ROUTES[path]!;
+export function methodNotAllowed(route: TransportRoute, logger: Logger): RequestHandler {
+  const { path, methods: allow } = route;
   return (req, res) => {
     res.set("Allow", allow);
     refuse(
@@ -98,9 +99,9 @@ export function methodNotAllowed(path: string, logger: Logger): RequestHandler {
   };
 }
 
-export function notFound(logger: Logger): RequestHandler {
-  const endpoints = Object.entries(ROUTES)
-    .map(([path, methods]) => `${methods.split(",")[0]} ${path}`)
+export function notFound(logger: Logger, routes: Routes): RequestHandler {
+  const endpoints = [...routes.values()]
+    .map(({ path, methods }) => `${methods.split(",")[0]} ${path}`)
     .join(", ");
   return (req, res) => {
     refuse(

@@ -4,31 +4,30 @@
  * every instance sharing the ledger:
  *   - the id is looked up BEFORE the payment is verified: a resend of a settled payment, or one sent
  *     when its authorization is about to expire, would no longer pass verification;
- *   - a completed (200) answer is kept under the id, with its PAYMENT-RESPONSE receipt, for the
+ *   - a completed answer is kept under the id, with its settlement's receipt, for the
  *     payment's remaining life, bound to the exact payload (a hash of it as sent) and to the request it
  *     paid for (capability, input and job_id);
  *   - the same id, payload and request again: that answer, byte for byte; nothing runs, nothing is charged;
- *   - the same id with another payload or another request: 409, nothing runs;
- *   - while the first request with the id still runs: 402 "in use" (no new offer, Retry-After: 1),
- *     nothing runs: the same request sent again shortly gets the answer;
+ *   - the same id with another payload or another request: refused (409), nothing runs;
+ *   - while the first request with the id still runs: refused "in use" (no new offer, retry after
+ *     1 s), nothing runs: the same request sent again shortly gets the answer;
  *   - an attempt that did not complete (refused, failed, timed out) leaves the id free again.
  * The ledger keeps it under the key `pid:<id>` with its usual primitives: reserve() while the first
  * request runs (its lease renewed as an authorization's is), markSettled() with the answer once it
  * completed. Part of your project: edit freely.
  */
-import { errorBody } from "../errors.js";
+import { PaymentConflictError, PaymentError } from "../errors.js";
 import type { FoundResult } from "../ledger/ledger.js";
 import { holdReservation } from "../ledger/reservation.js";
+import { keptAnswer, keptRecord } from "../payments/kept-answer.js";
 import { paymentIdOf } from "../payments/payment-identifier.js";
 import type { SentPayment } from "../payments/scheme.js";
 import { decodeSentJson } from "../payments/x402.js";
-import type { Logger } from "../types.js";
-import type { PaymentChannel } from "./channel.js";
 import { paymentHash, requestHash } from "./identity.js";
-import { LEASE_MARGIN_MS, ledgerStep } from "./ledger-step.js";
+import { LEASE_MARGIN_MS } from "./ledger-step.js";
+import { fromKept, type JobAnswer } from "./outcome.js";
+import { ledgerStep, type PaidJob, refuse } from "./paid-steps.js";
 import type { JobRequest } from "./request.js";
-import type { JobResponse } from "./result.js";
-import type { JobServices } from "./services.js";
 
 /** The ledger's result slot for an id's answer (the key is `pid:<id>`). */
 const ANSWER_SLOT = "answer";
@@ -50,92 +49,65 @@ interface Fingerprint {
  * ledger instead. Without an id, just runs `attempt`.
  */
 export async function withPaymentIdentifier(
-  s: JobServices,
-  channel: PaymentChannel,
-  job: JobRequest,
-  logger: Logger,
-  attempt: () => Promise<JobResponse>,
-): Promise<JobResponse> {
-  const sent = channel.sent();
+  p: PaidJob,
+  attempt: () => Promise<JobAnswer>,
+): Promise<JobAnswer> {
+  const sent = p.call.payment.sent();
   const payload = sent && decodedPayload(sent);
   const found = paymentIdOf(payload);
   if (!sent || found.kind === "none") return attempt();
-  const answers = idAnswers(s, channel, logger, sent);
+  const answers = idAnswers(p, sent);
   if (found.kind === "invalid") return answers.invalid(found.problem);
 
   const { id } = found;
   const key = `pid:${id}`;
-  const mine = fingerprintOf(sent, job);
-  const stored = await ledgerStep(s.metrics, logger, "read a payment id's answer", () =>
-    s.ledger.getResult(key, ANSWER_SLOT),
-  );
+  const mine = fingerprintOf(sent, p.job);
+  const read = () =>
+    ledgerStep(p, "read a payment id's answer", () => p.s.ledger.getResult(key, ANSWER_SLOT));
+  const stored = await read();
   if (stored) return answers.stored(id, stored, mine);
 
   const now = Date.now();
-  const settleMs = (s.config.payment?.settleTimeoutSeconds ?? 0) * 1000;
+  const settleMs = (p.s.config.payment?.settleTimeoutSeconds ?? 0) * 1000;
   // As long as the job and its settlement may take (renewed while they run), never past the payment's life.
   const leaseMs = Math.min(
-    Math.max(0, job.deadline * 1000 - now) + settleMs + LEASE_MARGIN_MS,
+    Math.max(0, p.job.deadline * 1000 - now) + settleMs + LEASE_MARGIN_MS,
     lifeMs(payload),
   );
-  const claim = await ledgerStep(s.metrics, logger, "reserve a payment id", () =>
-    s.ledger.reserve(key, leaseMs),
-  );
+  const claim = await ledgerStep(p, "reserve a payment id", () => p.s.ledger.reserve(key, leaseMs));
   if (claim.status === "in-flight" || claim.status === "held") return answers.inUse(id);
   if (claim.status === "settled") {
     // Completed since the read above, or completed earlier and its answer is no longer kept.
-    const late = await ledgerStep(s.metrics, logger, "read a payment id's answer", () =>
-      s.ledger.getResult(key, ANSWER_SLOT),
-    );
+    const late = await read();
     return late ? answers.stored(id, late, mine) : answers.forgotten(id);
   }
-
-  const hold = holdReservation(s.ledger, key, claim.token, {
+  const hold = holdReservation(p.s.ledger, key, claim.token, {
     leaseEndsAt: now + leaseMs,
-    logger,
-    metrics: s.metrics,
+    logger: p.logger,
+    metrics: p.s.metrics,
   });
-  let answer: JobResponse | undefined;
+  let answer: JobAnswer | undefined;
   try {
     answer = await attempt();
     return answer;
   } finally {
-    if (answer?.status === 200 && answer.outcome === "completed") {
-      const { status, headers, body } = answer;
-      const value = { status, headers: { ...headers }, body };
-      await hold.spent(lifeMs(payload), { jobId: ANSWER_SLOT, value, ...mine });
-    } else {
-      await hold.release(); // nothing completed: the id may pay for another attempt
-    }
+    if (answer?.kind === "completed")
+      await hold.spent(lifeMs(payload), { jobId: ANSWER_SLOT, value: keptRecord(answer), ...mine });
+    else await hold.release(); // nothing completed: the id may pay for another attempt
   }
 }
 
 /** The answers that end a request here, each counted and logged. */
-function idAnswers(s: JobServices, channel: PaymentChannel, logger: Logger, sent: SentPayment) {
+function idAnswers(p: PaidJob, sent: SentPayment) {
   const where = `${sent.name}${"value" in sent ? " header" : ""}`;
-  const refused = (code: string, answer: JobResponse): JobResponse => {
-    s.metrics.paymentRefused(code);
-    logger.info("payment refused", { reason: answer.reason, code });
-    return answer;
-  };
-  const conflict = (message: string): JobResponse =>
-    refused("payment_id_conflict", {
-      status: 409,
-      headers: { "Cache-Control": "no-store" },
-      body: JSON.stringify(errorBody("payment", message)),
-      outcome: "payment",
-      reason: message,
-    });
+  const conflict = (message: string): JobAnswer =>
+    refuse(p, new PaymentConflictError(message, { code: "payment_id_conflict" }), false);
   return {
-    invalid(problem: string): JobResponse {
+    invalid(problem: string): JobAnswer {
       const message = `${where}: extensions["payment-identifier"] ${problem}; nothing was run or charged`;
-      return refused("payment_id_invalid", {
-        ...channel.refused(message, true),
-        outcome: "payment",
-        reason: message,
-      });
+      return refuse(p, new PaymentError(message, { code: "payment_id_invalid" }), true);
     },
-    stored(id: string, stored: FoundResult, mine: Fingerprint): JobResponse {
+    stored(id: string, stored: FoundResult, mine: Fingerprint): JobAnswer {
       if (stored.payment !== mine.payment)
         return conflict(
           `payment id "${id}" was already used with another payment (payment-identifier binds an id to one exact PaymentPayload); nothing was run or charged: give a new payment its own id`,
@@ -144,24 +116,18 @@ function idAnswers(s: JobServices, channel: PaymentChannel, logger: Logger, sent
         return conflict(
           `payment id "${id}" already paid for another request (its capability, input or job_id differ); nothing was run or charged`,
         );
-      logger.info("payment-identifier resend: returning the answer kept under its id");
-      const { status, headers, body } = stored.value;
-      return { status, headers, body, outcome: "completed" };
+      p.logger.info("payment-identifier resend: returning the answer kept under its id");
+      return fromKept(keptAnswer(stored.value));
     },
-    forgotten(id: string): JobResponse {
+    forgotten(id: string): JobAnswer {
       return conflict(
         `payment id "${id}" was already used, and the answer it paid for is no longer kept here; nothing was run or charged`,
       );
     },
-    inUse(id: string): JobResponse {
+    inUse(id: string): JobAnswer {
       const message = `payment id "${id}" is in use by a request that is still running; this one was not run: send it again (the same payment and id) in a moment to get that request's answer`;
-      const answer = channel.refused(message, false);
-      return refused("payment_id_in_use", {
-        ...answer,
-        headers: { ...answer.headers, "Retry-After": String(IN_USE_RETRY_AFTER_SECONDS) },
-        outcome: "payment",
-        reason: message,
-      });
+      const refused = refuse(p, new PaymentError(message, { code: "payment_id_in_use" }), false);
+      return { ...refused, retryAfterSeconds: IN_USE_RETRY_AFTER_SECONDS };
     },
   };
 }

@@ -1,7 +1,7 @@
 /**
  * What identifies a paid job's request and payment, so a stored answer goes only to the request
- * that produced it: the same payment as sent (byte for byte, once decoded: a PAYMENT-SIGNATURE
- * header and MCP's `_meta["x402/payment"]` object carrying the same payload are the same payment)
+ * that produced it: the same payment as sent (byte for byte, once decoded: the same payload sent
+ * in POST /execute's header or in MCP's `_meta` is the same payment)
  * and the same capability and input. The ledger keeps both hashes with each answer (JobResult).
  * Part of your project: edit freely.
  */

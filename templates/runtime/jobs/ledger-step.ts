@@ -1,19 +1,19 @@
 /**
  * A ledger read or claim on a paid job's way in (paid.ts, identifier.ts, stored-answer.ts): when the
- * ledger cannot be reached, the job is refused with 503 and Retry-After, and nothing runs or is
- * charged; a claim the ledger did not give us is refused saying why (notOurs). Part of your
+ * ledger cannot be reached, the job is refused as unavailable (an UnavailableError asking to
+ * retry later), and nothing runs or is charged; a claim the ledger did not give us is refused saying why (notOurs). Part of your
  * project: edit freely.
  */
 import { PaymentError, UnavailableError } from "../errors.js";
 import type { Metrics } from "../ops/metrics.js";
 import type { Logger } from "../types.js";
 
-/** Seconds a caller is asked to wait (Retry-After) when the ledger is unreachable. */
+/** Seconds a caller is asked to wait when the ledger is unreachable. */
 export const LEDGER_RETRY_AFTER_SECONDS = 5;
 /** Added to a reservation's lease beyond the deadline and the settlement timeout. */
 export const LEASE_MARGIN_MS = 10_000;
 
-/** Runs `work`; a failure is counted, logged and turned into a 503 (UnavailableError). */
+/** Runs `work`; a failure is counted, logged and turned into an UnavailableError. */
 export async function ledgerStep<T>(
   metrics: Metrics,
   logger: Logger,

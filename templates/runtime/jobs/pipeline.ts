@@ -1,25 +1,25 @@
 /**
- * The job pipeline (spec section 4), independent of HTTP: request -> answer. The steps run in the
+ * The job pipeline (spec section 4), independent of any transport: request -> outcome. The steps run in the
  * spec's order, each in one place:
  *   0-2 request shape, capability, input ......... request.ts
  *   3   payment (production) ..................... paid.ts, with the gate in payments/
  *   4-5, 7-8 deadline and handler ................ handler.ts, deadline.ts
  *   6   output, serialized before any charge ..... result.ts
- * Every failure maps to one error type (errors.ts). Part of your project: edit freely.
+ * Every failure maps to one error type (errors.ts); the job's outcome (outcome.ts) is written by
+ * its transport (http/execute.ts, mcp/call.ts). Part of your project: edit freely.
  */
-import { AgentError, errorResponse, InternalError, UnavailableError } from "../errors.js";
-import type { JobOutcome } from "../ops/metrics.js";
+import { AgentError, answerStatus, InternalError } from "../errors.js";
 import { clip } from "../ops/text.js";
-import type { HeaderGetter } from "../payments/gate.js";
 import type { Capability, Logger } from "../types.js";
-import type { PaymentChannelFor } from "./channel.js";
+import type { PaymentChannel } from "./channel.js";
 import { checkArrival, startHandler } from "./handler.js";
+import { outcomeOf, reasonOf, refusedBy, type JobAnswer } from "./outcome.js";
 import { findCapability, MAX_JOB_ID_LENGTH, parseRequest, validateInput } from "./request.js";
-import { completedBody, type JobResponse } from "./result.js";
+import { completedBody } from "./result.js";
 import type { JobServices } from "./services.js";
 
 export { MAX_JOB_ID_LENGTH, SERVICE_VERSION } from "./request.js";
-export type { JobResponse } from "./result.js";
+export type { JobAnswer } from "./outcome.js";
 export type { JobServices } from "./services.js";
 
 /**
@@ -33,21 +33,19 @@ export const loadPaidJobs = (): Promise<typeof import("./paid.js")> =>
 /** An error answer's message is logged (as `reason`) up to this many characters. */
 const MAX_LOGGED_REASON = 500;
 
-/** One job: a POST /execute, or an MCP tools/call (mcp/call.ts). */
+/** One job: a POST /execute (http/execute.ts), or an MCP tools/call (mcp/call.ts). */
 export interface JobCall {
   /** The parsed JSON body. */
   body: unknown;
-  /** Reads a request header (lower-case name). */
-  header: HeaderGetter;
+  /** Where the transport carries the payment (read only when the app takes payments). */
+  payment: PaymentChannel;
   /**
-   * Absolute URL of this endpoint, used in 402 responses (derived only when one is built); throws a
-   * ValidationError when the request's Host cannot make one (http/base-url.ts).
+   * Absolute URL of this endpoint (or the tool's resource), used in offers (derived only when one
+   * is made); throws a ValidationError when the request's Host cannot make one (http/base-url.ts).
    */
   resourceUrl(): string;
   /** The request's logger (tagged with its request id). */
   logger: Logger;
-  /** Another transport's payment channel (MCP); default: the payment headers and HTTP 402s. */
-  payment?: PaymentChannelFor;
   /**
    * Aborted once the caller can no longer receive the answer (HTTP: its connection closed; MCP:
    * the request cancelled or its transport closed). A paid job is settled only while it is not.
@@ -55,12 +53,12 @@ export interface JobCall {
   callerGone?: AbortSignal;
 }
 
-export async function executeJob(s: JobServices, call: JobCall): Promise<JobResponse> {
+export async function executeJob(s: JobServices, call: JobCall): Promise<JobAnswer> {
   const started = Date.now();
   let logger = call.logger;
   let declared: Capability | undefined;
   let jobId: string | undefined;
-  let answer: JobResponse;
+  let answer: JobAnswer;
   try {
     const job = parseRequest(call.body, { maxDeadlineSeconds: s.config.maxDeadlineSeconds }); // 0
     jobId = job.jobId;
@@ -72,7 +70,7 @@ export async function executeJob(s: JobServices, call: JobCall): Promise<JobResp
       const { runPaidJob } = await loadPaidJobs();
       answer = await runPaidJob({ ...s, gate: s.gate }, call, job, declared, input, logger); // 3-6
     } else {
-      // Dev mode: no payment at all (payment headers are ignored entirely).
+      // Dev mode: no payment at all (a payment sent is ignored entirely).
       checkArrival(job); // 4
       const output = await startHandler(job, declared, input, { logger, metrics: s.metrics })
         .result; // 5, 7, 8
@@ -81,24 +79,23 @@ export async function executeJob(s: JobServices, call: JobCall): Promise<JobResp
         maxOutputBytes: s.config.maxOutputBytes,
         logger,
       }); // 6
-      answer = { status: 200, headers: {}, body, outcome: "completed" };
+      answer = { kind: "completed", body };
     }
   } catch (err) {
-    answer = errorAnswer(err, logger);
+    answer = refusedBy(knownError(err, logger));
   }
-  const outcome: JobOutcome = answer.outcome ?? "internal";
+  const outcome = outcomeOf(answer);
   s.metrics.job(declared?.name ?? "(unknown)", outcome);
   // A request refused before its job_id or capability checked out: log what it said, bounded.
   const sent = jobId === undefined || declared === undefined ? requested(call.body) : undefined;
+  const reason = reasonOf(answer);
   logger.info("job finished", {
     job_id: jobId ?? sent?.jobId,
     capability: declared?.name ?? sent?.capability,
-    status: answer.status,
+    status: answerStatus(answer),
     outcome,
     ms: Date.now() - started,
-    ...(answer.status >= 400
-      ? { reason: clip(answer.reason ?? reasonOf(answer), MAX_LOGGED_REASON) }
-      : {}),
+    ...(reason !== undefined ? { reason: clip(reason, MAX_LOGGED_REASON) } : {}),
   });
   return answer;
 }
@@ -117,33 +114,12 @@ function requested(body: unknown): { jobId?: string; capability?: string } {
   };
 }
 
-/** The message an error answer gave the client (its `error` field), clipped for the log. */
-function reasonOf(answer: JobResponse): string {
-  let body: unknown;
-  try {
-    body = JSON.parse(answer.body);
-  } catch {
-    body = undefined;
-  }
-  const error =
-    typeof body === "object" && body !== null ? (body as Record<string, unknown>).error : undefined;
-  return typeof error === "string" ? clip(error, MAX_LOGGED_REASON) : `HTTP ${answer.status}`;
-}
-
-/** The answer for a failure: its error type and status (errors.ts); anything unexpected is a 500. */
-function errorAnswer(err: unknown, logger: Logger): JobResponse {
-  let known: AgentError;
-  if (err instanceof AgentError) known = err;
-  else {
-    logger.error("unexpected error in the job pipeline", {
-      error: err instanceof Error ? err.message : String(err),
-      stack: err instanceof Error ? err.stack : undefined,
-    });
-    known = new InternalError("pipeline error");
-  }
-  const { status, body } = errorResponse(known);
-  const headers: Record<string, string> =
-    known instanceof UnavailableError ? { "Retry-After": String(known.retryAfterSeconds) } : {};
-  const outcome: JobOutcome = known instanceof UnavailableError ? "unavailable" : known.errorType;
-  return { status, headers, body: JSON.stringify(body), outcome, reason: body.error };
+/** A failure as its error type (errors.ts); anything unexpected is an internal error, logged. */
+function knownError(err: unknown, logger: Logger): AgentError {
+  if (err instanceof AgentError) return err;
+  logger.error("unexpected error in the job pipeline", {
+    error: err instanceof Error ? err.message : String(err),
+    stack: err instanceof Error ? err.stack : undefined,
+  });
+  return new InternalError("pipeline error");
 }

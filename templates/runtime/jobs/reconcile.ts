@@ -11,10 +11,11 @@
  *   unknown: held again, for the next look.
  * Part of your project: edit freely.
  */
-import type { FoundResult, StoredResult } from "../ledger/ledger.js";
-import { paymentResponseHeaders } from "../payments/x402.js";
+import { PaymentError } from "../errors.js";
+import type { FoundResult } from "../ledger/ledger.js";
+import { type KeptAnswer, keptRecord } from "../payments/kept-answer.js";
 import type { Logger } from "../types.js";
-import type { PaidServices } from "./paid.js";
+import type { PaidServices } from "./paid-steps.js";
 
 /** How often each instance looks at unconfirmed settlements. */
 export const SETTLEMENT_RECONCILE_EVERY_MS = 15_000; // SETTLEMENT_RECONCILE_SECONDS
@@ -32,7 +33,7 @@ export const unconfirmedTtlMs = (validBefore: number): number =>
   Math.max(0, validBefore * 1000 - Date.now()) + RESOLVED_KEPT_MS;
 
 export type Resolution =
-  | { status: "confirmed" | "failed"; value: StoredResult }
+  | { status: "confirmed" | "failed"; answer: KeptAnswer }
   | { status: "unknown" | "busy"; reason: string };
 
 /** Asks the chain about one held unconfirmed settlement and records the answer, if we claim it. */
@@ -59,33 +60,31 @@ export async function resolveUnconfirmed(
     return answer;
   }
   const ttlMs = Math.max(u.validBefore * 1000 - Date.now(), RESOLVED_KEPT_MS);
-  const value: StoredResult =
+  const kept: KeptAnswer =
     answer.status === "confirmed"
       ? {
-          status: 200,
-          headers: paymentResponseHeaders(u.x402Version, {
+          kind: "completed",
+          body: found.value.body,
+          settlement: {
+            x402Version: u.x402Version,
             transaction: answer.transaction,
             network: u.network,
             payer: u.payer,
-          }),
-          body: found.value.body,
+          },
         }
       : {
-          status: 402,
-          headers: { "Cache-Control": "no-store" },
-          body: JSON.stringify({
-            status: "failed",
-            error_type: "payment",
-            error: `payment settlement failed (${answer.reason}), so the result is withheld: nothing was charged; sign a new payment to run the job again`,
-          }),
+          kind: "refused",
+          error: new PaymentError(
+            `payment settlement failed (${answer.reason}), so the result is withheld: nothing was charged; sign a new payment to run the job again`,
+          ),
         };
   const { unconfirmed: _, ...result } = found;
-  await s.ledger.markSettled(auth, ttlMs, { ...result, value });
+  await s.ledger.markSettled(auth, ttlMs, { ...result, value: keptRecord(kept) });
   logger.info(`unconfirmed settlement ${answer.status}`, {
     tx: u.tx,
     reason: "reason" in answer ? answer.reason : undefined,
   });
-  return { status: answer.status, value };
+  return { status: answer.status, answer: kept };
 }
 
 /**

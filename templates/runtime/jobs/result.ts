@@ -2,25 +2,13 @@
  * Step 6 and the answer: the handler's output is serialized and size-checked first, and what is
  * validated against output_schema is exactly what the caller will receive (the serialized JSON,
  * read back). All of this happens before a paid job is settled, so an output that cannot be
- * delivered (a circular reference, a BigInt, NaN turned into null, too many bytes) is a 500 and
- * nothing is charged. Part of your project: edit freely.
+ * delivered (a circular reference, a BigInt, NaN turned into null, too many bytes) is an internal
+ * error and nothing is charged. Part of your project: edit freely.
  */
 import { formatAjvErrors } from "../ajv.js";
 import { InternalError } from "../errors.js";
-import type { JobOutcome } from "../ops/metrics.js";
 import type { Capability, Logger } from "../types.js";
 import { SERVICE_VERSION } from "./request.js";
-
-/** A job's answer, its body already serialized (sent, cached and resent byte for byte). */
-export interface JobResponse {
-  status: number;
-  headers: Readonly<Record<string, string>>;
-  body: string;
-  /** How the job ended, for metrics and the log (not sent). */
-  outcome?: JobOutcome;
-  /** For the log: why a failure was answered (its body's `error`, or the 402's reason), not sent. */
-  reason?: string;
-}
 
 export interface ResultOptions {
   /** Production refuses a mismatching output (500); dev mode logs it and returns it unchanged. */

@@ -15,51 +15,43 @@ import {
   validBefore,
   type FoundResult,
   type JobResult,
-  type StoredResult,
 } from "../ledger/ledger.js";
 import type { Hold } from "../ledger/reservation.js";
+import { keptAnswer, keptRecord, type KeptAnswer } from "../payments/kept-answer.js";
 import type { SentPayment } from "../payments/scheme.js";
-import { paymentResponseHeaders } from "../payments/x402.js";
-import type { Capability, Logger, PaidPayment } from "../types.js";
+import type { PaidPayment } from "../types.js";
 import { paymentHash, requestHash } from "./identity.js";
 import { notOurs } from "./ledger-step.js";
-import type { PaidJobCall, PaidServices, PaidSteps, UncertainSettlement } from "./paid.js";
+import { type CallerGone, fromKept, type JobAnswer } from "./outcome.js";
+import {
+  ledgerStep,
+  type PaidJob,
+  refuse,
+  settle,
+  type UncertainSettlement,
+  verify,
+} from "./paid-steps.js";
 import { resolveUnconfirmed, unconfirmedTtlMs } from "./reconcile.js";
-import type { JobRequest } from "./request.js";
-import type { JobResponse } from "./result.js";
 
 /** Added to a held answer's settlement claim beyond the settlement timeout. */
 const CLAIM_MARGIN_MS = 10_000;
 
-export interface StoredAnswerContext {
-  call: PaidJobCall;
-  job: JobRequest;
-  capability: Capability;
-  input: unknown;
-  sent: SentPayment;
-  logger: Logger;
-}
-
 /** The answer for a caller that left before settlement (nobody reads it: for the log and metrics). */
-function callerGone(kept: boolean): JobResponse {
-  const error = kept
+function callerGone(kept: boolean): CallerGone {
+  const message = kept
     ? "the caller left before the payment was settled: nothing was charged; the identical request with the same payment gets the answer"
     : "the caller left before the payment was settled: nothing was charged";
-  return {
-    status: 499,
-    headers: {},
-    body: JSON.stringify({ status: "failed", error_type: "payment", error }),
-    outcome: "caller_gone",
-    reason: error,
-  };
+  return { kind: "caller_gone", message };
 }
 
-export function storedAnswers(s: PaidServices, steps: PaidSteps, ctx: StoredAnswerContext) {
+export type StoredAnswers = ReturnType<typeof storedAnswers>;
+
+export function storedAnswers(p: PaidJob, sent: SentPayment) {
+  const { s, call, job, logger } = p;
   const { ledger, metrics } = s;
-  const { call, job, sent, logger } = ctx;
   let request: string | undefined;
   let payment: string | undefined;
-  const requestId = () => (request ??= requestHash(ctx.capability.name, ctx.input));
+  const requestId = () => (request ??= requestHash(p.capability.name, p.input));
   const paymentId = () => (payment ??= paymentHash(sent));
   let lookedUp: string | undefined;
 
@@ -74,21 +66,21 @@ export function storedAnswers(s: PaidServices, steps: PaidSteps, ctx: StoredAnsw
   };
 
   /** The stored answer for this job, with what identifies its request and payment. */
-  const result = (value: StoredResult): JobResult => ({
+  const result = (answer: KeptAnswer): JobResult => ({
     jobId: job.jobId,
-    value,
+    value: keptRecord(answer),
     request: requestId(),
     payment: paymentId(),
   });
 
-  const replay = (found: FoundResult): JobResponse => {
+  const replay = (found: FoundResult): JobAnswer => {
     logger.info("identical retry of a paid job: returning the cached result");
-    return { ...found.value, outcome: found.value.status === 200 ? "completed" : "payment" };
+    return fromKept(keptAnswer(found.value));
   };
 
   /** What is held for an unconfirmed settlement of `payment` (reconcile.ts resolves it). */
   const unconfirmed = (payment: PaidPayment, settled: UncertainSettlement, body: string) => ({
-    ...result({ status: 200, headers: {}, body }),
+    ...result({ kind: "completed", body }),
     unconfirmed: {
       ...(settled.broadcastTx && { tx: settled.broadcastTx }),
       x402Version: payment.x402Version,
@@ -100,16 +92,14 @@ export function storedAnswers(s: PaidServices, steps: PaidSteps, ctx: StoredAnsw
   });
 
   /** An identical retry finds its settlement unconfirmed: ask the chain now. */
-  async function reconcileHeld(auth: string, found: FoundResult): Promise<JobResponse> {
-    const resolved = await steps.ledgerStep("check an unconfirmed settlement", () =>
+  async function reconcileHeld(auth: string, found: FoundResult): Promise<JobAnswer> {
+    const resolved = await ledgerStep(p, "check an unconfirmed settlement", () =>
       resolveUnconfirmed(s, auth, found, logger),
     );
     if (resolved.status === "confirmed" || resolved.status === "failed")
-      return {
-        ...resolved.value,
-        outcome: resolved.status === "confirmed" ? "completed" : "payment",
-      };
-    return steps.refuse(
+      return fromKept(resolved.answer);
+    return refuse(
+      p,
       new PaymentError(
         `payment settlement is still unconfirmed (${"reason" in resolved ? resolved.reason : "being checked"}), so the result is withheld for now: nothing more will be charged; send the identical request again later to get it once confirmed (or to hear that nothing was charged)`,
         { code: "settlement_uncertain" },
@@ -123,24 +113,22 @@ export function storedAnswers(s: PaidServices, steps: PaidSteps, ctx: StoredAnsw
     auth: string,
     found: FoundResult,
     verified?: PaidPayment,
-  ): Promise<JobResponse | undefined> {
+  ): Promise<JobAnswer | undefined> {
     // Only the settlement is still to come: the payment must stay valid for it, not for a new job.
-    const payment = verified ?? (await steps.verify(sent, Date.now() / 1000));
-    if (payment instanceof PaymentError) return steps.refuse(payment);
+    const payment = verified ?? (await verify(p, sent, Date.now() / 1000));
+    if (payment instanceof PaymentError) return refuse(p, payment);
     if (s.gate.replayKey(payment) !== auth) return undefined; // not the payment it decoded as
     const settleMs = (s.config.payment?.settleTimeoutSeconds ?? 0) * 1000;
     const leaseMs = Math.min(settleMs + CLAIM_MARGIN_MS, authorizationTtlMs(payment));
-    const claim = await steps.ledgerStep("claim a held result", () =>
-      ledger.claimHeld(auth, leaseMs),
-    );
+    const claim = await ledgerStep(p, "claim a held result", () => ledger.claimHeld(auth, leaseMs));
     if (claim.status !== "reserved") {
       // Another identical retry settled it meanwhile: its answer.
-      const again = await steps.ledgerStep("read the result cache", () =>
+      const again = await ledgerStep(p, "read the result cache", () =>
         ledger.getResult(auth, job.jobId),
       );
       if (again?.settled && again.payment === paymentId() && again.request === requestId())
         return replay(again);
-      return steps.refuse(notOurs(claim.status === "held" ? "in-flight" : claim.status));
+      return refuse(p, notOurs(claim.status === "held" ? "in-flight" : claim.status));
     }
     const unclaim = () =>
       quietly("return a held result", () => ledger.returnHeld(auth, claim.token));
@@ -148,7 +136,7 @@ export function storedAnswers(s: PaidServices, steps: PaidSteps, ctx: StoredAnsw
       await unclaim();
       return callerGone(true);
     }
-    const settled = await steps.settle(payment);
+    const settled = await settle(p, payment);
     if (settled instanceof PaymentError) {
       // An outage: held again for another retry. Unconfirmed: held until the chain says. Refused:
       // never used again.
@@ -165,15 +153,19 @@ export function storedAnswers(s: PaidServices, steps: PaidSteps, ctx: StoredAnsw
         await quietly("mark the authorization spent", () =>
           ledger.markSettled(auth, authorizationTtlMs(payment)),
         );
-      return steps.refuse(settled, settled.code !== "settlement_uncertain");
+      return refuse(p, settled, settled.code !== "settlement_uncertain");
     }
-    const headers = paymentResponseHeaders(payment.x402Version, settled);
-    const value: StoredResult = { status: 200, headers, body: found.value.body };
+    const { transaction, network, payer } = settled;
+    const answer = {
+      kind: "completed" as const,
+      body: found.value.body,
+      settlement: { x402Version: payment.x402Version, transaction, network, payer },
+    };
     await quietly("mark the authorization spent", () =>
-      ledger.markSettled(auth, authorizationTtlMs(payment), result(value)),
+      ledger.markSettled(auth, authorizationTtlMs(payment), result(answer)),
     );
     logger.info("held answer settled for an identical retry: charged now, handler not run again");
-    return { ...value, outcome: "completed" };
+    return answer;
   }
 
   return {
@@ -186,19 +178,17 @@ export function storedAnswers(s: PaidServices, steps: PaidSteps, ctx: StoredAnsw
      * (settled), settled now (held), or refused (another request). Undefined: none, run the job.
      * `verified`: the payment, once verified (otherwise `auth` was only decoded).
      */
-    async lookup(
-      auth: string | undefined,
-      verified?: PaidPayment,
-    ): Promise<JobResponse | undefined> {
+    async lookup(auth: string | undefined, verified?: PaidPayment): Promise<JobAnswer | undefined> {
       if (auth === undefined || auth === lookedUp) return undefined;
       lookedUp = auth;
-      const found = await steps.ledgerStep("read the result cache", () =>
+      const found = await ledgerStep(p, "read the result cache", () =>
         ledger.getResult(auth, job.jobId),
       );
       // None, or another payment's (the same authorization, sent otherwise): the reservation decides.
       if (!found || found.payment !== paymentId()) return undefined;
       if (found.request !== requestId())
-        return steps.refuse(
+        return refuse(
+          p,
           new PaymentError(
             `job_id ${JSON.stringify(job.jobId)} was already used with this payment for another request (another capability or input), so nothing was run or charged: send the original request again for its answer, or pay for this one with a new payment`,
             { code: "job_id_reused" },
@@ -212,14 +202,14 @@ export function storedAnswers(s: PaidServices, steps: PaidSteps, ctx: StoredAnsw
 
     /**
      * The settlement was sent but not confirmed: the answer is held until the chain says (never
-     * freed: the payment may be charged). Answers 402, saying so.
+     * freed: the payment may be charged). Refuses the payment, saying so.
      */
     async keepUnconfirmed(
       hold: Hold,
       payment: PaidPayment,
       body: string,
       settled: UncertainSettlement,
-    ): Promise<JobResponse> {
+    ): Promise<JobAnswer> {
       try {
         await hold.held(
           unconfirmedTtlMs(validBefore(payment)),
@@ -232,14 +222,14 @@ export function storedAnswers(s: PaidServices, steps: PaidSteps, ctx: StoredAnsw
         });
         await hold.spent(authorizationTtlMs(payment)); // maybe charged: never run again
       }
-      return steps.refuse(settled, false);
+      return refuse(p, settled, false);
     },
 
     /** The caller left before settlement: charge nothing, keep the answer for an identical retry. */
-    async keepForRetry(hold: Hold, payment: PaidPayment, body: string): Promise<JobResponse> {
+    async keepForRetry(hold: Hold, payment: PaidPayment, body: string): Promise<CallerGone> {
       let kept = false;
       try {
-        await hold.held(authorizationTtlMs(payment), result({ status: 200, headers: {}, body }));
+        await hold.held(authorizationTtlMs(payment), result({ kind: "completed", body }));
         kept = true;
       } catch (err) {
         metrics.ledgerError("hold an answer");

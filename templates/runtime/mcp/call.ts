@@ -1,8 +1,8 @@
 /**
  * tools/call, as a job: the call becomes the spec's job request (capability = the tool's name,
  * input = its arguments) and runs through the same pipeline as POST /execute (jobs/pipeline.ts):
- * capability, input, payment, deadline, handler, output, settlement, the ledger. The answer is then
- * written as a tool result. Part of your project: edit freely.
+ * capability, input, payment, deadline, handler, output, settlement, the ledger. Its outcome
+ * (jobs/outcome.ts) is then written as a tool result. Part of your project: edit freely.
  *
  * A tool call has no job_id or deadline: `params._meta.job_id` and `params._meta.deadline` (Unix
  * seconds) set them; otherwise the deadline is now + MCP_DEADLINE_SECONDS, and the job id is derived
@@ -11,17 +11,15 @@
  */
 import { createHash } from "node:crypto";
 import type { DiscoveryData } from "../discovery/data.js";
+import { errorBody, errorResponse, PaymentError } from "../errors.js";
 import { canonical } from "../jobs/identity.js";
-import {
-  executeJob,
-  SERVICE_VERSION,
-  type JobResponse,
-  type JobServices,
-} from "../jobs/pipeline.js";
-import { decodeBase64Json } from "../payments/x402.js";
+import type { JobAnswer, Refused } from "../jobs/outcome.js";
+import { executeJob, SERVICE_VERSION, type JobServices } from "../jobs/pipeline.js";
+import type { PaymentGate } from "../payments/gate.js";
 import type { Logger } from "../types.js";
 import {
   mcpChannel,
+  mcpPaymentRequired,
   PAYMENT_META_KEY,
   PAYMENT_RESPONSE_META_KEY,
   toolResource,
@@ -74,39 +72,49 @@ export async function callTool(
       task: { capability: params.name, input: args },
       deadline,
     },
-    header: () => undefined,
+    payment: mcpChannel(meta),
     resourceUrl: () => toolResource(params.name),
     logger: options.logger,
-    ...(s.gate && { payment: mcpChannel(s.gate, meta, options.discovery) }),
     ...(extra && { callerGone: extra.signal }),
   }).finally(() => progress?.stop());
-  return toolResult(answer, typeof jobId === "string" ? jobId : undefined);
+  const offers = { gate: s.gate, discovery: options.discovery };
+  return toolResult(answer, typeof jobId === "string" ? jobId : undefined, offers);
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
+/** What a tool result's PaymentRequired is made from (no gate: dev mode, no offers). */
+export interface ToolOffers {
+  gate: PaymentGate | undefined;
+  discovery: DiscoveryData | undefined;
+}
+
 /**
- * A job's answer as a tool result. Success: the output as structuredContent and as text, the
- * settlement (production) in `_meta["x402/payment-response"]`. Failure: isError, with the answer's
- * body (the spec's error body, or a PaymentRequired) as structuredContent and as text.
+ * A job's outcome as a tool result. Success: the output as structuredContent and as text, the
+ * settlement (production) in `_meta["x402/payment-response"]`. Failure: isError, with the error
+ * body (the spec's, or a PaymentRequired) as structuredContent and as text.
  */
-export function toolResult(answer: JobResponse, jobId: string | undefined): CallToolResult {
+export function toolResult(
+  answer: JobAnswer,
+  jobId: string | undefined,
+  offers: ToolOffers,
+): CallToolResult {
   const meta: Record<string, unknown> = jobId === undefined ? {} : { [JOB_ID_META_KEY]: jobId };
-  const body: unknown = JSON.parse(answer.body);
-  if (answer.status !== 200) {
+  if (answer.kind !== "completed") {
+    const text = JSON.stringify(failureBody(answer, offers));
+    const body: unknown = JSON.parse(text);
     return {
-      content: [{ type: "text", text: answer.body }],
+      content: [{ type: "text", text }],
       ...(isObject(body) && { structuredContent: body }),
       isError: true,
       _meta: meta,
     };
   }
-  const { output } = body as { output: unknown };
-  const receipt = answer.headers["PAYMENT-RESPONSE"] ?? answer.headers["X-PAYMENT-RESPONSE"];
-  if (receipt !== undefined) {
-    const decoded = decodeBase64Json(receipt);
-    if (decoded.ok) meta[PAYMENT_RESPONSE_META_KEY] = decoded.value;
+  const { output } = JSON.parse(answer.body) as { output: unknown };
+  if (answer.settlement) {
+    const { transaction, network, payer } = answer.settlement;
+    meta[PAYMENT_RESPONSE_META_KEY] = { success: true, transaction, network, payer };
   }
   return {
     content: [{ type: "text", text: JSON.stringify(output) }],
@@ -114,4 +122,25 @@ export function toolResult(answer: JobResponse, jobId: string | undefined): Call
     ...(isObject(output) && { structuredContent: output }),
     _meta: meta,
   };
+}
+
+/**
+ * A failed call's body: the PaymentRequired (what an x402 MCP client pays with); a refused payment
+ * that may be paid again: that PaymentRequired saying why, plus the spec's error fields; any other
+ * refusal: the spec's error body (a settlement that may have gone through is no invitation to pay).
+ */
+function failureBody(answer: Exclude<JobAnswer, { kind: "completed" }>, offers: ToolOffers) {
+  if (answer.kind === "payment_required")
+    return mcpPaymentRequired(offers.gate!, offers.discovery, answer.ask, answer.reason);
+  if (answer.kind === "caller_gone") return errorBody("payment", answer.message);
+  return refusedBody(answer, offers);
+}
+
+function refusedBody(answer: Refused, offers: ToolOffers) {
+  const { error } = answer;
+  if (!(answer.payment && error instanceof PaymentError)) return errorResponse(error).body;
+  const body = errorBody("payment", error.message);
+  const offer = answer.payment.offer;
+  if (!offer) return body;
+  return { ...mcpPaymentRequired(offers.gate!, offers.discovery, offer, error.message), ...body };
 }

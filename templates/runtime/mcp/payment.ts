@@ -2,11 +2,13 @@
  * How a tool call is paid (x402 v2 MCP transport): the PaymentPayload comes in the call's
  * `params._meta["x402/payment"]`, and an unpaid call is answered with the PaymentRequired object (the
  * same offer as the capability's HTTP 402, for resource `mcp://tool/<name>`). This is the MCP
- * payment channel of the paid-job pipeline (jobs/channel.ts); verifying, reserving, running,
- * settling and caching are the pipeline's, as for POST /execute. Part of your project: edit freely.
+ * payment channel of the paid-job pipeline (jobs/channel.ts) and its offers (call.ts writes them);
+ * verifying, reserving, running, settling and caching are the pipeline's, as for POST /execute.
+ * Part of your project: edit freely.
  */
 import type { CapabilityDiscovery, DiscoveryData } from "../discovery/data.js";
-import type { PaymentChannelFor } from "../jobs/channel.js";
+import type { PaymentChannel } from "../jobs/channel.js";
+import type { PaymentAsk } from "../jobs/outcome.js";
 import type { PaymentGate } from "../payments/gate.js";
 import { paymentRequiredV2 } from "../payments/x402.js";
 import type { Capability } from "../types.js";
@@ -87,52 +89,39 @@ function declare(capability: Capability, discovery: CapabilityDiscovery | undefi
   };
 }
 
+/** The MCP channel for one tool call whose `_meta` is `meta`. */
+export function mcpChannel(meta: Record<string, unknown> | undefined): PaymentChannel {
+  return {
+    sent: () =>
+      meta !== undefined && meta[PAYMENT_META_KEY] !== undefined
+        ? { name: WHERE, object: meta[PAYMENT_META_KEY] }
+        : undefined,
+    required: `payment required: send an x402 v2 PaymentPayload in params.${WHERE}`,
+  };
+}
+
 /**
- * The MCP channel for one tool call whose `_meta` is `meta`. `discovery` is the registry's
+ * The PaymentRequired a tool call is answered with (`error`: why). `discovery` is the registry's
  * discovery data, when it has any (the Bazaar extension's examples).
  */
-export function mcpChannel(
+export function mcpPaymentRequired(
   gate: PaymentGate,
-  meta: Record<string, unknown> | undefined,
   discovery: DiscoveryData | undefined,
-): PaymentChannelFor {
-  return (capability, job) => {
-    const required = (error: string) => {
-      const resource = toolResource(capability.name);
-      const discovered =
-        discovery && Object.hasOwn(discovery.capabilities, capability.name)
-          ? discovery.capabilities[capability.name]
-          : undefined;
-      const declared = { extensions: mcpBazaar(capability, discovered), outputSchema: {} };
-      return paymentRequiredV2(
-        gate.offers(capability, resource, job.deadline).map((o) => ({ ...o, discovery: declared })),
-        error,
-        {
-          resourceUrl: resource,
-          description: capability.declaration.description ?? `Run capability "${capability.name}"`,
-        },
-      );
-    };
-    return {
-      sent: () =>
-        meta !== undefined && meta[PAYMENT_META_KEY] !== undefined
-          ? { name: WHERE, object: meta[PAYMENT_META_KEY] }
-          : undefined,
-      paymentRequired: () => {
-        const reason = `payment required: send an x402 v2 PaymentPayload in params.${WHERE}`;
-        return { status: 402, headers: {}, body: JSON.stringify(required(reason)), reason };
-      },
-      // A refused payment: the PaymentRequired saying why (what an x402 MCP client retries with),
-      // plus the spec's error fields; without `retry` (a settlement that may have gone through),
-      // only the error body: this is no invitation to pay again.
-      refused: (message, retry) => {
-        const error = { status: "failed", error_type: "payment", error: message };
-        return {
-          status: 402,
-          headers: {},
-          body: JSON.stringify(retry ? { ...required(message), ...error } : error),
-        };
-      },
-    };
-  };
+  ask: PaymentAsk,
+  error: string,
+) {
+  const { capability, resourceUrl, deadline } = ask;
+  const discovered =
+    discovery && Object.hasOwn(discovery.capabilities, capability.name)
+      ? discovery.capabilities[capability.name]
+      : undefined;
+  const declared = { extensions: mcpBazaar(capability, discovered), outputSchema: {} };
+  return paymentRequiredV2(
+    gate.offers(capability, resourceUrl, deadline).map((o) => ({ ...o, discovery: declared })),
+    error,
+    {
+      resourceUrl,
+      description: capability.declaration.description ?? `Run capability "${capability.name}"`,
+    },
+  );
 }

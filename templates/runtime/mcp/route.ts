@@ -1,8 +1,8 @@
 /**
  * The /mcp route: POST runs the MCP endpoint (endpoint.ts), which is imported, with the MCP SDK,
  * on the first MCP request, so a service that is never called over MCP never loads it. GET and
- * DELETE answer 405 (app.ts, from http/cors.ts's ROUTES): the endpoint is stateless, with no stream
- * or session to open or close. MCP=off: 404. Before the SDK sees a request: the Host check
+ * DELETE answer 405 (app.ts, from this transport's routes: transport.ts): the endpoint is
+ * stateless, with no stream or session to open or close. MCP=off: 404. Before the SDK sees a request: the Host check
  * (http/host-check.ts), the body's JSON, and its batch and nesting limits (messages.ts); each refusal
  * is a JSON-RPC error, logged. Part of your project: edit freely.
  */

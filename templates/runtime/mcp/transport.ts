@@ -1,0 +1,55 @@
+/**
+ * MCP as a transport (transport.ts): POST /mcp (route.ts, the SDK loaded on the first call), the
+ * agent card's MCP interface and /llms.txt's MCP section. Listed in features.ts (TRANSPORTS) while
+ * the project has the `mcp` feature; MCP=off keeps the route (answering 404) out of every
+ * document. Part of your project: edit freely.
+ */
+import { MCP_PATH, MCP_PROTOCOL_VERSION } from "../discovery/paths.js";
+import type { PaymentFacts } from "../discovery/facts.js";
+import type { Transport } from "../transport.js";
+import { mountMcp } from "./route.js";
+
+/** The name of the MCP endpoint's binding in `supportedInterfaces` (every capability as a tool). */
+export const MCP_PROTOCOL_BINDING = "MCP";
+
+export const MCP_TRANSPORT: Transport = {
+  name: "mcp",
+  // MCP clients in a browser send the Streamable HTTP transport's headers.
+  routes: [
+    {
+      path: MCP_PATH,
+      methods: "POST",
+      allowHeaders: "Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID",
+    },
+  ],
+  enabled: (config) => config.mcp.enabled,
+  mount: mountMcp,
+  discovery: {
+    cardInterface: (base) => ({
+      url: `${base}${MCP_PATH}`,
+      protocolBinding: MCP_PROTOCOL_BINDING,
+      protocolVersion: MCP_PROTOCOL_VERSION,
+    }),
+    llms: (base, facts, config) =>
+      mcpLines(`${base}${MCP_PATH}`, facts, config.mcp.deadlineSeconds),
+    openapiSchemas: ["McpMessage", "McpAnswer"],
+  },
+};
+
+/** How an assistant connects over MCP, and pays there. */
+function mcpLines(endpoint: string, facts: PaymentFacts, deadlineSeconds: number): string[] {
+  return [
+    "## MCP",
+    "",
+    `Every capability is also an MCP tool of the same name, input and price: connect an MCP client to \`${endpoint}\` (Streamable HTTP, stateless, JSON answers, SSE for a call that sends a progressToken; no session). A tool's result is the job's \`output\`, as \`structuredContent\` and as JSON text; a failure is \`isError: true\` with the error body below.`,
+    "",
+    `- \`params._meta.deadline\` (optional): Unix time in SECONDS by which the job must be done; default now + ${deadlineSeconds} s.`,
+    "- `params._meta.job_id` (optional): your id for the job; default derived from the tool, its arguments and the payment, so an identical retry is the same job (and a paid one is not charged twice).",
+    "- `params._meta.progressToken` (optional): you get `notifications/progress` when the job starts and while it runs, so a client that resets its timeout on progress keeps waiting.",
+    ...(facts.free
+      ? ["- This instance runs in dev mode: tool calls are free."]
+      : [
+          '- Pay (x402 v2 MCP transport): an unpaid call returns `isError: true` with the x402 PaymentRequired (`x402Version`, `accepts`, resource `mcp://tool/<name>`) as `structuredContent`. Sign one of its `accepts` with an x402 client and call the tool again with the PaymentPayload in `params._meta["x402/payment"]`. The settlement is in the result\'s `_meta["x402/payment-response"]`; one payment pays for one job, on /mcp or /execute. A call you give up on (cancelled, or its connection closed) before settlement is not charged: the identical call again (same arguments and `_meta["x402/payment"]`) gets its result, charged then. A payment with a `payment-identifier` id sent again (same arguments) gets the same result and settlement back.',
+        ]),
+  ];
+}

@@ -1,0 +1,50 @@
+/**
+ * A transport: one way into the service, mounted by createApp (app.ts) from the list in
+ * features.ts (TRANSPORTS): POST /execute (http/execute.ts, always there), MCP (mcp/), the console
+ * page (console/). That one list drives the routes, CORS preflights and 405s (http/cors.ts) and
+ * every discovery document (the agent card's interfaces, the OpenAPI paths, /llms.txt), so a new
+ * transport is its folder plus one entry there. Part of your project: edit freely.
+ */
+import type { Express } from "express";
+import type { AgentInterface } from "./discovery/agent-card.js";
+import type { PaymentFacts } from "./discovery/facts.js";
+import type { JobServices } from "./jobs/services.js";
+import type { ResolvedConfig } from "./ops/config.js";
+import type { Logger } from "./types.js";
+
+/** A path a transport serves, with its methods (HEAD comes free with GET). */
+export interface TransportRoute {
+  path: string;
+  /** E.g. "POST" or "GET, HEAD": a preflight allows these, other methods get 405 with `Allow`. */
+  methods: string;
+  /** Request headers a preflight allows besides the common ones (e.g. MCP's protocol headers). */
+  allowHeaders?: string;
+}
+
+/** What the discovery documents say of a transport (each part optional). */
+export interface TransportDiscovery {
+  /** Its entry in the agent card's supportedInterfaces, for the service at `base`. */
+  cardInterface?(base: string): AgentInterface;
+  /** Its section of /llms.txt (lines, after the job endpoint's). */
+  llms?(base: string, facts: PaymentFacts, config: ResolvedConfig): string[];
+  /** OpenAPI component schemas only its paths use: dropped with them when it is off. */
+  openapiSchemas?: readonly string[];
+}
+
+export interface Transport {
+  /** Its name (the feature's, e.g. "mcp"). */
+  readonly name: string;
+  /** The paths it answers (CORS, 405s, the endpoint list of a 404, the OpenAPI paths kept). */
+  readonly routes: readonly TransportRoute[];
+  /** Whether this instance serves it (default: yes); a transport that is off is in no document. */
+  enabled?(config: ResolvedConfig): boolean;
+  /** Adds its routes to the app (also when off, if it answers that it is off). */
+  mount(app: Express, services: JobServices, logger: Logger): void;
+  discovery?: TransportDiscovery;
+}
+
+/** The transports this instance serves (enabled). */
+export const servedTransports = (
+  transports: readonly Transport[],
+  config: ResolvedConfig,
+): Transport[] => transports.filter((t) => t.enabled?.(config) ?? true);

@@ -1,0 +1,198 @@
+// Transports are folders plus one line of features.ts (TRANSPORTS): a project without mcp/ or
+// console/ (their folder deleted, their `// feature:` lines dropped, as `npm run remove` does)
+// type-checks with the project's own compiler options and serves everything else, its discovery
+// documents silent about the absent transport; a third transport, its folder plus one list entry,
+// shows in the routes, CORS, 405s and the discovery documents.
+import { execFile } from "node:child_process";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+import type { createApp as CreateApp } from "../../templates/runtime/app.js";
+import { withDiscovery } from "./discovery-fixture.js";
+import { job, listen, makeAgent, post, type Running } from "./helpers.js";
+
+const root = new URL("../..", import.meta.url).pathname;
+const work = mkdtempSync(join(tmpdir(), "runtime-transports-"));
+const running: Running[] = [];
+afterAll(async () => {
+  await Promise.all(running.map((r) => r.close()));
+  rmSync(work, { recursive: true, force: true });
+});
+
+/**
+ * A project's layout around a copy of the runtime (src/runtime, with the generated project's two
+ * tsconfigs), `edit` applied to the copy; returns its src/runtime.
+ */
+function project(name: string, edit: (runtime: string) => void): string {
+  const dir = join(work, name);
+  const runtime = join(dir, "src/runtime");
+  cpSync(join(root, "templates/runtime"), runtime, { recursive: true });
+  cpSync(join(root, "templates/project/tsconfig.json"), join(dir, "tsconfig.json"));
+  cpSync(join(root, "templates/project/src/runtime/tsconfig.json"), join(runtime, "tsconfig.json"));
+  writeFileSync(join(dir, "package.json"), '{ "type": "module" }\n');
+  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir");
+  edit(runtime);
+  return runtime;
+}
+
+/** What `npm run remove -- <feature>` does to the runtime: its folder and its lines go. */
+function without(feature: string, folder: string) {
+  return (runtime: string): void => {
+    rmSync(join(runtime, folder), { recursive: true });
+    const file = join(runtime, "features.ts");
+    const lines = readFileSync(file, "utf8").split("\n");
+    const kept = lines.filter((line) => !line.endsWith(`// feature: ${feature}`));
+    expect(kept.length).toBeLessThan(lines.length);
+    writeFileSync(file, kept.join("\n"));
+  };
+}
+
+/** Type-checks a runtime copy as the project does (tsc -b's runtime project), declarations kept apart. */
+async function typecheck(runtime: string): Promise<void> {
+  const tsc = join(root, "node_modules/typescript/bin/tsc");
+  const out = join(runtime, "../../out");
+  await promisify(execFile)(
+    process.execPath,
+    [
+      tsc,
+      "-p",
+      join(runtime, "tsconfig.json"),
+      "--outDir",
+      out,
+      "--tsBuildInfoFile",
+      `${out}.tsbuildinfo`,
+    ],
+    { maxBuffer: 16 * 1024 * 1024 },
+  ).catch((err: { stdout?: string }) => {
+    const errors = (err.stdout ?? String(err)).split("\n").filter((line) => /error TS/.test(line));
+    throw new Error(`the runtime copy does not type-check:\n${errors.join("\n")}`);
+  });
+}
+
+/** Serves the copy's app (production-free dev mode, with discovery data). */
+async function serve(runtime: string): Promise<string> {
+  const { createApp } = (await import(join(runtime, "app.ts"))) as { createApp: typeof CreateApp };
+  const app = await listen(createApp(withDiscovery(makeAgent()), { devMode: true }));
+  running.push(app);
+  return app.url;
+}
+
+const text = async (url: string, init?: RequestInit) => {
+  const res = await fetch(url, init);
+  return { status: res.status, headers: res.headers, body: await res.text() };
+};
+
+describe("a project without a transport's folder", () => {
+  it("without mcp/: type-checks, serves jobs, and no document or route mentions /mcp", async () => {
+    const runtime = project("no-mcp", without("mcp", "mcp"));
+    await typecheck(runtime);
+    const url = await serve(runtime);
+    const answer = await post(url, job("echo", { text: "hi" }));
+    expect(answer.status).toBe(200);
+    for (const path of ["/llms.txt", "/.well-known/agent-card.json", "/openapi.json"]) {
+      const doc = await text(`${url}${path}`);
+      expect(doc.status).toBe(200);
+      expect(doc.body).toContain("/execute");
+      expect(doc.body).not.toContain("/mcp");
+    }
+    const mcp = await text(`${url}/mcp`, { method: "POST" });
+    expect(mcp.status).toBe(404);
+    const endpoints = (JSON.parse(mcp.body) as { error: string }).error.split("endpoints: ")[1];
+    expect(endpoints).toContain("POST /execute");
+    expect(endpoints).not.toContain("/mcp");
+    expect((await text(`${url}/mcp`, { method: "OPTIONS" })).status).toBe(404);
+  }, 180_000);
+
+  it("without console/: type-checks and serves no page at GET /", async () => {
+    const runtime = project("no-console", without("console", "console"));
+    await typecheck(runtime);
+    const url = await serve(runtime);
+    const page = await text(`${url}/`, { headers: { accept: "text/html" } });
+    expect(page.status).toBe(404);
+    expect((await text(`${url}/health`)).status).toBe(200);
+    expect((await text(`${url}/llms.txt`)).body).toContain("## MCP");
+  }, 180_000);
+});
+
+describe("a third transport", () => {
+  it("is its folder plus one entry of TRANSPORTS: routes, CORS, 405s and discovery show it", async () => {
+    const runtime = project("echo", (dir) => {
+      mkdirSync(join(dir, "echo"));
+      writeFileSync(
+        join(dir, "echo/transport.ts"),
+        `import type { Transport } from "../transport.js";
+export const ECHO_TRANSPORT: Transport = {
+  name: "echo",
+  routes: [{ path: "/echo", methods: "POST", allowHeaders: "X-Echo" }],
+  mount: (app) => void app.post("/echo", (_req, res) => void res.json({ echoed: true })),
+  discovery: {
+    cardInterface: (base) => ({ url: \`\${base}/echo\`, protocolBinding: "ECHO", protocolVersion: "1" }),
+    llms: (base) => ["## Echo", "", \`POST \${base}/echo answers {"echoed":true}.\`],
+  },
+};
+`,
+      );
+      const file = join(dir, "features.ts");
+      const source = readFileSync(file, "utf8")
+        .replace(
+          /^(import .* \/\/ feature: mcp)$/m,
+          '$1\nimport { ECHO_TRANSPORT } from "./echo/transport.js";',
+        )
+        .replace(/^( {2}MCP_TRANSPORT, \/\/ feature: mcp)$/m, "$1\n  ECHO_TRANSPORT,");
+      expect(source).toContain("  ECHO_TRANSPORT,\n");
+      writeFileSync(file, source);
+    });
+    await typecheck(runtime);
+    const url = await serve(runtime);
+
+    expect(await (await fetch(`${url}/echo`, { method: "POST" })).json()).toEqual({ echoed: true });
+    const preflight = await text(`${url}/echo`, { method: "OPTIONS" });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-methods")).toBe("POST, OPTIONS");
+    expect(preflight.headers.get("access-control-allow-headers")).toMatch(/, X-Echo$/);
+    const get = await text(`${url}/echo`);
+    expect(get.status).toBe(405);
+    expect(get.headers.get("allow")).toBe("POST");
+    expect((await text(`${url}/nope`)).body).toContain("POST /mcp, POST /echo");
+
+    const card = JSON.parse((await text(`${url}/.well-known/agent-card.json`)).body);
+    expect(card.supportedInterfaces.map((i: { url: string }) => i.url)).toEqual([
+      `${url}/execute`,
+      `${url}/mcp`,
+      `${url}/echo`,
+    ]);
+    const llms = (await text(`${url}/llms.txt`)).body;
+    expect(llms).toContain(`## Echo\n\nPOST ${url}/echo answers {"echoed":true}.`);
+    expect(llms.indexOf("## MCP")).toBeLessThan(llms.indexOf("## Echo"));
+  }, 180_000);
+});
+
+describe("the job pipeline knows no transport", () => {
+  it("jobs/ names no HTTP header, status code, Express type or header reader (the adapters map its outcome)", () => {
+    const dir = join(root, "templates/runtime/jobs");
+    const http =
+      /PAYMENT-|X-PAYMENT|Retry-After|Cache-Control|Content-Type|\bstatus: \d{3}\b|\b(?:200|402|409|499|503)\b|express|HeaderGetter|headers/;
+    const found = readdirSync(dir)
+      .filter((name) => name.endsWith(".ts"))
+      .flatMap((name) =>
+        readFileSync(join(dir, name), "utf8")
+          .replace(/\/\*[\s\S]*?\*\//g, "")
+          .split("\n")
+          .map((line, i) => [`jobs/${name}:${i + 1}`, line.replace(/\/\/.*$/, "")] as const)
+          .filter(([, code]) => http.test(code))
+          .map(([where, code]) => `${where}: ${code.trim()}`),
+      );
+    expect(found).toEqual([]);
+  });
+});
