@@ -32,12 +32,15 @@ beforeAll(async () => {
   await symlink(join(REPO, "node_modules"), join(tool, "node_modules"), "dir");
   oldPristine = join(work, "made-by-0.1.0");
   fresh = join(work, "made-by-new");
-  const scaffold = (cli: string, dir: string) =>
-    execa("node", [cli, dir, "--yes", "--no-install", "--no-git", "--manifest", E2E_MANIFEST], {
-      env: { npm_config_user_agent: "" },
-    });
+  const scaffold = (cli: string, dir: string, ...extra: string[]) =>
+    execa(
+      "node",
+      [cli, dir, "--yes", "--no-install", "--no-git", "--manifest", E2E_MANIFEST, ...extra],
+      { env: { npm_config_user_agent: "" } },
+    );
   await scaffold(join(tool, "bin/create-agent.js"), oldPristine);
-  await scaffold(CLI, fresh);
+  // A project made before features existed upgrades to one with every feature.
+  await scaffold(CLI, fresh, "--features", "all");
 });
 
 afterAll(async () => {
