@@ -144,7 +144,9 @@ export function hasFeatureRecord(pkg: unknown): boolean {
 /** The npm dependencies of a project with these features: the core's plus each feature's, sorted. */
 export function projectDependencies(features: readonly string[]): Record<string, string> {
   const optional = new Set(FEATURES.flatMap((f) => Object.keys(f.dependencies)));
-  const wanted = new Set(FEATURES.filter((f) => features.includes(f.name)).flatMap((f) => Object.keys(f.dependencies)));
+  const wanted = new Set(
+    FEATURES.filter((f) => features.includes(f.name)).flatMap((f) => Object.keys(f.dependencies)),
+  );
   return Object.fromEntries(
     Object.entries(dependencies).filter(([name]) => !optional.has(name) || wanted.has(name)),
   );

@@ -2,12 +2,7 @@
  * `create`'s side of optional features (src/features.ts): the --features flag, the question asked in a
  * terminal, and the summary line. `all` is every feature, `none` the core alone; --yes takes the defaults.
  */
-import {
-  DEFAULT_FEATURES,
-  FEATURES,
-  FeatureNameError,
-  parseFeatureList,
-} from "../features.js";
+import { DEFAULT_FEATURES, FEATURES, FeatureNameError, parseFeatureList } from "../features.js";
 import { CliError } from "./errors.js";
 import type { Prompter } from "./prompts.js";
 

@@ -5,8 +5,21 @@
  * (three-way merged with your edits, as upgrade does). Throws CliError, with nothing changed, when it
  * cannot be done safely: another create-agent's runtime, edits in a folder to delete, a clash in features.ts.
  */
-import { featureNamed, FeatureNameError, type Feature, FEATURES, hasFeatureRecord, inTableOrder, recordedFeatures } from "../features.js";
-import { featuresFileFor, FEATURES_FILE, RUNTIME_DIR, runtimeTemplates } from "../generate/runtime.js";
+import {
+  featureNamed,
+  FeatureNameError,
+  type Feature,
+  FEATURES,
+  hasFeatureRecord,
+  inTableOrder,
+  recordedFeatures,
+} from "../features.js";
+import {
+  featuresFileFor,
+  FEATURES_FILE,
+  RUNTIME_DIR,
+  runtimeTemplates,
+} from "../generate/runtime.js";
 import { listFiles, pathInside, readIfExists } from "../write/apply.js";
 import { merge3 } from "../upgrade/merge3.js";
 import { toolVersionOf } from "../upgrade/project-version.js";
@@ -101,7 +114,13 @@ export async function planFeature(
   };
   if (verb === "add") await planFolderCopy(state.root, plan);
   else await planFolderRemoval(state.root, plan, options.force === true);
-  const featuresText = await mergedFile(state.root, FEATURES_FILE, featuresFileFor(before), featuresFileFor(after), plan);
+  const featuresText = await mergedFile(
+    state.root,
+    FEATURES_FILE,
+    featuresFileFor(before),
+    featuresFileFor(after),
+    plan,
+  );
   if (featuresText === undefined)
     throw new CliError(
       `${FEATURES_FILE}: your edits clash with the lines ${verb} ${feature.name} changes (nothing was changed). ` +
@@ -190,7 +209,9 @@ function packageJsonFor(state: ProjectState, plan: FeaturePlan): string {
       } else plan.keptPackages.push(`${name}@${deps[name]}`);
     }
   }
-  pkg.dependencies = sorted ? Object.fromEntries(Object.entries(deps).sort(([a], [b]) => (a < b ? -1 : 1))) : deps;
+  pkg.dependencies = sorted
+    ? Object.fromEntries(Object.entries(deps).sort(([a], [b]) => (a < b ? -1 : 1)))
+    : deps;
   pkg.createAgent = { ...(pkg.createAgent as object), features: plan.after };
   const indent = /^\{\r?\n([ \t]+)"/.exec(state.pkgText)?.[1] ?? "  ";
   return JSON.stringify(pkg, null, indent) + (state.pkgText.endsWith("\n") ? "\n" : "");

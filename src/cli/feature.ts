@@ -145,7 +145,9 @@ function report(plan: FeaturePlan, pm: ReturnType<typeof projectPackageManager>)
   if (files.length > 0) lines.push(`  updated ${files.join(", ")}`);
   for (const path of plan.kept) lines.push(`  kept your ${path} (it differs from create-agent's)`);
   if (plan.packages.length > 0)
-    lines.push(`  package.json: ${verb === "add" ? "added" : "removed"} ${plan.packages.join(", ")}`);
+    lines.push(
+      `  package.json: ${verb === "add" ? "added" : "removed"} ${plan.packages.join(", ")}`,
+    );
   for (const spec of plan.keptPackages) lines.push(`  package.json: kept your ${spec}`);
   lines.push(`  features: ${plan.after.join(", ") || "none (the core only)"}`);
   if (plan.readmeLeft)

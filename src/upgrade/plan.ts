@@ -98,7 +98,13 @@ export async function planUpgrade(root: string, toolVersion: string): Promise<Up
   // features existed) has every folder, and keeps them all.
   const features = recordedFeatures(pkg);
   const [base, next] = await Promise.all([
-    pristineProject(root, tarball, manifestText, packageManager, hasFeatureRecord(pkg) ? features : undefined),
+    pristineProject(
+      root,
+      tarball,
+      manifestText,
+      packageManager,
+      hasFeatureRecord(pkg) ? features : undefined,
+    ),
     generateProject(model, manifestText, { packageManager, features }),
   ]);
   const labels: MergeLabels = {

@@ -26,12 +26,18 @@ const work = await mkdtemp(join(tmpdir(), "create-agent-subsets-"));
 afterAll(() => rm(work, { recursive: true, force: true }));
 
 /** src/runtime of a project with `features`, beside the project's tsconfig.json; tsc's diagnostics. */
-async function typecheckRuntime(name: string, features: string[]): Promise<{ ok: boolean; output: string }> {
+async function typecheckRuntime(
+  name: string,
+  features: string[],
+): Promise<{ ok: boolean; output: string }> {
   const dir = join(work, name);
   const files = [
     ...runtimeFilesFor(features),
     { path: "package.json", contents: '{ "type": "module" }\n' },
-    { path: "tsconfig.json", contents: await readFile(join(TEMPLATES_DIR, "project/tsconfig.json"), "utf8") },
+    {
+      path: "tsconfig.json",
+      contents: await readFile(join(TEMPLATES_DIR, "project/tsconfig.json"), "utf8"),
+    },
     // As src/runtime/tsconfig.json, but writing nothing (no declarations, no build info).
     {
       path: "src/runtime/tsconfig.check.json",
@@ -63,13 +69,17 @@ async function typecheckRuntime(name: string, features: string[]): Promise<{ ok:
 }
 
 describe("a project without one optional feature type-checks its runtime", () => {
-  it.each(COMPILING_WITHOUT.map((f) => [f]))("without %s", async (feature) => {
-    const { ok, output } = await typecheckRuntime(
-      `without-${feature}`,
-      FEATURE_NAMES.filter((f) => f !== feature),
-    );
-    expect(ok, output).toBe(true);
-  }, 120_000);
+  it.each(COMPILING_WITHOUT.map((f) => [f]))(
+    "without %s",
+    async (feature) => {
+      const { ok, output } = await typecheckRuntime(
+        `without-${feature}`,
+        FEATURE_NAMES.filter((f) => f !== feature),
+      );
+      expect(ok, output).toBe(true);
+    },
+    120_000,
+  );
 
   it("with every feature (the check itself works)", async () => {
     const { ok, output } = await typecheckRuntime("all", [...FEATURE_NAMES]);
@@ -80,4 +90,3 @@ describe("a project without one optional feature type-checks its runtime", () =>
     for (const feature of COMPILING_WITHOUT) expect(FEATURE_NAMES).toContain(feature);
   });
 });
-

@@ -83,7 +83,9 @@ describe("the table", () => {
 
   it("names exactly the runtime registry's optional features, each folder once", () => {
     const template = readFileSync(join(TEMPLATES_DIR, "runtime/features.ts"), "utf8");
-    const registry = [...template.matchAll(/^\s*"([a-z-]+)", \/\/ feature: \1$/gm)].map((m) => m[1]);
+    const registry = [...template.matchAll(/^\s*"([a-z-]+)", \/\/ feature: \1$/gm)].map(
+      (m) => m[1],
+    );
     expect(registry).toEqual(FEATURE_NAMES);
     expect(new Set(FEATURES.map((f) => f.folder)).size).toBe(FEATURES.length);
   });
@@ -99,7 +101,10 @@ describe("the table", () => {
 
   it("a project without createAgent.features (0.1.0, 0.2.0) counts as having every feature", () => {
     expect(recordedFeatures({ createAgent: { version: "0.2.0" } })).toEqual(FEATURE_NAMES);
-    expect(recordedFeatures({ createAgent: { features: ["redis", "mcp"] } })).toEqual(["mcp", "redis"]);
+    expect(recordedFeatures({ createAgent: { features: ["redis", "mcp"] } })).toEqual([
+      "mcp",
+      "redis",
+    ]);
     expect(recordedFeatures({ createAgent: { features: [] } })).toEqual([]);
   });
 });

@@ -10,8 +10,9 @@ import { planUpgrade } from "../../src/upgrade/plan.js";
 import { cli, FIXTURES, scaffold, tempDir } from "../cli/helpers.js";
 
 const REPO = join(import.meta.dirname, "../..");
-const VERSION = (JSON.parse(await readFile(join(REPO, "package.json"), "utf8")) as { version: string })
-  .version;
+const VERSION = (
+  JSON.parse(await readFile(join(REPO, "package.json"), "utf8")) as { version: string }
+).version;
 
 /** A project made by create-agent 0.1.0 (the release kept in fixtures/upgrade), from the e2e manifest. */
 async function madeBy010(): Promise<string> {
@@ -24,7 +25,13 @@ async function madeBy010(): Promise<string> {
   }
   await symlink(join(REPO, "node_modules"), join(tool, "node_modules"), "dir");
   const dir = join(work, "old");
-  const args = ["--yes", "--no-install", "--no-git", "--manifest", join(FIXTURES, "e2e/agent.json")];
+  const args = [
+    "--yes",
+    "--no-install",
+    "--no-git",
+    "--manifest",
+    join(FIXTURES, "e2e/agent.json"),
+  ];
   await execa("node", [join(tool, "bin/create-agent.js"), dir, ...args], {
     env: { npm_config_user_agent: "" },
   });
@@ -36,10 +43,15 @@ describe("upgrade with optional features", () => {
     const dir = await madeBy010();
     const plan = await planUpgrade(dir, VERSION);
     const runtime = plan.changes.filter((c) => c.path.startsWith("src/runtime/"));
-    expect(runtime.filter((c) => c.action === "remove" || c.action === "modify-delete")).toEqual([]);
+    expect(runtime.filter((c) => c.action === "remove" || c.action === "modify-delete")).toEqual(
+      [],
+    );
     const added = runtime.filter((c) => c.action === "add").map((c) => c.path);
     for (const folder of ["payments/svm", "mcp", "console"])
-      expect(added.some((p) => p.startsWith(`src/runtime/${folder}/`)), folder).toBe(true);
+      expect(
+        added.some((p) => p.startsWith(`src/runtime/${folder}/`)),
+        folder,
+      ).toBe(true);
     const pkg = JSON.parse(String(plan.changes.find((c) => c.path === "package.json")?.after));
     expect(pkg.createAgent.features).toEqual(FEATURE_NAMES);
     for (const name of ["@x402/svm", "ioredis", "prom-client", "jose", "@modelcontextprotocol/sdk"])
