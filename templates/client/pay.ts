@@ -276,6 +276,11 @@ function chooseNetwork(
       `this client holds a key only for Solana, and ${solanaDeadlineProblem(payers.deadlineSeconds)}`,
     );
   if (choice.family === "evm") payers.evm.account(); // throws: no EVM payer key
+  if (choice.family === "svm" && !SOLANA_PAYMENTS)
+    throw fail(
+      "payer",
+      `the service asks for payment on ${offered}, and this client was generated without Solana payments: regenerate it from a service (or agent.json) that takes them`,
+    );
   throw fail(
     "payer",
     choice.family === "svm"
