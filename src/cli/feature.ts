@@ -41,7 +41,12 @@ export async function changeFeature(
   const root = projectRoot(options.cwd);
   const state = await readProject(root);
   checkSameTool(state, toolVersion, `${verb} -- ${feature.name}`);
-  const plan = await planFeature(state, feature, verb, options);
+  const plan = await planFeature(state, feature, verb, options).catch((error: unknown) => {
+    if (error instanceof CliError) throw error;
+    throw new CliError(
+      `cannot ${verb} ${feature.name} (nothing was changed): ${(error as Error).message}`,
+    );
+  });
   if (!plan) {
     process.stdout.write(
       `This project ${verb === "add" ? "already has" : "does not include"} ${feature.name}: nothing to do.\n`,
