@@ -84,6 +84,22 @@ function featureRows(features: readonly string[], packageManager: PackageManager
   }));
 }
 
+/**
+ * For the README's notes on an absent feature: `lacks.solana` (the project does not have it) and
+ * `addFeature.solana` (the command that adds it, in backquotes); camelCase keys (`facilitatorAuth`).
+ */
+function featureNotes(features: readonly string[], packageManager: PackageManager) {
+  const pm = projectCommands(packageManager);
+  const lacks: Record<string, boolean> = {};
+  const addFeature: Record<string, string> = {};
+  for (const f of FEATURES) {
+    const key = f.name.replace(/-(\w)/g, (_m, c: string) => c.toUpperCase());
+    lacks[key] = !features.includes(f.name);
+    addFeature[key] = `\`${pm.addFeature(f.name)}\``;
+  }
+  return { lacks, addFeature };
+}
+
 /** Shell text (inside single quotes) of a job request for the first capability, due in 60 s. */
 function sampleJobShell(model: AgentModel): string {
   const first = model.capabilities[0];
@@ -130,6 +146,7 @@ export function readmeData(
   const pm = projectCommands(packageManager);
   return {
     features: featureRows(features, packageManager),
+    ...featureNotes(features, packageManager),
     addFeatureUsage: pm.addFeature("<feature>"),
     name: model.name,
     description: model.description,
