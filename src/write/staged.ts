@@ -27,19 +27,26 @@ export async function writeAllOrNothing(
     ...files.filter((f) => f.path === options.last),
   ];
   const staged: Array<{ temp: string; target: string }> = [];
+  const madeFolders: string[] = [];
+  const cleanUp = async () => {
+    await Promise.all(staged.map(({ temp }) => rm(temp, { force: true })));
+    // Folders made for the new files (then holding only temp files) go too: no trace is left.
+    for (const folder of madeFolders.reverse()) await rm(folder, { recursive: true, force: true });
+  };
   try {
     for (const file of ordered) {
       const target = pathInside(root, file.path);
       const existing = await stat(target).catch(() => undefined);
       if (existing?.isDirectory()) throw new Error(`${file.path} is a folder, where a file goes`);
-      await mkdir(dirname(target), { recursive: true });
+      const made = await mkdir(dirname(target), { recursive: true });
+      if (made !== undefined) madeFolders.push(made);
       const temp = `${target}.${process.pid}.staged.tmp`;
       staged.push({ temp, target });
       await writeFile(temp, file.contents);
     }
     await options.before?.();
   } catch (error) {
-    await Promise.all(staged.map(({ temp }) => rm(temp, { force: true })));
+    await cleanUp();
     throw error;
   }
   try {
