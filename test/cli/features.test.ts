@@ -1,9 +1,11 @@
 // Optional features on a real scaffolded project, through the built CLI: `create --features`, then
 // `add` and `remove` (what the project's `npm run add -- <feature>` runs), all without installing.
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cli, scaffold, snapshotTree } from "./helpers.js";
+import { execa } from "execa";
+import { featureCommand } from "../../src/generate/package-manager.js";
+import { CLI, cli, scaffold, snapshotTree, tempDir } from "./helpers.js";
 
 const readJson = async (dir: string, file: string) =>
   JSON.parse(await readFile(join(dir, file), "utf8")) as Record<string, any>;
@@ -158,5 +160,42 @@ describe("create-agent add / remove", () => {
     expect(result.stderr).toContain("this project's runtime is create-agent 0.1.9's");
     expect(result.stderr).toContain("upgrade");
     expect(await snapshotTree(dir)).toEqual(before);
+  });
+});
+
+describe("installing after add / remove", () => {
+  it("runs the install of the project's package manager (its lockfile), and exits 1 saying how to retry when it fails", async () => {
+    const dir = await scaffold("none");
+    await writeFile(join(dir, "pnpm-lock.yaml"), "lockfileVersion: '9.0'\n");
+    const bin = await tempDir();
+    await writeFile(join(bin, "pnpm"), `#!/bin/sh\necho "$@" >> pm-ran.txt\n`);
+    await chmod(join(bin, "pnpm"), 0o755);
+    const run = (args: string[]) =>
+      execa(process.execPath, [CLI, ...args], {
+        cwd: dir,
+        reject: false,
+        all: true,
+        stdin: "ignore",
+        env: { PATH: bin, npm_config_user_agent: "" },
+      });
+    const added = await run(["add", "mcp"]);
+    expect(added.exitCode, added.all).toBe(0);
+    expect(added.stdout).toContain("Installing with pnpm...");
+    expect(await readFile(join(dir, "pm-ran.txt"), "utf8")).toBe("install\n");
+
+    await writeFile(join(bin, "pnpm"), "#!/bin/sh\nexit 7\n");
+    const removed = await run(["remove", "mcp"]);
+    expect(removed.exitCode).toBe(1);
+    expect(removed.stderr).toContain(
+      "`pnpm install` exited with code 7. The project's files already have the change",
+    );
+    expect((await readJson(dir, "package.json")).createAgent.features).toEqual([]);
+  });
+
+  it("the README and messages name the project's scripts through `run` (pnpm add would install an npm package)", () => {
+    expect(featureCommand("npm", "add", "solana")).toBe("npm run add -- solana");
+    expect(featureCommand("pnpm", "add", "solana")).toBe("pnpm run add solana");
+    expect(featureCommand("yarn", "remove", "redis")).toBe("yarn run remove redis");
+    expect(featureCommand("bun", "add", "mcp")).toBe("bun run add mcp");
   });
 });
