@@ -63,7 +63,8 @@ export function buildProject(dir, manifest, handlers = {}, transform = undefined
   writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
   execFileSync(
     process.execPath,
-    [join(root, "bin/create-agent.js"), dir, "--yes", "--no-install", "--no-git", "--force", "--manifest", manifestFile],
+    // Every optional feature: the benches pay on Solana and may use Redis and metrics.
+    [join(root, "bin/create-agent.js"), dir, "--yes", "--no-install", "--no-git", "--force", "--features", "all", "--manifest", manifestFile],
     { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, npm_config_user_agent: "" } },
   );
   if (runtimeSource !== join(root, "templates/runtime")) {

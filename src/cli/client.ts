@@ -4,17 +4,18 @@
  */
 import { readFileSync } from "node:fs";
 import { open, stat } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import {
   CLIENT_HEADER_PREFIX,
-  CLIENT_TEMPLATE_FILES,
   type ClientTemplate,
+  clientTemplateFiles,
   clientInstallCommand,
   clientMethods,
   generateClient,
 } from "../caller/client-gen.js";
 import { CLIENT_SHARED_FILES } from "../caller/guard-file.js";
-import { readService, ServiceError } from "../caller/service.js";
+import { isUrl, readService, ServiceError } from "../caller/service.js";
+import { recordedFeatures } from "../features.js";
 import { TEMPLATES_DIR } from "../generate/templates.js";
 import { TOOL_ROOT } from "../scaffold/tool-home.js";
 import { writeFileAtomic } from "../write/atomic.js";
@@ -47,10 +48,12 @@ export async function client(source: string, options: ClientOptions): Promise<nu
       `${label}: ${service.name} declares no capabilities, so a client has nothing to call`,
     );
 
+  const solana = paysOnSolana(source);
   const text = await generateClient(service, {
     source: label,
     outFile,
-    templates: readClientTemplates(),
+    templates: readClientTemplates(solana),
+    solana,
   });
   await writeFileAtomic(target, text);
 
@@ -70,7 +73,7 @@ export async function client(source: string, options: ClientOptions): Promise<nu
     ),
     "",
     "The client needs these packages (pinned versions):",
-    `  ${clientInstallCommand()}`,
+    `  ${clientInstallCommand(solana)}`,
     "",
     "Paid calls sign with X402_PAYER_KEY (or the payerKey option); maxPrice caps what one job may cost.",
   ];
@@ -109,14 +112,29 @@ async function firstLine(path: string): Promise<string> {
   }
 }
 
+/**
+ * Whether the client pays on Solana: not for an agent.json whose project records its features without
+ * solana (package.json beside it); yes otherwise (a service's GET /about does not say its networks).
+ */
+export function paysOnSolana(source: string): boolean {
+  if (isUrl(source)) return true;
+  let pkg: unknown;
+  try {
+    pkg = JSON.parse(readFileSync(join(dirname(resolve(source)), "package.json"), "utf8"));
+  } catch {
+    return true;
+  }
+  return recordedFeatures(pkg).includes("solana");
+}
+
 /** The fixed part of every client: the payer's guard, its Solana reader and payment-id.ts, then templates/client/*.ts. */
-export function readClientTemplates(): ClientTemplate[] {
+export function readClientTemplates(solana = true): ClientTemplate[] {
   return [
     ...CLIENT_SHARED_FILES.map((name) => ({
       name,
       text: readFileSync(join(TOOL_ROOT, name), "utf8"),
     })),
-    ...CLIENT_TEMPLATE_FILES.map((name) => ({
+    ...clientTemplateFiles(solana).map((name) => ({
       name: `templates/client/${name}`,
       text: readFileSync(join(TEMPLATES_DIR, "client", name), "utf8"),
     })),

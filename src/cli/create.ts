@@ -30,6 +30,8 @@ import {
 } from "../scaffold/starter-manifest.js";
 import { inspectTarget, type TargetState } from "../scaffold/target.js";
 import { insideToolHome, TOOL_ROOT } from "../scaffold/tool-home.js";
+import { DEFAULT_FEATURES } from "../features.js";
+import { askFeatures, describeFeatures, featuresFromFlag } from "./create-features.js";
 import { CliError } from "./errors.js";
 import { parseFieldSpecs } from "./field-spec.js";
 import { CancelledError, openPrompter, type Prompter } from "./prompts.js";
@@ -43,6 +45,8 @@ export interface CreateOptions {
   packageManager?: PackageManager;
   /** Allow a project inside create-agent's own folder (refused otherwise). */
   insideToolRepo?: boolean;
+  /** --features: comma-separated optional features, `all` or `none` (default: asked, or DEFAULT_FEATURES). */
+  features?: string;
 }
 
 /** The exit code of a run the user stopped (as a shell reports Ctrl-C: 128 + SIGINT). */
@@ -51,6 +55,8 @@ export const CANCELLED_EXIT_CODE = 130;
 interface Project {
   model: AgentModel;
   manifestText: string;
+  /** Undefined until chosen: then the defaults. */
+  features?: string[];
 }
 
 /**
@@ -80,6 +86,7 @@ async function createProject(
       "missing <directory>: say where to create the project (a folder, e.g. ../my-agent), or pass --yes for ./my-agent",
     );
   // Everything that can fail without a question fails before the first one, and before anything is written.
+  const flagFeatures = featuresFromFlag(options.features);
   const fromFile = options.manifest ? await readManifestFile(options.manifest) : undefined;
   const given = directory ?? (interactive ? undefined : "my-agent");
   if (given !== undefined) {
@@ -103,7 +110,8 @@ async function createProject(
     try {
       target = given !== undefined ? resolve(given) : await askFolder(prompter, options);
       project = fromFile ?? (await askStarter(prompter, target));
-      prompter.say(await summary(target, project.model, pm, options));
+      project = { ...project, features: flagFeatures ?? (await askFeatures(prompter)) };
+      prompter.say(await summary(target, project, pm, options));
       if (!(await prompter.confirm("Create it?"))) throw new CancelledError();
     } finally {
       prompter.close();
@@ -113,10 +121,14 @@ async function createProject(
     project =
       fromFile ??
       starterProject({ name: packageNameFromDir(basename(target)), ...STARTER_DEFAULTS });
+    if (flagFeatures) project = { ...project, features: flagFeatures };
   }
 
-  const { model, manifestText } = project;
-  const { files, warnings } = await generateProject(model, manifestText, { packageManager: pm });
+  const { model, manifestText, features } = project;
+  const { files, warnings } = await generateProject(model, manifestText, {
+    packageManager: pm,
+    ...(features && { features }),
+  });
   await writeProject(target, files, options.force === true);
   const where = shownPath(target) === "." ? "the current folder" : shownPath(target);
   process.stdout.write(`\nCreated agent "${model.name}" in ${where} (${files.length} files).\n`);
@@ -312,7 +324,7 @@ function fieldListProblem(answer: string, kind: "input" | "output"): string | un
 /** What is about to be created, for the user to confirm. */
 async function summary(
   target: string,
-  model: AgentModel,
+  { model, features }: Project,
   pm: PackageManager,
   options: CreateOptions,
 ): Promise<string> {
@@ -342,6 +354,7 @@ async function summary(
     );
   }
   lines.push(
+    row("Features", describeFeatures(features ?? DEFAULT_FEATURES)),
     row(
       "Package manager",
       options.install

@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from "commander";
+import { DEFAULT_FEATURES, FEATURE_NAMES } from "../features.js";
 import { PACKAGE_MANAGERS } from "../generate/package-manager.js";
 import { ManifestError } from "../manifest/errors.js";
 import { CALL_HELP_AFTER } from "./call-help.js";
@@ -41,6 +42,10 @@ export async function main(argv: string[]): Promise<number> {
     .option("-f, --force", "write into a non-empty folder, replacing files the project needs")
     .option("--no-install", "do not install dependencies")
     .option("--no-git", "do not create a git repository")
+    .option(
+      "--features <list>",
+      `optional features, comma-separated (${FEATURE_NAMES.join(", ")}), or all, or none (default: ${DEFAULT_FEATURES.join(", ")})`,
+    )
     .option(
       "--inside-tool-repo",
       "allow creating the project inside create-agent's own folder (refused otherwise)",
@@ -131,6 +136,25 @@ export async function main(argv: string[]): Promise<number> {
       const { removeCapability } = await import("./capability.js");
       code = await removeCapability(name, options);
     });
+
+  for (const verb of ["add", "remove"] as const) {
+    const command = program
+      .command(verb)
+      .description(
+        verb === "add"
+          ? "add an optional feature to the project: its runtime folder, packages and record, then install"
+          : "remove an optional feature: delete its runtime folder (refused if you edited it), drop its packages and record",
+      )
+      .argument("<feature>", `one of ${FEATURE_NAMES.join(", ")}`)
+      .option("--no-install", "do not install dependencies afterwards")
+      .option("--cwd <dir>", "the project folder (default: the current folder)");
+    if (verb === "remove")
+      command.option("-f, --force", "delete the feature's folder even when it holds your edits");
+    command.action(async (name: string, options) => {
+      const { changeFeature } = await import("./feature.js");
+      code = await changeFeature(verb, name, options, VERSION);
+    });
+  }
 
   program
     .command("upgrade")

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { DEFAULT_FEATURES, inTableOrder } from "../features.js";
 import type { AgentModel } from "../manifest/model.js";
 import { GENERATED_DIR, type GeneratedFile } from "./file-set.js";
 import { generateDiscovery } from "./discovery.js";
@@ -92,45 +93,37 @@ export async function printFile(path: string, file: SourceFile): Promise<string>
 }
 
 /**
- * A whole new project: the code above, the embedded runtime (copied verbatim from templates/runtime), the
+ * A whole new project: the code above, the embedded runtime (the core of templates/runtime and the folders
+ * of `features`, default DEFAULT_FEATURES: see generate/runtime.ts), the
  * project files (package.json, README, entry points, tests, config), the manifest itself, and this CLI packed
  * into vendor/ so the project regenerates with the very version that created it.
  */
 export async function generateProject(
   model: AgentModel,
   manifestText: string,
-  options: { packageManager?: PackageManager } = {},
+  options: { packageManager?: PackageManager; features?: readonly string[] } = {},
 ): Promise<Generation> {
-  const [code, { packSelf }, { generatePackageJson, generateProjectFiles }] = await Promise.all([
-    generateCode(model),
-    import("../scaffold/vendor.js"),
-    import("./project.js"),
-  ]);
+  const [code, { packSelf }, { generatePackageJson, generateProjectFiles }, { runtimeFilesFor }] =
+    await Promise.all([
+      generateCode(model),
+      import("../scaffold/vendor.js"),
+      import("./project.js"),
+      import("./runtime.js"),
+    ]);
+  const features = inTableOrder(options.features ?? DEFAULT_FEATURES);
   const generator = await packSelf();
   const files: GeneratedFile[] = [{ path: "agent.json", contents: manifestText, owner: "user" }];
   files.push({
     path: "package.json",
-    contents: generatePackageJson(model, generator),
+    contents: generatePackageJson(model, generator, features),
     owner: "user",
   });
   files.push({ path: generator.path, contents: generator.contents, owner: "user" });
   // Template files are kept formatted in this repo, so they are not run through prettier again (it would
   // cost most of the scaffolding time, for the same bytes).
-  for (const file of generateProjectFiles(model, options.packageManager))
+  for (const file of generateProjectFiles(model, options.packageManager, features))
     files.push({ ...file, owner: "user" });
-  for (const file of await runtimeFiles()) files.push(file);
+  files.push(...runtimeFilesFor(features));
   files.push(...code.files);
   return { files, warnings: code.warnings };
-}
-
-/** Every .ts file under templates/runtime (subfolders too), copied verbatim into src/runtime/ (they are tested in this repo). */
-async function runtimeFiles(): Promise<GeneratedFile[]> {
-  const { templateFolder } = await import("./templates.js");
-  return templateFolder("runtime")
-    .filter((t) => t.path.endsWith(".ts") && !t.path.endsWith(".test.ts"))
-    .map((t) => ({
-      path: `src/runtime/${t.path}`,
-      contents: t.render({}),
-      owner: "user" as const,
-    }));
 }

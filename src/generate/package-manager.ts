@@ -31,5 +31,16 @@ export function projectCommands(pm: PackageManager) {
     removeCapability: (args: string) => scriptCommand(pm, "remove-capability", args),
     call: (args: string) => scriptCommand(pm, "call", args),
     client: (args: string) => scriptCommand(pm, "client", args),
+    addFeature: (args: string) => featureCommand(pm, "add", args),
+    removeFeature: (args: string) => featureCommand(pm, "remove", args),
   };
+}
+
+/**
+ * The project's `add`/`remove` scripts as a user types them: always through `run`, since `pnpm add`,
+ * `yarn add` and `bun add` (and `remove`) are the package managers' own commands, which would install an
+ * npm package of that name instead.
+ */
+export function featureCommand(pm: PackageManager, script: "add" | "remove", args: string): string {
+  return pm === "npm" ? `npm run ${script} -- ${args}` : `${pm} run ${script} ${args}`;
 }

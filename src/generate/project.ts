@@ -1,16 +1,19 @@
 import type { AgentModel, FieldDescriptor } from "../manifest/model.js";
-import { callerDependencies, dependencies, devDependencies, nodeEngines } from "../versions.js";
+import { DEFAULT_FEATURES, FEATURES, projectDependencies } from "../features.js";
+import { callerDependencies, devDependencies, nodeEngines } from "../versions.js";
 import { type PackageManager, projectCommands } from "./package-manager.js";
 import { sampleValue } from "./sample-values.js";
 import { templateFolder } from "./templates.js";
 
 /**
- * The generated project's package.json: scripts, and exact versions from the one version table. `generator` is
- * the vendored create-agent tarball (a devDependency, so `npm run generate` finds the CLI on any machine).
+ * The generated project's package.json: scripts, and exact versions from the one version table (the core's
+ * dependencies and those of its `features`, recorded in createAgent.features). `generator` is the vendored
+ * create-agent tarball (a devDependency, so `npm run generate` finds the CLI on any machine).
  */
 export function generatePackageJson(
   model: AgentModel,
   generator: { path: string; version: string },
+  features: readonly string[],
 ): string {
   const pkg = {
     name: model.name,
@@ -34,8 +37,11 @@ export function generatePackageJson(
       // `npm run call -- <capability> --input name=value`: calls (and pays) this service on PORT.
       call: "create-agent call",
       client: "create-agent client",
+      // `npm run add -- solana`: adds an optional feature (its runtime folder and packages); remove drops one.
+      add: "create-agent add",
+      remove: "create-agent remove",
     },
-    dependencies,
+    dependencies: projectDependencies(features),
     // Sorted, as npm keeps them.
     devDependencies: Object.fromEntries(
       Object.entries({
@@ -49,8 +55,9 @@ export function generatePackageJson(
     allowScripts: { esbuild: true },
     pnpm: { onlyBuiltDependencies: ["esbuild"] },
     trustedDependencies: ["esbuild"],
-    // Which create-agent made (or last upgraded) the project: `create-agent upgrade` merges from it.
-    createAgent: { version: generator.version },
+    // Which create-agent made (or last upgraded) the project: `create-agent upgrade` merges from it;
+    // and the optional features it has (`npm run add -- <feature>` / `npm run remove -- <feature>`).
+    createAgent: { version: generator.version, features: [...features] },
   };
   return `${JSON.stringify(pkg, null, 2)}\n`;
 }
@@ -59,9 +66,38 @@ export function generatePackageJson(
 export function generateProjectFiles(
   model: AgentModel,
   packageManager: PackageManager = "npm",
+  features: readonly string[] = DEFAULT_FEATURES,
 ): Array<{ path: string; contents: string }> {
-  const data = readmeData(model, packageManager);
+  const data = readmeData(model, packageManager, features);
   return templateFolder("project").map((t) => ({ path: t.path, contents: t.render(data) }));
+}
+
+/** The README's feature table: every optional feature, whether the project has it, how to add or remove it. */
+function featureRows(features: readonly string[], packageManager: PackageManager) {
+  const pm = projectCommands(packageManager);
+  return FEATURES.map((f) => ({
+    name: f.name,
+    summary: f.summary,
+    folder: f.folder,
+    included: features.includes(f.name),
+    command: features.includes(f.name) ? pm.removeFeature(f.name) : pm.addFeature(f.name),
+  }));
+}
+
+/**
+ * For the README's notes on an absent feature: `lacks.solana` (the project does not have it) and
+ * `addFeature.solana` (the command that adds it, in backquotes); camelCase keys (`facilitatorAuth`).
+ */
+function featureNotes(features: readonly string[], packageManager: PackageManager) {
+  const pm = projectCommands(packageManager);
+  const lacks: Record<string, boolean> = {};
+  const addFeature: Record<string, string> = {};
+  for (const f of FEATURES) {
+    const key = f.name.replace(/-(\w)/g, (_m, c: string) => c.toUpperCase());
+    lacks[key] = !features.includes(f.name);
+    addFeature[key] = `\`${pm.addFeature(f.name)}\``;
+  }
+  return { lacks, addFeature };
 }
 
 /** Shell text (inside single quotes) of a job request for the first capability, due in 60 s. */
@@ -102,9 +138,16 @@ function sampleTask(model: AgentModel): string {
 }
 
 /** The data the project templates are rendered with (the README's capability tables, commands...). */
-export function readmeData(model: AgentModel, packageManager: PackageManager) {
+export function readmeData(
+  model: AgentModel,
+  packageManager: PackageManager,
+  features: readonly string[] = DEFAULT_FEATURES,
+) {
   const pm = projectCommands(packageManager);
   return {
+    features: featureRows(features, packageManager),
+    ...featureNotes(features, packageManager),
+    addFeatureUsage: pm.addFeature("<feature>"),
     name: model.name,
     description: model.description,
     sampleJob: sampleJobShell(model),

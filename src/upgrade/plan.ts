@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { hasFeatureRecord, recordedFeatures } from "../features.js";
 import { GENERATED_DIR, generateProject } from "../generate/index.js";
 import type { PackageManager } from "../generate/package-manager.js";
 import { parseManifest } from "../manifest/index.js";
@@ -93,9 +94,18 @@ export async function planUpgrade(root: string, toolVersion: string): Promise<Up
   const packageManager = projectPackageManager(root, pkg);
   const manifestText = await readText(root, "agent.json");
   const model = parseManifest(manifestText, "agent.json"); // ManifestError when broken
+  // Only the folders of the project's features are merged; a project without the record (made before
+  // features existed) has every folder, and keeps them all.
+  const features = recordedFeatures(pkg);
   const [base, next] = await Promise.all([
-    pristineProject(root, tarball, manifestText, packageManager),
-    generateProject(model, manifestText, { packageManager }),
+    pristineProject(
+      root,
+      tarball,
+      manifestText,
+      packageManager,
+      hasFeatureRecord(pkg) ? features : undefined,
+    ),
+    generateProject(model, manifestText, { packageManager, features }),
   ]);
   const labels: MergeLabels = {
     ours: "yours",

@@ -60,7 +60,7 @@ const TOOL_FILES = ["package.json", "bin/create-agent.js"];
  * What the create-agent that made a project generated for it: the merge base of `upgrade`. The project
  * holds that very tool in vendor/ (the tarball its `create-agent` devDependency points at), so it is
  * unpacked into a temporary folder and asked to scaffold the project's agent.json (`manifestText`) again
- * (same package manager, no install, no git) into another one. Its dependencies are the project's installed ones when
+ * (same package manager and features, no install, no git) into another one. Its dependencies are the project's installed ones when
  * present, else this create-agent's own (the same libraries). Returns every file it wrote, by
  * project-relative POSIX path. Temporary folders are removed; nothing in the project is touched.
  */
@@ -69,6 +69,7 @@ export async function pristineProject(
   tarball: string,
   manifestText: string,
   packageManager: PackageManager,
+  features?: readonly string[],
 ): Promise<Map<string, Buffer>> {
   const tarballFile = resolve(root, tarball);
   if (!existsSync(tarballFile))
@@ -112,6 +113,8 @@ export async function pristineProject(
         manifest,
         "--package-manager",
         packageManager,
+        // Only a create-agent that records features knows the flag (an older one made them all).
+        ...(features ? ["--features", features.join(",") || "none"] : []),
       ],
       work,
     );

@@ -2,8 +2,9 @@
  * Paying with the official x402 client (@x402/fetch; @x402/evm's exact EVM scheme, or @x402/svm's exact
  * Solana scheme, v2 and v1), behind a price guard: a payment option above the limit, or in a token that is
  * not USDC, is dropped before anything is signed. The x402 client is made only when the service answers
- * 402, so a free (dev-mode) service needs no key, and it signs at most once per job. The Solana packages
- * (@x402/svm, @solana/kit, @solana-program/token) are imported only when a Solana offer is taken.
+ * 402, so a free (dev-mode) service needs no key, and it signs at most once per job. The Solana side is in
+ * pay-solana.ts (its packages imported only when a Solana offer is taken), or, in a client for a service
+ * without Solana, pay-solana-none.ts (no Solana package needed).
  */
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import {
@@ -31,8 +32,8 @@ import {
 } from "../../src/caller/guard.js";
 import { type AllowedAsset, assetAllowed } from "../../src/caller/guard-asset.js";
 import { addPaymentIdentifier, newPaymentId } from "../../src/caller/payment-id.js";
-import { solanaKeyBytes, solanaReader } from "../../src/caller/solana-payer.js";
 import { AgentCallError } from "./errors.js";
+import { SOLANA_PAYMENTS, solanaPayer } from "./pay-solana.js";
 import type { FetchLike } from "./retry.js";
 
 /** USDC has 6 decimals: "0.01" USDC is 10000 atomic units. */
@@ -144,7 +145,7 @@ export async function sendPaying(
     choosePaymentNetwork(
       checked,
       payers.network,
-      { evm: payers.evm.held, svm: payers.solana.key !== undefined },
+      { evm: payers.evm.held, svm: SOLANA_PAYMENTS && payers.solana.key !== undefined },
       payers.deadlineSeconds,
     ),
     payers,
@@ -275,6 +276,11 @@ function chooseNetwork(
       `this client holds a key only for Solana, and ${solanaDeadlineProblem(payers.deadlineSeconds)}`,
     );
   if (choice.family === "evm") payers.evm.account(); // throws: no EVM payer key
+  if (choice.family === "svm" && !SOLANA_PAYMENTS)
+    throw fail(
+      "payer",
+      `the service asks for payment on ${offered}, and this client was generated without Solana payments: regenerate it from a service (or agent.json) that takes them`,
+    );
   throw fail(
     "payer",
     choice.family === "svm"
@@ -285,38 +291,6 @@ function chooseNetwork(
 
 function solanaDeadlineProblem(seconds: number): string {
   return `a job paid on Solana must be due within ${SOLANA_MAX_DEADLINE_SECONDS} s (its transaction lives about 60 s, settlement included), and this one is due in ${Math.round(seconds)} s: give a deadline within ${SOLANA_MAX_DEADLINE_SECONDS} s, or choose an EVM network the service offers with \`network\``;
-}
-
-/**
- * The official Solana payer for `network`: @x402/svm's exact scheme (v2, and v1 under its name) signing
- * with the Solana key, reading the mint and a blockhash from the network's RPC, and the guard's reader.
- */
-async function solanaPayer(network: string, payers: Payers, limit: PaymentLimit) {
-  const svm = await import("@x402/svm/exact/client");
-  const svmV1 = await import("@x402/svm/exact/v1/client");
-  const kit = await import("@solana/kit");
-  const token = await import("@solana-program/token");
-  let signer: Awaited<ReturnType<typeof kit.createKeyPairSignerFromBytes>>;
-  try {
-    signer = await kit.createKeyPairSignerFromBytes(
-      solanaKeyBytes(payers.solana.key ?? "", payers.solana.source, kit.getBase58Encoder()),
-    );
-  } catch (error) {
-    throw new AgentCallError(
-      error instanceof PaymentGuardError
-        ? error.message
-        : `${payers.solana.source} is not a valid Solana key pair: its public half does not match its secret; nothing was signed`,
-      { errorType: "payer", status: 402, capability: limit.capability, jobId: limit.jobId },
-    );
-  }
-  const rpcUrl = payers.rpcUrl(network);
-  const config = rpcUrl === undefined ? undefined : { rpcUrl };
-  return {
-    address: String(signer.address),
-    scheme: new svm.ExactSvmScheme(signer, config),
-    schemeV1: new svmV1.ExactSvmSchemeV1(signer, config),
-    reader: solanaReader(kit, token),
-  };
 }
 
 /** The x402 policy: keeps the options this job may pay, and says why it dropped the others. */

@@ -5,7 +5,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { execa } from "execa";
 
 export const ROOT = join(import.meta.dirname, "../..");
@@ -57,8 +57,16 @@ export interface TsProject {
   ): Promise<{ exitCode: number | undefined; stdout: string; stderr: string }>;
 }
 
-/** A temp project: package.json (type module), a strict tsconfig, node_modules linked to this repo's. */
-export async function tsProject(dir: string, kind: ProjectKind): Promise<TsProject> {
+/**
+ * A temp project: package.json (type module), a strict tsconfig, node_modules linked to this repo's; with
+ * `packages`, node_modules holds only those (each linked to the repo's copy), as a project that installed
+ * exactly them.
+ */
+export async function tsProject(
+  dir: string,
+  kind: ProjectKind,
+  packages?: string[],
+): Promise<TsProject> {
   await mkdir(join(dir, "src"), { recursive: true });
   await writeFile(
     join(dir, "package.json"),
@@ -85,7 +93,13 @@ export async function tsProject(dir: string, kind: ProjectKind): Promise<TsProje
     join(dir, "tsconfig.json"),
     JSON.stringify({ compilerOptions, include: ["src"] }, null, 2),
   );
-  await symlink(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
+  if (packages === undefined)
+    await symlink(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
+  for (const name of packages ?? []) {
+    const link = join(dir, "node_modules", name);
+    await mkdir(dirname(link), { recursive: true });
+    await symlink(join(ROOT, "node_modules", name), link, "dir");
+  }
   return {
     dir,
     write: (file, text) => writeFile(join(dir, "src", file), text),

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CLIENT_HEADER_PREFIX,
+  CLIENT_NO_SOLANA_FILE,
   CLIENT_TEMPLATE_FILES,
   generateClient,
 } from "../../src/caller/client-gen.js";
@@ -348,7 +349,7 @@ describe("from running services", () => {
 
 it("every file of templates/client goes into the client", async () => {
   const files = (await readdir(join(ROOT, "templates/client"))).sort();
-  expect(files).toEqual([...CLIENT_TEMPLATE_FILES].sort());
+  expect(files).toEqual([...CLIENT_TEMPLATE_FILES, CLIENT_NO_SOLANA_FILE].sort());
 });
 
 describe("the output file", () => {

@@ -30,14 +30,19 @@ export async function tempDir(): Promise<string> {
   return dir;
 }
 
-/** A project made by the real CLI from the e2e manifest (two capabilities), without install or git. */
-export async function scaffold(): Promise<string> {
+/**
+ * A project made by the real CLI from the e2e manifest (two capabilities), without install or git; with
+ * every optional feature unless `features` says otherwise (a --features value).
+ */
+export async function scaffold(features = "all"): Promise<string> {
   const dir = join(await tempDir(), "agent");
   const result = await cli([
     dir,
     "--yes",
     "--no-install",
     "--no-git",
+    "--features",
+    features,
     "--manifest",
     join(FIXTURES, "e2e/agent.json"),
   ]);

@@ -61,6 +61,7 @@ async function acceptDefaultsUntil(t: Awaited<ReturnType<typeof terminal>>, unti
     "Price per job in USDC",
     "Input fields",
     "Output fields",
+    "Features",
     "Create it?",
   ];
   for (const prompt of prompts.slice(0, prompts.indexOf(until))) await t.answer(prompt, "");
@@ -86,6 +87,8 @@ describe.skipIf(!hasScript)("create-agent on a terminal", () => {
     await t.answer("Input fields", "text:string!, lang:string, tags:string[]");
     await t.answer("Output fields", "none");
     await t.answer("Output fields", "translation:string, notes:string?");
+    await t.answer("Features", "mcp, solanna");
+    await t.answer("Features", "solana, mcp");
     await t.answer("Create it? (Y/n)", "");
     const result = await t.done();
     const screen = t.screen();
@@ -97,6 +100,10 @@ describe.skipIf(!hasScript)("create-agent on a terminal", () => {
     expect(screen).toContain('amount "abc" is not a decimal number');
     expect(screen).toContain('"lang:str": unknown type "str"; did you mean "string"?');
     expect(screen).toContain("a capability needs at least one output field");
+    expect(screen).toContain(
+      'unknown feature "solanna": the features are solana, mcp, console, redis, metrics, facilitator-auth',
+    );
+    expect(screen).toContain("Features (comma-separated, all or none) (mcp, console): ");
     // Defaults follow the capability: its description, the starter's fields.
     expect(screen).toContain("What does translate do (Run translate on a text): ");
     expect(screen).toContain("Input fields, or none (text:string!): ");
@@ -110,6 +117,7 @@ describe.skipIf(!hasScript)("create-agent on a terminal", () => {
         "  Capability:       translate, 0.05 USDC per job: Translate a page",
         "    inputs:         text (string, required), lang (string, optional), tags (string[], optional)",
         "    outputs:        translation (string), notes (string, optional)",
+        "  Features:         solana, mcp",
         "  Package manager:  npm (--no-install: dependencies not installed)",
         "  Git:              no (--no-git)",
       ].join("\n"),
@@ -135,6 +143,8 @@ describe.skipIf(!hasScript)("create-agent on a terminal", () => {
     });
     const handler = await readFile(join(cwd, "shop/src/capabilities/translate.ts"), "utf8");
     expect(handler).toContain("translation");
+    const pkg = JSON.parse(await readFile(join(cwd, "shop/package.json"), "utf8"));
+    expect(pkg.createAgent.features).toEqual(["solana", "mcp"]);
   }, 60_000);
 
   it("accepting every default makes the same project as --yes", async () => {
@@ -156,9 +166,10 @@ describe.skipIf(!hasScript)("create-agent on a terminal", () => {
       stdin: "ignore",
     });
     expect(yes.exitCode, yes.all).toBe(0);
-    expect(await readFile(join(cwd, "my-agent/agent.json"), "utf8")).toBe(
-      await readFile(join(other, "my-agent/agent.json"), "utf8"),
-    );
+    for (const file of ["agent.json", "package.json", "src/runtime/features.ts"])
+      expect(await readFile(join(cwd, "my-agent", file), "utf8")).toBe(
+        await readFile(join(other, "my-agent", file), "utf8"),
+      );
   }, 60_000);
 
   it("Ctrl-C at a question prints `cancelled`, exits 130 and writes nothing", async () => {

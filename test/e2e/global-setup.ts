@@ -19,7 +19,9 @@ export const E2E_MANIFEST = join(import.meta.dirname, "../../fixtures/e2e/agent.
 export default async function setup(project: TestProject) {
   const workDir = await mkdtemp(join(tmpdir(), "create-agent-e2e-"));
   const projectDir = join(workDir, "shop-agent");
-  await execa("node", [CLI, projectDir, "--yes", "--no-git", "--manifest", E2E_MANIFEST], {
+  // Every optional feature: the e2e tests pay on Solana, share a Redis ledger, read metrics, sign CDP requests.
+  const args = [projectDir, "--yes", "--no-git", "--features", "all", "--manifest", E2E_MANIFEST];
+  await execa("node", [CLI, ...args], {
     env: { npm_config_audit: "false", npm_config_fund: "false", npm_config_prefer_offline: "true" },
     all: true,
   }).catch((error: { all?: string }) => {

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FEATURE_NAMES } from "../../src/features.js";
 import { createTarGz, readTarGz } from "../../src/scaffold/tarball.js";
 import { CLI, E2E_MANIFEST } from "./global-setup.js";
 
@@ -32,12 +33,15 @@ beforeAll(async () => {
   await symlink(join(REPO, "node_modules"), join(tool, "node_modules"), "dir");
   oldPristine = join(work, "made-by-0.1.0");
   fresh = join(work, "made-by-new");
-  const scaffold = (cli: string, dir: string) =>
-    execa("node", [cli, dir, "--yes", "--no-install", "--no-git", "--manifest", E2E_MANIFEST], {
-      env: { npm_config_user_agent: "" },
-    });
+  const scaffold = (cli: string, dir: string, ...extra: string[]) =>
+    execa(
+      "node",
+      [cli, dir, "--yes", "--no-install", "--no-git", "--manifest", E2E_MANIFEST, ...extra],
+      { env: { npm_config_user_agent: "" } },
+    );
   await scaffold(join(tool, "bin/create-agent.js"), oldPristine);
-  await scaffold(CLI, fresh);
+  // A project made before features existed upgrades to one with every feature.
+  await scaffold(CLI, fresh, "--features", "all");
 });
 
 afterAll(async () => {
@@ -182,7 +186,7 @@ describe("create-agent upgrade, from a project made by create-agent 0.1.0", () =
     expect(pkg.scripts).toEqual({ ...freshPkg.scripts, start: START });
     expect(pkg.dependencies).toEqual(freshPkg.dependencies);
     expect(pkg.devDependencies).toEqual(freshPkg.devDependencies);
-    expect(pkg.createAgent).toEqual({ version: NEW_VERSION });
+    expect(pkg.createAgent).toEqual({ version: NEW_VERSION, features: FEATURE_NAMES }); // no record before: every feature
     expect(await readdir(join(dir, "vendor"))).toEqual([`create-agent-${NEW_VERSION}.tgz`]);
     expect(await readFile(join(dir, "vendor", `create-agent-${NEW_VERSION}.tgz`))).toEqual(
       await readFile(join(fresh, "vendor", `create-agent-${NEW_VERSION}.tgz`)),
@@ -242,7 +246,7 @@ describe("create-agent upgrade, from a project made by create-agent 0.1.0", () =
     const pkg = JSON.parse(await read(dir, "package.json"));
     expect(pkg.dependencies["left-pad"]).toBe("1.3.0");
     expect(pkg.scripts.start).toBe(START);
-    expect(pkg.createAgent).toEqual({ version: NEW_VERSION });
+    expect(pkg.createAgent).toEqual({ version: NEW_VERSION, features: FEATURE_NAMES }); // no record before: every feature
   });
 
   it("a file you edited that the new version no longer ships: a modify/delete conflict, exit 1, your copy kept, its code's new home named", async () => {

@@ -4,6 +4,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { generateCode } from "../../src/generate/index.js";
+import { DEFAULT_FEATURES } from "../../src/features.js";
 import { generatePackageJson, generateProjectFiles } from "../../src/generate/project.js";
 import { parseManifest } from "../../src/manifest/index.js";
 
@@ -29,7 +30,7 @@ describe.each(await readdir(GOLDEN))("golden output: %s", (name) => {
       generatePackageJson(model, {
         path: "vendor/create-agent-0.0.0.tgz",
         version: "0.0.0",
-      }),
+      }, DEFAULT_FEATURES),
     );
     // The one project file rendered from the manifest (the others are static templates).
     actual.set(

@@ -2,6 +2,7 @@
  * GET /llms.txt (llmstxt.org): what the service does and exactly how to call and pay it, short
  * enough for an LLM's context. Part of your project: edit freely.
  */
+import { FEATURES } from "../features.js";
 import { SERVICE_VERSION } from "../jobs/request.js";
 import type { AgentDefinition, FieldDescriptor } from "../types.js";
 import { agentDescription, capabilityDescription } from "./agent-card.js";
@@ -9,6 +10,9 @@ import type { DiscoveryData } from "./data.js";
 import { EXAMPLE_JOB_ID, exampleTask } from "./examples.js";
 import { type PaymentFacts, whereLabel } from "./facts.js";
 import { familyNotes as notesOf } from "../payments/families.js";
+
+/** The project's optional features (features.ts; `evm` is always there). */
+const OPTIONAL_FEATURES = FEATURES.filter((name) => name !== "evm");
 
 /** Seconds ahead the example's deadline is set. */
 const EXAMPLE_DEADLINE_SECONDS = 300;
@@ -96,6 +100,8 @@ function errorLines(facts: PaymentFacts, base: string): string[] {
     `- [OpenAPI 3.1 document](${base}/openapi.json)`,
     `- [A2A agent card](${base}/.well-known/agent-card.json)`,
     `- [Capabilities, prices and field schemas (GET /about)](${base}/about)`,
+    "",
+    `Made with create-agent; this service's optional features: ${OPTIONAL_FEATURES.join(", ") || "none"} (its owner adds one with \`npm run add -- <feature>\`).`,
     "",
   ];
 }

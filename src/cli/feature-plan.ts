@@ -1,0 +1,218 @@
+/**
+ * What `create-agent add <feature>` and `remove <feature>` change in a project, worked out in memory
+ * (nothing written): the feature's folder (copied from this create-agent's runtime, or deleted), its
+ * packages and the record in package.json, src/runtime/features.ts and README.md re-pruned for the new set
+ * (three-way merged with your edits, as upgrade does). Throws CliError, with nothing changed, when it
+ * cannot be done safely: another create-agent's runtime, edits in a folder to delete, a clash in features.ts.
+ */
+import {
+  featureNamed,
+  FeatureNameError,
+  type Feature,
+  FEATURES,
+  hasFeatureRecord,
+  inTableOrder,
+  recordedFeatures,
+} from "../features.js";
+import {
+  featuresFileFor,
+  FEATURES_FILE,
+  RUNTIME_DIR,
+  runtimeTemplates,
+} from "../generate/runtime.js";
+import { listFiles, pathInside, readIfExists } from "../write/apply.js";
+import { merge3 } from "../upgrade/merge3.js";
+import { toolVersionOf } from "../upgrade/project-version.js";
+import { CliError } from "./errors.js";
+
+export type FeatureVerb = "add" | "remove";
+
+export interface FeaturePlan {
+  feature: Feature;
+  verb: FeatureVerb;
+  /** The project's features before and after. */
+  before: string[];
+  after: string[];
+  /** Files to write (project-relative path -> text); package.json among them. */
+  writes: Map<string, string>;
+  /** The folder to delete (remove), project-relative. */
+  removeFolder?: string;
+  /** Files of the folder you already had (add): kept as they are. */
+  kept: string[];
+  /** Files you had edited that --force deletes (remove). */
+  forced: string[];
+  /** Packages added or removed; packages of the feature you had pinned otherwise (kept). */
+  packages: string[];
+  keptPackages: string[];
+  /** README.md could not take the change without a clash: left as it is. */
+  readmeLeft: boolean;
+  /** The project's parsed package.json. */
+  pkg: Record<string, unknown>;
+}
+
+export interface ProjectState {
+  root: string;
+  pkgText: string;
+  pkg: Record<string, unknown>;
+}
+
+/** The feature named on the command line; CliError listing the valid ones. */
+export function namedFeature(name: string): Feature {
+  try {
+    return featureNamed(name);
+  } catch (error) {
+    if (error instanceof FeatureNameError) throw new CliError(error.message);
+    throw error;
+  }
+}
+
+/**
+ * Refuses a project whose runtime is another create-agent's (its folders would not fit that runtime), or
+ * one made before features were recorded.
+ */
+export function checkSameTool(state: ProjectState, toolVersion: string, command: string): void {
+  const made = toolVersionOf(state.pkg);
+  if (made === undefined)
+    throw new CliError(
+      'cannot tell which create-agent made this project (package.json has no "createAgent": { "version" }); nothing was changed',
+    );
+  if (made !== toolVersion)
+    throw new CliError(
+      `this project's runtime is create-agent ${made}'s and this is create-agent ${toolVersion}: a feature folder of one does not fit the runtime of the other (nothing was changed). ` +
+        `Use the project's own create-agent (npm run ${command}), or bring the project to ${toolVersion} first with its upgrade command (create-agent upgrade).`,
+    );
+  if (!hasFeatureRecord(state.pkg))
+    throw new CliError(
+      'this project predates optional features (package.json has no "createAgent": { "features" }): it has them all. Run create-agent upgrade first (nothing was changed)',
+    );
+}
+
+/** The plan for `verb feature` on the project; undefined when there is nothing to do (already so). */
+export async function planFeature(
+  state: ProjectState,
+  feature: Feature,
+  verb: FeatureVerb,
+  options: { force?: boolean },
+): Promise<FeaturePlan | undefined> {
+  const before = recordedFeatures(state.pkg);
+  if (before.includes(feature.name) === (verb === "add")) return undefined;
+  const after = inTableOrder(
+    verb === "add" ? [...before, feature.name] : before.filter((n) => n !== feature.name),
+  );
+  const plan: FeaturePlan = {
+    feature,
+    verb,
+    before,
+    after,
+    writes: new Map(),
+    kept: [],
+    forced: [],
+    packages: [],
+    keptPackages: [],
+    readmeLeft: false,
+    pkg: state.pkg,
+  };
+  if (verb === "add") await planFolderCopy(state.root, plan);
+  else await planFolderRemoval(state.root, plan, options.force === true);
+  const featuresText = await mergedFile(
+    state.root,
+    FEATURES_FILE,
+    featuresFileFor(before),
+    featuresFileFor(after),
+    plan,
+  );
+  if (featuresText === undefined)
+    throw new CliError(
+      `${FEATURES_FILE}: your edits clash with the lines ${verb} ${feature.name} changes (nothing was changed). ` +
+        `Make the change yourself: ${verb === "add" ? "add" : "delete"} the lines ending in \`// feature: ${feature.name}\` ` +
+        `(see ${RUNTIME_DIR}/features.ts in a new project made with --features ${after.join(",") || "none"}), then run this again`,
+    );
+  if (featuresText !== null) plan.writes.set(FEATURES_FILE, featuresText);
+  plan.writes.set("package.json", packageJsonFor(state, plan));
+  return plan;
+}
+
+/** add: every file of the folder this create-agent ships; one you already have is never overwritten. */
+async function planFolderCopy(root: string, plan: FeaturePlan): Promise<void> {
+  for (const [path, text] of folderTemplates(plan.feature)) {
+    const current = await readIfExists(pathInside(root, path));
+    if (current === undefined) plan.writes.set(path, text);
+    else if (current.toString("utf8") !== text) plan.kept.push(path);
+  }
+}
+
+/** remove: the folder goes, unless it holds your work (a file edited or added) and there is no --force. */
+async function planFolderRemoval(root: string, plan: FeaturePlan, force: boolean): Promise<void> {
+  const folder = `${RUNTIME_DIR}/${plan.feature.folder}`;
+  const templates = folderTemplates(plan.feature);
+  const edited: string[] = [];
+  for (const path of await listFiles(root, folder)) {
+    const current = await readIfExists(pathInside(root, path));
+    if (templates.get(path) !== current?.toString("utf8")) edited.push(path);
+  }
+  if (edited.length > 0 && !force)
+    throw new CliError(
+      `${folder}/ holds your work: ${edited.join(", ")} ${edited.length === 1 ? "differs" : "differ"} from what create-agent writes there (nothing was changed). ` +
+        `Move what you want to keep elsewhere, or pass --force to delete the folder anyway`,
+    );
+  plan.forced = edited;
+  plan.removeFolder = folder;
+}
+
+function folderTemplates(feature: Feature): Map<string, string> {
+  const prefix = `${RUNTIME_DIR}/${feature.folder}/`;
+  return new Map([...runtimeTemplates()].filter(([path]) => path.startsWith(prefix)));
+}
+
+/**
+ * A file create-agent renders from the feature set, for the new set: as rendered when untouched, else your
+ * edits merged in. null: nothing to write; undefined: a clash (the plan decides what that means).
+ */
+export async function mergedFile(
+  root: string,
+  path: string,
+  base: string,
+  next: string,
+  plan: Pick<FeaturePlan, "verb" | "feature">,
+): Promise<string | null | undefined> {
+  const ours = (await readIfExists(pathInside(root, path)))?.toString("utf8");
+  if (ours === undefined) return path === FEATURES_FILE ? next : null; // the runtime needs its features.ts
+  const merged = merge3(base, ours, next, {
+    ours: "yours",
+    base: "as create-agent wrote it",
+    theirs: `${plan.verb} ${plan.feature.name}`,
+  });
+  if (merged.conflicts > 0) return undefined;
+  return merged.text === ours ? null : merged.text;
+}
+
+/** package.json with the feature's packages added (or dropped) and the record updated; your layout kept. */
+function packageJsonFor(state: ProjectState, plan: FeaturePlan): string {
+  const pkg = structuredClone(state.pkg);
+  const deps = { ...((pkg.dependencies as Record<string, string> | undefined) ?? {}) };
+  const names = Object.keys(deps);
+  const sorted = names.every((n, i) => i === 0 || names[i - 1]! <= n);
+  const stillNeeded = new Set(
+    FEATURES.filter((f) => plan.after.includes(f.name)).flatMap((f) => Object.keys(f.dependencies)),
+  );
+  for (const [name, version] of Object.entries(plan.feature.dependencies)) {
+    if (plan.verb === "add") {
+      if (deps[name] === undefined) {
+        deps[name] = version;
+        plan.packages.push(`${name}@${version}`);
+      } else if (deps[name] !== version) plan.keptPackages.push(`${name}@${deps[name]}`);
+    } else if (!stillNeeded.has(name) && deps[name] !== undefined) {
+      // Only the pin create-agent wrote goes: a version you chose is yours (your code may use it).
+      if (deps[name] === version) {
+        delete deps[name];
+        plan.packages.push(`${name}@${version}`);
+      } else plan.keptPackages.push(`${name}@${deps[name]}`);
+    }
+  }
+  pkg.dependencies = sorted
+    ? Object.fromEntries(Object.entries(deps).sort(([a], [b]) => (a < b ? -1 : 1)))
+    : deps;
+  pkg.createAgent = { ...(pkg.createAgent as object), features: plan.after };
+  const indent = /^\{\r?\n([ \t]+)"/.exec(state.pkgText)?.[1] ?? "  ";
+  return JSON.stringify(pkg, null, indent) + (state.pkgText.endsWith("\n") ? "\n" : "");
+}

@@ -1,0 +1,176 @@
+/**
+ * The one table of a project's optional features (beside versions.ts): each is a folder of the runtime
+ * (src/runtime/<folder>/) with its npm dependencies. A project gets the core (everything else in
+ * templates/runtime, EVM payments among it) plus the folders of its features; the set is recorded in
+ * its package.json as `createAgent.features`. templates/runtime/features.ts is the runtime's side: a
+ * line of it ending in `// feature: <name>` is kept only in a project that has <name> (pruneFeatureLines).
+ */
+import { isObject } from "./json-object.js";
+import { dependencies } from "./versions.js";
+
+export interface Feature {
+  /** The name users type (`create-agent add <name>`, `--features <name>,...`). */
+  name: string;
+  /** Its folder under src/runtime/ (POSIX, no trailing slash). */
+  folder: string;
+  /** The npm packages it needs, pinned from the version table. */
+  dependencies: Record<string, string>;
+  /** One line for --help, the README and the prompt. */
+  summary: string;
+  /** The settings (environment variables) it serves. */
+  settings: readonly string[];
+  /** Whether `create-agent --yes` (and the prompt's default) starts a project with it. */
+  byDefault: boolean;
+}
+
+const pick = <K extends keyof typeof dependencies>(...names: K[]): Record<string, string> =>
+  Object.fromEntries(names.map((name) => [name, dependencies[name]]));
+
+/**
+ * Every optional feature, in the order they are listed everywhere. A new project starts with MCP and the
+ * console (what a new user tries first: an assistant calling the tools, a page to try a job); Solana,
+ * Redis, metrics and facilitator auth are for when a deployment needs them, one command away.
+ */
+export const FEATURES: readonly Feature[] = [
+  {
+    name: "solana",
+    folder: "payments/svm",
+    dependencies: pick("@x402/svm", "@solana/kit"),
+    summary: "accept USDC on Solana (x402 exact scheme) besides EVM chains",
+    settings: ["X402_NETWORKS (solana, solana-devnet)", "PAY_TO_SOLANA", "SOLANA_FEE_PAYER_KEY"],
+    byDefault: false,
+  },
+  {
+    name: "mcp",
+    folder: "mcp",
+    dependencies: pick("@modelcontextprotocol/sdk"),
+    summary: "every capability as an MCP tool at POST /mcp",
+    settings: ["MCP", "MCP_DEADLINE_SECONDS", "MCP_PROGRESS_SECONDS"],
+    byDefault: true,
+  },
+  {
+    name: "console",
+    folder: "console",
+    dependencies: {},
+    summary: "a page at GET / to try each capability from a browser",
+    settings: ["CONSOLE"],
+    byDefault: true,
+  },
+  {
+    name: "redis",
+    folder: "ledger/redis",
+    dependencies: pick("ioredis"),
+    summary: "a payment ledger in Redis, shared by several instances",
+    settings: ["REDIS_URL", "REDIS_KEY_PREFIX"],
+    byDefault: false,
+  },
+  {
+    name: "metrics",
+    folder: "metrics",
+    dependencies: pick("prom-client"),
+    summary: "Prometheus metrics on their own port",
+    settings: ["METRICS_PORT", "METRICS_HOST", "METRICS_TOKEN"],
+    byDefault: false,
+  },
+  {
+    name: "facilitator-auth",
+    folder: "payments/facilitator-auth",
+    dependencies: pick("jose"),
+    summary: "signed requests to a facilitator that needs them (Coinbase CDP)",
+    settings: ["CDP_API_KEY_ID", "CDP_API_KEY_SECRET", "X402_FACILITATOR_AUTH"],
+    byDefault: false,
+  },
+];
+
+export const FEATURE_NAMES: readonly string[] = FEATURES.map((f) => f.name);
+export const DEFAULT_FEATURES: readonly string[] = FEATURES.filter((f) => f.byDefault).map(
+  (f) => f.name,
+);
+/** Always in a project, never added or removed. */
+export const ALWAYS = "evm";
+
+/** A feature name that is not one (or `evm`, always there): the message names the valid ones. */
+export class FeatureNameError extends Error {}
+
+/** The feature called `name`; throws FeatureNameError listing the valid names. */
+export function featureNamed(name: string): Feature {
+  const found = FEATURES.find((f) => f.name === name);
+  if (found) return found;
+  if (name === ALWAYS)
+    throw new FeatureNameError(
+      `${ALWAYS} is always included (EVM payments are part of the core); the optional features are ${FEATURE_NAMES.join(", ")}`,
+    );
+  throw new FeatureNameError(
+    `unknown feature ${JSON.stringify(name)}: the features are ${FEATURE_NAMES.join(", ")}`,
+  );
+}
+
+/** Feature names in the table's order, each once. */
+export function inTableOrder(names: Iterable<string>): string[] {
+  const set = new Set(names);
+  return FEATURE_NAMES.filter((name) => set.has(name));
+}
+
+/**
+ * A `--features` value (or the prompt's answer): names separated by commas (spaces allowed); `all` for
+ * every feature, `none` (or an empty list) for the core alone. Throws FeatureNameError on an unknown name.
+ */
+export function parseFeatureList(text: string): string[] {
+  const words = text
+    .split(",")
+    .map((word) => word.trim().toLowerCase())
+    .filter((word) => word !== "");
+  if (words.length === 1 && words[0] === "all") return [...FEATURE_NAMES];
+  if (words.length === 0 || (words.length === 1 && words[0] === "none")) return [];
+  for (const word of words) featureNamed(word);
+  return inTableOrder(words);
+}
+
+/**
+ * The features a project records (package.json's createAgent.features), in table order; a project
+ * without the record (made by create-agent 0.2.0 or older) has every feature: it carries every folder.
+ */
+export function recordedFeatures(pkg: unknown): string[] {
+  if (!hasFeatureRecord(pkg)) return [...FEATURE_NAMES];
+  const record = (pkg as { createAgent: { features: unknown[] } }).createAgent.features;
+  return inTableOrder(record.filter((name): name is string => typeof name === "string"));
+}
+
+/** Whether package.json records the project's features (create-agent 0.3.0 and later do). */
+export function hasFeatureRecord(pkg: unknown): boolean {
+  return isObject(pkg) && isObject(pkg.createAgent) && Array.isArray(pkg.createAgent.features);
+}
+
+/** The npm dependencies of a project with these features: the core's plus each feature's, sorted. */
+export function projectDependencies(features: readonly string[]): Record<string, string> {
+  const optional = new Set(FEATURES.flatMap((f) => Object.keys(f.dependencies)));
+  const wanted = new Set(
+    FEATURES.filter((f) => features.includes(f.name)).flatMap((f) => Object.keys(f.dependencies)),
+  );
+  return Object.fromEntries(
+    Object.entries(dependencies).filter(([name]) => !optional.has(name) || wanted.has(name)),
+  );
+}
+
+/** The feature a runtime file belongs to (its path under src/runtime/), or undefined for the core. */
+export function featureOfRuntimePath(path: string): string | undefined {
+  return FEATURES.find((f) => path.startsWith(`${f.folder}/`))?.name;
+}
+
+const MARKER = /\/\/ feature: ([A-Za-z0-9_-]+)\s*$/;
+
+/**
+ * features.ts for a project with `features`: every line ending in `// feature: <name>` is dropped
+ * unless <name> is one of them (`evm` is always kept); every other line is kept as it is. Pruning the
+ * template again with another set is how `add` and `remove` rewrite the file.
+ */
+export function pruneFeatureLines(source: string, features: readonly string[]): string {
+  const kept = new Set([ALWAYS, ...features]);
+  return source
+    .split("\n")
+    .filter((line) => {
+      const marker = MARKER.exec(line);
+      return !marker || kept.has(marker[1]!);
+    })
+    .join("\n");
+}

@@ -1,0 +1,201 @@
+// Optional features on a real scaffolded project, through the built CLI: `create --features`, then
+// `add` and `remove` (what the project's `npm run add -- <feature>` runs), all without installing.
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { execa } from "execa";
+import { featureCommand } from "../../src/generate/package-manager.js";
+import { CLI, cli, scaffold, snapshotTree, tempDir } from "./helpers.js";
+
+const readJson = async (dir: string, file: string) =>
+  JSON.parse(await readFile(join(dir, file), "utf8")) as Record<string, any>;
+const files = async (dir: string, under: string) =>
+  Object.keys(await snapshotTree(dir)).filter((p) => p.startsWith(under));
+
+describe("create --features", () => {
+  it("carries only the folders, packages and features.ts lines of the chosen features, recorded", async () => {
+    const dir = await scaffold("redis,solana");
+    const pkg = await readJson(dir, "package.json");
+    expect(pkg.createAgent.features).toEqual(["solana", "redis"]);
+    expect(pkg.dependencies).toHaveProperty("@x402/svm");
+    expect(pkg.dependencies).toHaveProperty("ioredis");
+    expect(pkg.dependencies).not.toHaveProperty("@modelcontextprotocol/sdk");
+    expect(pkg.dependencies).not.toHaveProperty("jose");
+    expect(pkg.scripts).toMatchObject({ add: "create-agent add", remove: "create-agent remove" });
+    expect(await files(dir, "src/runtime/mcp/")).toEqual([]);
+    expect(await files(dir, "src/runtime/console/")).toEqual([]);
+    expect((await files(dir, "src/runtime/payments/svm/")).length).toBeGreaterThan(3);
+    const features = await readFile(join(dir, "src/runtime/features.ts"), "utf8");
+    expect(features).toContain('"solana", // feature: solana');
+    expect(features).toContain('"redis", // feature: redis');
+    expect(features).not.toContain("// feature: mcp");
+    const readme = await readFile(join(dir, "README.md"), "utf8");
+    expect(readme).toContain("| `solana` | yes |");
+    expect(readme).toContain("| `mcp` | no |");
+    expect(readme).toContain("`npm run add -- mcp`");
+  });
+
+  it("--yes starts with mcp and console; none is the core alone", async () => {
+    const defaults = await scaffold("mcp,console");
+    const yes = join(defaults, "..", "yes");
+    expect((await cli([yes, "--yes", "--no-install", "--no-git"])).exitCode).toBe(0);
+    expect((await readJson(yes, "package.json")).createAgent.features).toEqual(["mcp", "console"]);
+    const none = await scaffold("none");
+    expect((await readJson(none, "package.json")).createAgent.features).toEqual([]);
+    expect(Object.keys((await readJson(none, "package.json")).dependencies)).toEqual([
+      "ajv",
+      "ajv-formats",
+      "express",
+      "viem",
+    ]);
+  });
+
+  it("refuses an unknown feature before writing anything, listing the valid ones", async () => {
+    const dir = join(await scaffold("none"), "..", "other");
+    const result = await cli([dir, "--yes", "--no-install", "--no-git", "--features", "mcp,sol"]);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toBe(
+      'create-agent: --features: unknown feature "sol": the features are solana, mcp, console, redis, metrics, facilitator-auth',
+    );
+  });
+});
+
+describe("create-agent add / remove", () => {
+  it("add then remove gives back the project as it was; add copies the folder, packages, record and features.ts", async () => {
+    const dir = await scaffold("mcp,console");
+    const before = await snapshotTree(dir);
+    const added = await cli(["add", "solana", "--no-install"], dir);
+    expect(added.exitCode, added.all).toBe(0);
+    expect(added.stdout).toContain("Added solana");
+    const pkg = await readJson(dir, "package.json");
+    expect(pkg.createAgent.features).toEqual(["solana", "mcp", "console"]);
+    expect(pkg.dependencies["@x402/svm"]).toBe("2.27.0");
+    expect(pkg.dependencies["@solana/kit"]).toBe("5.5.1");
+    expect(Object.keys(pkg.dependencies)).toEqual(Object.keys(pkg.dependencies).sort());
+    // The same files as a project created with solana.
+    const made = await snapshotTree(await scaffold("solana,mcp,console"));
+    const after = await snapshotTree(dir);
+    for (const path of Object.keys(made).filter((p) => p.startsWith("src/runtime/")))
+      expect(after[path], path).toBe(made[path]);
+    expect(after["README.md"]).toBe(made["README.md"]);
+
+    const again = await cli(["add", "solana", "--no-install"], dir);
+    expect(again.stdout).toContain("already has solana: nothing to do");
+
+    const removed = await cli(["remove", "solana", "--no-install"], dir);
+    expect(removed.exitCode, removed.all).toBe(0);
+    expect(await snapshotTree(dir)).toEqual(before);
+  });
+
+  it("add keeps a file you already have in the folder, and merges your edits to features.ts", async () => {
+    const dir = await scaffold("none");
+    await mkdir(join(dir, "src/runtime/mcp"));
+    await writeFile(join(dir, "src/runtime/mcp/route.ts"), "// mine\n");
+    const featuresFile = join(dir, "src/runtime/features.ts");
+    const edited = (await readFile(featuresFile, "utf8")) + "\nexport const MINE = 1;\n";
+    await writeFile(featuresFile, edited);
+    const result = await cli(["add", "mcp", "--no-install"], dir);
+    expect(result.exitCode, result.all).toBe(0);
+    expect(result.stdout).toContain("kept your src/runtime/mcp/route.ts");
+    expect(await readFile(join(dir, "src/runtime/mcp/route.ts"), "utf8")).toBe("// mine\n");
+    const features = await readFile(featuresFile, "utf8");
+    expect(features).toContain('"mcp", // feature: mcp');
+    expect(features).toContain("export const MINE = 1;");
+  });
+
+  it("refuses a features.ts edit that clashes, changing nothing", async () => {
+    const dir = await scaffold("none");
+    const featuresFile = join(dir, "src/runtime/features.ts");
+    await writeFile(
+      featuresFile,
+      (await readFile(featuresFile, "utf8")).replace('  "evm",\n', '  "evm", // mine\n'),
+    );
+    const before = await snapshotTree(dir);
+    const result = await cli(["add", "solana", "--no-install"], dir);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain(
+      "src/runtime/features.ts: your edits clash with the lines add solana changes (nothing was changed)",
+    );
+    expect(await snapshotTree(dir)).toEqual(before);
+  });
+
+  it("remove refuses a folder holding your edits, changing nothing; --force removes it", async () => {
+    const dir = await scaffold("mcp,console");
+    await writeFile(join(dir, "src/runtime/console/notes.ts"), "// my notes\n");
+    const before = await snapshotTree(dir);
+    const refused = await cli(["remove", "console", "--no-install"], dir);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toContain(
+      "src/runtime/console/ holds your work: src/runtime/console/notes.ts differs from what create-agent writes there (nothing was changed)",
+    );
+    expect(refused.stderr).toContain("--force");
+    expect(await snapshotTree(dir)).toEqual(before);
+
+    const forced = await cli(["remove", "console", "--no-install", "--force"], dir);
+    expect(forced.exitCode, forced.all).toBe(0);
+    expect(await files(dir, "src/runtime/console/")).toEqual([]);
+    expect((await readJson(dir, "package.json")).createAgent.features).toEqual(["mcp"]);
+  });
+
+  it("an unknown feature: exit 1 naming the valid ones; evm is always there", async () => {
+    const dir = await scaffold("none");
+    const unknown = await cli(["add", "solanna", "--no-install"], dir);
+    expect(unknown.exitCode).toBe(1);
+    expect(unknown.stderr).toBe(
+      'create-agent: unknown feature "solanna": the features are solana, mcp, console, redis, metrics, facilitator-auth',
+    );
+    const evm = await cli(["remove", "evm", "--no-install"], dir);
+    expect(evm.exitCode).toBe(1);
+    expect(evm.stderr).toContain("evm is always included");
+  });
+
+  it("refuses a project whose runtime is another create-agent's, naming upgrade", async () => {
+    const dir = await scaffold("none");
+    const pkg = await readJson(dir, "package.json");
+    pkg.createAgent.version = "0.1.9";
+    await writeFile(join(dir, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
+    const before = await snapshotTree(dir);
+    const result = await cli(["add", "mcp", "--no-install"], dir);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain("this project's runtime is create-agent 0.1.9's");
+    expect(result.stderr).toContain("upgrade");
+    expect(await snapshotTree(dir)).toEqual(before);
+  });
+});
+
+describe("installing after add / remove", () => {
+  it("runs the install of the project's package manager (its lockfile), and exits 1 saying how to retry when it fails", async () => {
+    const dir = await scaffold("none");
+    await writeFile(join(dir, "pnpm-lock.yaml"), "lockfileVersion: '9.0'\n");
+    const bin = await tempDir();
+    await writeFile(join(bin, "pnpm"), `#!/bin/sh\necho "$@" >> pm-ran.txt\n`);
+    await chmod(join(bin, "pnpm"), 0o755);
+    const run = (args: string[]) =>
+      execa(process.execPath, [CLI, ...args], {
+        cwd: dir,
+        reject: false,
+        all: true,
+        stdin: "ignore",
+        env: { PATH: bin, npm_config_user_agent: "" },
+      });
+    const added = await run(["add", "mcp"]);
+    expect(added.exitCode, added.all).toBe(0);
+    expect(added.stdout).toContain("Installing with pnpm...");
+    expect(await readFile(join(dir, "pm-ran.txt"), "utf8")).toBe("install\n");
+
+    await writeFile(join(bin, "pnpm"), "#!/bin/sh\nexit 7\n");
+    const removed = await run(["remove", "mcp"]);
+    expect(removed.exitCode).toBe(1);
+    expect(removed.stderr).toContain(
+      "`pnpm install` exited with code 7. The project's files already have the change",
+    );
+    expect((await readJson(dir, "package.json")).createAgent.features).toEqual([]);
+  });
+
+  it("the README and messages name the project's scripts through `run` (pnpm add would install an npm package)", () => {
+    expect(featureCommand("npm", "add", "solana")).toBe("npm run add -- solana");
+    expect(featureCommand("pnpm", "add", "solana")).toBe("pnpm run add solana");
+    expect(featureCommand("yarn", "remove", "redis")).toBe("yarn run remove redis");
+    expect(featureCommand("bun", "add", "mcp")).toBe("bun run add mcp");
+  });
+});

@@ -1,0 +1,68 @@
+// upgrade and optional features: only the folders of the features a project has are merged; a project
+// without the record (made before features existed) counts as having them all and keeps every folder.
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { execa } from "execa";
+import { describe, expect, it } from "vitest";
+import { FEATURE_NAMES } from "../../src/features.js";
+import { readTarGz } from "../../src/scaffold/tarball.js";
+import { planUpgrade } from "../../src/upgrade/plan.js";
+import { cli, FIXTURES, scaffold, tempDir } from "../cli/helpers.js";
+
+const REPO = join(import.meta.dirname, "../..");
+const VERSION = (
+  JSON.parse(await readFile(join(REPO, "package.json"), "utf8")) as { version: string }
+).version;
+
+/** A project made by create-agent 0.1.0 (the release kept in fixtures/upgrade), from the e2e manifest. */
+async function madeBy010(): Promise<string> {
+  const work = await tempDir();
+  const tool = join(work, "tool");
+  for (const entry of readTarGz(await readFile(join(FIXTURES, "upgrade/create-agent-0.1.0.tgz")))) {
+    const path = join(tool, entry.path.replace(/^package\//, ""));
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, entry.contents);
+  }
+  await symlink(join(REPO, "node_modules"), join(tool, "node_modules"), "dir");
+  const dir = join(work, "old");
+  const args = [
+    "--yes",
+    "--no-install",
+    "--no-git",
+    "--manifest",
+    join(FIXTURES, "e2e/agent.json"),
+  ];
+  await execa("node", [join(tool, "bin/create-agent.js"), dir, ...args], {
+    env: { npm_config_user_agent: "" },
+  });
+  return dir;
+}
+
+describe("upgrade with optional features", () => {
+  it("a project without createAgent.features gets every feature's folder and packages, and drops none", async () => {
+    const dir = await madeBy010();
+    const plan = await planUpgrade(dir, VERSION);
+    const runtime = plan.changes.filter((c) => c.path.startsWith("src/runtime/"));
+    expect(runtime.filter((c) => c.action === "remove" || c.action === "modify-delete")).toEqual(
+      [],
+    );
+    const added = runtime.filter((c) => c.action === "add").map((c) => c.path);
+    for (const folder of ["payments/svm", "mcp", "console"])
+      expect(
+        added.some((p) => p.startsWith(`src/runtime/${folder}/`)),
+        folder,
+      ).toBe(true);
+    const pkg = JSON.parse(String(plan.changes.find((c) => c.path === "package.json")?.after));
+    expect(pkg.createAgent.features).toEqual(FEATURE_NAMES);
+    for (const name of ["@x402/svm", "ioredis", "prom-client", "jose", "@modelcontextprotocol/sdk"])
+      expect(pkg.dependencies, name).toHaveProperty(name);
+  }, 60_000);
+
+  it("a project with a recorded set is up to date with its own create-agent: absent folders stay absent", async () => {
+    const dir = await scaffold("solana");
+    const plan = await planUpgrade(dir, VERSION);
+    expect(plan.changes.map((c) => `${c.action} ${c.path}`)).toEqual([]);
+    const check = await cli(["upgrade", "--check"], dir);
+    expect(check.exitCode, check.all).toBe(0);
+  }, 60_000);
+});
