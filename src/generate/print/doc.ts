@@ -153,6 +153,22 @@ function propagateBreaks(doc: Doc, visited: Set<Command>): boolean {
   }
 }
 
+/** What fits() measures of an indent, a group or an if-break, in the mode it measures it in. */
+function measuredContents(
+  mode: Mode,
+  doc: Extract<Doc, { kind: "indent" | "group" | "if-break" }>,
+): { mode: Mode; doc: Doc } | undefined {
+  if (doc.kind === "indent") return { mode, doc: doc.contents };
+  if (doc.kind === "group") {
+    const groupMode = doc.break ? MODE_BREAK : mode;
+    const contents =
+      doc.expandedStates && groupMode === MODE_BREAK ? doc.expandedStates.at(-1)! : doc.contents;
+    return { mode: groupMode, doc: contents };
+  }
+  const contents = mode === MODE_BREAK ? doc.breakContents : doc.flatContents;
+  return contents ? { mode, doc: contents } : undefined;
+}
+
 /** prettier's fits: whether `next`, then `rest` up to its first line break, fits in `width` columns. */
 function fits(next: Cmd, rest: Cmd[], width: number): boolean {
   let restIndex = rest.length;
@@ -182,20 +198,10 @@ function fits(next: Cmd, rest: Cmd[], width: number): boolean {
     }
     switch (doc.kind) {
       case "indent":
-        cmds.push({ mode, doc: doc.contents });
-        break;
-      case "group": {
-        const groupMode = doc.break ? MODE_BREAK : mode;
-        const contents =
-          doc.expandedStates && groupMode === MODE_BREAK
-            ? doc.expandedStates.at(-1)!
-            : doc.contents;
-        cmds.push({ mode: groupMode, doc: contents });
-        break;
-      }
+      case "group":
       case "if-break": {
-        const contents = mode === MODE_BREAK ? doc.breakContents : doc.flatContents;
-        if (contents) cmds.push({ mode, doc: contents });
+        const inner = measuredContents(mode, doc);
+        if (inner) cmds.push(inner);
         break;
       }
       case "line":
