@@ -91,13 +91,15 @@ describe("the measures", () => {
       "b/two.ts":
         'import type { one } from "../a/one.js";\nimport { three } from "./three.js";\nexport const two: typeof one | number = three;\n',
       "b/three.ts": 'import { one } from "../a/one.js";\nexport const three = 3;\nvoid one;\n',
-      "c/x.ts": 'import { type Y } from "./y.js";\nexport type X = Y;\n',
+      "c/x.ts": 'import type { Y } from "./y.js";\nexport type X = Y;\n',
       "c/y.ts":
         'import type { X } from "./x.js";\nexport type Y = X | 1;\nexport const lazy = () => import("./x.js");\n',
+      "e/m.ts": 'import { type N } from "./n.js";\nexport type M = N;\n',
+      "e/n.ts": 'import { type M } from "./m.js";\nexport type N = M | 1;\n',
     });
     const graph = importGraph(ts, listTs(dir), dir);
     expect(graph.circles).toEqual([["a/one.ts", "b/three.ts", "b/two.ts"]]);
-    expect(graph.withTypesAndLazy).toBe(2);
+    expect(graph.withTypesAndLazy).toBe(3);
     expect(graph.subfolderPairs).toEqual([["a", "b"]]);
   });
 
