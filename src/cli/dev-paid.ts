@@ -7,14 +7,12 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ANVIL_KEYS, DEV_CHAIN_ID, DEV_USDC, devChainTools, startDevChain } from "./dev-chain.js";
 import { placeUsdc, usdcBalanceOf } from "./dev-usdc.js";
 import { devServerEnv, readDotEnv } from "./dev-paid-env.js";
-import { devPort, ensurePortFree } from "./dev.js";
-import { CliError } from "./errors.js";
-import { projectRoot, requireUpgraded } from "./project-root.js";
+import { devPort, devProject, ensurePortFree } from "./dev.js";
 
 const usdc = (atomic: bigint) => {
   const text = atomic.toString().padStart(7, "0");
@@ -53,11 +51,7 @@ function serverEnv(
 }
 
 export async function devPaid(options: { cwd?: string }): Promise<number> {
-  const root = projectRoot(options.cwd);
-  requireUpgraded(root);
-  const tsx = join(root, "node_modules", ".bin", process.platform === "win32" ? "tsx.cmd" : "tsx");
-  if (!existsSync(tsx))
-    throw new CliError(`tsx is not installed in ${root}: run \`npm install\` first`);
+  const { root, tsx } = devProject(options.cwd);
   const port = devPort(root);
   await ensurePortFree(port);
   const say = (line: string) => process.stdout.write(`${line}\n`);
