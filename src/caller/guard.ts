@@ -198,6 +198,45 @@ export function paymentHeaderOf(headers: Headers): string | undefined {
   return headers.get("payment-signature") ?? headers.get("x-payment") ?? undefined;
 }
 
+/** The head of a signed payment: its x402 version, scheme and network, and (v2) the offer it accepts. */
+interface SignedHead {
+  decoded: Record<string, unknown>;
+  version: 1 | 2;
+  scheme: unknown;
+  network: unknown;
+  /** v2: the accepted offer's asset, as written. */
+  acceptedAsset: unknown;
+  /** v2: the accepted offer's amount, read as the exact scheme of v2 signs it. */
+  acceptedAmount: bigint | undefined;
+}
+
+/** Decodes a payment header about to be sent and reads its head, or refuses it (`refuse`'s words). */
+function signedHead(header: string, refuse: (problem: string) => PaymentGuardError): SignedHead {
+  const decoded = decodeBase64Json(header, "the payment header about to be sent", "signed");
+  if (!isObjectRecord(decoded)) throw refuse("is not a JSON object");
+  const version = decoded.x402Version;
+  if (version !== 1 && version !== 2) throw refuse(`has x402Version ${shown(version)}`);
+  if (version === 1)
+    return {
+      decoded,
+      version,
+      scheme: decoded.scheme,
+      network: decoded.network,
+      acceptedAsset: undefined,
+      acceptedAmount: undefined,
+    };
+  const accepted = decoded.accepted;
+  if (!isObjectRecord(accepted)) throw refuse(`names no "accepted" offer`);
+  let acceptedAmount: bigint;
+  try {
+    acceptedAmount = offerAmount(2, accepted);
+  } catch (error) {
+    throw refuse(`accepts an offer whose ${(error as Error).message}`);
+  }
+  const { scheme, network, asset: acceptedAsset } = accepted;
+  return { decoded, version, scheme, network, acceptedAsset, acceptedAmount };
+}
+
 /**
  * Checks the payment a request is about to carry, at the last moment before it is sent: it must be an
  * EIP-3009 transfer authorization (the exact scheme on EVM, the only one this payer signs) from `payer`,
@@ -211,27 +250,11 @@ export function checkSignedPayment(
 ): SignedPayment {
   const refuse = (problem: string) =>
     new PaymentGuardError("signed", `the payment about to be sent ${problem}; it was not sent`);
-  const decoded = decodeBase64Json(header, "the payment header about to be sent", "signed");
-  if (!isObjectRecord(decoded)) throw refuse("is not a JSON object");
-  const version = decoded.x402Version;
-  if (version !== 1 && version !== 2) throw refuse(`has x402Version ${shown(version)}`);
-  let scheme: unknown;
-  let network: unknown;
-  let asset: string | undefined;
-  let acceptedAmount: bigint | undefined;
-  if (version === 2) {
-    const accepted = decoded.accepted;
-    if (!isObjectRecord(accepted)) throw refuse(`names no "accepted" offer`);
-    ({ scheme, network } = accepted);
-    if (typeof accepted.asset === "string") asset = accepted.asset;
-    try {
-      acceptedAmount = offerAmount(2, accepted);
-    } catch (error) {
-      throw refuse(`accepts an offer whose ${(error as Error).message}`);
-    }
-  } else {
-    ({ scheme, network } = decoded);
-  }
+  const { decoded, version, scheme, network, acceptedAsset, acceptedAmount } = signedHead(
+    header,
+    refuse,
+  );
+  const asset = typeof acceptedAsset === "string" ? acceptedAsset : undefined;
   const inner = decoded.payload;
   const authorization = isObjectRecord(inner) ? inner.authorization : undefined;
   if (
@@ -453,26 +476,10 @@ export async function checkSignedSolanaPayment(
       "signed",
       `the Solana payment about to be sent ${problem}; it was not sent`,
     );
-  const decoded = decodeBase64Json(header, "the payment header about to be sent", "signed");
-  if (!isObjectRecord(decoded)) throw refuse("is not a JSON object");
-  const version = decoded.x402Version;
-  if (version !== 1 && version !== 2) throw refuse(`has x402Version ${shown(version)}`);
-  let scheme: unknown;
-  let network: unknown;
-  let acceptedAmount: bigint | undefined;
-  let acceptedAsset: unknown;
-  if (version === 2) {
-    const accepted = decoded.accepted;
-    if (!isObjectRecord(accepted)) throw refuse(`names no "accepted" offer`);
-    ({ scheme, network, asset: acceptedAsset } = accepted);
-    try {
-      acceptedAmount = offerAmount(2, accepted);
-    } catch (error) {
-      throw refuse(`accepts an offer whose ${(error as Error).message}`);
-    }
-  } else {
-    ({ scheme, network } = decoded);
-  }
+  const { decoded, version, scheme, network, acceptedAsset, acceptedAmount } = signedHead(
+    header,
+    refuse,
+  );
   if (typeof network !== "string" || networkFamily(network) !== "svm")
     throw refuse(`names the network ${shown(network)}, not a Solana network`);
   const inner = decoded.payload;
@@ -485,24 +492,7 @@ export async function checkSignedSolanaPayment(
     throw refuse(`is not a Solana transaction this payer can read (${(error as Error).message})`);
   }
   if (view.feePayer === limit.payer) throw refuse(`makes the payer ${limit.payer} its fee payer`);
-  const transfers: SolanaTransfer[] = [];
-  for (const [index, instruction] of view.instructions.entries()) {
-    if (instruction.program === SOLANA_PROGRAMS.token && instruction.transfer) {
-      transfers.push(instruction.transfer);
-      continue;
-    }
-    if (
-      instruction.program === SOLANA_PROGRAMS.computeBudget ||
-      instruction.program === SOLANA_PROGRAMS.memo
-    )
-      continue;
-    throw refuse(
-      `holds instruction ${index} of program ${instruction.program}${instruction.program === SOLANA_PROGRAMS.token ? " that is not a TransferChecked" : ""}: only one SPL TransferChecked, compute-budget and memo instructions are sent`,
-    );
-  }
-  if (transfers.length !== 1)
-    throw refuse(`holds ${transfers.length} token transfers, not exactly one`);
-  const transfer = transfers[0]!;
+  const transfer = soleTransfer(view, refuse);
   const amount = transfer.amount;
   if (transfer.decimals !== USDC_TOKEN_DECIMALS)
     throw refuse(
@@ -543,6 +533,34 @@ export async function checkSignedSolanaPayment(
   throw refuse(
     `(${amount} atomic units of ${transfer.mint} to the token account ${transfer.destination} on ${network}) matches none of the offers that were checked`,
   );
+}
+
+/**
+ * The one SPL TransferChecked of a Solana payment; refused when there is none or more than one, or when any
+ * other instruction is not a compute-budget or memo one.
+ */
+function soleTransfer(
+  view: SolanaTransactionView,
+  refuse: (problem: string) => PaymentGuardError,
+): SolanaTransfer {
+  const transfers: SolanaTransfer[] = [];
+  for (const [index, instruction] of view.instructions.entries()) {
+    if (instruction.program === SOLANA_PROGRAMS.token && instruction.transfer) {
+      transfers.push(instruction.transfer);
+      continue;
+    }
+    if (
+      instruction.program === SOLANA_PROGRAMS.computeBudget ||
+      instruction.program === SOLANA_PROGRAMS.memo
+    )
+      continue;
+    throw refuse(
+      `holds instruction ${index} of program ${instruction.program}${instruction.program === SOLANA_PROGRAMS.token ? " that is not a TransferChecked" : ""}: only one SPL TransferChecked, compute-budget and memo instructions are sent`,
+    );
+  }
+  if (transfers.length !== 1)
+    throw refuse(`holds ${transfers.length} token transfers, not exactly one`);
+  return transfers[0]!;
 }
 
 /** The network a payer pays on, or why there is none (for the payer to say in its own words). */

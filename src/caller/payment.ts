@@ -172,6 +172,13 @@ export interface X402Signer {
   address: `0x${string}`;
 }
 
+/** Why a package could not be imported, in words: "is not installed", or "cannot be loaded (...)". */
+export function loadFailure(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const missing = code === "ERR_MODULE_NOT_FOUND" || code === "ERR_PACKAGE_PATH_NOT_EXPORTED";
+  return missing ? "is not installed" : `cannot be loaded (${(error as Error).message})`;
+}
+
 /** Loads the official x402 client, or says exactly how to install it (before anything is signed). */
 export async function loadX402(
   importer: (specifier: string) => Promise<unknown> = (specifier) => import(specifier),
@@ -188,9 +195,7 @@ export async function loadX402(
       accounts: accounts as X402Modules["accounts"],
     };
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const missing = code === "ERR_MODULE_NOT_FOUND" || code === "ERR_PACKAGE_PATH_NOT_EXPORTED";
-    const detail = missing ? "is not installed" : `cannot be loaded (${(error as Error).message})`;
+    const detail = loadFailure(error);
     throw new CallError(
       "payment",
       `this service asks for payment, and the x402 client create-agent pays with (@x402/fetch, @x402/evm, viem) ${detail}; nothing was signed. Install it in the create-agent folder:\n  cd ${shellQuote(toolRoot())} && ${x402InstallCommand()}\n(services in dev mode need none of it: they run jobs without payment)`,

@@ -102,110 +102,65 @@ function isInUse(status: number, body: Uint8Array): boolean {
   }
 }
 
-export function retryingFetch(options: RetryOptions = {}): typeof fetch {
-  const fetchImpl = options.fetchImpl ?? fetch;
-  const delays = options.delaysMs ?? RETRY_DELAYS_MS;
-  const sleep = options.sleep ?? defaultSleep;
-  const tell = options.onRetry ?? (() => {});
+/** One request being sent, and what every attempt at it says. */
+interface Sending {
+  request: Request;
+  headers: Headers;
+  body: ArrayBuffer | undefined;
+  paid: boolean;
+  /** Added to every final error of a paid request: the payment may have been charged. */
+  signedNote: string;
+  /** What a resend keeps the same, in words. */
+  same: string;
+  fetchImpl: typeof fetch;
+  delays: readonly number[];
+  sleep: (ms: number) => Promise<void>;
+  tell: (message: string) => void;
+  options: RetryOptions;
+}
 
+/** What the attempts so far came to. */
+interface Attempts {
+  failures: number;
+  inUse: number;
+  timedOut: boolean;
+}
+
+export function retryingFetch(options: RetryOptions = {}): typeof fetch {
   return async (input, init) => {
     // One snapshot of the request, re-sent byte for byte on every attempt.
     const request = new Request(input, init);
     const body = request.body === null ? undefined : await request.arrayBuffer();
     const headers = new Headers(request.headers);
     const paid = isPaid(headers);
-    const signedNote = paid
-      ? "; a payment authorization was signed for this job and the server may have run and charged it: check the payer's USDC transfers before calling again"
-      : "";
-    const same = paid
-      ? "the same payment authorization and job_id, so it is charged at most once"
-      : "the same job_id";
-    let failures = 0;
-    let inUse = 0;
-    let timedOut = false;
+    const sending: Sending = {
+      request,
+      headers,
+      body,
+      paid,
+      signedNote: paid
+        ? "; a payment authorization was signed for this job and the server may have run and charged it: check the payer's USDC transfers before calling again"
+        : "",
+      same: paid
+        ? "the same payment authorization and job_id, so it is charged at most once"
+        : "the same job_id",
+      fetchImpl: options.fetchImpl ?? fetch,
+      delays: options.delaysMs ?? RETRY_DELAYS_MS,
+      sleep: options.sleep ?? defaultSleep,
+      tell: options.onRetry ?? (() => {}),
+      options,
+    };
+    const attempts: Attempts = { failures: 0, inUse: 0, timedOut: false };
     for (;;) {
-      let response: Response;
-      let data: Uint8Array;
+      let answer: { response: Response; data: Uint8Array };
       try {
-        response = await fetchImpl(request.url, {
-          method: request.method,
-          headers,
-          // A redirect is an answer, never followed: it would carry the job (and a payment) elsewhere.
-          redirect: "manual",
-          ...(body === undefined ? {} : { body }),
-          ...(options.attemptTimeoutMs === undefined
-            ? {}
-            : { signal: AbortSignal.timeout(options.attemptTimeoutMs) }),
-        });
-        if (response.status >= 300 && response.status < 400) {
-          await response.body?.cancel().catch(() => {});
-          const location = response.headers.get("location");
-          throw new CallError(
-            "service",
-            `${request.method} ${request.url} answered HTTP ${response.status}, a redirect${location ? ` to ${location}` : ""}: a job${paid ? " and its payment are" : " is"} never sent on to another address; call the service's own URL${location ? " (if you trust that address, call it directly)" : ""}${signedNote}`,
-            { status: response.status },
-          );
-        }
-        // The whole answer, or it counts as lost: a connection cut mid-body is retried too.
-        const limit = response.status === 402 ? ANSWER_LIMITS.offer : ANSWER_LIMITS.result;
-        data = await readLimited(response, limit, `the answer to ${request.method} ${request.url}`);
+        answer = await attempt(sending);
       } catch (error) {
-        if (error instanceof CallError) throw error;
-        if (error instanceof PaymentGuardError)
-          throw new CallError("service", `${error.message}${signedNote}`);
-        if ((error as Error | undefined)?.name === "TimeoutError") {
-          const within = `no complete answer within ${Math.round((options.attemptTimeoutMs ?? 0) / 1000)} s`;
-          // A paid answer that never came is lost too: the identical request once more gets it
-          // (the service answers a resend of its payment from its ledger), never a second charge.
-          if (!paid || timedOut)
-            throw new CallError(
-              "network",
-              `${request.method} ${request.url}: ${within}${signedNote}`,
-            );
-          timedOut = true;
-          tell(`${request.url}: ${within}; sending the identical request once more (${same})`);
-          continue;
-        }
-        if (!isNetworkFailure(error))
-          throw new CallError(
-            "service",
-            `${request.method} ${request.url} failed: ${answerFault(error)}; not sent again${signedNote}`,
-          );
-        const delay = delays[failures];
-        if (delay === undefined)
-          throw new CallError(
-            "network",
-            `${request.method} ${request.url} failed ${failures + 1} times: ${describeFetchError(error)}${signedNote}`,
-          );
-        failures++;
-        tell(
-          `connection to ${request.url} failed before the answer arrived (${describeFetchError(error)}); sending the identical request again in ${seconds(delay)} (${same}), retry ${failures} of ${delays.length}`,
-        );
-        await sleep(delay);
+        await afterFailure(error, sending, attempts);
         continue;
       }
-      // 503 with Retry-After: the service is shutting down or its payment ledger is unreachable, and it
-      // says nothing was run or charged. The identical request is safe to send again.
-      const retryAfter = retryAfterMs(response);
-      if (retryAfter !== undefined && failures < delays.length) {
-        failures++;
-        tell(
-          `${request.url} is unavailable for now (HTTP 503, nothing run or charged); sending the identical request again in ${seconds(retryAfter)}, retry ${failures} of ${delays.length}`,
-        );
-        await sleep(retryAfter);
-        continue;
-      }
-      if (paid && isInUse(response.status, data)) {
-        const delay = IN_USE_DELAYS_MS[Math.min(inUse, IN_USE_DELAYS_MS.length - 1)]!;
-        if (options.inUseUntilMs !== undefined && Date.now() + delay <= options.inUseUntilMs) {
-          inUse++;
-          tell(
-            `the server is still running this job from an earlier attempt; asking again in ${seconds(delay)} (${same})`,
-          );
-          await sleep(delay);
-          continue;
-        }
-      }
+      const { response, data } = answer;
+      if (await waitedToResend(response, data, sending, attempts)) continue;
       return new Response(NULL_BODY_STATUSES.has(response.status) ? null : data, {
         status: response.status,
         statusText: response.statusText,
@@ -213,6 +168,106 @@ export function retryingFetch(options: RetryOptions = {}): typeof fetch {
       });
     }
   };
+}
+
+/** One attempt: the answer and its whole body (a redirect is refused, never followed). */
+async function attempt(sending: Sending): Promise<{ response: Response; data: Uint8Array }> {
+  const { request, headers, body, paid, signedNote, options } = sending;
+  const response = await sending.fetchImpl(request.url, {
+    method: request.method,
+    headers,
+    // A redirect is an answer, never followed: it would carry the job (and a payment) elsewhere.
+    redirect: "manual",
+    ...(body === undefined ? {} : { body }),
+    ...(options.attemptTimeoutMs === undefined
+      ? {}
+      : { signal: AbortSignal.timeout(options.attemptTimeoutMs) }),
+  });
+  if (response.status >= 300 && response.status < 400) {
+    await response.body?.cancel().catch(() => {});
+    const location = response.headers.get("location");
+    throw new CallError(
+      "service",
+      `${request.method} ${request.url} answered HTTP ${response.status}, a redirect${location ? ` to ${location}` : ""}: a job${paid ? " and its payment are" : " is"} never sent on to another address; call the service's own URL${location ? " (if you trust that address, call it directly)" : ""}${signedNote}`,
+      { status: response.status },
+    );
+  }
+  // The whole answer, or it counts as lost: a connection cut mid-body is retried too.
+  const limit = response.status === 402 ? ANSWER_LIMITS.offer : ANSWER_LIMITS.result;
+  const data = await readLimited(response, limit, `the answer to ${request.method} ${request.url}`);
+  return { response, data };
+}
+
+/**
+ * An attempt that failed: throws when it is final (a definite answer, too many failures, a second
+ * timeout), else says so and returns once it is time to send the identical request again.
+ */
+async function afterFailure(error: unknown, sending: Sending, attempts: Attempts): Promise<void> {
+  const { request, paid, signedNote, same, delays, tell } = sending;
+  if (error instanceof CallError) throw error;
+  if (error instanceof PaymentGuardError)
+    throw new CallError("service", `${error.message}${signedNote}`);
+  if ((error as Error | undefined)?.name === "TimeoutError") {
+    const within = `no complete answer within ${Math.round((sending.options.attemptTimeoutMs ?? 0) / 1000)} s`;
+    // A paid answer that never came is lost too: the identical request once more gets it
+    // (the service answers a resend of its payment from its ledger), never a second charge.
+    if (!paid || attempts.timedOut)
+      throw new CallError("network", `${request.method} ${request.url}: ${within}${signedNote}`);
+    attempts.timedOut = true;
+    tell(`${request.url}: ${within}; sending the identical request once more (${same})`);
+    return;
+  }
+  if (!isNetworkFailure(error))
+    throw new CallError(
+      "service",
+      `${request.method} ${request.url} failed: ${answerFault(error)}; not sent again${signedNote}`,
+    );
+  const delay = delays[attempts.failures];
+  if (delay === undefined)
+    throw new CallError(
+      "network",
+      `${request.method} ${request.url} failed ${attempts.failures + 1} times: ${describeFetchError(error)}${signedNote}`,
+    );
+  attempts.failures++;
+  tell(
+    `connection to ${request.url} failed before the answer arrived (${describeFetchError(error)}); sending the identical request again in ${seconds(delay)} (${same}), retry ${attempts.failures} of ${delays.length}`,
+  );
+  await sending.sleep(delay);
+}
+
+/**
+ * A complete answer that asks to be asked again: a 503 with Retry-After (the service is shutting down or
+ * its payment ledger is unreachable, and it says nothing was run or charged), or a paid job still running
+ * from an earlier attempt ("in use"). Waits and returns true when the identical request is to be re-sent.
+ */
+async function waitedToResend(
+  response: Response,
+  data: Uint8Array,
+  sending: Sending,
+  attempts: Attempts,
+): Promise<boolean> {
+  const { request, paid, same, delays, tell, sleep, options } = sending;
+  const retryAfter = retryAfterMs(response);
+  if (retryAfter !== undefined && attempts.failures < delays.length) {
+    attempts.failures++;
+    tell(
+      `${request.url} is unavailable for now (HTTP 503, nothing run or charged); sending the identical request again in ${seconds(retryAfter)}, retry ${attempts.failures} of ${delays.length}`,
+    );
+    await sleep(retryAfter);
+    return true;
+  }
+  if (paid && isInUse(response.status, data)) {
+    const delay = IN_USE_DELAYS_MS[Math.min(attempts.inUse, IN_USE_DELAYS_MS.length - 1)]!;
+    if (options.inUseUntilMs !== undefined && Date.now() + delay <= options.inUseUntilMs) {
+      attempts.inUse++;
+      tell(
+        `the server is still running this job from an earlier attempt; asking again in ${seconds(delay)} (${same})`,
+      );
+      await sleep(delay);
+      return true;
+    }
+  }
+  return false;
 }
 
 /** Longest Retry-After honoured; a longer one is answered as it is. */

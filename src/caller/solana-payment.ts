@@ -6,7 +6,13 @@
  */
 import { PaymentGuardError, rpcUrlVariable, type SolanaReader } from "./guard.js";
 import { CallError } from "./errors.js";
-import { shellQuote, toolRoot, type X402Client, type X402Requirement } from "./payment.js";
+import {
+  loadFailure,
+  shellQuote,
+  toolRoot,
+  type X402Client,
+  type X402Requirement,
+} from "./payment.js";
 import {
   solanaKeyBytes,
   solanaReader,
@@ -83,9 +89,7 @@ export async function loadSolana(
     } as Omit<SolanaModules, "reader">;
     return { ...modules, reader: solanaReader(modules.kit, modules.token) };
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const missing = code === "ERR_MODULE_NOT_FOUND" || code === "ERR_PACKAGE_PATH_NOT_EXPORTED";
-    const detail = missing ? "is not installed" : `cannot be loaded (${(error as Error).message})`;
+    const detail = loadFailure(error);
     throw new CallError(
       "payment",
       `this service is to be paid on Solana, and the x402 client create-agent pays Solana with (@x402/fetch, @x402/svm, @solana/kit, @solana-program/token) ${detail}; nothing was signed. Install it in the create-agent folder:\n  cd ${shellQuote(toolRoot())} && ${solanaInstallCommand()}`,

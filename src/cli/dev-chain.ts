@@ -1,6 +1,7 @@
 /**
  * The local chain of `create-agent dev --paid` (a project's `npm run dev:paid`): anvil on 127.0.0.1 with Base
- * Sepolia's chain id, Circle's USDC (FiatTokenV2_2) at Base Sepolia's USDC address, and a funded test payer.
+ * Sepolia's chain id, Circle's USDC (FiatTokenV2_2) at Base Sepolia's USDC address, and a funded test payer
+ * (the token and the payer's funds: dev-usdc.ts).
  * The tools (anvil's binary for this platform, Circle's compiled contracts) come from npm at the versions in
  * src/versions.ts: the project's own node_modules when it has them, else installed once, on first use, into
  * node_modules/.cache/create-agent-dev-chain (said so; nothing in package.json changes).
@@ -22,9 +23,8 @@ import { CliError } from "./errors.js";
  * dev:paid end-to-end test runs every call below against a real anvil.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Untyped = any;
-type Abi = readonly unknown[];
-const load = (specifier: string): Promise<Untyped> => import(specifier);
+export type Untyped = any;
+export const load = (specifier: string): Promise<Untyped> => import(specifier);
 
 /** Base Sepolia's chain id: the official x402 clients pay "eip155:84532" with no extra settings. */
 export const DEV_CHAIN_ID = 84532;
@@ -194,119 +194,4 @@ export async function startDevChain(anvil: string): Promise<DevChain> {
   child.stdout!.resume(); // keep draining: a full pipe would block anvil
   child.stderr!.resume();
   return { rpcUrl, child, exited };
-}
-
-interface Artifact {
-  abi: readonly unknown[];
-  bytecode: `0x${string}`;
-  linkReferences: Record<string, Record<string, Array<{ start: number; length: number }>>>;
-}
-
-/**
- * Circle's FiatTokenV2_2 at {@link DEV_USDC}, initialized as Circle deploys it (the settler account holds every
- * role and mints), and `PAYER_FUNDS` minted to the payer. Refused unless `rpcUrl` is loopback and answers as
- * anvil with chain id 84532.
- */
-export async function placeUsdc(
-  rpcUrl: string,
-  artifacts: (file: string) => unknown,
-): Promise<{ payer: `0x${string}`; payee: `0x${string}` }> {
-  assertLoopback(rpcUrl);
-  const viem = await load("viem");
-  const { privateKeyToAccount } = await load("viem/accounts");
-  const transport = viem.http(rpcUrl);
-  const probe = viem.createPublicClient({ transport });
-  const client = (await probe.request({ method: "web3_clientVersion" } as never)) as string;
-  const chainId = await probe.getChainId();
-  if (!/anvil/i.test(client) || chainId !== DEV_CHAIN_ID)
-    throw new CliError(
-      `${rpcUrl} is ${client} on chain ${chainId}, not the local anvil chain: nothing was sent`,
-    );
-  const chain = viem.defineChain({
-    id: DEV_CHAIN_ID,
-    name: "Local chain (dev:paid)",
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } },
-  });
-  const publicClient = viem.createPublicClient({ chain, transport, pollingInterval: 20 });
-  const wallet = viem.createWalletClient({
-    account: privateKeyToAccount(ANVIL_KEYS.settler),
-    chain,
-    transport,
-    pollingInterval: 20,
-  });
-  const confirm = async (hash: `0x${string}`, what: string) => {
-    const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
-    if (receipt.status !== "success") throw new CliError(`${what} reverted (tx ${hash})`);
-    return receipt;
-  };
-  const payer = privateKeyToAccount(ANVIL_KEYS.payer).address;
-  const payee = privateKeyToAccount(ANVIL_KEYS.payee).address;
-  const token = artifacts("v2/FiatTokenV2_2.sol/FiatTokenV2_2.json") as Artifact;
-  const abi = token.abi as Abi;
-  const existing = await publicClient.getCode({ address: DEV_USDC });
-  if (!existing || existing === "0x") {
-    const library = artifacts("util/SignatureChecker.sol/SignatureChecker.json") as Artifact;
-    const libraryAt = (
-      await confirm(
-        await wallet.deployContract({ abi: library.abi as Abi, bytecode: library.bytecode }),
-        "deploying SignatureChecker",
-      )
-    ).contractAddress!;
-    // Link the library into the token's bytecode at each of its references.
-    let code = token.bytecode.slice(2);
-    for (const refs of Object.values(token.linkReferences))
-      for (const list of Object.values(refs))
-        for (const { start, length } of list)
-          code =
-            code.slice(0, start * 2) +
-            libraryAt.slice(2).toLowerCase() +
-            code.slice((start + length) * 2);
-    const deployed = (
-      await confirm(
-        await wallet.deployContract({ abi, bytecode: `0x${code}` }),
-        "deploying FiatTokenV2_2",
-      )
-    ).contractAddress!;
-    // FiatTokenV2_2 computes its EIP-712 domain from address(this): its code copied to Base Sepolia's USDC
-    // address and initialized there is a complete USDC at the address clients know.
-    const runtime = await publicClient.getCode({ address: deployed });
-    await probe.request({ method: "anvil_setCode", params: [DEV_USDC, runtime] } as never);
-    const admin = wallet.account.address;
-    const calls: Array<[string, readonly unknown[]]> = [
-      ["initialize", ["USDC", "USDC", "USD", 6, admin, admin, admin, admin]],
-      ["initializeV2", ["USDC"]],
-      ["initializeV2_1", [admin]],
-      ["initializeV2_2", [[], "USDC"]],
-      ["configureMinter", [admin, viem.maxUint256]],
-    ];
-    for (const [functionName, args] of calls)
-      await confirm(
-        await wallet.writeContract({ address: DEV_USDC, abi, functionName, args }),
-        functionName,
-      );
-  }
-  await confirm(
-    await wallet.writeContract({
-      address: DEV_USDC,
-      abi,
-      functionName: "mint",
-      args: [payer, PAYER_FUNDS],
-    }),
-    "minting the payer's USDC",
-  );
-  return { payer, payee };
-}
-
-/** USDC balance (atomic units) of `address` on the local chain. */
-export async function usdcBalanceOf(rpcUrl: string, address: `0x${string}`): Promise<bigint> {
-  assertLoopback(rpcUrl);
-  const viem = await load("viem");
-  const client = viem.createPublicClient({ transport: viem.http(rpcUrl) });
-  return await client.readContract({
-    address: DEV_USDC,
-    abi: viem.erc20Abi,
-    functionName: "balanceOf",
-    args: [address],
-  });
 }

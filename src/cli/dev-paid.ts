@@ -7,21 +7,12 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  ANVIL_KEYS,
-  DEV_CHAIN_ID,
-  DEV_USDC,
-  devChainTools,
-  placeUsdc,
-  startDevChain,
-  usdcBalanceOf,
-} from "./dev-chain.js";
+import { ANVIL_KEYS, DEV_CHAIN_ID, DEV_USDC, devChainTools, startDevChain } from "./dev-chain.js";
+import { placeUsdc, usdcBalanceOf } from "./dev-usdc.js";
 import { devServerEnv, readDotEnv } from "./dev-paid-env.js";
-import { devPort, ensurePortFree } from "./dev.js";
-import { CliError } from "./errors.js";
-import { projectRoot, requireUpgraded } from "./project-root.js";
+import { devPort, devProject, ensurePortFree } from "./dev.js";
 
 const usdc = (atomic: bigint) => {
   const text = atomic.toString().padStart(7, "0");
@@ -29,12 +20,38 @@ const usdc = (atomic: bigint) => {
   return `${text.slice(0, -6)}${fraction ? `.${fraction}` : ""}`;
 };
 
+/**
+ * The server's environment: production mode, settling on the local chain only. Its payment settings are set
+ * here and every other one the environment or .env holds is unset (said so, one line each), so nothing can
+ * point it at a real network, token, facilitator or shared ledger (dev-paid-env.ts).
+ */
+function serverEnv(
+  root: string,
+  rpcUrl: string,
+  payee: string,
+  port: string | number,
+  say: (line: string) => void,
+): NodeJS.ProcessEnv {
+  const { env, ignored } = devServerEnv(
+    process.env,
+    readDotEnv(root),
+    {
+      PAY_TO: payee,
+      X402_NETWORK: "base-sepolia",
+      X402_ASSET: DEV_USDC,
+      X402_ASSET_NAME: "USDC",
+      X402_ASSET_VERSION: "2",
+      X402_RPC_URL: rpcUrl,
+      X402_SETTLER_KEY: ANVIL_KEYS.settler,
+    },
+    `anvil at ${rpcUrl}`,
+  );
+  for (const line of ignored) say(line);
+  return Object.assign(env, { PORT: port, NODE_ENV: "production", SERVICE_DEV_MODE: "false" });
+}
+
 export async function devPaid(options: { cwd?: string }): Promise<number> {
-  const root = projectRoot(options.cwd);
-  requireUpgraded(root);
-  const tsx = join(root, "node_modules", ".bin", process.platform === "win32" ? "tsx.cmd" : "tsx");
-  if (!existsSync(tsx))
-    throw new CliError(`tsx is not installed in ${root}: run \`npm install\` first`);
+  const { root, tsx } = devProject(options.cwd);
   const port = devPort(root);
   await ensurePortFree(port);
   const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -61,25 +78,7 @@ export async function devPaid(options: { cwd?: string }): Promise<number> {
     say(
       `Local chain: ${chain.rpcUrl} (anvil, chain id ${DEV_CHAIN_ID}); USDC (Circle's FiatTokenV2_2) at ${DEV_USDC}`,
     );
-    // The server, in production mode, settling on the local chain only: its payment settings are set here
-    // and every other one the environment or .env holds is unset (said so, one line each), so nothing can
-    // point it at a real network, token, facilitator or shared ledger (dev-paid-env.ts).
-    const { env, ignored } = devServerEnv(
-      process.env,
-      readDotEnv(root),
-      {
-        PAY_TO: payee,
-        X402_NETWORK: "base-sepolia",
-        X402_ASSET: DEV_USDC,
-        X402_ASSET_NAME: "USDC",
-        X402_ASSET_VERSION: "2",
-        X402_RPC_URL: chain.rpcUrl,
-        X402_SETTLER_KEY: ANVIL_KEYS.settler,
-      },
-      `anvil at ${chain.rpcUrl}`,
-    );
-    for (const line of ignored) say(line);
-    Object.assign(env, { PORT: port, NODE_ENV: "production", SERVICE_DEV_MODE: "false" });
+    const env = serverEnv(root, chain.rpcUrl, payee, port, say);
     server = spawn(tsx, ["watch", "src/server.ts"], {
       cwd: root,
       env,

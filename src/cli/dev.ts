@@ -7,17 +7,23 @@ import { join } from "node:path";
 import { CliError } from "./errors.js";
 import { projectRoot, requireUpgraded } from "./project-root.js";
 
+/** The project `dev` and `dev --paid` run in (upgraded to this CLI), and its tsx, or what to install. */
+export function devProject(cwd: string | undefined): { root: string; tsx: string } {
+  const root = projectRoot(cwd);
+  requireUpgraded(root);
+  const tsx = join(root, "node_modules", ".bin", process.platform === "win32" ? "tsx.cmd" : "tsx");
+  if (!existsSync(tsx))
+    throw new CliError(`tsx is not installed in ${root}: run \`npm install\` first`);
+  return { root, tsx };
+}
+
 /**
  * `create-agent dev` (the project's `npm run dev`): the server in dev mode under `tsx watch`, plus
  * `generate --watch`, in one command. A save of agent.json regenerates src/generated/, and tsx restarts the
  * server on the new code. Ctrl-C stops both; if the server exits on its own, watching stops too.
  */
 export async function dev(options: { cwd?: string }): Promise<number> {
-  const root = projectRoot(options.cwd);
-  requireUpgraded(root);
-  const tsx = join(root, "node_modules", ".bin", process.platform === "win32" ? "tsx.cmd" : "tsx");
-  if (!existsSync(tsx))
-    throw new CliError(`tsx is not installed in ${root}: run \`npm install\` first`);
+  const { root, tsx } = devProject(options.cwd);
 
   await ensurePortFree(devPort(root));
 

@@ -68,6 +68,12 @@ function typeMatches(type: unknown, value: unknown): boolean {
   }
 }
 
+/** A bound keyword (minimum, maxLength...) is absent, or a number that `n` respects. */
+function within(bound: unknown, n: number, side: "min" | "max"): boolean {
+  if (bound === undefined) return true;
+  return typeof bound === "number" && (side === "min" ? n >= bound : n <= bound);
+}
+
 /** True only when Ajv would accept `value` for `schema`; false means "ask Ajv". */
 export function conforms(schema: JsonSchema, value: unknown): boolean {
   for (const key of Object.keys(schema)) if (!KNOWN.has(key)) return false;
@@ -79,93 +85,83 @@ export function conforms(schema: JsonSchema, value: unknown): boolean {
       return false;
   }
   if (typeof value === "number") {
-    if (
-      schema.minimum !== undefined &&
-      !(typeof schema.minimum === "number" && value >= schema.minimum)
-    )
-      return false;
-    if (
-      schema.maximum !== undefined &&
-      !(typeof schema.maximum === "number" && value <= schema.maximum)
-    )
+    if (!within(schema.minimum, value, "min") || !within(schema.maximum, value, "max"))
       return false;
   }
-  if (typeof value === "string") {
-    if (schema.minLength !== undefined || schema.maxLength !== undefined) {
-      const n = length(value);
-      if (
-        schema.minLength !== undefined &&
-        !(typeof schema.minLength === "number" && n >= schema.minLength)
-      )
+  if (typeof value === "string" && !stringConforms(schema, value)) return false;
+  if (Array.isArray(value) && !arrayConforms(schema, value)) return false;
+  if (typeMatches("object", value) && !objectConforms(schema, value as Record<string, unknown>))
+    return false;
+  return true;
+}
+
+/** minLength, maxLength (code points), pattern ("u" flag), format (ajv-formats' full definitions). */
+function stringConforms(schema: JsonSchema, value: string): boolean {
+  if (schema.minLength !== undefined || schema.maxLength !== undefined) {
+    const n = length(value);
+    if (!within(schema.minLength, n, "min") || !within(schema.maxLength, n, "max")) return false;
+  }
+  if (schema.pattern !== undefined) {
+    if (typeof schema.pattern !== "string") return false;
+    let re = patterns.get(schema.pattern);
+    if (re === undefined) {
+      try {
+        re = new RegExp(schema.pattern, "u");
+      } catch {
         return false;
-      if (
-        schema.maxLength !== undefined &&
-        !(typeof schema.maxLength === "number" && n <= schema.maxLength)
-      )
-        return false;
-    }
-    if (schema.pattern !== undefined) {
-      if (typeof schema.pattern !== "string") return false;
-      let re = patterns.get(schema.pattern);
-      if (re === undefined) {
-        try {
-          re = new RegExp(schema.pattern, "u");
-        } catch {
-          return false;
-        }
-        patterns.set(schema.pattern, re);
       }
-      if (!re.test(value)) return false;
+      patterns.set(schema.pattern, re);
     }
-    if (schema.format !== undefined) {
-      const definition =
-        typeof schema.format === "string" ? formatDefinition(schema.format) : undefined;
-      if (definition === undefined) return false;
-      const check =
-        typeof definition === "object" && !(definition instanceof RegExp)
-          ? definition.validate
-          : definition;
-      if (!(check instanceof RegExp ? check.test(value) : check(value))) return false;
+    if (!re.test(value)) return false;
+  }
+  if (schema.format !== undefined) {
+    const definition =
+      typeof schema.format === "string" ? formatDefinition(schema.format) : undefined;
+    if (definition === undefined) return false;
+    const check =
+      typeof definition === "object" && !(definition instanceof RegExp)
+        ? definition.validate
+        : definition;
+    if (!(check instanceof RegExp ? check.test(value) : check(value))) return false;
+  }
+  return true;
+}
+
+/** minItems, maxItems, and items (one schema, checked on every element). */
+function arrayConforms(schema: JsonSchema, value: unknown[]): boolean {
+  if (
+    !within(schema.minItems, value.length, "min") ||
+    !within(schema.maxItems, value.length, "max")
+  )
+    return false;
+  if (schema.items !== undefined) {
+    if (typeof schema.items !== "object" || schema.items === null || Array.isArray(schema.items))
+      return false;
+    for (const item of value) if (!conforms(schema.items as JsonSchema, item)) return false;
+  }
+  return true;
+}
+
+/** properties, required, additionalProperties: false. */
+function objectConforms(schema: JsonSchema, record: Record<string, unknown>): boolean {
+  const properties = schema.properties as Record<string, JsonSchema> | undefined;
+  if (properties !== undefined) {
+    if (typeof properties !== "object" || properties === null) return false;
+    for (const key of Object.keys(properties)) {
+      // Ajv looks properties up like `data[key]`, inherited ones included.
+      const v = record[key];
+      if (v !== undefined && !conforms(properties[key]!, v)) return false;
     }
   }
-  if (Array.isArray(value)) {
-    if (
-      schema.minItems !== undefined &&
-      !(typeof schema.minItems === "number" && value.length >= schema.minItems)
-    )
-      return false;
-    if (
-      schema.maxItems !== undefined &&
-      !(typeof schema.maxItems === "number" && value.length <= schema.maxItems)
-    )
-      return false;
-    if (schema.items !== undefined) {
-      if (typeof schema.items !== "object" || schema.items === null || Array.isArray(schema.items))
-        return false;
-      for (const item of value) if (!conforms(schema.items as JsonSchema, item)) return false;
-    }
+  if (schema.required !== undefined) {
+    if (!Array.isArray(schema.required)) return false;
+    for (const key of schema.required)
+      if (typeof key !== "string" || record[key] === undefined) return false;
   }
-  if (typeMatches("object", value)) {
-    const record = value as Record<string, unknown>;
-    const properties = schema.properties as Record<string, JsonSchema> | undefined;
-    if (properties !== undefined) {
-      if (typeof properties !== "object" || properties === null) return false;
-      for (const key of Object.keys(properties)) {
-        // Ajv looks properties up like `data[key]`, inherited ones included.
-        const v = record[key];
-        if (v !== undefined && !conforms(properties[key]!, v)) return false;
-      }
-    }
-    if (schema.required !== undefined) {
-      if (!Array.isArray(schema.required)) return false;
-      for (const key of schema.required)
-        if (typeof key !== "string" || record[key] === undefined) return false;
-    }
-    if (schema.additionalProperties !== undefined) {
-      if (schema.additionalProperties !== false) return false;
-      for (const key of Object.keys(record))
-        if (properties === undefined || !Object.hasOwn(properties, key)) return false;
-    }
+  if (schema.additionalProperties !== undefined) {
+    if (schema.additionalProperties !== false) return false;
+    for (const key of Object.keys(record))
+      if (properties === undefined || !Object.hasOwn(properties, key)) return false;
   }
   return true;
 }

@@ -25,7 +25,11 @@ const UNEXPECTED_END_OF_STRING = 12;
 export function parseJsonText(source: Source): Node | undefined {
   const { text } = source;
   if (text.trim() === "") {
-    source.report(0, [], 'the file is empty: expected a JSON object with "name", "version" and "capabilities"');
+    source.report(
+      0,
+      [],
+      'the file is empty: expected a JSON object with "name", "version" and "capabilities"',
+    );
     return undefined;
   }
   let root: Node | undefined;
@@ -34,7 +38,11 @@ export function parseJsonText(source: Source): Node | undefined {
   else {
     // Invalid JSON: jsonc-parser finds each error and where it is.
     const errors: ParseError[] = [];
-    root = jsonc().parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+    root = jsonc().parseTree(text, errors, {
+      disallowComments: true,
+      allowTrailingComma: false,
+      allowEmptyContent: false,
+    });
     if (errors.length > 0) {
       reportSyntaxErrors(source, errors);
       return undefined;
@@ -54,7 +62,8 @@ export function parseJsonText(source: Source): Node | undefined {
  * so only that one is reported. Comment errors do not disturb parsing, so every comment is reported.
  */
 function reportSyntaxErrors(source: Source, errors: ParseError[]): void {
-  const isComment = (e: ParseError) => e.error === INVALID_COMMENT_TOKEN || e.error === UNEXPECTED_END_OF_COMMENT;
+  const isComment = (e: ParseError) =>
+    e.error === INVALID_COMMENT_TOKEN || e.error === UNEXPECTED_END_OF_COMMENT;
   const firstOther = errors.find((e) => !isComment(e));
   for (const error of errors.filter((e) => isComment(e) || e === firstOther)) {
     const { offset, message } = describeSyntaxError(source.text, error);
@@ -65,28 +74,50 @@ function reportSyntaxErrors(source: Source, errors: ParseError[]): void {
 function describeSyntaxError(text: string, error: ParseError): { offset: number; message: string } {
   const found = text.slice(error.offset, error.offset + error.length);
   if (error.error === INVALID_COMMENT_TOKEN || error.error === UNEXPECTED_END_OF_COMMENT) {
-    return { offset: error.offset, message: "comments are not allowed (agent.json is strict JSON)" };
+    return {
+      offset: error.offset,
+      message: "comments are not allowed (agent.json is strict JSON)",
+    };
   }
   // A trailing comma surfaces as "value expected" / "property name expected" at the closing bracket.
-  if ((error.error === VALUE_EXPECTED || error.error === PROPERTY_NAME_EXPECTED) && /^[}\]]$/.test(found)) {
+  if (
+    (error.error === VALUE_EXPECTED || error.error === PROPERTY_NAME_EXPECTED) &&
+    /^[}\]]$/.test(found)
+  ) {
     const comma = precedingNonSpace(text, error.offset);
     if (comma !== undefined && text[comma] === ",") {
-      return { offset: comma, message: "trailing comma is not allowed (agent.json is strict JSON); remove it" };
+      return {
+        offset: comma,
+        message: "trailing comma is not allowed (agent.json is strict JSON); remove it",
+      };
     }
   }
   const words = codeAsWords(error.error);
   if (error.offset >= text.trimEnd().length) {
-    return { offset: error.offset, message: `unexpected end of file (the JSON is incomplete): ${words}` };
+    return {
+      offset: error.offset,
+      message: `unexpected end of file (the JSON is incomplete): ${words}`,
+    };
   }
   if (error.error === INVALID_SYMBOL && found.startsWith("'")) {
-    return { offset: error.offset, message: `${words} ${found}: use double quotes for strings and keys` };
+    return {
+      offset: error.offset,
+      message: `${words} ${found}: use double quotes for strings and keys`,
+    };
   }
   if (error.error === END_OF_FILE_EXPECTED) {
-    return { offset: error.offset, message: `${words}: there is more text after the end of the top-level object` };
+    return {
+      offset: error.offset,
+      message: `${words}: there is more text after the end of the top-level object`,
+    };
   }
-  if (error.error === INVALID_SYMBOL) return { offset: error.offset, message: `${words} ${JSON.stringify(found)}` };
+  if (error.error === INVALID_SYMBOL)
+    return { offset: error.offset, message: `${words} ${JSON.stringify(found)}` };
   if (error.error === UNEXPECTED_END_OF_STRING) {
-    return { offset: error.offset, message: `${words}: close the string on the same line (write \\n for a line break)` };
+    return {
+      offset: error.offset,
+      message: `${words}: close the string on the same line (write \\n for a line break)`,
+    };
   }
   return { offset: error.offset, message: words };
 }
@@ -190,57 +221,60 @@ export function strictJsonTree(text: string): { root: Node; duplicates: boolean 
     const value = raw.includes("\\") ? (JSON.parse(raw) as string) : raw.slice(1, -1);
     return { type: "string", offset: start, length: i - start, value };
   };
+  // An object or an array, from its opening bracket at `start` (value() reads the elements).
+  const object = (start: number): TreeNode => {
+    const node: TreeNode = { type: "object", offset: start, length: 0, children: [] };
+    i++;
+    space();
+    if (text.charCodeAt(i) === 125) i++;
+    else {
+      // Keys seen in this object: a list while short, a set beyond.
+      const keys: string[] = [];
+      let seen: Set<string> | undefined;
+      for (;;) {
+        space();
+        const property: TreeNode = { type: "property", offset: i, length: 0, children: [] };
+        const key = string();
+        if (!duplicates) {
+          const name = key.value as string;
+          if (seen === undefined && keys.length >= 16) seen = new Set(keys);
+          if (seen ? seen.has(name) : keys.includes(name)) duplicates = true;
+          else if (seen) seen.add(name);
+          else keys.push(name);
+        }
+        space();
+        i++;
+        property.children!.push(key, value());
+        property.length = i - property.offset;
+        node.children!.push(property);
+        space();
+        if (text.charCodeAt(i++) === 125) break;
+      }
+    }
+    node.length = i - start;
+    return node;
+  };
+  const array = (start: number): TreeNode => {
+    const node: TreeNode = { type: "array", offset: start, length: 0, children: [] };
+    i++;
+    space();
+    if (text.charCodeAt(i) === 93) i++;
+    else {
+      for (;;) {
+        node.children!.push(value());
+        space();
+        if (text.charCodeAt(i++) === 93) break;
+      }
+    }
+    node.length = i - start;
+    return node;
+  };
   const value = (): TreeNode => {
     space();
     const start = i;
     const c = text.charCodeAt(i);
-    if (c === 123) {
-      const node: TreeNode = { type: "object", offset: start, length: 0, children: [] };
-      i++;
-      space();
-      if (text.charCodeAt(i) === 125) i++;
-      else {
-        // Keys seen in this object: a list while short, a set beyond.
-        const keys: string[] = [];
-        let seen: Set<string> | undefined;
-        for (;;) {
-          space();
-          const property: TreeNode = { type: "property", offset: i, length: 0, children: [] };
-          const key = string();
-          if (!duplicates) {
-            const name = key.value as string;
-            if (seen === undefined && keys.length >= 16) seen = new Set(keys);
-            if (seen ? seen.has(name) : keys.includes(name)) duplicates = true;
-            else if (seen) seen.add(name);
-            else keys.push(name);
-          }
-          space();
-          i++;
-          property.children!.push(key, value());
-          property.length = i - property.offset;
-          node.children!.push(property);
-          space();
-          if (text.charCodeAt(i++) === 125) break;
-        }
-      }
-      node.length = i - start;
-      return node;
-    }
-    if (c === 91) {
-      const node: TreeNode = { type: "array", offset: start, length: 0, children: [] };
-      i++;
-      space();
-      if (text.charCodeAt(i) === 93) i++;
-      else {
-        for (;;) {
-          node.children!.push(value());
-          space();
-          if (text.charCodeAt(i++) === 93) break;
-        }
-      }
-      node.length = i - start;
-      return node;
-    }
+    if (c === 123) return object(start);
+    if (c === 91) return array(start);
     if (c === 34) return string();
     if (c === 116) {
       i += 4;
@@ -255,7 +289,12 @@ export function strictJsonTree(text: string): { root: Node; duplicates: boolean 
       return { type: "null", offset: start, length: 4, value: null };
     }
     while (i < text.length && /[-+.0-9eE]/.test(text[i]!)) i++;
-    return { type: "number", offset: start, length: i - start, value: Number(text.slice(start, i)) };
+    return {
+      type: "number",
+      offset: start,
+      length: i - start,
+      value: Number(text.slice(start, i)),
+    };
   };
   return { root: value(), duplicates };
 }

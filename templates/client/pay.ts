@@ -152,46 +152,7 @@ export async function sendPaying(
     limit,
   );
   const refusals: Refusal[] = [];
-  let created = 0;
-  const paymentId = newPaymentId();
-  const client = new x402Client();
-  let payer: string;
-  let reader: SolanaReader | undefined;
-  if (chosen.family === "svm") {
-    const solana = await solanaPayer(chosen.id, payers, limit);
-    client.register(chosen.id as Network, solana.scheme);
-    const v1Name = networkName(chosen.id);
-    if (v1Name) client.registerV1(v1Name as Network, solana.schemeV1);
-    payer = solana.address;
-    reader = solana.reader;
-  } else {
-    const account = payers.evm.account();
-    registerExactEvmScheme(client, { signer: account });
-    payer = account.address;
-  }
-  // The guard below is stricter than the default spend controls (USDC only, at most the job's limit),
-  // and unlike them it allows more than $1 when the limit says so.
-  client.setSpendControls(false);
-  client.registerPolicy((version, requirements) =>
-    priceGuard(
-      version,
-      requirements.filter((r) => networkId(r.network) === chosen.id),
-      limit,
-      refusals,
-    ),
-  );
-  client.onBeforePaymentCreation(async ({ paymentRequired, selectedRequirements }) => {
-    if (created > 0) return { abort: true, reason: "a payment was already signed for this job" };
-    if (signableAmount(paymentRequired.x402Version, selectedRequirements) > limit.maxAtomic)
-      return { abort: true, reason: "the chosen offer is above the limit" };
-    // x402 payment-identifier: when the 402 declares it, the payment carries an id, so the service
-    // answers a resend of it (after a lost answer) with the answer it already paid for.
-    addPaymentIdentifier(paymentRequired.extensions, paymentId);
-    return undefined;
-  });
-  client.onAfterPaymentCreation(async () => {
-    created++;
-  });
+  const { client, payer, reader } = await payingClient(chosen, payers, limit, refusals);
 
   // The first answer is already here: hand it to the wrapper instead of asking twice. Every payment the
   // wrapper sends is checked here, at the last moment before it leaves.
@@ -238,6 +199,59 @@ export async function sendPaying(
     }
     throw refusedError(refusals, limit, error);
   }
+}
+
+/**
+ * The x402 client for the chosen network, with the payer's key for its family; its policy keeps the offers
+ * within the job's limit (recording what it refused in `refusals`), and it signs at most one payment.
+ */
+async function payingClient(
+  chosen: { id: string; family: "evm" | "svm" },
+  payers: Payers,
+  limit: PaymentLimit,
+  refusals: Refusal[],
+): Promise<{ client: x402Client; payer: string; reader: SolanaReader | undefined }> {
+  let created = 0;
+  const paymentId = newPaymentId();
+  const client = new x402Client();
+  let payer: string;
+  let reader: SolanaReader | undefined;
+  if (chosen.family === "svm") {
+    const solana = await solanaPayer(chosen.id, payers, limit);
+    client.register(chosen.id as Network, solana.scheme);
+    const v1Name = networkName(chosen.id);
+    if (v1Name) client.registerV1(v1Name as Network, solana.schemeV1);
+    payer = solana.address;
+    reader = solana.reader;
+  } else {
+    const account = payers.evm.account();
+    registerExactEvmScheme(client, { signer: account });
+    payer = account.address;
+  }
+  // The guard below is stricter than the default spend controls (USDC only, at most the job's limit),
+  // and unlike them it allows more than $1 when the limit says so.
+  client.setSpendControls(false);
+  client.registerPolicy((version, requirements) =>
+    priceGuard(
+      version,
+      requirements.filter((r) => networkId(r.network) === chosen.id),
+      limit,
+      refusals,
+    ),
+  );
+  client.onBeforePaymentCreation(async ({ paymentRequired, selectedRequirements }) => {
+    if (created > 0) return { abort: true, reason: "a payment was already signed for this job" };
+    if (signableAmount(paymentRequired.x402Version, selectedRequirements) > limit.maxAtomic)
+      return { abort: true, reason: "the chosen offer is above the limit" };
+    // x402 payment-identifier: when the 402 declares it, the payment carries an id, so the service
+    // answers a resend of it (after a lost answer) with the answer it already paid for.
+    addPaymentIdentifier(paymentRequired.extensions, paymentId);
+    return undefined;
+  });
+  client.onAfterPaymentCreation(async () => {
+    created++;
+  });
+  return { client, payer, reader };
 }
 
 interface Refusal {

@@ -8,12 +8,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
-import {
-  assertLoopback,
-  DEV_BLOCK_SECONDS,
-  placeUsdc,
-  startDevChain,
-} from "../../src/cli/dev-chain.js";
+import { assertLoopback, DEV_BLOCK_SECONDS, startDevChain } from "../../src/cli/dev-chain.js";
+import { placeUsdc } from "../../src/cli/dev-usdc.js";
 import { callCommands } from "../../src/cli/dev-paid.js";
 import { devServerEnv, readDotEnv } from "../../src/cli/dev-paid-env.js";
 import { resolveConfig } from "../../templates/runtime/ops/config.js";

@@ -153,6 +153,22 @@ function propagateBreaks(doc: Doc, visited: Set<Command>): boolean {
   }
 }
 
+/** What fits() measures of an indent, a group or an if-break, in the mode it measures it in. */
+function measuredContents(
+  mode: Mode,
+  doc: Extract<Doc, { kind: "indent" | "group" | "if-break" }>,
+): { mode: Mode; doc: Doc } | undefined {
+  if (doc.kind === "indent") return { mode, doc: doc.contents };
+  if (doc.kind === "group") {
+    const groupMode = doc.break ? MODE_BREAK : mode;
+    const contents =
+      doc.expandedStates && groupMode === MODE_BREAK ? doc.expandedStates.at(-1)! : doc.contents;
+    return { mode: groupMode, doc: contents };
+  }
+  const contents = mode === MODE_BREAK ? doc.breakContents : doc.flatContents;
+  return contents ? { mode, doc: contents } : undefined;
+}
+
 /** prettier's fits: whether `next`, then `rest` up to its first line break, fits in `width` columns. */
 function fits(next: Cmd, rest: Cmd[], width: number): boolean {
   let restIndex = rest.length;
@@ -182,20 +198,10 @@ function fits(next: Cmd, rest: Cmd[], width: number): boolean {
     }
     switch (doc.kind) {
       case "indent":
-        cmds.push({ mode, doc: doc.contents });
-        break;
-      case "group": {
-        const groupMode = doc.break ? MODE_BREAK : mode;
-        const contents =
-          doc.expandedStates && groupMode === MODE_BREAK
-            ? doc.expandedStates.at(-1)!
-            : doc.contents;
-        cmds.push({ mode: groupMode, doc: contents });
-        break;
-      }
+      case "group":
       case "if-break": {
-        const contents = mode === MODE_BREAK ? doc.breakContents : doc.flatContents;
-        if (contents) cmds.push({ mode, doc: contents });
+        const inner = measuredContents(mode, doc);
+        if (inner) cmds.push(inner);
         break;
       }
       case "line":
@@ -224,6 +230,86 @@ function fits(next: Cmd, rest: Cmd[], width: number): boolean {
   return false;
 }
 
+/** prettier's trim(): drop trailing spaces and tabs before a line break. */
+function trimOutput(out: string[]): void {
+  while (out.length > 0) {
+    const last = out[out.length - 1]!;
+    const trimmed = last.replace(/[ \t]+$/, "");
+    if (trimmed.length === last.length) break;
+    if (trimmed === "") out.pop();
+    else {
+      out[out.length - 1] = trimmed;
+      break;
+    }
+  }
+}
+
+/**
+ * A lazy group printed at column `pos`: flat when it is not forced to break and either needs no measuring
+ * or fits (`measure`: what follows it, and the width), else broken by its own printer. Its end column.
+ */
+function printLazy(
+  doc: Extract<Doc, { kind: "lazy" }>,
+  ind: number,
+  measure: false | { cmds: Cmd[]; width: number },
+  pos: number,
+  out: string[],
+): number {
+  const flat =
+    !doc.value.forced() &&
+    (!measure || fits({ ind, mode: MODE_FLAT, doc }, measure.cmds, measure.width - pos));
+  const text = flat ? doc.value.flat() : doc.value.print(pos, ind);
+  out.push(text);
+  return flat ? pos + text.length : text.length - text.lastIndexOf("\n") - 1;
+}
+
+/**
+ * A line: in a flat group a space (nothing for a soft line); broken (or hard), a line break and the
+ * indentation (none after a literal line). Its end column.
+ */
+function printLine(
+  doc: Extract<Doc, { kind: "line" }>,
+  ind: number,
+  mode: Mode,
+  pos: number,
+  out: string[],
+): number {
+  if (mode === MODE_FLAT && !doc.hard) {
+    if (doc.soft) return pos;
+    out.push(" ");
+    return pos + 1;
+  }
+  if (doc.literal) {
+    out.push("\n");
+    return 0;
+  }
+  if (!doc.keepSpaces) trimOutput(out);
+  out.push("\n" + " ".repeat(ind));
+  return ind;
+}
+
+/**
+ * How a group measured in a breaking parent is printed: flat when it fits in `rem` columns (with what
+ * follows up to its first line break), else the first of its expanded states that fits, else broken.
+ */
+function groupLayout(
+  doc: Extract<Doc, { kind: "group" }>,
+  ind: number,
+  cmds: Cmd[],
+  rem: number,
+): Cmd {
+  const flat: Cmd = { ind, mode: MODE_FLAT, doc: doc.contents };
+  if (!doc.break && fits(flat, cmds, rem)) return flat;
+  if (!doc.expandedStates) return { ind, mode: MODE_BREAK, doc: doc.contents };
+  if (!doc.break) {
+    for (let i = 1; i < doc.expandedStates.length - 1; i++) {
+      const state: Cmd = { ind, mode: MODE_FLAT, doc: doc.expandedStates[i]! };
+      if (fits(state, cmds, rem)) return state;
+    }
+  }
+  return { ind, mode: MODE_BREAK, doc: doc.expandedStates.at(-1)! };
+}
+
 /**
  * The text of `doc` at printWidth `width`, with 2-space indentation and "\n" line ends. `indentation`: the
  * document starts at that column of a line indented that much (the caller wrote the indentation).
@@ -234,20 +320,6 @@ export function printDoc(doc: Doc, width = 100, indentation = 0): string {
   let pos = indentation;
   let shouldRemeasure = false;
   const cmds: Cmd[] = [{ ind: indentation, mode: MODE_BREAK, doc }];
-
-  const trimOutput = () => {
-    // prettier's trim(): drop trailing spaces and tabs before a line break.
-    while (out.length > 0) {
-      const last = out[out.length - 1]!;
-      const trimmed = last.replace(/[ \t]+$/, "");
-      if (trimmed.length === last.length) break;
-      if (trimmed === "") out.pop();
-      else {
-        out[out.length - 1] = trimmed;
-        break;
-      }
-    }
-  };
 
   while (cmds.length > 0) {
     const { ind, mode, doc } = cmds.pop()!;
@@ -275,45 +347,16 @@ export function printDoc(doc: Doc, width = 100, indentation = 0): string {
         // As a group: flat in a flat parent, else flat if it fits; broken when it must break.
         const measure = mode !== MODE_FLAT || shouldRemeasure;
         if (measure) shouldRemeasure = false;
-        if (
-          !doc.value.forced() &&
-          (!measure || fits({ ind, mode: MODE_FLAT, doc }, cmds, width - pos))
-        ) {
-          const text = doc.value.flat();
-          out.push(text);
-          pos += text.length;
-          break;
-        }
-        const text = doc.value.print(pos, ind);
-        out.push(text);
-        pos = text.length - text.lastIndexOf("\n") - 1;
+        pos = printLazy(doc, ind, measure && { cmds, width }, pos, out);
         break;
       }
       case "group": {
-        let next: Cmd;
         if (mode === MODE_FLAT && !shouldRemeasure) {
-          next = { ind, mode: doc.break ? MODE_BREAK : MODE_FLAT, doc: doc.contents };
+          cmds.push({ ind, mode: doc.break ? MODE_BREAK : MODE_FLAT, doc: doc.contents });
         } else {
           shouldRemeasure = false;
-          const flat: Cmd = { ind, mode: MODE_FLAT, doc: doc.contents };
-          const rem = width - pos;
-          if (!doc.break && fits(flat, cmds, rem)) next = flat;
-          else if (!doc.expandedStates) next = { ind, mode: MODE_BREAK, doc: doc.contents };
-          else {
-            let chosen: Cmd | undefined;
-            if (!doc.break) {
-              for (let i = 1; i < doc.expandedStates.length - 1; i++) {
-                const state: Cmd = { ind, mode: MODE_FLAT, doc: doc.expandedStates[i]! };
-                if (fits(state, cmds, rem)) {
-                  chosen = state;
-                  break;
-                }
-              }
-            }
-            next = chosen ?? { ind, mode: MODE_BREAK, doc: doc.expandedStates.at(-1)! };
-          }
+          cmds.push(groupLayout(doc, ind, cmds, width - pos));
         }
-        cmds.push(next);
         break;
       }
       case "if-break": {
@@ -322,22 +365,9 @@ export function printDoc(doc: Doc, width = 100, indentation = 0): string {
         break;
       }
       case "line":
-        if (mode === MODE_FLAT && !doc.hard) {
-          if (!doc.soft) {
-            out.push(" ");
-            pos += 1;
-          }
-          break;
-        }
-        if (mode === MODE_FLAT) shouldRemeasure = true;
-        if (doc.literal) {
-          out.push("\n");
-          pos = 0;
-          break;
-        }
-        if (!doc.keepSpaces) trimOutput();
-        out.push("\n" + " ".repeat(ind));
-        pos = ind;
+        // A hard line in a flat group: what follows is measured again.
+        if (mode === MODE_FLAT && doc.hard) shouldRemeasure = true;
+        pos = printLine(doc, ind, mode, pos, out);
         break;
     }
   }

@@ -99,49 +99,8 @@ class Parser {
       this.expect(")");
       return inner;
     }
-    if (c === "[") {
-      this.pos++;
-      const elements: TypeNode[] = [];
-      this.spaces();
-      while (!this.eat("]")) {
-        if (elements.length > 0) {
-          this.expect(",");
-          this.spaces();
-        }
-        if (this.eat("...")) elements.push({ kind: "rest", type: this.type() });
-        else elements.push(this.type());
-        this.spaces();
-      }
-      return { kind: "tuple", elements };
-    }
-    if (c === "{") {
-      this.pos++;
-      const members: Member[] = [];
-      for (;;) {
-        this.whitespace();
-        if (this.eat("}")) break;
-        let raw: string | undefined;
-        if (this.text.startsWith("/*", this.pos)) {
-          const end = this.text.indexOf("*/", this.pos + 2);
-          if (end < 0) this.fail("comment");
-          raw = this.text.slice(this.pos, end + 2);
-          this.pos = end + 2;
-          this.whitespace();
-        }
-        let key: string | undefined;
-        if (this.eat("[k: string]")) key = undefined;
-        else {
-          const match = /^[A-Za-z_$][\w$]*/.exec(this.text.slice(this.pos));
-          if (!match) this.fail("property name");
-          key = match[0];
-          this.pos += key.length;
-        }
-        const optional = this.eat("?");
-        this.expect(": ");
-        members.push({ comment: raw, key, optional, type: this.type() });
-      }
-      return { kind: "literal-type", members };
-    }
+    if (c === "[") return this.tuple();
+    if (c === "{") return this.literalType();
     if (c === '"') {
       const match = /^"(?:[^"\\]|\\.)*"/.exec(this.text.slice(this.pos));
       if (!match) this.fail("string");
@@ -159,6 +118,53 @@ class Parser {
       return { kind: "keyword", text: word[0] };
     }
     return this.fail("type");
+  }
+
+  /** `[A, ...B[]]`: a tuple, its elements and a rest element. */
+  tuple(): TypeNode {
+    this.pos++;
+    const elements: TypeNode[] = [];
+    this.spaces();
+    while (!this.eat("]")) {
+      if (elements.length > 0) {
+        this.expect(",");
+        this.spaces();
+      }
+      if (this.eat("...")) elements.push({ kind: "rest", type: this.type() });
+      else elements.push(this.type());
+      this.spaces();
+    }
+    return { kind: "tuple", elements };
+  }
+
+  /** `{ key?: T; [k: string]: U }`: an object literal type, its members with their doc comments. */
+  literalType(): TypeNode {
+    this.pos++;
+    const members: Member[] = [];
+    for (;;) {
+      this.whitespace();
+      if (this.eat("}")) break;
+      let raw: string | undefined;
+      if (this.text.startsWith("/*", this.pos)) {
+        const end = this.text.indexOf("*/", this.pos + 2);
+        if (end < 0) this.fail("comment");
+        raw = this.text.slice(this.pos, end + 2);
+        this.pos = end + 2;
+        this.whitespace();
+      }
+      let key: string | undefined;
+      if (this.eat("[k: string]")) key = undefined;
+      else {
+        const match = /^[A-Za-z_$][\w$]*/.exec(this.text.slice(this.pos));
+        if (!match) this.fail("property name");
+        key = match[0];
+        this.pos += key.length;
+      }
+      const optional = this.eat("?");
+      this.expect(": ");
+      members.push({ comment: raw, key, optional, type: this.type() });
+    }
+    return { kind: "literal-type", members };
   }
 }
 

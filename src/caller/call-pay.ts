@@ -1,0 +1,291 @@
+/**
+ * Step 5 of `create-agent call` (call.ts): the service answered 402, and the job is paid. The network is
+ * chosen and what it asks is checked against what the caller allows (the declared price, --max-price, the
+ * network's USDC or a token allowed with --asset): otherwise nothing is signed. Then the official x402 client
+ * signs ONE payment for the job, that payment is checked itself just before it leaves (guard.ts), and the
+ * identical request goes with it through the retrying fetch (retry.ts), never a second signature.
+ */
+import { CallError } from "./errors.js";
+import {
+  checkPaymentToSend,
+  networkId,
+  networkName,
+  paymentHeaderOf,
+  type PaymentOffer,
+  signableAmount,
+  type SignedPayment,
+  type SolanaReader,
+} from "./guard.js";
+import { type AllowedAsset, assetAllowed, isNetworkUsdc } from "./guard-asset.js";
+import { type CallResult, completed, describePayment, errorAnswer } from "./call-answer.js";
+import { checkAsk, chooseNetwork, guardedAsync, payableOffers } from "./call-offers.js";
+import {
+  explorerUrl,
+  fromAtomicAmount,
+  loadX402,
+  type PaymentReceipt,
+  payerKey,
+  readReceiptHeader,
+  type X402Client,
+} from "./payment.js";
+import { addPaymentIdentifier, newPaymentId } from "./payment-id.js";
+import {
+  hideUrlSecrets,
+  loadSolana,
+  solanaKeyText,
+  solanaRpcUrl,
+  solanaSigner,
+} from "./solana-payment.js";
+import type { ServiceCapability } from "./service.js";
+
+/** What paying needs from the steps before it (call.ts). */
+export interface PaymentStep {
+  env: NodeJS.ProcessEnv;
+  /** Loads the x402 client packages (tests replace it to simulate a light install). */
+  importer?: ((specifier: string) => Promise<unknown>) | undefined;
+  /** `--network`, `--asset`, `--max-price` as given. */
+  network?: string | undefined;
+  assets?: readonly string[] | undefined;
+  maxPrice?: string | undefined;
+  /** --max-price in atomic units. */
+  limit: bigint | undefined;
+  capability: ServiceCapability;
+  deadlineSeconds: number;
+  jobId: string;
+  executeUrl: string;
+  /** The job request, sent again with the payment exactly as it was sent without. */
+  init: RequestInit;
+  /** The retrying fetch every request goes through. */
+  send: typeof fetch;
+  /** The 402 answer, already read, and its offers, already checked. */
+  first: Response;
+  firstText: string;
+  offers: PaymentOffer[];
+}
+
+/** Keeps the requirements the payer may sign (x402 client policies). */
+type Policy = <R extends { network: string; asset?: string }>(
+  version: number,
+  requirements: R[],
+) => R[];
+
+/** The x402 client set up to pay on the chosen network, with the key of its family. */
+interface Payer {
+  client: X402Client;
+  payer: string;
+  /** The Solana reader the guard checks a Solana payment with. */
+  reader: SolanaReader | undefined;
+  wrap: (fetch: typeof globalThis.fetch) => typeof globalThis.fetch;
+  /** The Solana RPC URL, hidden from any message that repeats it. */
+  rpcUrl: string | undefined;
+}
+
+/** Pays the job the service answered 402 for, or refuses before anything is signed. */
+export async function payJob(step: PaymentStep): Promise<CallResult> {
+  const { capability, executeUrl, offers } = step;
+  const declared = BigInt(capability.priceAtomic);
+  const allowed = step.limit !== undefined && step.limit < declared ? step.limit : declared;
+  const chosen = chooseNetwork(offers, step.network, step.env, step.deadlineSeconds, executeUrl);
+  const allowedAssets: AllowedAsset[] = (step.assets ?? []).map((asset) => ({ asset }));
+  // Only offers in the network's USDC (or a token allowed with --asset) are ever signed or checked.
+  const usable = payableOffers(offers, chosen.id, allowedAssets, executeUrl);
+  const payable = checkAsk(usable, allowed, capability, step.maxPrice, executeUrl);
+  const why = `${executeUrl} asks ${describePayment(payable.amount, payable.network, payable.asset)} for "${capability.name}"`;
+  // Keeps the requirements of the chosen network, in an allowed token, within the allowed amount, read as
+  // the scheme of their version signs it.
+  const policy: Policy = (version, requirements) =>
+    requirements.filter(
+      (r) =>
+        networkId(r.network) === chosen.id &&
+        assetAllowed(r.network, r.asset ?? "", allowedAssets) &&
+        signableAmount(version, r) <= allowed,
+    );
+  const payer = await payerFor(chosen, policy, step.env, why, step.importer);
+  armClient(payer.client, chosen.id, allowed, allowedAssets);
+  const sending = checkedSending(step, usable, allowed, payer);
+  let paid: Response;
+  try {
+    paid = await payer.wrap(sending.fetch)(executeUrl, step.init);
+  } catch (error) {
+    if (error instanceof CallError) throw error;
+    const sent = sending.sent();
+    // The Solana client's messages may repeat the RPC URL, credentials included: never printed.
+    const message = hideUrlSecrets(
+      error instanceof Error ? error.message : String(error),
+      payer.rpcUrl,
+    );
+    throw new CallError(
+      "payment",
+      sent
+        ? `paying ${executeUrl} failed after a payment of ${describePayment(sent.amount, sent.network, sent.asset)} was signed and sent: ${message}`
+        : `the x402 client did not pay ${executeUrl}: ${clientRefusal(message, payable)}; nothing was sent`,
+    );
+  }
+  const paidText = await paid.text();
+  const sent = sending.sent();
+  if (paid.status !== 200) throw errorAnswer(paid.status, paidText, executeUrl, sent);
+  const result = completed(paidText, executeUrl, step.jobId, capability);
+  if (!sent) return { ...result, payment: null }; // answered without the payment being sent
+  return { ...result, payment: receiptOf(sent, paid.headers) };
+}
+
+/** The official x402 client for the chosen network's family, with the caller's key for it. */
+async function payerFor(
+  chosen: { id: string; family: "evm" | "svm" },
+  policy: Policy,
+  env: NodeJS.ProcessEnv,
+  why: string,
+  importer: PaymentStep["importer"],
+): Promise<Payer> {
+  if (chosen.family === "svm") {
+    const keyText = solanaKeyText(env, why);
+    const solana = await loadSolana(importer);
+    const signer = await solanaSigner(solana, keyText);
+    const rpcUrl = solanaRpcUrl(env, chosen.id);
+    const config = rpcUrl ? { rpcUrl } : undefined;
+    const svmClient = new solana.fetch.x402Client();
+    // The official exact SVM scheme, on the chosen network only, reading it through its own RPC.
+    svmClient.register(chosen.id, new solana.svm.ExactSvmScheme(signer as never, config));
+    const v1Name = networkName(chosen.id);
+    if (v1Name)
+      svmClient.registerV1(v1Name, new solana.svmV1.ExactSvmSchemeV1(signer as never, config));
+    svmClient.registerPolicy(policy);
+    return {
+      client: svmClient,
+      payer: signer.address,
+      reader: solana.reader,
+      wrap: (fetch) => solana.fetch.wrapFetchWithPayment(fetch, svmClient),
+      rpcUrl,
+    };
+  }
+  const key = payerKey(env, why);
+  const x402 = await loadX402(importer);
+  let account;
+  try {
+    account = x402.accounts.privateKeyToAccount(key);
+  } catch {
+    throw new CallError(
+      "payment",
+      "X402_PAYER_KEY is not a valid private key (its value is not shown); nothing was signed",
+    );
+  }
+  const evmClient = new x402.fetch.x402Client();
+  // The official registration helper: x402 v2 (eip155:*) and every v1 EVM network name.
+  x402.evm.registerExactEvmScheme(evmClient, { signer: account, policies: [policy] });
+  return {
+    client: evmClient,
+    payer: account.address,
+    reader: undefined,
+    wrap: (fetch) => x402.fetch.wrapFetchWithPayment(fetch, evmClient),
+    rpcUrl: undefined,
+  };
+}
+
+/**
+ * The client's spend controls and hooks: our policy is the price cap and the token rule (the client's own
+ * controls pass what --asset allows); one authorization per job, ever; the payment-identifier id added.
+ */
+function armClient(
+  client: X402Client,
+  network: string,
+  allowed: bigint,
+  allowedAssets: readonly AllowedAsset[],
+): void {
+  client.setSpendControls({
+    maxAmountPerPayment: false,
+    ...(allowedAssets.length > 0
+      ? {
+          allowedAssets: allowedAssets.map((a) => ({
+            network: network as `${string}:${string}`,
+            asset: a.asset,
+          })),
+        }
+      : {}),
+  });
+  let created = 0;
+  const paymentId = newPaymentId();
+  client.onBeforePaymentCreation(async ({ paymentRequired, selectedRequirements }) => {
+    // One authorization per job, ever: a second signature could pay the job twice.
+    if (created > 0) return { abort: true, reason: "this job already has a signed authorization" };
+    if (signableAmount(paymentRequired.x402Version, selectedRequirements) > allowed)
+      return { abort: true, reason: "the chosen requirement is above the allowed amount" };
+    // x402 payment-identifier: when the 402 declares it, the payment carries an id, so the server
+    // answers a resend of it (after a lost answer) with the answer it already paid for.
+    addPaymentIdentifier(paymentRequired.extensions, paymentId);
+    return undefined;
+  });
+  client.onAfterPaymentCreation(async () => {
+    created++;
+  });
+}
+
+/**
+ * The fetch the x402 client sends through. The client reads the 402 already checked (the first answer,
+ * replayed once) and pays exactly that. The payment it made is checked itself before it leaves (guard.ts),
+ * then every request goes through the retrying fetch. `sent()`: what was signed and sent, once it was.
+ */
+function checkedSending(
+  step: PaymentStep,
+  usable: readonly PaymentOffer[],
+  allowed: bigint,
+  payer: Payer,
+): { fetch: typeof fetch; sent: () => SignedPayment | undefined } {
+  let replay: Response | undefined = new Response(step.firstText, {
+    status: step.first.status,
+    headers: step.first.headers,
+  });
+  let sent: SignedPayment | undefined;
+  const clientFetch: typeof fetch = async (input, requestInit) => {
+    const header = paymentHeaderOf(
+      new Headers(requestInit?.headers ?? (input instanceof Request ? input.headers : undefined)),
+    );
+    if (header === undefined && replay) {
+      const answer = replay;
+      replay = undefined;
+      return answer;
+    }
+    if (header !== undefined) {
+      const checked = await guardedAsync(
+        () =>
+          checkPaymentToSend(
+            header,
+            usable,
+            { maxAtomic: allowed, payer: payer.payer },
+            payer.reader,
+          ),
+        step.executeUrl,
+      );
+      if (sent && sent.amount !== checked.amount)
+        throw new CallError("payment", "refused to send a second, different payment for this job");
+      sent = checked;
+    }
+    return step.send(input, requestInit);
+  };
+  return { fetch: clientFetch, sent: () => sent };
+}
+
+/** What was signed, never what the receipt claims; the receipt only names the transaction. */
+function receiptOf(sent: SignedPayment, headers: Headers): PaymentReceipt {
+  const transaction = readReceiptHeader(headers)?.transaction ?? null;
+  const explorer = explorerUrl(sent.network, transaction);
+  const usdc = isNetworkUsdc(sent.network, sent.asset);
+  return {
+    transaction,
+    network: sent.network,
+    payer: sent.payer,
+    // The token signed: USDC in decimal, any other (allowed with --asset) in its atomic units.
+    amount: usdc ? fromAtomicAmount(sent.amount) : sent.amount.toString(),
+    currency: usdc ? "USDC" : sent.asset,
+    asset: sent.asset,
+    ...(explorer ? { explorer } : {}),
+  };
+}
+
+/** The x402 client's refusal, in the caller's terms when it is a known one. */
+function clientRefusal(message: string, payable: PaymentOffer): string {
+  if (/spendControls/.test(message))
+    return `it pays only the USDC contracts it knows, and the service asks for asset ${payable.asset} on ${payable.network}`;
+  if (/No network\/scheme registered|No client registered/.test(message))
+    return `it cannot pay scheme "${payable.scheme}" on network "${payable.network}" (it pays "exact" on EVM and Solana networks)`;
+  return message;
+}
