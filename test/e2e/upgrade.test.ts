@@ -97,7 +97,7 @@ const START = "exec node --enable-source-maps dist/server.js";
 /** The edits users make that create-agent's changes since 0.1.0 do not touch. */
 async function userEdits(dir: string, options: { addDependency?: boolean } = {}) {
   await edit(dir, "src/runtime/app.ts", (t) =>
-    t.replace("  app.use(cors(config.corsOrigin));\n", (line) => line + MIDDLEWARE),
+    t.replace('  app.disable("x-powered-by");\n', (line) => line + MIDDLEWARE),
   );
   await edit(dir, "src/runtime/jobs/pipeline.ts", (t) =>
     t.replace(
@@ -140,7 +140,7 @@ describe("create-agent upgrade, from a project made by create-agent 0.1.0", () =
     const dry = await upgrade(dir, "--dry-run");
     expect(dry.exitCode, dry.stderr).toBe(0);
     expect(dry.stdout).toContain("--- a/src/runtime/app.ts\n+++ b/src/runtime/app.ts\n");
-    expect(dry.stdout).toContain("+        sendAnswer(res, answer, leave);\n");
+    expect(dry.stdout).toContain("+  mountHealth(app, services, runtime.settlement);\n");
     expect(dry.stdout).toContain("--- /dev/null\n+++ b/src/runtime/handlers.ts\n");
     expect(dry.stdout).toContain("Would upgrade (create-agent 0.1.0 -> ");
     expect(await snapshot(dir)).toEqual(before);
@@ -237,7 +237,7 @@ describe("create-agent upgrade, from a project made by create-agent 0.1.0", () =
         `=======\n        sendAnswer(res, answer, leave);\n        answering = true;\n>>>>>>> create-agent ${NEW_VERSION}\n`,
     );
     expect(app).toContain(MIDDLEWARE); // the edit that did not clash
-    expect(app).toContain("function sendAnswer("); // create-agent's changes that did not clash
+    expect(app).toContain("mountHealth(app, services, runtime.settlement);"); // create-agent's changes that did not clash
     expect(await read(dir, "src/runtime/jobs/pipeline.ts")).toContain(LOG_LINE);
     expect(await read(dir, "src/runtime/payments/evm/verify.ts")).toBe(
       await read(fresh, "src/runtime/payments/evm/verify.ts"),
