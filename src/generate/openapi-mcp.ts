@@ -12,9 +12,9 @@
 type Json = { [key: string]: unknown };
 
 // What the embedded runtime serves and enforces (templates/runtime); a test keeps these in sync with it.
-/** discovery/paths.ts MCP_PATH. */
+/** http/paths.ts MCP_PATH. */
 export const MCP_PATH = "/mcp";
-/** discovery/paths.ts MCP_PROTOCOL_VERSION: the MCP revision the SDK speaks. */
+/** http/paths.ts MCP_PROTOCOL_VERSION: the MCP revision the SDK speaks. */
 export const MCP_PROTOCOL_VERSION = "2025-11-25";
 /** mcp/messages.ts MAX_BATCH_MESSAGES. */
 export const MAX_BATCH_MESSAGES = 20;

@@ -21,13 +21,13 @@ export const GENERIC_INTERNAL_MESSAGE =
   "internal error: the job failed on the server and was not charged";
 /** payments/gate.ts: the reason of the 402 for a missing payment header. */
 export const PAYMENT_REQUIRED_MESSAGE = "payment required: send a PAYMENT-SIGNATURE header";
-/** discovery/paths.ts: where the runtime serves the discovery documents. */
+/** http/paths.ts: where the runtime serves the discovery documents. */
 export const DISCOVERY_PATHS = {
   openapi: "/openapi.json",
   agentCard: "/.well-known/agent-card.json",
   llms: "/llms.txt",
 } as const;
-/** ops/config.ts: the default MAX_BODY_BYTES (only used in an example message). */
+/** config.ts: the default MAX_BODY_BYTES (only used in an example message). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** payments/config.ts: the default X402_MAX_TIMEOUT_SECONDS (only used in examples). */
 export const DEFAULT_MAX_TIMEOUT_SECONDS = 300;

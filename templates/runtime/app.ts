@@ -18,17 +18,17 @@ import { errorHandler, methodNotAllowed, notFound } from "./http/transport.js";
 import { loadPaidJobs, SERVICE_VERSION, type JobServices } from "./jobs/pipeline.js";
 import type { Ledger } from "./ledger/ledger.js";
 import { selectLedger } from "./ledger/select.js";
-import { ConfigError, resolveConfig, type AppOptions, type ResolvedConfig } from "./ops/config.js";
+import { ConfigError, resolveConfig, type AppOptions, type ResolvedConfig } from "./config.js";
 import { createLogger } from "./ops/logger.js";
 import { loadMetrics, type MetricsSource, metricsRoute } from "./ops/metrics-loader.js";
 import type { DiscoveryData } from "./discovery/data.js";
-import { type BazaarDeclarations, createBazaar } from "./payments/bazaar.js";
+import { type BazaarDeclarations, createBazaar } from "./discovery/bazaar.js";
 import { createPaymentGate, describePayments, type PaymentGate } from "./payments/gate.js";
 import { createRouteHealth, type RouteHealth } from "./payments/route-health.js";
 import { servedTransports, type Transport } from "./transport.js";
 import type { AgentDefinition, Capability, Logger } from "./types.js";
 
-export type { AppOptions } from "./ops/config.js";
+export type { AppOptions } from "./config.js";
 
 /** What startServer (server.ts) needs from an app besides its request handling. */
 export interface AppRuntime {

@@ -12,7 +12,7 @@ import type { Server } from "node:http";
 import { createApp, runtimeOf, type AppRuntime } from "./app.js";
 import { loadHandlers } from "./handlers.js";
 import { startMetricsServer } from "./ops/metrics-loader.js";
-import { ConfigError, type AppOptions } from "./ops/config.js";
+import { ConfigError, type AppOptions } from "./config.js";
 import type { AgentDefinition } from "./types.js";
 
 /** After the jobs are answered, how long connections get to finish writing before they are cut. */

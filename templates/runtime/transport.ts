@@ -9,7 +9,7 @@ import type { Express } from "express";
 import type { AgentInterface } from "./discovery/agent-card.js";
 import type { PaymentFacts } from "./discovery/facts.js";
 import type { JobServices } from "./jobs/services.js";
-import type { ResolvedConfig } from "./ops/config.js";
+import type { ResolvedConfig } from "./config.js";
 import type { Logger } from "./types.js";
 
 /** A path a transport serves, with its methods (HEAD comes free with GET). */

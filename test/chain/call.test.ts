@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { createPublicClient, http, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { AppOptions } from "../../templates/runtime/ops/config.js";
+import type { AppOptions } from "../../templates/runtime/config.js";
 import {
   callAgent,
   type CallAgent,

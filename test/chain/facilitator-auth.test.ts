@@ -10,7 +10,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
-import { ConfigError, resolveConfig } from "../../templates/runtime/ops/config.js";
+import { ConfigError, resolveConfig } from "../../templates/runtime/config.js";
 import { checkFacilitator } from "../../templates/runtime/payments/facilitator.js";
 import { startServer } from "../../templates/runtime/server.js";
 import {

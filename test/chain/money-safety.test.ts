@@ -14,7 +14,7 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
 import { createMemoryLedger } from "../../templates/runtime/ledger/memory.js";
-import type { AppOptions } from "../../templates/runtime/ops/config.js";
+import type { AppOptions } from "../../templates/runtime/config.js";
 import {
   hostileAgent as baseHostileAgent,
   type HostileAgent as BaseHostileAgent,

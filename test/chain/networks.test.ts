@@ -7,7 +7,7 @@ import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
-import { resolveConfig } from "../../templates/runtime/ops/config.js";
+import { resolveConfig } from "../../templates/runtime/config.js";
 import { EVM_NETWORKS as KNOWN_NETWORKS } from "../../templates/runtime/payments/evm/networks.js";
 import { noMetrics } from "../../templates/runtime/ops/metrics.js";
 import { createRouteHealth } from "../../templates/runtime/payments/route-health.js";

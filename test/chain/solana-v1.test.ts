@@ -12,7 +12,7 @@ import { createPaymentHeader } from "x402/client";
 import { createSigner, decodeXPaymentResponse, wrapFetchWithPayment } from "x402-fetch";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
-import { resolveConfig } from "../../templates/runtime/ops/config.js";
+import { resolveConfig } from "../../templates/runtime/config.js";
 import { checkRoutes } from "../../templates/runtime/payments/routes.js";
 import { encodeBase64Json } from "../../templates/runtime/payments/x402.js";
 import { captureLogger, job, listen, logText, makeAgent, post, unb64 } from "../runtime/helpers.js";

@@ -7,7 +7,7 @@ import { x402Client } from "@x402/core/client";
 import { wrapFetchWithPayment, x402Client as FetchClient } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { ConfigError, resolveConfig } from "../../templates/runtime/ops/config.js";
+import { ConfigError, resolveConfig } from "../../templates/runtime/config.js";
 import { checkRoutes } from "../../templates/runtime/payments/routes.js";
 import { encodeBase64Json } from "../../templates/runtime/payments/x402.js";
 import { captureLogger, job, logText, makeAgent, post, unb64 } from "../runtime/helpers.js";

@@ -5,7 +5,7 @@ import type { Server } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { ConfigError, resolveConfig } from "../../templates/runtime/ops/config.js";
+import { ConfigError, resolveConfig } from "../../templates/runtime/config.js";
 import { checkFacilitator, fetchSupported } from "../../templates/runtime/payments/facilitator.js";
 import { startServer } from "../../templates/runtime/server.js";
 import { captureLogger, makeAgent } from "../runtime/helpers.js";

@@ -31,7 +31,7 @@ import {
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
-import type { AppOptions } from "../../templates/runtime/ops/config.js";
+import type { AppOptions } from "../../templates/runtime/config.js";
 import { TRANSFER_WITH_AUTHORIZATION } from "../../templates/runtime/payments/x402.js";
 import {
   captureLogger,

@@ -8,7 +8,7 @@ import { toJsonSchema } from "../../src/manifest/index.js";
 import { inputAjv, outputAjv } from "../../templates/runtime/ajv.js";
 import { createApp } from "../../templates/runtime/app.js";
 import { ValidationError } from "../../templates/runtime/errors.js";
-import type { AppOptions } from "../../templates/runtime/ops/config.js";
+import type { AppOptions } from "../../templates/runtime/config.js";
 import type {
   AgentDefinition,
   Capability,

@@ -12,7 +12,7 @@ import { assertLoopback, DEV_BLOCK_SECONDS, startDevChain } from "../../src/cli/
 import { placeUsdc } from "../../src/cli/dev-usdc.js";
 import { callCommands } from "../../src/cli/dev-paid.js";
 import { devServerEnv, readDotEnv } from "../../src/cli/dev-paid-env.js";
-import { resolveConfig } from "../../templates/runtime/ops/config.js";
+import { resolveConfig } from "../../templates/runtime/config.js";
 import { devChainDependencies } from "../../src/versions.js";
 
 describe("dev:paid", () => {

@@ -20,7 +20,7 @@ import type { DiscoveryData } from "../../templates/runtime/discovery/data.js";
 import { componentSchema } from "../../templates/runtime/discovery/data.js";
 import { buildOpenApi as serveOpenApi } from "../../templates/runtime/discovery/openapi.js";
 import { MCP_TRANSPORT } from "../../templates/runtime/mcp/transport.js";
-import * as paths from "../../templates/runtime/discovery/paths.js";
+import * as paths from "../../templates/runtime/http/paths.js";
 import * as runtimeErrors from "../../templates/runtime/errors.js";
 import * as request from "../../templates/runtime/jobs/request.js";
 import * as mcpMessages from "../../templates/runtime/mcp/messages.js";

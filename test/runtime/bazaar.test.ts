@@ -13,7 +13,7 @@ import {
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { DiscoveryData } from "../../templates/runtime/discovery/data.js";
-import { createBazaar, MAX_BAZAAR_BYTES } from "../../templates/runtime/payments/bazaar.js";
+import { createBazaar, MAX_BAZAAR_BYTES } from "../../templates/runtime/discovery/bazaar.js";
 import { discoveryFor, only, withDiscovery } from "./discovery-fixture.js";
 import {
   anvilAccount,

@@ -1,7 +1,7 @@
 // Configuration: every refusal names its variable, all problems are reported at once, options win.
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
-import { ConfigError, resolveConfig, type AppOptions } from "../../templates/runtime/ops/config.js";
+import { ConfigError, resolveConfig, type AppOptions } from "../../templates/runtime/config.js";
 import { PAY_TO, captureLogger, logText, makeAgent, recordingSettler } from "./helpers.js";
 
 const FACILITATOR = "https://facilitator.example.com/x402";

@@ -6,7 +6,7 @@ import {
   MAX_DEADLINE_AHEAD_SECONDS,
   parseRequest,
 } from "../../templates/runtime/jobs/request.js";
-import { ConfigError, resolveConfig } from "../../templates/runtime/ops/config.js";
+import { ConfigError, resolveConfig } from "../../templates/runtime/config.js";
 import { ValidationError } from "../../templates/runtime/errors.js";
 import { job, makeAgent, nowSeconds, post, production, startApp } from "./helpers.js";
 

@@ -21,7 +21,7 @@ import {
   createDiscovery,
   MAX_CACHED_BASES,
 } from "../../templates/runtime/discovery/routes.js";
-import { resolveConfig } from "../../templates/runtime/ops/config.js";
+import { resolveConfig } from "../../templates/runtime/config.js";
 import { discoveryFor, only, withDiscovery } from "./discovery-fixture.js";
 import { createApp, runtimeOf } from "../../templates/runtime/app.js";
 import {
@@ -508,9 +508,10 @@ describe("base URL and memory", () => {
     }
   });
 
-  it("documents are built once per base and at most MAX_CACHED_BASES bases are kept", () => {
+  it("documents are built once per base and at most MAX_CACHED_BASES bases are kept", async () => {
     const agent = withDiscovery(makeAgent());
     const discovery = createDiscovery(agent, resolveConfig({ ...PRODUCTION, env: {} }));
+    await discovery.loaded(); // the builders load with the first document
     const first = discovery.document("card", "http://a.example");
     expect(discovery.document("card", "http://a.example")).toBe(first);
     expect(discovery.stats()).toEqual({ bases: 1, builds: 1 });

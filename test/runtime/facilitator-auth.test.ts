@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { generateJwt } from "@coinbase/cdp-sdk/auth";
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigError, resolveConfig } from "../../templates/runtime/ops/config.js";
+import { ConfigError, resolveConfig } from "../../templates/runtime/config.js";
 import * as jose from "jose";
 import {
   createAuthenticator,

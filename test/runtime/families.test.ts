@@ -14,7 +14,7 @@ import { FAMILIES } from "../../templates/runtime/features.js";
 import { PaymentError } from "../../templates/runtime/errors.js";
 import type { NetworkFamily } from "../../templates/runtime/payments/family.js";
 import type { NetworkScheme } from "../../templates/runtime/payments/scheme.js";
-import { resolveConfig } from "../../templates/runtime/ops/config.js";
+import { resolveConfig } from "../../templates/runtime/config.js";
 import { job, makeAgent, PAY_TO, post, recordingSettler, startApp, unb64 } from "./helpers.js";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -62,8 +62,8 @@ describe("a project without the Solana folder", () => {
   }, 180_000);
 
   it("refuses configuration naming Solana, saying how to add it; EVM alone still starts", async () => {
-    const config: typeof import("../../templates/runtime/ops/config.js") = await import(
-      join(runtime, "ops/config.ts")
+    const config: typeof import("../../templates/runtime/config.js") = await import(
+      join(runtime, "config.ts")
     );
     const problems = (env: Record<string, string>): string[] => {
       try {

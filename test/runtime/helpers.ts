@@ -7,7 +7,7 @@ import type { Server } from "node:http";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { inputAjv, outputAjv } from "../../templates/runtime/ajv.js";
 import { createApp } from "../../templates/runtime/app.js";
-import type { AppOptions } from "../../templates/runtime/ops/config.js";
+import type { AppOptions } from "../../templates/runtime/config.js";
 import type { SettlementResult, Settler } from "../../templates/runtime/payments/settlement.js";
 import {
   DeadlineError,

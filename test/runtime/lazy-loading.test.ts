@@ -2,7 +2,8 @@
 // and GET /health load neither Ajv, viem, the payment modules nor the optional clients; its first job
 // loads Ajv (to compile that capability's validators) and still no viem; production loads the payment
 // check and the paid-job steps up front, and viem only when it talks to a chain; the MCP SDK loads with
-// the first MCP request.
+// the first MCP request; the console page's code with the first browser GET /; the discovery documents'
+// builders with the first document asked for.
 import { execFile } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -76,6 +77,8 @@ report.afterJob = loaded();
 const rpc = { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) };
 report.mcp = (await fetch(url + "/mcp", rpc)).status;
 report.afterMcp = loaded();
+report.page = (await fetch(url + "/", { headers: { accept: "text/html" } })).status;
+report.afterPage = loaded();
 server.close();
 console.log(JSON.stringify(report));
 `,
@@ -98,6 +101,8 @@ async function serve(mode: "dev" | "production") {
     afterJob: string[];
     mcp: number;
     afterMcp: string[];
+    page: number;
+    afterPage: string[];
   };
 }
 
@@ -107,6 +112,9 @@ const AJV = /node_modules\/ajv(-formats)?\//;
 const MCP = /node_modules\/@modelcontextprotocol\/|runtime\/mcp\/endpoint\.js$/;
 const PAYMENT_CHECK =
   /runtime\/(payments\/(evm\/(verify|secp256k1|eip712)|facilitator)|jobs\/paid)\.js$/;
+
+const PAGE = /runtime\/console\/(page|page-script|fields|guard-script)\.js$/;
+const DOC_BUILDERS = /runtime\/discovery\/(agent-card|llms|openapi)\.js$/;
 
 describe("lazy loading", () => {
   it("dev mode: /health answers without Ajv, viem or the payment modules; a job loads Ajv only", async () => {
@@ -142,5 +150,15 @@ describe("lazy loading", () => {
     expect(has(report.started, /runtime\/jobs\/paid\.js$/)).not.toEqual([]);
     expect(report.job).toBe(402);
     expect(has(report.afterJob, OPTIONAL_CLIENTS)).toEqual([]);
+  }, 60_000);
+
+  it("the console page's code loads with the first browser GET /; no document builder loads before a document is asked for", async () => {
+    for (const mode of ["dev", "production"] as const) {
+      const report = await serve(mode);
+      expect(has(report.afterMcp, PAGE)).toEqual([]);
+      expect(has(report.afterJob, DOC_BUILDERS)).toEqual([]); // (MCP tools use agent-card.js)
+      expect(report.page).toBe(200);
+      expect(has(report.afterPage, /runtime\/console\/page\.js$/)).not.toEqual([]);
+    }
   }, 60_000);
 });

@@ -3,7 +3,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach } from "vitest";
-import type { AppOptions } from "../../templates/runtime/ops/config.js";
+import type { AppOptions } from "../../templates/runtime/config.js";
 import { makeAgent, startApp, type Running } from "./helpers.js";
 
 /** Call once at a test file's top level: `serve` starts an app, `connect` an SDK client to its /mcp. */

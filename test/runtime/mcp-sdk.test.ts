@@ -12,7 +12,7 @@ import {
   ToolSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { MCP_PROTOCOL_VERSION } from "../../templates/runtime/discovery/paths.js";
+import { MCP_PROTOCOL_VERSION } from "../../templates/runtime/http/paths.js";
 import type { CallToolResult, McpTool } from "../../templates/runtime/mcp/sdk.js";
 import { loadSdk, type McpSdk } from "../../templates/runtime/mcp/sdk.js";
 import { listTools } from "../../templates/runtime/mcp/tools.js";

@@ -26,11 +26,11 @@ afterAll(() => copy?.remove());
 const PROD = { PAY_TO, X402_NETWORK: "base-sepolia" };
 const CDP = "https://api.cdp.coinbase.com/platform/v2/x402";
 
-type ConfigModule = typeof import("../../templates/runtime/ops/config.js");
+type ConfigModule = typeof import("../../templates/runtime/config.js");
 
 /** The configuration problems of each env, as resolveConfig reports them in the copy ([] when it resolves). */
 async function problems(envs: Record<string, string>[]): Promise<string[][]> {
-  const { ConfigError, resolveConfig } = (await copy.load("ops/config.ts")) as ConfigModule;
+  const { ConfigError, resolveConfig } = (await copy.load("config.ts")) as ConfigModule;
   return envs.map((env) => {
     try {
       resolveConfig({ env });

@@ -5,7 +5,7 @@ import { createServer, type Server as HttpServer, type ServerResponse } from "no
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { ConfigError, resolveConfig } from "../../templates/runtime/ops/config.js";
+import { ConfigError, resolveConfig } from "../../templates/runtime/config.js";
 import {
   checkFacilitator,
   describeKinds,

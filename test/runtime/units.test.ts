@@ -8,7 +8,7 @@ import {
   outputAjv,
 } from "../../templates/runtime/ajv.js";
 import { createApp } from "../../templates/runtime/app.js";
-import { ConfigError } from "../../templates/runtime/ops/config.js";
+import { ConfigError } from "../../templates/runtime/config.js";
 import {
   CapabilityError,
   DeadlineError,

@@ -27,7 +27,7 @@ export interface RuntimeCopy {
   dir: string;
   /** tsc over src/runtime with the project's compiler options, emitting nothing: its output. */
   typecheck(): Promise<{ ok: boolean; output: string }>;
-  /** Imports a module of the copy (a path in src/runtime, e.g. "ops/config.ts"), transformed as tests are. */
+  /** Imports a module of the copy (a path in src/runtime, e.g. "config.ts"), transformed as tests are. */
   load(path: string): Promise<Record<string, unknown>>;
   remove(): void;
 }

@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { createKeyPairSignerFromBytes, getBase58Decoder, getBase58Encoder } from "@solana/kit";
 import { describe, expect, it } from "vitest";
-import { ConfigError, resolveConfig } from "../../templates/runtime/ops/config.js";
+import { ConfigError, resolveConfig } from "../../templates/runtime/config.js";
 import {
   base58Decode,
   base58Encode,

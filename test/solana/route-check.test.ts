@@ -1,7 +1,7 @@
 // Start-up fails closed for a direct Solana route (SOLANA_FEE_PAYER_KEY): the network's RPC must serve the
 // network the CAIP-2 id names (getGenesisHash), and the fee payer must hold SOL. Against the kit's RPC.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigError, resolveConfig } from "../../templates/runtime/ops/config.js";
+import { ConfigError, resolveConfig } from "../../templates/runtime/config.js";
 import { checkRoutes } from "../../templates/runtime/payments/routes.js";
 import { captureLogger } from "../runtime/helpers.js";
 import { type SolanaKit, startSolanaKit } from "./kit.js";

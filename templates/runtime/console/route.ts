@@ -1,12 +1,13 @@
 /**
  * GET / for browsers: the console page (page.ts) when the request asks for HTML before JSON, as browsers
  * do; every other client (curl's * / *, programs asking for JSON) gets what it got before. CONSOLE=off
- * turns the page off. Part of your project: edit freely.
+ * turns the page off. The page's code (page.ts: its script, styles and fields) loads with the first
+ * request that wants the page, so a server no browser visits never loads it. Part of your project:
+ * edit freely.
  */
 import type express from "express";
-import { ConfigError } from "../ops/config.js";
+import { ConfigError } from "../ops/settings.js";
 import type { AgentDefinition } from "../types.js";
-import { CONSOLE_CSP, renderConsolePage } from "./page.js";
 
 /** CONSOLE: "on" (the default) or "off"; anything else is a configuration error naming it. */
 export function consoleEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -24,21 +25,31 @@ export function mountConsole(
   options: { devMode: boolean; serviceVersion: string; env?: NodeJS.ProcessEnv },
 ): void {
   if (!consoleEnabled(options.env)) return;
-  let page: string | undefined; // built on the first request that wants it
+  let page: Promise<{ html: string; csp: string }> | undefined; // built on the first request that wants it
   app.get("/", (req, res, next) => {
     res.vary("Accept");
     if (req.accepts(["application/json", "text/html"]) !== "text/html") return next();
-    page ??= renderConsolePage(agent, options);
-    res
-      .status(200)
-      .set({
-        "Content-Type": "text/html; charset=utf-8",
-        "Content-Security-Policy": CONSOLE_CSP,
-        "Cache-Control": "no-store",
-        "Referrer-Policy": "no-referrer",
-        "X-Content-Type-Options": "nosniff",
-        "X-Frame-Options": "DENY",
-      })
-      .send(page);
+    page ??= import("./page.js").then((m) => ({
+      html: m.renderConsolePage(agent, options),
+      csp: m.CONSOLE_CSP,
+    }));
+    page.then(
+      ({ html, csp }) =>
+        res
+          .status(200)
+          .set({
+            "Content-Type": "text/html; charset=utf-8",
+            "Content-Security-Policy": csp,
+            "Cache-Control": "no-store",
+            "Referrer-Policy": "no-referrer",
+            "X-Content-Type-Options": "nosniff",
+            "X-Frame-Options": "DENY",
+          })
+          .send(html),
+      (err: unknown) => {
+        page = undefined; // the next request tries again
+        next(err);
+      },
+    );
   });
 }

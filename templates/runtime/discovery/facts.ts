@@ -3,7 +3,7 @@
  * it is paid. Production always knows the network and payee; dev mode (jobs are free) may not, and
  * then they are left out rather than guessed. Part of your project: edit freely.
  */
-import type { ResolvedConfig } from "../ops/config.js";
+import type { ResolvedConfig } from "../config.js";
 import { familyById } from "../payments/families.js";
 import type { AgentDefinition } from "../types.js";
 

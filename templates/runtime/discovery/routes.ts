@@ -5,6 +5,7 @@
  * same for everyone, so shared caches may keep it (Cache-Control public). Without it, the URLs inside come
  * from the request's Host header, which any client chooses: only the asker's own cache may keep it
  * (private), keyed by Host (Vary), so a shared cache can never hand an attacker's payment URL to others.
+ * The documents' builders (agent-card.ts, openapi.ts, llms.ts) load with the first document asked for.
  * Part of your project: edit freely.
  */
 import { createHash } from "node:crypto";
@@ -12,14 +13,11 @@ import type { Express, NextFunction, Request, Response } from "express";
 import { ValidationError } from "../errors.js";
 import { baseUrlOf } from "../http/base-url.js";
 import { refuse } from "../http/transport.js";
-import type { ResolvedConfig } from "../ops/config.js";
+import type { ResolvedConfig } from "../config.js";
 import type { Transport } from "../transport.js";
 import type { AgentDefinition, Logger } from "../types.js";
-import { buildAgentCard } from "./agent-card.js";
 import { paymentFacts } from "./facts.js";
-import { buildLlmsTxt } from "./llms.js";
-import { buildOpenApi } from "./openapi.js";
-import { AGENT_CARD_PATH, LLMS_TXT_PATH, OPENAPI_PATH } from "./paths.js";
+import { AGENT_CARD_PATH, LLMS_TXT_PATH, OPENAPI_PATH } from "../http/paths.js";
 
 const MAX_AGE = "max-age=300";
 /**
@@ -88,6 +86,22 @@ function send(req: Request, res: Response, doc: Served, fromHost: boolean): void
 
 export type DocumentName = "card" | "openapi" | "llms";
 
+/** The documents' builders, imported on first use (loadBuilders). */
+interface Builders {
+  buildAgentCard: typeof import("./agent-card.js").buildAgentCard;
+  buildOpenApi: typeof import("./openapi.js").buildOpenApi;
+  buildLlmsTxt: typeof import("./llms.js").buildLlmsTxt;
+}
+
+async function loadBuilders(): Promise<Builders> {
+  const [card, openapi, llms] = await Promise.all([
+    import("./agent-card.js"),
+    import("./openapi.js"),
+    import("./llms.js"),
+  ]);
+  return { ...card, ...openapi, ...llms };
+}
+
 /** What this instance serves, as the documents describe it (app.ts makes it from TRANSPORTS). */
 export interface ServedSurface {
   /** The transports served besides POST /execute (transport.ts), in order. */
@@ -110,13 +124,15 @@ export function createDiscovery(
   const transports = surface?.transports ?? [];
   let data = agent.discovery;
   let loading: Promise<void> | undefined;
+  let builders: Builders | undefined;
   const facts = paymentFacts(agent, config);
   const cache = new BoundedCache<Partial<Record<DocumentName, Served>>>(MAX_CACHED_BASES);
   let builds = 0;
 
   const build = (name: DocumentName, base: string): Served => {
     builds++;
-    if (!data) throw new Error("no discovery data");
+    if (!data || !builders) throw new Error("no discovery data, or loaded() was not awaited");
+    const { buildAgentCard, buildOpenApi, buildLlmsTxt } = builders;
     switch (name) {
       case "card": {
         const interfaces = transports.flatMap((t) => t.discovery?.cardInterface?.(base) ?? []);
@@ -152,11 +168,21 @@ export function createDiscovery(
   return {
     /** False for registries generated before discovery existed: every document is a 404. */
     available: data !== undefined || agent.loadDiscovery !== undefined,
-    /** Resolves once the data is there (imported on first call when the registry gives a loader). */
+    /**
+     * Resolves once the data and the builders are there (imported on first call, the data when the
+     * registry gives a loader). document() needs it awaited once.
+     */
     loaded(): Promise<void> {
-      if (data !== undefined || !agent.loadDiscovery) return Promise.resolve();
-      loading ??= agent.loadDiscovery().then(
-        (loaded) => void (data = loaded),
+      if (builders !== undefined && (data !== undefined || !agent.loadDiscovery))
+        return Promise.resolve();
+      loading ??= Promise.all([
+        data === undefined ? agent.loadDiscovery?.() : undefined,
+        loadBuilders(),
+      ]).then(
+        ([loaded, built]) => {
+          if (loaded !== undefined) data = loaded;
+          builders = built;
+        },
         (err: unknown) => {
           loading = undefined; // the next request tries again
           throw err;

@@ -6,7 +6,7 @@
 import { isIPv6 } from "node:net";
 import type { Request } from "express";
 import { ValidationError } from "../errors.js";
-import type { ResolvedConfig } from "../ops/config.js";
+import type { ResolvedConfig } from "../config.js";
 import { quote } from "../ops/text.js";
 
 /**

@@ -4,7 +4,7 @@
  * Part of your project: edit freely.
  */
 import type { RequestHandler } from "express";
-import { AGENT_CARD_PATH, LLMS_TXT_PATH, OPENAPI_PATH } from "../discovery/paths.js";
+import { AGENT_CARD_PATH, LLMS_TXT_PATH, OPENAPI_PATH } from "./paths.js";
 import type { Transport, TransportRoute } from "../transport.js";
 
 /** Known paths, in order, with their methods (HEAD comes free with GET). */

@@ -13,7 +13,7 @@
  * Part of your project: edit freely.
  */
 import { isIP } from "node:net";
-import type { ResolvedConfig } from "../ops/config.js";
+import type { ResolvedConfig } from "../config.js";
 import { quote } from "../ops/text.js";
 import { isValidHost } from "./base-url.js";
 

@@ -3,7 +3,7 @@
  * Part of your project: edit freely.
  */
 import type { Ledger } from "../ledger/ledger.js";
-import type { ResolvedConfig } from "../ops/config.js";
+import type { ResolvedConfig } from "../config.js";
 import type { Metrics } from "../ops/metrics.js";
 import type { PaymentGate } from "../payments/gate.js";
 import type { AgentDefinition } from "../types.js";

@@ -4,7 +4,7 @@
  * else memory (this process only). Part of your project: edit freely.
  */
 import { missingFeature, SERVICES } from "../features.js";
-import type { ResolvedConfig } from "../ops/config.js";
+import type { ResolvedConfig } from "../config.js";
 import { ConfigError } from "../ops/settings.js";
 import type { Logger } from "../types.js";
 import type { Ledger } from "./ledger.js";

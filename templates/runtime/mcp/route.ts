@@ -7,7 +7,7 @@
  * is a JSON-RPC error, logged. Part of your project: edit freely.
  */
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
-import { MCP_PATH } from "../discovery/paths.js";
+import { MCP_PATH } from "../http/paths.js";
 import { UnavailableError, ValidationError } from "../errors.js";
 import { createHostCheck } from "../http/host-check.js";
 import { requestIdOf } from "../http/request-id.js";

@@ -4,7 +4,7 @@
  * the project has the `mcp` feature; MCP=off keeps the route (answering 404) out of every
  * document. Part of your project: edit freely.
  */
-import { MCP_PATH, MCP_PROTOCOL_VERSION } from "../discovery/paths.js";
+import { MCP_PATH, MCP_PROTOCOL_VERSION } from "../http/paths.js";
 import type { PaymentFacts } from "../discovery/facts.js";
 import type { Transport } from "../transport.js";
 import { mountMcp } from "./route.js";

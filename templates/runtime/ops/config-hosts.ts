@@ -1,6 +1,6 @@
 /**
  * Where the server listens (HOST) and which names it answers to on POST /mcp (ALLOWED_HOSTS, with
- * PUBLIC_URL's host and the loopback names): read and checked like every other setting (config.ts).
+ * PUBLIC_URL's host and the loopback names): read and checked like every other setting (../config.ts).
  * The check itself is http/host-check.ts. Part of your project: edit freely.
  */
 import { isIP } from "node:net";

@@ -7,7 +7,7 @@
 import type { Server } from "node:http";
 import type { RequestHandler } from "express";
 import { missingFeature, SERVICES } from "../features.js";
-import type { MetricsConfig } from "./config.js";
+import type { MetricsConfig } from "./config-services.js";
 import { type Metrics, noMetrics } from "./metrics.js";
 import { ConfigError } from "./settings.js";
 

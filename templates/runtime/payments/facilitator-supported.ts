@@ -7,7 +7,7 @@
  */
 import type { Authenticate } from "./facilitator-credentials.js";
 import { ask, displayUrl, FacilitatorError, isObject } from "./facilitator-http.js";
-import type { ResolvedConfig } from "../ops/config.js";
+import type { ResolvedConfig } from "../config.js";
 import { ConfigError } from "../ops/settings.js";
 import { clip, oneLine } from "../ops/text.js";
 import type { ResolvedNetwork } from "./networks.js";

@@ -6,7 +6,7 @@
  * checks their settlement routes at start-up, probes them for GET /health and metrics, and says
  * what discovery documents state about them. Part of your project: edit freely.
  */
-import type { ResolvedConfig } from "../ops/config.js";
+import type { ResolvedConfig } from "../config.js";
 import type { Metrics } from "../ops/metrics.js";
 import type { Reader, Setting } from "../ops/settings.js";
 import type { Logger } from "../types.js";

@@ -10,9 +10,9 @@
  * One payment pays for one job: the pipeline enforces that with the ledger, keyed by replayKey().
  */
 import type { Ledger } from "../ledger/ledger.js";
-import type { ProductionPaymentConfig } from "../ops/config.js";
+import type { ProductionPaymentConfig } from "../config.js";
 import { PaymentError } from "../errors.js";
-import type { BazaarDeclarations } from "./bazaar.js";
+import type { BazaarDeclarations } from "../discovery/bazaar.js";
 import { familyById } from "./families.js";
 import type { NetworkScheme, Receipt, Reconciled, SentPayment } from "./scheme.js";
 import { SETTLEMENT_MARGIN_SECONDS, timeoutFor } from "./settlement.js";
@@ -92,7 +92,7 @@ const MAX_CACHED_402S = 256;
 export interface PaymentGateDeps {
   /** The ledger's cross-instance lock: direct settlement sends one transaction at a time per settler account. */
   exclusive: Ledger["exclusive"];
-  /** What a 402 declares about each capability's job for x402 catalogues (bazaar.ts); absent: nothing. */
+  /** What a 402 declares about each capability's job for x402 catalogues (discovery/bazaar.ts); absent: nothing. */
   discovery?: BazaarDeclarations;
   /** Where the signature check says, once at start-up, how it recovers signers on this Node. */
   logger?: Logger;

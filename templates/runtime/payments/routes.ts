@@ -4,7 +4,7 @@
  * network's RPC genesis, fee payer or facilitators). Each network's RPC endpoint and settler
  * account are checked by route-health.ts, which server.ts runs first. Part of your project: edit freely.
  */
-import type { ResolvedConfig } from "../ops/config.js";
+import type { ResolvedConfig } from "../config.js";
 import type { Logger } from "../types.js";
 import { familyById } from "./families.js";
 

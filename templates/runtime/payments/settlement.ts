@@ -1,6 +1,6 @@
 /**
  * Settlement: turning a verified authorization into money received, after the job succeeded.
- * Two routes ship with the runtime, chosen by configuration (config.ts):
+ * Two routes ship with the runtime, chosen by configuration (../config.ts):
  *   - facilitator.ts: an x402 facilitator's /verify and /settle (X402_FACILITATOR_URL);
  *   - direct-settlement.ts: this server sends USDC's transferWithAuthorization itself
  *     (X402_RPC_URL + X402_SETTLER_KEY; that account pays the gas).

@@ -4,7 +4,7 @@
  * facilitators, ../facilitator.ts) and its discovery facts. features.ts registers it. Part of your
  * project: edit freely.
  */
-import type { ResolvedConfig } from "../../ops/config.js";
+import type { ResolvedConfig } from "../../config.js";
 import type { Logger } from "../../types.js";
 import type { NetworkFamily } from "../family.js";
 import { type EvmNetworkPaymentConfig, readEvmConfig, type RoutedEvmNetwork } from "./config.js";

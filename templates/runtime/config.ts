@@ -2,28 +2,29 @@
  * Configuration: options passed to createApp() win over environment variables. Every problem is
  * collected and reported at once, before the server starts, so a misconfigured service never
  * takes (or misses) a payment. Payment settings are in payments/config.ts (each network family's in
- * its folder), the optional services' (Redis, metrics) in config-services.ts, the reading mechanics
- * in settings.ts. Part of your project: edit freely.
+ * its folder), the optional services' (Redis, metrics) in ops/config-services.ts, the reading
+ * mechanics in ops/settings.ts. It sits at the top level because it composes every folder's
+ * settings (payments, jobs, ops). Part of your project: edit freely.
  */
-import { MAX_DEADLINE_AHEAD_SECONDS } from "../jobs/request.js";
-import type { Ledger } from "../ledger/ledger.js";
-import type { Logger } from "../types.js";
+import { MAX_DEADLINE_AHEAD_SECONDS } from "./jobs/request.js";
+import type { Ledger } from "./ledger/ledger.js";
+import type { Logger } from "./types.js";
 import {
   type PaymentConfig,
   type PaymentOptions,
   type ProductionPaymentConfig,
   resolvePayment,
   type RoutedNetworkConfig,
-} from "../payments/config.js";
-import { type HostConfig, resolveHosts } from "./config-hosts.js";
+} from "./payments/config.js";
+import { type HostConfig, resolveHosts } from "./ops/config-hosts.js";
 import {
   type MetricsConfig,
   type RedisConfig,
   resolveMetrics,
   resolveRedis,
-} from "./config-services.js";
-import { isLogLevel, LOG_LEVELS, type LogLevel } from "./logger.js";
-import { ConfigError, Reader } from "./settings.js";
+} from "./ops/config-services.js";
+import { isLogLevel, LOG_LEVELS, type LogLevel } from "./ops/logger.js";
+import { ConfigError, Reader } from "./ops/settings.js";
 
 export type {
   FacilitatorRoute,
@@ -33,9 +34,9 @@ export type {
   ProductionPaymentConfig,
   RoutedNetworkConfig,
   SettlementRoute,
-} from "../payments/config.js";
-export type { MetricsConfig, RedisConfig } from "./config-services.js";
-export { ConfigError } from "./settings.js";
+} from "./payments/config.js";
+export type { MetricsConfig, RedisConfig } from "./ops/config-services.js";
+export { ConfigError } from "./ops/settings.js";
 
 const DEFAULT_PORT = 3000;
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;

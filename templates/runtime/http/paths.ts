@@ -1,5 +1,6 @@
 /**
- * Where the discovery documents are served (routes.ts serves them; http/cors.ts lists them).
+ * The public paths: where the discovery documents are served (discovery/routes.ts serves them;
+ * cors.ts lists them) and where MCP is (mcp/).
  * Part of your project: edit freely.
  */
 export const AGENT_CARD_PATH = "/.well-known/agent-card.json";

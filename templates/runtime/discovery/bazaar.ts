@@ -17,11 +17,11 @@ import {
   componentSchema,
   type DiscoveryData,
   type JsonObject,
-} from "../discovery/data.js";
-import { exampleJobRequest, exampleJobResult } from "../discovery/examples.js";
+} from "./data.js";
+import { exampleJobRequest, exampleJobResult } from "./examples.js";
 import { MAX_JOB_ID_LENGTH, SERVICE_VERSION } from "../jobs/request.js";
 import type { Capability, Logger } from "../types.js";
-import type { OfferDiscovery } from "./x402.js";
+import type { OfferDiscovery } from "../payments/x402.js";
 
 /**
  * Largest bazaar extension sent, in bytes of JSON. The PAYMENT-REQUIRED header carries it base64
