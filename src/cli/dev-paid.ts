@@ -13,6 +13,7 @@ import { ANVIL_KEYS, DEV_CHAIN_ID, DEV_USDC, devChainTools, startDevChain } from
 import { placeUsdc, usdcBalanceOf } from "./dev-usdc.js";
 import { devServerEnv, readDotEnv } from "./dev-paid-env.js";
 import { devPort, devProject, ensurePortFree } from "./dev.js";
+import { shellQuote } from "./shell-quote.js";
 
 const usdc = (atomic: bigint) => {
   const text = atomic.toString().padStart(7, "0");
@@ -127,9 +128,6 @@ export async function devPaid(options: { cwd?: string }): Promise<number> {
     process.off("SIGTERM", onSignal);
   }
 }
-
-const shellQuote = (text: string) =>
-  /^[\w.,:/@%+=-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
 
 type Field = Record<string, unknown>;
 

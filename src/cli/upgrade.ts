@@ -72,51 +72,21 @@ const needsYou = (c: FileChange) => c.action === "conflict" || c.action === "mod
  */
 export async function upgrade(options: UpgradeOptions, toolVersion: string): Promise<number> {
   const root = projectRoot(options.cwd);
-  const { planUpgrade } = await import("../upgrade/plan.js");
   // Said every time, --check and --dry-run included: they write nothing, but they do run a program.
   process.stderr.write(
     "upgrade runs the create-agent that made this project (its tarball in vendor/) in a temporary folder, to see what it generated; it gets only PATH, HOME, the locale and the temporary-folder variables of your environment (no keys or tokens), and writes nothing in the project.\n",
   );
-  let plan: UpgradePlan;
-  try {
-    plan = await planUpgrade(root, toolVersion);
-  } catch (error) {
-    if (error instanceof ManifestError)
-      throw new CliError(
-        `agent.json has problems; fix them before upgrading (nothing was changed):\n${error.problems.map((p) => `  ${formatProblem(p)}`).join("\n")}`,
-      );
-    throw new CliError(`cannot upgrade (nothing was changed): ${(error as Error).message}`);
-  }
-  const pending = plan.changes.filter(writes);
-  const runtimeChanges = plan.changes.filter(
-    (c) => (writes(c) || c.action === "modify-delete") && c.action !== "regenerate",
-  );
-  const conflicts = plan.changes.filter(needsYou);
+  const plan = await planOrExplain(root, toolVersion);
+  if (options.check) return reportCheck(plan);
+
   const out = process.stdout;
-  const pm = projectCommands(plan.packageManager);
-  const from =
-    plan.from === plan.to ? `create-agent ${plan.from}` : `create-agent ${plan.from} -> ${plan.to}`;
-
-  if (options.check) {
-    if (runtimeChanges.length === 0 && plan.from === plan.to) {
-      out.write(`Up to date: this project matches create-agent ${plan.to}.\n`);
-      return 0;
-    }
-    process.stderr.write(
-      `Behind: this project was made by create-agent ${plan.from}; upgrading to ${plan.to} would change ${runtimeChanges.length} file${runtimeChanges.length === 1 ? "" : "s"}${conflicts.length ? ` (${conflicts.length} with conflicts)` : ""}:\n` +
-        runtimeChanges
-          .map((c) => `  ${LABELS[c.action].padEnd(12)} ${c.path}${note(c, plan)}\n`)
-          .join("") +
-        "Run upgrade (without --check) to apply it; --dry-run shows the diffs.\n",
-    );
-    return 1;
-  }
-
+  const pending = plan.changes.filter(writes);
   if (pending.length === 0) {
     out.write(`Nothing to upgrade: this project already matches create-agent ${plan.to}.\n`);
     return 0;
   }
-
+  const from =
+    plan.from === plan.to ? `create-agent ${plan.from}` : `create-agent ${plan.from} -> ${plan.to}`;
   if (options.dryRun) {
     for (const change of pending) out.write(diffOf(change));
     out.write(`\nWould upgrade (${from}), writing nothing now:\n`);
@@ -124,36 +94,83 @@ export async function upgrade(options: UpgradeOptions, toolVersion: string): Pro
     await apply(plan);
     out.write(`Upgraded (${from}):\n`);
   }
-  for (const change of plan.changes)
-    out.write(`  ${LABELS[change.action].padEnd(12)} ${change.path}${note(change, plan)}\n`);
+  for (const change of plan.changes) out.write(changeLine(change, plan));
 
-  if (plan.dependencyChanges.length > 0) {
-    out.write(`\nDependencies${options.dryRun ? " that would change" : " changed"}:\n`);
-    for (const d of plan.dependencyChanges)
-      out.write(
-        `  ${d.name.padEnd(28)} ${d.from ?? "(new)"} -> ${d.to ?? "(removed)"}   ${d.section}\n`,
-      );
-    for (const o of plan.overridden) out.write(`  note: you had changed ${o}\n`);
-    if (!options.dryRun) out.write(`Reinstall: ${pm.install}\n`);
-  }
-  if (conflicts.length > 0) {
-    const marked = conflicts.filter((c) => c.action === "conflict");
-    const dropped = conflicts.filter((c) => c.action === "modify-delete");
-    if (marked.length > 0)
-      process.stderr.write(
-        `\n${marked.length} file${marked.length === 1 ? "" : "s"} with conflicts${options.dryRun ? " would be written" : ""} (your version and create-agent's, between <<<<<<< and >>>>>>>):\n` +
-          marked.map((c) => `  ${c.path}\n`).join(""),
-      );
-    if (dropped.length > 0)
-      process.stderr.write(
-        `\n${dropped.length} file${dropped.length === 1 ? "" : "s"} in conflict (modify/delete): you edited ${dropped.length === 1 ? "it" : "them"}, create-agent ${plan.to} no longer ships ${dropped.length === 1 ? "it" : "them"}:\n` +
-          dropped.map((c) => `  ${c.path} (${droppedNote(c, plan)})\n`).join(""),
-      );
-    if (!options.dryRun) process.stderr.write("Resolve them, then run the typecheck and tests.\n");
-    return 1;
-  }
+  const pm = projectCommands(plan.packageManager);
+  printDependencies(plan, options.dryRun === true, pm.install);
+  if (reportConflicts(plan, options.dryRun === true)) return 1;
   if (!options.dryRun) out.write(`\nNext: ${pm.install}, then ${pm.typecheck} and ${pm.test}.\n`);
   return 0;
+}
+
+/** The upgrade plan; a project that cannot be upgraded is a CliError saying why (nothing was changed). */
+async function planOrExplain(root: string, toolVersion: string): Promise<UpgradePlan> {
+  const { planUpgrade } = await import("../upgrade/plan.js");
+  try {
+    return await planUpgrade(root, toolVersion);
+  } catch (error) {
+    if (error instanceof ManifestError)
+      throw new CliError(
+        `agent.json has problems; fix them before upgrading (nothing was changed):\n${error.problems.map((p) => `  ${formatProblem(p)}`).join("\n")}`,
+      );
+    throw new CliError(`cannot upgrade (nothing was changed): ${(error as Error).message}`);
+  }
+}
+
+/** One line of the file list: "  merged       src/runtime/x.ts (your edits kept)". */
+function changeLine(change: FileChange, plan: UpgradePlan): string {
+  return `  ${LABELS[change.action].padEnd(12)} ${change.path}${note(change, plan)}\n`;
+}
+
+/** --check: 0 when up to date, else 1 with the files upgrading would change (src/generated/ left out). */
+function reportCheck(plan: UpgradePlan): number {
+  const runtimeChanges = plan.changes.filter(
+    (c) => (writes(c) || c.action === "modify-delete") && c.action !== "regenerate",
+  );
+  if (runtimeChanges.length === 0 && plan.from === plan.to) {
+    process.stdout.write(`Up to date: this project matches create-agent ${plan.to}.\n`);
+    return 0;
+  }
+  const conflicts = plan.changes.filter(needsYou);
+  process.stderr.write(
+    `Behind: this project was made by create-agent ${plan.from}; upgrading to ${plan.to} would change ${runtimeChanges.length} file${runtimeChanges.length === 1 ? "" : "s"}${conflicts.length ? ` (${conflicts.length} with conflicts)` : ""}:\n` +
+      runtimeChanges.map((c) => changeLine(c, plan)).join("") +
+      "Run upgrade (without --check) to apply it; --dry-run shows the diffs.\n",
+  );
+  return 1;
+}
+
+/** The dependencies package.json's merge changed (or would), and the reinstall command. */
+function printDependencies(plan: UpgradePlan, dryRun: boolean, install: string): void {
+  if (plan.dependencyChanges.length === 0) return;
+  const out = process.stdout;
+  out.write(`\nDependencies${dryRun ? " that would change" : " changed"}:\n`);
+  for (const d of plan.dependencyChanges)
+    out.write(
+      `  ${d.name.padEnd(28)} ${d.from ?? "(new)"} -> ${d.to ?? "(removed)"}   ${d.section}\n`,
+    );
+  for (const o of plan.overridden) out.write(`  note: you had changed ${o}\n`);
+  if (!dryRun) out.write(`Reinstall: ${install}\n`);
+}
+
+/** Lists the files that need you (conflict markers, modify/delete) on stderr; true when there are any. */
+function reportConflicts(plan: UpgradePlan, dryRun: boolean): boolean {
+  const conflicts = plan.changes.filter(needsYou);
+  if (conflicts.length === 0) return false;
+  const marked = conflicts.filter((c) => c.action === "conflict");
+  const dropped = conflicts.filter((c) => c.action === "modify-delete");
+  if (marked.length > 0)
+    process.stderr.write(
+      `\n${marked.length} file${marked.length === 1 ? "" : "s"} with conflicts${dryRun ? " would be written" : ""} (your version and create-agent's, between <<<<<<< and >>>>>>>):\n` +
+        marked.map((c) => `  ${c.path}\n`).join(""),
+    );
+  if (dropped.length > 0)
+    process.stderr.write(
+      `\n${dropped.length} file${dropped.length === 1 ? "" : "s"} in conflict (modify/delete): you edited ${dropped.length === 1 ? "it" : "them"}, create-agent ${plan.to} no longer ships ${dropped.length === 1 ? "it" : "them"}:\n` +
+        dropped.map((c) => `  ${c.path} (${droppedNote(c, plan)})\n`).join(""),
+    );
+  if (!dryRun) process.stderr.write("Resolve them, then run the typecheck and tests.\n");
+  return true;
 }
 
 /**

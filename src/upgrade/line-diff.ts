@@ -54,6 +54,15 @@ export function diffLines(a: readonly string[], b: readonly string[]): LineChang
 const UNREACHED_FORWARD = -1;
 const UNREACHED_BACKWARD = 0x3fffffff;
 
+/** The part of the edit graph `meet` searches: from (aLo, bLo), n lines of a by m of b; delta = n - m. */
+interface Box {
+  aLo: number;
+  bLo: number;
+  n: number;
+  m: number;
+  delta: number;
+}
+
 /**
  * Coordinates follow the paper's edit graph: x counts lines of a, y lines of b, a point (x, y)
  * means "first x lines of a matched against first y lines of b", diagonal k holds the points with
@@ -117,75 +126,92 @@ class EditSearch {
   /** Finds a snake on a shortest path from (aLo, bLo) to (aHi, bHi) with about half the edits on
    * each side of it. */
   private meet(aLo: number, aHi: number, bLo: number, bHi: number): void {
-    const { a, b, forward, backward, zero } = this;
     const n = aHi - aLo;
     const m = bHi - bLo;
-    const delta = n - m; // the diagonal of the end point
-    const odd = (delta & 1) === 1;
+    const box: Box = { aLo, bLo, n, m, delta: n - m };
     for (let d = 0; d <= n + m; d++) {
-      // Round d of the forward search: diagonals d, d - 2, …, -d, one more edit each (from the
-      // most deletions down, so a meeting found first has the most deletions before it).
-      forward[zero - d - 1] = UNREACHED_FORWARD;
-      forward[zero + d + 1] = UNREACHED_FORWARD;
-      for (let k = d; k >= -d; k -= 2) {
-        let x = 0;
-        if (d > 0) {
-          const down = forward[zero + k + 1]!; // from diagonal k + 1, inserting a line of b
-          const right = forward[zero + k - 1]! + 1; // from diagonal k - 1, deleting a line of a
-          const downOk = down >= 0 && down - k <= m;
-          const rightOk = right >= 1 && right <= n;
-          // The furthest of the two (the same point when equal).
-          if (rightOk && (!downOk || right >= down)) x = right;
-          else if (downOk) x = down;
-          else {
-            forward[zero + k] = UNREACHED_FORWARD;
-            continue;
-          }
-        }
-        const x0 = x;
-        let y = x - k;
-        while (x < n && y < m && a[aLo + x] === b[bLo + y]) {
-          x++;
-          y++;
-        }
-        forward[zero + k] = x;
-        // With an odd delta the frontiers can first meet here, against backward round d - 1.
-        if (odd && k >= delta - d + 1 && k <= delta + d - 1 && backward[zero + k]! <= x) {
-          return this.found(aLo + x0, bLo + x0 - k, aLo + x, bLo + y);
-        }
-      }
-      // Round d of the backward search, from the end point: diagonals delta + d, …, delta - d.
-      backward[zero + delta - d - 1] = UNREACHED_BACKWARD;
-      backward[zero + delta + d + 1] = UNREACHED_BACKWARD;
-      for (let c = delta + d; c >= delta - d; c -= 2) {
-        let x = n;
-        if (d > 0) {
-          const up = backward[zero + c - 1]!; // from diagonal c - 1, undoing an insertion
-          const left = backward[zero + c + 1]! - 1; // from diagonal c + 1, undoing a deletion
-          const upOk = up <= n && up - c >= 0;
-          const leftOk = left >= 0 && left < n;
-          // The furthest back of the two (the same point when equal).
-          if (upOk && (!leftOk || up <= left)) x = up;
-          else if (leftOk) x = left;
-          else {
-            backward[zero + c] = UNREACHED_BACKWARD;
-            continue;
-          }
-        }
-        const x1 = x;
-        let y = x - c;
-        while (x > 0 && y > 0 && a[aLo + x - 1] === b[bLo + y - 1]) {
-          x--;
-          y--;
-        }
-        backward[zero + c] = x;
-        // With an even delta the frontiers can first meet here, against forward round d.
-        if (!odd && c >= -d && c <= d && forward[zero + c]! >= x) {
-          return this.found(aLo + x, bLo + y, aLo + x1, bLo + x1 - c);
-        }
-      }
+      if (this.forwardRound(box, d) || this.backwardRound(box, d)) return;
     }
     throw new Error("diffLines: the forward and backward searches did not meet");
+  }
+
+  /**
+   * Round d of the forward search: diagonals d, d - 2, …, -d, one more edit each (from the most
+   * deletions down, so a meeting found first has the most deletions before it). True when it met
+   * the backward search (possible only with an odd delta, against backward round d - 1).
+   */
+  private forwardRound({ aLo, bLo, n, m, delta }: Box, d: number): boolean {
+    const { a, b, forward, backward, zero } = this;
+    const odd = (delta & 1) === 1;
+    forward[zero - d - 1] = UNREACHED_FORWARD;
+    forward[zero + d + 1] = UNREACHED_FORWARD;
+    for (let k = d; k >= -d; k -= 2) {
+      let x = 0;
+      if (d > 0) {
+        const down = forward[zero + k + 1]!; // from diagonal k + 1, inserting a line of b
+        const right = forward[zero + k - 1]! + 1; // from diagonal k - 1, deleting a line of a
+        const downOk = down >= 0 && down - k <= m;
+        const rightOk = right >= 1 && right <= n;
+        // The furthest of the two (the same point when equal).
+        if (rightOk && (!downOk || right >= down)) x = right;
+        else if (downOk) x = down;
+        else {
+          forward[zero + k] = UNREACHED_FORWARD;
+          continue;
+        }
+      }
+      const x0 = x;
+      let y = x - k;
+      while (x < n && y < m && a[aLo + x] === b[bLo + y]) {
+        x++;
+        y++;
+      }
+      forward[zero + k] = x;
+      if (odd && k >= delta - d + 1 && k <= delta + d - 1 && backward[zero + k]! <= x) {
+        this.found(aLo + x0, bLo + x0 - k, aLo + x, bLo + y);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Round d of the backward search, from the end point: diagonals delta + d, …, delta - d. True
+   * when it met the forward search (possible only with an even delta, against forward round d).
+   */
+  private backwardRound({ aLo, bLo, n, delta }: Box, d: number): boolean {
+    const { a, b, forward, backward, zero } = this;
+    const odd = (delta & 1) === 1;
+    backward[zero + delta - d - 1] = UNREACHED_BACKWARD;
+    backward[zero + delta + d + 1] = UNREACHED_BACKWARD;
+    for (let c = delta + d; c >= delta - d; c -= 2) {
+      let x = n;
+      if (d > 0) {
+        const up = backward[zero + c - 1]!; // from diagonal c - 1, undoing an insertion
+        const left = backward[zero + c + 1]! - 1; // from diagonal c + 1, undoing a deletion
+        const upOk = up <= n && up - c >= 0;
+        const leftOk = left >= 0 && left < n;
+        // The furthest back of the two (the same point when equal).
+        if (upOk && (!leftOk || up <= left)) x = up;
+        else if (leftOk) x = left;
+        else {
+          backward[zero + c] = UNREACHED_BACKWARD;
+          continue;
+        }
+      }
+      const x1 = x;
+      let y = x - c;
+      while (x > 0 && y > 0 && a[aLo + x - 1] === b[bLo + y - 1]) {
+        x--;
+        y--;
+      }
+      backward[zero + c] = x;
+      if (!odd && c >= -d && c <= d && forward[zero + c]! >= x) {
+        this.found(aLo + x, bLo + y, aLo + x1, bLo + x1 - c);
+        return true;
+      }
+    }
+    return false;
   }
 
   private found(x0: number, y0: number, x1: number, y1: number): void {

@@ -72,24 +72,7 @@ const isUserOnly = (path: string): boolean =>
  * wrong) when the project cannot be upgraded: then nothing is written.
  */
 export async function planUpgrade(root: string, toolVersion: string): Promise<UpgradePlan> {
-  const packageText = await readText(root, "package.json");
-  let pkg: unknown;
-  try {
-    pkg = JSON.parse(packageText);
-  } catch (error) {
-    throw new Error(`package.json is not valid JSON: ${(error as Error).message}`);
-  }
-  const from = toolVersionOf(pkg);
-  const tarball = vendoredToolPath(pkg);
-  if (!from || !tarball)
-    throw new Error(
-      'cannot tell which create-agent made this project: package.json has no "createAgent": { "version" } and no "create-agent": "file:vendor/create-agent-<version>.tgz" devDependency',
-    );
-  if (compareVersions(from, toolVersion) > 0)
-    throw new Error(
-      `this project was made by create-agent ${from}, newer than this one (${toolVersion}): upgrade with ${from} or later`,
-    );
-
+  const { packageText, pkg, from, tarball } = await readMadeBy(root, toolVersion);
   const read = (path: string) => readIfExists(pathInside(root, path));
   const packageManager = projectPackageManager(root, pkg);
   const manifestText = await readText(root, "agent.json");
@@ -113,64 +96,10 @@ export async function planUpgrade(root: string, toolVersion: string): Promise<Up
     theirs: `create-agent ${toolVersion}`,
   };
 
-  const changes: FileChange[] = [];
-  const nextOwned = new Map<string, string | Uint8Array>();
-  for (const file of next.files) {
-    // src/generated/ and the vendored CLI are create-agent's alone: written as they now are.
-    const rewritten = file.path.startsWith(`${GENERATED_DIR}/`)
-      ? "regenerate"
-      : file.path.startsWith("vendor/")
-        ? "vendor"
-        : undefined;
-    if (rewritten) {
-      const before = await read(file.path);
-      if (!before?.equals(bytes(file.contents)))
-        changes.push({ path: file.path, action: rewritten, before, after: file.contents });
-    } else if (!isUserOnly(file.path) && file.path !== "package.json") {
-      nextOwned.set(file.path, file.contents);
-    }
-  }
-  // Generated files this create-agent no longer writes.
-  const generated = new Set(next.files.map((f) => f.path));
-  for (const path of await listFiles(root, GENERATED_DIR))
-    if (!generated.has(path))
-      changes.push({ path, action: "regenerate", before: await read(path) });
-  // The old vendored tarball goes when the new one has another name.
-  if (!next.files.some((f) => f.path === tarball) && existsSync(pathInside(root, tarball)))
-    changes.push({ path: tarball, action: "vendor", before: await read(tarball) });
-
-  // The files written once: three-way merges.
-  const baseOwned = new Map(
-    [...base].filter(
-      ([path]) =>
-        !isUserOnly(path) &&
-        path !== "package.json" &&
-        !path.startsWith("vendor/") &&
-        !path.startsWith(`${GENERATED_DIR}/`),
-    ),
-  );
-  for (const path of new Set([...baseOwned.keys(), ...nextOwned.keys()])) {
-    const change = mergeFile(
-      path,
-      baseOwned.get(path)?.toString("utf8"),
-      await read(path),
-      nextOwned.get(path),
-      labels,
-    );
-    if (change) changes.push(change);
-  }
-
-  // Where the code of a dropped file you edited went: matched against the new version's files.
-  const dropped = changes.filter((c) => c.action === "modify-delete");
-  if (dropped.length > 0) {
-    const candidates = [...nextOwned]
-      .filter(([, contents]) => typeof contents === "string")
-      .map(([path, contents]) => [path, contents as string] as [string, string]);
-    for (const change of dropped) {
-      const old = baseOwned.get(change.path)?.toString("utf8") ?? "";
-      change.movedTo = newHomes(old, candidates);
-    }
-  }
+  const { changes, nextOwned } = await rewrittenFiles(root, next.files, tarball, read);
+  const baseOwned = new Map([...base].filter(([path]) => isWrittenOnce(path)));
+  changes.push(...(await mergeOwned(baseOwned, nextOwned, read, labels)));
+  locateDropped(changes, baseOwned, nextOwned);
 
   // package.json, key by key.
   const basePackage = base.get("package.json")?.toString("utf8");
@@ -197,6 +126,112 @@ export async function planUpgrade(root: string, toolVersion: string): Promise<Up
     overridden: pj.overridden,
     packageManager,
   };
+}
+
+type ReadFile = (path: string) => Promise<Buffer | undefined>;
+
+/** Files create-agent writes once and then three-way merges (not yours alone, not package.json, vendor/ or src/generated/). */
+const isWrittenOnce = (path: string): boolean =>
+  !isUserOnly(path) &&
+  path !== "package.json" &&
+  !path.startsWith("vendor/") &&
+  !path.startsWith(`${GENERATED_DIR}/`);
+
+/** package.json and what it says made the project (its version and vendored tarball); throws when it cannot tell, or is newer. */
+async function readMadeBy(root: string, toolVersion: string) {
+  const packageText = await readText(root, "package.json");
+  let pkg: unknown;
+  try {
+    pkg = JSON.parse(packageText);
+  } catch (error) {
+    throw new Error(`package.json is not valid JSON: ${(error as Error).message}`);
+  }
+  const from = toolVersionOf(pkg);
+  const tarball = vendoredToolPath(pkg);
+  if (!from || !tarball)
+    throw new Error(
+      'cannot tell which create-agent made this project: package.json has no "createAgent": { "version" } and no "create-agent": "file:vendor/create-agent-<version>.tgz" devDependency',
+    );
+  if (compareVersions(from, toolVersion) > 0)
+    throw new Error(
+      `this project was made by create-agent ${from}, newer than this one (${toolVersion}): upgrade with ${from} or later`,
+    );
+  return { packageText, pkg, from, tarball };
+}
+
+/**
+ * src/generated/ and the vendored CLI are create-agent's alone: written as they now are, and removed when
+ * no longer written (the old tarball goes when the new one has another name). Also returns the next
+ * version's files that are written once, for mergeOwned.
+ */
+async function rewrittenFiles(
+  root: string,
+  files: ReadonlyArray<{ path: string; contents: string | Uint8Array }>,
+  tarball: string,
+  read: ReadFile,
+): Promise<{ changes: FileChange[]; nextOwned: Map<string, string | Uint8Array> }> {
+  const changes: FileChange[] = [];
+  const nextOwned = new Map<string, string | Uint8Array>();
+  for (const file of files) {
+    const rewritten = file.path.startsWith(`${GENERATED_DIR}/`)
+      ? "regenerate"
+      : file.path.startsWith("vendor/")
+        ? "vendor"
+        : undefined;
+    if (rewritten) {
+      const before = await read(file.path);
+      if (!before?.equals(bytes(file.contents)))
+        changes.push({ path: file.path, action: rewritten, before, after: file.contents });
+    } else if (!isUserOnly(file.path) && file.path !== "package.json") {
+      nextOwned.set(file.path, file.contents);
+    }
+  }
+  // Generated files this create-agent no longer writes.
+  const generated = new Set(files.map((f) => f.path));
+  for (const path of await listFiles(root, GENERATED_DIR))
+    if (!generated.has(path))
+      changes.push({ path, action: "regenerate", before: await read(path) });
+  if (!files.some((f) => f.path === tarball) && existsSync(pathInside(root, tarball)))
+    changes.push({ path: tarball, action: "vendor", before: await read(tarball) });
+  return { changes, nextOwned };
+}
+
+/** The files written once: a three-way merge each of the old create-agent's, the project's and the next. */
+async function mergeOwned(
+  baseOwned: ReadonlyMap<string, Buffer>,
+  nextOwned: ReadonlyMap<string, string | Uint8Array>,
+  read: ReadFile,
+  labels: MergeLabels,
+): Promise<FileChange[]> {
+  const changes: FileChange[] = [];
+  for (const path of new Set([...baseOwned.keys(), ...nextOwned.keys()])) {
+    const change = mergeFile(
+      path,
+      baseOwned.get(path)?.toString("utf8"),
+      await read(path),
+      nextOwned.get(path),
+      labels,
+    );
+    if (change) changes.push(change);
+  }
+  return changes;
+}
+
+/** Where the code of a dropped file you edited went: matched against the new version's files (sets movedTo). */
+function locateDropped(
+  changes: FileChange[],
+  baseOwned: ReadonlyMap<string, Buffer>,
+  nextOwned: ReadonlyMap<string, string | Uint8Array>,
+): void {
+  const dropped = changes.filter((c) => c.action === "modify-delete");
+  if (dropped.length === 0) return;
+  const candidates = [...nextOwned]
+    .filter(([, contents]) => typeof contents === "string")
+    .map(([path, contents]) => [path, contents as string] as [string, string]);
+  for (const change of dropped) {
+    const old = baseOwned.get(change.path)?.toString("utf8") ?? "";
+    change.movedTo = newHomes(old, candidates);
+  }
 }
 
 /** One file written once: what the merge of base (old create-agent), ours (the project) and next does (undefined: nothing). */
