@@ -185,64 +185,57 @@ type Limits = Pick<
 
 /** PORT and the numeric limits (body, output, result cache, reconcile period, shutdown, deadline). */
 function resolveLimits(options: AppOptions, read: Reader): Limits {
-  const port = read.count(undefined, "port", "PORT", {
-    min: 0,
-    max: 65535,
-    fallback: DEFAULT_PORT,
-    hint: "set PORT to a port number (0-65535)",
-  });
-  const maxBodyBytes = read.count(options.maxBodyBytes, "maxBodyBytes", "MAX_BODY_BYTES", {
-    min: 1,
-    fallback: DEFAULT_MAX_BODY_BYTES,
-    hint: "set it to a positive whole number of bytes",
-  });
-
-  const maxOutputBytes = read.count(options.maxOutputBytes, "maxOutputBytes", "MAX_OUTPUT_BYTES", {
-    min: 1024,
-    fallback: DEFAULT_MAX_OUTPUT_BYTES,
-    hint: "set it to a whole number of bytes, at least 1024",
-  });
-  const resultCacheMaxBytes = read.count(undefined, "", "RESULT_CACHE_MAX_BYTES", {
-    min: 0,
-    fallback: DEFAULT_RESULT_CACHE_MAX_BYTES,
-    hint: "set it to a whole number of bytes (0 keeps no results for retries)",
-  });
-  const reconcileSeconds = read.count(undefined, "", "SETTLEMENT_RECONCILE_SECONDS", {
-    min: 1,
-    max: 3600,
-    fallback: 15,
-    hint: "set it to a whole number of seconds from 1 to 3600 (default 15)",
-  });
-  const shutdownTimeoutSeconds = read.count(
-    options.shutdownTimeoutSeconds,
-    "shutdownTimeoutSeconds",
-    "SHUTDOWN_TIMEOUT_SECONDS",
-    {
-      min: 0,
-      max: 3600,
-      fallback: DEFAULT_SHUTDOWN_TIMEOUT_SECONDS,
-      hint: `set it to a whole number of seconds from 0 to 3600 (default ${DEFAULT_SHUTDOWN_TIMEOUT_SECONDS})`,
-    },
-  );
-  const maxDeadlineSeconds = read.count(
-    options.maxDeadlineSeconds,
-    "maxDeadlineSeconds",
-    "MAX_DEADLINE_SECONDS",
-    {
-      min: 60,
-      max: MAX_DEADLINE_SECONDS_LIMIT,
-      fallback: MAX_DEADLINE_AHEAD_SECONDS,
-      hint: `set it to a whole number of seconds from 60 to ${MAX_DEADLINE_SECONDS_LIMIT} (default ${MAX_DEADLINE_AHEAD_SECONDS}, 7 days)`,
-    },
-  );
+  // Read in this order, so their problems are reported in this order.
   return {
-    port,
-    maxBodyBytes,
-    maxOutputBytes,
-    resultCacheMaxBytes,
-    reconcileSeconds,
-    shutdownTimeoutSeconds,
-    maxDeadlineSeconds,
+    port: read.count(undefined, "port", "PORT", {
+      min: 0,
+      max: 65535,
+      fallback: DEFAULT_PORT,
+      hint: "set PORT to a port number (0-65535)",
+    }),
+    maxBodyBytes: read.count(options.maxBodyBytes, "maxBodyBytes", "MAX_BODY_BYTES", {
+      min: 1,
+      fallback: DEFAULT_MAX_BODY_BYTES,
+      hint: "set it to a positive whole number of bytes",
+    }),
+    maxOutputBytes: read.count(options.maxOutputBytes, "maxOutputBytes", "MAX_OUTPUT_BYTES", {
+      min: 1024,
+      fallback: DEFAULT_MAX_OUTPUT_BYTES,
+      hint: "set it to a whole number of bytes, at least 1024",
+    }),
+    resultCacheMaxBytes: read.count(undefined, "", "RESULT_CACHE_MAX_BYTES", {
+      min: 0,
+      fallback: DEFAULT_RESULT_CACHE_MAX_BYTES,
+      hint: "set it to a whole number of bytes (0 keeps no results for retries)",
+    }),
+    reconcileSeconds: read.count(undefined, "", "SETTLEMENT_RECONCILE_SECONDS", {
+      min: 1,
+      max: 3600,
+      fallback: 15,
+      hint: "set it to a whole number of seconds from 1 to 3600 (default 15)",
+    }),
+    shutdownTimeoutSeconds: read.count(
+      options.shutdownTimeoutSeconds,
+      "shutdownTimeoutSeconds",
+      "SHUTDOWN_TIMEOUT_SECONDS",
+      {
+        min: 0,
+        max: 3600,
+        fallback: DEFAULT_SHUTDOWN_TIMEOUT_SECONDS,
+        hint: `set it to a whole number of seconds from 0 to 3600 (default ${DEFAULT_SHUTDOWN_TIMEOUT_SECONDS})`,
+      },
+    ),
+    maxDeadlineSeconds: read.count(
+      options.maxDeadlineSeconds,
+      "maxDeadlineSeconds",
+      "MAX_DEADLINE_SECONDS",
+      {
+        min: 60,
+        max: MAX_DEADLINE_SECONDS_LIMIT,
+        fallback: MAX_DEADLINE_AHEAD_SECONDS,
+        hint: `set it to a whole number of seconds from 60 to ${MAX_DEADLINE_SECONDS_LIMIT} (default ${MAX_DEADLINE_AHEAD_SECONDS}, 7 days)`,
+      },
+    ),
   };
 }
 
