@@ -121,8 +121,42 @@ export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
   const env = options.env ?? process.env;
   const read = new Reader(env);
   const problems = read.problems;
+  // Problems are collected in this order: dev mode, limits, MCP, hosts, services, web settings, payment.
+  const devMode = resolveDevMode(options, env, read);
+  const limits = resolveLimits(options, read);
+  const mcp = resolveMcp(read, limits.maxDeadlineSeconds);
+  const hosts = resolveHosts(read);
+  const redis = resolveRedis(read);
+  const metrics = resolveMetrics(read);
+  const web = resolveWeb(options, read);
+  const payment = resolvePayment(options.payment ?? {}, devMode, read);
 
-  // Dev mode: the option wins; otherwise SERVICE_DEV_MODE must be exactly "true" or "false"/unset.
+  if (problems.length > 0) throw new ConfigError(problems);
+  const common: CommonConfig = {
+    ...hosts,
+    ...limits,
+    logLevel: web.logLevel,
+    corsOrigin: web.corsOrigin,
+    mcp,
+  };
+  if (redis) common.redis = redis;
+  if (metrics) common.metrics = metrics;
+  if (web.publicUrl !== undefined) common.publicUrl = web.publicUrl;
+  if (devMode) return payment ? { ...common, devMode, payment } : { ...common, devMode };
+  // Unreachable: every network without a route recorded a problem.
+  const routed = payment?.networks.flatMap((n) => (n.settlement ? [n as RoutedNetworkConfig] : []));
+  if (!payment || !routed || routed.length !== payment.networks.length)
+    throw new ConfigError(["payment settings are incomplete"]);
+  return { ...common, devMode, payment: { ...payment, networks: routed } };
+}
+
+/** Dev mode: the option wins; otherwise SERVICE_DEV_MODE must be exactly "true" or "false"/unset. */
+function resolveDevMode(
+  options: AppOptions,
+  env: Record<string, string | undefined>,
+  read: Reader,
+): boolean {
+  const problems = read.problems;
   let devMode = options.devMode ?? false;
   if (options.devMode === undefined) {
     const s = read.fromEnv("SERVICE_DEV_MODE");
@@ -136,62 +170,82 @@ export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
     problems.push(
       'dev mode is on while NODE_ENV is "production": dev mode lets anyone run jobs for free; unset SERVICE_DEV_MODE (or set it to "false") in production',
     );
+  return devMode;
+}
 
-  const port = read.count(undefined, "port", "PORT", {
-    min: 0,
-    max: 65535,
-    fallback: DEFAULT_PORT,
-    hint: "set PORT to a port number (0-65535)",
-  });
-  const maxBodyBytes = read.count(options.maxBodyBytes, "maxBodyBytes", "MAX_BODY_BYTES", {
-    min: 1,
-    fallback: DEFAULT_MAX_BODY_BYTES,
-    hint: "set it to a positive whole number of bytes",
-  });
+type Limits = Pick<
+  CommonConfig,
+  | "port"
+  | "maxBodyBytes"
+  | "maxOutputBytes"
+  | "resultCacheMaxBytes"
+  | "reconcileSeconds"
+  | "shutdownTimeoutSeconds"
+  | "maxDeadlineSeconds"
+>;
 
-  const maxOutputBytes = read.count(options.maxOutputBytes, "maxOutputBytes", "MAX_OUTPUT_BYTES", {
-    min: 1024,
-    fallback: DEFAULT_MAX_OUTPUT_BYTES,
-    hint: "set it to a whole number of bytes, at least 1024",
-  });
-  const resultCacheMaxBytes = read.count(undefined, "", "RESULT_CACHE_MAX_BYTES", {
-    min: 0,
-    fallback: DEFAULT_RESULT_CACHE_MAX_BYTES,
-    hint: "set it to a whole number of bytes (0 keeps no results for retries)",
-  });
-  const reconcileSeconds = read.count(undefined, "", "SETTLEMENT_RECONCILE_SECONDS", {
-    min: 1,
-    max: 3600,
-    fallback: 15,
-    hint: "set it to a whole number of seconds from 1 to 3600 (default 15)",
-  });
-  const shutdownTimeoutSeconds = read.count(
-    options.shutdownTimeoutSeconds,
-    "shutdownTimeoutSeconds",
-    "SHUTDOWN_TIMEOUT_SECONDS",
-    {
+/** PORT and the numeric limits (body, output, result cache, reconcile period, shutdown, deadline). */
+function resolveLimits(options: AppOptions, read: Reader): Limits {
+  // Read in this order, so their problems are reported in this order.
+  return {
+    port: read.count(undefined, "port", "PORT", {
       min: 0,
+      max: 65535,
+      fallback: DEFAULT_PORT,
+      hint: "set PORT to a port number (0-65535)",
+    }),
+    maxBodyBytes: read.count(options.maxBodyBytes, "maxBodyBytes", "MAX_BODY_BYTES", {
+      min: 1,
+      fallback: DEFAULT_MAX_BODY_BYTES,
+      hint: "set it to a positive whole number of bytes",
+    }),
+    maxOutputBytes: read.count(options.maxOutputBytes, "maxOutputBytes", "MAX_OUTPUT_BYTES", {
+      min: 1024,
+      fallback: DEFAULT_MAX_OUTPUT_BYTES,
+      hint: "set it to a whole number of bytes, at least 1024",
+    }),
+    resultCacheMaxBytes: read.count(undefined, "", "RESULT_CACHE_MAX_BYTES", {
+      min: 0,
+      fallback: DEFAULT_RESULT_CACHE_MAX_BYTES,
+      hint: "set it to a whole number of bytes (0 keeps no results for retries)",
+    }),
+    reconcileSeconds: read.count(undefined, "", "SETTLEMENT_RECONCILE_SECONDS", {
+      min: 1,
       max: 3600,
-      fallback: DEFAULT_SHUTDOWN_TIMEOUT_SECONDS,
-      hint: `set it to a whole number of seconds from 0 to 3600 (default ${DEFAULT_SHUTDOWN_TIMEOUT_SECONDS})`,
-    },
-  );
-  const maxDeadlineSeconds = read.count(
-    options.maxDeadlineSeconds,
-    "maxDeadlineSeconds",
-    "MAX_DEADLINE_SECONDS",
-    {
-      min: 60,
-      max: MAX_DEADLINE_SECONDS_LIMIT,
-      fallback: MAX_DEADLINE_AHEAD_SECONDS,
-      hint: `set it to a whole number of seconds from 60 to ${MAX_DEADLINE_SECONDS_LIMIT} (default ${MAX_DEADLINE_AHEAD_SECONDS}, 7 days)`,
-    },
-  );
-  const mcp = resolveMcp(read, maxDeadlineSeconds);
-  const hosts = resolveHosts(read);
-  const redis = resolveRedis(read);
-  const metrics = resolveMetrics(read);
+      fallback: 15,
+      hint: "set it to a whole number of seconds from 1 to 3600 (default 15)",
+    }),
+    shutdownTimeoutSeconds: read.count(
+      options.shutdownTimeoutSeconds,
+      "shutdownTimeoutSeconds",
+      "SHUTDOWN_TIMEOUT_SECONDS",
+      {
+        min: 0,
+        max: 3600,
+        fallback: DEFAULT_SHUTDOWN_TIMEOUT_SECONDS,
+        hint: `set it to a whole number of seconds from 0 to 3600 (default ${DEFAULT_SHUTDOWN_TIMEOUT_SECONDS})`,
+      },
+    ),
+    maxDeadlineSeconds: read.count(
+      options.maxDeadlineSeconds,
+      "maxDeadlineSeconds",
+      "MAX_DEADLINE_SECONDS",
+      {
+        min: 60,
+        max: MAX_DEADLINE_SECONDS_LIMIT,
+        fallback: MAX_DEADLINE_AHEAD_SECONDS,
+        hint: `set it to a whole number of seconds from 60 to ${MAX_DEADLINE_SECONDS_LIMIT} (default ${MAX_DEADLINE_AHEAD_SECONDS}, 7 days)`,
+      },
+    ),
+  };
+}
 
+/** LOG_LEVEL, PUBLIC_URL and CORS_ORIGIN: their problems recorded, their values with defaults. */
+function resolveWeb(
+  options: AppOptions,
+  read: Reader,
+): { logLevel: LogLevel; publicUrl?: string; corsOrigin: string } {
+  const problems = read.problems;
   const logLevel = read.fromEnv("LOG_LEVEL").value;
   if (logLevel !== undefined && !isLogLevel(logLevel))
     problems.push(
@@ -210,32 +264,11 @@ export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
     problems.push(
       `${corsOrigin.name} is ${JSON.stringify(corsOrigin.value)}: set it to "*" (any site) or one origin such as https://app.example.com (no path)`,
     );
-
-  const payment = resolvePayment(options.payment ?? {}, devMode, read);
-
-  if (problems.length > 0) throw new ConfigError(problems);
-  const common: CommonConfig = {
-    ...hosts,
-    port,
-    maxBodyBytes,
-    maxOutputBytes,
-    resultCacheMaxBytes,
-    reconcileSeconds,
-    shutdownTimeoutSeconds,
-    maxDeadlineSeconds,
+  return {
     logLevel: isLogLevel(logLevel) ? logLevel : "info",
     corsOrigin: corsOrigin.value ?? "*",
-    mcp,
+    ...(publicUrl.value !== undefined && { publicUrl: publicUrl.value.replace(/\/+$/, "") }),
   };
-  if (redis) common.redis = redis;
-  if (metrics) common.metrics = metrics;
-  if (publicUrl.value !== undefined) common.publicUrl = publicUrl.value.replace(/\/+$/, "");
-  if (devMode) return payment ? { ...common, devMode, payment } : { ...common, devMode };
-  // Unreachable: every network without a route recorded a problem.
-  const routed = payment?.networks.flatMap((n) => (n.settlement ? [n as RoutedNetworkConfig] : []));
-  if (!payment || !routed || routed.length !== payment.networks.length)
-    throw new ConfigError(["payment settings are incomplete"]);
-  return { ...common, devMode, payment: { ...payment, networks: routed } };
 }
 
 /** MCP ("on", the default, or "off"), MCP_DEADLINE_SECONDS (default 45) and MCP_PROGRESS_SECONDS (10). */

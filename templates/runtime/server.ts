@@ -119,6 +119,19 @@ export async function startServer(
   // The discovery data the 402s' Bazaar extension is built from (it never fails the start: see app.ts).
   await runtime.ready;
 
+  const server = await listenOn(app, runtime, agent);
+  const metricsServer = await startMetrics(runtime);
+
+  stopOnSignals(server, runtime, metricsServer);
+  return server;
+}
+
+/** Listens on PORT (on HOST when set, else every interface) and says where; a busy port exits 1. */
+async function listenOn(
+  app: ReturnType<typeof createApp>,
+  { config, logger }: AppRuntime,
+  agent: AgentDefinition,
+): Promise<Server> {
   const server = await new Promise<Server>((resolve) => {
     const listening = (err?: Error) => {
       if (!err) return resolve(s);
@@ -142,47 +155,53 @@ export async function startServer(
   logger.info(`${agent.name} ${agent.version} listening on http://${where}:${actualPort}`, {
     mode: config.devMode ? "dev (payments bypassed)" : "production (payments required)",
   });
+  return server;
+}
 
-  let metricsServer: Server | undefined;
-  if (runtime.metrics && config.metrics?.port !== undefined) {
-    const { port, host } = config.metrics;
-    // Not awaited straight into `metricsServer`: that contextual type (Server | undefined) makes tsc
-    // infer catch()'s type against node:http's Server structurally, a fifth of a second of every typecheck.
-    const started = await startMetricsServer(runtime.metrics, { port, host }).catch(
-      (err: Error) => {
-        process.stderr.write(cannotListen("METRICS_PORT", port, err));
-        process.exit(1);
-      },
-    );
-    metricsServer = started;
-    const bound = started.address();
-    logger.info(
-      `metrics on http://${host}:${typeof bound === "object" && bound ? bound.port : port}/metrics`,
-    );
-  }
+/** The metrics server on METRICS_PORT, when metrics are on and that port is set; a busy port exits 1. */
+async function startMetrics(runtime: AppRuntime): Promise<Server | undefined> {
+  if (!runtime.metrics || runtime.config.metrics?.port === undefined) return undefined;
+  const { port, host } = runtime.config.metrics;
+  // Not awaited straight into `metricsServer`: that contextual type (Server | undefined) makes tsc
+  // infer catch()'s type against node:http's Server structurally, a fifth of a second of every typecheck.
+  const started = await startMetricsServer(runtime.metrics, { port, host }).catch((err: Error) => {
+    process.stderr.write(cannotListen("METRICS_PORT", port, err));
+    process.exit(1);
+  });
+  const bound = started.address();
+  runtime.logger.info(
+    `metrics on http://${host}:${typeof bound === "object" && bound ? bound.port : port}/metrics`,
+  );
+  return started;
+}
 
+/**
+ * SIGINT/SIGTERM: stop taking jobs, finish in-flight ones (up to SHUTDOWN_TIMEOUT_SECONDS), exit;
+ * the same signal again exits at once. The handlers go when the server closes.
+ */
+function stopOnSignals(server: Server, runtime: AppRuntime, metricsServer?: Server): void {
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals): void => {
     if (stopping) {
-      logger.warn(`${signal} again: exiting without waiting for in-flight jobs`);
+      runtime.logger.warn(`${signal} again: exiting without waiting for in-flight jobs`);
       process.exit(1);
     }
     stopping = true;
-    logger.info(
-      `${signal} received: finishing in-flight jobs for up to ${config.shutdownTimeoutSeconds} s, then exiting (send it again to force)`,
+    runtime.logger.info(
+      `${signal} received: finishing in-flight jobs for up to ${runtime.config.shutdownTimeoutSeconds} s, then exiting (send it again to force)`,
     );
     metricsServer?.close();
-    shutdownGracefully(server, runtime, config.shutdownTimeoutSeconds * 1000).then(
+    shutdownGracefully(server, runtime, runtime.config.shutdownTimeoutSeconds * 1000).then(
       ({ cut }) => {
         if (cut)
-          logger.warn(
+          runtime.logger.warn(
             "shutdown timeout reached: jobs still running were refused (503, not charged)",
           );
-        logger.info("stopped");
+        runtime.logger.info("stopped");
         process.exit(0);
       },
       (err: unknown) => {
-        logger.error("error while shutting down", { error: String(err) });
+        runtime.logger.error("error while shutting down", { error: String(err) });
         process.exit(1);
       },
     );
@@ -194,5 +213,4 @@ export async function startServer(
     process.off("SIGTERM", onSignal);
     metricsServer?.close();
   });
-  return server;
 }

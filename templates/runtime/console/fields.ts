@@ -135,31 +135,41 @@ export function renderField(
   }
   const label = `<label for="${id}">${escapeHtml(name)}${requiredMark(required)}</label>`;
   const req = required ? " required" : "";
-  let control: string;
+  const control = renderControl(schema, kind, { id, data, aria, req }, defaultText);
+  return `<div class="field">${label}${help}${control}${error}</div>`;
+}
+
+/** The control of a one-value field: a select, number input, textarea or text input. */
+function renderControl(
+  schema: Schema,
+  kind: ReturnType<typeof fieldKind>,
+  { id, data, aria, req }: { id: string; data: string; aria: string; req: string },
+  defaultText: string,
+): string {
+  const def = schema.default;
   if (kind === "enum") {
     const options = (schema.enum as string[])
       .map((v) => `<option${v === def ? " selected" : ""}>${escapeHtml(v)}</option>`)
       .join("");
-    const blank = required && def !== undefined ? "" : `<option value="">(none)</option>`;
-    control = `<select id="${id}" ${data} ${aria}${req}>${blank}${options}</select>`;
+    const blank = req !== "" && def !== undefined ? "" : `<option value="">(none)</option>`;
+    return `<select id="${id}" ${data} ${aria}${req}>${blank}${options}</select>`;
   } else if (kind === "number" || kind === "integer") {
     const attr = (k: string, html: string) =>
       typeof schema[k] === "number" ? ` ${html}="${String(schema[k])}"` : "";
-    control = `<input type="number" id="${id}" ${data} ${aria}${req} step="${kind === "integer" ? "1" : "any"}"${attr("minimum", "min")}${attr("maximum", "max")} value="${escapeHtml(defaultText)}">`;
+    return `<input type="number" id="${id}" ${data} ${aria}${req} step="${kind === "integer" ? "1" : "any"}"${attr("minimum", "min")}${attr("maximum", "max")} value="${escapeHtml(defaultText)}">`;
   } else if (kind === "lines" || kind === "json") {
     const text = kind === "lines" && Array.isArray(def) ? def.map(String).join("\n") : defaultText;
-    control = `<textarea id="${id}" ${data} ${aria}${req} rows="${kind === "json" ? 4 : 3}" spellcheck="false">${escapeHtml(text)}</textarea>`;
+    return `<textarea id="${id}" ${data} ${aria}${req} rows="${kind === "json" ? 4 : 3}" spellcheck="false">${escapeHtml(text)}</textarea>`;
   } else {
     // Free text gets room; a short, patterned or formatted value one line.
     const long =
       (typeof schema.maxLength !== "number" || schema.maxLength > 200) &&
       schema.pattern === undefined &&
       schema.format === undefined;
-    control = long
+    return long
       ? `<textarea id="${id}" ${data} ${aria}${req} rows="3">${escapeHtml(defaultText)}</textarea>`
       : `<input type="text" id="${id}" ${data} ${aria}${req} value="${escapeHtml(defaultText)}">`;
   }
-  return `<div class="field">${label}${help}${control}${error}</div>`;
 }
 
 /** Every field of a capability's input, in declaration order. */

@@ -151,43 +151,8 @@ export function bazaarSchema(
 ): JsonObject {
   const defs: Record<string, unknown> = {};
   const local = (schemaName: string) => localize(componentSchema(data, schemaName), data, defs);
-  const request = {
-    type: "object",
-    properties: {
-      service_version: { type: "string", const: SERVICE_VERSION },
-      job_id: {
-        type: "string",
-        minLength: 1,
-        maxLength: MAX_JOB_ID_LENGTH,
-        description: "Your id for the job, echoed in the result",
-      },
-      task: {
-        type: "object",
-        properties: {
-          capability: { type: "string", const: name },
-          input: local(discovery.schemas.input),
-        },
-        required: ["capability", "input"],
-      },
-      deadline: {
-        type: "number",
-        exclusiveMinimum: 0,
-        description: "Unix timestamp in seconds by which the job must be done",
-      },
-    },
-    required: ["service_version", "job_id", "task", "deadline"],
-  };
-  const result = {
-    type: "object",
-    properties: {
-      service_version: { type: "string", const: SERVICE_VERSION },
-      job_id: { type: "string" },
-      status: { type: "string", const: "completed" },
-      output: local(discovery.schemas.output),
-      completed_at: { type: "number", description: "Unix timestamp in seconds" },
-    },
-    required: ["service_version", "job_id", "status", "output", "completed_at"],
-  };
+  const request = jobRequestSchema(name, local(discovery.schemas.input));
+  const result = jobResultSchema(local(discovery.schemas.output));
   return {
     $schema: DRAFT_2020_12,
     type: "object",
@@ -211,6 +176,51 @@ export function bazaarSchema(
     },
     required: ["input"],
     ...(Object.keys(defs).length > 0 ? { $defs: defs } : {}),
+  };
+}
+
+/** The job request (POST /execute's body) for capability `name` whose input conforms to `input`. */
+function jobRequestSchema(name: string, input: unknown): JsonObject {
+  return {
+    type: "object",
+    properties: {
+      service_version: { type: "string", const: SERVICE_VERSION },
+      job_id: {
+        type: "string",
+        minLength: 1,
+        maxLength: MAX_JOB_ID_LENGTH,
+        description: "Your id for the job, echoed in the result",
+      },
+      task: {
+        type: "object",
+        properties: {
+          capability: { type: "string", const: name },
+          input,
+        },
+        required: ["capability", "input"],
+      },
+      deadline: {
+        type: "number",
+        exclusiveMinimum: 0,
+        description: "Unix timestamp in seconds by which the job must be done",
+      },
+    },
+    required: ["service_version", "job_id", "task", "deadline"],
+  };
+}
+
+/** A completed job's result whose output conforms to `output`. */
+function jobResultSchema(output: unknown): JsonObject {
+  return {
+    type: "object",
+    properties: {
+      service_version: { type: "string", const: SERVICE_VERSION },
+      job_id: { type: "string" },
+      status: { type: "string", const: "completed" },
+      output,
+      completed_at: { type: "number", description: "Unix timestamp in seconds" },
+    },
+    required: ["service_version", "job_id", "status", "output", "completed_at"],
   };
 }
 

@@ -93,6 +93,29 @@ function facilitatorAuth(urls: readonly string[], read: Reader): FacilitatorAuth
   if (absent) return void problems.push(absent);
   if (urls.length === 0) return { headers: [] }; // no facilitator: nothing is sent anywhere
 
+  const everywhere = mode.value === "cdp";
+  checkCdpKey(urls, { keyId, keySecret, mode }, problems);
+  const headers =
+    headerText.value !== undefined
+      ? facilitatorHeaders(headerText, headerText.value, urls, read)
+      : [];
+  checkOneAuthorization(urls, keyId.value !== undefined, everywhere, headers, problems);
+  if (problems.length > before) return undefined;
+  return {
+    headers,
+    ...(keyId.value !== undefined && keySecret.value !== undefined
+      ? { cdp: { keyId: keyId.value, keySecret: keySecret.value, everywhere } }
+      : {}),
+  };
+}
+
+/** X402_FACILITATOR_AUTH's value, CDP_API_KEY_ID and _SECRET set together and wanted where they go. */
+function checkCdpKey(
+  urls: readonly string[],
+  { keyId, keySecret, mode }: { keyId: Setting; keySecret: Setting; mode: Setting },
+  problems: string[],
+): void {
+  const everywhere = mode.value === "cdp";
   if (mode.value !== undefined && mode.value !== "cdp")
     problems.push(
       `${mode.name} is ${JSON.stringify(mode.value)}: set it to "cdp" to send CDP JWTs to every facilitator, or leave it unset (CDP JWTs go to ${CDP_HOST} only)`,
@@ -101,7 +124,6 @@ function facilitatorAuth(urls: readonly string[], read: Reader): FacilitatorAuth
     problems.push(
       `${keyId.value === undefined ? keyId.name : keySecret.name} is not set but ${keyId.value === undefined ? keySecret.name : keyId.name} is: set both (the CDP API key's id and its private key) or neither`,
     );
-  const everywhere = mode.value === "cdp";
   const cdpHosts = urls.filter((u) => new URL(u).hostname === CDP_HOST);
   if (everywhere && keyId.value === undefined && keySecret.value === undefined)
     problems.push(
@@ -120,28 +142,44 @@ function facilitatorAuth(urls: readonly string[], read: Reader): FacilitatorAuth
     const problem = cdpKeyProblem(keySecret.value);
     if (problem) problems.push(`${keySecret.name} ${problem}`);
   }
-  let headers: FacilitatorAuth["headers"] = [];
-  if (headerText.value !== undefined) {
-    const parsed = parseFacilitatorHeaders(headerText.value, headerText.name);
-    problems.push(...parsed.problems);
-    headers = parsed.headers;
-    const hosts = urls.map((u) => new URL(u));
-    for (const h of headers) {
-      if (h.host === undefined && urls.length > 1)
-        problems.push(
-          `${headerText.name} sends ${h.name} without naming a facilitator, and X402_FACILITATOR_URL lists ${urls.length}: ` +
-            `scope it to the facilitator that wants it, e.g. "[${hosts[0]!.host}] ${h.name}: ..." (a key for one facilitator is never sent to another)`,
-        );
-      if (h.host !== undefined && !hosts.some((u) => u.host === h.host || u.hostname === h.host))
-        problems.push(
-          `${headerText.name} scopes ${h.name} to ${h.host}, which is not a facilitator in X402_FACILITATOR_URL (${hosts.map((u) => u.host).join(", ")})`,
-        );
-    }
+}
+
+/** X402_FACILITATOR_HEADERS, each header scoped to one facilitator of X402_FACILITATOR_URL. */
+function facilitatorHeaders(
+  headerText: Setting,
+  text: string,
+  urls: readonly string[],
+  read: Reader,
+): FacilitatorAuth["headers"] {
+  const parsed = parseFacilitatorHeaders(text, headerText.name);
+  read.problems.push(...parsed.problems);
+  const headers = parsed.headers;
+  const hosts = urls.map((u) => new URL(u));
+  for (const h of headers) {
+    if (h.host === undefined && urls.length > 1)
+      read.problems.push(
+        `${headerText.name} sends ${h.name} without naming a facilitator, and X402_FACILITATOR_URL lists ${urls.length}: ` +
+          `scope it to the facilitator that wants it, e.g. "[${hosts[0]!.host}] ${h.name}: ..." (a key for one facilitator is never sent to another)`,
+      );
+    if (h.host !== undefined && !hosts.some((u) => u.host === h.host || u.hostname === h.host))
+      read.problems.push(
+        `${headerText.name} scopes ${h.name} to ${h.host}, which is not a facilitator in X402_FACILITATOR_URL (${hosts.map((u) => u.host).join(", ")})`,
+      );
   }
-  // One Authorization header per request: URL credentials and CDP JWTs do not mix on one facilitator.
+  return headers;
+}
+
+/** One Authorization header per request: URL credentials and CDP JWTs do not mix on one facilitator. */
+function checkOneAuthorization(
+  urls: readonly string[],
+  cdpKey: boolean,
+  everywhere: boolean,
+  headers: FacilitatorAuth["headers"],
+  problems: string[],
+): void {
   for (const u of urls.map((x) => new URL(x))) {
     const basic = u.username !== "" || u.password !== "";
-    const jwt = keyId.value !== undefined && (everywhere || u.hostname === CDP_HOST);
+    const jwt = cdpKey && (everywhere || u.hostname === CDP_HOST);
     const header = headers.some(
       (h) =>
         h.name.toLowerCase() === "authorization" &&
@@ -152,11 +190,4 @@ function facilitatorAuth(urls: readonly string[], read: Reader): FacilitatorAuth
         `the facilitator at ${redactUrl(u.href)} would get two Authorization headers (${[basic ? "credentials in X402_FACILITATOR_URL" : "", jwt ? "a CDP JWT" : "", header ? "X402_FACILITATOR_HEADERS" : ""].filter(Boolean).join(" and ")}): keep one`,
       );
   }
-  if (problems.length > before) return undefined;
-  return {
-    headers,
-    ...(keyId.value !== undefined && keySecret.value !== undefined
-      ? { cdp: { keyId: keyId.value, keySecret: keySecret.value, everywhere } }
-      : {}),
-  };
 }
