@@ -174,7 +174,7 @@ describe("create-agent upgrade, from a project made by create-agent 0.1.0", () =
     // The edits, merged into the new versions.
     const app = await read(dir, "src/runtime/app.ts");
     expect(app).toContain(MIDDLEWARE);
-    expect(app).toContain("sendAnswer(res, answer, leave);");
+    expect(app).toContain("mountHealth(app, services, runtime.settlement);");
     expect(app.replace(MIDDLEWARE, "")).toBe(await read(fresh, "src/runtime/app.ts"));
     const pipeline = await read(dir, "src/runtime/jobs/pipeline.ts");
     expect(pipeline.replace(LOG_LINE, "")).toBe(await read(fresh, "src/runtime/jobs/pipeline.ts"));
@@ -231,11 +231,21 @@ describe("create-agent upgrade, from a project made by create-agent 0.1.0", () =
     expect(result.stdout).toMatch(/not restored +src\/runtime\/http\/cors\.ts/);
 
     const app = await read(dir, "src/runtime/app.ts");
-    expect(app).toContain(
-      `<<<<<<< yours\n        ${clashing}\n||||||| create-agent 0.1.0\n` +
-        `        res.status(answer.status).set(answer.headers).type("application/json").send(answer.body);\n` +
-        `=======\n        sendAnswer(res, answer, leave);\n        answering = true;\n>>>>>>> create-agent ${NEW_VERSION}\n`,
+    // /execute's handler left app.ts (it is http/execute.ts now), so your edited line clashes with
+    // the whole block that replaced it: yours, 0.1.0's and this version's, each in full.
+    const conflict =
+      /^<<<<<<< yours\n([^]*?)^\|\|\|\|\|\|\| create-agent 0\.1\.0\n([^]*?)^=======\n([^]*?)^>>>>>>> create-agent (\S+)\n/m.exec(
+        app,
+      );
+    expect(conflict, app).not.toBeNull();
+    const [, yours, base, theirs, version] = conflict!;
+    expect(version).toBe(NEW_VERSION);
+    expect(yours).toContain(`        ${clashing}\n`);
+    expect(base).toContain(
+      `        res.status(answer.status).set(answer.headers).type("application/json").send(answer.body);\n`,
     );
+    expect(theirs).not.toContain("res.status(answer.status)");
+    expect(await read(dir, "src/runtime/http/execute.ts")).toContain("sendAnswer(");
     expect(app).toContain(MIDDLEWARE); // the edit that did not clash
     expect(app).toContain("mountHealth(app, services, runtime.settlement);"); // create-agent's changes that did not clash
     expect(await read(dir, "src/runtime/jobs/pipeline.ts")).toContain(LOG_LINE);
