@@ -4,14 +4,9 @@
  * within the declared price and --max-price; and the payer guard's refusals in the caller's terms.
  */
 import { CallError } from "./errors.js";
-import {
-  choosePaymentNetwork,
-  networkFamily,
-  networkId,
-  PaymentGuardError,
-  type PaymentOffer,
-  SOLANA_MAX_DEADLINE_SECONDS,
-} from "./guard.js";
+import { choosePaymentNetwork, networkFamily, networkId } from "./payer-families.js";
+import { PaymentGuardError, type PaymentOffer } from "./guard.js";
+import { SOLANA_MAX_DEADLINE_SECONDS } from "./guard-svm.js";
 import { type AllowedAsset, assetAllowed, assetProblem } from "./guard-asset.js";
 import { fromAtomicAmount, PAYER_KEY_VARIABLE } from "./payment.js";
 import { SOLANA_PAYER_KEY_VARIABLE } from "./solana-payment.js";
@@ -89,7 +84,7 @@ export function chooseNetwork(
     throw refuse(
       `${executeUrl} does not offer payment on --network ${asked}; it offers: ${offered}; nothing was signed`,
     );
-  if (choice.problem === "solana-deadline")
+  if (choice.problem === "deadline")
     throw refuse(
       `${executeUrl} can be paid with the caller's key only on Solana, and ${solanaDeadlineProblem(deadlineSeconds)}; nothing was signed`,
     );

@@ -6,16 +6,9 @@
  * identical request goes with it through the retrying fetch (retry.ts), never a second signature.
  */
 import { CallError } from "./errors.js";
-import {
-  checkPaymentToSend,
-  networkId,
-  networkName,
-  paymentHeaderOf,
-  type PaymentOffer,
-  signableAmount,
-  type SignedPayment,
-  type SolanaReader,
-} from "./guard.js";
+import { checkPaymentToSend, networkId, networkName } from "./payer-families.js";
+import { paymentHeaderOf, type PaymentOffer, signableAmount, type SignedPayment } from "./guard.js";
+import type { SolanaReader } from "./guard-svm.js";
 import { type AllowedAsset, assetAllowed, isNetworkUsdc } from "./guard-asset.js";
 import { type CallResult, completed, describePayment, errorAnswer } from "./call-answer.js";
 import { checkAsk, chooseNetwork, guardedAsync, payableOffers } from "./call-offers.js";

@@ -23,13 +23,9 @@ import { type CallResult, completed, errorAnswer } from "./call-answer.js";
 import { guarded, solanaDeadlineProblem } from "./call-offers.js";
 import { payJob } from "./call-pay.js";
 import { CallError } from "./errors.js";
-import {
-  networkFamily,
-  networkId,
-  offersOf402,
-  PAYER_NETWORKS,
-  SOLANA_MAX_DEADLINE_SECONDS,
-} from "./guard.js";
+import { networkFamily, networkId, PAYER_NETWORKS } from "./payer-families.js";
+import { offersOf402 } from "./guard.js";
+import { SOLANA_MAX_DEADLINE_SECONDS } from "./guard-svm.js";
 import { buildInput, inputProblems, readInputFile } from "./input.js";
 import { PAYER_KEY_VARIABLE } from "./payment.js";
 import { retryingFetch, RETRY_DELAYS_MS } from "./retry.js";

@@ -1,8 +1,18 @@
 /**
- * Where the payer's guard (guard.ts) lives in create-agent's own folder: one source, compiled into the CLI
- * for `call` and copied verbatim into every generated client, so create-agent ships it as a file too.
+ * Where the payer's guard lives in create-agent's own folder: one source, compiled into the CLI for `call`
+ * and copied verbatim into every generated client, so create-agent ships these files too.
  */
 export const CLIENT_GUARD_FILE = "src/caller/guard.ts";
+
+/** The payer's answer reader (guard-read.ts): every answer read up to a size limit. */
+export const CLIENT_READ_FILE = "src/caller/guard-read.ts";
+
+/** The payer families' guards (guard-evm.ts, guard-svm.ts) and their registry (payer-families.ts). */
+export const CLIENT_FAMILY_FILES = [
+  "src/caller/guard-evm.ts",
+  "src/caller/guard-svm.ts",
+  "src/caller/payer-families.ts",
+] as const;
 
 /** The payer's token rule (guard-asset.ts): which token a payer pays in. */
 export const CLIENT_ASSET_FILE = "src/caller/guard-asset.ts";
@@ -16,6 +26,8 @@ export const CLIENT_PAYMENT_ID_FILE = "src/caller/payment-id.ts";
 /** Every file of create-agent's own source that goes verbatim into a generated client, in order. */
 export const CLIENT_SHARED_FILES = [
   CLIENT_GUARD_FILE,
+  CLIENT_READ_FILE,
+  ...CLIENT_FAMILY_FILES,
   CLIENT_ASSET_FILE,
   CLIENT_SOLANA_FILE,
   CLIENT_PAYMENT_ID_FILE,

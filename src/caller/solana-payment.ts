@@ -4,7 +4,9 @@
  * EVM client (payment.ts), these are loaded with a dynamic import() only when a Solana offer is taken; a
  * missing one is reported, before anything is signed, with the exact command that installs it.
  */
-import { PaymentGuardError, rpcUrlVariable, type SolanaReader } from "./guard.js";
+import { PaymentGuardError } from "./guard.js";
+import { rpcUrlVariable } from "./payer-families.js";
+import type { SolanaReader } from "./guard-svm.js";
 import { CallError } from "./errors.js";
 import {
   loadFailure,

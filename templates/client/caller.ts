@@ -5,13 +5,9 @@
 import { decodePaymentResponseHeader } from "@x402/fetch";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { AgentCallError, type AgentErrorType, type ServiceErrorType } from "./errors.js";
-import {
-  networkFamily,
-  networkId,
-  rpcUrlVariable,
-  type SignedPayment,
-  SOLANA_MAX_DEADLINE_SECONDS,
-} from "../../src/caller/guard.js";
+import { networkFamily, networkId, rpcUrlVariable } from "../../src/caller/payer-families.js";
+import type { SignedPayment } from "../../src/caller/guard.js";
+import { SOLANA_MAX_DEADLINE_SECONDS } from "../../src/caller/guard-svm.js";
 import { type AllowedAsset } from "../../src/caller/guard-asset.js";
 import { formatUsdc, parseUsdc, payerAccount, type Payers, sendPaying } from "./pay.js";
 import { type FetchLike, retryAfterMs, retryingFetch } from "./retry.js";

@@ -3,7 +3,7 @@
  * no Solana package, so the client installs and compiles without them. It never chooses a Solana offer.
  */
 import type { SchemeNetworkClient } from "@x402/fetch";
-import type { SolanaReader } from "../../src/caller/guard.js";
+import type { SolanaReader } from "../../src/caller/guard-svm.js";
 import { AgentCallError } from "./errors.js";
 import type { Payers, PaymentLimit } from "./pay.js";
 

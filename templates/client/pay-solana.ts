@@ -4,7 +4,8 @@
  * pay-solana-none.ts in its place (same names, no Solana package).
  */
 import type { SchemeNetworkClient } from "@x402/fetch";
-import { PaymentGuardError, type SolanaReader } from "../../src/caller/guard.js";
+import { PaymentGuardError } from "../../src/caller/guard.js";
+import type { SolanaReader } from "../../src/caller/guard-svm.js";
 import { solanaKeyBytes, solanaReader } from "../../src/caller/solana-payer.js";
 import { AgentCallError } from "./errors.js";
 import type { Payers, PaymentLimit } from "./pay.js";

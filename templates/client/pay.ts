@@ -14,22 +14,9 @@ import {
   x402Client,
 } from "@x402/fetch";
 import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
-import {
-  checkPaymentToSend,
-  choosePaymentNetwork,
-  type NetworkChoice,
-  networkId,
-  networkName,
-  offersOf402,
-  paymentHeaderOf,
-  PaymentGuardError,
-  type PaymentOffer,
-  signableAmount,
-  type SignedPayment,
-  SOLANA_MAX_DEADLINE_SECONDS,
-  type SolanaReader,
-  UNREADABLE_AMOUNT,
-} from "../../src/caller/guard.js";
+import { checkPaymentToSend, choosePaymentNetwork, type NetworkChoice, networkId, networkName } from "../../src/caller/payer-families.js";
+import { offersOf402, paymentHeaderOf, PaymentGuardError, type PaymentOffer, signableAmount, type SignedPayment, UNREADABLE_AMOUNT } from "../../src/caller/guard.js";
+import { SOLANA_MAX_DEADLINE_SECONDS, type SolanaReader } from "../../src/caller/guard-svm.js";
 import { type AllowedAsset, assetAllowed } from "../../src/caller/guard-asset.js";
 import { addPaymentIdentifier, newPaymentId } from "../../src/caller/payment-id.js";
 import { AgentCallError } from "./errors.js";
@@ -284,7 +271,7 @@ function chooseNetwork(
       "payment",
       `the service does not offer payment on network ${JSON.stringify(payers.network)}; it offers: ${offered}`,
     );
-  if (choice.problem === "solana-deadline")
+  if (choice.problem === "deadline")
     throw fail(
       "payment",
       `this client holds a key only for Solana, and ${solanaDeadlineProblem(payers.deadlineSeconds)}`,

@@ -1,4 +1,4 @@
-// The payer's guard on Solana (src/caller/guard.ts checkSignedSolanaPayment, with the reader of
+// The payer's guard on Solana (src/caller/guard-svm.ts checkSignedSolanaPayment, with the reader of
 // src/caller/solana-payer.ts over the real @solana/kit and @solana-program/token): a payment built by the
 // official @x402/svm client passes; transactions built with @solana/kit that move other money are refused.
 import { createServer, type Server } from "node:http";
@@ -33,16 +33,9 @@ import {
 } from "@solana-program/token";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  checkPaymentToSend,
-  checkSignedSolanaPayment,
-  choosePaymentNetwork,
-  networkFamily,
-  PAYER_NETWORKS,
-  readOffers,
-  rpcUrlVariable,
-  SOLANA_PROGRAMS,
-} from "../../src/caller/guard.js";
+import { checkPaymentToSend, choosePaymentNetwork, networkFamily, PAYER_NETWORKS, rpcUrlVariable } from "../../src/caller/payer-families.js";
+import { checkSignedSolanaPayment, SOLANA_PROGRAMS } from "../../src/caller/guard-svm.js";
+import { readOffers } from "../../src/caller/guard.js";
 import { assetAllowed, NETWORK_USDC } from "../../src/caller/guard-asset.js";
 import { solanaReader } from "../../src/caller/solana-payer.js";
 
@@ -379,7 +372,7 @@ describe("the payer's networks", () => {
     });
     expect(choosePaymentNetwork(offers, undefined, { evm: false, svm: true }, 31)).toMatchObject({
       ok: false,
-      problem: "solana-deadline",
+      problem: "deadline",
     });
     expect(choosePaymentNetwork(offers, undefined, { evm: false, svm: false }, 30)).toEqual({
       ok: false,
