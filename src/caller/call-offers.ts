@@ -5,7 +5,7 @@
  */
 import { CallError } from "./errors.js";
 import { choosePaymentNetwork, networkFamily, networkId } from "./payer-families.js";
-import { PaymentGuardError, type PaymentOffer } from "./guard.js";
+import { type PayerFamilyId, PaymentGuardError, type PaymentOffer } from "./guard.js";
 import { SOLANA_MAX_DEADLINE_SECONDS } from "./guard-svm.js";
 import { type AllowedAsset, assetAllowed, assetProblem } from "./guard-asset.js";
 import { fromAtomicAmount, PAYER_KEY_VARIABLE } from "./payment.js";
@@ -74,7 +74,7 @@ export function chooseNetwork(
   env: NodeJS.ProcessEnv,
   deadlineSeconds: number,
   executeUrl: string,
-): { id: string; family: "evm" | "svm" } {
+): { id: string; family: PayerFamilyId } {
   const keys = { evm: !!env[PAYER_KEY_VARIABLE], svm: !!env[SOLANA_PAYER_KEY_VARIABLE] };
   const choice = choosePaymentNetwork(offers, asked, keys, deadlineSeconds);
   if (choice.ok) return choice;

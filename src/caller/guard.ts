@@ -198,7 +198,10 @@ export interface SignedHead {
 }
 
 /** Decodes a payment header about to be sent and reads its head, or refuses it (`refuse`'s words). */
-export function signedHead(header: string, refuse: (problem: string) => PaymentGuardError): SignedHead {
+export function signedHead(
+  header: string,
+  refuse: (problem: string) => PaymentGuardError,
+): SignedHead {
   const decoded = decodeBase64Json(header, "the payment header about to be sent", "signed");
   if (!isObjectRecord(decoded)) throw refuse("is not a JSON object");
   const version = decoded.x402Version;

@@ -33,7 +33,13 @@ import {
 } from "@solana-program/token";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkPaymentToSend, choosePaymentNetwork, networkFamily, PAYER_NETWORKS, rpcUrlVariable } from "../../src/caller/payer-families.js";
+import {
+  checkPaymentToSend,
+  choosePaymentNetwork,
+  networkFamily,
+  PAYER_NETWORKS,
+  rpcUrlVariable,
+} from "../../src/caller/payer-families.js";
 import { checkSignedSolanaPayment, SOLANA_PROGRAMS } from "../../src/caller/guard-svm.js";
 import { readOffers } from "../../src/caller/guard.js";
 import { assetAllowed, NETWORK_USDC } from "../../src/caller/guard-asset.js";
