@@ -200,6 +200,15 @@ describe("checkSignedSolanaPayment", () => {
     );
   });
 
+  it("refuses a payment that is two kinds at once (a Solana transaction and an EVM authorization): neither check may speak for the other", async () => {
+    const header = await official();
+    const decoded = JSON.parse(Buffer.from(header, "base64").toString("utf8"));
+    decoded.payload.authorization = { from: payer.address, to: payee, value: "10000" };
+    await expect(checkPaymentToSend(b64(decoded), offersOf(), limit(), reader)).rejects.toThrow(
+      "the payment about to be sent is of two kinds at once; it was not sent",
+    );
+  });
+
   it("the same layout built with @solana/kit passes too (the control of the cases below)", async () => {
     const header = await built([...budget(), await transfer(), memo]);
     expect((await checkSignedSolanaPayment(header, offersOf(), limit(), reader)).amount).toBe(
