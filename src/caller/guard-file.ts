@@ -1,6 +1,7 @@
 /**
- * Where the payer's guard lives in create-agent's own folder: one source, compiled into the CLI for `call`
- * and copied verbatim into every generated client, so create-agent ships these files too.
+ * The files of a generated client's fixed part: the payer's guard, which lives in create-agent's own folder
+ * (one source, compiled into the CLI for `call` and copied verbatim into every generated client, so
+ * create-agent ships these files too), then the client's own templates (templates/client/).
  */
 export const CLIENT_GUARD_FILE = "src/caller/guard.ts";
 
@@ -32,3 +33,25 @@ export const CLIENT_SHARED_FILES = [
   CLIENT_SOLANA_FILE,
   CLIENT_PAYMENT_ID_FILE,
 ] as const;
+
+/** The fixed part of the client, in the order it goes into the file (templates/client/<name>). */
+export const CLIENT_TEMPLATE_FILES = [
+  "errors.ts",
+  "retry.ts",
+  "pay-limit.ts",
+  "pay-evm.ts",
+  "pay-solana.ts",
+  "pay.ts",
+  "answer.ts",
+  "caller.ts",
+] as const;
+
+/** What takes pay-solana.ts's place in a client without Solana payments (same names, no Solana package). */
+export const CLIENT_NO_SOLANA_FILE = "pay-solana-none.ts";
+
+/** The fixed part's files for a client that pays on Solana or not, in order. */
+export function clientTemplateFiles(solana: boolean): string[] {
+  return CLIENT_TEMPLATE_FILES.map((name) =>
+    name === "pay-solana.ts" && !solana ? CLIENT_NO_SOLANA_FILE : name,
+  );
+}
