@@ -65,7 +65,7 @@ export function solanaDeadlineProblem(deadlineSeconds: number): string {
 }
 
 /**
- * The network to pay on (guard.ts choosePaymentNetwork), or the refusal, before anything is signed. With no
+ * The network to pay on (payer-families.ts choosePaymentNetwork), or the refusal, before anything is signed. With no
  * key for an EVM-only offer, the EVM key's own message says what to set (payerKey, as before).
  */
 export function chooseNetwork(

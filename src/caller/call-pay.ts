@@ -2,8 +2,9 @@
  * Step 5 of `create-agent call` (call.ts): the service answered 402, and the job is paid. The network is
  * chosen and what it asks is checked against what the caller allows (the declared price, --max-price, the
  * network's USDC or a token allowed with --asset): otherwise nothing is signed. Then the official x402 client
- * signs ONE payment for the job, that payment is checked itself just before it leaves (guard.ts), and the
- * identical request goes with it through the retrying fetch (retry.ts), never a second signature.
+ * signs ONE payment for the job (the official scheme client of the chosen network's family, CALL_FAMILIES),
+ * that payment is checked itself just before it leaves (its family's guard check, payer-families.ts), and
+ * the identical request goes with it through the retrying fetch (retry.ts), never a second signature.
  */
 import { CallError } from "./errors.js";
 import { checkPaymentToSend, networkId } from "./payer-families.js";
@@ -150,7 +151,7 @@ function armClient(
 
 /**
  * The fetch the x402 client sends through. The client reads the 402 already checked (the first answer,
- * replayed once) and pays exactly that. The payment it made is checked itself before it leaves (guard.ts),
+ * replayed once) and pays exactly that. The payment it made is checked itself before it leaves (payer-families.ts),
  * then every request goes through the retrying fetch. `sent()`: what was signed and sent, once it was.
  */
 function checkedSending(
