@@ -4,14 +4,9 @@
  * within the declared price and --max-price; and the payer guard's refusals in the caller's terms.
  */
 import { CallError } from "./errors.js";
-import {
-  choosePaymentNetwork,
-  networkFamily,
-  networkId,
-  PaymentGuardError,
-  type PaymentOffer,
-  SOLANA_MAX_DEADLINE_SECONDS,
-} from "./guard.js";
+import { choosePaymentNetwork, networkFamily, networkId } from "./payer-families.js";
+import { type PayerFamilyId, PaymentGuardError, type PaymentOffer } from "./guard.js";
+import { SOLANA_MAX_DEADLINE_SECONDS } from "./guard-svm.js";
 import { type AllowedAsset, assetAllowed, assetProblem } from "./guard-asset.js";
 import { fromAtomicAmount, PAYER_KEY_VARIABLE } from "./payment.js";
 import { SOLANA_PAYER_KEY_VARIABLE } from "./solana-payment.js";
@@ -70,7 +65,7 @@ export function solanaDeadlineProblem(deadlineSeconds: number): string {
 }
 
 /**
- * The network to pay on (guard.ts choosePaymentNetwork), or the refusal, before anything is signed. With no
+ * The network to pay on (payer-families.ts choosePaymentNetwork), or the refusal, before anything is signed. With no
  * key for an EVM-only offer, the EVM key's own message says what to set (payerKey, as before).
  */
 export function chooseNetwork(
@@ -79,7 +74,7 @@ export function chooseNetwork(
   env: NodeJS.ProcessEnv,
   deadlineSeconds: number,
   executeUrl: string,
-): { id: string; family: "evm" | "svm" } {
+): { id: string; family: PayerFamilyId } {
   const keys = { evm: !!env[PAYER_KEY_VARIABLE], svm: !!env[SOLANA_PAYER_KEY_VARIABLE] };
   const choice = choosePaymentNetwork(offers, asked, keys, deadlineSeconds);
   if (choice.ok) return choice;
@@ -89,7 +84,7 @@ export function chooseNetwork(
     throw refuse(
       `${executeUrl} does not offer payment on --network ${asked}; it offers: ${offered}; nothing was signed`,
     );
-  if (choice.problem === "solana-deadline")
+  if (choice.problem === "deadline")
     throw refuse(
       `${executeUrl} can be paid with the caller's key only on Solana, and ${solanaDeadlineProblem(deadlineSeconds)}; nothing was signed`,
     );

@@ -2,40 +2,35 @@
  * Step 5 of `create-agent call` (call.ts): the service answered 402, and the job is paid. The network is
  * chosen and what it asks is checked against what the caller allows (the declared price, --max-price, the
  * network's USDC or a token allowed with --asset): otherwise nothing is signed. Then the official x402 client
- * signs ONE payment for the job, that payment is checked itself just before it leaves (guard.ts), and the
- * identical request goes with it through the retrying fetch (retry.ts), never a second signature.
+ * signs ONE payment for the job (the official scheme client of the chosen network's family, CALL_FAMILIES),
+ * that payment is checked itself just before it leaves (its family's guard check, payer-families.ts), and
+ * the identical request goes with it through the retrying fetch (retry.ts), never a second signature.
  */
 import { CallError } from "./errors.js";
+import { checkPaymentToSend, networkId } from "./payer-families.js";
 import {
-  checkPaymentToSend,
-  networkId,
-  networkName,
+  type PayerFamilyId,
   paymentHeaderOf,
   type PaymentOffer,
   signableAmount,
   type SignedPayment,
-  type SolanaReader,
 } from "./guard.js";
 import { type AllowedAsset, assetAllowed, isNetworkUsdc } from "./guard-asset.js";
 import { type CallResult, completed, describePayment, errorAnswer } from "./call-answer.js";
 import { checkAsk, chooseNetwork, guardedAsync, payableOffers } from "./call-offers.js";
 import {
+  type CallFamily,
+  type CallPayer,
+  EVM_CALL,
   explorerUrl,
   fromAtomicAmount,
-  loadX402,
   type PaymentReceipt,
-  payerKey,
+  type Policy,
   readReceiptHeader,
   type X402Client,
 } from "./payment.js";
 import { addPaymentIdentifier, newPaymentId } from "./payment-id.js";
-import {
-  hideUrlSecrets,
-  loadSolana,
-  solanaKeyText,
-  solanaRpcUrl,
-  solanaSigner,
-} from "./solana-payment.js";
+import { hideUrlSecrets, SVM_CALL } from "./solana-payment.js";
 import type { ServiceCapability } from "./service.js";
 
 /** What paying needs from the steps before it (call.ts). */
@@ -63,22 +58,8 @@ export interface PaymentStep {
   offers: PaymentOffer[];
 }
 
-/** Keeps the requirements the payer may sign (x402 client policies). */
-type Policy = <R extends { network: string; asset?: string }>(
-  version: number,
-  requirements: R[],
-) => R[];
-
-/** The x402 client set up to pay on the chosen network, with the key of its family. */
-interface Payer {
-  client: X402Client;
-  payer: string;
-  /** The Solana reader the guard checks a Solana payment with. */
-  reader: SolanaReader | undefined;
-  wrap: (fetch: typeof globalThis.fetch) => typeof globalThis.fetch;
-  /** The Solana RPC URL, hidden from any message that repeats it. */
-  rpcUrl: string | undefined;
-}
+/** Every payer family `call` pays in, by the guard's family id (payer-families.ts). */
+const CALL_FAMILIES: Record<PayerFamilyId, CallFamily> = { evm: EVM_CALL, svm: SVM_CALL };
 
 /** Pays the job the service answered 402 for, or refuses before anything is signed. */
 export async function payJob(step: PaymentStep): Promise<CallResult> {
@@ -100,7 +81,8 @@ export async function payJob(step: PaymentStep): Promise<CallResult> {
         assetAllowed(r.network, r.asset ?? "", allowedAssets) &&
         signableAmount(version, r) <= allowed,
     );
-  const payer = await payerFor(chosen, policy, step.env, why, step.importer);
+  // The official x402 client of the chosen network's family, with the caller's key for it.
+  const payer = await CALL_FAMILIES[chosen.family](chosen.id, policy, step.env, why, step.importer);
   armClient(payer.client, chosen.id, allowed, allowedAssets);
   const sending = checkedSending(step, usable, allowed, payer);
   let paid: Response;
@@ -127,58 +109,6 @@ export async function payJob(step: PaymentStep): Promise<CallResult> {
   const result = completed(paidText, executeUrl, step.jobId, capability);
   if (!sent) return { ...result, payment: null }; // answered without the payment being sent
   return { ...result, payment: receiptOf(sent, paid.headers) };
-}
-
-/** The official x402 client for the chosen network's family, with the caller's key for it. */
-async function payerFor(
-  chosen: { id: string; family: "evm" | "svm" },
-  policy: Policy,
-  env: NodeJS.ProcessEnv,
-  why: string,
-  importer: PaymentStep["importer"],
-): Promise<Payer> {
-  if (chosen.family === "svm") {
-    const keyText = solanaKeyText(env, why);
-    const solana = await loadSolana(importer);
-    const signer = await solanaSigner(solana, keyText);
-    const rpcUrl = solanaRpcUrl(env, chosen.id);
-    const config = rpcUrl ? { rpcUrl } : undefined;
-    const svmClient = new solana.fetch.x402Client();
-    // The official exact SVM scheme, on the chosen network only, reading it through its own RPC.
-    svmClient.register(chosen.id, new solana.svm.ExactSvmScheme(signer as never, config));
-    const v1Name = networkName(chosen.id);
-    if (v1Name)
-      svmClient.registerV1(v1Name, new solana.svmV1.ExactSvmSchemeV1(signer as never, config));
-    svmClient.registerPolicy(policy);
-    return {
-      client: svmClient,
-      payer: signer.address,
-      reader: solana.reader,
-      wrap: (fetch) => solana.fetch.wrapFetchWithPayment(fetch, svmClient),
-      rpcUrl,
-    };
-  }
-  const key = payerKey(env, why);
-  const x402 = await loadX402(importer);
-  let account;
-  try {
-    account = x402.accounts.privateKeyToAccount(key);
-  } catch {
-    throw new CallError(
-      "payment",
-      "X402_PAYER_KEY is not a valid private key (its value is not shown); nothing was signed",
-    );
-  }
-  const evmClient = new x402.fetch.x402Client();
-  // The official registration helper: x402 v2 (eip155:*) and every v1 EVM network name.
-  x402.evm.registerExactEvmScheme(evmClient, { signer: account, policies: [policy] });
-  return {
-    client: evmClient,
-    payer: account.address,
-    reader: undefined,
-    wrap: (fetch) => x402.fetch.wrapFetchWithPayment(fetch, evmClient),
-    rpcUrl: undefined,
-  };
 }
 
 /**
@@ -221,14 +151,14 @@ function armClient(
 
 /**
  * The fetch the x402 client sends through. The client reads the 402 already checked (the first answer,
- * replayed once) and pays exactly that. The payment it made is checked itself before it leaves (guard.ts),
+ * replayed once) and pays exactly that. The payment it made is checked itself before it leaves (payer-families.ts),
  * then every request goes through the retrying fetch. `sent()`: what was signed and sent, once it was.
  */
 function checkedSending(
   step: PaymentStep,
   usable: readonly PaymentOffer[],
   allowed: bigint,
-  payer: Payer,
+  payer: CallPayer,
 ): { fetch: typeof fetch; sent: () => SignedPayment | undefined } {
   let replay: Response | undefined = new Response(step.firstText, {
     status: step.first.status,

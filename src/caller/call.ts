@@ -23,13 +23,8 @@ import { type CallResult, completed, errorAnswer } from "./call-answer.js";
 import { guarded, solanaDeadlineProblem } from "./call-offers.js";
 import { payJob } from "./call-pay.js";
 import { CallError } from "./errors.js";
-import {
-  networkFamily,
-  networkId,
-  offersOf402,
-  PAYER_NETWORKS,
-  SOLANA_MAX_DEADLINE_SECONDS,
-} from "./guard.js";
+import { PAYER_FAMILIES, PAYER_NETWORKS, payerFamily } from "./payer-families.js";
+import { offersOf402, type PayerFamily, type PayerFamilyId } from "./guard.js";
 import { buildInput, inputProblems, readInputFile } from "./input.js";
 import { PAYER_KEY_VARIABLE } from "./payment.js";
 import { retryingFetch, RETRY_DELAYS_MS } from "./retry.js";
@@ -171,19 +166,22 @@ function checkUsage(
     if (problem) throw new CallError("usage", `--max-price: ${problem}`);
   }
   const wanted = params.network === undefined ? undefined : wantedNetwork(params.network);
-  // Solana chosen up front (by --network, or by holding only a Solana key): a deadline it can cover.
-  const solanaFirst = wanted
-    ? wanted.family === "svm"
-    : !env[PAYER_KEY_VARIABLE] && !!env[SOLANA_PAYER_KEY_VARIABLE];
+  // The family chosen up front (by --network, or by holding only its key): a deadline it can cover.
+  const keys: Record<PayerFamilyId, boolean> = {
+    evm: !!env[PAYER_KEY_VARIABLE],
+    svm: !!env[SOLANA_PAYER_KEY_VARIABLE],
+  };
+  const held = PAYER_FAMILIES.filter((f) => keys[f.id]);
+  const upFront = wanted ?? (held.length === 1 ? held[0] : undefined);
   const deadlineSeconds =
-    params.deadlineSeconds ??
-    (solanaFirst ? SOLANA_MAX_DEADLINE_SECONDS : DEFAULT_DEADLINE_SECONDS);
+    params.deadlineSeconds ?? upFront?.maxDeadlineSeconds ?? DEFAULT_DEADLINE_SECONDS;
   if (!Number.isSafeInteger(deadlineSeconds) || deadlineSeconds < 1)
     throw new CallError(
       "usage",
       `--deadline-seconds: "${params.deadlineSeconds}" is not a whole number of seconds above 0`,
     );
-  if (wanted?.family === "svm" && deadlineSeconds > SOLANA_MAX_DEADLINE_SECONDS)
+  const max = wanted?.maxDeadlineSeconds;
+  if (max !== undefined && deadlineSeconds > max)
     throw new CallError("usage", `${solanaDeadlineProblem(deadlineSeconds)}; nothing was sent`);
   const jobId = params.jobId ?? `call-${randomUUID()}`;
   // Characters as the service's OpenAPI document (JobId maxLength) counts them: code points.
@@ -231,16 +229,15 @@ function jobRequest(
   return { init, send };
 }
 
-/** `--network`, checked: a known name or a CAIP-2 id of an EVM or Solana network. */
-function wantedNetwork(network: string): { id: string; family: "evm" | "svm" } {
-  const id = networkId(network);
-  const family = networkFamily(id);
+/** `--network`, checked: a known name or a CAIP-2 id of a network a payer family pays on. */
+function wantedNetwork(network: string): PayerFamily {
+  const family = payerFamily(network);
   if (!family)
     throw new CallError(
       "usage",
       `--network: "${network}" is not a network this payer knows: give a name (${Object.keys(PAYER_NETWORKS).join(", ")}) or a CAIP-2 id (eip155:<chainId>, solana:<genesis hash prefix>)`,
     );
-  return { id, family };
+  return family;
 }
 
 async function read(url: string, fetchImpl: typeof fetch): Promise<ServiceDescription> {

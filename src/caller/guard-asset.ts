@@ -7,7 +7,8 @@
  *
  * Web-standard code only, like guard.ts: generated clients run in Node, Deno, Bun and browsers.
  */
-import { networkId, type PaymentOffer } from "./guard.js";
+import type { PaymentOffer } from "./guard.js";
+import { networkId } from "./payer-families.js";
 
 /**
  * The USDC of every network the payer knows by name, by CAIP-2 id: the server's network table

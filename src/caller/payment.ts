@@ -202,3 +202,57 @@ export async function loadX402(
     );
   }
 }
+
+/** Keeps the requirements the payer may sign (x402 client policies). */
+export type Policy = <R extends { network: string; asset?: string }>(
+  version: number,
+  requirements: R[],
+) => R[];
+
+/** The x402 client set up to pay on the chosen network, with the key of its family. */
+export interface CallPayer {
+  client: X402Client;
+  payer: string;
+  /** The reader the family's guard check needs (Solana's), else undefined. */
+  reader: object | undefined;
+  wrap: (fetch: typeof globalThis.fetch) => typeof globalThis.fetch;
+  /** The family's RPC URL, hidden from any message that repeats it. */
+  rpcUrl: string | undefined;
+}
+
+/**
+ * A payer family's way to pay for `call` (EVM_CALL here, SVM_CALL in solana-payment.ts): its key from the
+ * environment and its official x402 scheme client, on `network` only, keeping what `policy` keeps.
+ */
+export type CallFamily = (
+  network: string,
+  policy: Policy,
+  env: NodeJS.ProcessEnv,
+  why: string,
+  importer: ((specifier: string) => Promise<unknown>) | undefined,
+) => Promise<CallPayer>;
+
+/** The EVM family: X402_PAYER_KEY and the official exact EVM scheme client. */
+export const EVM_CALL: CallFamily = async (_network, policy, env, why, importer) => {
+  const key = payerKey(env, why);
+  const x402 = await loadX402(importer);
+  let account;
+  try {
+    account = x402.accounts.privateKeyToAccount(key);
+  } catch {
+    throw new CallError(
+      "payment",
+      "X402_PAYER_KEY is not a valid private key (its value is not shown); nothing was signed",
+    );
+  }
+  const evmClient = new x402.fetch.x402Client();
+  // The official registration helper: x402 v2 (eip155:*) and every v1 EVM network name.
+  x402.evm.registerExactEvmScheme(evmClient, { signer: account, policies: [policy] });
+  return {
+    client: evmClient,
+    payer: account.address,
+    reader: undefined,
+    wrap: (fetch) => x402.fetch.wrapFetchWithPayment(fetch, evmClient),
+    rpcUrl: undefined,
+  };
+};

@@ -9,7 +9,8 @@
  */
 import { describeFetchError } from "./service.js";
 import { CallError } from "./errors.js";
-import { ANSWER_LIMITS, PaymentGuardError, readLimited } from "./guard.js";
+import { ANSWER_LIMITS, readLimited } from "./guard-read.js";
+import { PaymentGuardError } from "./guard.js";
 
 export interface RetryOptions {
   fetchImpl?: typeof fetch;

@@ -14,7 +14,8 @@ import {
   toTypeName,
 } from "../manifest/index.js";
 import { isObject } from "../json-object.js";
-import { ANSWER_LIMITS, PaymentGuardError, readLimited } from "./guard.js";
+import { ANSWER_LIMITS, readLimited } from "./guard-read.js";
+import { PaymentGuardError } from "./guard.js";
 
 export interface ServiceCapability {
   name: string;

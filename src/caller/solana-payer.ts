@@ -1,7 +1,7 @@
 /**
  * What a Solana payer needs from the official Solana libraries, shared by `create-agent call` and generated
  * clients (this file is compiled into the CLI and copied verbatim into every client):
- * - the payer guard's reader (guard.ts SolanaReader): @solana/kit decodes the wire transaction and its
+ * - the payer guard's reader (guard-svm.ts SolanaReader): @solana/kit decodes the wire transaction and its
  *   message, @solana-program/token identifies and parses the SPL Token instructions and derives associated
  *   token accounts. Nothing here parses transaction bytes by hand;
  * - the payer's key as solana-keygen and wallets write it (base58, or a JSON byte array).
@@ -11,7 +11,8 @@
  * shapes are written out below; a client compiles against the real packages, and
  * test/cli/guard-solana.test.ts builds a reader from them.
  */
-import { PaymentGuardError, type SolanaReader, type SolanaTransactionView } from "./guard.js";
+import { PaymentGuardError } from "./guard.js";
+import type { SolanaReader, SolanaTransactionView } from "./guard-svm.js";
 
 /** Bytes as @solana/kit hands them over (its ReadonlyUint8Array): passed on, never read here. */
 type Bytes = object;

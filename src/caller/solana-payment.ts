@@ -4,9 +4,12 @@
  * EVM client (payment.ts), these are loaded with a dynamic import() only when a Solana offer is taken; a
  * missing one is reported, before anything is signed, with the exact command that installs it.
  */
-import { PaymentGuardError, rpcUrlVariable, type SolanaReader } from "./guard.js";
+import { PaymentGuardError } from "./guard.js";
+import { networkName, rpcUrlVariable } from "./payer-families.js";
+import type { SolanaReader } from "./guard-svm.js";
 import { CallError } from "./errors.js";
 import {
+  type CallFamily,
   loadFailure,
   shellQuote,
   toolRoot,
@@ -156,3 +159,26 @@ export function hideUrlSecrets(text: string, url: string | undefined): string {
   }
   return out;
 }
+
+/** The Solana family: SOLANA_PAYER_KEY and the official exact SVM scheme client, on the chosen network only. */
+export const SVM_CALL: CallFamily = async (network, policy, env, why, importer) => {
+  const keyText = solanaKeyText(env, why);
+  const solana = await loadSolana(importer);
+  const signer = await solanaSigner(solana, keyText);
+  const rpcUrl = solanaRpcUrl(env, network);
+  const config = rpcUrl ? { rpcUrl } : undefined;
+  const svmClient = new solana.fetch.x402Client();
+  // The official exact SVM scheme, on the chosen network only, reading it through its own RPC.
+  svmClient.register(network, new solana.svm.ExactSvmScheme(signer as never, config));
+  const v1Name = networkName(network);
+  if (v1Name)
+    svmClient.registerV1(v1Name, new solana.svmV1.ExactSvmSchemeV1(signer as never, config));
+  svmClient.registerPolicy(policy);
+  return {
+    client: svmClient,
+    payer: signer.address,
+    reader: solana.reader,
+    wrap: (fetch) => solana.fetch.wrapFetchWithPayment(fetch, svmClient),
+    rpcUrl,
+  };
+};

@@ -1,7 +1,7 @@
 // The text after `create-agent call --help`, in a module of its own: commands.ts needs it to declare the
 // command, and must not load the caller (and what it imports) to do so.
 import { PAYER_KEY_VARIABLE } from "../caller/payment.js";
-import { SOLANA_MAX_DEADLINE_SECONDS } from "../caller/guard.js";
+import { SOLANA_MAX_DEADLINE_SECONDS } from "../caller/guard-svm.js";
 
 /** Shown after the options in `create-agent call --help`. */
 export const CALL_HELP_AFTER = `

@@ -2,19 +2,21 @@
  * One job call (spec section 4): POST {baseUrl}/execute with a job request, paying when the service asks
  * (within the price guard), and the answer decoded into a typed result or an AgentCallError.
  */
-import { decodePaymentResponseHeader } from "@x402/fetch";
 import type { PrivateKeyAccount } from "viem/accounts";
-import { AgentCallError, type AgentErrorType, type ServiceErrorType } from "./errors.js";
 import {
-  networkFamily,
   networkId,
+  PAYER_FAMILIES,
+  payerFamily,
   rpcUrlVariable,
-  type SignedPayment,
-  SOLANA_MAX_DEADLINE_SECONDS,
-} from "../../src/caller/guard.js";
+} from "../../src/caller/payer-families.js";
+import type { PayerFamilyId } from "../../src/caller/guard.js";
+import { SOLANA_MAX_DEADLINE_SECONDS } from "../../src/caller/guard-svm.js";
 import { type AllowedAsset } from "../../src/caller/guard-asset.js";
-import { formatUsdc, parseUsdc, payerAccount, type Payers, sendPaying } from "./pay.js";
-import { type FetchLike, retryAfterMs, retryingFetch } from "./retry.js";
+import { type Payers, sendPaying } from "./pay.js";
+import { payerAccount } from "./pay-evm.js";
+import { parseUsdc } from "./pay-limit.js";
+import { decodeAnswer, environment } from "./answer.js";
+import { type FetchLike, retryingFetch } from "./retry.js";
 
 /** What the service declared when this client was generated. */
 export interface ServiceInfo {
@@ -114,13 +116,6 @@ const DEFAULT_DEADLINE_SECONDS = 300;
 const DEFAULT_RETRIES = 3;
 /** How long after the deadline to keep asking while a dropped first attempt still holds the payment. */
 const IN_USE_GRACE_MS = 60_000;
-const SERVICE_ERROR_TYPES: readonly string[] = [
-  "validation",
-  "payment",
-  "deadline",
-  "capability",
-  "internal",
-] satisfies ServiceErrorType[];
 
 /** Checks the options once; throws TypeError for a wrong one. */
 export function createCaller(service: ServiceInfo, options: AgentClientOptions): CallCapability {
@@ -131,21 +126,23 @@ export function createCaller(service: ServiceInfo, options: AgentClientOptions):
       `maxPrice ${JSON.stringify(options.maxPrice)} is not a decimal USDC amount such as "0.05" (at most 6 decimals)`,
     );
   const network = options.network;
-  const family = network === undefined ? undefined : networkFamily(network);
+  const family = network === undefined ? undefined : payerFamily(network);
   if (network !== undefined && family === undefined)
     throw new TypeError(
       `network ${JSON.stringify(network)} is not a network this client knows: give a name such as "base" or "solana-devnet", or a CAIP-2 id (eip155:<chainId>, solana:<genesis hash prefix>)`,
     );
   const evmKey = options.payerKey ?? environment("X402_PAYER_KEY");
   const solanaKey = options.solanaPayerKey ?? environment("SOLANA_PAYER_KEY");
-  // Solana chosen up front: a default deadline a Solana payment can cover.
-  const solanaFirst = family ? family === "svm" : !evmKey && !!solanaKey;
+  // The family chosen up front (by `network`, or by holding only its key): a default deadline it can cover.
+  const keys: Record<PayerFamilyId, boolean> = { evm: !!evmKey, svm: !!solanaKey };
+  const held = PAYER_FAMILIES.filter((f) => keys[f.id]);
+  const upFront = family ?? (held.length === 1 ? held[0] : undefined);
   const deadlineSeconds =
-    options.deadlineSeconds ??
-    (solanaFirst ? SOLANA_MAX_DEADLINE_SECONDS : DEFAULT_DEADLINE_SECONDS);
+    options.deadlineSeconds ?? upFront?.maxDeadlineSeconds ?? DEFAULT_DEADLINE_SECONDS;
   if (!Number.isFinite(deadlineSeconds) || deadlineSeconds <= 0)
     throw new TypeError(`deadlineSeconds must be a positive number, not ${deadlineSeconds}`);
-  if (family === "svm" && deadlineSeconds > SOLANA_MAX_DEADLINE_SECONDS)
+  const max = family?.maxDeadlineSeconds;
+  if (max !== undefined && deadlineSeconds > max)
     throw new TypeError(
       `deadlineSeconds ${deadlineSeconds} is longer than a Solana payment can cover: a job paid on Solana must be due within ${SOLANA_MAX_DEADLINE_SECONDS} s (its transaction lives about 60 s, settlement included); choose an EVM network with \`network\`, or a shorter deadline`,
     );
@@ -214,105 +211,6 @@ export function createCaller(service: ServiceInfo, options: AgentClientOptions):
   };
 }
 
-/** The job result (spec 2.4), or the AgentCallError for an error body (2.5) or anything else. */
-async function decodeAnswer<Output>(
-  response: Response,
-  url: string,
-  capability: string,
-  jobId: string,
-  signed: SignedPayment | undefined,
-): Promise<JobResult<Output>> {
-  const text = await response.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  const fields = isRecord(body) ? body : {};
-  const { status } = response;
-  const sent = signed
-    ? ` (a payment authorization of ${formatUsdc(signed.amount)} USDC was sent with this request)`
-    : "";
-  const fail = (errorType: AgentErrorType, message: string) =>
-    new AgentCallError(`${message}${sent}`, {
-      errorType,
-      status,
-      capability,
-      jobId,
-      retryAfterSeconds: retryAfterSeconds(response),
-    });
-
-  if (status === 200) {
-    const { output, completed_at } = fields;
-    if (fields.status !== "completed" || !isRecord(output) || typeof completed_at !== "number")
-      throw fail("protocol", `POST ${url} answered 200 but not a job result: ${preview(text)}`);
-    if (fields.job_id !== jobId)
-      throw fail(
-        "protocol",
-        `the result is for job ${JSON.stringify(fields.job_id)}, not ${jobId}`,
-      );
-    const payment = signed && receipt(response.headers, signed);
-    return {
-      jobId,
-      output: output as Output,
-      completedAt: completed_at,
-      ...(payment && { payment }),
-    };
-  }
-  const { error_type, error } = fields;
-  if (typeof error_type === "string" && SERVICE_ERROR_TYPES.includes(error_type))
-    throw fail(error_type as ServiceErrorType, typeof error === "string" ? error : preview(text));
-  if (status === 402)
-    throw fail("payment", offerError(response) ?? "the service still asks for payment");
-  throw fail(
-    "protocol",
-    `POST ${url} answered HTTP ${status}, neither a job result nor an error of the spec: ${preview(text)}`,
-  );
-}
-
-/**
- * The settlement receipt from PAYMENT-RESPONSE (v2) or X-PAYMENT-RESPONSE (v1), when readable, with the
- * amount this client signed.
- */
-function receipt(headers: Headers, signed: SignedPayment): PaymentReceipt | undefined {
-  const header = headers.get("payment-response") ?? headers.get("x-payment-response");
-  if (!header) return undefined;
-  try {
-    // The receipt names the transaction; the rest is what this client signed, never what it claims.
-    const { transaction } = decodePaymentResponseHeader(header);
-    if (typeof transaction !== "string") return undefined;
-    return {
-      transaction,
-      network: signed.network,
-      payer: signed.payer,
-      amount: formatUsdc(signed.amount),
-    };
-  } catch {
-    return undefined;
-  }
-}
-
-/** The `error` of a 402's PAYMENT-REQUIRED header (base64 JSON), if any. */
-function offerError(response: Response): string | undefined {
-  const header = response.headers.get("payment-required");
-  if (!header) return undefined;
-  try {
-    const bytes = Uint8Array.from(atob(header), (c) => c.charCodeAt(0));
-    const decoded: unknown = JSON.parse(new TextDecoder().decode(bytes));
-    return isRecord(decoded) && typeof decoded.error === "string" && decoded.error
-      ? decoded.error
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function retryAfterSeconds(response: Response): number | undefined {
-  const ms = retryAfterMs(response);
-  return ms === undefined ? undefined : Math.ceil(ms / 1000);
-}
-
 function checkBaseUrl(baseUrl: string | undefined): string {
   if (baseUrl === undefined)
     throw new TypeError("baseUrl is required: this client was not generated from a service URL");
@@ -333,20 +231,4 @@ function deadlineOf(deadline: Date | number | undefined, defaultSeconds: number)
   if (!Number.isFinite(seconds))
     throw new TypeError(`deadline ${String(deadline)} is not a Date or a Unix time in seconds`);
   return seconds;
-}
-
-/** A variable of the environment, where there is one (Node, Deno, Bun; not a browser). */
-function environment(name: string): string | undefined {
-  const host = globalThis as { process?: { env?: Record<string, string | undefined> } };
-  return host.process?.env?.[name];
-}
-
-function preview(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  if (!flat) return "(empty body)";
-  return flat.length > 200 ? `${flat.slice(0, 200)}...` : flat;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,89 +1,45 @@
 /**
- * Paying with the official x402 client (@x402/fetch; @x402/evm's exact EVM scheme, or @x402/svm's exact
- * Solana scheme, v2 and v1), behind a price guard: a payment option above the limit, or in a token that is
- * not USDC, is dropped before anything is signed. The x402 client is made only when the service answers
- * 402, so a free (dev-mode) service needs no key, and it signs at most once per job. The Solana side is in
- * pay-solana.ts (its packages imported only when a Solana offer is taken), or, in a client for a service
- * without Solana, pay-solana-none.ts (no Solana package needed).
+ * Paying with the official x402 client (@x402/fetch, exact scheme, v2 and v1), behind a price guard: a
+ * payment option above the limit, or in a token that is not USDC, is dropped before anything is signed
+ * (pay-limit.ts), and the payment made is checked itself before it leaves (the guard). The x402 client is
+ * made only when the service answers 402, so a free (dev-mode) service needs no key, and it signs at most
+ * once per job. Each network family's payer (its key, its official scheme client) is one entry of
+ * CLIENT_FAMILIES: EVM in pay-evm.ts, Solana in pay-solana.ts (its packages imported only when a Solana
+ * offer is taken), or, in a client for a service without Solana, pay-solana-none.ts.
  */
-import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import type { PrivateKeyAccount } from "viem/accounts";
 import {
-  type Network,
-  type PaymentRequirements,
-  wrapFetchWithPayment,
-  x402Client,
-} from "@x402/fetch";
-import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
-import {
-  checkPaymentToSend,
-  choosePaymentNetwork,
-  type NetworkChoice,
-  networkId,
-  networkName,
+  type FamilyPayer,
   offersOf402,
+  type PayerFamilyId,
   paymentHeaderOf,
   PaymentGuardError,
   type PaymentOffer,
   signableAmount,
   type SignedPayment,
-  SOLANA_MAX_DEADLINE_SECONDS,
-  type SolanaReader,
-  UNREADABLE_AMOUNT,
 } from "../../src/caller/guard.js";
-import { type AllowedAsset, assetAllowed } from "../../src/caller/guard-asset.js";
+import {
+  checkPaymentToSend,
+  choosePaymentNetwork,
+  type NetworkChoice,
+  networkId,
+  payerFamily,
+} from "../../src/caller/payer-families.js";
+import { SOLANA_MAX_DEADLINE_SECONDS } from "../../src/caller/guard-svm.js";
+import { assetAllowed } from "../../src/caller/guard-asset.js";
 import { addPaymentIdentifier, newPaymentId } from "../../src/caller/payment-id.js";
 import { AgentCallError } from "./errors.js";
-import { SOLANA_PAYMENTS, solanaPayer } from "./pay-solana.js";
+import { EVM_CLIENT } from "./pay-evm.js";
+import {
+  formatUsdc,
+  type PaymentLimit,
+  priceGuard,
+  type Refusal,
+  refusedError,
+} from "./pay-limit.js";
+import { SVM_CLIENT } from "./pay-solana.js";
 import type { FetchLike } from "./retry.js";
-
-/** USDC has 6 decimals: "0.01" USDC is 10000 atomic units. */
-const USDC_DECIMALS = 6;
-const DECIMAL_USDC = /^(\d+)(?:\.(\d{1,6}))?$/;
-
-/** What one job may cost, and in which tokens. */
-export interface PaymentLimit {
-  capability: string;
-  jobId: string;
-  /** The most this job may cost, in USDC atomic units. */
-  maxAtomic: bigint;
-  /** Where that limit comes from, for the error message. */
-  limitSource: string;
-  allowedAssets: readonly AllowedAsset[];
-}
-
-/** "0.01" -> 10000n; undefined when the text is not a decimal USDC amount (at most 6 decimals). */
-export function parseUsdc(text: string): bigint | undefined {
-  const match = DECIMAL_USDC.exec(text.trim());
-  if (!match) return undefined;
-  const fraction = (match[2] ?? "").padEnd(USDC_DECIMALS, "0");
-  return BigInt(match[1] ?? "0") * BigInt(10) ** BigInt(USDC_DECIMALS) + BigInt(fraction);
-}
-
-/** 10000n -> "0.01". */
-export function formatUsdc(atomic: bigint): string {
-  const unit = BigInt(10) ** BigInt(USDC_DECIMALS);
-  const fraction = (atomic % unit).toString().padStart(USDC_DECIMALS, "0").replace(/0+$/, "");
-  return fraction ? `${atomic / unit}.${fraction}` : `${atomic / unit}`;
-}
-
-/** The payer's account from a hex private key; the message never contains the key. */
-export function payerAccount(key: string | undefined, capability: string, jobId: string) {
-  const fail = (problem: string) =>
-    new AgentCallError(`${problem}; nothing was signed`, {
-      errorType: "payer",
-      status: 402,
-      capability,
-      jobId,
-    });
-  if (!key)
-    throw fail(
-      "the service asks for payment, but no payer key is set: pass `payerKey` or set X402_PAYER_KEY",
-    );
-  const hex = key.startsWith("0x") ? key : `0x${key}`;
-  if (!/^0x[0-9a-fA-F]{64}$/.test(hex))
-    throw fail("the payer key is not a 32-byte hex private key (0x followed by 64 hex digits)");
-  return privateKeyToAccount(hex as `0x${string}`);
-}
 
 /** The keys this client may pay with, the network it was told to pay on, and how long the job has. */
 export interface Payers {
@@ -98,6 +54,19 @@ export interface Payers {
   /** Seconds from now to the job's deadline. */
   deadlineSeconds: number;
 }
+
+/** A network family's payer in this client (pay-evm.ts, pay-solana.ts): one entry of CLIENT_FAMILIES. */
+export interface ClientFamily {
+  /** Whether this client holds a key it may pay with in this family. */
+  held(payers: Payers): boolean;
+  /** The family's payer on `network`: its address, its guard's reader, its official x402 scheme client. */
+  payer(network: string, payers: Payers, limit: PaymentLimit): Promise<FamilyPayer<x402Client>>;
+  /** The offers are all in this family and no key for it is held: the error saying what to set, if its own. */
+  noKey(offered: string, payers: Payers, limit: PaymentLimit): AgentCallError | undefined;
+}
+
+/** Every payer family this client pays in, by the guard's family id (payer-families.ts). */
+const CLIENT_FAMILIES: Record<PayerFamilyId, ClientFamily> = { evm: EVM_CLIENT, svm: SVM_CLIENT };
 
 /** A job's answer, and the payment sent with it (what its signed authorization says), if one was. */
 export interface PaidAnswer {
@@ -145,7 +114,9 @@ export async function sendPaying(
     choosePaymentNetwork(
       checked,
       payers.network,
-      { evm: payers.evm.held, svm: SOLANA_PAYMENTS && payers.solana.key !== undefined },
+      Object.fromEntries(
+        Object.entries(CLIENT_FAMILIES).map(([id, family]) => [id, family.held(payers)]),
+      ),
       payers.deadlineSeconds,
     ),
     payers,
@@ -206,28 +177,16 @@ export async function sendPaying(
  * within the job's limit (recording what it refused in `refusals`), and it signs at most one payment.
  */
 async function payingClient(
-  chosen: { id: string; family: "evm" | "svm" },
+  chosen: { id: string; family: PayerFamilyId },
   payers: Payers,
   limit: PaymentLimit,
   refusals: Refusal[],
-): Promise<{ client: x402Client; payer: string; reader: SolanaReader | undefined }> {
+): Promise<{ client: x402Client; payer: string; reader: object | undefined }> {
   let created = 0;
   const paymentId = newPaymentId();
   const client = new x402Client();
-  let payer: string;
-  let reader: SolanaReader | undefined;
-  if (chosen.family === "svm") {
-    const solana = await solanaPayer(chosen.id, payers, limit);
-    client.register(chosen.id as Network, solana.scheme);
-    const v1Name = networkName(chosen.id);
-    if (v1Name) client.registerV1(v1Name as Network, solana.schemeV1);
-    payer = solana.address;
-    reader = solana.reader;
-  } else {
-    const account = payers.evm.account();
-    registerExactEvmScheme(client, { signer: account });
-    payer = account.address;
-  }
+  const family = await CLIENT_FAMILIES[chosen.family].payer(chosen.id, payers, limit);
+  family.register(client);
   // The guard below is stricter than the default spend controls (USDC only, at most the job's limit),
   // and unlike them it allows more than $1 when the limit says so.
   client.setSpendControls(false);
@@ -251,12 +210,7 @@ async function payingClient(
   client.onAfterPaymentCreation(async () => {
     created++;
   });
-  return { client, payer, reader };
-}
-
-interface Refusal {
-  kind: "price" | "asset" | "amount";
-  text: string;
+  return { client, payer: family.address, reader: family.reader };
 }
 
 /** The network to pay on, or the refusal in this client's words (nothing signed). */
@@ -264,7 +218,7 @@ function chooseNetwork(
   choice: NetworkChoice,
   payers: Payers,
   limit: PaymentLimit,
-): { id: string; family: "evm" | "svm" } {
+): { id: string; family: PayerFamilyId } {
   const { capability, jobId } = limit;
   const fail = (errorType: "payment" | "payer", problem: string) =>
     new AgentCallError(`${problem}; nothing was signed`, {
@@ -274,7 +228,8 @@ function chooseNetwork(
       jobId,
     });
   if (choice.ok) {
-    if (choice.family === "svm" && payers.deadlineSeconds > SOLANA_MAX_DEADLINE_SECONDS)
+    const max = payerFamily(choice.id)?.maxDeadlineSeconds;
+    if (max !== undefined && payers.deadlineSeconds > max)
       throw fail("payment", solanaDeadlineProblem(payers.deadlineSeconds));
     return choice;
   }
@@ -284,73 +239,19 @@ function chooseNetwork(
       "payment",
       `the service does not offer payment on network ${JSON.stringify(payers.network)}; it offers: ${offered}`,
     );
-  if (choice.problem === "solana-deadline")
+  if (choice.problem === "deadline")
     throw fail(
       "payment",
       `this client holds a key only for Solana, and ${solanaDeadlineProblem(payers.deadlineSeconds)}`,
     );
-  if (choice.family === "evm") payers.evm.account(); // throws: no EVM payer key
-  if (choice.family === "svm" && !SOLANA_PAYMENTS)
-    throw fail(
-      "payer",
-      `the service asks for payment on ${offered}, and this client was generated without Solana payments: regenerate it from a service (or agent.json) that takes them`,
-    );
+  const own = choice.family && CLIENT_FAMILIES[choice.family].noKey(offered, payers, limit);
+  if (own) throw own;
   throw fail(
     "payer",
-    choice.family === "svm"
-      ? `the service asks for payment on ${offered}, but no Solana payer key is set: pass \`solanaPayerKey\` or set SOLANA_PAYER_KEY`
-      : `the service asks for payment on ${offered}, but no payer key for these networks is set: pass \`payerKey\` or set X402_PAYER_KEY (EVM), or pass \`solanaPayerKey\` or set SOLANA_PAYER_KEY (Solana)`,
+    `the service asks for payment on ${offered}, but no payer key for these networks is set: pass \`payerKey\` or set X402_PAYER_KEY (EVM), or pass \`solanaPayerKey\` or set SOLANA_PAYER_KEY (Solana)`,
   );
 }
 
 function solanaDeadlineProblem(seconds: number): string {
   return `a job paid on Solana must be due within ${SOLANA_MAX_DEADLINE_SECONDS} s (its transaction lives about 60 s, settlement included), and this one is due in ${Math.round(seconds)} s: give a deadline within ${SOLANA_MAX_DEADLINE_SECONDS} s, or choose an EVM network the service offers with \`network\``;
-}
-
-/** The x402 policy: keeps the options this job may pay, and says why it dropped the others. */
-function priceGuard(
-  version: number,
-  requirements: PaymentRequirements[],
-  limit: PaymentLimit,
-  refusals: Refusal[],
-): PaymentRequirements[] {
-  return requirements.filter((requirement) => {
-    const amount = signableAmount(version, requirement);
-    if (amount === UNREADABLE_AMOUNT) {
-      refusals.push({ kind: "amount", text: "an amount that is not a decimal string" });
-      return false;
-    }
-    // The network's USDC from the one network table (guard-asset.ts), or a token in allowedAssets.
-    if (!assetAllowed(requirement.network, requirement.asset, limit.allowedAssets)) {
-      refusals.push({
-        kind: "asset",
-        text: `token ${requirement.asset} on ${requirement.network}, which is not a USDC this client knows (add it to allowedAssets if it is one)`,
-      });
-      return false;
-    }
-    if (amount > limit.maxAtomic) {
-      refusals.push({ kind: "price", text: `${formatUsdc(amount)} USDC` });
-      return false;
-    }
-    return true;
-  });
-}
-
-function refusedError(refusals: Refusal[], limit: PaymentLimit, cause: unknown): AgentCallError {
-  const { capability, jobId } = limit;
-  const prices = refusals.filter((r) => r.kind === "price").map((r) => r.text);
-  if (prices.length > 0)
-    return new AgentCallError(
-      `refused to pay: the service asks ${prices.join(" or ")}, more than ${formatUsdc(limit.maxAtomic)} USDC (${limit.limitSource}); nothing was signed`,
-      { errorType: "price", status: 402, capability, jobId, cause },
-    );
-  const offered = refusals.map((r) => r.text);
-  const why =
-    offered.length > 0
-      ? `it offers ${offered.join("; ")}`
-      : `${cause instanceof Error ? cause.message : String(cause)}`;
-  return new AgentCallError(
-    `the service offers no payment this client can make (the exact scheme in USDC on an EVM or Solana network): ${why}; nothing was signed`,
-    { errorType: "payment", status: 402, capability, jobId, cause },
-  );
 }

@@ -4,7 +4,8 @@
  * retry of a settled job from its cache, and answers 402 "in use" while the first attempt still runs, in
  * which case this waits and asks again. Only the payment wrapper above this signs, once per job.
  */
-import { ANSWER_LIMITS, PaymentGuardError, readLimited } from "../../src/caller/guard.js";
+import { ANSWER_LIMITS, readLimited } from "../../src/caller/guard-read.js";
+import { PaymentGuardError } from "../../src/caller/guard.js";
 import { AgentCallError } from "./errors.js";
 
 /** What fetch is to this client: the global fetch, or any function with its signature. */

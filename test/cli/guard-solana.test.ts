@@ -1,4 +1,4 @@
-// The payer's guard on Solana (src/caller/guard.ts checkSignedSolanaPayment, with the reader of
+// The payer's guard on Solana (src/caller/guard-svm.ts checkSignedSolanaPayment, with the reader of
 // src/caller/solana-payer.ts over the real @solana/kit and @solana-program/token): a payment built by the
 // official @x402/svm client passes; transactions built with @solana/kit that move other money are refused.
 import { createServer, type Server } from "node:http";
@@ -35,14 +35,13 @@ import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   checkPaymentToSend,
-  checkSignedSolanaPayment,
   choosePaymentNetwork,
   networkFamily,
   PAYER_NETWORKS,
-  readOffers,
   rpcUrlVariable,
-  SOLANA_PROGRAMS,
-} from "../../src/caller/guard.js";
+} from "../../src/caller/payer-families.js";
+import { checkSignedSolanaPayment, SOLANA_PROGRAMS } from "../../src/caller/guard-svm.js";
+import { readOffers } from "../../src/caller/guard.js";
 import { assetAllowed, NETWORK_USDC } from "../../src/caller/guard-asset.js";
 import { solanaReader } from "../../src/caller/solana-payer.js";
 
@@ -198,6 +197,15 @@ describe("checkSignedSolanaPayment", () => {
     expect((await checkPaymentToSend(header, offersOf(), limit(), reader)).amount).toBe(10_000n);
     await expect(checkPaymentToSend(header, offersOf(), limit())).rejects.toThrow(
       "is a Solana transaction, and no Solana reader was loaded to check it",
+    );
+  });
+
+  it("refuses a payment that is two kinds at once (a Solana transaction and an EVM authorization): neither check may speak for the other", async () => {
+    const header = await official();
+    const decoded = JSON.parse(Buffer.from(header, "base64").toString("utf8"));
+    decoded.payload.authorization = { from: payer.address, to: payee, value: "10000" };
+    await expect(checkPaymentToSend(b64(decoded), offersOf(), limit(), reader)).rejects.toThrow(
+      "the payment about to be sent is of two kinds at once; it was not sent",
     );
   });
 
@@ -379,7 +387,7 @@ describe("the payer's networks", () => {
     });
     expect(choosePaymentNetwork(offers, undefined, { evm: false, svm: true }, 31)).toMatchObject({
       ok: false,
-      problem: "solana-deadline",
+      problem: "deadline",
     });
     expect(choosePaymentNetwork(offers, undefined, { evm: false, svm: false }, 30)).toEqual({
       ok: false,

@@ -1,14 +1,10 @@
-// The payer's guard (src/caller/guard.ts), rule by rule: how an offer's amount is read, and what a payment
+// The payer's guard (src/caller/guard.ts, guard-evm.ts), rule by rule: how an offer's amount is read, and what a payment
 // must be before it may leave. The chain tests (test/chain/hostile.test.ts) show the same rules holding
 // against a seller that settles whatever it gets.
 import { describe, expect, it } from "vitest";
-import {
-  checkSignedPayment,
-  offerAmount,
-  offersOf402,
-  readLimited,
-  readOffers,
-} from "../../src/caller/guard.js";
+import { checkSignedPayment } from "../../src/caller/guard-evm.js";
+import { offerAmount, offersOf402, readOffers } from "../../src/caller/guard.js";
+import { readLimited } from "../../src/caller/guard-read.js";
 
 const PAYER = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 const PAYEE = "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720";

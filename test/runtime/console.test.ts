@@ -1,12 +1,13 @@
 // The console page (templates/runtime/console/): its browser script type-checks as JavaScript against the
 // DOM's types; its copy of the payer guard answers exactly as the guard `call` and the clients use
-// (src/caller/guard.ts), on the same hostile offers and payments; GET / negotiates HTML for browsers only.
+// (src/caller/guard.ts, guard-evm.ts), on the same hostile offers and payments; GET / negotiates HTML for browsers only.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import * as guard from "../../src/caller/guard.js";
+import * as guardCore from "../../src/caller/guard.js";
+import { checkSignedPayment } from "../../src/caller/guard-evm.js";
 import { GUARD_EXPORTS, GUARD_SCRIPT } from "../../templates/runtime/console/guard-script.js";
 import {
   CONSOLE_CSP,
@@ -18,6 +19,7 @@ import { consoleEnabled } from "../../templates/runtime/console/route.js";
 import { PAGE_STYLE } from "../../templates/runtime/console/style.js";
 import { createHash } from "node:crypto";
 
+const guard = { ...guardCore, checkSignedPayment };
 type Guard = Pick<typeof guard, (typeof GUARD_EXPORTS)[number]>;
 const copy = new Function(`${GUARD_SCRIPT}\nreturn { ${GUARD_EXPORTS.join(", ")} };`)() as Guard;
 

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
+import { CLIENT_SHARED_FILES } from "../../src/caller/guard-file.js";
 import {
   packCacheDir,
   packPackage,
@@ -79,16 +80,15 @@ describe("packSelf", () => {
       files.filter((f) => f.startsWith("package/src/") || f.startsWith("package/test/")),
     ).toEqual([
       "package/src/caller/guard-asset.ts",
+      "package/src/caller/guard-evm.ts",
+      "package/src/caller/guard-read.ts",
+      "package/src/caller/guard-svm.ts",
       "package/src/caller/guard.ts",
+      "package/src/caller/payer-families.ts",
       "package/src/caller/payment-id.ts",
       "package/src/caller/solana-payer.ts",
     ]);
-    for (const file of [
-      "src/caller/guard.ts",
-      "src/caller/guard-asset.ts",
-      "src/caller/payment-id.ts",
-      "src/caller/solana-payer.ts",
-    ])
+    for (const file of CLIENT_SHARED_FILES)
       expect(await readFile(join(dir, "package", file))).toEqual(await readFile(join(ROOT, file)));
     expect((await stat(join(dir, "package/bin/create-agent.js"))).mode & 0o111).not.toBe(0);
     expect(await readFile(join(dir, "package/schema/agent.schema.json"))).toEqual(
@@ -185,6 +185,10 @@ async function fakePackage(): Promise<string> {
     "templates/project/README.md.hbs": "# {{name}}\n",
     "schema/agent.schema.json": "{}\n",
     "src/caller/guard.ts": "export {};\n",
+    "src/caller/guard-read.ts": "export {};\n",
+    "src/caller/guard-evm.ts": "export {};\n",
+    "src/caller/guard-svm.ts": "export {};\n",
+    "src/caller/payer-families.ts": "export {};\n",
     "src/caller/guard-asset.ts": "export {};\n",
     "src/caller/payment-id.ts": "export {};\n",
     "src/caller/solana-payer.ts": "export {};\n",
@@ -233,7 +237,11 @@ describe("packPackage's disk cache", () => {
       "package.json",
       "schema/agent.schema.json",
       "src/caller/guard-asset.ts",
+      "src/caller/guard-evm.ts",
+      "src/caller/guard-read.ts",
+      "src/caller/guard-svm.ts",
       "src/caller/guard.ts",
+      "src/caller/payer-families.ts",
       "src/caller/payment-id.ts",
       "src/caller/solana-payer.ts",
       "templates/project/README.md.hbs",

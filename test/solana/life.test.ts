@@ -1,6 +1,6 @@
 // The Solana deadline rule at its boundary: the server and the payers agree on 30 s.
 import { describe, expect, it } from "vitest";
-import { SOLANA_MAX_DEADLINE_SECONDS } from "../../src/caller/guard.js";
+import { SOLANA_MAX_DEADLINE_SECONDS } from "../../src/caller/guard-svm.js";
 import { solanaDeadlineProblem } from "../../templates/runtime/payments/svm/life.js";
 
 describe("which jobs Solana can pay for", () => {
