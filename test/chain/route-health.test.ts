@@ -5,17 +5,23 @@
 // With two EVM networks settled directly, each network's route is checked the same way: its own RPC endpoint
 // (X402_RPC_URL_<NET>), the settler's gas on its own chain, its own /health record and balance series.
 import type { Server } from "node:http";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { createPublicClient, http } from "viem";
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { EVM_NETWORKS as KNOWN_NETWORKS } from "../../templates/runtime/payments/evm/networks.js";
 import { USDC_ABI } from "../../templates/runtime/payments/evm/onchain.js";
 import { formatEth, SETTLEMENT_GAS } from "../../templates/runtime/payments/evm/route-health.js";
 import { transferTypedData } from "../../templates/runtime/payments/x402.js";
 import { startServer } from "../../templates/runtime/server.js";
 import { captureLogger, logText, makeAgent } from "../runtime/helpers.js";
+import { refusedStart } from "../runtime/refused-start.js";
+import {
+  closedUrl as unusedUrl,
+  closeServer,
+  healthOf,
+  healthUntil,
+  urlOf,
+} from "../runtime/servers.js";
 import { PAYEE, PAYER_KEYS, SETTLER_KEY } from "./accounts.js";
 import { type Anvil, localChain, startAnvil } from "./anvil.js";
 
@@ -51,10 +57,7 @@ let otherChain: Anvil;
 let closedUrl: string;
 beforeAll(async () => {
   otherChain = await startAnvil({ chainId: 31337 });
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
-  closedUrl = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
-  await new Promise((r) => probe.close(r));
+  closedUrl = await unusedUrl();
 });
 afterAll(async () => {
   await otherChain?.stop();
@@ -62,33 +65,12 @@ afterAll(async () => {
 
 let server: Server | undefined;
 afterEach(async () => {
-  vi.restoreAllMocks();
-  if (server?.listening) {
-    server.closeAllConnections();
-    await new Promise((r) => server!.close(r));
-  }
+  await closeServer(server);
   server = undefined;
 });
 
-/** startServer with process.exit and stderr stubbed: what it wrote (it must exit 1 before listening). */
-async function refusal(env: Record<string, string>): Promise<string> {
-  const exit = vi.spyOn(process, "exit").mockImplementation((code) => {
-    throw new Error(`process.exit(${code})`);
-  });
-  const written: string[] = [];
-  vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
-    written.push(String(chunk));
-    return true;
-  });
-  const logger = captureLogger();
-  await expect(startServer(makeAgent(), { env, logger })).rejects.toThrow("process.exit(1)");
-  expect(exit).toHaveBeenCalledWith(1);
-  expect(logger.lines.some((l) => l.message.includes("listening"))).toBe(false);
-  vi.restoreAllMocks();
-  return written.join("");
-}
-
-const urlOf = (s: Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+/** startServer refusing `env` (exit 1 before listening): what it wrote to stderr. */
+const refusal = (env: Record<string, string>) => refusedStart(makeAgent(), env);
 
 describe("start-up with direct settlement (X402_RPC_URL + X402_SETTLER_KEY)", () => {
   it("refuses an X402_RPC_URL that serves another chain, naming both chains and the variable", async () => {
@@ -225,18 +207,9 @@ describe("GET /health with direct settlement", () => {
         env: directEnv(node.rpcUrl),
         logger: captureLogger(),
       });
-      const health = async () => {
-        const res = await fetch(`${urlOf(server!)}/health`);
-        return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-      };
-      expect(await health()).toMatchObject({ status: 200, body: { status: "ok" } });
+      expect(await healthOf(urlOf(server))).toMatchObject({ status: 200, body: { status: "ok" } });
       await node.stop();
-      // Probes are reused for a few seconds: poll until the answer changes (bounded).
-      let last = await health();
-      for (let i = 0; i < 100 && last.status === 200; i++) {
-        await new Promise((r) => setTimeout(r, 200));
-        last = await health();
-      }
+      const last = await healthUntil(urlOf(server), (status) => status !== 200);
       expect(last).toEqual({
         status: 503,
         body: {
@@ -365,18 +338,9 @@ describe("GET /health with two networks settled directly", () => {
         env: twoNetworks(node.rpcUrl),
         logger: captureLogger(),
       });
-      const health = async () => {
-        const res = await fetch(`${urlOf(server!)}/health`);
-        return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-      };
-      expect(await health()).toMatchObject({ status: 200, body: { status: "ok" } });
+      expect(await healthOf(urlOf(server))).toMatchObject({ status: 200, body: { status: "ok" } });
       await node.stop();
-      // Probes are reused for a few seconds: poll until the answer changes (bounded).
-      let last = await health();
-      for (let i = 0; i < 100 && last.status === 200; i++) {
-        await new Promise((r) => setTimeout(r, 200));
-        last = await health();
-      }
+      const last = await healthUntil(urlOf(server), (status) => status !== 200);
       expect(last).toEqual({
         status: 503,
         body: {

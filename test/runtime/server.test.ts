@@ -20,13 +20,11 @@ import {
   signAuthorization,
   v2Header,
 } from "./helpers.js";
+import { closeServer } from "./servers.js";
 
 let server: Server | undefined;
 afterEach(async () => {
-  if (server?.listening) {
-    server.closeAllConnections();
-    await new Promise((r) => server!.close(r));
-  }
+  await closeServer(server);
   server = undefined;
 });
 
