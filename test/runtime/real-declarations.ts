@@ -42,7 +42,9 @@ export async function typecheckAgainstPackages(
       [tsc, "-p", join(work, "tsconfig.json"), "--noEmit", "--listFiles"],
       { maxBuffer: 64 * 1024 * 1024 },
     ).catch((err: { stdout?: string }) => {
-      const errors = (err.stdout ?? String(err)).split("\n").filter((line) => /error TS/.test(line));
+      const errors = (err.stdout ?? String(err))
+        .split("\n")
+        .filter((line) => /error TS/.test(line));
       throw new Error(
         `the runtime does not type-check against ${packages.join(" / ")}:\n${errors.join("\n")}`,
       );
