@@ -21,6 +21,7 @@ import {
   healthOf,
   healthUntil,
   urlOf,
+  type Health,
 } from "../runtime/servers.js";
 import { PAYEE, PAYER_KEYS, SETTLER_KEY } from "./accounts.js";
 import { type Anvil, localChain, startAnvil } from "./anvil.js";
@@ -199,17 +200,19 @@ describe("start-up with a facilitator and X402_RPC_URL (on-chain checks)", () =>
   });
 });
 
+/** A server on `env`, healthy, then `node` stops: its GET /health once the answer changed (bounded). */
+async function healthOnceStopped(node: Anvil, env: Record<string, string>): Promise<Health> {
+  server = await startServer(makeAgent(), { env, logger: captureLogger() });
+  expect(await healthOf(urlOf(server))).toMatchObject({ status: 200, body: { status: "ok" } });
+  await node.stop();
+  return healthUntil(urlOf(server), (status) => status !== 200);
+}
+
 describe("GET /health with direct settlement", () => {
   it("says degraded (503) once the settlement route's node has gone away, as for the ledger", async () => {
     const node = await startAnvil({ chainId: 84532 }); // its default accounts are funded; SETTLER_KEY is one
     try {
-      server = await startServer(makeAgent(), {
-        env: directEnv(node.rpcUrl),
-        logger: captureLogger(),
-      });
-      expect(await healthOf(urlOf(server))).toMatchObject({ status: 200, body: { status: "ok" } });
-      await node.stop();
-      const last = await healthUntil(urlOf(server), (status) => status !== 200);
+      const last = await healthOnceStopped(node, directEnv(node.rpcUrl));
       expect(last).toEqual({
         status: 503,
         body: {
@@ -319,13 +322,14 @@ describe("start-up with two networks settled directly (X402_NETWORKS + X402_SETT
     expect(series(text, "agent_settler_balance_eth", "eip155:421614")).toBe(0.7);
     for (const caip2 of ["eip155:84532", "eip155:421614"])
       expect(series(text, "agent_settler_balance_low_eth", caip2)).toBeGreaterThan(0);
-    const health = await fetch(`${urlOf(server)}/health`);
-    expect(health.status).toBe(200);
-    expect(await health.json()).toEqual({
-      name: makeAgent().name,
-      version: makeAgent().version,
-      status: "ok",
-      networks: { "eip155:84532": { status: "ok" }, "eip155:421614": { status: "ok" } },
+    expect(await healthOf(urlOf(server))).toEqual({
+      status: 200,
+      body: {
+        name: makeAgent().name,
+        version: makeAgent().version,
+        status: "ok",
+        networks: { "eip155:84532": { status: "ok" }, "eip155:421614": { status: "ok" } },
+      },
     });
   });
 });
@@ -334,13 +338,7 @@ describe("GET /health with two networks settled directly", () => {
   it("says degraded (503) when the second network's node goes away, naming it, while the first stays ok", async () => {
     const node = await startAnvil({ chainId: ARB.chainId }); // SETTLER_KEY is one of its funded accounts
     try {
-      server = await startServer(makeAgent(), {
-        env: twoNetworks(node.rpcUrl),
-        logger: captureLogger(),
-      });
-      expect(await healthOf(urlOf(server))).toMatchObject({ status: 200, body: { status: "ok" } });
-      await node.stop();
-      const last = await healthUntil(urlOf(server), (status) => status !== 200);
+      const last = await healthOnceStopped(node, twoNetworks(node.rpcUrl));
       expect(last).toEqual({
         status: 503,
         body: {
