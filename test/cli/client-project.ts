@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { execa } from "execa";
+import { expect } from "vitest";
 
 export const ROOT = join(import.meta.dirname, "../..");
 const CLI = join(ROOT, "bin/create-agent.js");
@@ -204,4 +205,24 @@ async function readBody(stream: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
+}
+
+/**
+ * A temp "node" project holding the client `create-agent client <source>` generates as src/<file> and
+ * `script` as src/pay.ts, compiled (the test fails here when either does not).
+ */
+export async function payingProject(
+  prefix: string,
+  source: string,
+  file: string,
+  script: string,
+): Promise<{ project: TsProject; remove(): Promise<void> }> {
+  const temp = await makeTemp(prefix);
+  const project = await tsProject(temp.dir, "node");
+  const r = await runCli(["client", source, "-o", join(temp.dir, "src", file)]);
+  expect(r.exitCode, r.stderr).toBe(0);
+  await project.write("pay.ts", script);
+  const compiled = await project.compile();
+  expect(compiled.ok, compiled.output).toBe(true);
+  return { project, remove: temp.remove };
 }
