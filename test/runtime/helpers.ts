@@ -464,3 +464,11 @@ export function offerV2(
     extra: { name: "USDC", version: "2" },
   };
 }
+
+/** A v2 PAYMENT-SIGNATURE value: `account`'s signed authorization (`p`) for our base-sepolia offer. */
+export async function paymentSignature(
+  account: PrivateKeyAccount,
+  p: AuthorizationParams = {},
+): Promise<string> {
+  return v2Header(offerV2(), await signAuthorization(account, p));
+}
