@@ -2,20 +2,12 @@
 // production server on a real chain: anvil with Circle's USDC at Base Sepolia's USDC address (the official
 // x402 client knows that contract), the reference facilitator, X402_PAYER_KEY in the script's environment.
 import { extractPaymentIdentifier } from "@x402/extensions/payment-identifier";
-import { join } from "node:path";
 import { createPublicClient, http, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
 import type { AppOptions } from "../../templates/runtime/config.js";
-import {
-  buildCli,
-  dropProxy,
-  makeTemp,
-  runCli,
-  tsProject,
-  type TsProject,
-} from "../cli/client-project.js";
+import { buildCli, dropProxy, payingProject, type TsProject } from "../cli/client-project.js";
 import { capability, captureLogger, listen, type Running } from "../runtime/helpers.js";
 import type { AgentDefinition } from "../../templates/runtime/types.js";
 import { PAYEE } from "./accounts.js";
@@ -104,14 +96,12 @@ beforeAll(async () => {
   await ensureBaseSepoliaUsdc(rpcUrl);
   server = await startServer(BASE_SEPOLIA_USDC);
   localServer = await startServer(localUsdc);
-  const temp = await makeTemp("client-chain");
-  removeTemp = temp.remove;
-  project = await tsProject(temp.dir, "node");
-  const r = await runCli(["client", server.url, "-o", join(temp.dir, "src/chain-client.ts")]);
-  expect(r.exitCode, r.stderr).toBe(0);
-  await project.write("pay.ts", SCRIPT);
-  const compiled = await project.compile();
-  expect(compiled.ok, compiled.output).toBe(true);
+  ({ project, remove: removeTemp } = await payingProject(
+    "client-chain",
+    server.url,
+    "chain-client.ts",
+    SCRIPT,
+  ));
 }, 180_000);
 
 afterAll(async () => {

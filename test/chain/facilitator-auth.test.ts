@@ -5,7 +5,6 @@
 // and an Ed25519 key, and USDC moves; a wrong key stops the start; a facilitator that refuses
 // /settle with 401 leaves the payment unconfirmed (never run again) and no secret or JWT reaches a
 // log line or an answer; of two facilitators, the network goes to the one that lists it.
-import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { PrivateKeyAccount } from "viem/accounts";
@@ -25,24 +24,18 @@ import {
   type TestAgent,
 } from "../runtime/helpers.js";
 import { PAYEE } from "./accounts.js";
-import { startFacilitatorProxy, type FacilitatorProxy } from "./facilitator-proxy.js";
+import {
+  ecKey,
+  ed25519Key,
+  startFacilitatorProxy,
+  type FacilitatorProxy,
+} from "./facilitator-proxy.js";
 import { freshPayer, usdcBalance } from "./usdc.js";
 
 const { rpcUrl, chainId, asset, facilitatorUrl } = inject("chain");
 const domain = { name: "USDC", version: "2", chainId, verifyingContract: asset } as const;
 const PRICE = 10_000n;
 const KEY_ID = "organizations/test-org/apiKeys/test-key";
-
-function ecKey(): { secret: string; publicKey: KeyObject } {
-  const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
-  return { secret: privateKey.export({ type: "pkcs8", format: "pem" }) as string, publicKey };
-}
-function ed25519Key(): { secret: string; publicKey: KeyObject } {
-  const { privateKey, publicKey } = generateKeyPairSync("ed25519");
-  const jwk = privateKey.export({ format: "jwk" });
-  const bytes = Buffer.concat([Buffer.from(jwk.d!, "base64url"), Buffer.from(jwk.x!, "base64url")]);
-  return { secret: bytes.toString("base64"), publicKey };
-}
 
 const baseEnv = (facilitators: string) => ({
   PORT: "0",

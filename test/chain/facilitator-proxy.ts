@@ -5,9 +5,21 @@
 // GET /supported lists (a facilitator that settles fewer networks); (3) refuses /settle with 401,
 // echoing the Authorization header it got (a hostile or broken facilitator).
 import { createServer, type IncomingMessage } from "node:http";
-import type { KeyObject } from "node:crypto";
+import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { decodeProtectedHeader, jwtVerify } from "jose";
+
+/** A CDP API key as the CDP portal gives it: an EC key as PKCS#8 PEM, an Ed25519 key as base64(seed + public). */
+export function ecKey(): { secret: string; publicKey: KeyObject } {
+  const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  return { secret: privateKey.export({ type: "pkcs8", format: "pem" }) as string, publicKey };
+}
+export function ed25519Key(): { secret: string; publicKey: KeyObject } {
+  const { privateKey, publicKey } = generateKeyPairSync("ed25519");
+  const jwk = privateKey.export({ format: "jwk" });
+  const bytes = Buffer.concat([Buffer.from(jwk.d!, "base64url"), Buffer.from(jwk.x!, "base64url")]);
+  return { secret: bytes.toString("base64"), publicKey };
+}
 
 export interface SeenRequest {
   method: string;

@@ -1,12 +1,12 @@
 // A real x402 facilitator (the reference @x402/core + @x402/evm "exact" scheme) served over HTTP for tests.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { x402Facilitator } from "@x402/core/facilitator";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { toFacilitatorEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { createPublicClient, createWalletClient, http, publicActions } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { closeServer, listenLocal } from "../runtime/servers.js";
 import { localChain } from "./anvil.js";
 
 export interface Facilitator {
@@ -59,19 +59,7 @@ export async function serveFacilitator(facilitator: x402Facilitator): Promise<Fa
       send(res, 500, { error: String(error) }),
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections(); // keep-alive sockets would otherwise hold close() open
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
-  };
+  return { url: await listenLocal(server), stop: () => closeServer(server) };
 }
 
 async function handle(facilitator: x402Facilitator, req: IncomingMessage, res: ServerResponse) {

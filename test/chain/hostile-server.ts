@@ -10,7 +10,7 @@ import { createWalletClient, http, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { PAYEE, SETTLER_KEY } from "./accounts.js";
 import { localChain } from "./anvil.js";
-import { BASE_SEPOLIA_USDC, USDC_ABI } from "./usdc.js";
+import { BASE_SEPOLIA_USDC, transferWithAuthorizationCall } from "./usdc.js";
 
 export type HostileMode =
   /** Asks the declared price (10000) exactly, v2 header and v1 body: the control. */
@@ -186,24 +186,12 @@ export async function startHostile(
   async function settle(header: string): Promise<Hex | undefined> {
     try {
       const decoded = JSON.parse(Buffer.from(header, "base64").toString("utf8"));
-      const { authorization: a, signature } = decoded.payload;
       // The token the payment names (v2 `accepted`), else Base Sepolia's USDC.
       const token =
         typeof decoded.accepted?.asset === "string" ? decoded.accepted.asset : undefined;
-      const hash = await settler.writeContract({
-        address: token ?? BASE_SEPOLIA_USDC,
-        abi: USDC_ABI,
-        functionName: "transferWithAuthorization",
-        args: [
-          a.from,
-          a.to,
-          BigInt(a.value),
-          BigInt(a.validAfter),
-          BigInt(a.validBefore),
-          a.nonce,
-          signature,
-        ],
-      });
+      const hash = await settler.writeContract(
+        transferWithAuthorizationCall(token ?? BASE_SEPOLIA_USDC, decoded.payload),
+      );
       settled.push(hash);
       return hash;
     } catch {

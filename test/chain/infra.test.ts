@@ -35,6 +35,22 @@ async function signAuthorization(payerKey: Hex, to: Address, value: bigint) {
   return { authorization, signature };
 }
 
+/** An "exact" payload as x402 sends it: the signature and the authorization's numbers as strings. */
+async function exactPayload(payerKey: Hex, to: Address, value: bigint) {
+  const { authorization: a, signature } = await signAuthorization(payerKey, to, value);
+  return {
+    signature,
+    authorization: {
+      from: a.from,
+      to: a.to,
+      value: a.value.toString(),
+      validAfter: a.validAfter.toString(),
+      validBefore: a.validBefore.toString(),
+      nonce: a.nonce,
+    },
+  };
+}
+
 async function post(path: string, body: unknown) {
   const response = await fetch(`${facilitatorUrl}${path}`, {
     method: "POST",
@@ -196,7 +212,6 @@ describe("x402 facilitator", () => {
       maxTimeoutSeconds: 300,
       extra: { name: "USDC", version: "2" },
     };
-    const { authorization: a, signature } = await signAuthorization(payerKey, PAYEE, amount);
     const paymentPayload = {
       x402Version: 2,
       resource: {
@@ -205,17 +220,7 @@ describe("x402 facilitator", () => {
         mimeType: "application/json",
       },
       accepted: requirements,
-      payload: {
-        signature,
-        authorization: {
-          from: a.from,
-          to: a.to,
-          value: a.value.toString(),
-          validAfter: a.validAfter.toString(),
-          validBefore: a.validBefore.toString(),
-          nonce: a.nonce,
-        },
-      },
+      payload: await exactPayload(payerKey, PAYEE, amount),
     };
     const request = { x402Version: 2, paymentPayload, paymentRequirements: requirements };
     const payeeBefore = await usdcBalance(rpcUrl, asset, PAYEE);
@@ -260,22 +265,11 @@ describe("x402 facilitator", () => {
       asset,
       extra: { name: "USDC", version: "2" },
     };
-    const { authorization: a, signature } = await signAuthorization(payerKey, PAYEE, amount);
     const paymentPayload = {
       x402Version: 1,
       scheme: "exact",
       network: "base-sepolia",
-      payload: {
-        signature,
-        authorization: {
-          from: a.from,
-          to: a.to,
-          value: a.value.toString(),
-          validAfter: a.validAfter.toString(),
-          validBefore: a.validBefore.toString(),
-          nonce: a.nonce,
-        },
-      },
+      payload: await exactPayload(payerKey, PAYEE, amount),
     };
     const request = { x402Version: 1, paymentPayload, paymentRequirements: requirements };
     const payeeBefore = await usdcBalance(rpcUrl, asset, PAYEE);

@@ -5,17 +5,24 @@
 // With two EVM networks settled directly, each network's route is checked the same way: its own RPC endpoint
 // (X402_RPC_URL_<NET>), the settler's gas on its own chain, its own /health record and balance series.
 import type { Server } from "node:http";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { createPublicClient, http } from "viem";
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { EVM_NETWORKS as KNOWN_NETWORKS } from "../../templates/runtime/payments/evm/networks.js";
 import { USDC_ABI } from "../../templates/runtime/payments/evm/onchain.js";
 import { formatEth, SETTLEMENT_GAS } from "../../templates/runtime/payments/evm/route-health.js";
 import { transferTypedData } from "../../templates/runtime/payments/x402.js";
 import { startServer } from "../../templates/runtime/server.js";
 import { captureLogger, logText, makeAgent } from "../runtime/helpers.js";
+import { refusedStart } from "../runtime/refused-start.js";
+import {
+  closedUrl as unusedUrl,
+  closeServer,
+  healthOf,
+  healthUntil,
+  urlOf,
+  type Health,
+} from "../runtime/servers.js";
 import { PAYEE, PAYER_KEYS, SETTLER_KEY } from "./accounts.js";
 import { type Anvil, localChain, startAnvil } from "./anvil.js";
 
@@ -51,10 +58,7 @@ let otherChain: Anvil;
 let closedUrl: string;
 beforeAll(async () => {
   otherChain = await startAnvil({ chainId: 31337 });
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
-  closedUrl = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
-  await new Promise((r) => probe.close(r));
+  closedUrl = await unusedUrl();
 });
 afterAll(async () => {
   await otherChain?.stop();
@@ -62,33 +66,12 @@ afterAll(async () => {
 
 let server: Server | undefined;
 afterEach(async () => {
-  vi.restoreAllMocks();
-  if (server?.listening) {
-    server.closeAllConnections();
-    await new Promise((r) => server!.close(r));
-  }
+  await closeServer(server);
   server = undefined;
 });
 
-/** startServer with process.exit and stderr stubbed: what it wrote (it must exit 1 before listening). */
-async function refusal(env: Record<string, string>): Promise<string> {
-  const exit = vi.spyOn(process, "exit").mockImplementation((code) => {
-    throw new Error(`process.exit(${code})`);
-  });
-  const written: string[] = [];
-  vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
-    written.push(String(chunk));
-    return true;
-  });
-  const logger = captureLogger();
-  await expect(startServer(makeAgent(), { env, logger })).rejects.toThrow("process.exit(1)");
-  expect(exit).toHaveBeenCalledWith(1);
-  expect(logger.lines.some((l) => l.message.includes("listening"))).toBe(false);
-  vi.restoreAllMocks();
-  return written.join("");
-}
-
-const urlOf = (s: Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+/** startServer refusing `env` (exit 1 before listening): what it wrote to stderr. */
+const refusal = (env: Record<string, string>) => refusedStart(makeAgent(), env);
 
 describe("start-up with direct settlement (X402_RPC_URL + X402_SETTLER_KEY)", () => {
   it("refuses an X402_RPC_URL that serves another chain, naming both chains and the variable", async () => {
@@ -217,26 +200,19 @@ describe("start-up with a facilitator and X402_RPC_URL (on-chain checks)", () =>
   });
 });
 
+/** A server on `env`, healthy, then `node` stops: its GET /health once the answer changed (bounded). */
+async function healthOnceStopped(node: Anvil, env: Record<string, string>): Promise<Health> {
+  server = await startServer(makeAgent(), { env, logger: captureLogger() });
+  expect(await healthOf(urlOf(server))).toMatchObject({ status: 200, body: { status: "ok" } });
+  await node.stop();
+  return healthUntil(urlOf(server), (status) => status !== 200);
+}
+
 describe("GET /health with direct settlement", () => {
   it("says degraded (503) once the settlement route's node has gone away, as for the ledger", async () => {
     const node = await startAnvil({ chainId: 84532 }); // its default accounts are funded; SETTLER_KEY is one
     try {
-      server = await startServer(makeAgent(), {
-        env: directEnv(node.rpcUrl),
-        logger: captureLogger(),
-      });
-      const health = async () => {
-        const res = await fetch(`${urlOf(server!)}/health`);
-        return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-      };
-      expect(await health()).toMatchObject({ status: 200, body: { status: "ok" } });
-      await node.stop();
-      // Probes are reused for a few seconds: poll until the answer changes (bounded).
-      let last = await health();
-      for (let i = 0; i < 100 && last.status === 200; i++) {
-        await new Promise((r) => setTimeout(r, 200));
-        last = await health();
-      }
+      const last = await healthOnceStopped(node, directEnv(node.rpcUrl));
       expect(last).toEqual({
         status: 503,
         body: {
@@ -346,13 +322,14 @@ describe("start-up with two networks settled directly (X402_NETWORKS + X402_SETT
     expect(series(text, "agent_settler_balance_eth", "eip155:421614")).toBe(0.7);
     for (const caip2 of ["eip155:84532", "eip155:421614"])
       expect(series(text, "agent_settler_balance_low_eth", caip2)).toBeGreaterThan(0);
-    const health = await fetch(`${urlOf(server)}/health`);
-    expect(health.status).toBe(200);
-    expect(await health.json()).toEqual({
-      name: makeAgent().name,
-      version: makeAgent().version,
-      status: "ok",
-      networks: { "eip155:84532": { status: "ok" }, "eip155:421614": { status: "ok" } },
+    expect(await healthOf(urlOf(server))).toEqual({
+      status: 200,
+      body: {
+        name: makeAgent().name,
+        version: makeAgent().version,
+        status: "ok",
+        networks: { "eip155:84532": { status: "ok" }, "eip155:421614": { status: "ok" } },
+      },
     });
   });
 });
@@ -361,22 +338,7 @@ describe("GET /health with two networks settled directly", () => {
   it("says degraded (503) when the second network's node goes away, naming it, while the first stays ok", async () => {
     const node = await startAnvil({ chainId: ARB.chainId }); // SETTLER_KEY is one of its funded accounts
     try {
-      server = await startServer(makeAgent(), {
-        env: twoNetworks(node.rpcUrl),
-        logger: captureLogger(),
-      });
-      const health = async () => {
-        const res = await fetch(`${urlOf(server!)}/health`);
-        return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-      };
-      expect(await health()).toMatchObject({ status: 200, body: { status: "ok" } });
-      await node.stop();
-      // Probes are reused for a few seconds: poll until the answer changes (bounded).
-      let last = await health();
-      for (let i = 0; i < 100 && last.status === 200; i++) {
-        await new Promise((r) => setTimeout(r, 200));
-        last = await health();
-      }
+      const last = await healthOnceStopped(node, twoNetworks(node.rpcUrl));
       expect(last).toEqual({
         status: 503,
         body: {

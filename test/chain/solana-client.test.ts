@@ -2,11 +2,10 @@
 // Solana (issue 17): the official @x402/svm client imported on demand, a real Solana runtime (the kit's
 // LiteSVM behind its JSON-RPC) and the reference facilitator with the SVM scheme, against a seller made of
 // real x402 parts (test/solana/seller.ts) offering Solana devnet beside Base Sepolia on anvil.
-import { join } from "node:path";
 import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { buildCli, makeTemp, runCli, tsProject, type TsProject } from "../cli/client-project.js";
+import { buildCli, payingProject, type TsProject } from "../cli/client-project.js";
 import {
   type SolanaKit,
   startSolanaKit,
@@ -67,14 +66,12 @@ beforeAll(async () => {
   facilitator = await startSvmFacilitator(kit);
   solanaPayee = await kit.payee();
   const template = await seller([kit.network]);
-  const temp = await makeTemp("client-solana");
-  removeTemp = temp.remove;
-  project = await tsProject(temp.dir, "node");
-  const r = await runCli(["client", template.url, "-o", join(temp.dir, "src/solana-client.ts")]);
-  expect(r.exitCode, r.stderr).toBe(0);
-  await project.write("pay.ts", SCRIPT);
-  const compiled = await project.compile();
-  expect(compiled.ok, compiled.output).toBe(true);
+  ({ project, remove: removeTemp } = await payingProject(
+    "client-solana",
+    template.url,
+    "solana-client.ts",
+    SCRIPT,
+  ));
 }, 180_000);
 
 afterAll(async () => {

@@ -3,11 +3,11 @@
 // its record under `networks`; when the Solana node goes away, /health says degraded (503) naming solana-devnet
 // while Base Sepolia's record stays ok.
 import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { startServer } from "../../templates/runtime/server.js";
 import { startSolanaKit, SOLANA_DEVNET } from "../solana/kit.js";
 import { captureLogger, makeAgent } from "../runtime/helpers.js";
+import { closeServer, healthOf, healthUntil, urlOf } from "../runtime/servers.js";
 import { PAYEE, SETTLER_KEY } from "./accounts.js";
 
 const { asset, rpcUrl } = inject("chain");
@@ -15,10 +15,7 @@ const TOKEN = "a-long-enough-t0ken";
 
 let server: Server | undefined;
 afterEach(async () => {
-  if (server?.listening) {
-    server.closeAllConnections();
-    await new Promise((r) => server!.close(r));
-  }
+  await closeServer(server);
   server = undefined;
 });
 
@@ -43,13 +40,9 @@ describe("GET /health with Base Sepolia and Solana devnet settled directly", () 
         },
         logger: captureLogger(),
       });
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const health = async () => {
-        const res = await fetch(`${url}/health`);
-        return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-      };
+      const url = urlOf(server);
       const agent = makeAgent();
-      expect(await health()).toEqual({
+      expect(await healthOf(url)).toEqual({
         status: 200,
         body: {
           name: agent.name,
@@ -69,12 +62,7 @@ describe("GET /health with Base Sepolia and Solana devnet settled directly", () 
 
       await kit.close();
       closed = true;
-      // Probes are reused for a few seconds: poll until the answer changes (bounded).
-      let last = await health();
-      for (let i = 0; i < 100 && last.status === 200; i++) {
-        await new Promise((r) => setTimeout(r, 200));
-        last = await health();
-      }
+      const last = await healthUntil(url, (status) => status !== 200);
       expect(last).toEqual({
         status: 503,
         body: {

@@ -2,13 +2,14 @@
 // chain setup runs: exact on eip155:84532 for x402 v2, and every v1 network name it knows):
 // base-sepolia starts; base (mainnet) and an unreachable facilitator are refused (exit 1).
 import type { Server } from "node:http";
-import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { ConfigError, resolveConfig } from "../../templates/runtime/config.js";
 import { checkFacilitator, fetchSupported } from "../../templates/runtime/payments/facilitator.js";
 import { startServer } from "../../templates/runtime/server.js";
 import { captureLogger, makeAgent } from "../runtime/helpers.js";
+import { refusedStart } from "../runtime/refused-start.js";
+import { closedUrl as unusedUrl, closeServer } from "../runtime/servers.js";
 import { PAYEE } from "./accounts.js";
 
 const { asset, facilitatorUrl } = inject("chain");
@@ -23,10 +24,7 @@ const env = (network: string, facilitator = facilitatorUrl) => ({
 /** A local port nothing listens on. */
 let closedUrl: string;
 beforeAll(async () => {
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
-  closedUrl = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
-  await new Promise((r) => probe.close(r));
+  closedUrl = await unusedUrl();
 });
 
 async function configError(promise: Promise<unknown>): Promise<ConfigError> {
@@ -92,32 +90,13 @@ describe("checkFacilitator against the reference facilitator", () => {
 describe("startServer against the reference facilitator", () => {
   let server: Server | undefined;
   afterEach(async () => {
-    vi.restoreAllMocks();
-    if (server?.listening) {
-      server.closeAllConnections();
-      await new Promise((r) => server!.close(r));
-    }
+    await closeServer(server);
     server = undefined;
   });
 
-  /** startServer with process.exit and stderr stubbed: what it wrote, and the exit code. */
-  async function refusal(network: string, facilitator?: string) {
-    const exit = vi.spyOn(process, "exit").mockImplementation((code) => {
-      throw new Error(`process.exit(${code})`);
-    });
-    const written: string[] = [];
-    vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
-      written.push(String(chunk));
-      return true;
-    });
-    const logger = captureLogger();
-    await expect(
-      startServer(makeAgent(), { env: { PORT: "0", ...env(network, facilitator) }, logger }),
-    ).rejects.toThrow("process.exit(1)");
-    expect(exit).toHaveBeenCalledWith(1);
-    expect(logger.lines.some((l) => l.message.includes("listening"))).toBe(false);
-    return written.join("");
-  }
+  /** startServer refusing `network` (exit 1 before listening): what it wrote to stderr. */
+  const refusal = (network: string, facilitator?: string) =>
+    refusedStart(makeAgent(), { PORT: "0", ...env(network, facilitator) });
 
   it("X402_NETWORK=base-sepolia starts and serves", async () => {
     const logger = captureLogger();

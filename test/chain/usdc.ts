@@ -195,6 +195,38 @@ export async function usdcBalance(
   })) as bigint;
 }
 
+/** An x402 "exact" EVM payload: the signature and the EIP-3009 authorization, numbers as decimal strings. */
+export interface ExactPayload {
+  signature: Hex;
+  authorization: {
+    from: string;
+    to: string;
+    value: string;
+    validAfter: string;
+    validBefore: string;
+    nonce: string;
+  };
+}
+
+/** The 7-argument transferWithAuthorization(..., bytes signature) call settling `payload`, as settlement sends it. */
+export function transferWithAuthorizationCall(asset: Address, payload: ExactPayload) {
+  const a = payload.authorization;
+  return {
+    address: asset,
+    abi: USDC_ABI,
+    functionName: "transferWithAuthorization",
+    args: [
+      a.from,
+      a.to,
+      BigInt(a.value),
+      BigInt(a.validAfter),
+      BigInt(a.validBefore),
+      a.nonce,
+      payload.signature,
+    ],
+  } as const;
+}
+
 /** Whether `from`'s authorization `nonce` was used (or canceled) on chain: EIP-3009 authorizationState. */
 export async function nonceUsed(
   rpcUrl: string,

@@ -54,6 +54,7 @@ import {
   freshPayer as freshFundedPayer,
   MULTICALL3_ADDRESS,
   nonceUsed as nonceUsedOnChain,
+  transferWithAuthorizationCall,
   USDC_ABI,
   usdcBalance,
 } from "./usdc.js";
@@ -104,21 +105,9 @@ const isBlacklisted = async (address: Hex) =>
  * transferWithAuthorization(..., bytes signature), as settlement would send it (from the settler's account).
  */
 async function tokenVerdict(payload: Payload): Promise<string> {
-  const a = payload.authorization;
   try {
     await client.simulateContract({
-      address: asset,
-      abi: USDC_ABI,
-      functionName: "transferWithAuthorization",
-      args: [
-        a.from,
-        a.to,
-        BigInt(a.value),
-        BigInt(a.validAfter),
-        BigInt(a.validBefore),
-        a.nonce,
-        payload.signature,
-      ],
+      ...transferWithAuthorizationCall(asset, payload),
       account: privateKeyToAccount(SETTLER_KEY).address,
     });
     return "ok";

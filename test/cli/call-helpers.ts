@@ -1,7 +1,6 @@
 // Shared by test/cli/call.test.ts and test/chain/call.test.ts: a test agent whose GET /about declares
 // exactly the schemas its validators use, a server that counts what reaches it, and the real CLI.
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { execa } from "execa";
 import { toJsonSchema } from "../../src/manifest/index.js";
@@ -16,6 +15,7 @@ import type {
   Handler,
 } from "../../templates/runtime/types.js";
 import { captureLogger } from "../runtime/helpers.js";
+import { closeServer, listenLocal } from "../runtime/servers.js";
 
 export const CLI = join(import.meta.dirname, "../../bin/create-agent.js");
 
@@ -143,20 +143,15 @@ export async function startCounted(
     }
     app(req, res);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const url = await listenLocal(server);
   const isExecute = (r: SeenRequest) => r.method === "POST" && r.path.startsWith("/execute");
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     requests,
     executes: () => requests.filter(isExecute).length,
     paidExecutes: () => requests.filter((r) => isExecute(r) && r.paid).length,
     logger,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }
 

@@ -1,11 +1,11 @@
 // `create-agent call`: the real CLI (node bin/create-agent.js) against real in-process servers made
 // with createApp. Dev-mode servers run jobs for free; production servers answer 402 and are paid
 // through the official x402 client (here with a recording settler: on-chain money is test/chain/).
-import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { cp, mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tempDir } from "./helpers.js";
 import { ANVIL_KEY, PAY_TO, production, recordingSettler } from "../runtime/helpers.js";
 import {
   callAgent,
@@ -25,16 +25,6 @@ beforeAll(async () => {
     cwd: ROOT,
   });
 }, 120_000);
-
-const made: string[] = [];
-afterEach(async () => {
-  await Promise.all(made.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-});
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "create-agent-call-"));
-  made.push(dir);
-  return dir;
-}
 
 /** The one JSON document on stdout (fails if there is anything else). */
 const onlyJson = (stdout: string): any => {

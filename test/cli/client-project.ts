@@ -3,10 +3,11 @@
 // drops an answer the way a flaky network does.
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { execa } from "execa";
+import { expect } from "vitest";
+import { closeServer, listenLocal } from "../runtime/servers.js";
 
 export const ROOT = join(import.meta.dirname, "../..");
 const CLI = join(ROOT, "bin/create-agent.js");
@@ -187,21 +188,31 @@ export async function dropProxy(target: string, mode: DropMode): Promise<DropPro
     forwarded.end(body);
     if (drop && mode === "while-running") req.socket.destroy();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { url: await listenLocal(server), requests, close: () => closeServer(server) };
 }
 
 async function readBody(stream: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
+}
+
+/**
+ * A temp "node" project holding the client `create-agent client <source>` generates as src/<file> and
+ * `script` as src/pay.ts, compiled (the test fails here when either does not).
+ */
+export async function payingProject(
+  prefix: string,
+  source: string,
+  file: string,
+  script: string,
+): Promise<{ project: TsProject; remove(): Promise<void> }> {
+  const temp = await makeTemp(prefix);
+  const project = await tsProject(temp.dir, "node");
+  const r = await runCli(["client", source, "-o", join(temp.dir, "src", file)]);
+  expect(r.exitCode, r.stderr).toBe(0);
+  await project.write("pay.ts", script);
+  const compiled = await project.compile();
+  expect(compiled.ok, compiled.output).toBe(true);
+  return { project, remove: temp.remove };
 }

@@ -172,15 +172,20 @@ describe.skipIf(!hasScript)("create-agent on a terminal", () => {
       );
   }, 60_000);
 
+  /** The run ends cancelled: exit 130, `cancelled` on stderr, nothing written in `cwd`. */
+  async function expectCancelled(t: Awaited<ReturnType<typeof terminal>>, cwd: string) {
+    const result = await t.done();
+    expect(result.exitCode, t.screen()).toBe(130);
+    expect(await t.stderr()).toBe("cancelled\n");
+    expect(await readdir(cwd)).toEqual([]);
+  }
+
   it("Ctrl-C at a question prints `cancelled`, exits 130 and writes nothing", async () => {
     const cwd = await tempDir();
     const t = await terminal(cwd, ["--no-install", "--no-git"]);
     await t.type("Project folder", "my-ag\x03");
-    const result = await t.done();
-    expect(result.exitCode, t.screen()).toBe(130);
-    expect(await t.stderr()).toBe("cancelled\n");
+    await expectCancelled(t, cwd);
     expect(t.screen()).not.toContain("AbortError");
-    expect(await readdir(cwd)).toEqual([]);
   }, 60_000);
 
   it("Ctrl-D at a later question prints `cancelled`, exits 130 and writes nothing", async () => {
@@ -188,11 +193,8 @@ describe.skipIf(!hasScript)("create-agent on a terminal", () => {
     const t = await terminal(cwd, ["--no-install", "--no-git"]);
     await acceptDefaultsUntil(t, "Input fields");
     await t.type("Input fields", "\x04");
-    const result = await t.done();
-    expect(result.exitCode, t.screen()).toBe(130);
-    expect(await t.stderr()).toBe("cancelled\n");
+    await expectCancelled(t, cwd);
     expect(t.screen()).not.toContain("AbortError");
-    expect(await readdir(cwd)).toEqual([]);
   }, 60_000);
 
   it('"n" to the summary cancels: exit 130, nothing written', async () => {
@@ -201,11 +203,8 @@ describe.skipIf(!hasScript)("create-agent on a terminal", () => {
     await acceptDefaultsUntil(t, "Create it?");
     await t.answer("Create it? (Y/n)", "maybe");
     await t.answer("Create it? (Y/n)", "n");
-    const result = await t.done();
-    expect(result.exitCode, t.screen()).toBe(130);
+    await expectCancelled(t, cwd);
     expect(t.screen()).toContain("please answer y (yes) or n (no)");
     expect(t.screen()).not.toContain("Created");
-    expect(await t.stderr()).toBe("cancelled\n");
-    expect(await readdir(cwd)).toEqual([]);
   }, 60_000);
 });

@@ -391,35 +391,25 @@ describe("deadlines (steps 4 and 5)", () => {
 });
 
 describe("handler errors (steps 7 and 8)", () => {
+  /** Runs the "throws" handler with `kind`: the answer has `status` and a failed body of that type. */
+  async function thrown(kind: string, status: number, errorType: string, error: string) {
+    const request = job("throws", { text: kind });
+    const res = await post(app.url, request);
+    expect(res.status).toBe(status);
+    expect(res.body).toEqual({ status: "failed", error_type: errorType, error });
+    return { request, res };
+  }
+
   it("ValidationError -> 400 with its message", async () => {
-    const res = await post(app.url, job("throws", { text: "validation" }));
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({
-      status: "failed",
-      error_type: "validation",
-      error: "text: the handler does not like it",
-    });
+    await thrown("validation", 400, "validation", "text: the handler does not like it");
   });
 
   it("DeadlineError -> 408 with its message", async () => {
-    const res = await post(app.url, job("throws", { text: "deadline" }));
-    expect(res.status).toBe(408);
-    expect(res.body).toEqual({
-      status: "failed",
-      error_type: "deadline",
-      error: "upstream too slow",
-    });
+    await thrown("deadline", 408, "deadline", "upstream too slow");
   });
 
   it("InternalError -> 500 generic; the real message only in the log", async () => {
-    const request = job("throws", { text: "internal" });
-    const res = await post(app.url, request);
-    expect(res.status).toBe(500);
-    expect(res.body).toEqual({
-      status: "failed",
-      error_type: "internal",
-      error: GENERIC_INTERNAL_MESSAGE,
-    });
+    const { res } = await thrown("internal", 500, "internal", GENERIC_INTERNAL_MESSAGE);
     expect(res.text).not.toContain("hunter2");
     expect(logText(app.logger)).toContain("hunter2");
   });
@@ -427,14 +417,7 @@ describe("handler errors (steps 7 and 8)", () => {
   it.each(["payment", "capability"])(
     "%s error thrown by a handler -> 500 internal and a warning",
     async (kind) => {
-      const request = job("throws", { text: kind });
-      const res = await post(app.url, request);
-      expect(res.status).toBe(500);
-      expect(res.body).toEqual({
-        status: "failed",
-        error_type: "internal",
-        error: GENERIC_INTERNAL_MESSAGE,
-      });
+      const { request } = await thrown(kind, 500, "internal", GENERIC_INTERNAL_MESSAGE);
       const warn = app.logger.lines.find(
         (l) => l.level === "warn" && l.fields.job_id === request.job_id,
       );
@@ -445,14 +428,7 @@ describe("handler errors (steps 7 and 8)", () => {
   it.each(["type-error", "string"])(
     "unhandled exception (%s) -> 500 that leaks nothing; logged with job id",
     async (kind) => {
-      const request = job("throws", { text: kind });
-      const res = await post(app.url, request);
-      expect(res.status).toBe(500);
-      expect(res.body).toEqual({
-        status: "failed",
-        error_type: "internal",
-        error: GENERIC_INTERNAL_MESSAGE,
-      });
+      const { request, res } = await thrown(kind, 500, "internal", GENERIC_INTERNAL_MESSAGE);
       expect(res.text).not.toMatch(/secret|TypeError|stack/i);
       const logged = app.logger.lines.find(
         (l) => l.level === "error" && l.fields.job_id === request.job_id,

@@ -4,7 +4,7 @@
 // whose GET /supported lists a kind gets it). A front that verifies every JWT as Coinbase's API
 // would (test/chain/facilitator-proxy.ts) stands before a stand-in facilitator here; the reference
 // facilitator on a chain is in test/chain/facilitator-auth.test.ts.
-import { generateKeyPairSync, type KeyObject } from "node:crypto";
+import { generateKeyPairSync } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { generateJwt } from "@coinbase/cdp-sdk/auth";
@@ -20,7 +20,12 @@ import { type JoseSubset } from "../../templates/runtime/payments/facilitator-au
 import { cdpKeyKind } from "../../templates/runtime/payments/facilitator-auth/key-kind.js";
 import { checkFacilitator } from "../../templates/runtime/payments/facilitator.js";
 import { createFacilitatorRouter } from "../../templates/runtime/payments/facilitator-router.js";
-import { startFacilitatorProxy, type FacilitatorProxy } from "../chain/facilitator-proxy.js";
+import {
+  ecKey,
+  ed25519Key,
+  startFacilitatorProxy,
+  type FacilitatorProxy,
+} from "../chain/facilitator-proxy.js";
 import {
   anvilAccount,
   captureLogger,
@@ -35,17 +40,6 @@ import {
   v2Header,
 } from "./helpers.js";
 
-/** A CDP API key as the CDP portal gives it: an EC key as PKCS#8 PEM, an Ed25519 key as base64(seed + public). */
-function ecKey(): { secret: string; publicKey: KeyObject } {
-  const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
-  return { secret: privateKey.export({ type: "pkcs8", format: "pem" }) as string, publicKey };
-}
-function ed25519Key(): { secret: string; publicKey: KeyObject } {
-  const { privateKey, publicKey } = generateKeyPairSync("ed25519");
-  const jwk = privateKey.export({ format: "jwk" });
-  const bytes = Buffer.concat([Buffer.from(jwk.d!, "base64url"), Buffer.from(jwk.x!, "base64url")]);
-  return { secret: bytes.toString("base64"), publicKey };
-}
 const KEYS = { "EC (ES256)": ecKey(), "Ed25519 (EdDSA)": ed25519Key() };
 const KEY_ID = "organizations/org-1/apiKeys/key-1";
 

@@ -2,13 +2,13 @@
 // each kind of failure is reported (refused, not charged, or outcome unknown). The real reference
 // facilitator on a real chain is exercised in test/chain/settlement.test.ts.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PaymentError } from "../../templates/runtime/errors.js";
 import { createFacilitatorSettler } from "../../templates/runtime/payments/facilitator.js";
 import { SettlementError } from "../../templates/runtime/payments/settlement.js";
 import type { VerifiedPayment } from "../../templates/runtime/types.js";
 import { offerV2 } from "./helpers.js";
+import { closedUrl as unusedUrl, closeServer, listenLocal } from "./servers.js";
 
 const TX = `0x${"ab".repeat(32)}`;
 const payment = {
@@ -35,20 +35,10 @@ beforeAll(async () => {
     received.push({ path: req.url ?? "", body: JSON.parse(text) });
     answer(req.url ?? "", res);
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/facilitator/`;
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
-  closedUrl = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
-  await new Promise((r) => probe.close(r));
+  url = `${await listenLocal(server)}/facilitator/`;
+  closedUrl = await unusedUrl();
 });
-afterAll(
-  () =>
-    new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
-);
+afterAll(() => closeServer(server));
 
 const json = (status: number, body: unknown) => (_path: string, res: ServerResponse) =>
   res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));

@@ -2,9 +2,9 @@
 // port 0, and real EIP-712 payment signing with viem accounts.
 import { createHash, randomBytes } from "node:crypto";
 import { TRANSFER_WITH_AUTHORIZATION } from "../../templates/runtime/payments/x402.js";
-import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { closeServer, listenLocal } from "./servers.js";
 import { inputAjv, outputAjv } from "../../templates/runtime/ajv.js";
 import { createApp } from "../../templates/runtime/app.js";
 import type { AppOptions } from "../../templates/runtime/config.js";
@@ -293,19 +293,8 @@ export interface Running {
 }
 
 export async function listen(app: ReturnType<typeof createApp>): Promise<Running> {
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, "127.0.0.1", () => resolve(s));
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const server = createServer(app);
+  return { url: await listenLocal(server), server, close: () => closeServer(server) };
 }
 
 /** createApp + listen, with a hermetic env and a capturing logger unless given. */
@@ -463,4 +452,12 @@ export function offerV2(
     maxTimeoutSeconds: 300,
     extra: { name: "USDC", version: "2" },
   };
+}
+
+/** A v2 PAYMENT-SIGNATURE value: `account`'s signed authorization (`p`) for our base-sepolia offer. */
+export async function paymentSignature(
+  account: PrivateKeyAccount,
+  p: AuthorizationParams = {},
+): Promise<string> {
+  return v2Header(offerV2(), await signAuthorization(account, p));
 }

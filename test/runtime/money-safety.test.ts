@@ -14,18 +14,16 @@ import {
   logText,
   makeAgent,
   nowSeconds,
-  offerV2,
   post,
   production,
   recordingSettler,
-  signAuthorization,
   startApp,
-  v2Header,
+  paymentSignature,
+  type AuthorizationParams,
 } from "./helpers.js";
 
 const payer = anvilAccount();
-const pay = async (p: Parameters<typeof signAuthorization>[1] = {}) =>
-  v2Header(offerV2(), await signAuthorization(payer, p));
+const pay = (p: AuthorizationParams = {}) => paymentSignature(payer, p);
 
 let app: Awaited<ReturnType<typeof startApp>> | undefined;
 afterEach(async () => {

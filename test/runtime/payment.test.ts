@@ -71,6 +71,13 @@ async function expectRefused(
   return res;
 }
 
+/** A v1 X-PAYMENT of `payload` for an echo job is refused for `reason`, the handler not run. */
+const refusedV1 = (payload: unknown, reason: RegExp | string) =>
+  expectRefused(
+    () => post(app.url, job("echo", { text: "x" }), { "x-payment": v1Header(payload) }),
+    reason,
+  );
+
 describe("payment missing", () => {
   it("402 with the v1 payment-required body and the v2 PAYMENT-REQUIRED header", async () => {
     const before = calls("echo");
@@ -317,28 +324,19 @@ describe("refused payments (402 payment, handler not run)", () => {
   it("tampered value", async () => {
     const payload = await signAuthorization(payer, { value: "10000" });
     payload.authorization.value = "20000";
-    await expectRefused(
-      () => post(app.url, job("echo", { text: "x" }), { "x-payment": v1Header(payload) }),
-      "signature does not match authorization.from",
-    );
+    await refusedV1(payload, "signature does not match authorization.from");
   });
 
   it("wrong signer (from names someone else)", async () => {
     const payload = await signAuthorization(stranger);
     payload.authorization.from = payer.address;
-    await expectRefused(
-      () => post(app.url, job("echo", { text: "x" }), { "x-payment": v1Header(payload) }),
-      "signature does not match",
-    );
+    await refusedV1(payload, "signature does not match");
   });
 
   it("malformed signature bytes", async () => {
     const payload = await signAuthorization(payer);
     payload.signature = "0x1234";
-    await expectRefused(
-      () => post(app.url, job("echo", { text: "x" }), { "x-payment": v1Header(payload) }),
-      "signature is malformed",
-    );
+    await refusedV1(payload, "signature is malformed");
   });
 
   it("wrong payee", async () => {
@@ -428,25 +426,22 @@ describe("refused payments (402 payment, handler not run)", () => {
 
   it("underpaid", async () => {
     const payload = await signAuthorization(payer, { value: "9999" });
-    await expectRefused(
-      () => post(app.url, job("echo", { text: "x" }), { "x-payment": v1Header(payload) }),
+    await refusedV1(
+      payload,
       'authorization value 9999 is not the price of "echo": pay exactly 10000 atomic units',
     );
   });
 
   it("overpaid (v1 too): the amount must be exact", async () => {
     const payload = await signAuthorization(payer, { value: "20000" });
-    await expectRefused(
-      () => post(app.url, job("echo", { text: "x" }), { "x-payment": v1Header(payload) }),
-      "pay exactly 10000",
-    );
+    await refusedV1(payload, "pay exactly 10000");
   });
 
   it("a signature that is not from `from`, without an RPC: names the contract-wallet limit", async () => {
     const payload = await signAuthorization(stranger);
     payload.authorization.from = payer.address;
-    await expectRefused(
-      () => post(app.url, job("echo", { text: "x" }), { "x-payment": v1Header(payload) }),
+    await refusedV1(
+      payload,
       "smart-contract wallets cannot be checked here: this service has no X402_RPC_URL configured",
     );
   });

@@ -11,7 +11,6 @@ import {
   logText,
   makeAgent,
   nowSeconds,
-  offerV2,
   post,
   production,
   recordingSettler,
@@ -19,9 +18,10 @@ import {
   startApp,
   unb64,
   v1Header,
-  v2Header,
   type RecordingSettler,
   type TestAgent,
+  paymentSignature,
+  type AuthorizationParams,
 } from "./helpers.js";
 
 const payer = anvilAccount();
@@ -86,8 +86,7 @@ beforeEach(async () => {
 afterEach(() => app.close());
 
 const runs = (name: string): number => agent.calls[name] ?? 0;
-const pay = async (p: Parameters<typeof signAuthorization>[1] = {}) =>
-  v2Header(offerV2(), await signAuthorization(payer, p));
+const pay = (p: AuthorizationParams = {}) => paymentSignature(payer, p);
 const send = (header: string, body: ReturnType<typeof job>) =>
   post(app.url, body, { "payment-signature": header });
 

@@ -13,20 +13,16 @@ import {
   job,
   listen,
   makeAgent,
-  offerV2,
   post,
   production,
   recordingSettler,
-  signAuthorization,
-  v2Header,
+  paymentSignature,
 } from "./helpers.js";
+import { closeServer } from "./servers.js";
 
 let server: Server | undefined;
 afterEach(async () => {
-  if (server?.listening) {
-    server.closeAllConnections();
-    await new Promise((r) => server!.close(r));
-  }
+  await closeServer(server);
   server = undefined;
 });
 
@@ -150,7 +146,7 @@ describe("graceful shutdown of paid jobs", () => {
     server = running.server;
     return { agent, settler, url: running.url, runtime: runtimeOf(app) };
   }
-  const pay = async () => v2Header(offerV2(), await signAuthorization(anvilAccount()));
+  const pay = () => paymentSignature(anvilAccount());
 
   it("refuses new jobs with 503 + Retry-After while draining, finishes the one in flight, and /health says so", async () => {
     const { settler, url, runtime } = await paidServer();

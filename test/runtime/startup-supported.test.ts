@@ -3,8 +3,7 @@
 // test/chain/supported.test.ts.
 import { createServer, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, resolveConfig } from "../../templates/runtime/config.js";
 import {
   checkFacilitator,
@@ -18,6 +17,15 @@ import {
 } from "../../templates/runtime/payments/facilitator.js";
 import { startServer } from "../../templates/runtime/server.js";
 import { captureLogger, logText, makeAgent, PAY_TO, recordingSettler } from "./helpers.js";
+import { refusedStart } from "./refused-start.js";
+import {
+  closedUrl as unusedUrl,
+  closeServer,
+  healthOf,
+  healthUntil,
+  listenLocal,
+  urlOf,
+} from "./servers.js";
 
 const BASE = { v1Name: "base", caip2: "eip155:8453" };
 const BASE_SEPOLIA = { v1Name: "base-sepolia", caip2: "eip155:84532" };
@@ -101,20 +109,10 @@ beforeAll(async () => {
     requests.push(`${req.method} ${req.url}`);
     answer(res);
   });
-  await new Promise<void>((r) => stub.listen(0, "127.0.0.1", r));
-  url = `http://127.0.0.1:${(stub.address() as AddressInfo).port}/facilitator/`;
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
-  closedUrl = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
-  await new Promise((r) => probe.close(r));
+  url = `${await listenLocal(stub)}/facilitator/`;
+  closedUrl = await unusedUrl();
 });
-afterAll(
-  () =>
-    new Promise<void>((r) => {
-      stub.closeAllConnections();
-      stub.close(() => r());
-    }),
-);
+afterAll(() => closeServer(stub));
 
 const json = (status: number, body: unknown) => (res: ServerResponse) =>
   res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
@@ -303,11 +301,7 @@ describe("checkFacilitator", () => {
 describe("startServer with a facilitator", () => {
   let server: Server | undefined;
   afterEach(async () => {
-    vi.restoreAllMocks();
-    if (server?.listening) {
-      server.closeAllConnections();
-      await new Promise((r) => server!.close(r));
-    }
+    await closeServer(server);
     server = undefined;
   });
 
@@ -331,43 +325,25 @@ describe("startServer with a facilitator", () => {
       env: { PORT: "0", ...productionEnv("base-sepolia", url) },
       logger: captureLogger(),
     });
-    const health = `http://127.0.0.1:${(server.address() as AddressInfo).port}/health`;
     answer = json(502, { error: "bad gateway" });
-    const res = await fetch(health);
-    expect(res.status).toBe(503);
-    expect(await res.json()).toMatchObject({
+    const degraded = await healthOf(urlOf(server));
+    expect(degraded.status).toBe(503);
+    expect(degraded.body).toMatchObject({
       status: "degraded",
       problems: ["settlement route unreachable: paid jobs are refused until it is back"],
     });
     answer = json(200, { kinds: TESTNET });
-    let status = 503;
-    for (let i = 0; i < 100 && status !== 200; i++) {
-      await new Promise((r) => setTimeout(r, 200)); // a probe's answer is reused for a few seconds
-      status = (await fetch(health)).status;
-    }
-    expect(status).toBe(200);
+    const healed = await healthUntil(urlOf(server), (status) => status === 200);
+    expect(healed.status).toBe(200);
   });
 
   it("refuses to start (stderr + exit 1, nothing listening) when it does not", async () => {
     answer = json(200, { kinds: TESTNET });
-    const exit = vi.spyOn(process, "exit").mockImplementation((code) => {
-      throw new Error(`process.exit(${code})`);
-    });
-    const written: string[] = [];
-    vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
-      written.push(String(chunk));
-      return true;
-    });
-    const logger = captureLogger();
     const sigterm = process.listenerCount("SIGTERM");
-    await expect(
-      startServer(makeAgent(), { env: { PORT: "0", ...productionEnv("base", url) }, logger }),
-    ).rejects.toThrow("process.exit(1)");
-    expect(exit).toHaveBeenCalledWith(1);
-    expect(written.join("")).toMatch(
+    const stderr = await refusedStart(makeAgent(), { PORT: "0", ...productionEnv("base", url) });
+    expect(stderr).toMatch(
       /^Invalid configuration:\n {2}- the x402 facilitator \(X402_FACILITATOR_URL\) at .* does not settle "exact" payments on the configured network, base \(eip155:8453\)\. It supports: x402 v2 exact on eip155:84532/,
     );
-    expect(logger.lines.some((l) => l.message.includes("listening"))).toBe(false);
     expect(process.listenerCount("SIGTERM")).toBe(sigterm);
   });
 });

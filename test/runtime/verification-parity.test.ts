@@ -19,6 +19,7 @@ import {
   v2Header,
   type RecordingSettler,
   type TestAgent,
+  paymentSignature,
 } from "./helpers.js";
 
 const payer = anvilAccount();
@@ -114,7 +115,7 @@ describe("a refusal at settlement", () => {
         permanent: true,
       },
     );
-    const header = v2Header(offerV2(), await signAuthorization(payer));
+    const header = await paymentSignature(payer);
     const res = await post(app.url, job("echo", { text: "x" }), { "payment-signature": header });
     expect(res.status).toBe(402);
     expect(res.body.error).toMatch(/will not be accepted again: sign a new one/);
@@ -129,7 +130,7 @@ describe("a refusal at settlement", () => {
     settler.behave.fail = new SettlementError(
       "facilitator http://f/settle is unreachable (ECONNREFUSED)",
     );
-    const header = v2Header(offerV2(), await signAuthorization(payer));
+    const header = await paymentSignature(payer);
     const res = await post(app.url, job("echo", { text: "x" }), { "payment-signature": header });
     expect(res.body.error).toMatch(/may be sent again/);
     settler.behave.fail = undefined;

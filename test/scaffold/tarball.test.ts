@@ -1,20 +1,10 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { execa } from "execa";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { tempDir } from "../cli/helpers.js";
 import { createTarGz, readTarGz, TAR_MTIME } from "../../src/scaffold/tarball.js";
-
-const made: string[] = [];
-afterEach(async () => {
-  await Promise.all(made.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-});
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "create-agent-tar-"));
-  made.push(dir);
-  return dir;
-}
 
 // 61 + 1 + 61 + 1 + 8 = 132 characters: needs the ustar prefix field.
 const LONG = `${"a".repeat(61)}/${"b".repeat(61)}/long.txt`;

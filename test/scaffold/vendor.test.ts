@@ -1,9 +1,9 @@
 // Needs dist/ (packSelf packs the built CLI): run `npx tsc -p tsconfig.build.json` first; `npm test` does.
-import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, readdir, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { execa } from "execa";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { tempDir } from "../cli/helpers.js";
 import { CLIENT_SHARED_FILES } from "../../src/caller/guard-file.js";
 import {
   packCacheDir,
@@ -14,16 +14,6 @@ import {
 
 const ROOT = join(import.meta.dirname, "../..");
 const CLI = join(ROOT, "bin/create-agent.js");
-
-const made: string[] = [];
-afterEach(async () => {
-  await Promise.all(made.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-});
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "create-agent-vendor-"));
-  made.push(dir);
-  return dir;
-}
 
 async function repoPackage() {
   return JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as {

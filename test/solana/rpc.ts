@@ -13,7 +13,7 @@
 //   for one not processed yet) until landHeld() lands it (while its blockhash lives) or dropHeld() loses it.
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+
 import {
   type Address,
   getBase58Decoder,
@@ -25,6 +25,7 @@ import {
 } from "@solana/kit";
 import { getTokenDecoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { FailedTransactionMetadata, type LiteSVM } from "litesvm";
+import { closeServer, listenLocal } from "../runtime/servers.js";
 import { chainOf } from "./blocks.js";
 
 /** Devnet's genesis hash: its first 32 characters are the CAIP-2 reference of solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1. */
@@ -411,13 +412,8 @@ export async function serveRpc(svm: LiteSVM, options: RpcOptions): Promise<RpcSe
     return reply(res, Array.isArray(body) ? body.map(one) : one(body));
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: await listenLocal(server),
     calls,
     advance: (n) => chain.advance(n),
     holdSends: () => {
@@ -431,11 +427,7 @@ export async function serveRpc(svm: LiteSVM, options: RpcOptions): Promise<RpcSe
     dropHeld: () => {
       held = undefined;
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
+    close: () => closeServer(server),
   };
 }
 
