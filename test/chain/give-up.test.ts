@@ -5,6 +5,8 @@
 // payment and job_id with another input or capability is refused with nothing run or charged. An
 // identical retry past the time window a new job needs still gets its answer. With two instances
 // on one Redis, the retry may reach the other instance, and of two identical retries one settles.
+// The identical retry may come over the other transport (POST /execute <-> MCP tools/call): the
+// payment, capability and input identify it, not its job_id; still one settlement.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { x402Client } from "@x402/core/client";
@@ -18,6 +20,7 @@ import { createRedisLedger } from "../../templates/runtime/ledger/redis/redis.js
 import type { AgentDefinition } from "../../templates/runtime/types.js";
 import { startRedis, type RedisServer } from "../redis/redis-server.js";
 import {
+  b64,
   capability,
   captureLogger,
   job,
@@ -410,4 +413,138 @@ describe("an MCP buyer who gives up, or waits with progress", () => {
       await mcp.close();
     }
   }, 30_000);
+});
+
+// ---- The identical retry over the other transport (issue 26): POST /execute <-> MCP tools/call ----
+
+/** How many jobs `i` has held for an identical retry (their caller left before settlement). */
+const heldCount = (i: Instance) =>
+  (logText(i.logger).match(/caller gone before settlement/g) ?? []).length;
+
+/** The receipt's transaction of a POST /execute answer, or of a tool result. */
+const httpTx = (r: { headers: Headers }) => unb64(r.headers.get("payment-response")!).transaction;
+const toolTx = (r: { _meta?: unknown }) =>
+  (r._meta as Record<string, any>)["x402/payment-response"]?.transaction;
+
+describe("the identical retry over the other transport, two instances on one Redis", () => {
+  const runs: Record<string, number> = {};
+  const payTo = privateKeyToAddress(generatePrivateKey());
+  let redis: RedisServer;
+  let a: Instance;
+  let b: Instance;
+  const ledgers: Ledger[] = [];
+  beforeAll(async () => {
+    redis = await startRedis();
+    const keyPrefix = `cross:${randomUUID()}:`;
+    for (let i = 0; i < 2; i++) ledgers.push(createRedisLedger({ url: redis.url, keyPrefix }));
+    const env = { MCP_DEADLINE_SECONDS: "30" };
+    a = await startInstance(slowAgent(runs), payTo, ledgers[0], env);
+    b = await startInstance(slowAgent(runs), payTo, ledgers[1], env);
+  });
+  afterAll(async () => {
+    await a?.app.close();
+    await b?.app.close();
+    for (const ledger of ledgers) await ledger.close();
+    await redis?.stop();
+  });
+
+  it("gave up on POST /execute: the tools/call retry (other instance) gets the output, charged once; /execute then gets the cached answer and receipt", async () => {
+    const payer = await freshPayer(rpcUrl, asset, 2n * PRICE);
+    const { header, nonce } = await pay(a.app.url, payer);
+    const args = { text: "to mcp", ms: 1000 };
+    const body = job("slow", args);
+    const payeeBefore = await usdcBalance(rpcUrl, asset, payTo);
+    const before = runs.slow ?? 0;
+    const held = heldCount(a);
+
+    await giveUp(a.app.url, body, header, () => runs.slow === before + 1);
+    await until(() => heldCount(a) > held, "the job's end");
+    expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore);
+
+    // The same payment over MCP (no job_id: the tool call derives its own), another input: refused.
+    const mcp = await connect(b.app.url);
+    try {
+      const payment = unb64(header);
+      const changed = await mcp.callTool({
+        name: "slow",
+        arguments: { text: "changed" },
+        _meta: { "x402/payment": payment },
+      });
+      expect(changed.isError).toBe(true);
+      // The identical request, once over MCP and once more over /execute at the same time: one settles.
+      const params = {
+        name: "slow",
+        arguments: args,
+        _meta: { "x402/payment": payment },
+      };
+      const [tool, http] = await Promise.all([
+        mcp.callTool(params),
+        post(a.app.url, body, { "payment-signature": header }),
+      ]);
+      const answered = [!tool.isError, http.status === 200].filter(Boolean).length;
+      expect(answered, `${JSON.stringify(tool)}\n${http.text}`).toBeGreaterThanOrEqual(1);
+      if (http.status !== 200) expect(http.body.error).toMatch(/in use/);
+      const result = tool.isError ? await mcp.callTool(params) : tool;
+      expect(result.isError, JSON.stringify(result)).toBeFalsy();
+      expect(result.structuredContent).toEqual({ text: "slow: to mcp" });
+      expect(runs.slow).toBe(before + 1);
+      expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore + PRICE);
+      expect(await nonceUsed(rpcUrl, asset, payer.address, nonce)).toBe(true);
+
+      // Back on POST /execute: the cached answer under its own job_id, with the same receipt.
+      const cached = await post(a.app.url, body, { "payment-signature": header });
+      expect(cached.status, cached.text).toBe(200);
+      expect(cached.body).toMatchObject({ job_id: body.job_id, output: { text: "slow: to mcp" } });
+      expect(httpTx(cached)).toBe(toolTx(result));
+      expect(runs.slow).toBe(before + 1);
+      expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore + PRICE);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("gave up on a tools/call: the POST /execute retry (other instance) gets the output, charged once; MCP then gets the cached answer and receipt", async () => {
+    const payer = await freshPayer(rpcUrl, asset, 2n * PRICE);
+    const args = { text: "to execute", ms: 1500 };
+    const gone = await connect(b.app.url);
+    const payment = await x402Pay(payer, await paymentRequired(gone, "slow", args));
+    const params = { name: "slow", arguments: args, _meta: { "x402/payment": payment } };
+    const { from, nonce } = (payment.payload as any).authorization;
+    const payeeBefore = await usdcBalance(rpcUrl, asset, payTo);
+    const before = runs.slow ?? 0;
+    const held = heldCount(b);
+
+    await expect(gone.callTool(params, undefined, { timeout: 300 })).rejects.toThrow(/timed out/i);
+    await gone.close();
+    await until(() => heldCount(b) > held, "the job's end");
+    expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore);
+
+    // The same payment as a PAYMENT-SIGNATURE, for another input: refused, nothing run or charged.
+    const header = b64(payment);
+    const changed = await post(a.app.url, job("slow", { text: "changed" }), {
+      "payment-signature": header,
+    });
+    expect(changed.status, changed.text).toBe(402);
+    // The identical request over POST /execute, with a job_id of its own: settled now, once.
+    const body = job("slow", args);
+    const retry = await post(a.app.url, body, { "payment-signature": header });
+    expect(retry.status, retry.text).toBe(200);
+    expect(retry.body).toMatchObject({ job_id: body.job_id, output: { text: "slow: to execute" } });
+    expect(runs.slow).toBe(before + 1);
+    expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore + PRICE);
+    expect(await nonceUsed(rpcUrl, asset, from, nonce)).toBe(true);
+
+    // Back over MCP: the cached answer with the same receipt, nothing more charged.
+    const back = await connect(b.app.url);
+    try {
+      const result = await back.callTool(params);
+      expect(result.isError, JSON.stringify(result)).toBeFalsy();
+      expect(result.structuredContent).toEqual({ text: "slow: to execute" });
+      expect(toolTx(result)).toBe(httpTx(retry));
+    } finally {
+      await back.close();
+    }
+    expect(runs.slow).toBe(before + 1);
+    expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore + PRICE);
+  });
 });

@@ -114,7 +114,8 @@ describe("a paid MCP tool call", () => {
     expect(runs.echo).toBe(1);
     expect(await balances()).toEqual(after);
 
-    // The same authorization for other arguments, or for a POST /execute job: refused, nothing run.
+    // The same authorization for other arguments (as a tool call, or a POST /execute job): refused,
+    // nothing run. The identical request as a POST /execute job: the cached answer and receipt.
     const other = await mcp.callTool({
       name: "echo",
       arguments: { text: "something else" },
@@ -123,21 +124,31 @@ describe("a paid MCP tool call", () => {
     expect(other.isError).toBe(true);
     expect(other.structuredContent).toMatchObject({ error_type: "payment" });
     expect((other.structuredContent as { error: string }).error).toMatch(/already used/);
-    const viaHttp = await fetch(`${server.url}/execute`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "PAYMENT-SIGNATURE": Buffer.from(JSON.stringify(payment)).toString("base64"),
-      },
-      body: JSON.stringify({
-        service_version: "1.0",
-        job_id: "http-job",
-        task: { capability: "echo", input: args },
-        deadline: Date.now() / 1000 + 60,
-      }),
+    const viaHttp = (input: unknown) =>
+      fetch(`${server.url}/execute`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "PAYMENT-SIGNATURE": Buffer.from(JSON.stringify(payment)).toString("base64"),
+        },
+        body: JSON.stringify({
+          service_version: "1.0",
+          job_id: "http-job",
+          task: { capability: "echo", input },
+          deadline: Date.now() / 1000 + 60,
+        }),
+      });
+    const changed = await viaHttp({ text: "something else" });
+    expect(changed.status).toBe(402);
+    expect(((await changed.json()) as { error: string }).error).toMatch(/already used/);
+    const identical = await viaHttp(args);
+    expect(identical.status).toBe(200);
+    expect(await identical.json()).toMatchObject({
+      job_id: "http-job",
+      output: { text: "echo: paid" },
     });
-    expect(viaHttp.status).toBe(402);
-    expect(((await viaHttp.json()) as { error: string }).error).toMatch(/already used/);
+    const header = identical.headers.get("payment-response")!;
+    expect(JSON.parse(Buffer.from(header, "base64").toString())).toMatchObject(receipt);
     expect(runs.echo).toBe(1);
     expect(await balances()).toEqual(after);
   });

@@ -3,7 +3,8 @@
 // own validators); a payment carrying an id (put there by the package's own client helper) whose answer
 // was lost gets that answer back, receipt included, even once the payment no longer passes verification;
 // the same id with another payment is refused with 409; a resend while the first request runs is never
-// run; the answer is shared by every instance on one Redis; MCP's _meta["x402/payment"] works the same.
+// run; the answer is shared by every instance on one Redis; MCP's _meta["x402/payment"] works the same, and
+// a resend over the other transport (MCP <-> POST /execute) gets the same answer.
 // Money is read back from the chain: the payer's and payee's USDC and the authorization's nonce.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -342,6 +343,12 @@ describe('MCP: _meta["x402/payment"] with a payment id', () => {
       expect((await chain.getTransactionReceipt({ hash: receipt.transaction })).status).toBe(
         "success",
       );
+      // The same payment and id as a POST /execute job (with a job_id of its own): the same answer
+      // and receipt, past the verification window too.
+      const viaHttp = await post(app.url, job("echo", args), { "payment-signature": b64(paid) });
+      expect(viaHttp.status, viaHttp.text).toBe(200);
+      expect(viaHttp.body.output).toEqual({ text: "over mcp" });
+      expect((await receiptOf(viaHttp)).transaction).toBe(receipt.transaction);
       expect(agent.calls.echo).toBe(1);
       const after = await money(payer);
       expect(after.payee - before.payee).toBe(PRICE);

@@ -415,7 +415,9 @@ describe("direct settlement: broadcast but not confirmed in time", () => {
     expect(await ownBalance(PAYEE)).toBe(payeeBefore + PRICE);
     // Another job with this authorization: refused. The identical request: the chain is asked, the
     // transfer found, and the held output returned with its receipt (not settled again).
-    const again = await post(app.url, job("echo", { text: "held back" }), { "x-payment": header });
+    const again = await post(app.url, job("echo", { text: "another job" }), {
+      "x-payment": header,
+    });
     expect(again.status).toBe(402);
     expect(again.body.error).toMatch(/answer waits for the identical request/);
     const identical = await post(app.url, request, { "x-payment": header });

@@ -396,22 +396,76 @@ describe("the console in production, paying with a browser wallet on anvil with 
     await page.close();
   });
 
-  it("an answer lost after the payment settled is fetched again: same authorization, same job, paid once", async () => {
+  /** The payment-identifier id a PAYMENT-SIGNATURE header carries. */
+  const paymentIdOf = (header: string) =>
+    JSON.parse(Buffer.from(header, "base64").toString()).extensions?.["payment-identifier"]?.info
+      ?.id;
+
+  it("an answer lost after the payment settled is fetched again at once, saying so: the same signed payment and payment id, signed once, paid once", async () => {
     const { page, calls } = await walletPage();
     await page.setRequestInterception(true);
-    let lost = 0;
-    let firstAnswer: Promise<unknown> | undefined;
+    const sent: string[] = [];
+    const shownAtResend: string[] = [];
     page.on("request", (request: HTTPRequest) => {
-      if (request.method() !== "POST" || !request.headers()["payment-signature"] || lost > 0)
-        return void request.continue();
-      lost++;
+      const header = request.headers()["payment-signature"];
+      if (request.method() !== "POST" || !header) return void request.continue();
+      sent.push(header);
+      if (sent.length > 1) {
+        // What the page says while it sends the same payment again.
+        void page
+          .evaluate(() => document.getElementById("result-summarize").innerText as string)
+          .then((text) => shownAtResend.push(text))
+          .finally(() => request.continue());
+        return;
+      }
       // The paid request reaches the server and settles; its answer never reaches the page.
-      firstAnswer = fetch(request.url(), {
+      void fetch(request.url(), {
         method: "POST",
         headers: request.headers(),
         body: request.postData() ?? "",
-      }).then((r) => r.text());
-      void firstAnswer.then(() => request.abort("connectionreset"));
+      })
+        .then((r) => r.text())
+        .then(() => request.abort("connectionreset"));
+    });
+    await page.goto(`${server.url}/`);
+    const [payeeBefore, payerBefore] = [await balance(PAYEE), await balance(payer)];
+    await page.type("#f-summarize-text", "lost then found");
+    await page.click("#cap-summarize button[type=submit]");
+    await page.waitForFunction(
+      () => /Status: 200/.test(document.getElementById("result-summarize").innerText),
+      { timeout: 60_000 },
+    );
+    expect(await resultText(page, "summarize")).toContain('"summary": "LOST THEN FOUND"');
+    expect(shownAtResend[0]).toMatch(
+      /Retrying.*same signed payment again in 1 s \(retry 1 of 3\)/s,
+    );
+    expect(sent).toHaveLength(2);
+    expect(sent[1]).toBe(sent[0]); // the same signed payload, byte for byte
+    expect(paymentIdOf(sent[0]!)).toMatch(/^pay_[0-9a-f]{32}$/);
+    expect(calls.filter((c) => c === "eth_signTypedData_v4")).toHaveLength(1);
+    expect(await balance(PAYEE)).toBe(payeeBefore + 10_000n);
+    expect(await balance(payer)).toBe(payerBefore - 10_000n);
+    await page.close();
+  });
+
+  it("an answer lost after the payment settled, and its automatic resends lost too, is fetched again on request: same signed payment, paid once", async () => {
+    const { page, calls } = await walletPage();
+    await page.setRequestInterception(true);
+    const sent: string[] = [];
+    page.on("request", (request: HTTPRequest) => {
+      const header = request.headers()["payment-signature"];
+      if (request.method() !== "POST" || !header || sent.length >= 4)
+        return void request.continue();
+      sent.push(header);
+      if (sent.length > 1) return void request.abort("connectionreset"); // the resends are lost too
+      // The paid request reaches the server and settles; its answer never reaches the page.
+      void fetch(request.url(), {
+        method: "POST",
+        headers: request.headers(),
+        body: request.postData() ?? "",
+      })
+        .then((r) => r.text())
+        .then(() => request.abort("connectionreset"));
     });
     await page.goto(`${server.url}/`);
     const [payeeBefore, payerBefore] = [await balance(PAYEE), await balance(payer)];
@@ -419,6 +473,8 @@ describe("the console in production, paying with a browser wallet on anvil with 
     await page.click("#cap-summarize button[type=submit]");
     await page.waitForSelector("button.again", { timeout: 60_000 });
     expect(await resultText(page, "summarize")).toContain("Answer lost");
+    expect(sent).toHaveLength(4); // the first request and three automatic resends
+    expect(new Set(sent).size).toBe(1);
     expect(await balance(PAYEE)).toBe(payeeBefore + 10_000n); // it did settle
     await shot(page, "production-answer-lost");
     await page.click("button.again");

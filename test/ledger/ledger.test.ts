@@ -152,22 +152,21 @@ describe.each(subjects)("$kind ledger", ({ start }) => {
     expect(await other.reserve(free, 60_000)).toEqual({ status: "settled" });
   });
 
-  it("the result cached with markSettled is found by (auth, jobId) only", async () => {
+  it("the result cached with markSettled is found by its authorization, whatever the job_id asked", async () => {
     const { auth } = await reserved();
     const jobId = "job-1 {with} odd:chars ✓";
     await ledger.markSettled(auth, 60_000, jobResult(jobId, result(1)));
-    expect(await other.getResult(auth, jobId)).toEqual({
+    expect(await other.getResult(auth)).toEqual({
       ...jobResult(jobId, result(1)),
       settled: true,
     });
-    expect(await other.getResult(auth, "job-2")).toBeUndefined();
-    expect(await other.getResult(newAuth(), jobId)).toBeUndefined();
+    expect(await other.getResult(newAuth())).toBeUndefined();
   });
 
   it("hold: the answer waits unsettled; no other job may reserve the authorization", async () => {
     const { auth, token } = await reserved();
     await other.hold(auth, 60_000, jobResult("job", result(7)));
-    expect(await ledger.getResult(auth, "job")).toEqual({
+    expect(await ledger.getResult(auth)).toEqual({
       ...jobResult("job", result(7)),
       settled: false,
     });
@@ -200,7 +199,7 @@ describe.each(subjects)("$kind ledger", ({ start }) => {
     await sleep(300);
     expect(await other.reserve(auth, 60_000)).toEqual({ status: "held" });
     expect((await other.claimHeld(auth, 60_000)).status).toBe("reserved");
-    expect((await ledger.getResult(auth, "job"))?.settled).toBe(false);
+    expect((await ledger.getResult(auth))?.settled).toBe(false);
   });
 
   it("a claimed held answer, settled: replayed as settled; nothing left to claim", async () => {
@@ -209,7 +208,7 @@ describe.each(subjects)("$kind ledger", ({ start }) => {
     const claim = await other.claimHeld(auth, 60_000);
     expect(claim.status).toBe("reserved");
     await other.markSettled(auth, 60_000, jobResult("job", result(2)));
-    expect(await ledger.getResult(auth, "job")).toEqual({
+    expect(await ledger.getResult(auth)).toEqual({
       ...jobResult("job", result(2)),
       settled: true,
     });
@@ -221,7 +220,7 @@ describe.each(subjects)("$kind ledger", ({ start }) => {
     const { auth } = await reserved();
     await ledger.hold(auth, 200, jobResult("job", result(1)));
     await sleep(300);
-    expect(await other.getResult(auth, "job")).toBeUndefined();
+    expect(await other.getResult(auth)).toBeUndefined();
     expect(await other.claimHeld(auth, 60_000)).toEqual({ status: "settled" });
   });
 
@@ -230,7 +229,7 @@ describe.each(subjects)("$kind ledger", ({ start }) => {
     const unconfirmed = { x402Version: 2, network: "eip155:84532", payer: "0xp", validBefore: 1 };
     await ledger.hold(auth, 60_000, { ...jobResult("job", result(1)), unconfirmed });
     expect(await other.listUnconfirmed(1000)).toContainEqual({ auth, jobId: "job" });
-    expect((await other.getResult(auth, "job"))?.unconfirmed).toEqual(unconfirmed);
+    expect((await other.getResult(auth))?.unconfirmed).toEqual(unconfirmed);
     await other.markSettled(auth, 60_000, jobResult("job", result(2)));
     await other.forgetUnconfirmed(auth, "job");
     expect(await ledger.listUnconfirmed(1000)).not.toContainEqual({ auth, jobId: "job" });
@@ -248,7 +247,7 @@ describe.each(subjects)("$kind ledger", ({ start }) => {
     await ledger.markSettled(auth, 200, jobResult("j", result(1)));
     expect(await other.reserve(auth, 60_000)).toEqual({ status: "settled" });
     await sleep(300);
-    expect(await other.getResult(auth, "j")).toBeUndefined();
+    expect(await other.getResult(auth)).toBeUndefined();
     expect((await other.reserve(auth, 60_000)).status).toBe("reserved");
   });
 
@@ -413,7 +412,7 @@ describe("memory ledger", () => {
     const auths = Array.from({ length: 50 }, newAuth);
     for (const [n, auth] of auths.entries()) await settleWith(ledger, auth, kilo(n));
     const kept: number[] = [];
-    for (const [n, auth] of auths.entries()) if (await ledger.getResult(auth, "job")) kept.push(n);
+    for (const [n, auth] of auths.entries()) if (await ledger.getResult(auth)) kept.push(n);
     expect(kept.length).toBeGreaterThan(1);
     expect(kept.length * 1000).toBeLessThanOrEqual(20_000);
     expect(kept).toEqual(Array.from({ length: kept.length }, (_, i) => 50 - kept.length + i)); // the newest
@@ -427,16 +426,16 @@ describe("memory ledger", () => {
     const probeAuths = Array.from({ length: 50 }, newAuth);
     for (const [n, auth] of probeAuths.entries()) await settleWith(probe, auth, kilo(n));
     let fits = 0;
-    for (const auth of probeAuths) if (await probe.getResult(auth, "job")) fits++;
+    for (const auth of probeAuths) if (await probe.getResult(auth)) fits++;
 
     const ledger = createMemoryLedger({ maxResultBytes: 20_000 });
     const auths = Array.from({ length: fits + 1 }, newAuth);
     for (let n = 0; n < fits; n++) await settleWith(ledger, auths[n]!, kilo(n));
-    expect((await ledger.getResult(auths[0]!, "job"))?.value).toEqual(kilo(0)); // now the most recently used
+    expect((await ledger.getResult(auths[0]!))?.value).toEqual(kilo(0)); // now the most recently used
     await settleWith(ledger, auths[fits]!, kilo(fits));
-    expect((await ledger.getResult(auths[0]!, "job"))?.value).toEqual(kilo(0));
-    expect(await ledger.getResult(auths[1]!, "job")).toBeUndefined(); // the least recently used
-    expect((await ledger.getResult(auths[fits]!, "job"))?.value).toEqual(kilo(fits));
+    expect((await ledger.getResult(auths[0]!))?.value).toEqual(kilo(0));
+    expect(await ledger.getResult(auths[1]!)).toBeUndefined(); // the least recently used
+    expect((await ledger.getResult(auths[fits]!))?.value).toEqual(kilo(fits));
   });
 
   it("does not cache a result over a quarter of maxResultBytes, but the authorization is spent", async () => {
@@ -445,9 +444,9 @@ describe("memory ledger", () => {
     await settleWith(ledger, small, kilo(1));
     const big = newAuth();
     await settleWith(ledger, big, result(2, "x".repeat(5001)));
-    expect(await ledger.getResult(big, "job")).toBeUndefined();
+    expect(await ledger.getResult(big)).toBeUndefined();
     expect(await ledger.reserve(big, 1000)).toEqual({ status: "settled" });
-    expect((await ledger.getResult(small, "job"))?.value).toEqual(kilo(1)); // evicted nothing
+    expect((await ledger.getResult(small))?.value).toEqual(kilo(1)); // evicted nothing
   });
 
   it("keeps at most maxResults results, evicting the least recently used", async () => {
@@ -455,11 +454,11 @@ describe("memory ledger", () => {
     const [a, b, c] = [newAuth(), newAuth(), newAuth()];
     await settleWith(ledger, a, result(1));
     await settleWith(ledger, b, result(2));
-    expect((await ledger.getResult(a, "job"))?.value).toEqual(result(1));
+    expect((await ledger.getResult(a))?.value).toEqual(result(1));
     await settleWith(ledger, c, result(3));
-    expect(await ledger.getResult(b, "job")).toBeUndefined();
-    expect((await ledger.getResult(a, "job"))?.value).toEqual(result(1));
-    expect((await ledger.getResult(c, "job"))?.value).toEqual(result(3));
+    expect(await ledger.getResult(b)).toBeUndefined();
+    expect((await ledger.getResult(a))?.value).toEqual(result(1));
+    expect((await ledger.getResult(c))?.value).toEqual(result(3));
   });
 
   it("exclusive hands the lock to waiters in arrival order", async () => {
@@ -516,7 +515,7 @@ describe("redis ledger", () => {
       expect(lockKeys).toHaveLength(1);
       const keys = await raw.keys("*");
       const ours = keys.filter((key) => auths.some((auth) => key.includes(auth)));
-      expect(ours).toHaveLength(auths.length * 3); // a state and two results each
+      expect(ours).toHaveLength(auths.length * 2); // a state and its one result each
       for (const key of ours) expect(key.startsWith(keyPrefix)).toBe(true);
       for (const auth of auths) {
         const slots = new Set(ours.filter((key) => key.includes(auth)).map(keySlot));
@@ -601,7 +600,7 @@ describe("redis ledger", () => {
       await own.stop();
       const calls: [string, () => Promise<unknown>][] = [
         ["reserve", () => ledger.reserve(newAuth(), 60_000)],
-        ["getResult", () => ledger.getResult(auth, "job")],
+        ["getResult", () => ledger.getResult(auth)],
         ["markSettled", () => ledger.markSettled(auth, 60_000, jobResult("job", result(1)))],
         ["renew", () => ledger.renew(auth, "t", 60_000)],
         ["release", () => ledger.release(auth, "t")],
@@ -649,7 +648,7 @@ describe("redis ledger", () => {
       paused = true;
       for (const call of [
         () => ledger.reserve(newAuth(), 60_000),
-        () => ledger.getResult(newAuth(), "j"),
+        () => ledger.getResult(newAuth()),
       ]) {
         const started = Date.now();
         await expect(call()).rejects.toBeInstanceOf(LedgerUnavailableError);

@@ -307,7 +307,7 @@ describe("GET /llms.txt", () => {
       "wrapFetchWithPayment",
       "eip155:84532",
       "charged only when the job succeeds",
-      "same job_id, same signature",
+      "same signature, capability, input; /execute or MCP",
       "| 408 | deadline |",
       `(${prod.url}/openapi.json)`,
       `(${prod.url}/.well-known/agent-card.json)`,

@@ -229,7 +229,7 @@ describe("settlement fails", () => {
     const again = await send(header, request);
     expect(again.status).toBe(402);
     expect(again.body.error).toMatch(/still unconfirmed/);
-    const other = await send(header, job("echo", { text: "x" }));
+    const other = await send(header, job("echo", { text: "another" }));
     expect(other.status).toBe(402);
     expect(other.body.error).toMatch(/answer waits for the identical request/);
     expect(settler.settled()).toBe(1);
@@ -262,10 +262,17 @@ describe("replay", () => {
     expect(logText(app.logger)).toContain("identical retry");
   });
 
-  it("the same authorization for another job_id after settlement: 402 already used", async () => {
+  it("the same authorization for another request after settlement: 402 already used; the same request under another job_id: the cached answer", async () => {
     const header = await pay();
-    expect((await send(header, job("echo", { text: "a" }))).status).toBe(200);
-    const res = await send(header, job("echo", { text: "a" }));
+    const first = await send(header, job("echo", { text: "a" }));
+    expect(first.status).toBe(200);
+    // The same payment, capability and input is the same request, whatever its job_id.
+    const renamed = job("echo", { text: "a" });
+    const same = await send(header, renamed);
+    expect(same.status, same.text).toBe(200);
+    expect(same.body).toEqual({ ...first.body, job_id: renamed.job_id });
+    expect(same.headers.get("payment-response")).toBe(first.headers.get("payment-response"));
+    const res = await send(header, job("echo", { text: "b" }));
     expect(res.status).toBe(402);
     expect(res.body.error).toBe(
       "this payment authorization was already used for another job (or refused at settlement): sign a new one (with a fresh nonce)",

@@ -7,7 +7,10 @@
  * - production: pays the 402's offer with a browser wallet (EIP-1193), signing the EIP-3009
  *   TransferWithAuthorization with eth_signTypedData_v4, after the guard (guard-script.ts) read the offer
  *   strictly and only when the amount is at most the price the page shows; the typed data is checked once
- *   more right before the wallet is asked to sign, and the payment header right before it is sent;
+ *   more right before the wallet is asked to sign, and the payment header right before it is sent; when
+ *   the 402 declares the x402 payment-identifier extension the payment carries a fresh id ("pay_" and 32
+ *   hex digits); an answer lost after paying (no response, or the id's first request still running) is
+ *   fetched again with the SAME signed payment and id, a few times, saying so; never signed again;
  * - shows a server's validation error beside the field it names.
  * Reading and checking a form, and showing a job's answer and errors, are in form-script.ts (spliced in
  * between this file's helpers and the rest, in one scope).
@@ -37,14 +40,17 @@ function usdc(atomic) {
 
 function isRecord(v) { return typeof v === "object" && v !== null && !Array.isArray(v); }
 
+function randomHex(bytes) {
+  var random = crypto.getRandomValues(new Uint8Array(bytes));
+  return Array.from(random, function (b) { return b.toString(16).padStart(2, "0"); }).join("");
+}
+
 ` +
   FORM_SCRIPT +
   String.raw`function jobBody(capability, input) {
-  var id = new Uint8Array(8);
-  crypto.getRandomValues(id);
   return JSON.stringify({
     service_version: data.serviceVersion,
-    job_id: "console-" + Array.from(id, function (b) { return b.toString(16).padStart(2, "0"); }).join(""),
+    job_id: "console-" + randomHex(8),
     task: { capability: capability, input: input },
     deadline: Math.floor(Date.now() / 1000) + 120,
   });
@@ -67,8 +73,6 @@ function refuse(capability, message) {
 function hex(n) { return "0x" + n.toString(16); }
 
 function typedDataFor(offer, entry, payer, chainId) {
-  var nonce = new Uint8Array(32);
-  crypto.getRandomValues(nonce);
   var now = Math.floor(Date.now() / 1000);
   var timeout = typeof entry.maxTimeoutSeconds === "number" ? entry.maxTimeoutSeconds : 300;
   return {
@@ -96,7 +100,7 @@ function typedDataFor(offer, entry, payer, chainId) {
       value: offer.amount.toString(),
       validAfter: String(now - 600),
       validBefore: String(now + timeout),
-      nonce: "0x" + Array.from(nonce, function (b) { return b.toString(16).padStart(2, "0"); }).join(""),
+      nonce: "0x" + randomHex(32),
     },
   };
 }
@@ -114,6 +118,14 @@ function checkTypedData(typed, offer, cap, payer, chainId) {
     String(d.verifyingContract).toLowerCase() !== offer.asset.toLowerCase() ? "is for another token" :
     d.chainId !== chainId ? "is for another chain" : "";
   if (problem) throw new Error("the authorization about to be signed " + problem + "; nothing was signed");
+}
+
+/* The 402's payment-identifier extension with a fresh id in it (as create-agent call sends it), if declared. */
+function paymentIdentifier(paymentRequired) {
+  var declared = isRecord(paymentRequired.extensions) ? paymentRequired.extensions["payment-identifier"] : undefined;
+  if (!isRecord(declared) || !isRecord(declared.info)) return undefined;
+  var info = Object.assign({}, declared.info, { id: "pay_" + randomHex(16) });
+  return { "payment-identifier": Object.assign({}, declared, { info: info }) };
 }
 
 function walletError(error) {
@@ -171,12 +183,13 @@ async function pay(capability, form, body, started) {
   } catch (error) {
     return refuse(capability, walletError(error));
   }
-  var payment = encodeHeader({
+  var extensions = paymentIdentifier(paymentRequired);
+  var payment = encodeHeader(Object.assign({
     x402Version: 2,
     resource: paymentRequired.resource,
     accepted: entry,
     payload: { signature: signature, authorization: typed.message },
-  });
+  }, extensions && { extensions: extensions }));
   var signed;
   try {
     signed = checkSignedPayment(payment, offers, { maxAtomic: cap, payer: payer });
@@ -186,23 +199,34 @@ async function pay(capability, form, body, started) {
   return send(capability, form, body, payment, signed, started);
 }
 
-async function send(capability, form, body, payment, signed, started) {
-  var response;
+/* Seconds before each automatic resend of a paid request whose answer was lost. */
+var RESENDS = [1, 2, 4];
+
+/* Sends the paid job; a lost answer is fetched again with the same signed payment (and id), never re-signed. */
+async function send(capability, form, body, payment, signed, started, resent) {
+  resent = resent || 0;
+  var response, lost;
   try {
     response = await post(body, payment);
   } catch (error) {
-    var again = element("button", "Fetch the answer again", "again");
-    again.type = "button";
-    again.addEventListener("click", function () { send(capability, form, body, payment, signed, performance.now()); });
-    show(capability, [
-      line("Answer lost", "the signed payment of " + usdc(signed.amount) + " USDC was sent but no answer arrived (" +
-        String(error.message || error) + "). It may have settled: fetching again sends the same job with the same authorization, which is never charged twice."),
-      again,
-    ]);
-    again.focus();
-    return;
+    lost = "no answer arrived (" + String(error.message || error) + ")";
   }
-  return showAnswer(capability, form, response, started, signed);
+  // 402 with Retry-After: the first request with this payment's id still runs; its answer comes soon.
+  var wait = response && response.status === 402 ? Number(response.headers.get("retry-after")) : 0;
+  if (response && !(wait > 0 && resent < RESENDS.length)) return showAnswer(capability, form, response, started, signed);
+  var what = "the signed payment of " + usdc(signed.amount) + " USDC was sent but " + (lost || "its first request is still running");
+  if (resent < RESENDS.length) {
+    var seconds = Math.min(wait || RESENDS[resent], 10);
+    show(capability, [line("Retrying", what + ". Sending the same job with the same signed payment again in " + seconds +
+      " s (retry " + (resent + 1) + " of " + RESENDS.length + "); it is never charged twice.")]);
+    await new Promise(function (resolve) { setTimeout(resolve, seconds * 1000); });
+    return send(capability, form, body, payment, signed, started, resent + 1);
+  }
+  var again = element("button", "Fetch the answer again", "again");
+  again.type = "button";
+  again.addEventListener("click", function () { send(capability, form, body, payment, signed, performance.now()); });
+  show(capability, [line("Answer lost", what + ". It may have settled: fetching again sends the same job with the same signed payment, which is never charged twice."), again]);
+  again.focus();
 }
 
 /* ---- wiring ---- */

@@ -6,8 +6,9 @@
  *     when its authorization is about to expire, would no longer pass verification;
  *   - a completed answer is kept under the id, with its settlement's receipt, for the
  *     payment's remaining life, bound to the exact payload (a hash of it as sent) and to the request it
- *     paid for (capability, input and job_id);
- *   - the same id, payload and request again: that answer, byte for byte; nothing runs, nothing is charged;
+ *     paid for (capability and input, over either transport: POST /execute or MCP);
+ *   - the same id, payload and request again: that answer, byte for byte (naming the resend's
+ *     job_id, if it has another); nothing runs, nothing is charged;
  *   - the same id with another payload or another request: refused (409), nothing runs;
  *   - while the first request with the id still runs: refused "in use" (no new offer, retry after
  *     1 s), nothing runs: the same request sent again shortly gets the answer;
@@ -29,7 +30,7 @@ import { fromKept, type JobAnswer } from "./outcome.js";
 import { ledgerStep, type PaidJob, refuse } from "./paid-steps.js";
 import type { JobRequest } from "./request.js";
 
-/** The ledger's result slot for an id's answer (the key is `pid:<id>`). */
+/** The jobId an id's answer is kept with in the ledger (under the key `pid:<id>`). */
 const ANSWER_SLOT = "answer";
 /** Seconds a resend is asked to wait while the first request with its id still runs. */
 const IN_USE_RETRY_AFTER_SECONDS = 1;
@@ -40,7 +41,7 @@ const NO_EXPIRY_MEMORY_MS = 180_000;
 interface Fingerprint {
   /** The PaymentPayload as sent (identity.ts's paymentHash). */
   payment: string;
-  /** sha256 of the request it paid for: capability, input and job_id (not the deadline). */
+  /** sha256 of the request it paid for: capability and input (not the job_id nor the deadline). */
   request: string;
 }
 
@@ -62,8 +63,7 @@ export async function withPaymentIdentifier(
   const { id } = found;
   const key = `pid:${id}`;
   const mine = fingerprintOf(sent, p.job);
-  const read = () =>
-    ledgerStep(p, "read a payment id's answer", () => p.s.ledger.getResult(key, ANSWER_SLOT));
+  const read = () => ledgerStep(p, "read a payment id's answer", () => p.s.ledger.getResult(key));
   const stored = await read();
   if (stored) return answers.stored(id, stored, mine);
 
@@ -114,10 +114,10 @@ function idAnswers(p: PaidJob, sent: SentPayment) {
         );
       if (stored.request !== mine.request)
         return conflict(
-          `payment id "${id}" already paid for another request (its capability, input or job_id differ); nothing was run or charged`,
+          `payment id "${id}" already paid for another request (its capability or input differ); nothing was run or charged`,
         );
       p.logger.info("payment-identifier resend: returning the answer kept under its id");
-      return fromKept(keptAnswer(stored.value));
+      return fromKept(keptAnswer(stored.value), p.job.jobId);
     },
     forgotten(id: string): JobAnswer {
       return conflict(
@@ -136,7 +136,7 @@ function idAnswers(p: PaidJob, sent: SentPayment) {
 function fingerprintOf(sent: SentPayment, job: JobRequest): Fingerprint {
   return {
     payment: paymentHash(sent),
-    request: requestHash(job.capability, { input: job.input, job_id: job.jobId }),
+    request: requestHash(job.capability, job.input),
   };
 }
 

@@ -44,7 +44,7 @@ export function notOurs(status: "in-flight" | "settled" | "held"): PaymentError 
     );
   if (status === "held")
     return new PaymentError(
-      "this payment authorization's job is done and its answer waits for the identical request (same payment, job_id, capability and input), which gets it (its caller left before settlement, or the settlement is unconfirmed): send that again, or sign a new authorization for this one",
+      "this payment authorization's job is done and its answer waits for the identical request (same payment, capability and input, over POST /execute or MCP), which gets it (its caller left before settlement, or the settlement is unconfirmed): send that again, or sign a new authorization for this one",
       { code: "held" },
     );
   return new PaymentError(

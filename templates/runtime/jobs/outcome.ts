@@ -9,6 +9,7 @@ import { type AgentError, errorResponse, UnavailableError } from "../errors.js";
 import type { JobOutcome } from "../ops/metrics.js";
 import type { KeptAnswer, Settlement } from "../payments/kept-answer.js";
 import type { Capability } from "../types.js";
+import { withJobId } from "./result.js";
 
 export type { Settlement } from "../payments/kept-answer.js";
 
@@ -65,9 +66,13 @@ export function refusedBy(error: AgentError): Refused {
   };
 }
 
-/** A kept answer (the ledger's) as an outcome: a completed job, or its refused settlement. */
-export function fromKept(kept: KeptAnswer): JobAnswer {
-  return kept.kind === "completed" ? kept : { kind: "refused", error: kept.error, payment: {} };
+/**
+ * A kept answer (the ledger's) as the outcome for the request with job_id `jobId`: a completed job
+ * (its body naming that job_id), or its refused settlement.
+ */
+export function fromKept(kept: KeptAnswer, jobId: string): JobAnswer {
+  if (kept.kind !== "completed") return { kind: "refused", error: kept.error, payment: {} };
+  return { ...kept, body: withJobId(kept.body, jobId) };
 }
 
 /** How the job ended, for metrics and the log. */

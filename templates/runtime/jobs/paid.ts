@@ -54,8 +54,8 @@ async function runPayment(p: PaidJob): Promise<JobAnswer> {
   // 3. Payment: none sent -> an offer saying how to pay; a bad one -> refused, saying why.
   const sent = call.payment.sent();
   if (!sent) return paymentRequired(p);
-  // An identical retry (same payment, job_id, capability, input) of a settled job gets its answer,
-  // of a held one settles it; the same payment and job_id with another request is refused. Looked
+  // An identical retry (same payment, capability, input; either transport) of a settled job gets
+  // its answer, of a held one settles it; the same payment and job_id with another request is refused. Looked
   // up before verification when the payment's key decodes (EVM): a retry past the time window a
   // new job needs still gets what it paid for.
   const stored = storedAnswers(p, sent);

@@ -103,7 +103,7 @@ export function startReconciler(
     try {
       for (const { auth, jobId } of await s.ledger.listUnconfirmed(100)) {
         await s.ledger.exclusive(`reconcile:${auth}`, RESOLVE_MS, async () => {
-          const found = await s.ledger.getResult(auth, jobId);
+          const found = await s.ledger.getResult(auth);
           if (!found?.unconfirmed || found.settled) return s.ledger.forgetUnconfirmed(auth, jobId);
           const resolved = await resolveUnconfirmed(s, auth, found, logger);
           if (resolved.status === "confirmed" || resolved.status === "failed")

@@ -61,3 +61,12 @@ export function completedBody(
   const completedAt = Math.floor(Date.now() / 1000);
   return `{"service_version":"${SERVICE_VERSION}","job_id":${JSON.stringify(jobId)},"status":"completed","output":${json},"completed_at":${completedAt}}`;
 }
+
+/**
+ * A stored success body as the answer to a request with another job_id (the identical request,
+ * retried over the other transport or under a new job_id): the same body, naming this request's.
+ */
+export function withJobId(body: string, jobId: string): string {
+  const parsed = JSON.parse(body) as Record<string, unknown>;
+  return parsed.job_id === jobId ? body : JSON.stringify({ ...parsed, job_id: jobId });
+}

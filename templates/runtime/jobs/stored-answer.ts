@@ -1,8 +1,9 @@
 /**
- * A paid job's stored answers (runPaidJob's steps for them, paid.ts). The ledger keeps each answer
- * with the identity of its payment and request (identity.ts):
- *   - settled (charged): an identical retry (same payment, job_id, capability and input) gets it
- *     again, with no second charge;
+ * A paid job's stored answers (runPaidJob's steps for them, paid.ts). The ledger keeps one answer
+ * per authorization, with the identity of its payment and request (identity.ts). An identical
+ * retry is the same payment, capability and input, over either transport (POST /execute or an MCP
+ * tools/call), whatever its job_id (the answer then names the retry's job_id):
+ *   - settled (charged): an identical retry gets it again, with its receipt, no second charge;
  *   - held (not charged): the job succeeded but its caller had left before settlement, so nothing
  *     was charged; the first identical retry settles it then (one retry only: it claims it in the
  *     ledger first) and gets it without the handler running again;
@@ -22,6 +23,7 @@ import type { SentPayment } from "../payments/scheme.js";
 import type { PaidPayment } from "../types.js";
 import { paymentHash, requestHash } from "./identity.js";
 import { notOurs } from "./ledger-step.js";
+import { withJobId } from "./result.js";
 import { type CallerGone, fromKept, type JobAnswer } from "./outcome.js";
 import {
   ledgerStep,
@@ -75,7 +77,7 @@ export function storedAnswers(p: PaidJob, sent: SentPayment) {
 
   const replay = (found: FoundResult): JobAnswer => {
     logger.info("identical retry of a paid job: returning the cached result");
-    return fromKept(keptAnswer(found.value));
+    return fromKept(keptAnswer(found.value), job.jobId);
   };
 
   /** What is held for an unconfirmed settlement of `payment` (reconcile.ts resolves it). */
@@ -97,7 +99,7 @@ export function storedAnswers(p: PaidJob, sent: SentPayment) {
       resolveUnconfirmed(s, auth, found, logger),
     );
     if (resolved.status === "confirmed" || resolved.status === "failed")
-      return fromKept(resolved.answer);
+      return fromKept(resolved.answer, job.jobId);
     return refuse(
       p,
       new PaymentError(
@@ -123,9 +125,7 @@ export function storedAnswers(p: PaidJob, sent: SentPayment) {
     const claim = await ledgerStep(p, "claim a held result", () => ledger.claimHeld(auth, leaseMs));
     if (claim.status !== "reserved") {
       // Another identical retry settled it meanwhile: its answer.
-      const again = await ledgerStep(p, "read the result cache", () =>
-        ledger.getResult(auth, job.jobId),
-      );
+      const again = await ledgerStep(p, "read the result cache", () => ledger.getResult(auth));
       if (again?.settled && again.payment === paymentId() && again.request === requestId())
         return replay(again);
       return refuse(p, notOurs(claim.status === "held" ? "in-flight" : claim.status));
@@ -158,7 +158,7 @@ export function storedAnswers(p: PaidJob, sent: SentPayment) {
     const { transaction, network, payer } = settled;
     const answer = {
       kind: "completed" as const,
-      body: found.value.body,
+      body: withJobId(found.value.body, job.jobId),
       settlement: { x402Version: payment.x402Version, transaction, network, payer },
     };
     await quietly("mark the authorization spent", () =>
@@ -181,12 +181,12 @@ export function storedAnswers(p: PaidJob, sent: SentPayment) {
     async lookup(auth: string | undefined, verified?: PaidPayment): Promise<JobAnswer | undefined> {
       if (auth === undefined || auth === lookedUp) return undefined;
       lookedUp = auth;
-      const found = await ledgerStep(p, "read the result cache", () =>
-        ledger.getResult(auth, job.jobId),
-      );
+      const found = await ledgerStep(p, "read the result cache", () => ledger.getResult(auth));
       // None, or another payment's (the same authorization, sent otherwise): the reservation decides.
       if (!found || found.payment !== paymentId()) return undefined;
-      if (found.request !== requestId())
+      if (found.request !== requestId()) {
+        // Another request under another job_id: the reservation says why it cannot pay for it.
+        if (found.jobId !== job.jobId) return undefined;
         return refuse(
           p,
           new PaymentError(
@@ -195,6 +195,7 @@ export function storedAnswers(p: PaidJob, sent: SentPayment) {
           ),
           false,
         );
+      }
       if (found.settled) return replay(found);
       if (found.unconfirmed) return reconcileHeld(auth, found);
       return settleHeld(auth, found, verified);

@@ -15,7 +15,8 @@
  *   claimed --markSettled--> spent     charged, the answer cached and returned to that retry
  *   claimed --returnHeld / lease expires--> held   the retry could not settle (or left): held again
  * A held authorization runs no other job for its remaining life; it is never charged unless an
- * identical retry (same payment, job_id, capability and input) is there to receive the answer.
+ * identical retry (same payment, capability and input, over either transport) is there to receive
+ * the answer.
  *
  * A live instance renews its lease (lease.ts) for as long as its handler or its settlement is
  * still running, abandoned handlers included, so one authorization never has two handlers running.
@@ -85,7 +86,7 @@ export interface Ledger {
   release(auth: string, token: string): Promise<void>;
   /**
    * Marks `auth` spent for `ttlMs` (whoever holds it: it was charged or may have been) and, in the
-   * same atomic step, caches `result` for identical retries (same authorization, same job_id).
+   * same atomic step, caches `result` for identical retries (same authorization and request).
    */
   markSettled(auth: string, ttlMs: number, result?: JobResult): Promise<void>;
   /**
@@ -100,8 +101,11 @@ export interface Ledger {
   claimHeld(auth: string, leaseMs: number): Promise<Reservation>;
   /** Our claim on a held `auth` (named by `token`) ends unsettled: held again. */
   returnHeld(auth: string, token: string): Promise<void>;
-  /** The result kept for (auth, jobId), settled or held. */
-  getResult(auth: string, jobId: string): Promise<FoundResult | undefined>;
+  /**
+   * The result kept for `auth`, settled or held (one authorization runs one job, so it has at most
+   * one result; its jobId, request and payment say which request made it).
+   */
+  getResult(auth: string): Promise<FoundResult | undefined>;
   /**
    * Held results whose settlement is unconfirmed (hold() with `unconfirmed` lists them), oldest
    * first, at most `limit`; a listed one may be resolved already (forgetUnconfirmed drops it).

@@ -52,12 +52,10 @@ export function createMemoryLedger(options: MemoryLedgerOptions = {}): Ledger {
   const auths = new Map<string, AuthEntry>();
   // Held (unsettled) results, one per held authorization: never evicted, they leave with it.
   const heldResults = new Map<string, JobResult>();
-  const results = new Map<string, ResultEntry>(); // insertion order = least recently used first
+  const results = new Map<string, ResultEntry>(); // by authorization; insertion order = least recently used first
   let resultTotalBytes = 0;
   let nextSweep = 0;
   const locks = new Map<string, { waiters: Waiter[] }>(); // present = held
-
-  const resultKey = (auth: string, jobId: string): string => JSON.stringify([auth, jobId]);
 
   const dropResult = (key: string): void => {
     const entry = results.get(key);
@@ -167,8 +165,7 @@ export function createMemoryLedger(options: MemoryLedgerOptions = {}): Ledger {
       const expiresAt = Date.now() + ttlMs;
       auths.set(auth, { state: "settled", expiresAt });
       heldResults.delete(auth);
-      if (result)
-        storeResult(resultKey(auth, result.jobId), { ...result, settled: true }, expiresAt);
+      if (result) storeResult(auth, { ...result, settled: true }, expiresAt);
     },
 
     async hold(auth, ttlMs, result) {
@@ -194,20 +191,18 @@ export function createMemoryLedger(options: MemoryLedgerOptions = {}): Ledger {
         auths.set(auth, { state: "held", expiresAt: entry.heldUntil });
     },
 
-    async getResult(auth, jobId) {
+    async getResult(auth) {
       const held = heldResults.get(auth);
       const state = held && authEntry(auth)?.state;
-      if (held?.jobId === jobId && (state === "held" || state === "pending"))
-        return { ...held, settled: false };
-      const key = resultKey(auth, jobId);
-      const entry = results.get(key);
+      if (held && (state === "held" || state === "pending")) return { ...held, settled: false };
+      const entry = results.get(auth);
       if (!entry) return undefined;
       if (entry.expiresAt <= Date.now()) {
-        dropResult(key);
+        dropResult(auth);
         return undefined;
       }
-      results.delete(key); // move to the most recently used end
-      results.set(key, entry);
+      results.delete(auth); // move to the most recently used end
+      results.set(auth, entry);
       return entry.value;
     },
 

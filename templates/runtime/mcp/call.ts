@@ -6,8 +6,9 @@
  *
  * A tool call has no job_id or deadline: `params._meta.job_id` and `params._meta.deadline` (Unix
  * seconds) set them; otherwise the deadline is now + MCP_DEADLINE_SECONDS, and the job id is derived
- * from the tool, its arguments and the payment, so an identical retry is the same job (a paid one
- * gets its cached result, with no second charge).
+ * from the tool, its arguments and the payment. A paid job's answer is found by its payment and
+ * request, not its job id (jobs/stored-answer.ts): an identical retry, here or as POST /execute,
+ * gets the cached result (or settles a held one) with no second charge.
  */
 import { createHash } from "node:crypto";
 import type { DiscoveryData } from "../discovery/data.js";

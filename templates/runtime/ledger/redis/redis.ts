@@ -9,7 +9,7 @@
  * are spent, so a retry could run its job again (the chain still refuses a second charge).
  * Part of your project: edit freely.
  */
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { Logger } from "../../types.js";
 import { connect, passwordOf, redactRedisUrl } from "./redis-connect.js";
 import { SCRIPTS } from "./redis-scripts.js";
@@ -60,8 +60,6 @@ type Scripted = Record<ScriptName, (...args: (string | number)[]) => Promise<unk
 const ms = (value: number): number => Math.max(1, Math.ceil(value));
 
 const sleep = (delayMs: number) => new Promise((resolve) => setTimeout(resolve, delayMs));
-
-const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
 
 /** A result as stored: the answer, the identity of its request and payment, settled or held. */
 function isFoundResult(value: unknown): value is FoundResult {
@@ -164,8 +162,7 @@ export function createRedisLedger(options: RedisLedgerOptions): Ledger {
   }
 
   const stateKey = (auth: string) => `${keyPrefix}{${auth}}:state`;
-  const resultKey = (auth: string, jobId: string) =>
-    `${keyPrefix}{${auth}}:result:${sha256(jobId)}`;
+  const resultKey = (auth: string) => `${keyPrefix}{${auth}}:result`;
   const lockKey = (name: string) => `${keyPrefix}lock:{${name}}`;
   const unconfirmedKey = `${keyPrefix}unconfirmed`;
 
@@ -198,7 +195,7 @@ export function createRedisLedger(options: RedisLedgerOptions): Ledger {
           ? scripts.ledgerSettle(
               2,
               stateKey(auth),
-              resultKey(auth, result.jobId),
+              resultKey(auth),
               ms(ttlMs),
               JSON.stringify({ ...result, settled: true } satisfies FoundResult),
             )
@@ -209,7 +206,7 @@ export function createRedisLedger(options: RedisLedgerOptions): Ledger {
     async hold(auth, ttlMs, result: JobResult) {
       const stored = JSON.stringify({ ...result, settled: false } satisfies FoundResult);
       await command("hold", () =>
-        scripts.ledgerHold(stateKey(auth), resultKey(auth, result.jobId), ms(ttlMs), stored),
+        scripts.ledgerHold(stateKey(auth), resultKey(auth), ms(ttlMs), stored),
       );
       if (result.unconfirmed)
         await command("list an unconfirmed settlement", () =>
@@ -233,8 +230,8 @@ export function createRedisLedger(options: RedisLedgerOptions): Ledger {
       await command("return a held result", () => scripts.ledgerReturnHeld(stateKey(auth), token));
     },
 
-    async getResult(auth, jobId) {
-      const stored = await command("get result", () => client.get(resultKey(auth, jobId)));
+    async getResult(auth) {
+      const stored = await command("get result", () => client.get(resultKey(auth)));
       if (stored === null) return undefined;
       try {
         const value: unknown = JSON.parse(stored);
