@@ -10,7 +10,15 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ConfigError, resolveConfig } from "../../templates/runtime/config.js";
 import { checkRoutes } from "../../templates/runtime/payments/routes.js";
 import { encodeBase64Json } from "../../templates/runtime/payments/x402.js";
-import { captureLogger, job, logText, makeAgent, post, unb64 } from "../runtime/helpers.js";
+import {
+  captureLogger,
+  expectPaidAnswer,
+  job,
+  logText,
+  makeAgent,
+  post,
+  unb64,
+} from "../runtime/helpers.js";
 import {
   type SolanaAccount,
   type SolanaKit,
@@ -126,13 +134,7 @@ describe.each([
       body: JSON.stringify(job("echo", { text: "sol" }, soon())),
     });
     const text = await res.text();
-    expect(res.status, text).toBe(200);
-    expect(JSON.parse(text).output).toEqual({ text: "sol" });
-    expect(unb64(res.headers.get("payment-response")!)).toMatchObject({
-      success: true,
-      network: kit.network,
-      payer: payer.address,
-    });
+    expectPaidAnswer(res, text, { text: "sol" }, kit.network, payer.address);
     expect(await balances()).toEqual({
       payTo: before.payTo + PRICE,
       payer: before.payer - PRICE,
