@@ -13,7 +13,6 @@ import { noMetrics } from "../../templates/runtime/ops/metrics.js";
 import { createRouteHealth } from "../../templates/runtime/payments/route-health.js";
 import {
   captureLogger,
-  expectPaidAnswer,
   job,
   listen,
   makeAgent,
@@ -25,6 +24,7 @@ import {
 import { PAYEE, SETTLER_KEY } from "./accounts.js";
 import { startAnvil, type Anvil } from "./anvil.js";
 import { deployUsdc, ensureBaseSepoliaUsdc, freshPayer, mintUsdc, usdcBalance } from "./usdc.js";
+import { expectPaidAnswer } from "../runtime/answers.js";
 
 const base = inject("chain");
 const ARB = KNOWN_NETWORKS["arbitrum-sepolia"];

@@ -13,13 +13,7 @@ import { USDC_ABI } from "../../templates/runtime/payments/evm/onchain.js";
 import { formatEth, SETTLEMENT_GAS } from "../../templates/runtime/payments/evm/route-health.js";
 import { transferTypedData } from "../../templates/runtime/payments/x402.js";
 import { startServer } from "../../templates/runtime/server.js";
-import {
-  agentHealth,
-  captureLogger,
-  closeAfterEach,
-  logText,
-  makeAgent,
-} from "../runtime/helpers.js";
+import { captureLogger, closeAfterEach, logText, makeAgent } from "../runtime/helpers.js";
 import { refusedStart } from "../runtime/refused-start.js";
 import {
   closedUrl as unusedUrl,
@@ -30,6 +24,7 @@ import {
 } from "../runtime/servers.js";
 import { PAYEE, PAYER_KEYS, SETTLER_KEY } from "./accounts.js";
 import { type Anvil, localChain, startAnvil } from "./anvil.js";
+import { agentHealth } from "../runtime/answers.js";
 
 const { asset, rpcUrl, facilitatorUrl } = inject("chain");
 

@@ -10,15 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ConfigError, resolveConfig } from "../../templates/runtime/config.js";
 import { checkRoutes } from "../../templates/runtime/payments/routes.js";
 import { encodeBase64Json } from "../../templates/runtime/payments/x402.js";
-import {
-  captureLogger,
-  expectPaidAnswer,
-  job,
-  logText,
-  makeAgent,
-  post,
-  unb64,
-} from "../runtime/helpers.js";
+import { captureLogger, job, logText, makeAgent, post, unb64 } from "../runtime/helpers.js";
 import {
   type SolanaAccount,
   type SolanaKit,
@@ -32,6 +24,7 @@ import { buildCli } from "../cli/client-project.js";
 import { FACILITATOR_KEY, PAYEE } from "./accounts.js";
 import { type SolanaServer, type SolanaServers, startSolanaServers } from "./solana-servers.js";
 import { usdcBalance } from "./usdc.js";
+import { expectPaidAnswer } from "../runtime/answers.js";
 
 const base = inject("chain");
 const PRICE = 10_000n;

@@ -266,17 +266,6 @@ const freeFormOutput = {
   properties: { data: { type: "object" } },
 };
 
-/**
- * makeAgent()'s GET /health answer: 200 "ok", or 503 "degraded" naming `problems`; `more` adds fields
- * (its networks' records).
- */
-export function agentHealth(problems: string[] = [], more: Record<string, unknown> = {}) {
-  const { name, version } = makeAgent();
-  const status = problems.length ? "degraded" : "ok";
-  const body = { name, version, status, ...(problems.length ? { problems } : {}), ...more };
-  return { status: problems.length ? 503 : 200, body };
-}
-
 export type HostileAgent = TestAgent & {
   /** Handler starts, per added capability (echo's are in `calls`). */
   starts: Record<string, number>;
@@ -494,23 +483,6 @@ export const settledReceipt = (payer: string, network = "eip155:84532") => ({
   network,
   payer,
 });
-
-/** A paid job's fetch answer (`text` its body): 200 with `output`, PAYMENT-RESPONSE a success on `network` by `payer`. */
-export function expectPaidAnswer(
-  res: Response,
-  text: string,
-  output: unknown,
-  network: string,
-  payer: string,
-): void {
-  expect(res.status, text).toBe(200);
-  expect(JSON.parse(text).output).toEqual(output);
-  expect(unb64(res.headers.get("payment-response")!)).toMatchObject({
-    success: true,
-    network,
-    payer,
-  });
-}
 
 /** What a v2 client would send: the chosen requirement verbatim + the signed payload. */
 export function v2Header(accepted: Record<string, unknown>, payload: unknown): string {

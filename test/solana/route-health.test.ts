@@ -6,7 +6,8 @@ import type { AddressInfo } from "node:net";
 import { createServer } from "node:http";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
-import { agentHealth, captureLogger, listen, makeAgent, type Running } from "../runtime/helpers.js";
+import { agentHealth } from "../runtime/answers.js";
+import { captureLogger, listen, makeAgent, type Running } from "../runtime/helpers.js";
 import { type SolanaKit, SOLANA_DEVNET, startSolanaKit } from "./kit.js";
 
 const MAINNET_GENESIS = "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuqCNXDHhPTP";
