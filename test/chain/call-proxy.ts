@@ -7,7 +7,7 @@ import {
   type IncomingMessage,
   type Server,
 } from "node:http";
-import type { AddressInfo } from "node:net";
+import { closeServer, listenLocal } from "../runtime/servers.js";
 
 export interface DropProxy {
   url: string;
@@ -93,18 +93,12 @@ export async function dropProxy(
       req.socket.destroy();
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: await listenLocal(server),
     paid,
     get dropped() {
       return dropped;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }

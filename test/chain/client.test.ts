@@ -7,9 +7,14 @@ import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
 import type { AppOptions } from "../../templates/runtime/config.js";
-import { buildCli, dropProxy, payingProject, type TsProject } from "../cli/client-project.js";
-import { capability, captureLogger, listen, type Running } from "../runtime/helpers.js";
-import type { AgentDefinition } from "../../templates/runtime/types.js";
+import {
+  buildCli,
+  dropProxy,
+  payingProject,
+  priceRefusal,
+  type TsProject,
+} from "../cli/client-project.js";
+import { captureLogger, echoAgent, listen, type Running } from "../runtime/helpers.js";
 import { PAYEE } from "./accounts.js";
 import { localChain } from "./anvil.js";
 import { BASE_SEPOLIA_USDC, mintUsdc, usdcBalance, ensureBaseSepoliaUsdc } from "./usdc.js";
@@ -35,23 +40,7 @@ type Server = Running & { runs: Record<string, number>; settled(): number };
 /** A production server selling "echo" for 0.01 USDC in `token`, settling through the facilitator. */
 async function startServer(token: Hex): Promise<Server> {
   const runs: Record<string, number> = {};
-  const schema = {
-    type: "object",
-    additionalProperties: false,
-    required: ["text"],
-    properties: { text: { type: "string" } },
-  };
-  const agent: AgentDefinition = {
-    name: "chain-echo",
-    version: "1.0.0",
-    description: "echo, paid on chain",
-    capabilities: {
-      echo: capability("echo", String(PRICE), schema, schema, async (input) => {
-        runs.echo = (runs.echo ?? 0) + 1;
-        return { text: `echo: ${input.text}` };
-      }),
-    },
-  };
+  const agent = echoAgent("chain-echo", "echo, paid on chain", PRICE, runs);
   const payment: AppOptions["payment"] = {
     payTo: PAYEE,
     network: "base-sepolia",
@@ -150,13 +139,7 @@ describe("a generated client paying on chain", () => {
         X402_PAYER_KEY: payer.key,
       });
       expect(r.exitCode, r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout)).toEqual({
-        ok: false,
-        errorType: "price",
-        status: 402,
-        message:
-          "echo failed: price (HTTP 402): refused to pay: the service asks 0.01 USDC, more than 0.005 USDC (maxPrice); nothing was signed",
-      });
+      expect(JSON.parse(r.stdout)).toEqual(priceRefusal("0.005"));
       expect(proxy.requests).toHaveLength(1);
       expect(proxy.requests[0]!.payment).toBeUndefined();
       expect(proxy.requests[0]!.outcome).toBe(402);

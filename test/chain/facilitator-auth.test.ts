@@ -8,7 +8,7 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { PrivateKeyAccount } from "viem/accounts";
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, resolveConfig } from "../../templates/runtime/config.js";
 import { checkFacilitator } from "../../templates/runtime/payments/facilitator.js";
 import { startServer } from "../../templates/runtime/server.js";
@@ -18,12 +18,11 @@ import {
   makeAgent,
   post,
   signAuthorization,
-  unb64,
   v1Header,
-  v2Header,
   type TestAgent,
 } from "../runtime/helpers.js";
 import { PAYEE } from "./accounts.js";
+import { asset, domain, facilitatorUrl, firstOffer, rpcUrl, signOffer } from "./context.js";
 import {
   ecKey,
   ed25519Key,
@@ -32,8 +31,6 @@ import {
 } from "./facilitator-proxy.js";
 import { freshPayer, usdcBalance } from "./usdc.js";
 
-const { rpcUrl, chainId, asset, facilitatorUrl } = inject("chain");
-const domain = { name: "USDC", version: "2", chainId, verifyingContract: asset } as const;
 const PRICE = 10_000n;
 const KEY_ID = "organizations/test-org/apiKeys/test-key";
 
@@ -77,15 +74,22 @@ async function start(agent: TestAgent, env: Record<string, string>) {
 /** A v2 payment for one echo job, as a real client makes it from the 402. */
 async function payV2(url: string, payer: PrivateKeyAccount, text: string) {
   const request = job("echo", { text });
-  const first = await post(url, request);
-  expect(first.status).toBe(402);
-  const accepted = unb64(first.headers.get("payment-required")!).accepts[0];
-  const payload = await signAuthorization(payer, {
-    to: accepted.payTo,
-    value: accepted.amount,
-    domain,
-  });
-  return { request, header: v2Header(accepted, payload) };
+  const { header } = await signOffer(payer, await firstOffer(url, request));
+  return { request, header };
+}
+
+/**
+ * A server whose facilitator is `front`, signing with the CDP key `secret`, and one echo job (`text`) a
+ * fresh payer pays it for: the server, the payee's USDC before, the request, its payment and the answer.
+ */
+async function paidThrough(front: FacilitatorProxy, secret: string, text: string) {
+  const agent = makeAgent();
+  const { url, logger } = await start(agent, { ...baseEnv(front.url), ...cdpEnv(secret) });
+  const payer = await freshPayer(rpcUrl, asset, PRICE * 2n);
+  const before = await usdcBalance(rpcUrl, asset, PAYEE);
+  const { request, header } = await payV2(url, payer, text);
+  const res = await post(url, request, { "payment-signature": header });
+  return { agent, url, logger, before, request, header, res };
 }
 
 describe.each([
@@ -99,12 +103,7 @@ describe.each([
   });
 
   it("accepts every request the server sends (startup, verify, settle): the job runs and USDC moves", async () => {
-    const agent = makeAgent();
-    const { url, logger } = await start(agent, { ...baseEnv(front.url), ...cdpEnv(key.secret) });
-    const payer = await freshPayer(rpcUrl, asset, PRICE * 2n);
-    const before = await usdcBalance(rpcUrl, asset, PAYEE);
-    const { request, header } = await payV2(url, payer, "cdp");
-    const res = await post(url, request, { "payment-signature": header });
+    const { url, logger, before, res } = await paidThrough(front, key.secret, "cdp");
     expect(res.status, res.text).toBe(200);
     expect(await usdcBalance(rpcUrl, asset, PAYEE)).toBe(before + PRICE);
     expect(front.seen.map((s) => [s.method, s.path, s.refused])).toEqual([
@@ -148,12 +147,11 @@ it("a facilitator that refuses /settle (401, echoing the JWT): unconfirmed, neve
     cdp: { keyId: KEY_ID, publicKey: key.publicKey },
     refuseSettle: true,
   });
-  const agent = makeAgent();
-  const { url, logger } = await start(agent, { ...baseEnv(front.url), ...cdpEnv(key.secret) });
-  const payer = await freshPayer(rpcUrl, asset, PRICE * 2n);
-  const before = await usdcBalance(rpcUrl, asset, PAYEE);
-  const { request, header } = await payV2(url, payer, "refused");
-  const res = await post(url, request, { "payment-signature": header });
+  const { agent, url, logger, before, request, header, res } = await paidThrough(
+    front,
+    key.secret,
+    "refused",
+  );
   expect(res.status).not.toBe(200);
   expect(res.body.error).toMatch(
     /^payment settlement is unconfirmed, so the result is withheld for now: .*answered HTTP 401: .*This authorization will not be used again/,

@@ -13,7 +13,7 @@ import { x402Client } from "@x402/core/client";
 import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm";
 import { generatePrivateKey, privateKeyToAddress, type PrivateKeyAccount } from "viem/accounts";
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
 import type { Ledger } from "../../templates/runtime/ledger/ledger.js";
 import { createRedisLedger } from "../../templates/runtime/ledger/redis/redis.js";
@@ -30,13 +30,19 @@ import {
   post,
   signAuthorization,
   unb64,
-  v2Header,
   type Running,
 } from "../runtime/helpers.js";
+import {
+  asset,
+  chainId,
+  domain,
+  facilitatorUrl,
+  firstOffer,
+  rpcUrl,
+  signOffer,
+} from "./context.js";
 import { freshPayer, nonceUsed, usdcBalance } from "./usdc.js";
 
-const { rpcUrl, chainId, asset, facilitatorUrl } = inject("chain");
-const domain = { name: "USDC", version: "2", chainId, verifyingContract: asset } as const;
 const PRICE = 10_000n; // 0.01 USDC
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -102,16 +108,11 @@ async function startInstance(
 
 /** A v2 PAYMENT-SIGNATURE for `payTo`'s offer, signed by `payer` (a real EIP-3009 authorization). */
 async function pay(url: string, payer: PrivateKeyAccount, validBefore?: number) {
-  const offer = await post(url, job("slow", { text: "how do I pay?" }));
-  expect(offer.status).toBe(402);
-  const accepted = unb64(offer.headers.get("payment-required")!).accepts[0];
-  const payload = await signAuthorization(payer, {
-    to: accepted.payTo,
+  const accepted = await firstOffer(url, job("slow", { text: "how do I pay?" }));
+  return await signOffer(payer, accepted, {
     value: String(PRICE),
-    domain,
     ...(validBefore === undefined ? {} : { validBefore: String(validBefore) }),
   });
-  return { header: v2Header(accepted, payload), nonce: payload.authorization.nonce };
 }
 
 /** Whether the instance's job has ended: held for a retry, or (the old behaviour) settled. */
@@ -133,6 +134,28 @@ async function giveUp(url: string, body: unknown, header: string, started: () =>
   await expect(request).rejects.toThrow(/abort/i);
 }
 
+/**
+ * A fresh payer pays `instance` for a slow job (`text`, `ms`) and gives up once its handler started
+ * (`runs.slow === 1`): once the job ended, nothing was charged to `payTo`. The payment, job and balance.
+ */
+async function paidAndGaveUp(
+  instance: Instance,
+  runs: Record<string, number>,
+  payTo: `0x${string}`,
+  text: string,
+  ms: number,
+) {
+  const payer = await freshPayer(rpcUrl, asset, 2n * PRICE);
+  const { header, nonce } = await pay(instance.app.url, payer);
+  const body = job("slow", { text, ms });
+  const payeeBefore = await usdcBalance(rpcUrl, asset, payTo);
+
+  await giveUp(instance.app.url, body, header, () => runs.slow === 1);
+  await until(jobEnded(instance), "the job's end");
+  expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore);
+  return { payer, header, nonce, body, payeeBefore };
+}
+
 describe("a POST /execute buyer who gives up (one instance)", () => {
   const runs: Record<string, number> = {};
   const payTo = privateKeyToAddress(generatePrivateKey());
@@ -144,14 +167,13 @@ describe("a POST /execute buyer who gives up (one instance)", () => {
   afterAll(() => one?.app.close());
 
   it("is not charged; the identical retry settles once and gets the output without a second run", async () => {
-    const payer = await freshPayer(rpcUrl, asset, 2n * PRICE);
-    const { header, nonce } = await pay(one.app.url, payer);
-    const body = job("slow", { text: "gone", ms: 1500 });
-    const payeeBefore = await usdcBalance(rpcUrl, asset, payTo);
-
-    await giveUp(one.app.url, body, header, () => runs.slow === 1);
-    await until(jobEnded(one), "the job's end");
-    expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore);
+    const { payer, header, nonce, body, payeeBefore } = await paidAndGaveUp(
+      one,
+      runs,
+      payTo,
+      "gone",
+      1500,
+    );
     expect(await nonceUsed(rpcUrl, asset, payer.address, nonce)).toBe(false);
     const metrics = await fetch(`${one.app.url}/metrics`, {
       headers: { authorization: `Bearer ${metricsToken}` },
@@ -257,14 +279,13 @@ describe("a POST /execute buyer who gives up, two instances on one Redis", () =>
   });
 
   it("the other instance settles the held answer once, even for two identical retries at once", async () => {
-    const payer = await freshPayer(rpcUrl, asset, 2n * PRICE);
-    const { header, nonce } = await pay(a.app.url, payer);
-    const body = job("slow", { text: "shared", ms: 1000 });
-    const payeeBefore = await usdcBalance(rpcUrl, asset, payTo);
-
-    await giveUp(a.app.url, body, header, () => runs.slow === 1);
-    await until(jobEnded(a), "the job's end");
-    expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore);
+    const { payer, header, nonce, body, payeeBefore } = await paidAndGaveUp(
+      a,
+      runs,
+      payTo,
+      "shared",
+      1000,
+    );
 
     // On b, another request with this payment and job_id: refused, not run.
     const changed = await post(

@@ -5,12 +5,12 @@
 // to a real thief. Balances are
 // read on chain by the tests. Mode "honest" asks exactly the declared price, the way a create-agent server does.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { createWalletClient, http, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { PAYEE, SETTLER_KEY } from "./accounts.js";
 import { localChain } from "./anvil.js";
 import { BASE_SEPOLIA_USDC, transferWithAuthorizationCall } from "./usdc.js";
+import { closeServer, listenLocal } from "../runtime/servers.js";
 
 export type HostileMode =
   /** Asks the declared price (10000) exactly, v2 header and v1 body: the control. */
@@ -261,9 +261,8 @@ export async function startHostile(
       }),
     );
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: await listenLocal(server),
     payments,
     settled,
     get elsewhere() {
@@ -272,10 +271,6 @@ export async function startHostile(
     get streamed() {
       return streamed;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }

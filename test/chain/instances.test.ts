@@ -2,9 +2,9 @@
 // needs its own account nonce. Two instances settling at the same moment must not lose paid
 // results to "nonce too low": with a shared ledger its lock serializes the sends; without one the
 // loser re-reads the nonce and sends again. Anvil automines, so a race shows up at once.
-import { createPublicClient, http, type Hex } from "viem";
+import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { afterEach, describe, expect, inject, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
 import type { Ledger } from "../../templates/runtime/ledger/ledger.js";
 import { createMemoryLedger } from "../../templates/runtime/ledger/memory.js";
@@ -23,17 +23,12 @@ import {
   post,
   signAuthorization,
   unb64,
-  v2Header,
   type Running,
 } from "../runtime/helpers.js";
 import { PAYEE, SETTLER_KEY } from "./accounts.js";
-import { localChain } from "./anvil.js";
+import { asset, chainId, client, domain, rpcUrl, signOffer } from "./context.js";
 import { mintUsdc, usdcBalance } from "./usdc.js";
 
-const { rpcUrl, chainId, asset } = inject("chain");
-const chain = localChain(rpcUrl, chainId);
-const client = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 20 });
-const domain = { name: "USDC", version: "2", chainId, verifyingContract: asset } as const;
 const PRICE = 10_000n; // echo's price: 0.01 USDC
 const JOBS = 20;
 
@@ -183,8 +178,8 @@ describe.each(VARIANTS)("two app instances, one settler key, %s", (_name, shared
     };
     const requests = await Promise.all(
       (await freshPayers(JOBS)).map(async (payer, i) => {
-        const payload = await signAuthorization(payer, { to: PAYEE, value: String(PRICE), domain });
-        return { url: apps[i % 2]!.url, header: v2Header(accepted, payload), text: `job ${i}` };
+        const { header } = await signOffer(payer, accepted, { to: PAYEE, value: String(PRICE) });
+        return { url: apps[i % 2]!.url, header, text: `job ${i}` };
       }),
     );
     const payeeBefore = await usdcBalance(rpcUrl, asset, PAYEE);

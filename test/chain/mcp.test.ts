@@ -10,8 +10,13 @@ import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm";
 import { generatePrivateKey, privateKeyToAddress, type PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
-import type { AgentDefinition } from "../../templates/runtime/types.js";
-import { capability, captureLogger, listen, type Running } from "../runtime/helpers.js";
+import {
+  captureLogger,
+  countedCapability,
+  echoAgent,
+  listen,
+  type Running,
+} from "../runtime/helpers.js";
 import { freshPayer, nonceUsed, usdcBalance } from "./usdc.js";
 
 const { rpcUrl, asset, facilitatorUrl } = inject("chain");
@@ -19,27 +24,11 @@ const PRICE = 10_000n; // 0.01 USDC
 const payTo = privateKeyToAddress(generatePrivateKey());
 const runs: Record<string, number> = {};
 
-const text = {
-  type: "object",
-  additionalProperties: false,
-  required: ["text"],
-  properties: { text: { type: "string" } },
-};
-const agent: AgentDefinition = {
-  name: "mcp-chain",
-  version: "1.0.0",
-  description: "paid MCP tools on chain",
-  capabilities: {
-    echo: capability("echo", String(PRICE), text, text, async (input) => {
-      runs.echo = (runs.echo ?? 0) + 1;
-      return { text: `echo: ${input.text}` };
-    }),
-    crash: capability("crash", String(PRICE), text, text, async () => {
-      runs.crash = (runs.crash ?? 0) + 1;
-      throw new Error("handler crashed");
-    }),
-  },
-};
+const agent = echoAgent("mcp-chain", "paid MCP tools on chain", PRICE, runs, {
+  crash: countedCapability("crash", PRICE, runs, async () => {
+    throw new Error("handler crashed");
+  }),
+});
 
 let server: Running;
 let mcp: Client;

@@ -9,9 +9,9 @@
 // facilitator otherwise): the chain, the facilitator and the transfer are real, only the wire is slow.
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createPublicClient, createWalletClient, http, type Hex } from "viem";
+import { createWalletClient, http, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
 import { createMemoryLedger } from "../../templates/runtime/ledger/memory.js";
 import type { AppOptions } from "../../templates/runtime/config.js";
@@ -23,34 +23,26 @@ import {
   listen,
   nowSeconds,
   post,
-  signAuthorization,
   unb64,
-  v2Header,
   type LogLine,
   type Running,
 } from "../runtime/helpers.js";
 import { DEPLOYER_KEY, SETTLER_KEY } from "./accounts.js";
-import { localChain } from "./anvil.js";
 import {
-  mintUsdc,
-  USDC_ABI,
-  usdcBalance,
-  freshPayer as freshFundedPayer,
-  nonceUsed as nonceUsedOnChain,
-} from "./usdc.js";
+  asset,
+  balance,
+  chain,
+  client,
+  facilitatorUrl,
+  freshPayer,
+  nonceUsed,
+  rpcUrl,
+  signOffer,
+} from "./context.js";
+import { mintUsdc, USDC_ABI } from "./usdc.js";
 
-const { rpcUrl, chainId, asset, facilitatorUrl } = inject("chain");
-const chain = localChain(rpcUrl, chainId);
-const client = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 20 });
-const domain = { name: "USDC", version: "2", chainId, verifyingContract: asset } as const;
 const PRICE = 10_000n; // every capability here costs 0.01 USDC
 const SINK = privateKeyToAccount(DEPLOYER_KEY).address; // where a drained payer's USDC goes
-
-const balance = (address: Hex) => usdcBalance(rpcUrl, asset, address);
-const nonceUsed = (from: Hex, nonce: Hex) => nonceUsedOnChain(rpcUrl, asset, from, nonce);
-
-/** A fresh account with `usdc` atomic units of USDC and some ETH for gas. */
-const freshPayer = (usdc: bigint) => freshFundedPayer(rpcUrl, asset, usdc);
 
 /** Moves all of `payer`'s USDC away (a payer spending its money while its job runs). */
 async function drain(payer: PrivateKeyAccount): Promise<void> {
@@ -191,13 +183,17 @@ afterAll(async () => {
 
 /** A real EIP-3009 authorization for `route`'s offer, as the header a v2 client sends. */
 async function pay(route: Route, payer: PrivateKeyAccount, validBefore?: number) {
-  const payload = await signAuthorization(payer, {
+  return await signOffer(payer, route.accepted, {
     to: route.payee,
-    value: route.accepted.amount,
-    domain,
     ...(validBefore === undefined ? {} : { validBefore: String(validBefore) }),
   });
-  return { header: v2Header(route.accepted, payload), nonce: payload.authorization.nonce };
+}
+
+/** A fresh payer holding `usdc`, its authorization of `route`'s offer, and the money before it is used. */
+async function paying(route: Route, usdc: bigint) {
+  const payer = await freshPayer(usdc);
+  const { header, nonce } = await pay(route, payer);
+  return { payer, header, nonce, before: await money(route, payer) };
 }
 
 /** The payer's and the payee's USDC, read from the chain. */
@@ -248,9 +244,7 @@ describe.each<RouteName>(["direct", "facilitator"])("%s settlement", (name) => {
       "%s inside a free-form object: 500 internal, no USDC moves, the identical retry runs again, the authorization stays good",
       async (text) => {
         const r = route();
-        const payer = await freshPayer(2n * PRICE);
-        const { header, nonce } = await pay(r, payer);
-        const before = await money(r, payer);
+        const { payer, header, nonce, before } = await paying(r, 2n * PRICE);
         const logFrom = r.logger.lines.length;
         const body = job("unserializable", { text });
         const runs = r.agent.starts.unserializable ?? 0;
@@ -281,9 +275,7 @@ describe.each<RouteName>(["direct", "facilitator"])("%s settlement", (name) => {
 
     it("an output over maxOutputBytes (100 KiB > 64 KiB): 500, no USDC moves; a small one is charged once", async () => {
       const r = route();
-      const payer = await freshPayer(2n * PRICE);
-      const { header, nonce } = await pay(r, payer);
-      const before = await money(r, payer);
+      const { payer, header, nonce, before } = await paying(r, 2n * PRICE);
       const logFrom = r.logger.lines.length;
 
       const res = await post(r.app.url, job("big", { text: String(100 * 1024) }), {
@@ -306,9 +298,7 @@ describe.each<RouteName>(["direct", "facilitator"])("%s settlement", (name) => {
 
   it("a CPU-bound handler (2.5 s busy loop) past its 1 s deadline: 408, no USDC moves (defect 2)", async () => {
     const r = route();
-    const payer = await freshPayer(PRICE);
-    const { header, nonce } = await pay(r, payer);
-    const before = await money(r, payer);
+    const { payer, header, nonce, before } = await paying(r, PRICE);
     const started = Date.now();
     const res = await post(
       r.app.url,
@@ -376,9 +366,7 @@ describe.each<RouteName>(["direct", "facilitator"])("%s settlement", (name) => {
 
   it("a handler ignoring its signal keeps the authorization after its 408: 5 resends start no handler; once it stops, one resend is charged once (defect 6)", async () => {
     const r = route();
-    const payer = await freshPayer(2n * PRICE);
-    const { header, nonce } = await pay(r, payer);
-    const before = await money(r, payer);
+    const { payer, header, nonce, before } = await paying(r, 2n * PRICE);
     const stubbornBefore = r.agent.starts.stubborn ?? 0;
     const echoBefore = r.agent.calls.echo ?? 0;
     const logFrom = r.logger.lines.length;
@@ -426,9 +414,7 @@ describe.each<RouteName>(["direct", "facilitator"])("%s settlement", (name) => {
   describe("bounded echoes and caches (defect 7)", () => {
     it("input nested 2,000 levels deep, with a payment: 400 validation, no USDC moves", async () => {
       const r = route();
-      const payer = await freshPayer(PRICE);
-      const { header, nonce } = await pay(r, payer);
-      const before = await money(r, payer);
+      const { payer, header, nonce, before } = await paying(r, PRICE);
       let deep: unknown = "x";
       for (let i = 0; i < 2000; i++) deep = { a: deep };
       const res = await post(r.app.url, job("echo", { text: "x", tags: [deep] }), {
@@ -442,9 +428,7 @@ describe.each<RouteName>(["direct", "facilitator"])("%s settlement", (name) => {
 
     it("a 900 KB capability name, with a payment: 400 capability, a small answer, no giant log line, no USDC moves", async () => {
       const r = route();
-      const payer = await freshPayer(PRICE);
-      const { header, nonce } = await pay(r, payer);
-      const before = await money(r, payer);
+      const { payer, header, nonce, before } = await paying(r, PRICE);
       const logFrom = r.logger.lines.length;
       const res = await post(r.app.url, job("c".repeat(900_000), { text: "x" }), {
         "payment-signature": header,

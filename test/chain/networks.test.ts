@@ -24,6 +24,7 @@ import {
 import { PAYEE, SETTLER_KEY } from "./accounts.js";
 import { startAnvil, type Anvil } from "./anvil.js";
 import { deployUsdc, ensureBaseSepoliaUsdc, freshPayer, mintUsdc, usdcBalance } from "./usdc.js";
+import { expectPaidAnswer } from "../runtime/answers.js";
 
 const base = inject("chain");
 const ARB = KNOWN_NETWORKS["arbitrum-sepolia"];
@@ -103,13 +104,7 @@ describe("two EVM chains in one offer", () => {
     const payeeBefore = await balances(PAYEE);
     const runs = agent.calls.echo ?? 0;
     const { res, text } = await payJob(ARB.caip2, "arb");
-    expect(res.status, text).toBe(200);
-    expect(JSON.parse(text).output).toEqual({ text: "arb" });
-    expect(unb64(res.headers.get("payment-response")!)).toMatchObject({
-      success: true,
-      network: ARB.caip2,
-      payer: payer.address,
-    });
+    expectPaidAnswer(res, text, { text: "arb" }, ARB.caip2, payer.address);
     expect(await balances(payer.address)).toEqual({
       base: payerBefore.base,
       arb: payerBefore.arb - 10_000n,

@@ -15,9 +15,9 @@ import {
   isPaymentIdentifierRequired,
   validatePaymentIdentifier,
 } from "@x402/extensions/payment-identifier";
-import { createPublicClient, http, type Hex } from "viem";
+import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAddress, type PrivateKeyAccount } from "viem/accounts";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
 import type { Ledger } from "../../templates/runtime/ledger/ledger.js";
 import { createRedisLedger } from "../../templates/runtime/ledger/redis/redis.js";
@@ -35,17 +35,10 @@ import {
   type TestAgent,
 } from "../runtime/helpers.js";
 import { startRedis, type RedisServer } from "../redis/redis-server.js";
-import { localChain } from "./anvil.js";
 import { dropProxy } from "./call-proxy.js";
+import { asset, chainId, client, domain, facilitatorUrl, rpcUrl } from "./context.js";
 import { freshPayer, nonceUsed, usdcBalance } from "./usdc.js";
 
-const { rpcUrl, chainId, asset, facilitatorUrl } = inject("chain");
-const chain = createPublicClient({
-  chain: localChain(rpcUrl, chainId),
-  transport: http(rpcUrl),
-  pollingInterval: 20,
-});
-const domain = { name: "USDC", version: "2", chainId, verifyingContract: asset } as const;
 const PRICE = 10_000n; // echo's and slow's price: 0.01 USDC
 const payTo = privateKeyToAddress(generatePrivateKey());
 const balance = (address: Hex) => usdcBalance(rpcUrl, asset, address);
@@ -104,7 +97,7 @@ const money = async (payer: PrivateKeyAccount) => ({
 async function receiptOf(res: { headers: Headers }) {
   const receipt = unb64(res.headers.get("payment-response")!);
   expect(receipt).toMatchObject({ success: true, network: `eip155:${chainId}` });
-  const mined = await chain.getTransactionReceipt({ hash: receipt.transaction });
+  const mined = await client.getTransactionReceipt({ hash: receipt.transaction });
   expect(mined.status).toBe("success");
   return receipt;
 }
@@ -340,7 +333,7 @@ describe('MCP: _meta["x402/payment"] with a payment id', () => {
       const receipt = (again._meta as Record<string, any>)["x402/payment-response"];
       expect(receipt).toEqual((first._meta as Record<string, any>)["x402/payment-response"]);
       expect(receipt).toMatchObject({ success: true });
-      expect((await chain.getTransactionReceipt({ hash: receipt.transaction })).status).toBe(
+      expect((await client.getTransactionReceipt({ hash: receipt.transaction })).status).toBe(
         "success",
       );
       // The same payment and id as a POST /execute job (with a job_id of its own): the same answer

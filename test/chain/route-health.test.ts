@@ -7,17 +7,16 @@
 import type { Server } from "node:http";
 import { createPublicClient, http } from "viem";
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { EVM_NETWORKS as KNOWN_NETWORKS } from "../../templates/runtime/payments/evm/networks.js";
 import { USDC_ABI } from "../../templates/runtime/payments/evm/onchain.js";
 import { formatEth, SETTLEMENT_GAS } from "../../templates/runtime/payments/evm/route-health.js";
 import { transferTypedData } from "../../templates/runtime/payments/x402.js";
 import { startServer } from "../../templates/runtime/server.js";
-import { captureLogger, logText, makeAgent } from "../runtime/helpers.js";
+import { captureLogger, closeAfterEach, logText, makeAgent } from "../runtime/helpers.js";
 import { refusedStart } from "../runtime/refused-start.js";
 import {
   closedUrl as unusedUrl,
-  closeServer,
   healthOf,
   healthUntil,
   urlOf,
@@ -25,6 +24,7 @@ import {
 } from "../runtime/servers.js";
 import { PAYEE, PAYER_KEYS, SETTLER_KEY } from "./accounts.js";
 import { type Anvil, localChain, startAnvil } from "./anvil.js";
+import { agentHealth } from "../runtime/answers.js";
 
 const { asset, rpcUrl, facilitatorUrl } = inject("chain");
 
@@ -65,10 +65,7 @@ afterAll(async () => {
 });
 
 let server: Server | undefined;
-afterEach(async () => {
-  await closeServer(server);
-  server = undefined;
-});
+closeAfterEach(() => server);
 
 /** startServer refusing `env` (exit 1 before listening): what it wrote to stderr. */
 const refusal = (env: Record<string, string>) => refusedStart(makeAgent(), env);
@@ -213,15 +210,9 @@ describe("GET /health with direct settlement", () => {
     const node = await startAnvil({ chainId: 84532 }); // its default accounts are funded; SETTLER_KEY is one
     try {
       const last = await healthOnceStopped(node, directEnv(node.rpcUrl));
-      expect(last).toEqual({
-        status: 503,
-        body: {
-          name: makeAgent().name,
-          version: makeAgent().version,
-          status: "degraded",
-          problems: ["settlement route unreachable: paid jobs are refused until it is back"],
-        },
-      });
+      expect(last).toEqual(
+        agentHealth(["settlement route unreachable: paid jobs are refused until it is back"]),
+      );
     } finally {
       await node.stop();
     }
@@ -322,15 +313,11 @@ describe("start-up with two networks settled directly (X402_NETWORKS + X402_SETT
     expect(series(text, "agent_settler_balance_eth", "eip155:421614")).toBe(0.7);
     for (const caip2 of ["eip155:84532", "eip155:421614"])
       expect(series(text, "agent_settler_balance_low_eth", caip2)).toBeGreaterThan(0);
-    expect(await healthOf(urlOf(server))).toEqual({
-      status: 200,
-      body: {
-        name: makeAgent().name,
-        version: makeAgent().version,
-        status: "ok",
+    expect(await healthOf(urlOf(server))).toEqual(
+      agentHealth([], {
         networks: { "eip155:84532": { status: "ok" }, "eip155:421614": { status: "ok" } },
-      },
-    });
+      }),
+    );
   });
 });
 
@@ -339,24 +326,22 @@ describe("GET /health with two networks settled directly", () => {
     const node = await startAnvil({ chainId: ARB.chainId }); // SETTLER_KEY is one of its funded accounts
     try {
       const last = await healthOnceStopped(node, twoNetworks(node.rpcUrl));
-      expect(last).toEqual({
-        status: 503,
-        body: {
-          name: makeAgent().name,
-          version: makeAgent().version,
-          status: "degraded",
-          problems: [
+      expect(last).toEqual(
+        agentHealth(
+          [
             "settlement route of arbitrum-sepolia unreachable: paid jobs on that network are refused until it is back",
           ],
-          networks: {
-            "eip155:84532": { status: "ok" },
-            "eip155:421614": {
-              status: "degraded",
-              problems: ["settlement route unreachable: paid jobs are refused until it is back"],
+          {
+            networks: {
+              "eip155:84532": { status: "ok" },
+              "eip155:421614": {
+                status: "degraded",
+                problems: ["settlement route unreachable: paid jobs are refused until it is back"],
+              },
             },
           },
-        },
-      });
+        ),
+      );
     } finally {
       await node.stop();
     }

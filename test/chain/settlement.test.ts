@@ -12,7 +12,7 @@ import {
   type Hex,
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppOptions } from "../../templates/runtime/config.js";
 import type { Capability } from "../../templates/runtime/types.js";
 import {
@@ -22,6 +22,7 @@ import {
   makeAgent,
   nowSeconds,
   post,
+  settledReceipt,
   signAuthorization,
   unb64,
   v1Header,
@@ -33,25 +34,22 @@ import { createApp } from "../../templates/runtime/app.js";
 import { DEPLOYER_KEY, PAYEE, PAYER_KEYS, SETTLER_KEY } from "./accounts.js";
 import { type Anvil, localChain, startAnvil } from "./anvil.js";
 import {
-  deployUsdc,
-  mintUsdc,
-  USDC_ABI,
-  usdcBalance,
-  freshPayer as freshFundedPayer,
-  nonceUsed as nonceUsedOnChain,
-} from "./usdc.js";
+  asset,
+  balance,
+  chain,
+  chainId,
+  client,
+  domain,
+  facilitatorUrl,
+  firstOffer,
+  freshPayer,
+  nonceUsed,
+  rpcUrl,
+  signOffer,
+} from "./context.js";
+import { deployUsdc, mintUsdc, USDC_ABI, usdcBalance } from "./usdc.js";
 
-const { rpcUrl, chainId, asset, facilitatorUrl } = inject("chain");
-const chain = localChain(rpcUrl, chainId);
-const client = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 20 });
-const domain = { name: "USDC", version: "2", chainId, verifyingContract: asset } as const;
 const PRICE = 10_000n; // echo's price: 0.01 USDC
-
-const balance = (address: Hex) => usdcBalance(rpcUrl, asset, address);
-const nonceUsed = (from: Hex, nonce: Hex) => nonceUsedOnChain(rpcUrl, asset, from, nonce);
-
-/** A fresh account with `usdc` atomic units of USDC and some ETH for gas. */
-const freshPayer = (usdc: bigint) => freshFundedPayer(rpcUrl, asset, usdc);
 
 /** makeAgent plus "drain": while it runs, the payer moves all its USDC away (see settle-failure tests). */
 function chainAgent(): TestAgent & { drain?: PrivateKeyAccount } {
@@ -108,15 +106,7 @@ describe.each(ROUTES)("%s settlement", (route, payment) => {
 
   /** Like a real v2 client: read the 402's PAYMENT-REQUIRED, sign what it asks, send it back. */
   async function payV2(account: PrivateKeyAccount, request: ReturnType<typeof job>, url = app.url) {
-    const first = await post(url, request);
-    expect(first.status).toBe(402);
-    const accepted = unb64(first.headers.get("payment-required")!).accepts[0];
-    const payload = await signAuthorization(account, {
-      to: accepted.payTo,
-      value: accepted.amount,
-      domain,
-    });
-    return { header: v2Header(accepted, payload), payload };
+    return await signOffer(account, await firstOffer(url, request));
   }
 
   it("a paid job settles on chain: the payee gets exactly the price, PAYMENT-RESPONSE names a mined tx", async () => {
@@ -132,12 +122,7 @@ describe.each(ROUTES)("%s settlement", (route, payment) => {
     expect(await nonceUsed(payer.address, payload.authorization.nonce)).toBe(true);
 
     const receipt = unb64(res.headers.get("payment-response")!);
-    expect(receipt).toEqual({
-      success: true,
-      transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
-      network: "eip155:84532",
-      payer: payer.address,
-    });
+    expect(receipt).toEqual(settledReceipt(payer.address));
     const mined = await client.getTransactionReceipt({ hash: receipt.transaction });
     expect(mined.status).toBe("success");
     expect(mined.to?.toLowerCase()).toBe(asset.toLowerCase());

@@ -3,21 +3,18 @@
 // its record under `networks`; when the Solana node goes away, /health says degraded (503) naming solana-devnet
 // while Base Sepolia's record stays ok.
 import type { Server } from "node:http";
-import { afterEach, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { startServer } from "../../templates/runtime/server.js";
 import { startSolanaKit, SOLANA_DEVNET } from "../solana/kit.js";
-import { captureLogger, makeAgent } from "../runtime/helpers.js";
-import { closeServer, healthOf, healthUntil, urlOf } from "../runtime/servers.js";
+import { captureLogger, closeAfterEach, makeAgent } from "../runtime/helpers.js";
+import { healthOf, healthUntil, urlOf } from "../runtime/servers.js";
 import { PAYEE, SETTLER_KEY } from "./accounts.js";
 
 const { asset, rpcUrl } = inject("chain");
 const TOKEN = "a-long-enough-t0ken";
 
 let server: Server | undefined;
-afterEach(async () => {
-  await closeServer(server);
-  server = undefined;
-});
+closeAfterEach(() => server);
 
 describe("GET /health with Base Sepolia and Solana devnet settled directly", () => {
   it("has a record per network, then says degraded (503) naming solana-devnet when its node goes away", async () => {

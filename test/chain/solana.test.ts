@@ -24,6 +24,7 @@ import { buildCli } from "../cli/client-project.js";
 import { FACILITATOR_KEY, PAYEE } from "./accounts.js";
 import { type SolanaServer, type SolanaServers, startSolanaServers } from "./solana-servers.js";
 import { usdcBalance } from "./usdc.js";
+import { expectPaidAnswer } from "../runtime/answers.js";
 
 const base = inject("chain");
 const PRICE = 10_000n;
@@ -126,13 +127,7 @@ describe.each([
       body: JSON.stringify(job("echo", { text: "sol" }, soon())),
     });
     const text = await res.text();
-    expect(res.status, text).toBe(200);
-    expect(JSON.parse(text).output).toEqual({ text: "sol" });
-    expect(unb64(res.headers.get("payment-response")!)).toMatchObject({
-      success: true,
-      network: kit.network,
-      payer: payer.address,
-    });
+    expectPaidAnswer(res, text, { text: "sol" }, kit.network, payer.address);
     expect(await balances()).toEqual({
       payTo: before.payTo + PRICE,
       payer: before.payer - PRICE,

@@ -11,6 +11,7 @@ import { captureLogger, makeAgent } from "../runtime/helpers.js";
 import { refusedStart } from "../runtime/refused-start.js";
 import { closedUrl as unusedUrl, closeServer } from "../runtime/servers.js";
 import { PAYEE } from "./accounts.js";
+import { rejectionOf } from "../thrown.js";
 
 const { asset, facilitatorUrl } = inject("chain");
 
@@ -27,11 +28,7 @@ beforeAll(async () => {
   closedUrl = await unusedUrl();
 });
 
-async function configError(promise: Promise<unknown>): Promise<ConfigError> {
-  const err = await promise.catch((e: unknown) => e);
-  if (!(err instanceof ConfigError)) throw new Error(`expected a ConfigError: ${err}`);
-  return err;
-}
+const configError = (promise: Promise<unknown>) => rejectionOf(ConfigError, promise);
 
 describe("checkFacilitator against the reference facilitator", () => {
   it("its /supported lists v2 eip155:84532 and, for v1, every name it knows (mainnet base among them)", async () => {

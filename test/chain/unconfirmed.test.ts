@@ -9,7 +9,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
 import {
   captureLogger,
@@ -19,16 +19,13 @@ import {
   makeAgent,
   nowSeconds,
   post,
-  signAuthorization,
   unb64,
-  v2Header,
   type Running,
 } from "../runtime/helpers.js";
 import { SETTLER_KEY } from "./accounts.js";
+import { asset, firstOffer, rpcUrl, signOffer } from "./context.js";
 import { freshPayer, nonceUsed, usdcBalance } from "./usdc.js";
 
-const { rpcUrl, chainId, asset } = inject("chain");
-const domain = { name: "USDC", version: "2", chainId, verifyingContract: asset } as const;
 const PRICE = 10_000n;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -104,8 +101,7 @@ describe("a settlement sent but not confirmed in time", () => {
         },
       }),
     );
-    const offer = await post(app.url, job("echo", { text: "how do I pay?" }));
-    accepted = unb64(offer.headers.get("payment-required")!).accepts[0];
+    accepted = await firstOffer(app.url, job("echo", { text: "how do I pay?" }));
   });
   afterAll(async () => {
     await app?.close();
@@ -114,8 +110,7 @@ describe("a settlement sent but not confirmed in time", () => {
 
   it("is held, then settled from the chain: the identical retry gets the output and receipt, charged once", async () => {
     const payer = await freshPayer(rpcUrl, asset, PRICE);
-    const payload = await signAuthorization(payer, { to: payTo, value: String(PRICE), domain });
-    const header = v2Header(accepted, payload);
+    const { header } = await signOffer(payer, accepted, { to: payTo, value: String(PRICE) });
     const body = job("echo", { text: "unconfirmed" });
     const before = await usdcBalance(rpcUrl, asset, payTo);
     const runs = agent.calls.echo ?? 0;
@@ -148,13 +143,11 @@ describe("a settlement sent but not confirmed in time", () => {
   it("a transfer that never landed is resolved as failed once the authorization expired: nothing charged", async () => {
     const payer = await freshPayer(rpcUrl, asset, PRICE);
     const deadline = nowSeconds() + 2;
-    const payload = await signAuthorization(payer, {
+    const { header, payload } = await signOffer(payer, accepted, {
       to: payTo,
       value: String(PRICE),
-      domain,
       validBefore: String(deadline + 15 + 2),
     });
-    const header = v2Header(accepted, payload);
     const body = job("echo", { text: "lost" }, { deadline });
     const before = await usdcBalance(rpcUrl, asset, payTo);
 

@@ -186,13 +186,18 @@ export async function usdcBalance(
   asset: Address,
   address: Address,
 ): Promise<bigint> {
+  return (await readUsdc(rpcUrl, asset, "balanceOf", [address])) as bigint;
+}
+
+/** One view call on the token at `asset`. */
+function readUsdc(
+  rpcUrl: string,
+  asset: Address,
+  functionName: "balanceOf" | "authorizationState",
+  args: readonly unknown[],
+): Promise<unknown> {
   const client = createPublicClient({ transport: http(rpcUrl) });
-  return (await client.readContract({
-    address: asset,
-    abi: USDC_ABI,
-    functionName: "balanceOf",
-    args: [address],
-  })) as bigint;
+  return client.readContract({ address: asset, abi: USDC_ABI, functionName, args } as never);
 }
 
 /** An x402 "exact" EVM payload: the signature and the EIP-3009 authorization, numbers as decimal strings. */
@@ -234,13 +239,7 @@ export async function nonceUsed(
   from: Address,
   nonce: `0x${string}`,
 ): Promise<boolean> {
-  const client = createPublicClient({ transport: http(rpcUrl) });
-  return (await client.readContract({
-    address: asset,
-    abi: USDC_ABI,
-    functionName: "authorizationState",
-    args: [from, nonce],
-  })) as boolean;
+  return (await readUsdc(rpcUrl, asset, "authorizationState", [from, nonce])) as boolean;
 }
 
 /** A fresh account holding `usdc` atomic units of USDC and 1 ETH for gas (anvil's setBalance). */

@@ -19,7 +19,6 @@ import {
   BaseError,
   concat,
   ContractFunctionRevertedError,
-  createPublicClient,
   createWalletClient,
   encodeAbiParameters,
   encodeFunctionData,
@@ -29,7 +28,7 @@ import {
   type Hex,
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
 import type { AppOptions } from "../../templates/runtime/config.js";
 import { TRANSFER_WITH_AUTHORIZATION } from "../../templates/runtime/payments/x402.js";
@@ -49,19 +48,19 @@ import {
   type TestAgent,
 } from "../runtime/helpers.js";
 import { DEPLOYER_KEY, SETTLER_KEY } from "./accounts.js";
-import { localChain } from "./anvil.js";
 import {
-  freshPayer as freshFundedPayer,
-  MULTICALL3_ADDRESS,
-  nonceUsed as nonceUsedOnChain,
-  transferWithAuthorizationCall,
-  USDC_ABI,
-  usdcBalance,
-} from "./usdc.js";
+  asset,
+  balance,
+  chain,
+  client,
+  domain,
+  facilitatorUrl,
+  freshPayer as fundedPayer,
+  nonceUsed,
+  rpcUrl,
+} from "./context.js";
+import { MULTICALL3_ADDRESS, transferWithAuthorizationCall, USDC_ABI } from "./usdc.js";
 
-const { rpcUrl, chainId, asset, facilitatorUrl } = inject("chain");
-const chain = localChain(rpcUrl, chainId);
-const client = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 20 });
 const deployer = privateKeyToAccount(DEPLOYER_KEY); // holds every USDC role: pauser, blacklister, minter, owner
 const admin = createWalletClient({
   account: deployer,
@@ -69,7 +68,6 @@ const admin = createWalletClient({
   transport: http(rpcUrl),
   pollingInterval: 20,
 });
-const domain = { name: "USDC", version: "2", chainId, verifyingContract: asset } as const;
 const PRICE = 10_000n; // echo's price: 0.01 USDC
 
 /** secp256k1's group order: USDC's ECRecover (like EIP-2) accepts only s <= N / 2. */
@@ -77,9 +75,7 @@ const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0
 /** ERC-6492's suffix for signatures of smart wallets that are not deployed yet. */
 const ERC6492_MAGIC = "0x6492649264926492649264926492649264926492649264926492649264926492" as const;
 
-const balance = (address: Hex) => usdcBalance(rpcUrl, asset, address);
-const nonceUsed = (from: Hex, nonce: Hex) => nonceUsedOnChain(rpcUrl, asset, from, nonce);
-const freshPayer = (usdc: bigint = 10n * PRICE) => freshFundedPayer(rpcUrl, asset, usdc);
+const freshPayer = (usdc: bigint = 10n * PRICE) => fundedPayer(usdc);
 
 type Payload = Awaited<ReturnType<typeof signAuthorization>>;
 
@@ -459,38 +455,31 @@ describe.each<RouteName>(["direct", "facilitator"])("%s route", (name) => {
     expect(first!.body?.error).not.toMatch(/malformed/);
   });
 
-  it('a v2 payment naming the network "base-sepolia" (its v1 name) settles', async () => {
+  it.each<[string, string, string, (r: Route, payload: Payload) => Record<string, string>]>([
+    [
+      'a v2 payment naming the network "base-sepolia" (its v1 name) settles',
+      "v2 by v1 name",
+      "payment-response",
+      (r, payload) => ({
+        "payment-signature": v2Header({ ...r.accepted, network: "base-sepolia" }, payload),
+      }),
+    ],
+    [
+      'a v1 payment (X-PAYMENT) naming the network "eip155:84532" (its v2 name) settles',
+      "v1 by v2 name",
+      "x-payment-response",
+      (_r, payload) => ({ "x-payment": v1Header(payload, "eip155:84532") }),
+    ],
+  ])("%s", async (_title, text, receiptHeader, paymentHeader) => {
     const r = route();
     const payer = await freshPayer();
     const payload = await sign(r, payer);
     const before = await money(r, payer.address);
     const runsBefore = runs(r);
-    const res = await post(r.app.url, job("echo", { text: "v2 by v1 name" }), {
-      "payment-signature": v2Header({ ...r.accepted, network: "base-sepolia" }, payload),
-    });
+    const res = await post(r.app.url, job("echo", { text }), paymentHeader(r, payload));
     expect(res.status, res.text).toBe(200);
-    expect(res.body.output).toEqual({ text: "v2 by v1 name" });
-    expect(unb64(res.headers.get("payment-response")!)).toMatchObject({ success: true });
-    expect(runs(r)).toBe(runsBefore + 1);
-    expect(await money(r, payer.address)).toEqual({
-      payer: before.payer - PRICE,
-      payee: before.payee + PRICE,
-    });
-    expect(await nonceUsed(payer.address, payload.authorization.nonce)).toBe(true);
-  });
-
-  it('a v1 payment (X-PAYMENT) naming the network "eip155:84532" (its v2 name) settles', async () => {
-    const r = route();
-    const payer = await freshPayer();
-    const payload = await sign(r, payer);
-    const before = await money(r, payer.address);
-    const runsBefore = runs(r);
-    const res = await post(r.app.url, job("echo", { text: "v1 by v2 name" }), {
-      "x-payment": v1Header(payload, "eip155:84532"),
-    });
-    expect(res.status, res.text).toBe(200);
-    expect(res.body.output).toEqual({ text: "v1 by v2 name" });
-    expect(unb64(res.headers.get("x-payment-response")!)).toMatchObject({ success: true });
+    expect(res.body.output).toEqual({ text });
+    expect(unb64(res.headers.get(receiptHeader)!)).toMatchObject({ success: true });
     expect(runs(r)).toBe(runsBefore + 1);
     expect(await money(r, payer.address)).toEqual({
       payer: before.payer - PRICE,

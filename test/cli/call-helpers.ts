@@ -3,6 +3,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { join } from "node:path";
 import { execa } from "execa";
+import { expect } from "vitest";
 import { toJsonSchema } from "../../src/manifest/index.js";
 import { inputAjv, outputAjv } from "../../templates/runtime/ajv.js";
 import { createApp } from "../../templates/runtime/app.js";
@@ -171,4 +172,20 @@ export function runCall(
     ...(options.input !== undefined ? { input: options.input } : { stdin: "ignore" as const }),
     timeout: 60_000,
   });
+}
+
+/**
+ * `create-agent call <server> ...args` refused before sending a job: exit 1 and no POST /execute reached
+ * `server`. Its result, for what it said.
+ */
+export async function refusedBeforeSending(
+  server: CountingServer,
+  args: string[],
+  options: Parameters<typeof runCall>[1] = {},
+) {
+  const before = server.executes();
+  const r = await runCall([server.url, ...args], options);
+  expect(r.exitCode).toBe(1);
+  expect(server.executes()).toBe(before);
+  return r;
 }

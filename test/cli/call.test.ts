@@ -11,6 +11,7 @@ import {
   callAgent,
   type CallAgent,
   type CountingServer,
+  refusedBeforeSending,
   runCall,
   startCounted,
 } from "./call-helpers.js";
@@ -96,33 +97,27 @@ describe("a dev-mode service", () => {
     [["message"], /--input "message": write name=value/],
     [["message=a", "message=b"], /--input message: given more than once/],
   ])("a badly typed --input %j names the field, sends nothing", async (inputs, message) => {
-    const before = server.executes();
-    const r = await runCall([server.url, "echo", ...inputs.flatMap((i) => ["--input", i])]);
-    expect(r.exitCode).toBe(1);
+    const r = await refusedBeforeSending(server, [
+      "echo",
+      ...inputs.flatMap((i) => ["--input", i]),
+    ]);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(message);
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
-    expect(server.executes()).toBe(before);
   });
 
   it("an unknown --input field is named, with the known fields and a did-you-mean", async () => {
-    const before = server.executes();
-    const r = await runCall([server.url, "echo", "--input", "mesage=hi"]);
-    expect(r.exitCode).toBe(1);
+    const r = await refusedBeforeSending(server, ["echo", "--input", "mesage=hi"]);
     expect(r.stderr).toContain(
       `--input mesage: "echo" has no input field "mesage" (its fields: message, times, loud, tags, meta); did you mean "message"?`,
     );
-    expect(server.executes()).toBe(before);
   });
 
   it("an unknown capability is named, with the capabilities the service has and a did-you-mean", async () => {
-    const before = server.executes();
-    const r = await runCall([server.url, "ehco", "--input", "message=hi"]);
-    expect(r.exitCode).toBe(1);
+    const r = await refusedBeforeSending(server, ["ehco", "--input", "message=hi"]);
     expect(r.stderr).toContain(
       `call-test-agent (${server.url}) has no capability "ehco" (it has: echo, greet, refuse); did you mean "echo"?`,
     );
-    expect(server.executes()).toBe(before);
   });
 
   it("a URL alone: asks for the capability and lists them", async () => {
@@ -155,11 +150,8 @@ describe("a dev-mode service", () => {
   ])("--json %s that is unusable is named", async (name, content, message) => {
     const dir = await tempDir();
     if (content !== undefined) await writeFile(join(dir, name), content);
-    const before = server.executes();
-    const r = await runCall([server.url, "echo", "--json", join(dir, name)]);
-    expect(r.exitCode).toBe(1);
+    const r = await refusedBeforeSending(server, ["echo", "--json", join(dir, name)]);
     expect(r.stderr).toMatch(message);
-    expect(server.executes()).toBe(before);
   });
 
   it("local validation failure: every problem as input.<field>, exit 1, nothing sent to /execute", async () => {
@@ -169,10 +161,8 @@ describe("a dev-mode service", () => {
       file,
       JSON.stringify({ times: 9, tags: ["a", "b", "c", "d"], colour: "red", lod: true }),
     );
-    const before = server.executes();
     const seen = agent.seen.echo?.length ?? 0;
-    const r = await runCall([server.url, "echo", "--json", file]);
-    expect(r.exitCode).toBe(1);
+    const r = await refusedBeforeSending(server, ["echo", "--json", file]);
     expect(r.stdout).toBe("");
     const lines = r.stderr.split("\n").map((l) => l.trim());
     expect(lines).toContain("input.message: missing required field");
@@ -181,7 +171,6 @@ describe("a dev-mode service", () => {
     expect(lines).toContain("input.times: must be <= 5");
     expect(lines).toContain("input.tags: must NOT have more than 3 items");
     expect(r.stderr).toMatch(/nothing was sent/);
-    expect(server.executes()).toBe(before);
     expect(agent.seen.echo?.length ?? 0).toBe(seen);
   });
 
@@ -364,20 +353,16 @@ describe("a dev-mode service", () => {
   });
 
   it("--max-price below the declared price refuses before sending anything", async () => {
-    const before = server.executes();
-    const r = await runCall([
-      server.url,
+    const r = await refusedBeforeSending(server, [
       "echo",
       "--input",
       "message=x",
       "--max-price",
       "0.009999",
     ]);
-    expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain(
       '"echo" costs 0.01 USDC per job, more than --max-price 0.009999; nothing was sent',
     );
-    expect(server.executes()).toBe(before);
     // At or above the price it goes through (a dev-mode server then charges nothing).
     const ok = await runCall([server.url, "echo", "--input", "message=x", "--max-price", "0.01"]);
     expect(ok.exitCode, ok.stderr).toBe(0);
@@ -439,13 +424,12 @@ describe("a production service (402)", () => {
   });
 
   it("--max-price below the price: refused before anything is sent", async () => {
-    const before = server.executes();
-    const r = await runCall([server.url, "echo", "--input", "message=x", "--max-price", "0.005"], {
-      env: { X402_PAYER_KEY: ANVIL_KEY },
-    });
-    expect(r.exitCode).toBe(1);
+    const r = await refusedBeforeSending(
+      server,
+      ["echo", "--input", "message=x", "--max-price", "0.005"],
+      { env: { X402_PAYER_KEY: ANVIL_KEY } },
+    );
     expect(r.stderr).toContain("more than --max-price 0.005; nothing was sent");
-    expect(server.executes()).toBe(before);
   });
 
   it("pays with the official x402 client: one signed request, output on stdout, receipt on stderr", async () => {

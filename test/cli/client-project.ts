@@ -216,3 +216,14 @@ export async function payingProject(
   expect(compiled.ok, compiled.output).toBe(true);
   return { project, remove: temp.remove };
 }
+
+/**
+ * What the generated client's pay.js prints when it refuses to pay a 0.01 USDC echo above `maxPrice`
+ * (nothing signed).
+ */
+export const priceRefusal = (maxPrice: string) => ({
+  ok: false,
+  errorType: "price",
+  status: 402,
+  message: `echo failed: price (HTTP 402): refused to pay: the service asks 0.01 USDC, more than ${maxPrice} USDC (maxPrice); nothing was signed`,
+});

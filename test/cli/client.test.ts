@@ -31,6 +31,7 @@ import {
   buildCli,
   dropProxy,
   makeTemp,
+  priceRefusal,
   ROOT,
   runCli,
   tsProject,
@@ -278,13 +279,7 @@ describe("from running services", () => {
         X402_PAYER_KEY: ANVIL_KEY,
       });
       expect(r.exitCode, r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout)).toEqual({
-        ok: false,
-        errorType: "price",
-        status: 402,
-        message:
-          "echo failed: price (HTTP 402): refused to pay: the service asks 0.01 USDC, more than 0.001 USDC (maxPrice); nothing was signed",
-      });
+      expect(JSON.parse(r.stdout)).toEqual(priceRefusal("0.001"));
       expect(proxy.requests.map((q) => q.payment)).toEqual([undefined]);
       expect(paid.settler.calls.length).toBe(before);
     } finally {

@@ -7,10 +7,22 @@ import { CLI, cli, FIXTURES, snapshotTree, tempDir } from "./helpers.js";
 
 const e2eManifest = join(FIXTURES, "e2e/agent.json");
 
+/** `create-agent <dir> --yes --no-install --no-git ...more`. */
+const scaffold = (dir: string, ...more: string[]) =>
+  cli([dir, "--yes", "--no-install", "--no-git", ...more]);
+
+/** `create-agent ...args` refused (exit 1), leaving exactly `left` in `folder`. Its stderr. */
+async function refusedLeaving(args: string[], folder: string, left: string[]): Promise<string> {
+  const result = await cli(args);
+  expect(result.exitCode).toBe(1);
+  expect(await readdir(folder)).toEqual(left);
+  return result.stderr;
+}
+
 describe("create-agent <dir>", () => {
   it("scaffolds a complete project with --yes and prints the next steps", async () => {
     const dir = join(await tempDir(), "my-agent");
-    const result = await cli([dir, "--yes", "--no-install", "--no-git"]);
+    const result = await scaffold(dir);
     expect(result.exitCode, result.all).toBe(0);
     expect(result.stdout).toContain("Next steps:");
     expect(result.stdout).toContain("npm install");
@@ -27,14 +39,7 @@ describe("create-agent <dir>", () => {
   it("is deterministic: the same manifest gives byte-identical projects", async () => {
     const parent = await tempDir();
     for (const name of ["a", "b"]) {
-      const result = await cli([
-        join(parent, name),
-        "--yes",
-        "--no-install",
-        "--no-git",
-        "--manifest",
-        e2eManifest,
-      ]);
+      const result = await scaffold(join(parent, name), "--manifest", e2eManifest);
       expect(result.exitCode, result.all).toBe(0);
     }
     expect(await snapshotTree(join(parent, "a"))).toEqual(await snapshotTree(join(parent, "b")));
@@ -42,7 +47,7 @@ describe("create-agent <dir>", () => {
 
   it("starts from --manifest, keeping the user's text and adding a $schema pointer", async () => {
     const dir = join(await tempDir(), "shop");
-    const result = await cli([dir, "--yes", "--no-install", "--no-git", "--manifest", e2eManifest]);
+    const result = await scaffold(dir, "--manifest", e2eManifest);
     expect(result.exitCode, result.all).toBe(0);
     const original = await readFile(e2eManifest, "utf8");
     const written = await readFile(join(dir, "agent.json"), "utf8");
@@ -54,17 +59,17 @@ describe("create-agent <dir>", () => {
   it("refuses a non-empty folder, names it, and touches nothing", async () => {
     const dir = await tempDir();
     await writeFile(join(dir, "notes.txt"), "mine");
-    const result = await cli([dir, "--yes", "--no-install", "--no-git"]);
-    expect(result.exitCode).toBe(1);
-    expect(result.stderr).toContain("is not empty (notes.txt)");
-    expect(result.stderr).toContain("--force");
-    expect(await readdir(dir)).toEqual(["notes.txt"]);
+    const stderr = await refusedLeaving([dir, "--yes", "--no-install", "--no-git"], dir, [
+      "notes.txt",
+    ]);
+    expect(stderr).toContain("is not empty (notes.txt)");
+    expect(stderr).toContain("--force");
   });
 
   it("accepts a folder holding only .git", async () => {
     const dir = await tempDir();
     await mkdir(join(dir, ".git"));
-    const result = await cli([dir, "--yes", "--no-install", "--no-git"]);
+    const result = await scaffold(dir);
     expect(result.exitCode, result.all).toBe(0);
     expect(existsSync(join(dir, "agent.json"))).toBe(true);
   });
@@ -73,7 +78,7 @@ describe("create-agent <dir>", () => {
     const dir = await tempDir();
     await writeFile(join(dir, "notes.txt"), "mine");
     await writeFile(join(dir, "README.md"), "old readme");
-    const result = await cli([dir, "--yes", "--no-install", "--no-git", "--force"]);
+    const result = await scaffold(dir, "--force");
     expect(result.exitCode, result.all).toBe(0);
     expect(await readFile(join(dir, "notes.txt"), "utf8")).toBe("mine");
     expect(await readFile(join(dir, "README.md"), "utf8")).not.toBe("old readme");
@@ -85,31 +90,23 @@ describe("create-agent <dir>", () => {
     const good = JSON.parse(await readFile(e2eManifest, "utf8"));
     good.capabilities.summarize.pricing.amount = "-1";
     await writeFile(manifest, JSON.stringify(good, null, 2));
-    const result = await cli([
-      join(parent, "project"),
-      "--yes",
-      "--no-install",
-      "--no-git",
-      "--manifest",
-      manifest,
-    ]);
-    expect(result.exitCode).toBe(1);
-    expect(result.stderr).toContain("bad.json:");
-    expect(result.stderr).toContain("$.capabilities.summarize.pricing.amount");
-    expect(await readdir(parent)).toEqual(["bad.json"]);
+    const stderr = await refusedLeaving(
+      [join(parent, "project"), "--yes", "--no-install", "--no-git", "--manifest", manifest],
+      parent,
+      ["bad.json"],
+    );
+    expect(stderr).toContain("bad.json:");
+    expect(stderr).toContain("$.capabilities.summarize.pricing.amount");
   });
 
   it("reports a missing manifest file", async () => {
     const parent = await tempDir();
-    const result = await cli([
-      join(parent, "project"),
-      "--yes",
-      "--manifest",
-      join(parent, "nope.json"),
-    ]);
-    expect(result.exitCode).toBe(1);
-    expect(result.stderr).toContain("nope.json");
-    expect(await readdir(parent)).toEqual([]);
+    const stderr = await refusedLeaving(
+      [join(parent, "project"), "--yes", "--manifest", join(parent, "nope.json")],
+      parent,
+      [],
+    );
+    expect(stderr).toContain("nope.json");
   });
 
   it("asks for a directory when run without one and without a terminal", async () => {
@@ -180,7 +177,7 @@ describe("create-agent <dir>", () => {
     ["npm", "npm install", "npm run dev"],
   ])("gives next steps in %s commands", async (pm, install, dev) => {
     const dir = join(await tempDir(), "agent");
-    const result = await cli([dir, "--yes", "--no-install", "--no-git", "--package-manager", pm]);
+    const result = await scaffold(dir, "--package-manager", pm);
     expect(result.exitCode, result.all).toBe(0);
     expect(result.stdout).toContain(`\n  ${install}\n  ${dev}   `);
   });

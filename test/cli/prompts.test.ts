@@ -172,39 +172,56 @@ describe.skipIf(!hasScript)("create-agent on a terminal", () => {
       );
   }, 60_000);
 
-  /** The run ends cancelled: exit 130, `cancelled` on stderr, nothing written in `cwd`. */
-  async function expectCancelled(t: Awaited<ReturnType<typeof terminal>>, cwd: string) {
+  type Terminal = Awaited<ReturnType<typeof terminal>>;
+
+  /**
+   * A fresh folder, `create` in a terminal there and `answers` typed: the run must end cancelled (exit 130,
+   * `cancelled` on stderr, nothing written). Returns the screen.
+   */
+  async function cancelledAfter(answers: (t: Terminal) => Promise<void>): Promise<string> {
+    const cwd = await tempDir();
+    const t = await terminal(cwd, ["--no-install", "--no-git"]);
+    await answers(t);
     const result = await t.done();
     expect(result.exitCode, t.screen()).toBe(130);
     expect(await t.stderr()).toBe("cancelled\n");
     expect(await readdir(cwd)).toEqual([]);
+    return t.screen();
   }
 
-  it("Ctrl-C at a question prints `cancelled`, exits 130 and writes nothing", async () => {
-    const cwd = await tempDir();
-    const t = await terminal(cwd, ["--no-install", "--no-git"]);
-    await t.type("Project folder", "my-ag\x03");
-    await expectCancelled(t, cwd);
-    expect(t.screen()).not.toContain("AbortError");
-  }, 60_000);
-
-  it("Ctrl-D at a later question prints `cancelled`, exits 130 and writes nothing", async () => {
-    const cwd = await tempDir();
-    const t = await terminal(cwd, ["--no-install", "--no-git"]);
-    await acceptDefaultsUntil(t, "Input fields");
-    await t.type("Input fields", "\x04");
-    await expectCancelled(t, cwd);
-    expect(t.screen()).not.toContain("AbortError");
-  }, 60_000);
-
-  it('"n" to the summary cancels: exit 130, nothing written', async () => {
-    const cwd = await tempDir();
-    const t = await terminal(cwd, ["--no-install", "--no-git"]);
-    await acceptDefaultsUntil(t, "Create it?");
-    await t.answer("Create it? (Y/n)", "maybe");
-    await t.answer("Create it? (Y/n)", "n");
-    await expectCancelled(t, cwd);
-    expect(t.screen()).toContain("please answer y (yes) or n (no)");
-    expect(t.screen()).not.toContain("Created");
-  }, 60_000);
+  it.each<[string, (t: Terminal) => Promise<void>, string[], string[]]>([
+    [
+      "Ctrl-C at a question prints `cancelled`, exits 130 and writes nothing",
+      (t) => t.type("Project folder", "my-ag\x03"),
+      [],
+      ["AbortError"],
+    ],
+    [
+      "Ctrl-D at a later question prints `cancelled`, exits 130 and writes nothing",
+      async (t) => {
+        await acceptDefaultsUntil(t, "Input fields");
+        await t.type("Input fields", "\x04");
+      },
+      [],
+      ["AbortError"],
+    ],
+    [
+      '"n" to the summary cancels: exit 130, nothing written',
+      async (t) => {
+        await acceptDefaultsUntil(t, "Create it?");
+        await t.answer("Create it? (Y/n)", "maybe");
+        await t.answer("Create it? (Y/n)", "n");
+      },
+      ["please answer y (yes) or n (no)"],
+      ["Created"],
+    ],
+  ])(
+    "%s",
+    async (_title, answers, shown, absent) => {
+      const screen = await cancelledAfter(answers);
+      for (const text of shown) expect(screen).toContain(text);
+      for (const text of absent) expect(screen).not.toContain(text);
+    },
+    60_000,
+  );
 });

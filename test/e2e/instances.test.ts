@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { x402Client } from "@x402/core/client";
 import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm";
-import { createPublicClient, http, parseAbiItem } from "viem";
+import { parseAbiItem } from "viem";
 import {
   generatePrivateKey,
   privateKeyToAccount,
@@ -21,25 +21,18 @@ import {
 } from "viem/accounts";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { PAYER_KEYS, SETTLER_KEY } from "../chain/accounts.js";
-import { localChain } from "../chain/anvil.js";
-import { usdcBalance } from "../chain/usdc.js";
 import { type RedisServer, startRedis } from "../redis/redis-server.js";
+import { authorize as authorizeJob, balance, chain, productionEnv, publicClient } from "./chain.js";
 import {
-  decodeHeader,
-  type Requirement,
-  signPayment,
-  startServer,
-  post,
-  summarizeJob,
-  copyProject,
   buildProject,
+  copyProject,
+  decodeHeader,
+  post,
+  startServer,
+  summarizeJob,
 } from "./helpers.js";
 
 const shared = inject("projectDir");
-const chain = inject("chain");
-const anvil = localChain(chain.rpcUrl, chain.chainId);
-const publicClient = createPublicClient({ chain: anvil, transport: http(chain.rpcUrl) });
-const balance = (address: `0x${string}`) => usdcBalance(chain.rpcUrl, chain.asset, address);
 
 /** The price of "summarize" (0.01 USDC) in atomic units. */
 const PRICE = 10_000n;
@@ -70,19 +63,12 @@ let b: Server | undefined;
 let redisDown = false;
 const servers = () => [a!, b!];
 
-const env = () => ({
-  PATH: process.env.PATH ?? "",
-  NODE_ENV: "production",
-  PAY_TO: PAYEE,
-  X402_NETWORK: "base-sepolia",
-  X402_ASSET: chain.asset,
-  X402_ASSET_NAME: "USDC",
-  X402_ASSET_VERSION: "2",
-  X402_RPC_URL: chain.rpcUrl,
-  X402_SETTLER_KEY: SETTLER_KEY,
-  X402_SETTLE_TIMEOUT_SECONDS: String(SETTLE_TIMEOUT_SECONDS),
-  REDIS_URL: kit!.url,
-});
+const env = () =>
+  productionEnv(PAYEE, {
+    X402_SETTLER_KEY: SETTLER_KEY,
+    X402_SETTLE_TIMEOUT_SECONDS: String(SETTLE_TIMEOUT_SECONDS),
+    REDIS_URL: kit!.url,
+  });
 
 beforeAll(async () => {
   projectDir = await copyProject(shared, "create-agent-instances-");
@@ -104,17 +90,12 @@ afterAll(async () => {
 const job = summarizeJob;
 const paid = (header: string) => ({ "payment-signature": header });
 
-/** What a 402 from `url` asks for "summarize" (no ledger involved: works during an outage too). */
-async function requirement(url: string): Promise<Requirement> {
-  const res = await fetch(`${url}/execute`, post(job("hello", `ask-${Date.now()}`)));
-  expect(res.status).toBe(402);
-  return decodeHeader<{ accepts: Requirement[] }>(res.headers.get("payment-required")).accepts[0]!;
-}
-
-/** A fresh authorization (random nonce) of exactly the price, signed by `signer`. */
-async function authorize(url: string, signer: PrivateKeyAccount): Promise<string> {
-  return await signPayment(await requirement(url), chain.chainId, {}, signer);
-}
+/**
+ * A fresh authorization (random nonce) of exactly the price, signed by `signer`, for what a 402 from `url`
+ * asks for "summarize" (no ledger involved: works during an outage too).
+ */
+const authorize = (url: string, signer: PrivateKeyAccount): Promise<string> =>
+  authorizeJob(url, job("hello", `ask-${Date.now()}`), signer);
 
 /** How many times the handler started on `jobId`, counted in `of` (default: both instances' logs). */
 function runs(jobId: string, of: Server[] = servers()): number {

@@ -5,17 +5,14 @@ import { rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm";
 import { wrapFetchWithPayment as wrapV2, x402Client } from "@x402/fetch";
-import { createPublicClient, createWalletClient, http, publicActions } from "viem";
+import { createWalletClient, http, publicActions } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { wrapFetchWithPayment as wrapV1 } from "x402-fetch";
 import { PAYER_KEYS, PAYEE, SETTLER_KEY } from "../chain/accounts.js";
-import { localChain } from "../chain/anvil.js";
-import { usdcBalance } from "../chain/usdc.js";
+import { anvil, authorize, balance, chain, productionEnv, publicClient } from "./chain.js";
 import {
   decodeHeader,
-  type Requirement,
-  signPayment,
   startServer,
   post,
   summarizeJob,
@@ -24,10 +21,8 @@ import {
 } from "./helpers.js";
 
 const shared = inject("projectDir");
-const chain = inject("chain");
-const anvil = localChain(chain.rpcUrl, chain.chainId);
-const publicClient = createPublicClient({ chain: anvil, transport: http(chain.rpcUrl) });
-const balance = (address: `0x${string}`) => usdcBalance(chain.rpcUrl, chain.asset, address);
+/** The payer of the jobs paid by hand here (PAYER_KEYS[3]). */
+const payer3 = privateKeyToAccount(PAYER_KEYS[3]!);
 
 // A handler whose behaviour the caller picks, to run paid jobs that succeed, throw, time out or lie.
 const HANDLER = `import type { SummarizeInput, SummarizeOutput } from "../generated/types.js";
@@ -52,18 +47,16 @@ afterAll(async () => {
   if (projectDir) await rm(dirname(projectDir), { recursive: true, force: true });
 });
 
-const baseEnv = () => ({
-  PATH: process.env.PATH ?? "",
-  NODE_ENV: "production",
-  PAY_TO: PAYEE,
-  X402_NETWORK: "base-sepolia",
-  X402_ASSET: chain.asset,
-  X402_ASSET_NAME: "USDC",
-  X402_ASSET_VERSION: "2",
-  X402_RPC_URL: chain.rpcUrl,
-});
+const baseEnv = () => productionEnv(PAYEE);
 
 const job = summarizeJob;
+
+/** The lines of `server`'s log where the handler started a job whose id has `id` in it. */
+const handlerStarts = (server: { output(): string }, id: string) =>
+  server
+    .output()
+    .split("\n")
+    .filter((line) => line.includes("summarize started") && line.includes(id));
 
 function v2Client(key: `0x${string}`) {
   const client = new x402Client()
@@ -153,17 +146,7 @@ describe.each([
 
   it("20 concurrent jobs on one authorization: one handler run, one transfer; a later reuse gets 402", async () => {
     const tag = `race-${Date.now()}`;
-    const first = await fetch(`${server.url}/execute`, post(job("hello", tag)));
-    expect(first.status).toBe(402);
-    const requirement = decodeHeader<{ accepts: Requirement[] }>(
-      first.headers.get("payment-required"),
-    ).accepts[0]!;
-    const header = await signPayment(
-      requirement,
-      chain.chainId,
-      {},
-      privateKeyToAccount(PAYER_KEYS[3]!),
-    );
+    const header = await authorize(server.url, job("hello", tag), payer3);
     const payeeBefore = await balance(PAYEE);
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
@@ -176,11 +159,7 @@ describe.each([
     const statuses = answers.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 402)).toHaveLength(19);
-    const runs = server
-      .output()
-      .split("\n")
-      .filter((line) => line.includes("summarize started") && line.includes(tag));
-    expect(runs).toHaveLength(1);
+    expect(handlerStarts(server, tag)).toHaveLength(1);
     expect(await balance(PAYEE)).toBe(payeeBefore + 10_000n);
 
     const reuse = await fetch(
@@ -194,16 +173,7 @@ describe.each([
 
   it("an identical retry of a paid job (same job_id, same authorization) gets the same result, run and charged once", async () => {
     const jobId = `retry-${Date.now()}`;
-    const first = await fetch(`${server.url}/execute`, post(job("hello", jobId)));
-    const requirement = decodeHeader<{ accepts: Requirement[] }>(
-      first.headers.get("payment-required"),
-    ).accepts[0]!;
-    const header = await signPayment(
-      requirement,
-      chain.chainId,
-      {},
-      privateKeyToAccount(PAYER_KEYS[3]!),
-    );
+    const header = await authorize(server.url, job("hello", jobId), payer3);
     const payeeBefore = await balance(PAYEE);
     const body = job("hello", jobId);
     const paid = await fetch(`${server.url}/execute`, post(body, { "payment-signature": header }));
@@ -215,11 +185,7 @@ describe.each([
       (r) => decodeHeader<{ transaction: string }>(r.headers.get("payment-response")).transaction,
     );
     expect(receipts[1]).toBe(receipts[0]);
-    const runs = server
-      .output()
-      .split("\n")
-      .filter((line) => line.includes("summarize started") && line.includes(jobId));
-    expect(runs).toHaveLength(1);
+    expect(handlerStarts(server, jobId)).toHaveLength(1);
     expect(await balance(PAYEE)).toBe(payeeBefore + 10_000n);
   });
 });

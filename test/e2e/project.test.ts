@@ -232,42 +232,35 @@ describe("the built server", () => {
   });
 
   it("refuses to start in production without PAY_TO, naming the variable", async () => {
-    const result = await execa("node", ["dist/server.js"], {
-      cwd: projectDir,
-      env: { X402_NETWORK: "base-sepolia", PATH: process.env.PATH ?? "" },
-      extendEnv: false,
-      reject: false,
-      all: true,
-      timeout: 20_000,
-    });
-    expect(result.exitCode).toBe(1);
-    expect(result.all).toContain("PAY_TO");
+    const said = await refusedToStart(projectDir, { X402_NETWORK: "base-sepolia" });
+    expect(said).toContain("PAY_TO");
   });
 
   it("refuses to start in production without a settlement route, explaining both", async () => {
-    const result = await execa("node", ["dist/server.js"], {
-      cwd: projectDir,
-      env: { PAY_TO: payTo, X402_NETWORK: "base-sepolia", PATH: process.env.PATH ?? "" },
-      extendEnv: false,
-      reject: false,
-      all: true,
-      timeout: 20_000,
-    });
-    expect(result.exitCode).toBe(1);
-    expect(result.all).toContain("X402_FACILITATOR_URL");
-    expect(result.all).toContain("X402_SETTLER_KEY");
+    const said = await refusedToStart(projectDir, { PAY_TO: payTo, X402_NETWORK: "base-sepolia" });
+    expect(said).toContain("X402_FACILITATOR_URL");
+    expect(said).toContain("X402_SETTLER_KEY");
   });
 
   it("refuses dev mode when NODE_ENV=production", async () => {
-    const result = await execa("node", ["dist/server.js"], {
-      cwd: projectDir,
-      env: { SERVICE_DEV_MODE: "true", NODE_ENV: "production", PATH: process.env.PATH ?? "" },
-      extendEnv: false,
-      reject: false,
-      all: true,
-      timeout: 20_000,
+    const said = await refusedToStart(projectDir, {
+      SERVICE_DEV_MODE: "true",
+      NODE_ENV: "production",
     });
-    expect(result.exitCode).toBe(1);
-    expect(result.all).toMatch(/SERVICE_DEV_MODE/);
+    expect(said).toMatch(/SERVICE_DEV_MODE/);
   });
 });
+
+/** The built server in `dir` started with only `env` (and PATH): it must exit 1. All it printed. */
+async function refusedToStart(dir: string, env: Record<string, string>): Promise<string> {
+  const result = await execa("node", ["dist/server.js"], {
+    cwd: dir,
+    env: { ...env, PATH: process.env.PATH ?? "" },
+    extendEnv: false,
+    reject: false,
+    all: true,
+    timeout: 20_000,
+  });
+  expect(result.exitCode).toBe(1);
+  return result.all;
+}

@@ -4,19 +4,13 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { formatProblem, loadManifest, ManifestError, parseManifest } from "../../src/manifest/index.js";
 import { formatPath } from "../../src/manifest/errors.js";
+import { thrownBy } from "../thrown.js";
 
 const capability = (amount = '"0.01"') =>
   `{ "pricing": { "model": "per_job", "amount": ${amount}, "currency": "USDC" }, "input_schema": {}, "output_schema": { "ok": { "type": "boolean" } } }`;
 
-function problemsOf(text: string, file = "agent.json") {
-  try {
-    parseManifest(text, file);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ManifestError);
-    return (error as ManifestError).problems;
-  }
-  throw new Error("expected a ManifestError");
-}
+const problemsOf = (text: string, file = "agent.json") =>
+  thrownBy(ManifestError, () => parseManifest(text, file)).problems;
 
 describe("parseManifest", () => {
   it("keeps tags out of the declaration (GET /about) and defaults them to the name's words", () => {

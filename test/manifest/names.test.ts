@@ -3,30 +3,37 @@ import { toIdentifier, toTypeName } from "../../src/manifest/index.js";
 import { capabilityNameProblem, fieldNameProblem, packageNameProblem } from "../../src/manifest/names.js";
 import { editDistance, suggest } from "../../src/manifest/suggest.js";
 
-describe("toTypeName", () => {
-  it.each([
-    ["summarize", "Summarize"],
-    ["extract-entities", "ExtractEntities"],
-    ["extract_entities", "ExtractEntities"],
-    ["getURL", "GetURL"],
-    ["fooBar", "FooBar"],
-    ["a-b-c", "ABC"],
-    ["v2-translate", "V2Translate"],
-    ["x", "X"],
-  ])("%s -> %s", (name, expected) => expect(toTypeName(name)).toBe(expected));
-});
-
-describe("toIdentifier", () => {
-  it.each([
-    ["summarize", "summarize"],
-    ["extract-entities", "extractEntities"],
-    ["extract_entities", "extractEntities"],
-    ["getURL", "getURL"],
-    ["URL", "url"],
-    ["URL-parser", "urlParser"],
-    ["Summarize", "summarize"],
-    ["x", "x"],
-  ])("%s -> %s", (name, expected) => expect(toIdentifier(name)).toBe(expected));
+describe.each<[string, (name: string) => string, Array<[string, string]>]>([
+  [
+    "toTypeName",
+    toTypeName,
+    [
+      ["summarize", "Summarize"],
+      ["extract-entities", "ExtractEntities"],
+      ["extract_entities", "ExtractEntities"],
+      ["getURL", "GetURL"],
+      ["fooBar", "FooBar"],
+      ["a-b-c", "ABC"],
+      ["v2-translate", "V2Translate"],
+      ["x", "X"],
+    ],
+  ],
+  [
+    "toIdentifier",
+    toIdentifier,
+    [
+      ["summarize", "summarize"],
+      ["extract-entities", "extractEntities"],
+      ["extract_entities", "extractEntities"],
+      ["getURL", "getURL"],
+      ["URL", "url"],
+      ["URL-parser", "urlParser"],
+      ["Summarize", "summarize"],
+      ["x", "x"],
+    ],
+  ],
+])("%s", (_name, convert, cases) => {
+  it.each(cases)("%s -> %s", (name, expected) => expect(convert(name)).toBe(expected));
 });
 
 describe("capability names", () => {

@@ -11,6 +11,7 @@ import {
   post,
   startApp,
   type TestAgent,
+  withApp,
 } from "./helpers.js";
 
 let agent: TestAgent;
@@ -53,13 +54,10 @@ describe("GET endpoints", () => {
   });
 
   it("health and about are free in production", async () => {
-    const prod = await startApp(makeAgent(), PRODUCTION);
-    try {
+    await withApp(PRODUCTION, async (prod) => {
       expect((await fetch(`${prod.url}/health`)).status).toBe(200);
       expect((await fetch(`${prod.url}/about`)).status).toBe(200);
-    } finally {
-      await prod.close();
-    }
+    });
   });
 });
 
@@ -363,17 +361,14 @@ describe("deadlines (steps 4 and 5)", () => {
 
   it("a deadline beyond setTimeout's 2^31-1 ms limit does not fire early", async () => {
     // 60 days: above the default MAX_DEADLINE_SECONDS (7 days), so this app allows 90.
-    const far = await startApp(makeAgent(), { devMode: true, maxDeadlineSeconds: 90 * 86400 });
-    try {
+    await withApp({ devMode: true, maxDeadlineSeconds: 90 * 86400 }, async (far) => {
       const res = await post(
         far.url,
         job("slow", { ms: 100 }, { deadline: nowSeconds() + 60 * 24 * 3600 }),
       );
       expect(res.status).toBe(200);
       expect(res.body.output).toEqual({ text: "done" });
-    } finally {
-      await far.close();
-    }
+    });
   });
 
   it("passes deadline, jobId, capability and a logger to the handler", async () => {
@@ -482,17 +477,14 @@ describe("CORS", () => {
   });
 
   it("CORS_ORIGIN restricts the allowed origin; 402s carry the headers too", async () => {
-    const prod = await startApp(makeAgent(), {
-      ...PRODUCTION,
-      env: { CORS_ORIGIN: "https://app.example.com" },
-    });
-    try {
-      const res = await post(prod.url, job("echo", { text: "x" }));
-      expect(res.status).toBe(402);
-      expect(res.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
-      expect(res.headers.get("access-control-expose-headers")).toContain("PAYMENT-REQUIRED");
-    } finally {
-      await prod.close();
-    }
+    await withApp(
+      { ...PRODUCTION, env: { CORS_ORIGIN: "https://app.example.com" } },
+      async (prod) => {
+        const res = await post(prod.url, job("echo", { text: "x" }));
+        expect(res.status).toBe(402);
+        expect(res.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
+        expect(res.headers.get("access-control-expose-headers")).toContain("PAYMENT-REQUIRED");
+      },
+    );
   });
 });

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
 import { ConfigError, resolveConfig, type AppOptions } from "../../templates/runtime/config.js";
+import { thrownBy } from "../thrown.js";
 import { PAY_TO, captureLogger, logText, makeAgent, recordingSettler } from "./helpers.js";
 
 const FACILITATOR = "https://facilitator.example.com/x402";
@@ -17,15 +18,8 @@ const BASE_SEPOLIA = {
   assetVersion: "2",
 };
 
-function problems(options: AppOptions): string[] {
-  try {
-    resolveConfig(options);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).problems;
-  }
-  throw new Error("expected a ConfigError");
-}
+const problems = (options: AppOptions): string[] =>
+  thrownBy(ConfigError, () => resolveConfig(options)).problems;
 
 describe("production refusals", () => {
   it("missing PAY_TO, X402_NETWORK and a settlement route: all reported, each with what to do", () => {

@@ -36,42 +36,20 @@ interface Known {
   exampleOutput: JsonObject;
 }
 
+/** A capability answering textOutput, of `input` (echo's by default). */
+const known = (
+  tags: string[],
+  exampleInput: JsonObject,
+  exampleOutput: JsonObject,
+  input: JsonObject = echoInput,
+): Known => ({ input, output: textOutput, tags, exampleInput, exampleOutput });
+
 const KNOWN: Record<string, Known> = {
-  echo: {
-    input: echoInput,
-    output: textOutput,
-    tags: ["text", "echo"],
-    exampleInput: { text: "hi", times: 2, mode: "fast" },
-    exampleOutput: { text: "hihi" },
-  },
-  cheap: {
-    input: echoInput,
-    output: textOutput,
-    tags: ["cheap"],
-    exampleInput: { text: "hi" },
-    exampleOutput: { text: "hi" },
-  },
-  slow: {
-    input: slowInput,
-    output: textOutput,
-    tags: ["slow"],
-    exampleInput: { ms: 5 },
-    exampleOutput: { text: "done" },
-  },
-  bad_output: {
-    input: echoInput,
-    output: textOutput,
-    tags: ["bad", "output"],
-    exampleInput: { text: "hi" },
-    exampleOutput: { text: "hi" },
-  },
-  throws: {
-    input: echoInput,
-    output: textOutput,
-    tags: ["throws"],
-    exampleInput: { text: "validation" },
-    exampleOutput: { text: "never" },
-  },
+  echo: known(["text", "echo"], { text: "hi", times: 2, mode: "fast" }, { text: "hihi" }),
+  cheap: known(["cheap"], { text: "hi" }, { text: "hi" }),
+  slow: known(["slow"], { ms: 5 }, { text: "done" }, slowInput),
+  bad_output: known(["bad", "output"], { text: "hi" }, { text: "hi" }),
+  throws: known(["throws"], { text: "validation" }, { text: "never" }),
 };
 
 /** "bad_output" -> "BadOutput" */

@@ -23,6 +23,7 @@ import type {
   Logger,
   VerifiedPayment,
 } from "../../templates/runtime/types.js";
+import { afterEach, expect } from "vitest";
 
 export const ANVIL_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 export const PAY_TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
@@ -92,12 +93,44 @@ export function capability(
   };
 }
 
-const textOutput = {
+/** A JSON Schema object of exactly one string field, `text` (required). */
+export const TEXT_SCHEMA = {
   type: "object",
   additionalProperties: false,
   required: ["text"],
   properties: { text: { type: "string" } },
 };
+const textOutput = TEXT_SCHEMA;
+
+/** Capability `name` at `priceAtomic` units, `text` in and out: `handler` runs, counted in `runs[name]`. */
+export function countedCapability(
+  name: string,
+  priceAtomic: bigint,
+  runs: Record<string, number>,
+  handler: (input: { text: string }) => Promise<unknown>,
+): Capability {
+  return capability(name, String(priceAtomic), TEXT_SCHEMA, TEXT_SCHEMA, async (input) => {
+    runs[name] = (runs[name] ?? 0) + 1;
+    return handler(input as { text: string });
+  });
+}
+
+/**
+ * Agent `name` (1.0.0) selling "echo" (`echo: <text>`) at `priceAtomic` and the capabilities `more` makes,
+ * each counting its runs in `runs`.
+ */
+export function echoAgent(
+  name: string,
+  description: string,
+  priceAtomic: bigint,
+  runs: Record<string, number>,
+  more: Record<string, Capability> = {},
+): AgentDefinition {
+  const echo = countedCapability("echo", priceAtomic, runs, async (input) => ({
+    text: `echo: ${input.text}`,
+  }));
+  return { name, version: "1.0.0", description, capabilities: { echo, ...more } };
+}
 
 export interface TestAgent extends AgentDefinition {
   /** How many times each handler ran. */
@@ -297,11 +330,29 @@ export async function listen(app: ReturnType<typeof createApp>): Promise<Running
   return { url: await listenLocal(server), server, close: () => closeServer(server) };
 }
 
+/** After each test, closes the server `current()` names (one closed already is left alone). */
+export function closeAfterEach(current: () => Server | undefined): void {
+  afterEach(() => closeServer(current()));
+}
+
 /** createApp + listen, with a hermetic env and a capturing logger unless given. */
 export async function startApp(agent: AgentDefinition, options: AppOptions = {}) {
   const logger = captureLogger();
   const app = createApp(agent, { env: {}, logger, ...options });
   return { ...(await listen(app)), logger };
+}
+
+/** startApp(makeAgent(), options), `use` on it, then closed whatever happened. */
+export async function withApp<T>(
+  options: AppOptions,
+  use: (app: Running & { logger: ReturnType<typeof captureLogger> }) => Promise<T>,
+): Promise<T> {
+  const app = await startApp(makeAgent(), options);
+  try {
+    return await use(app);
+  } finally {
+    await app.close();
+  }
 }
 
 /**
@@ -424,6 +475,14 @@ export const b64 = (value: unknown): string =>
   Buffer.from(JSON.stringify(value)).toString("base64");
 export const unb64 = (value: string): any =>
   JSON.parse(Buffer.from(value, "base64").toString("utf8"));
+
+/** The x402 receipt (PAYMENT-RESPONSE) of `payer`'s payment settled on `network`, in any transaction. */
+export const settledReceipt = (payer: string, network = "eip155:84532") => ({
+  success: true,
+  transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+  network,
+  payer,
+});
 
 /** What a v2 client would send: the chosen requirement verbatim + the signed payload. */
 export function v2Header(accepted: Record<string, unknown>, payload: unknown): string {

@@ -87,7 +87,9 @@ console.log(JSON.stringify(report));
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-async function serve(mode: "dev" | "production") {
+type Mode = "dev" | "production";
+
+async function serve(mode: Mode) {
   writeFileSync(join(work, "imports.txt"), "");
   const { stdout } = await promisify(execFile)(
     process.execPath,
@@ -106,6 +108,20 @@ async function serve(mode: "dev" | "production") {
   };
 }
 
+type Report = Awaited<ReturnType<typeof serve>>;
+
+/** One server run per mode, its report shared by the tests (which only read it); one run at a time. */
+const reports = new Map<Mode, Report>();
+async function reportOf(mode: Mode): Promise<Report> {
+  if (!reports.has(mode)) reports.set(mode, await serve(mode));
+  return reports.get(mode)!;
+}
+
+/** `check` on the report of each mode. */
+async function inEitherMode(check: (report: Report) => void): Promise<void> {
+  for (const mode of ["dev", "production"] as const) check(await reportOf(mode));
+}
+
 const has = (loaded: string[], pattern: RegExp): string[] => loaded.filter((f) => pattern.test(f));
 const OPTIONAL_CLIENTS = /node_modules\/(viem|@noble|ox|ioredis|prom-client)\//;
 const AJV = /node_modules\/ajv(-formats)?\//;
@@ -118,47 +134,45 @@ const DOC_BUILDERS = /runtime\/discovery\/(agent-card|llms|openapi)\.js$/;
 
 describe("lazy loading", () => {
   it("dev mode: /health answers without Ajv, viem or the payment modules; a job loads Ajv only", async () => {
-    const report = await serve("dev");
-    expect(report.health).toBe(200);
-    expect(has(report.started, /runtime\/app\.js$/)).not.toEqual([]); // the hooks see the runtime
-    expect(has(report.started, /node_modules\/express\//)).not.toEqual([]); // and require.cache works
-    expect(has(report.started, AJV)).toEqual([]);
-    expect(has(report.started, OPTIONAL_CLIENTS)).toEqual([]);
-    expect(has(report.started, PAYMENT_CHECK)).toEqual([]);
-    expect(report.job).toBe(200);
-    expect(has(report.afterJob, AJV)).not.toEqual([]);
-    expect(has(report.afterJob, OPTIONAL_CLIENTS)).toEqual([]);
-    expect(has(report.afterJob, PAYMENT_CHECK)).toEqual([]);
+    const dev = await reportOf("dev");
+    expect(dev.health).toBe(200);
+    expect(has(dev.started, /runtime\/app\.js$/)).not.toEqual([]); // the hooks see the runtime
+    expect(has(dev.started, /node_modules\/express\//)).not.toEqual([]); // and require.cache works
+    expect(has(dev.started, AJV)).toEqual([]);
+    expect(has(dev.started, OPTIONAL_CLIENTS)).toEqual([]);
+    expect(has(dev.started, PAYMENT_CHECK)).toEqual([]);
+    expect(dev.job).toBe(200);
+    expect(has(dev.afterJob, AJV)).not.toEqual([]);
+    expect(has(dev.afterJob, OPTIONAL_CLIENTS)).toEqual([]);
+    expect(has(dev.afterJob, PAYMENT_CHECK)).toEqual([]);
   }, 60_000);
 
   it("the MCP SDK loads with the first MCP request, in either mode", async () => {
-    for (const mode of ["dev", "production"] as const) {
-      const report = await serve(mode);
+    await inEitherMode((report) => {
       expect(has(report.started, MCP)).toEqual([]);
       expect(has(report.afterJob, MCP)).toEqual([]);
       expect(report.mcp).toBe(200);
       expect(has(report.afterMcp, /node_modules\/@modelcontextprotocol\/sdk\//)).not.toEqual([]);
       expect(has(report.afterMcp, /runtime\/mcp\/endpoint\.js$/)).not.toEqual([]);
-    }
+    });
   }, 60_000);
 
   it("production: the payment check and paid-job steps load at start-up; viem never does without a chain", async () => {
-    const report = await serve("production");
-    expect(report.health).toBe(200);
-    expect(has(report.started, AJV)).not.toEqual([]); // every validator compiled before any job
-    expect(has(report.started, /runtime\/payments\/evm\/verify\.js$/)).not.toEqual([]);
-    expect(has(report.started, /runtime\/jobs\/paid\.js$/)).not.toEqual([]);
-    expect(report.job).toBe(402);
-    expect(has(report.afterJob, OPTIONAL_CLIENTS)).toEqual([]);
+    const production = await reportOf("production");
+    expect(production.health).toBe(200);
+    expect(has(production.started, AJV)).not.toEqual([]); // every validator compiled before any job
+    expect(has(production.started, /runtime\/payments\/evm\/verify\.js$/)).not.toEqual([]);
+    expect(has(production.started, /runtime\/jobs\/paid\.js$/)).not.toEqual([]);
+    expect(production.job).toBe(402);
+    expect(has(production.afterJob, OPTIONAL_CLIENTS)).toEqual([]);
   }, 60_000);
 
   it("the console page's code loads with the first browser GET /; no document builder loads before a document is asked for", async () => {
-    for (const mode of ["dev", "production"] as const) {
-      const report = await serve(mode);
+    await inEitherMode((report) => {
       expect(has(report.afterMcp, PAGE)).toEqual([]);
       expect(has(report.afterJob, DOC_BUILDERS)).toEqual([]); // (MCP tools use agent-card.js)
       expect(report.page).toBe(200);
       expect(has(report.afterPage, /runtime\/console\/page\.js$/)).not.toEqual([]);
-    }
+    });
   }, 60_000);
 });

@@ -32,6 +32,13 @@ const ISSUE_NAMES = [
   "solana-devnet",
 ];
 
+/** `n`'s USDC in a package's DEFAULT_ASSETS, which must list `n`. */
+function officialUsdc(assets: unknown, pkg: string, name: string, n: { caip2: string }) {
+  const official = (assets as Record<string, Array<Record<string, unknown>>>)[n.caip2];
+  expect(official, `${name} (${n.caip2}) in ${pkg} DEFAULT_ASSETS`).toBeDefined();
+  return official!.find((a) => a.symbol === "USDC")!;
+}
+
 describe("known networks", () => {
   it("names every network a seller can choose by name", () => {
     expect(Object.keys(KNOWN_NETWORKS).sort()).toEqual([...ISSUE_NAMES].sort());
@@ -40,11 +47,7 @@ describe("known networks", () => {
   it("has each EVM network's USDC exactly as @x402/evm's default assets", () => {
     for (const [name, n] of Object.entries(KNOWN_NETWORKS)) {
       if (n.family !== "evm") continue;
-      const official = (EVM_ASSETS as unknown as Record<string, Array<Record<string, unknown>>>)[
-        n.caip2
-      ];
-      expect(official, `${name} (${n.caip2}) in @x402/evm DEFAULT_ASSETS`).toBeDefined();
-      const usdc = official!.find((a) => a.symbol === "USDC")!;
+      const usdc = officialUsdc(EVM_ASSETS, "@x402/evm", name, n);
       expect({
         asset: n.asset,
         name: n.assetName,
@@ -63,11 +66,7 @@ describe("known networks", () => {
   it("has each Solana network's USDC mint exactly as @x402/svm's default assets", () => {
     for (const [name, n] of Object.entries(KNOWN_NETWORKS)) {
       if (n.family !== "svm") continue;
-      const official = (SVM_ASSETS as unknown as Record<string, Array<Record<string, unknown>>>)[
-        n.caip2
-      ];
-      expect(official, `${name} (${n.caip2}) in @x402/svm DEFAULT_ASSETS`).toBeDefined();
-      const usdc = official!.find((a) => a.symbol === "USDC")!;
+      const usdc = officialUsdc(SVM_ASSETS, "@x402/svm", name, n);
       expect({ asset: n.asset, decimals: n.decimals }).toEqual({
         asset: usdc.asset,
         decimals: usdc.decimals,

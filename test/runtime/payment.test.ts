@@ -19,6 +19,7 @@ import {
   offerV2,
   post,
   recordingSettler,
+  settledReceipt,
   signAuthorization,
   startApp,
   unb64,
@@ -26,6 +27,7 @@ import {
   v2Header,
   type AuthorizationParams,
   type TestAgent,
+  withApp,
 } from "./helpers.js";
 
 let agent: TestAgent;
@@ -121,16 +123,13 @@ describe("payment missing", () => {
   });
 
   it("uses PUBLIC_URL for the resource when set", async () => {
-    const other = await startApp(makeAgent(), {
-      ...PRODUCTION,
-      env: { PUBLIC_URL: "https://agent.example.com/" },
-    });
-    try {
-      const res = await post(other.url, job("echo", { text: "x" }));
-      expect(res.body.accepts[0].resource).toBe("https://agent.example.com/execute");
-    } finally {
-      await other.close();
-    }
+    await withApp(
+      { ...PRODUCTION, env: { PUBLIC_URL: "https://agent.example.com/" } },
+      async (other) => {
+        const res = await post(other.url, job("echo", { text: "x" }));
+        expect(res.body.accepts[0].resource).toBe("https://agent.example.com/execute");
+      },
+    );
   });
 
   it("identical 402s are built once a second; the window, URL and capability each get their own", async () => {
@@ -238,12 +237,7 @@ describe("valid payments", () => {
       requirement: accepted,
     });
     // Settled, and the receipt is in PAYMENT-RESPONSE (v2).
-    expect(unb64(res.headers.get("payment-response")!)).toEqual({
-      success: true,
-      transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
-      network: "eip155:84532",
-      payer: payer.address,
-    });
+    expect(unb64(res.headers.get("payment-response")!)).toEqual(settledReceipt(payer.address));
     expect(res.headers.get("x-payment-response")).toBeNull();
   });
 
@@ -339,11 +333,73 @@ describe("refused payments (402 payment, handler not run)", () => {
     await refusedV1(payload, "signature is malformed");
   });
 
-  it("wrong payee", async () => {
-    await expectRefused(
-      () => payV2("echo", { text: "x" }, { to: OTHER_ADDRESS }),
+  // A v2 payment of echo, signed with `params` (made when the test runs) for `accepted` (default: our offer).
+  it.each<
+    [string, () => AuthorizationParams, ReturnType<typeof offerV2> | undefined, string | RegExp]
+  >([
+    [
+      "wrong payee",
+      () => ({ to: OTHER_ADDRESS }),
+      undefined,
       `authorization pays ${OTHER_ADDRESS}`,
-    );
+    ],
+    [
+      "wrong network (v2 accepted)",
+      () => ({}),
+      { ...offerV2(), network: "eip155:8453" },
+      'network "eip155:8453"',
+    ],
+    [
+      "wrong asset domain (signed for Base mainnet USDC)",
+      () => ({
+        domain: {
+          name: "USD Coin",
+          version: "2",
+          chainId: 8453,
+          verifyingContract: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+        },
+      }),
+      undefined,
+      /signature does not match .*name: "USDC".*chainId: 84532/,
+    ],
+    [
+      "wrong asset in v2 accepted",
+      () => ({}),
+      { ...offerV2(), asset: OTHER_ADDRESS },
+      /accepted requirement does not match.*asset/,
+    ],
+    [
+      "expired",
+      () => ({ validBefore: String(nowSeconds() - 10) }),
+      undefined,
+      "authorization expired",
+    ],
+    [
+      "not yet valid",
+      () => ({ validAfter: String(nowSeconds() + 60) }),
+      undefined,
+      "not valid yet",
+    ],
+    [
+      "paid for a cheaper capability (v2: the cheap offer copied verbatim)",
+      () => ({ value: "1000" }),
+      offerV2("1000"),
+      /accepted requirement does not match.*amount 1000/,
+    ],
+    [
+      "paid for a cheaper capability (v2: accepted forged to the right price, value still cheap)",
+      () => ({ value: "1000" }),
+      offerV2("10000"),
+      "pay exactly 10000",
+    ],
+    [
+      "unsupported scheme",
+      () => ({}),
+      { ...offerV2(), scheme: "upto" },
+      'unsupported payment scheme "upto"',
+    ],
+  ])("%s", async (_name, params, accepted, reason) => {
+    await expectRefused(() => payV2("echo", { text: "x" }, params(), accepted), reason);
   });
 
   it("wrong network (v1 name)", async () => {
@@ -351,47 +407,6 @@ describe("refused payments (402 payment, handler not run)", () => {
     await expectRefused(
       () => post(app.url, job("echo", { text: "x" }), { "x-payment": v1Header(payload, "base") }),
       'payment is for network "base"',
-    );
-  });
-
-  it("wrong network (v2 accepted)", async () => {
-    await expectRefused(
-      () => payV2("echo", { text: "x" }, {}, { ...offerV2(), network: "eip155:8453" }),
-      'network "eip155:8453"',
-    );
-  });
-
-  it("wrong asset domain (signed for Base mainnet USDC)", async () => {
-    const domain = {
-      name: "USD Coin",
-      version: "2",
-      chainId: 8453,
-      verifyingContract: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
-    } as const;
-    await expectRefused(
-      () => payV2("echo", { text: "x" }, { domain }),
-      /signature does not match .*name: "USDC".*chainId: 84532/,
-    );
-  });
-
-  it("wrong asset in v2 accepted", async () => {
-    await expectRefused(
-      () => payV2("echo", { text: "x" }, {}, { ...offerV2(), asset: OTHER_ADDRESS }),
-      /accepted requirement does not match.*asset/,
-    );
-  });
-
-  it("expired", async () => {
-    await expectRefused(
-      () => payV2("echo", { text: "x" }, { validBefore: String(nowSeconds() - 10) }),
-      "authorization expired",
-    );
-  });
-
-  it("not yet valid", async () => {
-    await expectRefused(
-      () => payV2("echo", { text: "x" }, { validAfter: String(nowSeconds() + 60) }),
-      "not valid yet",
     );
   });
 
@@ -443,27 +458,6 @@ describe("refused payments (402 payment, handler not run)", () => {
     await refusedV1(
       payload,
       "smart-contract wallets cannot be checked here: this service has no X402_RPC_URL configured",
-    );
-  });
-
-  it("paid for a cheaper capability (v2: the cheap offer copied verbatim)", async () => {
-    await expectRefused(
-      () => payV2("echo", { text: "x" }, { value: "1000" }, offerV2("1000")),
-      /accepted requirement does not match.*amount 1000/,
-    );
-  });
-
-  it("paid for a cheaper capability (v2: accepted forged to the right price, value still cheap)", async () => {
-    await expectRefused(
-      () => payV2("echo", { text: "x" }, { value: "1000" }, offerV2("10000")),
-      "pay exactly 10000",
-    );
-  });
-
-  it("unsupported scheme", async () => {
-    await expectRefused(
-      () => payV2("echo", { text: "x" }, {}, { ...offerV2(), scheme: "upto" }),
-      'unsupported payment scheme "upto"',
     );
   });
 

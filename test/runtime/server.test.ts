@@ -10,6 +10,7 @@ import { portInUse, shutdownGracefully, startServer } from "../../templates/runt
 import {
   anvilAccount,
   captureLogger,
+  closeAfterEach,
   job,
   listen,
   makeAgent,
@@ -18,13 +19,9 @@ import {
   recordingSettler,
   paymentSignature,
 } from "./helpers.js";
-import { closeServer } from "./servers.js";
 
 let server: Server | undefined;
-afterEach(async () => {
-  await closeServer(server);
-  server = undefined;
-});
+closeAfterEach(() => server);
 
 describe("startServer", () => {
   it("listens on PORT and logs the URL and the mode", async () => {

@@ -26,6 +26,7 @@ import {
   listenLocal,
   urlOf,
 } from "./servers.js";
+import { rejectionOf } from "../thrown.js";
 
 const BASE = { v1Name: "base", caip2: "eip155:8453" };
 const BASE_SEPOLIA = { v1Name: "base-sepolia", caip2: "eip155:84532" };
@@ -178,11 +179,7 @@ const productionEnv = (network: string, facilitator: string) => ({
   X402_FACILITATOR_URL: facilitator,
 });
 
-async function configError(promise: Promise<unknown>): Promise<ConfigError> {
-  const err = await promise.catch((e: unknown) => e);
-  if (!(err instanceof ConfigError)) throw new Error(`expected a ConfigError: ${err}`);
-  return err;
-}
+const configError = (promise: Promise<unknown>) => rejectionOf(ConfigError, promise);
 
 describe("checkFacilitator", () => {
   it("passes when the facilitator lists our network, logging the kinds that matched", async () => {

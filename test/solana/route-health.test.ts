@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { createServer } from "node:http";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
+import { agentHealth } from "../runtime/answers.js";
 import { captureLogger, listen, makeAgent, type Running } from "../runtime/helpers.js";
 import { type SolanaKit, SOLANA_DEVNET, startSolanaKit } from "./kit.js";
 
@@ -65,10 +66,7 @@ describe("GET /health and metrics with a direct Solana route", () => {
   it("is ok while the fee payer can pay, and the scrape shows its SOL and the warning threshold", async () => {
     const fee = await kit.newAccount(2_500_000_000n);
     const { url } = await start(direct(fee.secretKey));
-    expect(await health(url)).toEqual({
-      status: 200,
-      body: { name: makeAgent().name, version: makeAgent().version, status: "ok" },
-    });
+    expect(await health(url)).toEqual(agentHealth());
     expect(await feePayerGauge(url)).toBe(2.5);
     expect(await feePayerGauge(url, "agent_fee_payer_balance_low_sol")).toBe(0.005);
     expect(kit.rpcCalls).toContain("getGenesisHash"); // the probe asked which network the RPC serves
@@ -77,15 +75,9 @@ describe("GET /health and metrics with a direct Solana route", () => {
   it("is degraded (503) when the fee payer cannot pay one more settlement's fee, naming the fee payer", async () => {
     const fee = await kit.newAccount(4_999n); // one lamport short of one signature's fee
     const { url, logger } = await start(direct(fee.secretKey));
-    expect(await health(url)).toEqual({
-      status: 503,
-      body: {
-        name: makeAgent().name,
-        version: makeAgent().version,
-        status: "degraded",
-        problems: ["Solana fee payer out of SOL: paid jobs cannot settle until it is funded"],
-      },
-    });
+    expect(await health(url)).toEqual(
+      agentHealth(["Solana fee payer out of SOL: paid jobs cannot settle until it is funded"]),
+    );
     expect(await feePayerGauge(url)).toBe(0.000004999);
     const warned = logger.lines.filter((l) => l.level === "warn").map((l) => l.message);
     expect(warned).toContainEqual(
