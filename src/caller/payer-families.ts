@@ -16,6 +16,7 @@ import {
   type PayerFamilyId,
   PaymentGuardError,
   type PaymentOffer,
+  paymentHeaderOf,
   type SignedPayment,
   type SigningLimit,
 } from "./guard.js";
@@ -84,6 +85,35 @@ export async function checkPaymentToSend(
       "the payment about to be sent is of two kinds at once; it was not sent",
     );
   return (claimed[0] ?? PAYER_FAMILIES[0]!).checkSigned(header, offers, limit, reader);
+}
+
+/** A fetch as the x402 client calls it. */
+export type PayingFetch = (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
+
+/**
+ * The fetch the x402 client pays through, in `call` and every generated client alike. Its first request
+ * without a payment gets `first` (the 402 already read and checked, so the service is not asked twice);
+ * every payment header it sends is handed to `check` first, at the last moment before it leaves (a throw
+ * stops it); then `send` sends the request.
+ */
+export function checkedPaying(
+  first: Response,
+  check: (header: string) => Promise<void>,
+  send: PayingFetch,
+): PayingFetch {
+  let replay: Response | undefined = first;
+  return async (input, init) => {
+    const header = paymentHeaderOf(
+      new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)),
+    );
+    if (header === undefined && replay) {
+      const answer = replay;
+      replay = undefined;
+      return answer;
+    }
+    if (header !== undefined) await check(header);
+    return send(input, init);
+  };
 }
 
 /** The network a payer pays on, or why there is none (for the payer to say in its own words). */
