@@ -43,7 +43,10 @@ export abstract class AgentError extends Error {
  * The base of each error type below: an AgentError of that type whose constructor takes
  * `(message, options?)` and starts at that type's HTTP status. One definition for all five.
  */
-function typedError<T extends ErrorType>(errorType: T, defaultStatus: number) {
+function typedError<T extends ErrorType>(
+  errorType: T,
+  defaultStatus: number,
+): new (message: string, options?: AgentErrorOptions) => AgentError & { readonly errorType: T } {
   return class extends AgentError {
     readonly errorType: T = errorType;
     constructor(message: string, options?: AgentErrorOptions) {
