@@ -3,7 +3,8 @@
  * ONLY place that lists the network families a payer pays on (guard-evm.ts, guard-svm.ts). Everything that
  * depends on a payment's family (its network names, which family pays an offer, which check a signed
  * payment gets, how soon a job paid in it must be due) is asked of the family here, never branched on.
- * A third family is its guard file and one line in PAYER_FAMILIES.
+ * A third family is its guard file and one line in PAYER_FAMILIES. Also here, for `call` and the client
+ * alike: the check of a payment about to be sent, and the fetch every payment leaves through.
  *
  * Web-standard code only, like guard.ts.
  */
