@@ -7,10 +7,9 @@
  * the identical request goes with it through the retrying fetch (retry.ts), never a second signature.
  */
 import { CallError } from "./errors.js";
-import { checkPaymentToSend, networkId } from "./payer-families.js";
+import { checkedPaying, checkPaymentToSend, networkId } from "./payer-families.js";
 import {
   type PayerFamilyId,
-  paymentHeaderOf,
   type PaymentOffer,
   signableAmount,
   type SignedPayment,
@@ -160,38 +159,27 @@ function checkedSending(
   allowed: bigint,
   payer: CallPayer,
 ): { fetch: typeof fetch; sent: () => SignedPayment | undefined } {
-  let replay: Response | undefined = new Response(step.firstText, {
+  const first = new Response(step.firstText, {
     status: step.first.status,
     headers: step.first.headers,
   });
   let sent: SignedPayment | undefined;
-  const clientFetch: typeof fetch = async (input, requestInit) => {
-    const header = paymentHeaderOf(
-      new Headers(requestInit?.headers ?? (input instanceof Request ? input.headers : undefined)),
+  const check = async (header: string) => {
+    const checked = await guardedAsync(
+      () =>
+        checkPaymentToSend(
+          header,
+          usable,
+          { maxAtomic: allowed, payer: payer.payer },
+          payer.reader,
+        ),
+      step.executeUrl,
     );
-    if (header === undefined && replay) {
-      const answer = replay;
-      replay = undefined;
-      return answer;
-    }
-    if (header !== undefined) {
-      const checked = await guardedAsync(
-        () =>
-          checkPaymentToSend(
-            header,
-            usable,
-            { maxAtomic: allowed, payer: payer.payer },
-            payer.reader,
-          ),
-        step.executeUrl,
-      );
-      if (sent && sent.amount !== checked.amount)
-        throw new CallError("payment", "refused to send a second, different payment for this job");
-      sent = checked;
-    }
-    return step.send(input, requestInit);
+    if (sent && sent.amount !== checked.amount)
+      throw new CallError("payment", "refused to send a second, different payment for this job");
+    sent = checked;
   };
-  return { fetch: clientFetch, sent: () => sent };
+  return { fetch: checkedPaying(first, check, step.send), sent: () => sent };
 }
 
 /** What was signed, never what the receipt claims; the receipt only names the transaction. */

@@ -3,7 +3,8 @@
  * ONLY place that lists the network families a payer pays on (guard-evm.ts, guard-svm.ts). Everything that
  * depends on a payment's family (its network names, which family pays an offer, which check a signed
  * payment gets, how soon a job paid in it must be due) is asked of the family here, never branched on.
- * A third family is its guard file and one line in PAYER_FAMILIES.
+ * A third family is its guard file and one line in PAYER_FAMILIES. Also here, for `call` and the client
+ * alike: the check of a payment about to be sent, and the fetch every payment leaves through.
  *
  * Web-standard code only, like guard.ts.
  */
@@ -16,6 +17,7 @@ import {
   type PayerFamilyId,
   PaymentGuardError,
   type PaymentOffer,
+  paymentHeaderOf,
   type SignedPayment,
   type SigningLimit,
 } from "./guard.js";
@@ -84,6 +86,35 @@ export async function checkPaymentToSend(
       "the payment about to be sent is of two kinds at once; it was not sent",
     );
   return (claimed[0] ?? PAYER_FAMILIES[0]!).checkSigned(header, offers, limit, reader);
+}
+
+/** A fetch as the x402 client calls it. */
+export type PayingFetch = (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
+
+/**
+ * The fetch the x402 client pays through, in `call` and every generated client alike. Its first request
+ * without a payment gets `first` (the 402 already read and checked, so the service is not asked twice);
+ * every payment header it sends is handed to `check` first, at the last moment before it leaves (a throw
+ * stops it); then `send` sends the request.
+ */
+export function checkedPaying(
+  first: Response,
+  check: (header: string) => Promise<void>,
+  send: PayingFetch,
+): PayingFetch {
+  let replay: Response | undefined = first;
+  return async (input, init) => {
+    const header = paymentHeaderOf(
+      new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)),
+    );
+    if (header === undefined && replay) {
+      const answer = replay;
+      replay = undefined;
+      return answer;
+    }
+    if (header !== undefined) await check(header);
+    return send(input, init);
+  };
 }
 
 /** The network a payer pays on, or why there is none (for the payer to say in its own words). */

@@ -97,14 +97,19 @@ function fieldDescriptorSchema(): Json {
     maxItems: count,
     properties: { type: "object", additionalProperties: ref("FieldDescriptor") },
   };
-  return {
-    type: "object",
-    description:
-      "A field of a capability's input or output: its JSON type, whether it is required, and the JSON Schema keywords that constrain it.",
-    required: ["type"],
-    properties: Object.fromEntries(DESCRIPTOR_KEYWORDS.map((k) => [k, keywords[k]])),
-    additionalProperties: false,
-  };
+  return closedObject(
+    "A field of a capability's input or output: its JSON type, whether it is required, and the JSON Schema keywords that constrain it.",
+    ["type"],
+    Object.fromEntries(DESCRIPTOR_KEYWORDS.map((k) => [k, keywords[k]])),
+  );
+}
+
+/**
+ * An object schema with exactly the listed properties (additionalProperties: false), its keys in the
+ * order the documents write them.
+ */
+function closedObject(description: string, required: string[], properties: Json): Json {
+  return { type: "object", description, required, properties, additionalProperties: false };
 }
 
 /** The schemas every document has, in the document's order; the x402 ones last. */
@@ -113,17 +118,15 @@ function sharedSchemas(model: AgentModel): Json {
     ...protocolSchemas(),
     ...aboutSchemas(model),
     FieldDescriptor: fieldDescriptorSchema(),
-    ErrorBody: {
-      type: "object",
-      description: "Every failure except a missing payment (spec 2.5).",
-      required: ["status", "error_type", "error"],
-      properties: {
+    ErrorBody: closedObject(
+      "Every failure except a missing payment (spec 2.5).",
+      ["status", "error_type", "error"],
+      {
         status: { const: "failed" },
         error_type: { enum: [...ERROR_TYPES] },
         error: { type: "string", description: "Human-readable message." },
       },
-      additionalProperties: false,
-    },
+    ),
     ...x402Schemas(),
   };
 }
@@ -147,36 +150,30 @@ function protocolSchemas(): Json {
       exclusiveMinimum: 0,
       description: `Unix timestamp in seconds by which the handler must have returned; at most ${MAX_DEADLINE_AHEAD_SECONDS / 86_400} days ahead by default (MAX_DEADLINE_SECONDS). Past on arrival, or reached while the handler runs: 408.`,
     },
-    HealthRecord: {
-      type: "object",
-      description: "GET /health (spec 2.1).",
-      required: ["name", "version", "status"],
-      properties: {
-        name: { type: "string", description: "Agent name." },
-        version: { type: "string", description: "Agent version." },
-        status: { enum: ["ok", "degraded"] },
-        problems: {
-          type: "array",
-          items: { type: "string" },
-          description: "Why the service is degraded (only then).",
-        },
-        networks: {
+    HealthRecord: closedObject("GET /health (spec 2.1).", ["name", "version", "status"], {
+      name: { type: "string", description: "Agent name." },
+      version: { type: "string", description: "Agent version." },
+      status: { enum: ["ok", "degraded"] },
+      problems: {
+        type: "array",
+        items: { type: "string" },
+        description: "Why the service is degraded (only then).",
+      },
+      networks: {
+        type: "object",
+        description:
+          "With several networks offered (X402_NETWORKS): each network's settlement route, by CAIP-2 id (e.g. `eip155:84532`), checked as the service's own.",
+        additionalProperties: {
           type: "object",
-          description:
-            "With several networks offered (X402_NETWORKS): each network's settlement route, by CAIP-2 id (e.g. `eip155:84532`), checked as the service's own.",
-          additionalProperties: {
-            type: "object",
-            required: ["status"],
-            properties: {
-              status: { enum: ["ok", "degraded"] },
-              problems: { type: "array", items: { type: "string" } },
-            },
-            additionalProperties: false,
+          required: ["status"],
+          properties: {
+            status: { enum: ["ok", "degraded"] },
+            problems: { type: "array", items: { type: "string" } },
           },
+          additionalProperties: false,
         },
       },
-      additionalProperties: false,
-    },
+    }),
   };
 }
 
@@ -184,28 +181,23 @@ function protocolSchemas(): Json {
 function aboutSchemas(model: AgentModel): Json {
   const names = model.capabilities.map((c) => c.name);
   return {
-    CapabilityDeclaration: {
-      type: "object",
-      description: "GET /about (spec 2.2).",
-      required: ["service_version", "name", "capabilities"],
-      properties: {
+    CapabilityDeclaration: closedObject(
+      "GET /about (spec 2.2).",
+      ["service_version", "name", "capabilities"],
+      {
         service_version: ref("ServiceVersion"),
         name: { type: "string", const: model.name, description: "Agent name." },
-        capabilities: {
-          type: "object",
-          description: "Every capability, by name.",
-          required: names,
-          properties: Object.fromEntries(names.map((n) => [n, ref("CapabilityEntry")])),
-          additionalProperties: false,
-        },
+        capabilities: closedObject(
+          "Every capability, by name.",
+          names,
+          Object.fromEntries(names.map((n) => [n, ref("CapabilityEntry")])),
+        ),
       },
-      additionalProperties: false,
-    },
-    CapabilityEntry: {
-      type: "object",
-      description: "One capability as declared in agent.json (without its catalogue tags).",
-      required: ["pricing", "input_schema", "output_schema"],
-      properties: {
+    ),
+    CapabilityEntry: closedObject(
+      "One capability as declared in agent.json (without its catalogue tags).",
+      ["pricing", "input_schema", "output_schema"],
+      {
         description: { type: "string" },
         pricing: ref("Pricing"),
         input_schema: {
@@ -219,8 +211,7 @@ function aboutSchemas(model: AgentModel): Json {
           additionalProperties: ref("FieldDescriptor"),
         },
       },
-      additionalProperties: false,
-    },
+    ),
     Pricing: {
       type: "object",
       required: ["model", "amount", "currency"],

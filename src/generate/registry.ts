@@ -18,13 +18,15 @@ export function generateRegistry(model: AgentModel): SourceFile {
     `validate${c.typeName}Input`,
     `validate${c.typeName}Output`,
   ]);
+  // The header and the runtime's imports: the same in both renderings.
+  const preamble = [
+    GENERATED_HEADER,
+    `import { lazyHandler } from "../runtime/handlers.js";`,
+    `import type { AgentDefinition, Capability } from "../runtime/types.js";`,
+  ];
   return {
     source: () => {
-      const lines = [
-        GENERATED_HEADER,
-        `import { lazyHandler } from "../runtime/handlers.js";`,
-        `import type { AgentDefinition, Capability } from "../runtime/types.js";`,
-      ];
+      const lines = [...preamble];
       if (model.capabilities.length) {
         lines.push(`import type { ${types.join(", ")} } from "./types.js";`);
         lines.push(`import { ${validators.join(", ")} } from "./validators.js";`);
@@ -58,11 +60,7 @@ export function generateRegistry(model: AgentModel): SourceFile {
       return lines.join("\n");
     },
     print: () => {
-      const out = [
-        GENERATED_HEADER,
-        `import { lazyHandler } from "../runtime/handlers.js";`,
-        `import type { AgentDefinition, Capability } from "../runtime/types.js";`,
-      ];
+      const out = [...preamble];
       if (model.capabilities.length) {
         out.push(
           importText(types, "./types.js", true),

@@ -221,54 +221,51 @@ export function strictJsonTree(text: string): { root: Node; duplicates: boolean 
     const value = raw.includes("\\") ? (JSON.parse(raw) as string) : raw.slice(1, -1);
     return { type: "string", offset: start, length: i - start, value };
   };
-  // An object or an array, from its opening bracket at `start` (value() reads the elements).
+  // An object or an array, from its opening bracket at `start` to its closing one (`close`'s code):
+  // `member` reads each element (an object's: a property, its key and value).
+  const container = (
+    type: "object" | "array",
+    start: number,
+    close: number,
+    member: () => TreeNode,
+  ): TreeNode => {
+    const node: TreeNode = { type, offset: start, length: 0, children: [] };
+    i++;
+    space();
+    if (text.charCodeAt(i) === close) i++;
+    else {
+      for (;;) {
+        node.children!.push(member());
+        space();
+        if (text.charCodeAt(i++) === close) break;
+      }
+    }
+    node.length = i - start;
+    return node;
+  };
   const object = (start: number): TreeNode => {
-    const node: TreeNode = { type: "object", offset: start, length: 0, children: [] };
-    i++;
-    space();
-    if (text.charCodeAt(i) === 125) i++;
-    else {
-      // Keys seen in this object: a list while short, a set beyond.
-      const keys: string[] = [];
-      let seen: Set<string> | undefined;
-      for (;;) {
-        space();
-        const property: TreeNode = { type: "property", offset: i, length: 0, children: [] };
-        const key = string();
-        if (!duplicates) {
-          const name = key.value as string;
-          if (seen === undefined && keys.length >= 16) seen = new Set(keys);
-          if (seen ? seen.has(name) : keys.includes(name)) duplicates = true;
-          else if (seen) seen.add(name);
-          else keys.push(name);
-        }
-        space();
-        i++;
-        property.children!.push(key, value());
-        property.length = i - property.offset;
-        node.children!.push(property);
-        space();
-        if (text.charCodeAt(i++) === 125) break;
+    // Keys seen in this object: a list while short, a set beyond.
+    const keys: string[] = [];
+    let seen: Set<string> | undefined;
+    return container("object", start, 125, () => {
+      space();
+      const property: TreeNode = { type: "property", offset: i, length: 0, children: [] };
+      const key = string();
+      if (!duplicates) {
+        const name = key.value as string;
+        if (seen === undefined && keys.length >= 16) seen = new Set(keys);
+        if (seen ? seen.has(name) : keys.includes(name)) duplicates = true;
+        else if (seen) seen.add(name);
+        else keys.push(name);
       }
-    }
-    node.length = i - start;
-    return node;
+      space();
+      i++;
+      property.children!.push(key, value());
+      property.length = i - property.offset;
+      return property;
+    });
   };
-  const array = (start: number): TreeNode => {
-    const node: TreeNode = { type: "array", offset: start, length: 0, children: [] };
-    i++;
-    space();
-    if (text.charCodeAt(i) === 93) i++;
-    else {
-      for (;;) {
-        node.children!.push(value());
-        space();
-        if (text.charCodeAt(i++) === 93) break;
-      }
-    }
-    node.length = i - start;
-    return node;
-  };
+  const array = (start: number): TreeNode => container("array", start, 93, value);
   const value = (): TreeNode => {
     space();
     const start = i;

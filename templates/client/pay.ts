@@ -13,13 +13,13 @@ import {
   type FamilyPayer,
   offersOf402,
   type PayerFamilyId,
-  paymentHeaderOf,
   PaymentGuardError,
   type PaymentOffer,
   signableAmount,
   type SignedPayment,
 } from "../../src/caller/guard.js";
 import {
+  checkedPaying,
   checkPaymentToSend,
   choosePaymentNetwork,
   type NetworkChoice,
@@ -127,35 +127,24 @@ export async function sendPaying(
 
   // The first answer is already here: hand it to the wrapper instead of asking twice. Every payment the
   // wrapper sends is checked here, at the last moment before it leaves.
-  let offer: Response | undefined = first;
   let signed: SignedPayment | undefined;
-  const checkedSend: FetchLike = async (input, requestInit) => {
-    const header = paymentHeaderOf(
-      new Headers(requestInit?.headers ?? (input instanceof Request ? input.headers : undefined)),
-    );
-    if (header === undefined && offer) {
-      const answer = offer;
-      offer = undefined;
-      return answer;
+  const check = async (header: string) => {
+    try {
+      const payment = await checkPaymentToSend(
+        header,
+        checked.filter((o) => assetAllowed(o.network, o.asset, limit.allowedAssets)),
+        { maxAtomic: limit.maxAtomic, payer },
+        reader,
+      );
+      if (signed && signed.amount !== payment.amount)
+        throw new PaymentGuardError("signed", "is a second, different payment for this job");
+      signed = payment;
+    } catch (error) {
+      if (error instanceof PaymentGuardError) throw refuse(error, "nothing was paid");
+      throw error;
     }
-    if (header !== undefined) {
-      try {
-        const payment = await checkPaymentToSend(
-          header,
-          checked.filter((o) => assetAllowed(o.network, o.asset, limit.allowedAssets)),
-          { maxAtomic: limit.maxAtomic, payer },
-          reader,
-        );
-        if (signed && signed.amount !== payment.amount)
-          throw new PaymentGuardError("signed", "is a second, different payment for this job");
-        signed = payment;
-      } catch (error) {
-        if (error instanceof PaymentGuardError) throw refuse(error, "nothing was paid");
-        throw error;
-      }
-    }
-    return send(input, requestInit);
   };
+  const checkedSend = checkedPaying(first, check, send);
   try {
     const response = await wrapFetchWithPayment(checkedSend, client)(url, init);
     return signed ? { response, signed } : { response };

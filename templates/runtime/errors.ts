@@ -39,45 +39,36 @@ export abstract class AgentError extends Error {
   }
 }
 
-/** The request or input is wrong. The message should name the field and the problem. */
-export class ValidationError extends AgentError {
-  readonly errorType = "validation";
-  constructor(message: string, options?: AgentErrorOptions) {
-    super(message, 400, options);
-  }
+/**
+ * The base of each error type below: an AgentError of that type whose constructor takes
+ * `(message, options?)` and starts at that type's HTTP status. One definition for all five.
+ */
+function typedError<T extends ErrorType>(
+  errorType: T,
+  defaultStatus: number,
+): new (message: string, options?: AgentErrorOptions) => AgentError & { readonly errorType: T } {
+  return class extends AgentError {
+    readonly errorType: T = errorType;
+    constructor(message: string, options?: AgentErrorOptions) {
+      super(message, defaultStatus, options);
+    }
+  };
 }
+
+/** The request or input is wrong. The message should name the field and the problem. */
+export class ValidationError extends typedError("validation", 400) {}
 
 /** The payment header is present but unusable (bad signature, expired, wrong amount...). */
-export class PaymentError extends AgentError {
-  readonly errorType = "payment";
-  constructor(message: string, options?: AgentErrorOptions) {
-    super(message, 402, options);
-  }
-}
+export class PaymentError extends typedError("payment", 402) {}
 
 /** The deadline passed before arrival or before the handler returned. */
-export class DeadlineError extends AgentError {
-  readonly errorType = "deadline";
-  constructor(message: string, options?: AgentErrorOptions) {
-    super(message, 408, options);
-  }
-}
+export class DeadlineError extends typedError("deadline", 408) {}
 
 /** The requested capability is not declared. Raised by the runtime only. */
-export class CapabilityError extends AgentError {
-  readonly errorType = "capability";
-  constructor(message: string, options?: AgentErrorOptions) {
-    super(message, 400, options);
-  }
-}
+export class CapabilityError extends typedError("capability", 400) {}
 
 /** Something went wrong on our side. The message is logged, never sent to the client. */
-export class InternalError extends AgentError {
-  readonly errorType = "internal";
-  constructor(message: string, options?: AgentErrorOptions) {
-    super(message, 500, options);
-  }
-}
+export class InternalError extends typedError("internal", 500) {}
 
 /**
  * The service cannot take the job right now, through no fault of the caller: its payment ledger is

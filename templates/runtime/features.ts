@@ -73,11 +73,11 @@ export const FAMILY_NAMES: readonly {
   },
 ];
 
-// Optional services, each loaded only when configuration asks for it (REDIS_URL, METRICS_PORT or
-// METRICS_TOKEN, CDP_API_KEY_ID): a member is undefined when the project lacks its feature, and the
-// configuration asking for it is then refused (missingFeature).
-
-/** The optional services' entry points, as the core reaches them. */
+/**
+ * The optional services' entry points, as the core reaches them, each loaded only when configuration
+ * asks for it (REDIS_URL, METRICS_PORT or METRICS_TOKEN, CDP_API_KEY_ID): a member is undefined when
+ * the project lacks its feature, and the configuration asking for it is then refused (missingFeature).
+ */
 export interface OptionalServices {
   /** `redis` (ledger/redis/): the shared payment ledger. */
   redisLedger?: () => Promise<RedisLedgerModule>;

@@ -13,13 +13,19 @@
  *   fetched again with the SAME signed payment and id, a few times, saying so; never signed again;
  * - shows a server's validation error beside the field it names.
  * Reading and checking a form, and showing a job's answer and errors, are in form-script.ts (spliced in
- * between this file's helpers and the rest, in one scope).
+ * between this file's helpers and the rest, in one scope); EIP-3009's typed-data type comes first, from
+ * payments/x402.ts, so the page signs exactly what the server verifies.
  *
  * Kept free of backticks and template substitutions: it lives in a String.raw literal.
  */
+import { TRANSFER_WITH_AUTHORIZATION } from "../payments/x402.js";
 import { FORM_SCRIPT } from "./form-script.js";
 
 export const PAGE_SCRIPT =
+  // EIP-3009's typed-data type, the very one the server verifies signatures against.
+  "var TRANSFER_WITH_AUTHORIZATION = " +
+  JSON.stringify(TRANSFER_WITH_AUTHORIZATION.TransferWithAuthorization) +
+  ";\n" +
   String.raw`
 var data = JSON.parse(document.getElementById("console-data").textContent);
 var EXPLORERS = { "eip155:8453": "https://basescan.org/tx/", "eip155:84532": "https://sepolia.basescan.org/tx/" };
@@ -83,14 +89,7 @@ function typedDataFor(offer, entry, payer, chainId) {
         { name: "chainId", type: "uint256" },
         { name: "verifyingContract", type: "address" },
       ],
-      TransferWithAuthorization: [
-        { name: "from", type: "address" },
-        { name: "to", type: "address" },
-        { name: "value", type: "uint256" },
-        { name: "validAfter", type: "uint256" },
-        { name: "validBefore", type: "uint256" },
-        { name: "nonce", type: "bytes32" },
-      ],
+      TransferWithAuthorization: TRANSFER_WITH_AUTHORIZATION,
     },
     primaryType: "TransferWithAuthorization",
     domain: { name: entry.extra.name, version: entry.extra.version, chainId: chainId, verifyingContract: offer.asset },

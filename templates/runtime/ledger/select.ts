@@ -3,8 +3,9 @@
  * instance; the `redis` feature, ledger/redis/, reached through features.ts and loaded only then),
  * else memory (this process only). Part of your project: edit freely.
  */
-import { missingFeature, SERVICES } from "../features.js";
+import { SERVICES } from "../features.js";
 import type { ResolvedConfig } from "../config.js";
+import { serviceAbsent } from "../ops/config-services.js";
 import { ConfigError } from "../ops/settings.js";
 import type { Logger } from "../types.js";
 import type { Ledger } from "./ledger.js";
@@ -28,10 +29,7 @@ export function selectLedger(
   const { url, keyPrefix = `create-agent:${agentName}:` } = config.redis;
   const load = SERVICES.redisLedger;
   // resolveConfig refuses REDIS_URL without the feature; this is for configurations made by hand.
-  if (!load)
-    throw new ConfigError([
-      missingFeature("redis", "REDIS_URL is set (the shared payment ledger)"),
-    ]);
+  if (!load) throw new ConfigError([serviceAbsent("redis", "REDIS_URL")]);
   const loading = load().then((m) => m.createRedisLedger({ url, keyPrefix, logger }));
   return deferred(
     loading,

@@ -76,87 +76,83 @@ export function createPrometheusMetrics(options: PrometheusOptions = {}): Promet
   const reasonLabel = labelGuard("(none)");
   const operationLabel = labelGuard("(none)");
 
-  const jobs = new Counter({
-    name: name("agent_jobs_total"),
-    help: 'Jobs answered, by capability ("(unknown)" when the request named none or an undeclared one) and outcome: completed, or the error type the client got (validation, capability, payment_required = no payment sent, payment = payment refused, deadline, internal, unavailable).',
-    labelNames: ["capability", "outcome"] as const,
-    registers,
-  });
-  const paymentRefusals = new Counter({
-    name: name("agent_payment_refusals_total"),
-    help: "Payments refused before the job ran, by reason (e.g. bad signature, expired, wrong amount, replayed).",
-    labelNames: ["reason"] as const,
-    registers,
-  });
-  const settlements = new Counter({
-    name: name("agent_settlements_total"),
-    help: "Settlement attempts of verified payments, by capability, result (settled, failed: no money moved, uncertain: outcome unknown, check the chain) and network (CAIP-2 id).",
-    labelNames: ["capability", "result", "network"] as const,
-    registers,
-  });
-  const settlementSeconds = new Histogram({
-    name: name("agent_settlement_duration_seconds"),
-    help: "Time taken to settle a payment (facilitator or on-chain), in seconds, by capability.",
-    labelNames: ["capability"] as const,
-    buckets: SETTLEMENT_BUCKETS,
-    registers,
-  });
-  const earned = new Counter({
-    name: name("agent_usdc_earned_total"),
-    help: "USDC received from settled payments, in whole USDC (not atomic units), by capability and network (CAIP-2 id).",
-    labelNames: ["capability", "network"] as const,
-    registers,
-  });
-  const inFlight = new Gauge({
-    name: name("agent_handlers_in_flight"),
-    help: "Capability handlers running right now.",
-    registers,
-  });
-  const handlerSeconds = new Histogram({
-    name: name("agent_handler_duration_seconds"),
-    help: "Time capability handlers ran, in seconds, by capability (until they returned or threw, even after a deadline).",
-    labelNames: ["capability"] as const,
-    buckets: HANDLER_BUCKETS,
-    registers,
-  });
-  const abandoned = new Gauge({
-    name: name("agent_handlers_abandoned"),
-    help: "Handlers still running after their job was already answered (e.g. deadline passed, 408): work the client no longer waits for. Should drop back to 0.",
-    registers,
-  });
-  const ledgerErrors = new Counter({
-    name: name("agent_ledger_errors_total"),
-    help: "Failed operations of the payment ledger (replay store), by operation.",
-    labelNames: ["operation"] as const,
-    registers,
-  });
+  // One metric a line: name (after the prefix), help, labels; histograms also their buckets.
+  const counter = <L extends string>(n: string, help: string, labelNames: readonly L[]) =>
+    new Counter<L>({ name: name(n), help, labelNames, registers });
+  const gauge = <L extends string>(n: string, help: string, labelNames: readonly L[] = []) =>
+    new Gauge<L>({ name: name(n), help, labelNames, registers });
+  const histogram = <L extends string>(
+    n: string,
+    help: string,
+    labelNames: readonly L[],
+    buckets: number[],
+  ) => new Histogram<L>({ name: name(n), help, labelNames, buckets, registers });
 
-  const settlerBalance = new Gauge({
-    name: name("agent_settler_balance_eth"),
-    help: "ETH held by the direct-settlement account (X402_SETTLER_KEY) on each network's chain (CAIP-2 id), which pays the gas of every settlement there. Read at start-up, by GET /health and on scrapes (at most every 5 s).",
-    labelNames: ["network"] as const,
-    registers,
-  });
-  const settlerLow = new Gauge({
-    name: name("agent_settler_balance_low_eth"),
-    help: "The settler balance below which the server warns, by network: gas for 100 settlements at that chain's current gas price. Alert when agent_settler_balance_eth < agent_settler_balance_low_eth.",
-    labelNames: ["network"] as const,
-    registers,
-  });
+  const jobs = counter(
+    "agent_jobs_total",
+    'Jobs answered, by capability ("(unknown)" when the request named none or an undeclared one) and outcome: completed, or the error type the client got (validation, capability, payment_required = no payment sent, payment = payment refused, deadline, internal, unavailable).',
+    ["capability", "outcome"],
+  );
+  const paymentRefusals = counter(
+    "agent_payment_refusals_total",
+    "Payments refused before the job ran, by reason (e.g. bad signature, expired, wrong amount, replayed).",
+    ["reason"],
+  );
+  const settlements = counter(
+    "agent_settlements_total",
+    "Settlement attempts of verified payments, by capability, result (settled, failed: no money moved, uncertain: outcome unknown, check the chain) and network (CAIP-2 id).",
+    ["capability", "result", "network"],
+  );
+  const settlementSeconds = histogram(
+    "agent_settlement_duration_seconds",
+    "Time taken to settle a payment (facilitator or on-chain), in seconds, by capability.",
+    ["capability"],
+    SETTLEMENT_BUCKETS,
+  );
+  const earned = counter(
+    "agent_usdc_earned_total",
+    "USDC received from settled payments, in whole USDC (not atomic units), by capability and network (CAIP-2 id).",
+    ["capability", "network"],
+  );
+  const inFlight = gauge("agent_handlers_in_flight", "Capability handlers running right now.");
+  const handlerSeconds = histogram(
+    "agent_handler_duration_seconds",
+    "Time capability handlers ran, in seconds, by capability (until they returned or threw, even after a deadline).",
+    ["capability"],
+    HANDLER_BUCKETS,
+  );
+  const abandoned = gauge(
+    "agent_handlers_abandoned",
+    "Handlers still running after their job was already answered (e.g. deadline passed, 408): work the client no longer waits for. Should drop back to 0.",
+  );
+  const ledgerErrors = counter(
+    "agent_ledger_errors_total",
+    "Failed operations of the payment ledger (replay store), by operation.",
+    ["operation"],
+  );
+
+  const settlerBalance = gauge(
+    "agent_settler_balance_eth",
+    "ETH held by the direct-settlement account (X402_SETTLER_KEY) on each network's chain (CAIP-2 id), which pays the gas of every settlement there. Read at start-up, by GET /health and on scrapes (at most every 5 s).",
+    ["network"],
+  );
+  const settlerLow = gauge(
+    "agent_settler_balance_low_eth",
+    "The settler balance below which the server warns, by network: gas for 100 settlements at that chain's current gas price. Alert when agent_settler_balance_eth < agent_settler_balance_low_eth.",
+    ["network"],
+  );
   // Its own series, not agent_settler_balance_eth{network="solana:…"}: another account
   // (SOLANA_FEE_PAYER_KEY), another unit, and an alert comparing it with the ETH threshold would be wrong.
-  const feePayerBalance = new Gauge({
-    name: name("agent_fee_payer_balance_sol"),
-    help: "SOL held by the Solana fee payer (SOLANA_FEE_PAYER_KEY, direct settlement) on each Solana network (CAIP-2 id), which pays the fee of every settlement there. Read by GET /health and on scrapes (at most every 5 s).",
-    labelNames: ["network"] as const,
-    registers,
-  });
-  const feePayerLow = new Gauge({
-    name: name("agent_fee_payer_balance_low_sol"),
-    help: "The fee payer balance below which the server warns, by Solana network: fees for 1000 settlements. Alert when agent_fee_payer_balance_sol < agent_fee_payer_balance_low_sol.",
-    labelNames: ["network"] as const,
-    registers,
-  });
+  const feePayerBalance = gauge(
+    "agent_fee_payer_balance_sol",
+    "SOL held by the Solana fee payer (SOLANA_FEE_PAYER_KEY, direct settlement) on each Solana network (CAIP-2 id), which pays the fee of every settlement there. Read by GET /health and on scrapes (at most every 5 s).",
+    ["network"],
+  );
+  const feePayerLow = gauge(
+    "agent_fee_payer_balance_low_sol",
+    "The fee payer balance below which the server warns, by Solana network: fees for 1000 settlements. Alert when agent_fee_payer_balance_sol < agent_fee_payer_balance_low_sol.",
+    ["network"],
+  );
 
   const metrics: Metrics = {
     job(capability: string, outcome: JobOutcome) {

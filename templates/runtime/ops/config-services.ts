@@ -22,10 +22,27 @@ export interface MetricsConfig {
   token?: string;
 }
 
+/**
+ * Each optional service's feature: the settings that ask for it, and what it is. The one source of
+ * the refusal when a project lacks it (here at start-up; ledger/select.ts and ops/metrics-loader.ts
+ * for configurations made by hand).
+ */
+export const SERVICE_FEATURES = {
+  redis: { settings: ["REDIS_URL", "REDIS_KEY_PREFIX"], what: "the shared payment ledger" },
+  metrics: {
+    settings: ["METRICS_PORT", "METRICS_TOKEN", "METRICS_HOST"],
+    what: "Prometheus metrics",
+  },
+} as const;
+
+/** What setting `asked` is told in a project without the service's `feature`: refused, with the fix. */
+export function serviceAbsent(feature: keyof typeof SERVICE_FEATURES, asked: string): string {
+  return missingFeature(feature, `${asked} is set (${SERVICE_FEATURES[feature].what})`);
+}
+
 /** REDIS_URL (redis:// or rediss://) and REDIS_KEY_PREFIX. */
 export function resolveRedis(read: Reader): RedisConfig | undefined {
-  if (!hasFeature("redis"))
-    return absent(read, "redis", ["REDIS_URL", "REDIS_KEY_PREFIX"], "the shared payment ledger");
+  if (!hasFeature("redis")) return absent(read, "redis");
   const url = read.fromEnv("REDIS_URL").value;
   const prefix = read.fromEnv("REDIS_KEY_PREFIX").value;
   if (prefix !== undefined && !/^[\x21-\x7e]{1,100}$/.test(prefix))
@@ -46,21 +63,16 @@ export function resolveRedis(read: Reader): RedisConfig | undefined {
 }
 
 /** A feature the project lacks: the first of its settings that is set is refused, with the fix. */
-function absent(read: Reader, feature: string, names: string[], what: string): undefined {
-  const asked = names.find((name) => read.fromEnv(name).value !== undefined);
-  if (asked) read.problems.push(missingFeature(feature, `${asked} is set (${what})`));
+function absent(read: Reader, feature: keyof typeof SERVICE_FEATURES): undefined {
+  const { settings } = SERVICE_FEATURES[feature];
+  const asked = settings.find((name) => read.fromEnv(name).value !== undefined);
+  if (asked) read.problems.push(serviceAbsent(feature, asked));
   return undefined;
 }
 
 /** METRICS_PORT / METRICS_HOST / METRICS_TOKEN: metrics are off unless a port or a token is set. */
 export function resolveMetrics(read: Reader): MetricsConfig | undefined {
-  if (!hasFeature("metrics"))
-    return absent(
-      read,
-      "metrics",
-      ["METRICS_PORT", "METRICS_TOKEN", "METRICS_HOST"],
-      "Prometheus metrics",
-    );
+  if (!hasFeature("metrics")) return absent(read, "metrics");
   const portSetting = read.fromEnv("METRICS_PORT");
   const port =
     portSetting.value === undefined

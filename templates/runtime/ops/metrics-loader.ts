@@ -6,8 +6,8 @@
  */
 import type { Server } from "node:http";
 import type { RequestHandler } from "express";
-import { missingFeature, SERVICES } from "../features.js";
-import type { MetricsConfig } from "./config-services.js";
+import { SERVICES } from "../features.js";
+import { type MetricsConfig, serviceAbsent } from "./config-services.js";
 import { type Metrics, noMetrics } from "./metrics.js";
 import { ConfigError } from "./settings.js";
 
@@ -42,10 +42,7 @@ let feature: Promise<MetricsModule> | undefined;
 function loadFeature(): Promise<MetricsModule> {
   const load = SERVICES.metrics;
   // resolveConfig refuses METRICS_* without the feature; this is for configurations made by hand.
-  if (!load)
-    throw new ConfigError([
-      missingFeature("metrics", "METRICS_PORT or METRICS_TOKEN is set (Prometheus metrics)"),
-    ]);
+  if (!load) throw new ConfigError([serviceAbsent("metrics", "METRICS_PORT or METRICS_TOKEN")]);
   return (feature ??= load());
 }
 

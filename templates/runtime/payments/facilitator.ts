@@ -43,7 +43,12 @@ export function createFacilitatorClient(
 ) {
   const base = url.replace(/\/+$/, "");
 
-  async function call(path: "verify" | "settle", p: FacilitatorRequest) {
+  /** POSTs to /verify or /settle; the answer must be a JSON object whose `field` is a boolean. */
+  async function call(
+    path: "verify" | "settle",
+    p: FacilitatorRequest,
+    field: "isValid" | "success",
+  ) {
     const endpoint = `${base}/${path}`;
     const shown = displayUrl(endpoint);
     const request = {
@@ -69,6 +74,12 @@ export function createFacilitatorClient(
         `facilitator ${shown} answered HTTP ${status} with something that is not a JSON object`,
         true,
       );
+    // Without it a settle answer is uncertain (the facilitator may have acted); a verify answer is not.
+    if (typeof body[field] !== "boolean")
+      throw new FacilitatorError(
+        `facilitator ${shown} answered without ${field}`,
+        path === "settle",
+      );
     return body;
   }
 
@@ -77,22 +88,12 @@ export function createFacilitatorClient(
     url,
     /** POST /verify: {isValid, invalidReason?, invalidMessage?, payer?}. */
     async verify(p: FacilitatorRequest) {
-      const body = await call("verify", p);
-      if (typeof body.isValid !== "boolean")
-        throw new FacilitatorError(
-          `facilitator ${displayUrl(`${base}/verify`)} answered without isValid`,
-          false,
-        );
+      const body = await call("verify", p, "isValid");
       return body as { isValid: boolean; invalidReason?: string; invalidMessage?: string };
     },
     /** POST /settle: {success, transaction, network, payer?, errorReason?, errorMessage?}. */
     async settle(p: FacilitatorRequest) {
-      const body = await call("settle", p);
-      if (typeof body.success !== "boolean")
-        throw new FacilitatorError(
-          `facilitator ${displayUrl(`${base}/settle`)} answered without success`,
-          true,
-        );
+      const body = await call("settle", p, "success");
       return body as {
         success: boolean;
         transaction?: string;

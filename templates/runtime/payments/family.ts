@@ -53,6 +53,21 @@ export interface FamilyConfigReader {
   summary?(own: NetworkPaymentConfig[]): Partial<PaymentConfig>;
 }
 
+/**
+ * A network's entry as each family's `entry` makes it: what the family fills in (`own`), then the
+ * network's RPC when one is set and its settlement route when it has one (dev mode may have none).
+ */
+export function networkEntry<E extends NetworkPaymentConfig>(
+  own: Omit<E, "rpcUrl" | "settlement">,
+  rpcUrl: string | undefined,
+  settlement: E["settlement"] | undefined,
+): E {
+  const entry = { ...own } as E;
+  if (rpcUrl) entry.rpcUrl = rpcUrl;
+  if (settlement) entry.settlement = settlement;
+  return entry;
+}
+
 /** What the scheme of a network shares with every other: the offered window and the settle timeout. */
 export interface SchemeSettings {
   maxTimeoutSeconds: number;

@@ -58,13 +58,11 @@ export interface PaymentGate {
   ): Readonly<Record<string, string>>;
   /** The payment header's value, or undefined when the client sent none. */
   paymentHeader(header: HeaderGetter): { name: string; value: string } | undefined;
-  /** Checks the payment sent for this job (a header, or MCP's `_meta`); throws PaymentError saying what is wrong. */
-  verify(
-    sent: SentPayment,
-    capability: Capability,
-    job: { deadline: number },
-    resourceUrl: string,
-  ): Promise<PaidPayment>;
+  /**
+   * Checks the payment sent for this job (a header, or MCP's `_meta`) with the scheme of the network it
+   * names; throws PaymentError saying what is wrong.
+   */
+  verify: NetworkScheme["verify"];
   /** The CAIP-2 id of the offered network a verified payment is on (what metrics label it with). */
   networkOf(payment: PaidPayment): string;
   /** The payment's identity in the ledger (its network's: an EVM authorization, a Solana transaction). */

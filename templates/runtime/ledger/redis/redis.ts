@@ -61,30 +61,25 @@ const ms = (value: number): number => Math.max(1, Math.ceil(value));
 
 const sleep = (delayMs: number) => new Promise((resolve) => setTimeout(resolve, delayMs));
 
+/** True when `value` is an object whose named fields have the given `typeof`s. */
+function hasFields(
+  value: unknown,
+  types: Record<string, string>,
+): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null) return false;
+  const record = value as Record<string, unknown>;
+  return Object.entries(types).every(([field, type]) => typeof record[field] === type);
+}
+
 /** A result as stored: the answer, the identity of its request and payment, settled or held. */
 function isFoundResult(value: unknown): value is FoundResult {
-  const v = value as FoundResult;
-  return (
-    typeof v === "object" &&
-    v !== null &&
-    typeof v.jobId === "string" &&
-    typeof v.request === "string" &&
-    typeof v.payment === "string" &&
-    typeof v.settled === "boolean" &&
-    isStoredResult(v.value)
-  );
+  const fields = { jobId: "string", request: "string", payment: "string", settled: "boolean" };
+  return hasFields(value, fields) && isStoredResult(value.value);
 }
 
 function isStoredResult(value: unknown): value is StoredResult {
-  const v = value as StoredResult;
-  return (
-    typeof v === "object" &&
-    v !== null &&
-    typeof v.status === "number" &&
-    typeof v.body === "string" &&
-    typeof v.headers === "object" &&
-    v.headers !== null
-  );
+  const fields = { status: "number", body: "string", headers: "object" };
+  return hasFields(value, fields) && value.headers !== null;
 }
 
 export function createRedisLedger(options: RedisLedgerOptions): Ledger {

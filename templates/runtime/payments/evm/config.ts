@@ -12,7 +12,12 @@ import type {
   RoutedNetworkConfig,
   SettlementRoute,
 } from "../config.js";
-import type { FamilyConfigInput, FamilyConfigReader, ResolvedListing } from "../family.js";
+import {
+  type FamilyConfigInput,
+  type FamilyConfigReader,
+  networkEntry,
+  type ResolvedListing,
+} from "../family.js";
 import { networkSettingSuffix, type ResolvedNetwork } from "../networks.js";
 import { parseEvmNetwork } from "./networks.js";
 
@@ -64,19 +69,19 @@ export function readEvmConfig(input: FamilyConfigInput): FamilyConfigReader {
     network: (written, setting) => resolveEvmNetwork(written, setting, input, several),
     entry(written, listing) {
       if (payToAddress === undefined) return undefined; // reported above (production) or dev mode without it
-      const entry: EvmNetworkPaymentConfig = {
-        family: "evm",
-        written,
-        network: listing.network as ResolvedNetwork,
-        payTo: payToAddress,
-      };
-      if (listing.rpcUrl) entry.rpcUrl = listing.rpcUrl;
       const rpcSetting = several
         ? `neither X402_RPC_URL_${networkSettingSuffix(written)} nor X402_RPC_URL`
         : "X402_RPC_URL";
-      const route = routeFor(written, listing.rpcUrl, rpcSetting);
-      if (route) entry.settlement = route;
-      return entry;
+      return networkEntry<EvmNetworkPaymentConfig>(
+        {
+          family: "evm",
+          written,
+          network: listing.network as ResolvedNetwork,
+          payTo: payToAddress,
+        },
+        listing.rpcUrl,
+        routeFor(written, listing.rpcUrl, rpcSetting),
+      );
     },
     summary(own): Partial<PaymentConfig> {
       const first = own[0] as EvmNetworkPaymentConfig;

@@ -9,7 +9,7 @@ import type { ResolvedNetwork } from "../networks.js";
 import type { VerifiedPayment } from "../../types.js";
 import type { Reconciled } from "../scheme.js";
 import { loadViem, type Chain, type Hex, type TransferArgs } from "./viem.js";
-import { transferTypedData, type Authorization } from "../x402.js";
+import { TRANSFER_WITH_AUTHORIZATION, transferTypedData, type Authorization } from "../x402.js";
 
 // viem, typed by what this file uses (see viem.ts: its declarations stay out of your type-check).
 const { BaseError, ContractFunctionRevertedError, createPublicClient, defineChain, http } =
@@ -43,13 +43,9 @@ export const USDC_ABI = [
     type: "function",
     name: "transferWithAuthorization",
     stateMutability: "nonpayable",
+    // EIP-3009's signed fields, then the signature over them.
     inputs: [
-      { name: "from", type: "address" },
-      { name: "to", type: "address" },
-      { name: "value", type: "uint256" },
-      { name: "validAfter", type: "uint256" },
-      { name: "validBefore", type: "uint256" },
-      { name: "nonce", type: "bytes32" },
+      ...TRANSFER_WITH_AUTHORIZATION.TransferWithAuthorization,
       { name: "signature", type: "bytes" },
     ],
     outputs: [],

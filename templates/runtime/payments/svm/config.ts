@@ -6,7 +6,12 @@
  */
 import type { Setting } from "../../ops/settings.js";
 import type { FacilitatorRoute, NetworkPaymentConfig } from "../config.js";
-import type { FamilyConfigInput, FamilyConfigReader, ResolvedListing } from "../family.js";
+import {
+  type FamilyConfigInput,
+  type FamilyConfigReader,
+  networkEntry,
+  type ResolvedListing,
+} from "../family.js";
 import { networkSettingSuffix } from "../networks.js";
 import { readComputeBudgetCaps } from "./compute-config.js";
 import { isSolanaAddress, parseSolanaSecretKey } from "./keys.js";
@@ -64,17 +69,17 @@ export function readSolanaConfig(input: FamilyConfigInput): FamilyConfigReader {
     network: (written, setting) => resolveSolanaNetwork(written, setting, input),
     entry(written, listing) {
       if (payTo === undefined) return undefined; // reported above (production) or dev mode without it
-      const entry: SolanaNetworkPaymentConfig = {
-        family: "svm",
-        written,
-        network: listing.network as SolanaNetwork,
-        payTo,
-        computeBudget: computeBudget!,
-      };
-      if (listing.rpcUrl) entry.rpcUrl = listing.rpcUrl;
-      const route = routeFor(written, listing.rpcUrl);
-      if (route) entry.settlement = route;
-      return entry;
+      return networkEntry<SolanaNetworkPaymentConfig>(
+        {
+          family: "svm",
+          written,
+          network: listing.network as SolanaNetwork,
+          payTo,
+          computeBudget: computeBudget!,
+        },
+        listing.rpcUrl,
+        routeFor(written, listing.rpcUrl),
+      );
     },
   };
 }
