@@ -2,10 +2,11 @@
 // only, so every transaction that lands (with its error, when it failed in execution) is kept here with its wire
 // bytes, slot, time of landing and accounts, and these methods answer in a real node's shapes:
 // - getSignatureStatuses: each signature's status (null for one that never landed);
-// - getSignaturesForAddress(address, { limit, before, until, commitment }): the transactions whose accounts
-//   include the address, newest first ({ signature, slot, err, memo, blockTime, confirmationStatus }), at most
-//   `limit` (1000 by default and at most), after `before` and down to `until` (both exclusive); commitment
-//   "processed" is refused, as a node does;
+// - getSignaturesForAddress(address, { limit, before, until, commitment, minContextSlot }): the transactions
+//   whose accounts include the address, newest first ({ signature, slot, err, memo, blockTime,
+//   confirmationStatus }), at most `limit` (1000 by default and at most), after `before` and down to `until`
+//   (both exclusive); commitment "processed" is refused, and so is a minContextSlot past the current slot
+//   (-32016), as a node does;
 // - getTransaction(signature, { encoding: "base64", maxSupportedTransactionVersion }): null for an unknown
 //   signature; { slot, blockTime, transaction: [base64, "base64"], meta, version }. A version-0 transaction asked
 //   without maxSupportedTransactionVersion is refused as a node does. Only base64 is served (other encodings are
@@ -43,9 +44,11 @@ export function transactionHistory() {
   const landed: Landed[] = []; // oldest first
   const bySignature = new Map<string, Landed>();
 
-  function signaturesFor(address: string, config: Record<string, unknown> = {}) {
+  function signaturesFor(address: string, config: Record<string, unknown> = {}, slot: number) {
     if (config.commitment === "processed")
       throw new RpcError(-32602, "Method does not support commitment below `confirmed`");
+    if (config.minContextSlot !== undefined && Number(config.minContextSlot) > slot)
+      throw new RpcError(-32016, "Minimum context slot has not been reached");
     const limit = config.limit === undefined ? MAX_LIMIT : Number(config.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
       throw new RpcError(-32602, `Invalid limit; max ${MAX_LIMIT}`);

@@ -338,7 +338,11 @@ export async function serveRpc(svm: LiteSVM, options: RpcOptions): Promise<RpcSe
       case "getSignatureStatuses":
         return { context: context(), value: history.statuses((params[0] ?? []) as string[]) };
       case "getSignaturesForAddress":
-        return history.signaturesFor(String(params[0]), params[1] as Record<string, unknown>);
+        return history.signaturesFor(
+          String(params[0]),
+          params[1] as Record<string, unknown>,
+          Number(slot()),
+        );
       case "getTransaction":
         return history.transaction(String(params[0]), params[1] as Record<string, unknown>);
       default:

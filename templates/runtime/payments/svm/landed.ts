@@ -5,8 +5,10 @@
  * is found by that message among the recent transactions of an account it must touch: the payer's
  * (the transfer's authority signs it, so it is one of the transaction's accounts).
  *   - getSignaturesForAddress(payer) at "confirmed", newest first, PAGE at a time (at most
- *     MAX_PAGES), back to the earliest time the transaction could have landed;
- *   - each signature landed within the window is fetched (getTransaction, base64) and its message
+ *     MAX_PAGES), back to the earliest time the transaction could have landed (its sending, less
+ *     BLOCK_TIME_SLACK_SECONDS for a block's clock), and, asked to, from a node that has seen at
+ *     least a given slot (minContextSlot: a lagging node behind a load balancer errs, not omits);
+ *   - each signature landed since is fetched (getTransaction, base64) and its message
  *     hashed as the replay key hashes it (svm/transaction.ts, with @solana/kit's decoder), at most
  *     MAX_FETCHED new ones per search (a signature's message is remembered, so the next search goes
  *     on where this one stopped), all within SEARCH_MS.
@@ -25,7 +27,7 @@ const MAX_FETCHED = 10;
 /** How long one search may take in all. */
 const SEARCH_MS = 15_000;
 /** A block's time (blockTime) may differ from this server's clock by this much. */
-const BLOCK_TIME_SLACK_SECONDS = 60;
+const BLOCK_TIME_SLACK_SECONDS = 120;
 /** Signatures whose message hash is remembered. */
 const REMEMBERED = 4096;
 const CONFIRMED = "confirmed";
@@ -35,9 +37,10 @@ export interface LandedQuery {
   address: string;
   /** SHA-256 of its message, base64 (svm/transaction.ts). */
   messageHash: string;
-  /** Unix seconds: it cannot have landed before `from`, nor after `to`. */
+  /** Unix seconds: it cannot have landed before (it was sent after). */
   from: number;
-  to: number;
+  /** The answer must come from a node that has seen this slot (undefined: any). */
+  minContextSlot?: number;
 }
 
 export type Landed =
@@ -97,14 +100,13 @@ async function search(
   remember: (signature: string, hash: string) => void,
   q: LandedQuery,
 ): Promise<Landed> {
-  const [from, to] = [q.from - BLOCK_TIME_SLACK_SECONDS, q.to + BLOCK_TIME_SLACK_SECONDS];
+  const from = q.from - BLOCK_TIME_SLACK_SECONDS;
   let fetched = 0;
   let before: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const list = await signaturesOf(call, q.address, before);
+    const list = await signaturesOf(call, q, before);
     for (const info of list) {
       const time = typeof info.blockTime === "number" ? info.blockTime : undefined;
-      if (time !== undefined && time > to) continue; // landed after ours could have
       if (time !== undefined && time < from) return { status: "absent" }; // newest first: the rest is older
       let hash = hashes.get(info.signature);
       if (hash === undefined) {
@@ -134,11 +136,16 @@ async function search(
 /** One page of the account's signatures at "confirmed", newest first, older than `before`. */
 async function signaturesOf(
   call: Call,
-  address: string,
+  q: LandedQuery,
   before: string | undefined,
 ): Promise<SignatureInfo[]> {
-  const config = { commitment: CONFIRMED, limit: PAGE, ...(before && { before }) };
-  const list = await call("getSignaturesForAddress", [address, config]);
+  const config = {
+    commitment: CONFIRMED,
+    limit: PAGE,
+    ...(before && { before }),
+    ...(q.minContextSlot !== undefined && { minContextSlot: q.minContextSlot }),
+  };
+  const list = await call("getSignaturesForAddress", [q.address, config]);
   if (
     !Array.isArray(list) ||
     list.some((i) => typeof (i as { signature?: unknown })?.signature !== "string")

@@ -9,14 +9,14 @@
  *     reconciled receipt is as deep as one given at once) and carries no error;
  *   failed: it landed that deep with an error (the transfer did not happen; the fee payer paid the
  *     fee), or it is not found while its blockhash has expired: it can never land (the blockhash is
- *     checked first, so a transaction that landed before it expired is found by the look after);
+ *     checked first, so a transaction that landed before it expired is found by the look after,
+ *     which a search asks of a node that has seen the slot the expiry was seen at);
  *   unknown: anything else (not seen yet, seen but not that deep, neither signature nor search, a
  *     search cut short by its bounds, the RPC silent).
  * Part of your project: edit freely.
  */
 import { rpcCall } from "../json-rpc.js";
 import type { Reconciled } from "../scheme.js";
-import type { BlockhashClock } from "./blockhash.js";
 import type { LandedFinder, LandedQuery } from "./landed.js";
 
 /** The commitment a reconciled settlement must reach: "confirmed" (or "finalized"). */
@@ -42,24 +42,22 @@ export interface SolanaSettlement {
 
 /**
  * The search for a transaction whose signature is not known, by the message hash its replay key
- * ends with (after `prefix`, svm/scheme.ts replayKey()), among the payer's transactions landed
- * between `from` and `to` (Unix seconds); undefined without a payer or such a key.
+ * ends with (after `prefix`, svm/scheme.ts replayKey()), among the payer's transactions since
+ * `sentAfter` (Unix seconds); undefined without a payer or such a key.
  */
 export function messageSearch(
   auth: string,
   prefix: string,
   payer: string | undefined,
-  from: number,
-  to: number,
+  sentAfter: number,
 ): LandedQuery | undefined {
   if (!payer || !auth.startsWith(prefix) || auth.length === prefix.length) return undefined;
-  return { address: payer, messageHash: auth.slice(prefix.length), from, to };
+  return { address: payer, messageHash: auth.slice(prefix.length), from: sentAfter };
 }
 
 /** The settlement's fate; `finder` searches for a transaction whose signature is not known. */
 export async function solanaSettlementState(
   rpcUrl: string | undefined,
-  clock: BlockhashClock | undefined,
   settlement: SolanaSettlement,
   finder?: LandedFinder,
   timeoutMs = 5_000,
@@ -73,13 +71,30 @@ export async function solanaSettlementState(
     };
   if (rpcUrl === undefined) return { status: "unknown", reason: "no RPC to check it" };
   // First whether it can still land: then a transaction not found never will.
-  const expired =
-    blockhash !== undefined && clock
-      ? (await clock.valid(blockhash)) === false
-      : Date.now() / 1000 > validBefore;
-  return known
-    ? byStatus(rpcUrl, signature, expired, timeoutMs)
-    : bySearch(finder!, search!, expired);
+  const { expired, slot } = await expiry(rpcUrl, blockhash, validBefore, timeoutMs);
+  if (known) return byStatus(rpcUrl, signature, expired, timeoutMs);
+  return bySearch(finder!, expired ? { ...search!, minContextSlot: slot } : search!, expired);
+}
+
+/** Whether the transaction's blockhash has expired ("confirmed"), and the slot a node said so at. */
+async function expiry(
+  rpcUrl: string,
+  blockhash: string | undefined,
+  validBefore: number,
+  timeoutMs: number,
+): Promise<{ expired: boolean; slot?: number }> {
+  if (blockhash === undefined) return { expired: Date.now() / 1000 > validBefore };
+  const params = [blockhash, { commitment: SOLANA_CONFIRMATION }];
+  try {
+    const answer = (await rpcCall(rpcUrl, "isBlockhashValid", params, timeoutMs)) as {
+      context?: { slot?: unknown };
+      value?: unknown;
+    } | null;
+    const slot = answer?.context?.slot;
+    return { expired: answer?.value === false, ...(typeof slot === "number" && { slot }) };
+  } catch {
+    return { expired: false }; // not known: nothing is decided by it
+  }
 }
 
 const failedOnChain = (signature: string, err: unknown): Reconciled => ({

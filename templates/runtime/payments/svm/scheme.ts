@@ -291,9 +291,9 @@ class SvmScheme implements NetworkScheme {
     payer?: string,
   ): Promise<Reconciled> {
     const sentAfter = validBefore - SOLANA_REPLAY_MEMORY_SECONDS;
-    const search = messageSearch(auth, `svm:${this.caip2}:`, payer, sentAfter, validBefore);
+    const search = messageSearch(auth, `svm:${this.caip2}:`, payer, sentAfter);
     const settlement = { signature: tx, blockhash, validBefore, search };
-    return solanaSettlementState(this.rpcUrl, this.clock, settlement, this.finder);
+    return solanaSettlementState(this.rpcUrl, settlement, this.finder);
   }
 
   describe(): string {
