@@ -5,7 +5,10 @@
 // unlanded (a node that has not processed it yet): the settlement times out, the answer is withheld and held,
 // naming the transaction. Then the chain decides, asked by the identical retry or by the reconciler: landed,
 // the retry gets the output and a receipt naming the signature, charged once, the handler run once; never
-// landed and its blockhash expired, the retry hears that nothing was charged and a new payment is needed.
+// landed and its blockhash expired, the retry hears that nothing was charged and a new payment is needed; landed
+// with an error on chain (the payer's token account frozen by the mint's authority), the same. When the signature
+// is not known (our request to the facilitator timed out, or an x402 v1 facilitator named none), the transaction is
+// found by its message among the payer's recent transactions (svm/landed.ts).
 import { x402Client } from "@x402/core/client";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { createPaymentHeader } from "x402/client";
@@ -30,6 +33,10 @@ let byReconciler: SolanaServer;
 let viaFacilitator: SolanaServer;
 /** Settles directly, waiting longer than the official scheme's own confirmation (30 s). */
 let patient: SolanaServer;
+/** Settles through the facilitator but gives up on it after 2 s: the signature stays unknown here. */
+let impatient: SolanaServer;
+/** The same, its reconciler looking every second. */
+let impatientReconciler: SolanaServer;
 
 const settings = (reconcileSeconds: number) => ({
   X402_FACILITATOR_URL: base.facilitatorUrl,
@@ -50,6 +57,13 @@ beforeAll(async () => {
     SETTLEMENT_RECONCILE_SECONDS: "3600",
   });
   patient = await servers.start({ ...settings(3600), X402_SETTLE_TIMEOUT_SECONDS: "45" });
+  const impatientSettings = (reconcileSeconds: number) => ({
+    X402_FACILITATOR_URL: `${base.facilitatorUrl},${servers.facilitator.url}`,
+    X402_SETTLE_TIMEOUT_SECONDS: "2",
+    SETTLEMENT_RECONCILE_SECONDS: String(reconcileSeconds),
+  });
+  impatient = await servers.start(impatientSettings(3600));
+  impatientReconciler = await servers.start(impatientSettings(1));
 }, 120_000);
 
 afterAll(async () => {
@@ -58,13 +72,15 @@ afterAll(async () => {
   await byReconciler?.running.close();
   await viaFacilitator?.running.close();
   await patient?.running.close();
+  await impatient?.running.close();
+  await impatientReconciler?.running.close();
   await servers?.close();
 });
 
 const soon = () => ({ deadline: Math.floor(Date.now() / 1000) + 20 });
 
 /** The official client's payment for the server's Solana offer for `body`, as a PAYMENT-SIGNATURE value. */
-async function pay(server: SolanaServer, body: unknown): Promise<string> {
+async function pay(server: SolanaServer, body: unknown, by = payer): Promise<string> {
   let required;
   // The facilitator route offers Solana once it learned the facilitator's fee payer.
   for (let i = 0; i < 50; i++) {
@@ -76,7 +92,7 @@ async function pay(server: SolanaServer, body: unknown): Promise<string> {
   }
   const client = new x402Client().register(
     kit.network as `${string}:${string}`,
-    new ExactSvmScheme(payer.signer, { rpcUrl: kit.rpcUrl }),
+    new ExactSvmScheme(by.signer, { rpcUrl: kit.rpcUrl }),
   );
   const accepted = required.accepts.find((a: { network: string }) => a.network === kit.network);
   const payload = await client.createPaymentPayload({ ...required, accepts: [accepted] });
@@ -213,21 +229,117 @@ describe("a Solana settlement sent but not confirmed in time", () => {
     expect(patient.agent.calls.echo).toBe(runs + 1);
   }, 90_000);
 
-  it("x402 v1 through a facilitator that could not confirm and names no transaction: never told 'nothing was charged'", async () => {
+  it("x402 v1 through a facilitator that could not confirm and names no transaction: found by its message once it lands; the identical retry gets the output and a receipt naming it", async () => {
     const body = job("echo", { text: "v1 facilitated" }, soon());
     const header = await payV1(viaFacilitator, body);
     const before = await kit.usdcBalance(servers.payTo);
+    const runs = viaFacilitator.agent.calls.echo ?? 0;
 
     kit.holdSends();
     const first = await post(viaFacilitator.running.url, body, { "X-PAYMENT": header });
     expect(first.status, first.text).toBe(402);
     expect(first.body.error).toMatch(/unconfirmed/);
     expect(first.body.error).not.toMatch(/Nothing was charged/);
-    kit.landHeld(); // it was sent: it lands, and the payee is paid
+    const [signature] = kit.landHeld(); // it was sent: it lands, and the payee is paid
     expect(await kit.usdcBalance(servers.payTo)).toBe(before + PRICE);
-    // Its signature unknown here, the retry is told it is still unconfirmed (not that nothing was charged).
+    // Its signature unknown here, the transaction is found among the payer's: the retry gets the output.
     const retry = await post(viaFacilitator.running.url, body, { "X-PAYMENT": header });
-    expect(retry.status, retry.text).toBe(402);
-    expect(retry.body.error).toMatch(/still unconfirmed/);
+    expect(retry.status, retry.text).toBe(200);
+    expect(retry.body.output).toEqual({ text: "v1 facilitated" });
+    expect(decodeXPaymentResponse(retry.headers.get("x-payment-response")!)).toMatchObject({
+      success: true,
+      transaction: signature,
+    });
+    expect(await kit.usdcBalance(servers.payTo)).toBe(before + PRICE);
+    expect(viaFacilitator.agent.calls.echo).toBe(runs + 1);
   }, 90_000);
+
+  it("through a facilitator that did not answer in time (the signature unknown here): found by its message once it lands; the identical retry gets the output and a receipt naming it, charged once", async () => {
+    const body = job("echo", { text: "timed out" }, soon());
+    const header = await pay(impatient, body);
+    const before = await kit.usdcBalance(servers.payTo);
+    const runs = impatient.agent.calls.echo ?? 0;
+
+    await unconfirmed(impatient, body, header);
+    const waiting = await post(impatient.running.url, body, { "payment-signature": header });
+    expect(waiting.status, waiting.text).toBe(402);
+    expect(waiting.body.error).toMatch(/still unconfirmed.*has not landed yet/);
+    const [signature] = kit.landHeld();
+    const retry = await post(impatient.running.url, body, { "payment-signature": header });
+    expect(retry.status, retry.text).toBe(200);
+    expect(retry.body.output).toEqual({ text: "timed out" });
+    expect(unb64(retry.headers.get("payment-response")!)).toMatchObject({
+      success: true,
+      transaction: signature,
+      network: kit.network,
+    });
+    const again = await post(impatient.running.url, body, { "payment-signature": header });
+    expect(again.status, again.text).toBe(200);
+    expect(await kit.usdcBalance(servers.payTo)).toBe(before + PRICE);
+    expect(impatient.agent.calls.echo).toBe(runs + 1);
+  }, 60_000);
+
+  it("through a facilitator that did not answer in time, never landed and its blockhash expired: the identical retry hears that nothing was charged", async () => {
+    const body = job("echo", { text: "timed out, lost" }, soon());
+    const header = await pay(impatient, body);
+    const before = await kit.usdcBalance(servers.payTo);
+    const paying = await kit.usdcBalance(payer.address);
+
+    await unconfirmed(impatient, body, header);
+    kit.dropHeld();
+    kit.advanceBlocks(151);
+    const retry = await post(impatient.running.url, body, { "payment-signature": header });
+    expect(retry.status, retry.text).toBe(402);
+    expect(retry.body.error).toMatch(
+      /did not land on Solana and its blockhash has expired.*nothing was charged; sign a new payment/,
+    );
+    expect(await kit.usdcBalance(servers.payTo)).toBe(before);
+    expect(await kit.usdcBalance(payer.address)).toBe(paying);
+  }, 60_000);
+
+  it("landed with an error on chain (the payer's token account frozen), its signature unknown here: the reconciler finds it failed; the identical retry hears that nothing was charged", async () => {
+    const frozen = await kit.fundedPayer(PRICE);
+    const body = job("echo", { text: "frozen" }, soon());
+    const header = await pay(impatientReconciler, body, frozen);
+    const before = await kit.usdcBalance(servers.payTo);
+
+    await unconfirmed(impatientReconciler, body, header);
+    await kit.freeze(frozen.address);
+    const [signature] = kit.landHeld(); // it lands, and fails in execution
+    const log = () => logText(impatientReconciler.logger!);
+    for (let i = 0; i < 100 && !/unconfirmed settlement failed/.test(log()); i++) await sleep(50);
+    expect(log()).toMatch(/unconfirmed settlement failed/);
+    const retry = await post(impatientReconciler.running.url, body, {
+      "payment-signature": header,
+    });
+    expect(retry.status, retry.text).toBe(402);
+    expect(retry.body.error).toMatch(
+      new RegExp(
+        `transaction ${signature} failed on Solana.*nothing was charged; sign a new payment`,
+      ),
+    );
+    expect(retry.body.output).toBeUndefined();
+    expect(await kit.usdcBalance(servers.payTo)).toBe(before);
+    expect(await kit.usdcBalance(frozen.address)).toBe(PRICE);
+  }, 60_000);
+
+  it("settled directly, landed with an error on chain (its signature known): the identical retry hears that nothing was charged", async () => {
+    const frozen = await kit.fundedPayer(PRICE);
+    const body = job("echo", { text: "frozen, direct" }, soon());
+    const header = await pay(byRetry, body, frozen);
+    const before = await kit.usdcBalance(servers.payTo);
+
+    await unconfirmed(byRetry, body, header);
+    await kit.freeze(frozen.address);
+    const [signature] = kit.landHeld();
+    const retry = await post(byRetry.running.url, body, { "payment-signature": header });
+    expect(retry.status, retry.text).toBe(402);
+    expect(retry.body.error).toMatch(
+      new RegExp(
+        `transaction ${signature} failed on Solana.*nothing was charged; sign a new payment`,
+      ),
+    );
+    expect(await kit.usdcBalance(servers.payTo)).toBe(before);
+    expect(await kit.usdcBalance(frozen.address)).toBe(PRICE);
+  }, 60_000);
 });

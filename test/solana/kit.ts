@@ -76,6 +76,11 @@ export interface SolanaKit {
   addMint(address: Address): void;
   /** Opens (or overwrites) `owner`'s associated token account of `token`, holding `amount`. */
   openTokenAccount(owner: Address | string, token: Address, amount?: bigint): Promise<void>;
+  /**
+   * Freezes `owner`'s USDC token account, keeping its balance, as the mint's freeze authority does: a transfer
+   * from or to it then fails in execution (the token program's AccountFrozen), with its fee paid.
+   */
+  freeze(owner: Address | string): Promise<void>;
   /** A new account holding SOL (a fee payer), with no token account. */
   newAccount(lamports?: bigint): Promise<SolanaAccount>;
   /** A new address whose USDC associated token account exists and is empty (a payee). */
@@ -115,7 +120,12 @@ export async function startSolanaKit(options: SolanaKitOptions = {}): Promise<So
   const ata = async (owner: Address, token: Address = mint) =>
     (await findAssociatedTokenPda({ mint: token, owner, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
 
-  async function setTokenAccount(owner: Address, amount: bigint, token: Address = mint) {
+  async function setTokenAccount(
+    owner: Address,
+    amount: bigint,
+    token: Address = mint,
+    state = AccountState.Initialized,
+  ) {
     svm.setAccount({
       address: await ata(owner, token),
       executable: false,
@@ -127,7 +137,7 @@ export async function startSolanaKit(options: SolanaKitOptions = {}): Promise<So
           owner,
           amount,
           delegate: null,
-          state: AccountState.Initialized,
+          state,
           isNative: null,
           delegatedAmount: 0n,
           closeAuthority: null,
@@ -161,6 +171,11 @@ export async function startSolanaKit(options: SolanaKitOptions = {}): Promise<So
     addMint,
     openTokenAccount: (owner, token, amount = 0n) =>
       setTokenAccount(owner as Address, amount, token),
+    async freeze(owner) {
+      const found = svm.getAccount(await ata(owner as Address));
+      const amount = found.exists ? getTokenDecoder().decode(found.data).amount : 0n;
+      await setTokenAccount(owner as Address, amount, mint, AccountState.Frozen);
+    },
     async newAccount(lamports = DEFAULT_LAMPORTS) {
       const account = await newKeys();
       svm.setAccount({

@@ -10,7 +10,8 @@
 // - a transaction that fails in execution with skipPreflight still gets its signature back (its status carries
 //   the error); one the runtime refuses before execution (bad signature, unknown blockhash) is a JSON-RPC error;
 // - holdSends(): a transaction sent is answered its signature but waits unlanded (its status unknown, as a node's
-//   for one not processed yet) until landHeld() lands it (while its blockhash lives) or dropHeld() loses it.
+//   for one not processed yet) until landHeld() lands it (while its blockhash lives) or dropHeld() loses it;
+// - the landed transactions' history (history.ts): getSignatureStatuses, getSignaturesForAddress, getTransaction.
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 
@@ -27,6 +28,7 @@ import { getTokenDecoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { FailedTransactionMetadata, type LiteSVM } from "litesvm";
 import { closeServer, listenLocal } from "../runtime/servers.js";
 import { chainOf } from "./blocks.js";
+import { RpcError, transactionHistory } from "./history.js";
 
 /** Devnet's genesis hash: its first 32 characters are the CAIP-2 reference of solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1. */
 export const DEVNET_GENESIS_HASH = "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG";
@@ -58,26 +60,11 @@ export interface RpcServer {
   close(): Promise<void>;
 }
 
-interface Landed {
-  signature: string;
-  slot: bigint;
-  err: unknown;
-}
-
-class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 export async function serveRpc(svm: LiteSVM, options: RpcOptions): Promise<RpcServer> {
   const genesisHash = options.genesisHash ?? DEVNET_GENESIS_HASH;
   const base58 = getBase58Decoder();
-  /** signature -> landed transaction; message hash -> signature (a real node knows a message once landed). */
-  const bySignature = new Map<string, Landed>();
+  /** The landed transactions; message hash -> signature (a real node knows a message once landed). */
+  const history = transactionHistory();
   const byMessage = new Map<string, string>();
   const calls: string[] = [];
   /** Transactions sent while holding: signature -> their sendTransaction params. */
@@ -240,7 +227,7 @@ export async function serveRpc(svm: LiteSVM, options: RpcOptions): Promise<RpcSe
     const tx = decode(params[0], config.encoding);
     const signature = firstSignature(tx);
     // A real node answers a landed transaction sent again with its signature (nothing happens twice).
-    if (bySignature.has(signature)) return signature;
+    if (history.has(signature)) return signature;
     if (held) {
       held.set(signature, params);
       return signature;
@@ -267,15 +254,20 @@ export async function serveRpc(svm: LiteSVM, options: RpcOptions): Promise<RpcSe
     } catch (error) {
       throw new RpcError(-32003, `Transaction signature verification failure: ${String(error)}`);
     }
-    if (result instanceof FailedTransactionMetadata) {
-      const err = errorJson(result.err());
-      // Only execution errors land (with the fee charged); the rest never reach a block.
-      if (typeof err === "string") throw new RpcError(-32002, `Transaction failed: ${err}`);
-      bySignature.set(signature, { signature, slot: slot(), err });
-      byMessage.set(key, signature);
-      return signature;
-    }
-    bySignature.set(signature, { signature, slot: slot(), err: null });
+    const failed = result instanceof FailedTransactionMetadata ? result : undefined;
+    const err = failed ? errorJson(failed.err()) : null;
+    // Only execution errors land (with the fee charged); the rest never reach a block.
+    if (typeof err === "string") throw new RpcError(-32002, `Transaction failed: ${err}`);
+    const meta = failed
+      ? failed.meta()
+      : (result as Exclude<typeof result, FailedTransactionMetadata>);
+    history.record(tx, String(params[0]), {
+      signature,
+      slot: Number(slot()),
+      err,
+      logs: meta.logs(),
+      units: meta.computeUnitsConsumed(),
+    });
     byMessage.set(key, signature);
     return signature;
   }
@@ -343,23 +335,16 @@ export async function serveRpc(svm: LiteSVM, options: RpcOptions): Promise<RpcSe
         return simulate(params);
       case "sendTransaction":
         return send(params);
-      case "getSignatureStatuses": {
-        const signatures = (params[0] ?? []) as string[];
-        return {
-          context: context(),
-          value: signatures.map((signature) => {
-            const landed = bySignature.get(signature);
-            if (!landed) return null;
-            return {
-              slot: Number(landed.slot),
-              confirmations: null,
-              err: landed.err,
-              status: landed.err === null ? { Ok: null } : { Err: landed.err },
-              confirmationStatus: "finalized",
-            };
-          }),
-        };
-      }
+      case "getSignatureStatuses":
+        return { context: context(), value: history.statuses((params[0] ?? []) as string[]) };
+      case "getSignaturesForAddress":
+        return history.signaturesFor(
+          String(params[0]),
+          params[1] as Record<string, unknown>,
+          Number(slot()),
+        );
+      case "getTransaction":
+        return history.transaction(String(params[0]), params[1] as Record<string, unknown>);
       default:
         throw new RpcError(-32601, `Method not found: ${method} (this test RPC does not serve it)`);
     }

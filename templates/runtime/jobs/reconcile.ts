@@ -48,7 +48,7 @@ export async function resolveUnconfirmed(
   if (claim.status !== "reserved") return { status: "busy", reason: "being checked" };
   let answer;
   try {
-    answer = await s.gate.reconcile(u.network, auth, u.tx, u.validBefore, u.blockhash);
+    answer = await s.gate.reconcile(u.network, auth, u.tx, u.validBefore, u.blockhash, u.payer);
   } catch (err) {
     answer = {
       status: "unknown" as const,

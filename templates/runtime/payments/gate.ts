@@ -80,6 +80,7 @@ export interface PaymentGate {
     tx: string | undefined,
     validBefore: number,
     blockhash?: string,
+    payer?: string,
   ): Promise<Reconciled>;
 }
 
@@ -259,11 +260,11 @@ export function createPaymentGate(
     },
     confirm: (payment) => schemeOf(payment).confirm(payment),
     settle: (payment) => schemeOf(payment).settle(payment),
-    async reconcile(network, auth, tx, validBefore, blockhash) {
+    async reconcile(network, auth, tx, validBefore, blockhash, payer) {
       const scheme = byName.get(network);
       if (!scheme?.reconcile)
         return { status: "unknown", reason: `no way to check settlements on ${network}` };
-      return scheme.reconcile(auth, tx, validBefore, blockhash);
+      return scheme.reconcile(auth, tx, validBefore, blockhash, payer);
     },
   };
 }

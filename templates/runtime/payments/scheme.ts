@@ -61,7 +61,8 @@ export interface NetworkScheme {
   settle(payment: PaidPayment): Promise<Receipt>;
   /**
    * What became of a settlement sent but not confirmed: the payment's replay key, its transaction
-   * (when known), validBefore and (Solana) the transaction's blockhash. Absent: always unknown (the
+   * (when known), validBefore, (Solana) the transaction's blockhash, and its payer (Solana: whose
+   * transactions are searched when the transaction is not known). Absent: always unknown (the
    * entry expires with the payment).
    */
   reconcile?(
@@ -69,6 +70,7 @@ export interface NetworkScheme {
     tx: string | undefined,
     validBefore: number,
     blockhash?: string,
+    payer?: string,
   ): Promise<Reconciled>;
   /**
    * Whether a job due at `deadline` (Unix seconds) can be paid on this network: a Solana payment

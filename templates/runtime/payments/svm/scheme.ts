@@ -29,9 +29,10 @@ import type { SentPayment } from "../scheme.js";
 import { type PaymentOffer, requirementV1, requirementV2 } from "../x402.js";
 import { type BlockhashClock, blockhashClock } from "./blockhash.js";
 import { checkAccepted, checkEnvelope, decodeSent, payloadTransaction, refuse } from "./checks.js";
+import { type LandedFinder, landedFinder } from "./landed.js";
 import { SOLANA_PAYMENT_LIFE_SECONDS, solanaDeadlineProblem } from "./life.js";
 import { directSide, facilitatorSide, type OfficialSide, type SettleAnswer } from "./official.js";
-import { solanaSettlementState } from "./reconcile.js";
+import { messageSearch, solanaSettlementState } from "./reconcile.js";
 import { loadSolanaKit } from "./solana.js";
 import {
   type ComputeBudgetCaps,
@@ -95,6 +96,8 @@ class SvmScheme implements NetworkScheme {
   private readonly clock: BlockhashClock | undefined;
   /** The network's RPC (the direct route's, or X402_RPC_URL_<NET>): blockhashes and signatures. */
   private readonly rpcUrl: string | undefined;
+  /** Finds a sent transaction whose signature is not known, on that RPC (svm/landed.ts). */
+  private readonly finder: LandedFinder | undefined;
 
   constructor(
     private readonly net: RoutedSolanaNetwork,
@@ -113,6 +116,7 @@ class SvmScheme implements NetworkScheme {
     this.reader.catch(() => undefined); // reported by the first payment
     this.rpcUrl = route.kind === "direct" ? route.rpcUrl : net.rpcUrl;
     this.clock = this.rpcUrl === undefined ? undefined : blockhashClock(this.rpcUrl);
+    this.finder = this.rpcUrl === undefined ? undefined : landedFinder(this.rpcUrl, this.reader);
   }
 
   offer(capability: Capability, resourceUrl: string): PaymentOffer {
@@ -278,18 +282,18 @@ class SvmScheme implements NetworkScheme {
     );
   }
 
-  /** The signature's status on the network's RPC (svm/reconcile.ts). */
+  /** The settlement's fate on the network's RPC (svm/reconcile.ts); sent after verification. */
   reconcile(
-    _auth: string,
+    auth: string,
     tx: string | undefined,
     validBefore: number,
     blockhash?: string,
+    payer?: string,
   ): Promise<Reconciled> {
-    return solanaSettlementState(this.rpcUrl, this.clock, {
-      signature: tx,
-      blockhash,
-      validBefore,
-    });
+    const sentAfter = validBefore - SOLANA_REPLAY_MEMORY_SECONDS;
+    const search = messageSearch(auth, `svm:${this.caip2}:`, payer, sentAfter);
+    const settlement = { signature: tx, blockhash, validBefore, search };
+    return solanaSettlementState(this.rpcUrl, settlement, this.finder);
   }
 
   describe(): string {
