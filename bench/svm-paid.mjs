@@ -18,6 +18,10 @@
 // Run: npx tsc -p tsconfig.build.json && node bench/svm-paid.mjs
 // Knobs: RUNS (9 pairs), SVM_BENCH_SECONDS (3), SVM_BENCH_JOBS (pool, 3000), SVM_BENCH_CONCURRENCY (16),
 // BENCH_SERVER_ARGS / BENCH_PEER_ARGS (node flags for either process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+// SVM_BENCH_OWN_COST=1: no ratio; our side alone with the official verify() also answering valid without
+// checking (so no simulation either), RUNS windows after one unmeasured: the pipeline's own CPU per job (HTTP,
+// checks, transaction read, blockhash clock, ledger, logging), the part of our figure this runtime controls.
+// It runs about ten times more jobs per window: raise SVM_BENCH_JOBS or lower SVM_BENCH_SECONDS.
 import { execFileSync } from "node:child_process";
 import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import http from "node:http";
@@ -36,13 +40,15 @@ else if (process.argv[2] === "--peer") await peer(JSON.parse(process.argv[3]));
 else await main();
 
 // ---- the server: one app on 127.0.0.1, port 0; IPC {id, type: "reset" | "exit"} -> {id, ok} ----
-async function worker({ runtimeDir, rpcUrl, payTo, feePayerKey }) {
+async function worker({ runtimeDir, rpcUrl, payTo, feePayerKey, ownCost }) {
   process.on("disconnect", () => process.exit(0));
   // Settlement excluded: the official scheme's settle() answers success without co-signing or sending.
   const { ExactSvmScheme } = await scheme();
   ExactSvmScheme.prototype.settle = async function (payload, requirements) {
     return { success: true, transaction: "bench", network: requirements.network, payer: "" };
   };
+  // SVM_BENCH_OWN_COST: the official verification answers valid without checking (our own cost alone).
+  if (ownCost) ExactSvmScheme.prototype.verify = async () => ({ isValid: true, payer: "bench" });
   const loadRuntime = (file) => import(pathToFileURL(join(runtimeDir, file)).href);
   const { createApp } = await loadRuntime("app.js");
   const { inputAjv, outputAjv } = await loadRuntime("ajv.js");
@@ -163,7 +169,8 @@ async function main() {
   writeFileSync(itemsFile, JSON.stringify(items));
   const buildSeconds = (performance.now() - started) / 1000;
 
-  const server = await child("--worker", { runtimeDir, rpcUrl: kit.rpcUrl, payTo, feePayerKey: feePayer.secretKey });
+  const ownCost = process.env.SVM_BENCH_OWN_COST === "1";
+  const server = await child("--worker", { runtimeDir, rpcUrl: kit.rpcUrl, payTo, feePayerKey: feePayer.secretKey, ownCost });
   const verifier = await child("--peer", { file: itemsFile, rpcUrl: kit.rpcUrl, feePayerKey: feePayer.secretKey });
   const loadStart = loadavg()[0];
   const rows = { ours: [], peer: [] };
@@ -206,6 +213,7 @@ async function main() {
       rows.peer.push(row);
       return row.perCpu;
     };
+    if (ownCost) return await ownCostOnly(ours, runs, { seconds, concurrency, loadStart });
     const result = await pairs({ ours, peer: theirs, runs });
     const last = (side, key) => rows[side].slice(-runs).map((r) => r[key]);
     console.log(
@@ -227,4 +235,20 @@ async function main() {
     verifier.child.kill("SIGKILL");
     await kit.close();
   }
+}
+
+/** SVM_BENCH_OWN_COST: our side alone (the official verify() stubbed), one unmeasured window, then `runs`. */
+async function ownCostOnly(ours, runs, { seconds, concurrency, loadStart }) {
+  await ours();
+  const rates = [];
+  for (let i = 0; i < runs; i++) rates.push(await ours());
+  console.log(
+    `svm paid bench, own cost (official verify stubbed): ${availableParallelism()} cores, load average ${loadStart.toFixed(2)} at start, ` +
+      `${loadavg()[0].toFixed(2)} at end; ${runs} windows of ${seconds} s, ${concurrency} connections`,
+  );
+  const sorted = [...rates].sort((a, b) => a - b);
+  console.log(
+    `own cost: median ${median(rates).toFixed(0)} paid jobs/CPU-s (${sorted[0].toFixed(0)}..${sorted.at(-1).toFixed(0)}), ` +
+      `${(1e6 / median(rates)).toFixed(0)} us of server CPU per job`,
+  );
 }
