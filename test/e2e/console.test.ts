@@ -151,6 +151,17 @@ async function submit(page: Page, capability: string) {
   );
 }
 
+/** Sends the page's paid request to the server (it settles), then drops its answer on the way back. */
+function settleThenLose(request: HTTPRequest): void {
+  void fetch(request.url(), {
+    method: "POST",
+    headers: request.headers(),
+    body: request.postData() ?? "",
+  })
+    .then((r) => r.text())
+    .then(() => request.abort("connectionreset"));
+}
+
 describe("the console in dev mode", () => {
   let server: Awaited<ReturnType<typeof startServer>>;
   beforeAll(async () => {
@@ -419,13 +430,7 @@ describe("the console in production, paying with a browser wallet on anvil with 
         return;
       }
       // The paid request reaches the server and settles; its answer never reaches the page.
-      void fetch(request.url(), {
-        method: "POST",
-        headers: request.headers(),
-        body: request.postData() ?? "",
-      })
-        .then((r) => r.text())
-        .then(() => request.abort("connectionreset"));
+      settleThenLose(request);
     });
     await page.goto(`${server.url}/`);
     const [payeeBefore, payerBefore] = [await balance(PAYEE), await balance(payer)];
@@ -459,13 +464,7 @@ describe("the console in production, paying with a browser wallet on anvil with 
       sent.push(header);
       if (sent.length > 1) return void request.abort("connectionreset"); // the resends are lost too
       // The paid request reaches the server and settles; its answer never reaches the page.
-      void fetch(request.url(), {
-        method: "POST",
-        headers: request.headers(),
-        body: request.postData() ?? "",
-      })
-        .then((r) => r.text())
-        .then(() => request.abort("connectionreset"));
+      settleThenLose(request);
     });
     await page.goto(`${server.url}/`);
     const [payeeBefore, payerBefore] = [await balance(PAYEE), await balance(payer)];

@@ -76,11 +76,7 @@ export interface PaymentGate {
   /** What became of a settlement sent but not confirmed on `network` (scheme.ts). */
   reconcile(
     network: string,
-    auth: string,
-    tx: string | undefined,
-    validBefore: number,
-    blockhash?: string,
-    payer?: string,
+    ...settlement: Parameters<NonNullable<NetworkScheme["reconcile"]>>
   ): Promise<Reconciled>;
 }
 
@@ -260,11 +256,11 @@ export function createPaymentGate(
     },
     confirm: (payment) => schemeOf(payment).confirm(payment),
     settle: (payment) => schemeOf(payment).settle(payment),
-    async reconcile(network, auth, tx, validBefore, blockhash, payer) {
+    async reconcile(network, ...settlement) {
       const scheme = byName.get(network);
       if (!scheme?.reconcile)
         return { status: "unknown", reason: `no way to check settlements on ${network}` };
-      return scheme.reconcile(auth, tx, validBefore, blockhash, payer);
+      return scheme.reconcile(...settlement);
     },
   };
 }
