@@ -71,10 +71,9 @@ export const QUEUE_TRANSPORT: Transport = {
   routes: [{ path: `${JOBS_PATH}/:id`, methods: "GET, HEAD" }],
   mount: mountJobs,
   discovery: {
+    openapiSchemas: ["JobPending"],
     llms: () => [
-      "## Async jobs",
-      "",
-      'For a job longer than a proxy or client waits (often 30-100 s): send POST /execute with the header `Prefer: respond-async`. After the same checks (input, payment verified and reserved, deadline) the answer is `202` with `Location: /jobs/<id>`, `Preference-Applied: respond-async` and `{service_version, job_id, status: "queued", job_token}`. Poll `GET /jobs/<id>` with `Authorization: Bearer <job_token>` (anyone else gets 404), waiting `Retry-After` seconds: `{status: "queued" | "running"}`, then the job result (with the PAYMENT-RESPONSE receipt) or the error body. The payment is settled only once the job completed and its output is valid; a failed job, or a deadline passed while queued, charges nothing. Paid on EVM networks only (a Solana payment cannot wait: 402). Answers are kept JOB_RESULT_TTL_SECONDS.',
+      "Long job? Add `Prefer: respond-async`: 202, `Location`, `job_token`; poll `Location` with `Authorization: Bearer <job_token>`. Charged on completion (EVM only).",
     ],
   },
 };
