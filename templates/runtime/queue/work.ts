@@ -142,8 +142,13 @@ async function runPaid(p: PaidJob, paid: QueuedPayment, options: WorkOptions): P
     await freeNow();
     return refuse(p, payment, false);
   }
+  // Still this job's: an attempt that failed and freed it (then died before saying so) leaves it
+  // to whatever the payer sends next, so this one runs nothing.
+  const leaseMs = leaseMsFor(p, payment);
+  if (!(await stillReserved(p, paid, leaseMs, options)))
+    return refuse(p, reservationEnded(), false);
   const hold = holdReservation(s.ledger, paid.auth, paid.reservation, {
-    leaseEndsAt: Date.now() + leaseMsFor(p, payment),
+    leaseEndsAt: Date.now() + leaseMs,
     logger: p.logger,
     metrics: s.metrics,
   });
@@ -169,6 +174,31 @@ async function runPaid(p: PaidJob, paid: QueuedPayment, options: WorkOptions): P
     }
   }
 }
+
+/** Whether the reservation made at acceptance is still this job's (renewed for `leaseMs` if so). */
+async function stillReserved(
+  p: PaidJob,
+  paid: QueuedPayment,
+  leaseMs: number,
+  options: WorkOptions,
+): Promise<boolean> {
+  try {
+    return await p.s.ledger.renew(paid.auth, paid.reservation, leaseMs);
+  } catch (err) {
+    p.logger.error("payment ledger unreachable: the async job waits", { error: String(err) });
+    if (options.requeue) throw new RunAgainLater("payment ledger unreachable");
+    throw new UnavailableError(
+      "the payment ledger is unreachable, so the job could not run; nothing was charged",
+      5,
+    );
+  }
+}
+
+const reservationEnded = (): PaymentError =>
+  new PaymentError(
+    "this job's payment reservation ended before it could run (an earlier attempt failed and freed it); nothing was run or charged: send the job again",
+    { code: "reservation_ended" },
+  );
 
 /** The handler's output; a shutdown that cut it sends the job back to the queue when it can. */
 async function cutOrResult(
