@@ -123,7 +123,7 @@ async function accept(
   const ids = { payment: paymentHash(sent), request: requestHash(job.capability, input) };
   const id = queueIdOf(auth, job.jobId);
   // The identical request again (its 202 was lost): the same job, with its credential.
-  const existing = await queue.get(id);
+  const existing = await reachQueue(() => queue.get(id));
   if (existing?.data.paid?.payment === ids.payment && existing.data.paid.request === ids.request)
     return accepted(existing.data);
 
@@ -153,10 +153,10 @@ async function accept(
   }
 }
 
-/** Adds the job; a queue that cannot be reached is a 503 (nothing run or charged). */
-async function enqueue(queue: JobQueue, job: QueuedJob): Promise<void> {
+/** A queue that cannot be reached is a 503 (nothing run or charged). */
+export async function reachQueue<T>(work: () => Promise<T>): Promise<T> {
   try {
-    await queue.add(job);
+    return await work();
   } catch (err) {
     throw new UnavailableError(
       "the job queue is unreachable, so the job was not queued; nothing was run or charged; retry in 5 s",
@@ -165,3 +165,6 @@ async function enqueue(queue: JobQueue, job: QueuedJob): Promise<void> {
     );
   }
 }
+
+const enqueue = (queue: JobQueue, job: QueuedJob): Promise<void> =>
+  reachQueue(() => queue.add(job));
