@@ -3,7 +3,7 @@
 // @x402/evm) paying with `Prefer: respond-async`. Two web instances (WORKER=off) and a worker
 // instance share one Redis: the job is accepted by one web instance, polled on the other, run by the
 // worker. The money is read back from the chain: nothing moves until the job completed, then exactly
-// the price, once; a failed job moves nothing.
+// the price, once; a failed job, or one whose deadline passed while it waited, moves nothing.
 import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import type { PrivateKeyAccount } from "viem/accounts";
@@ -33,13 +33,13 @@ const apps: Running[] = [];
 let web: [Running, Running];
 const appsLocals: Array<{ load(): Promise<{ close(): Promise<void> }> }> = [];
 
-function instance(worker: boolean): Promise<Running> {
+function instance(worker: boolean, prefix = "async-test:"): Promise<Running> {
   const app = createApp(agent, {
     devMode: false,
     logger: captureLogger(),
     env: {
       REDIS_URL: redis.url,
-      REDIS_KEY_PREFIX: "async-test:",
+      REDIS_KEY_PREFIX: prefix,
       WORKER: worker ? "on" : "off",
       JOB_LOCK_SECONDS: "3",
     },
@@ -155,6 +155,32 @@ describe("async paid jobs on BullMQ, two web instances and a worker on one Redis
     expect(done.status).toBe(500);
     expect(done.body).toMatchObject({ status: "failed", error_type: "internal" });
     expect(done.headers.get("payment-response")).toBeNull();
+    expect(await balance(payer.address)).toBe(before);
+  });
+  it("a deadline that passes while the job waits for a worker: 408, the handler never runs, nothing moved", async () => {
+    // Its own queue (another key prefix), with no worker until after the deadline.
+    const lonely = await instance(false, "async-lonely:");
+    const payer = await freshPayer(rpcUrl, asset, 1_000_000n);
+    const before = await balance(payer.address);
+    const runs = agent.calls.echo ?? 0;
+    const accepted = await submit(
+      payer,
+      job("echo", { text: "late" }, { deadline: nowSeconds() + 3 }),
+      lonely.url,
+    );
+    expect(accepted.status).toBe(202);
+    const location = accepted.headers.get("location")!;
+    const token = accepted.body.job_token as string;
+    expect((await poll(lonely.url, location, token)).body.status).toBe("queued");
+    await new Promise((r) => setTimeout(r, 4000));
+    const expired = await poll(lonely.url, location, token);
+    expect(expired.status).toBe(408);
+    expect(expired.body).toMatchObject({ status: "failed", error_type: "deadline" });
+    // A worker comes now: it takes the job and runs nothing.
+    await instance(true, "async-lonely:");
+    const done = await finished(lonely.url, location, token);
+    expect(done.status).toBe(408);
+    expect(agent.calls.echo ?? 0).toBe(runs);
     expect(await balance(payer.address)).toBe(before);
   });
 });
