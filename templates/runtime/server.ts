@@ -5,7 +5,8 @@
  * when set, else every interface; and METRICS_PORT when set), and on
  * SIGINT/SIGTERM shuts down gracefully: no new jobs, in-flight jobs finished (or, after
  * SHUTDOWN_TIMEOUT_SECONDS, refused unless already settling), then exit. `npm start` runs node
- * through `exec`, so these signals reach this process. Part of your project: edit freely.
+ * through `exec`, so these signals reach this process. startWorker is `npm run worker`'s process
+ * (async jobs only; the `queue` feature, queue/worker-main.ts). Part of your project: edit freely.
  */
 import { existsSync } from "node:fs";
 import type { Server } from "node:http";
