@@ -106,6 +106,16 @@ async function accept(
     return accepted(queued);
   }
   const p: PaidJob = { s: { ...s, gate: s.gate }, call, job, capability, input, logger };
+  return acceptPaid(p, queue, { ...base, token });
+}
+
+/** A paid job: verified, reserved, confirmed, then queued (or what the synchronous job answers). */
+async function acceptPaid(
+  p: PaidJob,
+  queue: JobQueue,
+  base: Omit<QueuedJob, "id" | "paid">,
+): Promise<JobAnswer | HttpAnswer> {
+  const { s, call, job, input, logger } = p;
   const sent = call.payment.sent();
   if (!sent) return paymentRequired(p);
   // An identical request whose job already finished and was charged: its answer, as the ledger keeps it.
@@ -143,7 +153,7 @@ async function accept(
     checkArrival(job);
     const resourceUrl = call.resourceUrl();
     const paid = { sent, resourceUrl, auth, reservation: claim.token, ...ids };
-    const queued: QueuedJob = { ...base, id, token, paid };
+    const queued: QueuedJob = { ...base, id, paid };
     await enqueue(queue, queued);
     logger.info("async job queued", { queue_id: id });
     return accepted(queued);
