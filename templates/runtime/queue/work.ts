@@ -158,7 +158,10 @@ async function runPaid(p: PaidJob, paid: QueuedPayment, options: WorkOptions): P
     const refused = await confirm(p, payment);
     if (refused) return refuse(p, refused, false);
     run = startPaidHandler(p, payment);
-    const body = answerOf(p, await cutOrResult(p, run, options, () => (requeued = true)));
+    const body = await settledElsewhereOr(p, paid, () =>
+      cutOrResult(p, run!, options, () => (requeued = true)).then((output) => answerOf(p, output)),
+    );
+    if (typeof body !== "string") return body;
     const lockMs = (s.config.payment?.settleTimeoutSeconds ?? 0) * 1000 + SETTLE_LOCK_MARGIN_MS;
     return await s.ledger.exclusive(`async-settle:${paid.auth}`, lockMs, async () => {
       const stored = storedAnswers(p, paid.sent);
@@ -172,6 +175,27 @@ async function runPaid(p: PaidJob, paid: QueuedPayment, options: WorkOptions): P
       if (run?.isRunning() && !s.drain.cut.aborted) hold.releaseAfter(run.stopped);
       else await hold.release();
     }
+  }
+}
+
+/**
+ * This attempt's answer body; when it failed, the answer another attempt settled meanwhile (a worker
+ * that lost its lock but lived on): a charge the ledger recorded is what the job answers.
+ */
+async function settledElsewhereOr(
+  p: PaidJob,
+  paid: QueuedPayment,
+  attempt: () => Promise<string>,
+): Promise<string | JobAnswer> {
+  try {
+    return await attempt();
+  } catch (err) {
+    if (err instanceof RunAgainLater) throw err;
+    const settled = await storedAnswers(p, paid.sent)
+      .lookup(paid.auth)
+      .catch(() => undefined);
+    if (settled) return settled;
+    throw err;
   }
 }
 
