@@ -65,6 +65,15 @@ export const FEATURES: readonly Feature[] = [
     byDefault: false,
   },
   {
+    name: "queue",
+    folder: "queue",
+    dependencies: pick("bullmq"),
+    summary:
+      "async paid jobs (Prefer: respond-async, GET /jobs/<id>) on a queue, BullMQ with REDIS_URL",
+    settings: ["WORKER", "WORKER_CONCURRENCY", "JOB_RESULT_TTL_SECONDS", "JOB_LOCK_SECONDS"],
+    byDefault: false,
+  },
+  {
     name: "metrics",
     folder: "metrics",
     dependencies: pick("prom-client"),

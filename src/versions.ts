@@ -12,6 +12,9 @@ export const dependencies = {
   "@x402/svm": "2.27.0",
   ajv: "8.20.0",
   "ajv-formats": "3.0.1",
+  // The `queue` feature (src/runtime/queue/): the job queue async jobs (Prefer: respond-async) run on,
+  // loaded only when REDIS_URL is set (without it the queue is in-process).
+  bullmq: "6.7.0",
   express: "5.3.0",
   // The `redis` feature (src/runtime/ledger/redis/): loaded only when REDIS_URL is set (the shared payment ledger).
   ioredis: "6.0.0",

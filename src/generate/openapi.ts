@@ -10,6 +10,7 @@
 import type { AgentModel, CapabilityModel } from "../manifest/model.js";
 import { MCP_PATH, MCP_SCHEMAS, mcpPathItem } from "./openapi-mcp.js";
 import { executeOperation } from "./openapi-execute.js";
+import { JOB_SCHEMAS, JOBS_PATH, jobsPathItem, withAsync } from "./openapi-jobs.js";
 import {
   DISCOVERY_PATHS,
   errorSchema,
@@ -106,13 +107,19 @@ export function buildOpenApi(
     paths: {
       "/health": { get: healthOperation(model) },
       "/about": { get: aboutOperation(model) },
-      "/execute": { post: executeOperation(model, sampleOf) },
+      "/execute": { post: withAsync(executeOperation(model, sampleOf)) },
       // Served unless MCP=off (the runtime then removes it from the document it serves).
       [MCP_PATH]: mcpPathItem(MAX_NESTING_DEPTH),
+      // Served with the `queue` feature (the runtime removes it otherwise).
+      [JOBS_PATH]: jobsPathItem(
+        model.capabilities.length > 0
+          ? { anyOf: model.capabilities.map((c) => ref(`${c.typeName}JobResult`)) }
+          : { not: {} },
+      ),
       ...discoveryPaths(),
     },
     components: {
-      schemas: { ...componentSchemas(model), ...MCP_SCHEMAS },
+      schemas: { ...componentSchemas(model), ...MCP_SCHEMAS, ...JOB_SCHEMAS },
       headers: componentHeaders(),
       securitySchemes: securitySchemes(),
     },

@@ -23,6 +23,7 @@ export function projectCommands(pm: PackageManager) {
     test: pm === "bun" ? "bun run test" : `${pm} test`,
     build: scriptCommand(pm, "build"),
     start: pm === "npm" ? "npm start" : scriptCommand(pm, "start"),
+    worker: scriptCommand(pm, "worker"),
     typecheck: scriptCommand(pm, "typecheck"),
     generate: scriptCommand(pm, "generate"),
     generateCheck: scriptCommand(pm, "generate", "--check"),

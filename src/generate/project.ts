@@ -29,6 +29,8 @@ export function generatePackageJson(
       build: "tsc -p tsconfig.build.json",
       // exec: npm/pnpm/yarn run scripts through sh; exec makes node replace it, so SIGTERM reaches the server.
       start: "exec node dist/server.js",
+      // Async jobs only (the `queue` feature, REDIS_URL): workers scale apart from web instances.
+      worker: "exec node dist/server.js --worker",
       test: "vitest run",
       typecheck: "tsc -b",
       generate: "create-agent generate",

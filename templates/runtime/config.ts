@@ -23,6 +23,7 @@ import {
   resolveMetrics,
   resolveRedis,
 } from "./ops/config-services.js";
+import { type QueueConfig, resolveQueue } from "./ops/config-queue.js";
 import { isLogLevel, LOG_LEVELS, type LogLevel } from "./ops/logger.js";
 import { ConfigError, Reader } from "./ops/settings.js";
 
@@ -36,6 +37,7 @@ export type {
   SettlementRoute,
 } from "./payments/config.js";
 export type { MetricsConfig, RedisConfig } from "./ops/config-services.js";
+export type { QueueConfig } from "./ops/config-queue.js";
 export { ConfigError } from "./ops/settings.js";
 
 const DEFAULT_PORT = 3000;
@@ -97,6 +99,8 @@ interface CommonConfig extends HostConfig {
   maxDeadlineSeconds: number;
   redis?: RedisConfig;
   metrics?: MetricsConfig;
+  /** Async jobs (the `queue` feature): its worker and results; absent without the feature. */
+  queue?: QueueConfig;
   publicUrl?: string;
   logLevel: LogLevel;
   corsOrigin: string;
@@ -128,6 +132,7 @@ export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
   const hosts = resolveHosts(read);
   const redis = resolveRedis(read);
   const metrics = resolveMetrics(read);
+  const queue = resolveQueue(read, redis?.url);
   const web = resolveWeb(options, read);
   const payment = resolvePayment(options.payment ?? {}, devMode, read);
 
@@ -141,6 +146,7 @@ export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
   };
   if (redis) common.redis = redis;
   if (metrics) common.metrics = metrics;
+  if (queue) common.queue = queue;
   if (web.publicUrl !== undefined) common.publicUrl = web.publicUrl;
   if (devMode) return payment ? { ...common, devMode, payment } : { ...common, devMode };
   // Unreachable: every network without a route recorded a problem.

@@ -11,10 +11,12 @@ import { svmFamily } from "./payments/svm/family.js"; // feature: solana
 import { CONSOLE_TRANSPORT } from "./console/transport.js"; // feature: console
 import { EXECUTE_TRANSPORT } from "./http/execute.js";
 import { MCP_TRANSPORT } from "./mcp/transport.js"; // feature: mcp
+import { QUEUE_TRANSPORT } from "./queue/transport.js"; // feature: queue
 import type { Transport } from "./transport.js";
 import type { RedisLedgerModule } from "./ledger/select.js";
 import type { MetricsModule } from "./ops/metrics-loader.js";
 import type { CdpAuthModule, CdpKeyKind } from "./payments/facilitator-credentials.js";
+import type { WorkerModule } from "./server.js";
 import { cdpKeyKind } from "./payments/facilitator-auth/key-kind.js"; // feature: facilitator-auth
 
 /** The features this project has (create-agent's names; `evm` and the core are always there). */
@@ -24,6 +26,7 @@ export const FEATURES: readonly string[] = [
   "mcp", // feature: mcp
   "console", // feature: console
   "redis", // feature: redis
+  "queue", // feature: queue
   "metrics", // feature: metrics
   "facilitator-auth", // feature: facilitator-auth
 ];
@@ -75,7 +78,7 @@ export const FAMILY_NAMES: readonly {
 
 /**
  * The optional services' entry points, as the core reaches them, each loaded only when configuration
- * asks for it (REDIS_URL, METRICS_PORT or METRICS_TOKEN, CDP_API_KEY_ID): a member is undefined when
+ * asks for it (REDIS_URL, METRICS_PORT or METRICS_TOKEN, CDP_API_KEY_ID; npm run worker): a member is undefined when
  * the project lacks its feature, and the configuration asking for it is then refused (missingFeature).
  */
 export interface OptionalServices {
@@ -87,6 +90,8 @@ export interface OptionalServices {
   facilitatorAuth?: () => Promise<CdpAuthModule>;
   /** `facilitator-auth`: what kind of key a CDP_API_KEY_SECRET is (checked with the configuration). */
   cdpKeyKind?: (secret: string) => CdpKeyKind;
+  /** `queue` (queue/): a process that only runs async jobs (npm run worker). */
+  worker?: () => Promise<WorkerModule>;
 }
 
 export const SERVICES: OptionalServices = {
@@ -94,6 +99,7 @@ export const SERVICES: OptionalServices = {
   metrics: () => import("./metrics/service.js"), // feature: metrics
   facilitatorAuth: () => import("./payments/facilitator-auth/cdp-jwt.js"), // feature: facilitator-auth
   cdpKeyKind, // feature: facilitator-auth
+  worker: () => import("./queue/worker-main.js"), // feature: queue
 };
 
 /**
@@ -104,4 +110,5 @@ export const TRANSPORTS: readonly Transport[] = [
   EXECUTE_TRANSPORT,
   MCP_TRANSPORT, // feature: mcp
   CONSOLE_TRANSPORT, // feature: console
+  QUEUE_TRANSPORT, // feature: queue
 ];

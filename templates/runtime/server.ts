@@ -5,11 +5,13 @@
  * when set, else every interface; and METRICS_PORT when set), and on
  * SIGINT/SIGTERM shuts down gracefully: no new jobs, in-flight jobs finished (or, after
  * SHUTDOWN_TIMEOUT_SECONDS, refused unless already settling), then exit. `npm start` runs node
- * through `exec`, so these signals reach this process. Part of your project: edit freely.
+ * through `exec`, so these signals reach this process. startWorker is `npm run worker`'s process
+ * (async jobs only; the `queue` feature, queue/worker-main.ts). Part of your project: edit freely.
  */
 import { existsSync } from "node:fs";
 import type { Server } from "node:http";
 import { createApp, runtimeOf, type AppRuntime } from "./app.js";
+import { missingFeature, SERVICES } from "./features.js";
 import { loadHandlers } from "./handlers.js";
 import { startMetricsServer } from "./ops/metrics-loader.js";
 import { ConfigError, type AppOptions } from "./config.js";
@@ -74,6 +76,19 @@ function refuseToStart(err: unknown): never {
   if (!(err instanceof ConfigError)) throw err;
   process.stderr.write(`${err.message}\n`);
   return process.exit(1);
+}
+
+/** What the `queue` feature (queue/worker-main.ts) gives: a process that only runs async jobs. */
+export interface WorkerModule {
+  runWorker(agent: AgentDefinition, options?: AppOptions): Promise<void>;
+}
+
+/** `npm run worker` (the project's server.ts with --worker): async jobs only, no HTTP. */
+export async function startWorker(agent: AgentDefinition, options: AppOptions = {}): Promise<void> {
+  const load = SERVICES.worker;
+  if (!load)
+    refuseToStart(new ConfigError([missingFeature("queue", "npm run worker runs async jobs")]));
+  await (await load()).runWorker(agent, options);
 }
 
 export async function startServer(

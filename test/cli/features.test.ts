@@ -55,7 +55,7 @@ describe("create --features", () => {
     const result = await cli([dir, "--yes", "--no-install", "--no-git", "--features", "mcp,sol"]);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toBe(
-      'create-agent: --features: unknown feature "sol": the features are solana, mcp, console, redis, metrics, facilitator-auth',
+      'create-agent: --features: unknown feature "sol": the features are solana, mcp, console, redis, queue, metrics, facilitator-auth',
     );
   });
 });
@@ -142,7 +142,7 @@ describe("create-agent add / remove", () => {
     const unknown = await cli(["add", "solanna", "--no-install"], dir);
     expect(unknown.exitCode).toBe(1);
     expect(unknown.stderr).toBe(
-      'create-agent: unknown feature "solanna": the features are solana, mcp, console, redis, metrics, facilitator-auth',
+      'create-agent: unknown feature "solanna": the features are solana, mcp, console, redis, queue, metrics, facilitator-auth',
     );
     const evm = await cli(["remove", "evm", "--no-install"], dir);
     expect(evm.exitCode).toBe(1);

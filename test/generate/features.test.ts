@@ -70,7 +70,7 @@ describe("parseFeatureList (--features and the prompt)", () => {
   });
   it("refuses an unknown name listing the valid ones, and evm as always there", () => {
     expect(() => parseFeatureList("mcp,solan")).toThrow(
-      'unknown feature "solan": the features are solana, mcp, console, redis, metrics, facilitator-auth',
+      'unknown feature "solan": the features are solana, mcp, console, redis, queue, metrics, facilitator-auth',
     );
     expect(() => parseFeatureList("evm")).toThrow("evm is always included");
   });

@@ -177,6 +177,8 @@ describe("resolution", () => {
       corsOrigin: "*",
       // Below the MCP clients' 60 s request timeout, with room for the settlement.
       mcp: { enabled: true, deadlineSeconds: 45, progressSeconds: 10 },
+      // Async jobs (the queue feature): a worker in this process, answers kept a day.
+      queue: { worker: true, concurrency: 4, resultTtlSeconds: 86400, lockSeconds: 30 },
       allowedHosts: [], // and no HOST: every interface
       payment: {
         payTo: PAY_TO,
@@ -272,6 +274,10 @@ describe("resolution", () => {
     [{ METRICS_TOKEN: "short" }, /METRICS_TOKEN is too short/],
     [{ METRICS_PORT: "99999" }, /METRICS_PORT is "99999"/],
     [{ METRICS_HOST: "0.0.0.0" }, /METRICS_HOST is set but METRICS_PORT is not/],
+    [{ WORKER: "off" }, /WORKER is off but REDIS_URL is not set/],
+    [{ WORKER: "no" }, /WORKER is "no": set it to "off"/],
+    [{ WORKER_CONCURRENCY: "0" }, /WORKER_CONCURRENCY is "0"/],
+    [{ JOB_RESULT_TTL_SECONDS: "5" }, /JOB_RESULT_TTL_SECONDS is "5"/],
   ])("refuses %o", (env, message) => {
     expect(() => resolveConfig({ env: { ...PROD_ENV, ...env } })).toThrow(message);
   });

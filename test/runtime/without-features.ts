@@ -17,6 +17,7 @@ export const FEATURE_FOLDERS = {
   mcp: "mcp",
   console: "console",
   redis: "ledger/redis",
+  queue: "queue",
   metrics: "metrics",
   "facilitator-auth": "payments/facilitator-auth",
 } as const;

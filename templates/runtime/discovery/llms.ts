@@ -89,11 +89,11 @@ function errorLines(facts: PaymentFacts, base: string): string[] {
       ? []
       : [
           "| 402 | payment | the payment is invalid or expired (a missing one gets the 402 above) |",
-          "| 409 | payment | the payment id was already used with another payment or request; nothing is run |",
+          "| 409 | payment | the payment id was used with another payment or request |",
         ]),
     "| 408 | deadline | the deadline passed; nothing is charged |",
     "| 500 | internal | the job failed on the server; nothing is charged |",
-    "| 503 | internal | the service cannot take jobs right now; retry after `Retry-After` seconds |",
+    "| 503 | internal | the service cannot take jobs now; retry after `Retry-After` s |",
     "",
     "## More",
     "",
@@ -167,10 +167,10 @@ export function buildLlmsTxt(
   else
     lines.push(
       `1. Send the job without payment: the answer is 402 with a \`PAYMENT-REQUIRED\` header (x402 v2: base64 of JSON whose ${acceptsText(facts)}, \`amount\` in USDC atomic units (6 decimals), \`asset\`, \`payTo\`) and an x402 v1 JSON body.`,
-      "2. Sign the `exact` payment, an EIP-3009 TransferWithAuthorization of USDC, with an x402 client (e.g. `wrapFetchWithPayment` from the official `@x402/fetch`), and resend the identical request with the `PAYMENT-SIGNATURE` header (x402 v1 clients send `X-PAYMENT`).",
+      "2. Sign the `exact` payment, an EIP-3009 TransferWithAuthorization of USDC, with an x402 client (e.g. `wrapFetchWithPayment` from the official `@x402/fetch`), and resend the identical request with the `PAYMENT-SIGNATURE` header (v1: `X-PAYMENT`).",
       ...notesOf((facts.networks ?? []).map((n) => n.caip2)),
-      "3. You are charged only when the job succeeds (200, receipt in the `PAYMENT-RESPONSE` header). One signature pays for one job; an identical retry (same signature, capability, input; /execute or MCP) gets the same result, uncharged. Give up (close or cancel) before settlement: not charged; the identical request again gets the result, charged then.",
-      '4. Lost the answer? The 402 declares the x402 `payment-identifier` extension: put an id (16-128 of `A-Za-z0-9_-`) in your payment\'s `extensions["payment-identifier"].info.id` and resend the identical request (same payment and id, never a new signature) to get that answer and receipt back until `validBefore`. Same id, other payment or request: 409. First still running: 402 "in use" (`Retry-After`).',
+      "3. You are charged only when the job succeeds (200, receipt in the `PAYMENT-RESPONSE` header). One signature pays for one job; an identical retry (same signature, capability, input; /execute or MCP) returns the same result, uncharged. Gone before settlement: not charged; the identical request gets the result, charged then.",
+      '4. Lost the answer? Put an id (16-128 of `A-Za-z0-9_-`) in your payment\'s `extensions["payment-identifier"].info.id` (x402 `payment-identifier`) and resend the identical request (same payment and id) to get that answer and receipt back until `validBefore`. Same id, other payment or request: 409; still running: 402 "in use".',
     );
   for (const section of sections) lines.push("", ...section);
   lines.push(...errorLines(facts, base));

@@ -43,7 +43,9 @@ export function buildOpenApi(
 /** Paths not served go, and with them the schemas only they use (`unused`). */
 function withoutUnserved(doc: JsonObject, served: ReadonlySet<string>, unused: readonly string[]) {
   const { paths, components } = doc as { paths?: JsonObject; components?: JsonObject };
-  if (paths) doc.paths = Object.fromEntries(Object.entries(paths).filter(([p]) => served.has(p)));
+  // A route's parameters (`/jobs/:id`) are OpenAPI's braces (`/jobs/{id}`).
+  const kept = new Set([...served].map((path) => path.replace(/:(\w+)/g, "{$1}")));
+  if (paths) doc.paths = Object.fromEntries(Object.entries(paths).filter(([p]) => kept.has(p)));
   const schemas = components?.schemas as JsonObject | undefined;
   if (components && schemas && unused.length > 0)
     doc.components = {

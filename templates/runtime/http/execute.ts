@@ -87,14 +87,17 @@ export function mountExecute(app: express.Express, s: JobServices, logger: Logge
       if (!res.writableFinished) gone.abort();
     });
     try {
-      const answer = await executeJob(s, {
+      const call = {
         body: req.body as unknown,
         payment: headerChannel(s.gate, req),
         resourceUrl: () => `${baseUrlOf(s.config, req)}${EXECUTE_PATH}`, // throws a 400 for an invalid Host
         logger: logger.child({ request_id: res.locals.requestId }),
         callerGone: gone.signal,
-      });
-      sendAnswer(res, httpAnswer(answer, s.gate), leave);
+      };
+      // Prefer: respond-async, with the `queue` feature: 202 and a job to poll (queue/accept.ts).
+      const prefer = s.asyncJobs && req.get("prefer");
+      const queued = prefer ? await s.asyncJobs!.accept(call, prefer) : undefined;
+      sendAnswer(res, queued ?? httpAnswer(await executeJob(s, call), s.gate), leave);
       answering = true;
     } finally {
       if (!answering) leave();

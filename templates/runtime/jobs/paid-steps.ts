@@ -83,17 +83,22 @@ export async function verify(
   }
 }
 
-/** One authorization, one job: claims it in the ledger before anything runs. */
-export async function reserve(p: PaidJob, payment: PaidPayment): Promise<Hold | PaymentError> {
-  const { gate, ledger, metrics, config } = p.s;
-  const auth = gate.replayKey(payment);
-  const now = Date.now();
-  // Long enough for the handler (until the deadline) and the settlement; renewed while they run.
-  const settleMs = (config.payment?.settleTimeoutSeconds ?? 0) * 1000;
-  const leaseMs = Math.min(
+/** A reservation's first lease: long enough for the handler (until the deadline) and the settlement. */
+export function leaseMsFor(p: PaidJob, payment: PaidPayment, now = Date.now()): number {
+  const settleMs = (p.s.config.payment?.settleTimeoutSeconds ?? 0) * 1000;
+  return Math.min(
     Math.max(0, p.job.deadline * 1000 - now) + settleMs + LEASE_MARGIN_MS,
     authorizationTtlMs(payment, now),
   );
+}
+
+/** One authorization, one job: claims it in the ledger before anything runs. */
+export async function reserve(p: PaidJob, payment: PaidPayment): Promise<Hold | PaymentError> {
+  const { gate, ledger, metrics } = p.s;
+  const auth = gate.replayKey(payment);
+  const now = Date.now();
+  // Renewed while the handler and the settlement run.
+  const leaseMs = leaseMsFor(p, payment, now);
   const claim = await ledgerStep(p, "reserve the authorization", () =>
     ledger.reserve(auth, leaseMs),
   );

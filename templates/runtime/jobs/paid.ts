@@ -92,8 +92,11 @@ async function runPayment(p: PaidJob): Promise<JobAnswer> {
   }
 }
 
-/** The answer is ready: charge for it only while its caller is there to receive it. */
-async function settleAnswer(
+/**
+ * The answer is ready: charge for it only while its caller is there to receive it (an async job's
+ * worker, queue/work.ts, settles through here too: its caller is the stored answer).
+ */
+export async function settleAnswer(
   p: PaidJob,
   stored: StoredAnswers,
   hold: Hold,

@@ -2,11 +2,21 @@
  * What every job shares, built once by the app (app.ts) and passed to the pipeline.
  * Part of your project: edit freely.
  */
+import type { HttpAnswer } from "../http/answer.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { ResolvedConfig } from "../config.js";
 import type { Metrics } from "../ops/metrics.js";
 import type { PaymentGate } from "../payments/gate.js";
 import type { AgentDefinition } from "../types.js";
+import type { JobCall } from "./pipeline.js";
+
+/**
+ * POST /execute's async branch (the `queue` feature, queue/transport.ts sets it): undefined when
+ * `prefer` does not ask for respond-async (the job then runs as usual), else the 202 or a refusal.
+ */
+export interface AsyncJobs {
+  accept(call: JobCall, prefer: string): Promise<HttpAnswer | undefined>;
+}
 
 /** Graceful shutdown, as jobs and their transports see it (http/drain.ts makes it). */
 export interface JobDrain {
@@ -26,4 +36,6 @@ export interface JobServices {
   ledger: Ledger;
   metrics: Metrics;
   drain: JobDrain;
+  /** Async jobs (Prefer: respond-async); set by the `queue` feature, absent without it. */
+  asyncJobs?: AsyncJobs;
 }

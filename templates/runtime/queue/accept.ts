@@ -1,0 +1,180 @@
+/**
+ * POST /execute with `Prefer: respond-async` (RFC 7240): everything a synchronous job checks before
+ * its handler runs, with the pipeline's own steps (jobs/request.ts, jobs/paid-steps.ts): the
+ * request, the capability, the input, then the payment (verified, its authorization reserved in
+ * the ledger for this job, its chain state confirmed) and the deadline on arrival. Then the job is
+ * queued and the caller gets 202 with where to poll (Location) and the read credential
+ * (`job_token`). Nothing is charged here: the worker settles only once the job completed and its
+ * output passed validation (work.ts). The reservation, made here, is the worker's to end: it lasts
+ * until the deadline plus the settlement time, so the payment runs no other job meanwhile.
+ * Part of your project: edit freely.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { AgentError, InternalError, PaymentError, UnavailableError } from "../errors.js";
+import { httpAnswer, type HttpAnswer } from "../http/answer.js";
+import { paymentHash, requestHash } from "../jobs/identity.js";
+import { checkArrival } from "../jobs/handler.js";
+import { notOurs } from "../jobs/ledger-step.js";
+import { type JobAnswer, refusedBy } from "../jobs/outcome.js";
+import {
+  confirm,
+  leaseMsFor,
+  ledgerStep,
+  type PaidJob,
+  paymentRequired,
+  refuse,
+  verify,
+} from "../jobs/paid-steps.js";
+import type { JobCall, JobServices } from "../jobs/pipeline.js";
+import { findCapability, parseRequest, SERVICE_VERSION, validateInput } from "../jobs/request.js";
+import { storedAnswers } from "../jobs/stored-answer.js";
+import type { PaidPayment } from "../types.js";
+import { JOBS_PATH, type JobQueue, type QueuedJob } from "./queue.js";
+
+/** The job's URL id: one per payment and job_id (paid), so an identical retry finds the same job. */
+export function queueIdOf(auth: string | undefined, jobId: string): string {
+  const seed = auth === undefined ? randomBytes(16).toString("hex") : `${auth}\n${jobId}`;
+  return `job_${createHash("sha256").update(seed).digest("hex").slice(0, 32)}`;
+}
+
+/** The 202: where to poll, and the credential that reads it (never logged). */
+function accepted(job: QueuedJob): HttpAnswer {
+  return {
+    status: 202,
+    headers: {
+      Location: `${JOBS_PATH}/${job.id}`,
+      "Preference-Applied": "respond-async",
+      "Retry-After": "1",
+      "Cache-Control": "no-store",
+    },
+    body: JSON.stringify({
+      service_version: SERVICE_VERSION,
+      job_id: job.jobId,
+      status: "queued",
+      job_token: job.token,
+    }),
+  };
+}
+
+/** An EVM payment can wait for its job; a Solana one cannot (its blockhash dies in about a minute). */
+function asyncRefusal(payment: PaidPayment): PaymentError | undefined {
+  if (payment.family === "evm") return undefined;
+  return new PaymentError(
+    "asynchronous jobs (Prefer: respond-async) are paid on EVM networks only: a Solana payment is a transaction whose blockhash expires within about 60-90 s, too soon to wait for a queued job to finish before it is settled; nothing was run or charged: send the job without Prefer: respond-async, or pay on an EVM network",
+    { code: "async_network" },
+  );
+}
+
+/** Queues the job: 202, or what the synchronous job would have answered instead (402, 400, 503...). */
+export async function acceptJob(
+  s: JobServices,
+  queue: JobQueue,
+  call: JobCall,
+): Promise<HttpAnswer> {
+  let answer: JobAnswer | HttpAnswer;
+  try {
+    answer = await accept(s, queue, call);
+  } catch (err) {
+    answer = refusedBy(
+      err instanceof AgentError
+        ? err
+        : new InternalError("could not queue the job", { cause: err }),
+    );
+    if (!(err instanceof AgentError))
+      call.logger.error("could not queue an async job", { error: String(err) });
+  }
+  return "kind" in answer ? httpAnswer(answer, s.gate) : answer;
+}
+
+async function accept(
+  s: JobServices,
+  queue: JobQueue,
+  call: JobCall,
+): Promise<JobAnswer | HttpAnswer> {
+  const job = parseRequest(call.body, { maxDeadlineSeconds: s.config.maxDeadlineSeconds });
+  const capability = findCapability(s.agent, job.capability);
+  const logger = call.logger.child({ job_id: job.jobId, capability: job.capability });
+  const input = validateInput(capability, job.input);
+  const base = { jobId: job.jobId, capability: job.capability, input, deadline: job.deadline };
+  const token = randomBytes(32).toString("base64url");
+  if (!s.gate) {
+    // Dev mode: nothing to pay; the job is queued as it is.
+    checkArrival(job);
+    const queued: QueuedJob = { ...base, id: queueIdOf(undefined, job.jobId), token };
+    await enqueue(queue, queued);
+    logger.info("async job queued", { queue_id: queued.id });
+    return accepted(queued);
+  }
+  const p: PaidJob = { s: { ...s, gate: s.gate }, call, job, capability, input, logger };
+  return acceptPaid(p, queue, { ...base, token });
+}
+
+/** A paid job: verified, reserved, confirmed, then queued (or what the synchronous job answers). */
+async function acceptPaid(
+  p: PaidJob,
+  queue: JobQueue,
+  base: Omit<QueuedJob, "id" | "paid">,
+): Promise<JobAnswer | HttpAnswer> {
+  const { s, call, job, input, logger } = p;
+  const sent = call.payment.sent();
+  if (!sent) return paymentRequired(p);
+  // An identical request whose job already finished and was charged: its answer, as the ledger keeps it.
+  const stored = storedAnswers(p, sent);
+  const early = await stored.lookup(s.gate.replayKeyOf(sent));
+  if (early) return early;
+  const payment = await verify(p, sent);
+  if (payment instanceof PaymentError) return refuse(p, payment);
+  const refusal = asyncRefusal(payment);
+  if (refusal) return refuse(p, refusal, false);
+  const auth = s.gate.replayKey(payment);
+  const cached = await stored.lookup(auth, payment);
+  if (cached) return cached;
+
+  const ids = { payment: paymentHash(sent), request: requestHash(job.capability, input) };
+  const id = queueIdOf(auth, job.jobId);
+  // The identical request again (its 202 was lost): the same job, with its credential.
+  const existing = await reachQueue(() => queue.get(id));
+  if (existing?.data.paid?.payment === ids.payment && existing.data.paid.request === ids.request)
+    return accepted(existing.data);
+
+  // One authorization, one job: reserved until the deadline plus the settlement; the worker ends it.
+  const leaseMs = leaseMsFor(p, payment);
+  const claim = await ledgerStep(p, "reserve the authorization", () =>
+    s.ledger.reserve(auth, leaseMs),
+  );
+  if (claim.status !== "reserved") return refuse(p, notOurs(claim.status));
+  const release = () => s.ledger.release(auth, claim.token).catch(() => undefined);
+  try {
+    const refused = await confirm(p, payment);
+    if (refused) {
+      await release();
+      return refuse(p, refused);
+    }
+    checkArrival(job);
+    const resourceUrl = call.resourceUrl();
+    const paid = { sent, resourceUrl, auth, reservation: claim.token, ...ids };
+    const queued: QueuedJob = { ...base, id, paid };
+    await enqueue(queue, queued);
+    logger.info("async job queued", { queue_id: id });
+    return accepted(queued);
+  } catch (err) {
+    await release();
+    throw err;
+  }
+}
+
+/** A queue that cannot be reached is a 503 (nothing run or charged). */
+export async function reachQueue<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw new UnavailableError(
+      "the job queue is unreachable, so the job was not queued; nothing was run or charged; retry in 5 s",
+      5,
+      { cause: err },
+    );
+  }
+}
+
+const enqueue = (queue: JobQueue, job: QueuedJob): Promise<void> =>
+  reachQueue(() => queue.add(job));

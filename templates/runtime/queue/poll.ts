@@ -1,0 +1,82 @@
+/**
+ * GET /jobs/<id>: an async job's state for the holder of its credential (the 202's `job_token`, sent
+ * as `Authorization: Bearer <job_token>`); anyone else, and a job unknown or expired, gets the same
+ * 404. While it waits or runs: 200 `{service_version, job_id, status: "queued" | "running"}` with
+ * Retry-After. Then the answer POST /execute would have sent: the job result with the settlement's
+ * receipt (PAYMENT-RESPONSE / X-PAYMENT-RESPONSE), or the error body with its status. The ledger is
+ * read first: a charge it recorded is what the caller gets, whatever a worker said later.
+ * Part of your project: edit freely.
+ */
+import { timingSafeEqual } from "node:crypto";
+import { DeadlineError, errorResponse, ValidationError } from "../errors.js";
+import type { HttpAnswer } from "../http/answer.js";
+import { deadlinePassed } from "../jobs/deadline.js";
+import type { JobServices } from "../jobs/pipeline.js";
+import { SERVICE_VERSION } from "../jobs/request.js";
+import type { JobQueue, JobRecord } from "./queue.js";
+
+const ID = /^job_[0-9a-f]{32}$/;
+const NO_STORE = { "Cache-Control": "no-store" } as const;
+
+const error = (err: ValidationError | DeadlineError): HttpAnswer => {
+  const { status, body } = errorResponse(err);
+  return { status, headers: NO_STORE, body: JSON.stringify(body) };
+};
+
+/** The same answer for an unknown job and a wrong credential: nothing tells them apart. */
+const notFound = (id: string): HttpAnswer =>
+  error(
+    new ValidationError(
+      `no job ${ID.test(id) ? id : "with this id"} for this credential: send the job_token of its 202 as Authorization: Bearer <job_token> (answers are kept JOB_RESULT_TTL_SECONDS)`,
+      { status: 404 },
+    ),
+  );
+
+/** The credential a poll sent: `Authorization: Bearer <job_token>`. */
+function tokenMatches(expected: string, authorization: string | undefined): boolean {
+  const sent = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
+  if (sent === undefined) return false;
+  const a = Buffer.from(sent);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Seconds to wait before polling again: sooner for a job due soon. */
+function retryAfter(deadline: number): string {
+  const left = deadline - Date.now() / 1000;
+  return String(Math.min(30, Math.max(1, Math.round(left / 30))));
+}
+
+const pending = (record: JobRecord, status: "queued" | "running"): HttpAnswer => ({
+  status: 200,
+  headers: { ...NO_STORE, "Retry-After": retryAfter(record.data.deadline) },
+  body: JSON.stringify({ service_version: SERVICE_VERSION, job_id: record.data.jobId, status }),
+});
+
+export async function pollJob(
+  s: JobServices,
+  queue: JobQueue,
+  id: string,
+  authorization: string | undefined,
+): Promise<HttpAnswer> {
+  const record = ID.test(id) ? await queue.get(id) : undefined;
+  if (!record || !tokenMatches(record.data.token, authorization)) return notFound(id);
+  const { paid } = record.data;
+  if (paid) {
+    // What the ledger recorded for this payment and request decides (a charge is never hidden).
+    const found = await s.ledger.getResult(paid.auth, record.data.jobId).catch(() => undefined);
+    if (found && found.payment === paid.payment && found.request === paid.request) {
+      if (found.settled)
+        return { ...found.value, headers: { ...found.value.headers, ...NO_STORE } };
+      if (found.unconfirmed) return pending(record, "running"); // settling: the chain will say
+    }
+  }
+  if (record.state === "done" && record.answer) return record.answer;
+  if (record.state === "queued" && deadlinePassed(record.data.deadline))
+    return error(
+      new DeadlineError(
+        `deadline ${record.data.deadline} passed while the job was queued; the handler was not run and nothing was charged`,
+      ),
+    );
+  return pending(record, record.state === "running" ? "running" : "queued");
+}

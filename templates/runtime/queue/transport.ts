@@ -1,0 +1,79 @@
+/**
+ * Async jobs as a transport (transport.ts; the `queue` feature, listed in features.ts): GET
+ * /jobs/<id> (poll.ts), and POST /execute's branch for `Prefer: respond-async` (RFC 7240), which
+ * http/execute.ts takes through JobServices.asyncJobs. The queue and its worker (service.ts) are
+ * loaded when the app is made; BullMQ only when REDIS_URL is set. Part of your project: edit freely.
+ */
+import type { Express } from "express";
+import type { AsyncJobs, JobServices } from "../jobs/services.js";
+import type { Transport } from "../transport.js";
+import type { Logger } from "../types.js";
+import type { AsyncJobsService } from "./service.js";
+import { JOBS_PATH } from "./queue.js";
+
+/** Whether a Prefer header (RFC 7240) asks for respond-async. */
+export function prefersAsync(prefer: string): boolean {
+  return prefer
+    .split(",")
+    .some((preference) => preference.split(";")[0]!.trim().toLowerCase() === "respond-async");
+}
+
+/** Headers a browser may read from a 202 and a poll's answer (besides the payment headers). */
+const EXPOSED =
+  "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After, Location, Preference-Applied";
+
+function mountJobs(app: Express, s: JobServices, logger: Logger): void {
+  let loading: Promise<AsyncJobsService> | undefined;
+  // Loaded on the first async job or poll; at once when this process works for a shared queue.
+  const load = (): Promise<AsyncJobsService> =>
+    (loading ??= import("./service.js").then(async (m) => {
+      const service = await m.createAsyncJobs(s, logger);
+      if (s.config.queue?.worker) await service.startWorker(s.config.queue.concurrency);
+      return service;
+    }));
+  const jobs: AsyncJobs = {
+    async accept(call, prefer) {
+      if (!prefersAsync(prefer)) return undefined;
+      const answer = await (await load()).accept(call);
+      return {
+        ...answer,
+        headers: { ...answer.headers, "Access-Control-Expose-Headers": EXPOSED },
+      };
+    },
+  };
+  s.asyncJobs = jobs;
+  // For npm run worker (worker-main.ts) and tests: the service, loaded now; undefined when never loaded.
+  app.locals.asyncJobs = { load, loaded: () => loading };
+  if (s.config.redis && s.config.queue?.worker)
+    load().catch((err: unknown) =>
+      logger.error("job worker did not start: async jobs wait for another worker", {
+        error: String(err),
+      }),
+    );
+
+  app.options(`${JOBS_PATH}/:id`, (_req, res) => {
+    res.set({
+      "Access-Control-Allow-Methods": "GET, HEAD, OPTIONS",
+      "Access-Control-Allow-Headers": "Authorization, X-Request-Id",
+      "Access-Control-Max-Age": "600",
+    });
+    res.status(204).end();
+  });
+  app.get(`${JOBS_PATH}/:id`, async (req, res) => {
+    const answer = await (await load()).poll(req.params.id, req.get("authorization"));
+    res.status(answer.status).set(answer.headers).set("Access-Control-Expose-Headers", EXPOSED);
+    res.type("application/json").send(answer.body);
+  });
+}
+
+export const QUEUE_TRANSPORT: Transport = {
+  name: "queue",
+  routes: [{ path: `${JOBS_PATH}/:id`, methods: "GET, HEAD" }],
+  mount: mountJobs,
+  discovery: {
+    openapiSchemas: ["JobPending"],
+    llms: () => [
+      "Long job? Add `Prefer: respond-async`: 202, `Location`, `job_token`; poll `Location` with `Authorization: Bearer <job_token>`. Charged on completion (EVM only).",
+    ],
+  },
+};

@@ -1,0 +1,87 @@
+/**
+ * `npm run worker` (src/worker.ts): a process that only runs async jobs, taken from the BullMQ queue
+ * on REDIS_URL, WORKER_CONCURRENCY at once; no HTTP. Web instances (`npm start`, with WORKER=off to
+ * serve HTTP only) and workers scale separately on one Redis. It checks what `npm start` checks
+ * before taking a job (configuration, every network's settlement route, the handlers' modules),
+ * and on SIGINT/SIGTERM takes no new job, lets the running ones finish (up to
+ * SHUTDOWN_TIMEOUT_SECONDS; then cut ones go back to the queue), and exits.
+ * Part of your project: edit freely.
+ */
+import { existsSync } from "node:fs";
+import { createApp, runtimeOf } from "../app.js";
+import { ConfigError, type AppOptions } from "../config.js";
+import { loadHandlers } from "../handlers.js";
+import type { AgentDefinition } from "../types.js";
+import type { AsyncJobsService } from "./service.js";
+
+/** What the queue's transport leaves for this entry point (transport.ts). */
+interface JobsHandle {
+  load(): Promise<AsyncJobsService>;
+}
+
+function refuse(message: string): never {
+  process.stderr.write(`${message}\n`);
+  return process.exit(1);
+}
+
+export async function runWorker(agent: AgentDefinition, options: AppOptions = {}): Promise<void> {
+  if (options.env === undefined && existsSync(".env")) process.loadEnvFile(".env");
+  const env = options.env ?? process.env;
+  let app: ReturnType<typeof createApp>;
+  try {
+    // This process is the worker, whatever WORKER says for the web instances.
+    app = createApp(agent, { ...options, env: { ...env, WORKER: "on" } });
+  } catch (err) {
+    if (err instanceof ConfigError) refuse(err.message);
+    throw err;
+  }
+  const runtime = runtimeOf(app);
+  const { config, logger } = runtime;
+  if (!config.redis)
+    refuse(
+      "npm run worker needs REDIS_URL: without Redis the job queue lives in the web process (npm start runs its worker)",
+    );
+  try {
+    await runtime.settlement?.checkAtStart();
+    if (!config.devMode) {
+      const { checkRoutes } = await import("../payments/routes.js");
+      await checkRoutes(config, logger);
+    }
+    await loadHandlers(agent.capabilities);
+  } catch (err) {
+    await runtime.ledger.close().catch(() => undefined);
+    if (err instanceof ConfigError) refuse(err.message);
+    throw err;
+  }
+  const jobs = await (app.locals.asyncJobs as JobsHandle).load();
+  stopOnSignals(runtime, jobs);
+}
+
+/** SIGINT/SIGTERM: no new job, the running ones finish (or are cut, back to the queue), exit. */
+function stopOnSignals(runtime: ReturnType<typeof runtimeOf>, jobs: AsyncJobsService): void {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    const seconds = runtime.config.shutdownTimeoutSeconds;
+    runtime.logger.info(
+      `${signal} received: no new jobs; finishing running ones for up to ${seconds} s, then exiting (send it again to force)`,
+    );
+    runtime.drain
+      .drain(seconds * 1000)
+      .then(() => jobs.close())
+      .then(() => runtime.ledger.close().catch(() => undefined))
+      .then(
+        () => {
+          runtime.logger.info("stopped");
+          process.exit(0);
+        },
+        (err: unknown) => {
+          runtime.logger.error("error while stopping", { error: String(err) });
+          process.exit(1);
+        },
+      );
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+}

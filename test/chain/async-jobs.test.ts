@@ -1,0 +1,186 @@
+// Async paid jobs on real parts: Debian's redis-server (BullMQ queue and payment ledger), anvil with
+// Circle's FiatTokenV2_2 and direct settlement, and the official x402 client (@x402/fetch +
+// @x402/evm) paying with `Prefer: respond-async`. Two web instances (WORKER=off) and a worker
+// instance share one Redis: the job is accepted by one web instance, polled on the other, run by the
+// worker. The money is read back from the chain: nothing moves until the job completed, then exactly
+// the price, once; a failed job, or one whose deadline passed while it waited, moves nothing.
+import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm";
+import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import type { PrivateKeyAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createApp } from "../../templates/runtime/app.js";
+import {
+  captureLogger,
+  job,
+  listen,
+  makeAgent,
+  nowSeconds,
+  unb64,
+  type Running,
+  type TestAgent,
+} from "../runtime/helpers.js";
+import { startRedis, type RedisServer } from "../redis/redis-server.js";
+import { PAYEE, SETTLER_KEY } from "./accounts.js";
+import { ensureBaseSepoliaUsdc, freshPayer, usdcBalance } from "./usdc.js";
+
+const { rpcUrl } = inject("chain");
+let asset: `0x${string}`; // Base Sepolia's USDC address, which the official client pays by default
+const PRICE = 10_000n; // 0.01 USDC: every capability of makeAgent() but cheap
+
+let redis: RedisServer;
+let agent: TestAgent;
+const apps: Running[] = [];
+let web: [Running, Running];
+const appsLocals: Array<{ load(): Promise<{ close(): Promise<void> }> }> = [];
+
+function instance(worker: boolean, prefix = "async-test:"): Promise<Running> {
+  const app = createApp(agent, {
+    devMode: false,
+    logger: captureLogger(),
+    env: {
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: prefix,
+      WORKER: worker ? "on" : "off",
+      JOB_LOCK_SECONDS: "3",
+    },
+    payment: { payTo: PAYEE, network: "base-sepolia", rpcUrl, settlerKey: SETTLER_KEY },
+  });
+  appsLocals.push(app.locals.asyncJobs);
+  return listen(app).then((running) => {
+    apps.push(running);
+    return running;
+  });
+}
+
+beforeAll(async () => {
+  asset = await ensureBaseSepoliaUsdc(rpcUrl);
+  redis = await startRedis();
+  agent = makeAgent();
+  web = [await instance(false), await instance(false)];
+  await instance(true); // the worker (it serves HTTP too, unused here)
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(appsLocals.map(async (jobs) => (await jobs.load()).close()));
+  await Promise.all(apps.map((app) => app.close()));
+  await redis?.stop();
+});
+
+const balance = (who: `0x${string}`) => usdcBalance(rpcUrl, asset, who);
+
+/** The official client paying `payer`'s USDC on Base Sepolia (our anvil). */
+const paying = (payer: PrivateKeyAccount) =>
+  wrapFetchWithPayment(
+    fetch,
+    new x402Client().register("eip155:84532", new ExactEvmScheme(toClientEvmSigner(payer))),
+  );
+
+/** POST /execute with Prefer: respond-async through the official client. */
+async function submit(payer: PrivateKeyAccount, body: unknown, url = web[0].url) {
+  const res = await paying(payer)(`${url}/execute`, {
+    method: "POST",
+    headers: { "content-type": "application/json", prefer: "respond-async" },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+}
+
+const poll = async (url: string, location: string, token?: string) => {
+  const res = await fetch(`${url}${location}`, {
+    headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+  });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+};
+
+async function finished(url: string, location: string, token: string, ms = 30_000) {
+  const until = Date.now() + ms;
+  for (;;) {
+    const answer = await poll(url, location, token);
+    if (!(answer.status === 200 && ["queued", "running"].includes(answer.body.status)))
+      return answer;
+    if (Date.now() > until) throw new Error(`still ${answer.body.status} after ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe("async paid jobs on BullMQ, two web instances and a worker on one Redis", () => {
+  it("the official client pays with Prefer: respond-async; charged exactly the price, once, only after completion", async () => {
+    const payer = await freshPayer(rpcUrl, asset, 1_000_000n);
+    const [payerBefore, payeeBefore] = [await balance(payer.address), await balance(PAYEE)];
+    const body = job("slow", { ms: 2000 }, { deadline: nowSeconds() + 120 });
+    const accepted = await submit(payer, body);
+    expect(accepted.status).toBe(202);
+    expect(accepted.headers.get("preference-applied")).toBe("respond-async");
+    const location = accepted.headers.get("location")!;
+    const token = accepted.body.job_token as string;
+
+    // Running on the worker, polled on the other web instance: nothing has moved yet.
+    const running = await poll(web[1].url, location, token);
+    expect(running.status).toBe(200);
+    expect(["queued", "running"]).toContain(running.body.status);
+    expect(await balance(payer.address)).toBe(payerBefore);
+    expect((await poll(web[1].url, location)).status).toBe(404);
+
+    const done = await finished(web[1].url, location, token);
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({
+      job_id: body.job_id,
+      status: "completed",
+      output: { text: "done" },
+    });
+    const receipt = unb64(done.headers.get("payment-response")!);
+    expect(receipt.success).toBe(true);
+    expect(await balance(payer.address)).toBe(payerBefore - PRICE);
+    expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
+    // Polled again on either instance: the same answer and receipt, no second charge.
+    const again = await poll(web[0].url, location, token);
+    expect(again.body).toEqual(done.body);
+    expect(unb64(again.headers.get("payment-response")!).transaction).toBe(receipt.transaction);
+    expect(await balance(payer.address)).toBe(payerBefore - PRICE);
+  });
+
+  it.each([
+    ["a handler that throws", "throws", { text: "internal" }],
+    ["an output that breaks its schema", "bad_output", { text: "hi" }],
+  ])("%s: the failed body; nothing moved, the authorization unused", async (_n, cap, input) => {
+    const payer = await freshPayer(rpcUrl, asset, 1_000_000n);
+    const before = await balance(payer.address);
+    const accepted = await submit(payer, job(cap, input));
+    expect(accepted.status).toBe(202);
+    const done = await finished(
+      web[1].url,
+      accepted.headers.get("location")!,
+      accepted.body.job_token,
+    );
+    expect(done.status).toBe(500);
+    expect(done.body).toMatchObject({ status: "failed", error_type: "internal" });
+    expect(done.headers.get("payment-response")).toBeNull();
+    expect(await balance(payer.address)).toBe(before);
+  });
+  it("a deadline that passes while the job waits for a worker: 408, the handler never runs, nothing moved", async () => {
+    // Its own queue (another key prefix), with no worker until after the deadline.
+    const lonely = await instance(false, "async-lonely:");
+    const payer = await freshPayer(rpcUrl, asset, 1_000_000n);
+    const before = await balance(payer.address);
+    const runs = agent.calls.echo ?? 0;
+    const accepted = await submit(
+      payer,
+      job("echo", { text: "late" }, { deadline: nowSeconds() + 3 }),
+      lonely.url,
+    );
+    expect(accepted.status).toBe(202);
+    const location = accepted.headers.get("location")!;
+    const token = accepted.body.job_token as string;
+    expect((await poll(lonely.url, location, token)).body.status).toBe("queued");
+    await new Promise((r) => setTimeout(r, 4000));
+    const expired = await poll(lonely.url, location, token);
+    expect(expired.status).toBe(408);
+    expect(expired.body).toMatchObject({ status: "failed", error_type: "deadline" });
+    // A worker comes now: it takes the job and runs nothing.
+    await instance(true, "async-lonely:");
+    const done = await finished(lonely.url, location, token);
+    expect(done.status).toBe(408);
+    expect(agent.calls.echo ?? 0).toBe(runs);
+    expect(await balance(payer.address)).toBe(before);
+  });
+});

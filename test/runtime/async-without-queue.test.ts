@@ -1,0 +1,54 @@
+// A project without the `queue` feature (queue/ deleted, its lines of features.ts dropped): POST
+// /execute ignores `Prefer: respond-async` (RFC 7240 lets a server do so) and answers in the
+// request, there is no GET /jobs/<id>, and the queue's settings refuse the start, naming the fix.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { captureLogger, job, listen, makeAgent, PAY_TO, post } from "./helpers.js";
+import { type RuntimeCopy, runtimeWithout } from "./without-features.js";
+
+let copy: RuntimeCopy;
+beforeAll(() => {
+  copy = runtimeWithout(["queue"]);
+});
+afterAll(() => copy?.remove());
+
+type AppModule = typeof import("../../templates/runtime/app.js");
+type ConfigModule = typeof import("../../templates/runtime/config.js");
+
+describe("a project without the queue feature", () => {
+  it("answers Prefer: respond-async in the request (200, no Preference-Applied), and has no /jobs", async () => {
+    const { createApp } = (await copy.load("app.ts")) as AppModule;
+    const app = await listen(
+      createApp(makeAgent(), { env: { SERVICE_DEV_MODE: "true" }, logger: captureLogger() }),
+    );
+    try {
+      const answer = await post(app.url, job("echo", { text: "hi" }), { prefer: "respond-async" });
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get("preference-applied")).toBeNull();
+      expect(answer.body.output).toEqual({ text: "hi" });
+      const poll = await fetch(`${app.url}/jobs/job_00000000000000000000000000000000`);
+      expect(poll.status).toBe(404);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("refuses the queue's settings, naming the command that adds it", async () => {
+    const { ConfigError, resolveConfig } = (await copy.load("config.ts")) as ConfigModule;
+    try {
+      resolveConfig({
+        env: {
+          PAY_TO,
+          X402_NETWORK: "base-sepolia",
+          X402_FACILITATOR_URL: "https://x402.org/facilitator",
+          WORKER: "off",
+        },
+      });
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as InstanceType<typeof ConfigError>).problems).toEqual([
+        "WORKER is set (async jobs), which this project does not include: run npm run add -- queue",
+      ]);
+    }
+  });
+});
