@@ -13,6 +13,8 @@ import type { HttpAnswer } from "../http/answer.js";
 import { deadlinePassed } from "../jobs/deadline.js";
 import type { JobServices } from "../jobs/pipeline.js";
 import { SERVICE_VERSION } from "../jobs/request.js";
+import { withJobId } from "../jobs/result.js";
+import type { StoredResult } from "../ledger/ledger.js";
 import type { JobQueue, JobRecord } from "./queue.js";
 
 const ID = /^job_[0-9a-f]{32}$/;
@@ -64,10 +66,9 @@ export async function pollJob(
   const { paid } = record.data;
   if (paid) {
     // What the ledger recorded for this payment and request decides (a charge is never hidden).
-    const found = await s.ledger.getResult(paid.auth, record.data.jobId).catch(() => undefined);
+    const found = await s.ledger.getResult(paid.auth).catch(() => undefined);
     if (found && found.payment === paid.payment && found.request === paid.request) {
-      if (found.settled)
-        return { ...found.value, headers: { ...found.value.headers, ...NO_STORE } };
+      if (found.settled) return settledAnswer(found.value, record.data.jobId);
       if (found.unconfirmed) return pending(record, "running"); // settling: the chain will say
     }
   }
@@ -79,4 +80,10 @@ export async function pollJob(
       ),
     );
   return pending(record, record.state === "running" ? "running" : "queued");
+}
+
+/** The ledger's charged answer, naming this job's job_id (the identical request may have made it under another). */
+function settledAnswer(stored: StoredResult, jobId: string): HttpAnswer {
+  const body = stored.status === 200 ? withJobId(stored.body, jobId) : stored.body;
+  return { ...stored, body, headers: { ...stored.headers, ...NO_STORE } };
 }
