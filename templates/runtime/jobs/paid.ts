@@ -12,6 +12,7 @@
 import { PaymentError } from "../errors.js";
 import { authorizationTtlMs } from "../ledger/ledger.js";
 import type { Hold } from "../ledger/reservation.js";
+import type { SentPayment } from "../payments/scheme.js";
 import type { Capability, Logger, PaidPayment } from "../types.js";
 import { checkArrival, type HandlerRun, shuttingDown } from "./handler.js";
 import { withPaymentIdentifier } from "./identifier.js";
@@ -51,20 +52,10 @@ export async function runPaidJob(
 /** One paid attempt: verify, reserve, run, check, settle, cache. */
 async function runPayment(p: PaidJob): Promise<JobAnswer> {
   const { s, call, job } = p;
-  // 3. Payment: none sent -> an offer saying how to pay; a bad one -> refused, saying why.
-  const sent = call.payment.sent();
-  if (!sent) return paymentRequired(p);
-  // An identical retry (same payment, capability, input; either transport) of a settled job gets
-  // its answer, of a held one settles it; the same payment and job_id with another request is refused. Looked
-  // up before verification when the payment's key decodes (EVM): a retry past the time window a
-  // new job needs still gets what it paid for.
-  const stored = storedAnswers(p, sent);
-  const early = await stored.lookup(s.gate.replayKeyOf(sent));
-  if (early) return early;
-  const payment = await verify(p, sent);
-  if (payment instanceof PaymentError) return refuse(p, payment);
-  const cached = await stored.lookup(s.gate.replayKey(payment), payment);
-  if (cached) return cached;
+  // 3. Payment: none sent -> an offer; a bad one -> refused, saying why; an identical retry -> its answer.
+  const verified = await verifiedPayment(p);
+  if ("kind" in verified) return verified;
+  const { payment, stored } = verified;
 
   // A caller already gone gets no job run for it: nothing could be charged for it.
   if (call.callerGone?.aborted) return stored.gone(false);
@@ -90,6 +81,33 @@ async function runPayment(p: PaidJob): Promise<JobAnswer> {
     if (run?.isRunning() && !s.drain.cut.aborted) hold.releaseAfter(run.stopped);
     else await hold.release();
   }
+}
+
+/** A payment verified for a new job, with its stored answers (stored-answer.ts). */
+export interface VerifiedPayment {
+  sent: SentPayment;
+  payment: PaidPayment;
+  stored: StoredAnswers;
+}
+
+/**
+ * Step 3 for every paid entry (this file's and an async job's acceptance, queue/accept.ts): no
+ * payment -> an offer saying how to pay; a bad one -> refused, saying why. An identical retry (same
+ * payment, capability, input; either transport) of a settled job gets its answer, of a held one
+ * settles it; the same payment and job_id with another request is refused. Looked up before
+ * verification when the payment's key decodes (EVM): a retry past the time window a new job needs
+ * still gets what it paid for.
+ */
+export async function verifiedPayment(p: PaidJob): Promise<VerifiedPayment | JobAnswer> {
+  const sent = p.call.payment.sent();
+  if (!sent) return paymentRequired(p);
+  const stored = storedAnswers(p, sent);
+  const early = await stored.lookup(p.s.gate.replayKeyOf(sent));
+  if (early) return early;
+  const payment = await verify(p, sent);
+  if (payment instanceof PaymentError) return refuse(p, payment);
+  const cached = await stored.lookup(p.s.gate.replayKey(payment), payment);
+  return cached ?? { sent, payment, stored };
 }
 
 /**

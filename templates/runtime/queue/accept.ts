@@ -16,18 +16,10 @@ import { paymentHash, requestHash } from "../jobs/identity.js";
 import { checkArrival } from "../jobs/handler.js";
 import { notOurs } from "../jobs/ledger-step.js";
 import { type JobAnswer, refusedBy } from "../jobs/outcome.js";
-import {
-  confirm,
-  leaseMsFor,
-  ledgerStep,
-  type PaidJob,
-  paymentRequired,
-  refuse,
-  verify,
-} from "../jobs/paid-steps.js";
+import { confirm, leaseMsFor, ledgerStep, type PaidJob, refuse } from "../jobs/paid-steps.js";
+import { verifiedPayment } from "../jobs/paid.js";
 import type { JobCall, JobServices } from "../jobs/pipeline.js";
 import { findCapability, parseRequest, SERVICE_VERSION, validateInput } from "../jobs/request.js";
-import { storedAnswers } from "../jobs/stored-answer.js";
 import type { PaidPayment } from "../types.js";
 import { JOBS_PATH, type JobQueue, type QueuedJob } from "./queue.js";
 
@@ -116,19 +108,13 @@ async function acceptPaid(
   base: Omit<QueuedJob, "id" | "paid">,
 ): Promise<JobAnswer | HttpAnswer> {
   const { s, call, job, input, logger } = p;
-  const sent = call.payment.sent();
-  if (!sent) return paymentRequired(p);
-  // An identical request whose job already finished and was charged: its answer, as the ledger keeps it.
-  const stored = storedAnswers(p, sent);
-  const early = await stored.lookup(s.gate.replayKeyOf(sent));
-  if (early) return early;
-  const payment = await verify(p, sent);
-  if (payment instanceof PaymentError) return refuse(p, payment);
+  // Verified, or the answer instead (an offer, a refusal, or an identical request's kept answer).
+  const verified = await verifiedPayment(p);
+  if ("kind" in verified) return verified;
+  const { sent, payment } = verified;
   const refusal = asyncRefusal(payment);
   if (refusal) return refuse(p, refusal, false);
   const auth = s.gate.replayKey(payment);
-  const cached = await stored.lookup(auth, payment);
-  if (cached) return cached;
 
   const ids = { payment: paymentHash(sent), request: requestHash(job.capability, input) };
   const id = queueIdOf(auth, job.jobId);
