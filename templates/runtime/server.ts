@@ -191,41 +191,58 @@ async function startMetrics(runtime: AppRuntime): Promise<Server | undefined> {
 }
 
 /**
- * SIGINT/SIGTERM: stop taking jobs, finish in-flight ones (up to SHUTDOWN_TIMEOUT_SECONDS), exit;
- * the same signal again exits at once. The handlers go when the server closes.
+ * SIGINT/SIGTERM run `stop` (what it says is logged first), then exit 0 ("stopped"), or 1 when it
+ * failed; the same signal again exits at once. Returns the function that removes the handlers.
  */
-function stopOnSignals(server: Server, runtime: AppRuntime, metricsServer?: Server): void {
+export function onStopSignals(
+  logger: AppRuntime["logger"],
+  stop: (signal: NodeJS.Signals) => Promise<unknown>,
+): () => void {
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals): void => {
     if (stopping) {
-      runtime.logger.warn(`${signal} again: exiting without waiting for in-flight jobs`);
+      logger.warn(`${signal} again: exiting without waiting for running jobs`);
       process.exit(1);
     }
     stopping = true;
-    runtime.logger.info(
-      `${signal} received: finishing in-flight jobs for up to ${runtime.config.shutdownTimeoutSeconds} s, then exiting (send it again to force)`,
-    );
-    metricsServer?.close();
-    shutdownGracefully(server, runtime, runtime.config.shutdownTimeoutSeconds * 1000).then(
-      ({ cut }) => {
-        if (cut)
-          runtime.logger.warn(
-            "shutdown timeout reached: jobs still running were refused (503, not charged)",
-          );
-        runtime.logger.info("stopped");
+    stop(signal).then(
+      () => {
+        logger.info("stopped");
         process.exit(0);
       },
       (err: unknown) => {
-        runtime.logger.error("error while shutting down", { error: String(err) });
+        logger.error("error while stopping", { error: String(err) });
         process.exit(1);
       },
     );
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  server.on("close", () => {
+  return () => {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
+  };
+}
+
+/**
+ * SIGINT/SIGTERM: stop taking jobs, finish in-flight ones (up to SHUTDOWN_TIMEOUT_SECONDS), exit;
+ * the same signal again exits at once. The handlers go when the server closes.
+ */
+function stopOnSignals(server: Server, runtime: AppRuntime, metricsServer?: Server): void {
+  const seconds = runtime.config.shutdownTimeoutSeconds;
+  const off = onStopSignals(runtime.logger, async (signal) => {
+    runtime.logger.info(
+      `${signal} received: finishing in-flight jobs for up to ${seconds} s, then exiting (send it again to force)`,
+    );
+    metricsServer?.close();
+    const { cut } = await shutdownGracefully(server, runtime, seconds * 1000);
+    if (cut)
+      runtime.logger.warn(
+        "shutdown timeout reached: jobs still running were refused (503, not charged)",
+      );
+  });
+  server.on("close", () => {
+    off();
     metricsServer?.close();
   });
 }

@@ -10,6 +10,7 @@
 import { existsSync } from "node:fs";
 import { createApp, runtimeOf } from "../app.js";
 import { ConfigError, type AppOptions } from "../config.js";
+import { onStopSignals } from "../server.js";
 import { loadHandlers } from "../handlers.js";
 import type { AgentDefinition } from "../types.js";
 import type { AsyncJobsService } from "./service.js";
@@ -59,29 +60,13 @@ export async function runWorker(agent: AgentDefinition, options: AppOptions = {}
 
 /** SIGINT/SIGTERM: no new job, the running ones finish (or are cut, back to the queue), exit. */
 function stopOnSignals(runtime: ReturnType<typeof runtimeOf>, jobs: AsyncJobsService): void {
-  let stopping = false;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    const seconds = runtime.config.shutdownTimeoutSeconds;
+  const seconds = runtime.config.shutdownTimeoutSeconds;
+  onStopSignals(runtime.logger, async (signal) => {
     runtime.logger.info(
       `${signal} received: no new jobs; finishing running ones for up to ${seconds} s, then exiting (send it again to force)`,
     );
-    runtime.drain
-      .drain(seconds * 1000)
-      .then(() => jobs.close())
-      .then(() => runtime.ledger.close().catch(() => undefined))
-      .then(
-        () => {
-          runtime.logger.info("stopped");
-          process.exit(0);
-        },
-        (err: unknown) => {
-          runtime.logger.error("error while stopping", { error: String(err) });
-          process.exit(1);
-        },
-      );
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+    await runtime.drain.drain(seconds * 1000);
+    await jobs.close();
+    await runtime.ledger.close().catch(() => undefined);
+  });
 }
