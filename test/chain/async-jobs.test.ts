@@ -22,6 +22,7 @@ import {
 import { startRedis, type RedisServer } from "../redis/redis-server.js";
 import { PAYEE, SETTLER_KEY } from "./accounts.js";
 import { ensureBaseSepoliaUsdc, freshPayer, usdcBalance } from "./usdc.js";
+import { finished as finishedAfter, poll } from "../runtime/async-poll.js";
 
 const { rpcUrl } = inject("chain");
 let asset: `0x${string}`; // Base Sepolia's USDC address, which the official client pays by default
@@ -85,23 +86,9 @@ async function submit(payer: PrivateKeyAccount, body: unknown, url = web[0].url)
   return { status: res.status, headers: res.headers, body: (await res.json()) as any };
 }
 
-const poll = async (url: string, location: string, token?: string) => {
-  const res = await fetch(`${url}${location}`, {
-    headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
-  });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
-};
-
-async function finished(url: string, location: string, token: string, ms = 30_000) {
-  const until = Date.now() + ms;
-  for (;;) {
-    const answer = await poll(url, location, token);
-    if (!(answer.status === 200 && ["queued", "running"].includes(answer.body.status)))
-      return answer;
-    if (Date.now() > until) throw new Error(`still ${answer.body.status} after ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Polls until the job is no longer queued or running. */
+const finished = (url: string, location: string, token: string, ms = 30_000) =>
+  finishedAfter(url, location, token, ms, 100);
 
 describe("async paid jobs on BullMQ, two web instances and a worker on one Redis", () => {
   it("the official client pays with Prefer: respond-async; charged exactly the price, once, only after completion", async () => {

@@ -257,26 +257,42 @@ describe("a POST /execute buyer who gives up (one instance)", () => {
   });
 });
 
-describe("a POST /execute buyer who gives up, two instances on one Redis", () => {
-  const runs: Record<string, number> = {};
-  const payTo = privateKeyToAddress(generatePrivateKey());
+/**
+ * Two instances of the slow agent, each with its own ledger client on one redis-server, started
+ * before the describe's tests (handed to `started`) and stopped after them.
+ */
+function twoInstancesOnOneRedis(
+  prefix: string,
+  runs: Record<string, number>,
+  payTo: `0x${string}`,
+  env: Record<string, string>,
+  started: (a: Instance, b: Instance) => void,
+): void {
   let redis: RedisServer;
-  let a: Instance;
-  let b: Instance;
   const ledgers: Ledger[] = [];
+  const instances: Instance[] = [];
   beforeAll(async () => {
     redis = await startRedis();
-    const keyPrefix = `give-up:${randomUUID()}:`;
-    for (let i = 0; i < 2; i++) ledgers.push(createRedisLedger({ url: redis.url, keyPrefix }));
-    a = await startInstance(slowAgent(runs), payTo, ledgers[0]);
-    b = await startInstance(slowAgent(runs), payTo, ledgers[1]);
+    const keyPrefix = `${prefix}:${randomUUID()}:`;
+    for (let i = 0; i < 2; i++) {
+      ledgers.push(createRedisLedger({ url: redis.url, keyPrefix }));
+      instances.push(await startInstance(slowAgent(runs), payTo, ledgers[i]!, env));
+    }
+    started(instances[0]!, instances[1]!);
   });
   afterAll(async () => {
-    await a?.app.close();
-    await b?.app.close();
+    for (const instance of instances) await instance.app.close();
     for (const ledger of ledgers) await ledger.close();
     await redis?.stop();
   });
+}
+
+describe("a POST /execute buyer who gives up, two instances on one Redis", () => {
+  const runs: Record<string, number> = {};
+  const payTo = privateKeyToAddress(generatePrivateKey());
+  let a: Instance;
+  let b: Instance;
+  twoInstancesOnOneRedis("give-up", runs, payTo, {}, (...two) => ([a, b] = two));
 
   it("the other instance settles the held answer once, even for two identical retries at once", async () => {
     const { payer, header, nonce, body, payeeBefore } = await paidAndGaveUp(
@@ -321,6 +337,23 @@ async function connect(url: string): Promise<Client> {
   return client;
 }
 
+/** The tool call over a new MCP connection to `url`, checked to have succeeded with `output`. */
+async function succeededTool(
+  url: string,
+  params: Parameters<Client["callTool"]>[0],
+  output: unknown,
+) {
+  const client = await connect(url);
+  try {
+    const result = await client.callTool(params);
+    expect(result.isError, JSON.stringify(result)).toBeFalsy();
+    expect(result.structuredContent).toEqual(output);
+    return result;
+  } finally {
+    await client.close();
+  }
+}
+
 async function paymentRequired(mcp: Client, name: string, args: Record<string, unknown>) {
   const unpaid = await mcp.callTool({ name, arguments: args });
   expect(unpaid.isError).toBe(true);
@@ -363,18 +396,11 @@ describe("an MCP buyer who gives up, or waits with progress", () => {
     const { from, nonce } = (payment.payload as any).authorization;
     expect(await nonceUsed(rpcUrl, asset, from, nonce)).toBe(false);
 
-    const back = await connect(one.app.url);
-    try {
-      const result = await back.callTool(params);
-      expect(result.isError, JSON.stringify(result)).toBeFalsy();
-      expect(result.structuredContent).toEqual({ text: "slow: mcp" });
-      expect((result._meta as any)["x402/payment-response"]).toMatchObject({ success: true });
-      expect(runs.slow).toBe(1);
-      expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore + PRICE);
-      expect(await nonceUsed(rpcUrl, asset, from, nonce)).toBe(true);
-    } finally {
-      await back.close();
-    }
+    const result = await succeededTool(one.app.url, params, { text: "slow: mcp" });
+    expect((result._meta as any)["x402/payment-response"]).toMatchObject({ success: true });
+    expect(runs.slow).toBe(1);
+    expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore + PRICE);
+    expect(await nonceUsed(rpcUrl, asset, from, nonce)).toBe(true);
   });
 
   it("a call with a progressToken gets progress notifications, so a resetTimeoutOnProgress client waits for a long job", async () => {
@@ -450,24 +476,10 @@ const toolTx = (r: { _meta?: unknown }) =>
 describe("the identical retry over the other transport, two instances on one Redis", () => {
   const runs: Record<string, number> = {};
   const payTo = privateKeyToAddress(generatePrivateKey());
-  let redis: RedisServer;
   let a: Instance;
   let b: Instance;
-  const ledgers: Ledger[] = [];
-  beforeAll(async () => {
-    redis = await startRedis();
-    const keyPrefix = `cross:${randomUUID()}:`;
-    for (let i = 0; i < 2; i++) ledgers.push(createRedisLedger({ url: redis.url, keyPrefix }));
-    const env = { MCP_DEADLINE_SECONDS: "30" };
-    a = await startInstance(slowAgent(runs), payTo, ledgers[0], env);
-    b = await startInstance(slowAgent(runs), payTo, ledgers[1], env);
-  });
-  afterAll(async () => {
-    await a?.app.close();
-    await b?.app.close();
-    for (const ledger of ledgers) await ledger.close();
-    await redis?.stop();
-  });
+  const env = { MCP_DEADLINE_SECONDS: "30" };
+  twoInstancesOnOneRedis("cross", runs, payTo, env, (...two) => ([a, b] = two));
 
   it("gave up on POST /execute: the tools/call retry (other instance) gets the output, charged once; /execute then gets the cached answer and receipt", async () => {
     const payer = await freshPayer(rpcUrl, asset, 2n * PRICE);
@@ -556,15 +568,8 @@ describe("the identical retry over the other transport, two instances on one Red
     expect(await nonceUsed(rpcUrl, asset, from, nonce)).toBe(true);
 
     // Back over MCP: the cached answer with the same receipt, nothing more charged.
-    const back = await connect(b.app.url);
-    try {
-      const result = await back.callTool(params);
-      expect(result.isError, JSON.stringify(result)).toBeFalsy();
-      expect(result.structuredContent).toEqual({ text: "slow: to execute" });
-      expect(toolTx(result)).toBe(httpTx(retry));
-    } finally {
-      await back.close();
-    }
+    const result = await succeededTool(b.app.url, params, { text: "slow: to execute" });
+    expect(toolTx(result)).toBe(httpTx(retry));
     expect(runs.slow).toBe(before + 1);
     expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore + PRICE);
   });

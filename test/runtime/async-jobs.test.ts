@@ -15,6 +15,7 @@ import {
   startApp,
   type TestAgent,
 } from "./helpers.js";
+import { finished as finishedAfter, poll } from "./async-poll.js";
 
 const payer = anvilAccount();
 const ASYNC = { prefer: "respond-async" };
@@ -31,24 +32,9 @@ async function paidApp(agent: TestAgent, env: Record<string, string> = {}) {
   return { url: app.url, settler };
 }
 
-const poll = async (url: string, location: string, token?: string) => {
-  const res = await fetch(`${url}${location}`, {
-    headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
-  });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
-};
-
-/** Polls until the job is no longer queued or running (at most `ms`). */
-async function finished(url: string, location: string, token: string, ms = 10_000) {
-  const until = Date.now() + ms;
-  for (;;) {
-    const answer = await poll(url, location, token);
-    if (!(answer.status === 200 && ["queued", "running"].includes(answer.body.status)))
-      return answer;
-    if (Date.now() > until) throw new Error(`still ${answer.body.status} after ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** Polls until the job is no longer queued or running. */
+const finished = (url: string, location: string, token: string, ms = 10_000) =>
+  finishedAfter(url, location, token, ms, 50);
 
 describe("POST /execute with Prefer: respond-async", () => {
   it("answers 202 with Location and a credential, settles once the job completed, and only its holder reads it", async () => {

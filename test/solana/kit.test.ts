@@ -1,6 +1,5 @@
 // The Solana kit against the official code: @x402/svm's client scheme pays 0.01 USDC through the reference
 // facilitator served over HTTP, on a real Solana runtime (LiteSVM) behind the kit's JSON-RPC endpoint.
-import { x402Client } from "@x402/core/client";
 import { HTTPFacilitatorClient } from "@x402/core/server";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
@@ -13,6 +12,7 @@ import {
 } from "@solana/kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  officialPayment,
   type SolanaAccount,
   type SolanaKit,
   startSolanaKit,
@@ -49,18 +49,8 @@ function requirements(payTo: string, amount = PRICE): PaymentRequirements {
   };
 }
 
-async function pay(signer: ExactSvmScheme, accepted: PaymentRequirements): Promise<PaymentPayload> {
-  const client = new x402Client().register(kit.network as `${string}:${string}`, signer);
-  return client.createPaymentPayload({
-    x402Version: 2,
-    resource: {
-      url: "http://127.0.0.1/execute",
-      description: "test",
-      mimeType: "application/json",
-    },
-    accepts: [accepted],
-  });
-}
+const pay = (signer: ExactSvmScheme, accepted: PaymentRequirements): Promise<PaymentPayload> =>
+  officialPayment(kit.network, signer, accepted);
 
 describe("Solana test kit", () => {
   it("moves 0.01 USDC with the official client and facilitator; the same payment again and an underpayment are refused", async () => {

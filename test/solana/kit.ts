@@ -3,6 +3,9 @@
 // (rpc.ts) that the official @x402/svm client, facilitator and a self-settling server talk to as to a node.
 // Accounts are written straight into the runtime (no faucet, no mint transactions): a payer holds USDC and no SOL,
 // since the x402 fee payer pays every fee.
+import { x402Client } from "@x402/core/client";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import type { ExactSvmScheme } from "@x402/svm/exact/client";
 import { generateKeyPairSync } from "node:crypto";
 import {
   type Address,
@@ -217,4 +220,22 @@ export async function newKeys(): Promise<SolanaAccount> {
     secretKey: getBase58Decoder().decode(bytes),
     keygenJson: JSON.stringify([...bytes]),
   };
+}
+
+/** A v2 payment for `accepted`, made by the official x402 client with an ExactSvmScheme signer. */
+export function officialPayment(
+  network: string,
+  signer: ExactSvmScheme,
+  accepted: PaymentRequirements,
+): Promise<PaymentPayload> {
+  const client = new x402Client().register(network as `${string}:${string}`, signer);
+  return client.createPaymentPayload({
+    x402Version: 2,
+    resource: {
+      url: "http://127.0.0.1/execute",
+      description: "test",
+      mimeType: "application/json",
+    },
+    accepts: [accepted],
+  });
 }

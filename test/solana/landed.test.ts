@@ -2,7 +2,6 @@
 // x402 v1 facilitator that named none), resolved by finding the transaction by its message among the payer's
 // recent transactions (templates/runtime/payments/svm/landed.ts, through svm/reconcile.ts), on the kit's
 // JSON-RPC: transactions the official @x402/svm client signed, co-signed by a fee payer and sent to the kit.
-import { x402Client } from "@x402/core/client";
 import type { PaymentRequirements } from "@x402/core/types";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import * as solanaKit from "@solana/kit";
@@ -18,7 +17,7 @@ import { landedFinder } from "../../templates/runtime/payments/svm/landed.js";
 import { solanaSettlementState } from "../../templates/runtime/payments/svm/reconcile.js";
 import type { SolanaKit as RuntimeKit } from "../../templates/runtime/payments/svm/solana.js";
 import { transactionReader } from "../../templates/runtime/payments/svm/transaction.js";
-import { type SolanaAccount, type SolanaKit, startSolanaKit } from "./kit.js";
+import { officialPayment, type SolanaAccount, type SolanaKit, startSolanaKit } from "./kit.js";
 
 const PRICE = 10_000n;
 let kit: SolanaKit;
@@ -50,19 +49,11 @@ async function signed(payer: SolanaAccount): Promise<Signed> {
     maxTimeoutSeconds: 60,
     extra: { feePayer: feePayer.address },
   };
-  const client = new x402Client().register(
-    kit.network as `${string}:${string}`,
+  const payment = await officialPayment(
+    kit.network,
     new ExactSvmScheme(payer.signer, { rpcUrl: kit.rpcUrl }),
+    accepted,
   );
-  const payment = await client.createPaymentPayload({
-    x402Version: 2,
-    resource: {
-      url: "http://127.0.0.1/execute",
-      description: "test",
-      mimeType: "application/json",
-    },
-    accepts: [accepted],
-  });
   const paid = (payment.payload as { transaction: string }).transaction;
   const tx = getTransactionDecoder().decode(getBase64Encoder().encode(paid));
   const wire = getBase64EncodedWireTransaction(
