@@ -21,6 +21,8 @@ export interface Feature {
   settings: readonly string[];
   /** Whether `create-agent --yes` (and the prompt's default) starts a project with it. */
   byDefault: boolean;
+  /** A feature added after projects recorded their features: a project without the record lacks it. */
+  newer?: true;
 }
 
 const pick = <K extends keyof typeof dependencies>(...names: K[]): Record<string, string> =>
@@ -72,6 +74,7 @@ export const FEATURES: readonly Feature[] = [
       "async paid jobs (Prefer: respond-async, GET /jobs/<id>) on a queue, BullMQ with REDIS_URL",
     settings: ["WORKER", "WORKER_CONCURRENCY", "JOB_RESULT_TTL_SECONDS", "JOB_LOCK_SECONDS"],
     byDefault: false,
+    newer: true,
   },
   {
     name: "metrics",
@@ -137,10 +140,11 @@ export function parseFeatureList(text: string): string[] {
 
 /**
  * The features a project records (package.json's createAgent.features), in table order; a project
- * without the record (made by create-agent 0.2.0 or older) has every feature: it carries every folder.
+ * without the record (made by create-agent 0.2.0 or older) has every feature it could carry then
+ * (every folder of its time), and none added since (`queue`): upgrade adds none it did not ask for.
  */
 export function recordedFeatures(pkg: unknown): string[] {
-  if (!hasFeatureRecord(pkg)) return [...FEATURE_NAMES];
+  if (!hasFeatureRecord(pkg)) return FEATURES.filter((f) => !f.newer).map((f) => f.name);
   const record = (pkg as { createAgent: { features: unknown[] } }).createAgent.features;
   return inTableOrder(record.filter((name): name is string => typeof name === "string"));
 }

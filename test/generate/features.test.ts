@@ -99,8 +99,10 @@ describe("the table", () => {
     expect(Object.keys(projectDependencies(["redis"]))).toContain("ioredis");
   });
 
-  it("a project without createAgent.features (0.1.0, 0.2.0) counts as having every feature", () => {
-    expect(recordedFeatures({ createAgent: { version: "0.2.0" } })).toEqual(FEATURE_NAMES);
+  it("a project without createAgent.features (0.1.0, 0.2.0) counts as having every feature of its time, not queue", () => {
+    expect(recordedFeatures({ createAgent: { version: "0.2.0" } })).toEqual(
+      FEATURE_NAMES.filter((name) => name !== "queue"),
+    );
     expect(recordedFeatures({ createAgent: { features: ["redis", "mcp"] } })).toEqual([
       "mcp",
       "redis",

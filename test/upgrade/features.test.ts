@@ -39,7 +39,7 @@ async function madeBy010(): Promise<string> {
 }
 
 describe("upgrade with optional features", () => {
-  it("a project without createAgent.features gets every feature's folder and packages, and drops none", async () => {
+  it("a project without createAgent.features gets every feature's folder and packages of its time (not queue), and drops none", async () => {
     const dir = await madeBy010();
     const plan = await planUpgrade(dir, VERSION);
     const runtime = plan.changes.filter((c) => c.path.startsWith("src/runtime/"));
@@ -56,9 +56,12 @@ describe("upgrade with optional features", () => {
         folder,
       ).toBe(true);
     const pkg = JSON.parse(String(plan.changes.find((c) => c.path === "package.json")?.after));
-    expect(pkg.createAgent.features).toEqual(FEATURE_NAMES);
+    // Every feature 0.1.0 carried, none added since (queue: async jobs and BullMQ, asked for by `add queue`).
+    expect(pkg.createAgent.features).toEqual(FEATURE_NAMES.filter((name) => name !== "queue"));
     for (const name of ["@x402/svm", "ioredis", "prom-client", "jose", "@modelcontextprotocol/sdk"])
       expect(pkg.dependencies, name).toHaveProperty(name);
+    expect(pkg.dependencies).not.toHaveProperty("bullmq");
+    expect(added.some((p) => p.startsWith("src/runtime/queue/"))).toBe(false);
   }, 60_000);
 
   it("a project with a recorded set is up to date with its own create-agent: absent folders stay absent", async () => {
