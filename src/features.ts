@@ -98,6 +98,10 @@ export const FEATURE_NAMES: readonly string[] = FEATURES.map((f) => f.name);
 export const DEFAULT_FEATURES: readonly string[] = FEATURES.filter((f) => f.byDefault).map(
   (f) => f.name,
 );
+/** What a project without a feature record (0.1.0, 0.2.0) has: every feature but those added since. */
+export const UNRECORDED_FEATURES: readonly string[] = FEATURES.filter((f) => !f.newer).map(
+  (f) => f.name,
+);
 /** Always in a project, never added or removed. */
 export const ALWAYS = "evm";
 
@@ -144,7 +148,7 @@ export function parseFeatureList(text: string): string[] {
  * (every folder of its time), and none added since (`queue`): upgrade adds none it did not ask for.
  */
 export function recordedFeatures(pkg: unknown): string[] {
-  if (!hasFeatureRecord(pkg)) return FEATURES.filter((f) => !f.newer).map((f) => f.name);
+  if (!hasFeatureRecord(pkg)) return [...UNRECORDED_FEATURES];
   const record = (pkg as { createAgent: { features: unknown[] } }).createAgent.features;
   return inTableOrder(record.filter((name): name is string => typeof name === "string"));
 }

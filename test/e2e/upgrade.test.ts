@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FEATURE_NAMES } from "../../src/features.js";
+import { UNRECORDED_FEATURES } from "../../src/features.js";
 import { createTarGz, readTarGz } from "../../src/scaffold/tarball.js";
 import { CLI, E2E_MANIFEST } from "./global-setup.js";
 
@@ -186,7 +186,7 @@ describe("create-agent upgrade, from a project made by create-agent 0.1.0", () =
     expect(pkg.scripts).toEqual({ ...freshPkg.scripts, start: START });
     expect(pkg.dependencies).toEqual(freshPkg.dependencies);
     expect(pkg.devDependencies).toEqual(freshPkg.devDependencies);
-    expect(pkg.createAgent).toEqual({ version: NEW_VERSION, features: FEATURE_NAMES }); // no record before: every feature
+    expect(pkg.createAgent).toEqual({ version: NEW_VERSION, features: UNRECORDED_FEATURES }); // no record before: every feature of its time
     expect(await readdir(join(dir, "vendor"))).toEqual([`create-agent-${NEW_VERSION}.tgz`]);
     expect(await readFile(join(dir, "vendor", `create-agent-${NEW_VERSION}.tgz`))).toEqual(
       await readFile(join(fresh, "vendor", `create-agent-${NEW_VERSION}.tgz`)),
@@ -256,7 +256,7 @@ describe("create-agent upgrade, from a project made by create-agent 0.1.0", () =
     const pkg = JSON.parse(await read(dir, "package.json"));
     expect(pkg.dependencies["left-pad"]).toBe("1.3.0");
     expect(pkg.scripts.start).toBe(START);
-    expect(pkg.createAgent).toEqual({ version: NEW_VERSION, features: FEATURE_NAMES }); // no record before: every feature
+    expect(pkg.createAgent).toEqual({ version: NEW_VERSION, features: UNRECORDED_FEATURES }); // no record before: every feature of its time
   });
 
   it("a file you edited that the new version no longer ships: a modify/delete conflict, exit 1, your copy kept, its code's new home named", async () => {
