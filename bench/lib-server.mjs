@@ -114,11 +114,11 @@ export function compileRuntime(work) {
 }
 
 /**
- * Starts `node <args>` (cwd, env added) and resolves once it printed `localhost:<port>` on stdout,
- * with the child, its port and the ms from spawn to that line. stdout is drained afterwards (so a
+ * Starts `node <args>` (cwd, env added) and resolves once it printed `localhost:<port>` (or `ready`, for a
+ * process that serves no HTTP) on stdout, with the child, its port and the ms from spawn to that line. stdout is drained afterwards (so a
  * server logging every job pays for writing its lines, as it would in a terminal or a log pipe).
  */
-export function startServer(args, { cwd, env = {}, timeoutMs = 30_000 } = {}) {
+export function startServer(args, { cwd, env = {}, timeoutMs = 30_000, ready = /localhost:(\d+)/ } = {}) {
   const started = performance.now();
   const child = spawn(process.execPath, args, {
     cwd,
@@ -137,12 +137,12 @@ export function startServer(args, { cwd, env = {}, timeoutMs = 30_000 } = {}) {
     }, timeoutMs);
     const onData = (chunk) => {
       out += chunk;
-      const match = /localhost:(\d+)/.exec(out);
+      const match = ready.exec(out);
       if (!match) return;
       clearTimeout(timer);
       child.stdout.off("data", onData);
       child.stdout.resume(); // drain from now on
-      resolve({ child, port: Number(match[1]), ms: performance.now() - started, started });
+      resolve({ child, port: match[1] === undefined ? undefined : Number(match[1]), ms: performance.now() - started, started });
     };
     child.stdout.on("data", onData);
     child.once("exit", (code) => {

@@ -1,178 +1,61 @@
 // Async paid jobs across processes, on real parts: two web processes (WORKER=off) and two worker
 // processes (`--worker`, as `npm run worker` runs them) on one Debian redis-server (BullMQ and the
 // payment ledger), anvil with Circle's FiatTokenV2_2, direct settlement, the official @x402/fetch
-// client. The runtime is compiled with a one-capability service (SERVICE below) into a temporary
+// client. The runtime is compiled with a one-capability service (async-processes.ts) into a temporary
 // project. SIGKILL of the worker running a job: the other worker takes it over (BullMQ's stalled-job
 // recovery) and finishes it; the handler ran twice, the payer is charged once. SIGTERM of a worker
 // running a job: the job finishes there, the worker exits, and takes no new job.
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import {
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
-import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm";
-import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import type { ChildProcess } from "node:child_process";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { job, nowSeconds } from "../runtime/helpers.js";
-import { healthUntil } from "../runtime/servers.js";
 import { startRedis, type RedisServer } from "../redis/redis-server.js";
-import { PAYEE, SETTLER_KEY } from "./accounts.js";
+import { PAYEE } from "./accounts.js";
+import {
+  type AsyncProcesses,
+  exited,
+  paying,
+  SLOW_PRICE as PRICE,
+  startAsyncProcesses,
+} from "./async-processes.js";
 import { ensureBaseSepoliaUsdc, freshPayer, usdcBalance } from "./usdc.js";
 
-const root = new URL("../..", import.meta.url).pathname;
 const { rpcUrl } = inject("chain");
-const PRICE = 10_000n;
 
-/** The service every process runs: `slow` appends its pid to RUNS_FILE when it starts. */
-const SERVICE = `
-import { appendFileSync } from "node:fs";
-import { inputAjv, outputAjv } from "./runtime/ajv.js";
-import { startServer, startWorker } from "./runtime/server.js";
-import type { AgentDefinition } from "./runtime/types.js";
-const object = (field: string, type: string) => ({ type: "object", additionalProperties: false, required: [field], properties: { [field]: { type } } });
-const agent: AgentDefinition = {
-  name: "async-workers",
-  version: "1.0.0",
-  capabilities: {
-    slow: {
-      name: "slow",
-      declaration: {
-        description: "waits input.ms",
-        pricing: { model: "per_job", amount: "0.01", currency: "USDC" },
-        input_schema: { ms: { type: "integer", required: true } },
-        output_schema: { text: { type: "string" } },
-      },
-      priceAtomic: "10000",
-      validateInput: inputAjv.compile(object("ms", "integer")),
-      validateOutput: outputAjv.compile(object("text", "string")),
-      handler: async (input: unknown) => {
-        appendFileSync(process.env.RUNS_FILE!, process.pid + "\\n");
-        await new Promise((resolve) => setTimeout(resolve, (input as { ms: number }).ms));
-        return { text: "done by " + process.pid };
-      },
-    },
-  },
-};
-if (process.argv.includes("--worker")) await startWorker(agent);
-else await startServer(agent);
-`;
-
-let dir: string;
 let redis: RedisServer;
 let asset: `0x${string}`;
-const children: ChildProcess[] = [];
-const output = new Map<ChildProcess, string>();
+let processes: AsyncProcesses;
 let webUrls: string[] = [];
 let workers: ChildProcess[] = [];
+let runsDir: string;
 let runsFile: string;
-
-/** The runtime and SERVICE compiled into a temporary project (node_modules linked to the repo's). */
-async function compile(): Promise<void> {
-  mkdirSync(join(root, ".tmp"), { recursive: true }); // inside the repo: node_modules resolves
-  dir = mkdtempSync(join(root, ".tmp/async-workers-"));
-  cpSync(join(root, "templates/runtime"), join(dir, "src/runtime"), { recursive: true });
-  writeFileSync(join(dir, "src/main.ts"), SERVICE);
-  writeFileSync(join(dir, "package.json"), '{ "type": "module" }\n');
-  const base = JSON.parse(
-    readFileSync(join(root, "templates/project/tsconfig.json"), "utf8").replace(
-      /^\s*\/\/.*$/gm,
-      "",
-    ),
-  );
-  const compilerOptions = {
-    ...base.compilerOptions,
-    noEmit: false,
-    incremental: false,
-    tsBuildInfoFile: undefined,
-    rootDir: "src",
-    outDir: "dist",
-  };
-  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, include: ["src"] }));
-  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir");
-  await promisify(execFile)(process.execPath, [
-    join(root, "node_modules/typescript/bin/tsc"),
-    "-p",
-    dir,
-  ]);
-}
-
-function start(env: Record<string, string>, args: string[] = []): ChildProcess {
-  const child = spawn(process.execPath, [join(dir, "dist/main.js"), ...args], {
-    cwd: dir,
-    env: {
-      PATH: process.env.PATH,
-      PAY_TO: PAYEE,
-      X402_NETWORK: "base-sepolia",
-      X402_RPC_URL: rpcUrl,
-      X402_SETTLER_KEY: SETTLER_KEY,
-      REDIS_URL: redis.url,
-      JOB_LOCK_SECONDS: "2",
-      WORKER_CONCURRENCY: "1",
-      RUNS_FILE: runsFile,
-      ...env,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  output.set(child, "");
-  const keep = (chunk: Buffer) => output.set(child, output.get(child)! + chunk.toString());
-  child.stdout!.on("data", keep);
-  child.stderr!.on("data", keep);
-  children.push(child);
-  return child;
-}
-
-/** Resolves once `child` printed something matching `pattern` (within `ms`). */
-async function printed(child: ChildProcess, pattern: RegExp, ms = 30_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!pattern.test(output.get(child)!)) {
-    if (child.exitCode !== null || Date.now() > until)
-      throw new Error(`no ${pattern} from the process:\n${output.get(child)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-const exited = (child: ChildProcess) =>
-  new Promise<number | null>((resolve) =>
-    child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", (code) => resolve(code)),
-  );
 
 const runs = (): number[] => readFileSync(runsFile, "utf8").split("\n").filter(Boolean).map(Number);
 
 beforeAll(async () => {
   asset = await ensureBaseSepoliaUsdc(rpcUrl);
   redis = await startRedis();
-  await compile();
-  mkdirSync(join(dir, "runs"));
-  runsFile = join(dir, "runs/pids");
+  runsDir = mkdtempSync(join(tmpdir(), "async-workers-runs-"));
+  runsFile = join(runsDir, "pids");
   writeFileSync(runsFile, "");
-  const ports = [0, 1].map(() => 20_000 + Math.floor(Math.random() * 20_000));
-  const webs = ports.map((port) => start({ PORT: String(port), WORKER: "off" }));
-  workers = [start({}, ["--worker"]), start({}, ["--worker"])];
-  await Promise.all(webs.map((web) => printed(web, /listening on/)));
-  webUrls = ports.map((port) => `http://127.0.0.1:${port}`);
-  for (const url of webUrls) expect((await healthUntil(url, (s) => s === 200)).status).toBe(200);
-  await Promise.all(workers.map((w) => printed(w, /job worker: up to 1 async jobs/)));
+  processes = await startAsyncProcesses({
+    rpcUrl,
+    redisUrl: redis.url,
+    webs: 2,
+    workers: 2,
+    env: { RUNS_FILE: runsFile },
+  });
+  ({ webUrls, workers } = processes);
 }, 120_000);
 
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+  await processes?.close();
   await redis?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  if (runsDir) rmSync(runsDir, { recursive: true, force: true });
 });
-
-const paying = (payer: PrivateKeyAccount) =>
-  wrapFetchWithPayment(
-    fetch,
-    new x402Client().register("eip155:84532", new ExactEvmScheme(toClientEvmSigner(payer))),
-  );
 
 async function submit(payer: PrivateKeyAccount, body: unknown) {
   const res = await paying(payer)(`${webUrls[0]}/execute`, {
