@@ -122,8 +122,13 @@ export async function createBullQueue(options: BullQueueOptions): Promise<JobQue
       const job = await bull.Job.fromId(queue, id);
       if (!job) return undefined;
       const state = await job.getState();
-      if (state === "completed")
-        return { data: job.data, state: "done", answer: job.returnvalue as StoredResult };
+      if (state === "completed") {
+        // Read again: the job read before its state may predate its return value.
+        const done = (await bull.Job.fromId(queue, id)) ?? job;
+        if (done.returnvalue)
+          return { data: done.data, state: "done", answer: done.returnvalue as StoredResult };
+        return { data: job.data, state: "running" };
+      }
       if (state === "failed") return { data: job.data, state: "done", answer: failedAnswer() };
       return { data: job.data, state: state === "active" ? "running" : "queued" };
     },
