@@ -44,11 +44,15 @@ function mountJobs(app: Express, s: JobServices, logger: Logger): void {
   s.asyncJobs = jobs;
   // For npm run worker (worker-main.ts) and tests: the service, loaded now; undefined when never loaded.
   app.locals.asyncJobs = { load, loaded: () => loading };
-  if (s.config.redis && s.config.queue?.worker)
+  // A shared queue is loaded at once by a worker, and by an instance with metrics (its depth is Redis').
+  if (s.config.redis && (s.config.queue?.worker || s.config.metrics))
     load().catch((err: unknown) =>
-      logger.error("job worker did not start: async jobs wait for another worker", {
-        error: String(err),
-      }),
+      logger.error(
+        "job queue did not load: this instance runs no async job and reports no queue depth",
+        {
+          error: String(err),
+        },
+      ),
     );
 
   app.options(`${JOBS_PATH}/:id`, (_req, res) => {

@@ -56,11 +56,13 @@ export async function runQueuedJob(
   const started = Date.now();
   const log = logger.child({ job_id: data.jobId, capability: data.capability, queue_id: data.id });
   const leave = s.drain.enter();
+  const waited = (started - (data.queuedAt ?? started)) / 1000;
+  const ended = s.metrics.asyncJobStarted?.(data.capability, waited);
   let answer: JobAnswer;
   try {
     answer = await run(s, data, log, options);
   } catch (err) {
-    if (err instanceof RunAgainLater) throw err;
+    if (err instanceof RunAgainLater) throw err; // not ended: back to the queue
     if (!(err instanceof AgentError))
       log.error("unexpected error running an async job", { error: String(err) });
     answer = refusedBy(err instanceof AgentError ? err : new InternalError("pipeline error"));
@@ -72,6 +74,7 @@ export async function runQueuedJob(
     Object.entries(written.headers).filter(([name]) => KEPT_HEADERS.has(name)),
   );
   log.info("async job finished", { status: written.status, ms: Date.now() - started });
+  ended?.(written.status === 200 ? "completed" : "failed");
   return {
     status: written.status,
     headers: { ...headers, "Cache-Control": "no-store" },
