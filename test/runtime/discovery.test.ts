@@ -319,6 +319,7 @@ describe("GET /llms.txt", () => {
       "eip155:84532",
       "charged only when the job succeeds",
       "Long job? Add `Prefer: respond-async`",
+      "default now + 45 s. Longer: send it on the unpaid call too, and a progressToken.",
       "same signature, capability, input; /execute or MCP",
       "| 408 | deadline |",
       `(${prod.url}/openapi.json)`,
