@@ -1,6 +1,6 @@
 /**
  * What the runtime counts: jobs and their outcomes, payment refusals, settlements and earnings,
- * handlers in flight. The runtime calls this interface; metrics/prometheus.ts (the `metrics`
+ * handlers in flight, async jobs (the queue's depth, how they ended, time queued and running). The runtime calls this interface; metrics/prometheus.ts (the `metrics`
  * feature) implements it with prom-client and is only loaded when metrics are enabled (this file
  * imports nothing).
  * Part of your project: implement Metrics to send these elsewhere (StatsD, OpenTelemetry...).
