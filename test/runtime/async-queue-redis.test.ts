@@ -105,7 +105,6 @@ describe("the BullMQ job queue's metrics", () => {
         expect((await finished(front.running.url, location, credential, 10_000, 50)).status).toBe(
           200,
         );
-      await new Promise((r) => setTimeout(r, 1100)); // past the one-second reuse of a read
       expect(await depth()).toBe("0");
       expect(await scrape(worker.running.url, token)).toContain(
         'agent_async_jobs_total{capability="echo",state="completed"} 2',

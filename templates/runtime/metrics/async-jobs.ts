@@ -12,8 +12,8 @@ import type { AsyncJobState, AsyncQueueCounts, Metrics } from "../ops/metrics.js
 const QUEUED_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600];
 /** Time an async job ran: from a second to a day. */
 const RUNNING_BUCKETS = [1, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 10800, 21600, 86400];
-/** One scrape reads the queue once for both gauges. */
-const READ_REUSE_MS = 1000;
+/** One scrape (its gauges collected at once) reads the queue once for both gauges. */
+const READ_REUSE_MS = 100;
 
 export interface AsyncJobMetricsOptions {
   registry: Registry;
@@ -26,7 +26,7 @@ export interface AsyncJobMetricsOptions {
 /** Seconds as a histogram takes them. */
 const seconds = (ms: number): number => Math.max(0, ms) / 1000;
 
-/** Reads the queue's counts at most once a second; undefined while it cannot (Redis away). */
+/** Reads the queue's counts once per scrape; undefined while it cannot (Redis away). */
 function countsReader() {
   let read: (() => Promise<AsyncQueueCounts>) | undefined;
   let last: { at: number; counts: Promise<AsyncQueueCounts | undefined> } | undefined;
