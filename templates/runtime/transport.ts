@@ -6,7 +6,7 @@
  * transport is its folder plus one entry there. Part of your project: edit freely.
  */
 import type { Express } from "express";
-import type { AgentInterface } from "./discovery/agent-card.js";
+import type { AgentExtension, AgentInterface } from "./discovery/agent-card.js";
 import type { PaymentFacts } from "./discovery/facts.js";
 import type { JobServices } from "./jobs/services.js";
 import type { ResolvedConfig } from "./config.js";
@@ -25,6 +25,8 @@ export interface TransportRoute {
 export interface TransportDiscovery {
   /** Its entry in the agent card's supportedInterfaces, for the service at `base`. */
   cardInterface?(base: string): AgentInterface;
+  /** An extension of the agent card's capabilities it adds (e.g. async jobs on POST /execute). */
+  cardExtension?(base: string): AgentExtension;
   /** Its section of /llms.txt (lines, after the job endpoint's). */
   llms?(base: string, facts: PaymentFacts, config: ResolvedConfig): string[];
   /** OpenAPI component schemas only its paths use: dropped with them when it is off. */

@@ -354,8 +354,13 @@ async function succeededTool(
   }
 }
 
-async function paymentRequired(mcp: Client, name: string, args: Record<string, unknown>) {
-  const unpaid = await mcp.callTool({ name, arguments: args });
+async function paymentRequired(
+  mcp: Client,
+  name: string,
+  args: Record<string, unknown>,
+  meta?: Record<string, unknown>,
+) {
+  const unpaid = await mcp.callTool({ name, arguments: args, ...(meta && { _meta: meta }) });
   expect(unpaid.isError).toBe(true);
   return unpaid.structuredContent as Record<string, any>;
 }
@@ -456,6 +461,48 @@ describe("an MCP buyer who gives up, or waits with progress", () => {
         (first._meta as any)["x402/payment-response"],
       );
       expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payee);
+    } finally {
+      await mcp.close();
+    }
+  }, 30_000);
+});
+
+describe("a long paid MCP job: a deadline beyond MCP_DEADLINE_SECONDS, with progress", () => {
+  const runs: Record<string, number> = {};
+  const payTo = privateKeyToAddress(generatePrivateKey());
+  let one: Instance;
+  beforeAll(async () => {
+    // The default deadline (2 s) is shorter than the job (4 s): the caller sets its own.
+    one = await startInstance(slowAgent(runs), payTo, undefined, {
+      MCP_DEADLINE_SECONDS: "2",
+      MCP_PROGRESS_SECONDS: "1",
+    });
+  });
+  afterAll(() => one?.app.close());
+
+  it("_meta.deadline on both calls: offered, paid and run to it; progress keeps a 1.5 s-timeout client waiting; charged once", async () => {
+    const payer = await freshPayer(rpcUrl, asset, PRICE);
+    const args = { text: "long", ms: 4000 };
+    const deadline = nowSeconds() + 20;
+    const mcp = await connect(one.app.url);
+    try {
+      // The offer covers the caller's deadline (plus the time to settle), not MCP_DEADLINE_SECONDS.
+      const required = await paymentRequired(mcp, "slow", args, { deadline });
+      expect(required.accepts[0].maxTimeoutSeconds).toBeGreaterThanOrEqual(20);
+      const payment = await x402Pay(payer, required);
+      const payeeBefore = await usdcBalance(rpcUrl, asset, payTo);
+      const progress: Array<{ progress: number; total?: number }> = [];
+      const result = await mcp.callTool(
+        { name: "slow", arguments: args, _meta: { "x402/payment": payment, deadline } },
+        undefined,
+        { timeout: 1500, resetTimeoutOnProgress: true, onprogress: (p) => progress.push(p) },
+      );
+      expect(result.isError, JSON.stringify(result)).toBeFalsy();
+      expect(result.structuredContent).toEqual({ text: "slow: long" });
+      expect(progress.length).toBeGreaterThanOrEqual(4);
+      expect(progress[0]!.total).toBeGreaterThanOrEqual(19); // the job's deadline, not 2 s
+      expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore + PRICE);
+      expect(runs.slow).toBe(1);
     } finally {
       await mcp.close();
     }

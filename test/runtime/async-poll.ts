@@ -1,4 +1,4 @@
-/** Polling an async job (GET /jobs/<id>), as a payer does: shared by the runtime and chain async-job tests. */
+/** Polling an async job (GET /jobs/<id>) as a payer does, and reading its metrics: shared by the runtime and chain async-job tests. */
 
 /** One GET of the job's Location, with its credential (when given). */
 export async function poll(url: string, location: string, token?: string) {
@@ -24,4 +24,11 @@ export async function finished(
     if (Date.now() > until) throw new Error(`still ${answer.body.status} after ${ms} ms`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/** GET /metrics on the main port (METRICS_TOKEN set to `token`): the Prometheus text. */
+export async function scrape(url: string, token: string): Promise<string> {
+  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+  if (res.status !== 200) throw new Error(`GET /metrics: ${res.status}`);
+  return res.text();
 }

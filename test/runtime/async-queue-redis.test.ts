@@ -1,9 +1,11 @@
 // The job queue on BullMQ (REDIS_URL) against Debian's redis-server: the start-up check says what
 // to change when Redis may lose jobs (an eviction policy other than noeviction), and async jobs run
-// on it (dev mode here: nothing to pay; paid ones: test/chain/async-jobs.test.ts).
+// on it (dev mode here: nothing to pay; paid ones: test/chain/async-jobs.test.ts). An instance with
+// metrics reports the shared queue's depth, even one that serves HTTP only and was never asked a job.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
 import { startRedis, type RedisServer } from "../redis/redis-server.js";
+import { finished, scrape } from "./async-poll.js";
 import { captureLogger, job, listen, logText, makeAgent, post } from "./helpers.js";
 
 let redis: RedisServer;
@@ -61,6 +63,57 @@ describe("the BullMQ job queue", () => {
       await (await jobs.load()).close();
       await running.close();
       await redisCommand("CONFIG", "SET", "maxmemory-policy", "noeviction");
+    }
+  });
+});
+
+describe("the BullMQ job queue's metrics", () => {
+  it("an HTTP-only instance reports the shared queue's depth; the worker's instance, the jobs it ran", async () => {
+    const token = "a-long-enough-metrics-token";
+    const env = { REDIS_URL: redis.url, REDIS_KEY_PREFIX: "queue-metrics:" };
+    const instance = async (extra: Record<string, string>) => {
+      const app = createApp(makeAgent(), {
+        devMode: true,
+        logger: captureLogger(),
+        env: { ...env, ...extra },
+      });
+      const jobs = app.locals.asyncJobs as { load(): Promise<{ close(): Promise<void> }> };
+      return { running: await listen(app), jobs };
+    };
+    // Watched: serves HTTP only, with metrics, and is sent no job. Front: takes the jobs, no worker.
+    const watched = await instance({ WORKER: "off", METRICS_TOKEN: token });
+    const front = await instance({ WORKER: "off" });
+    const started: Array<Awaited<ReturnType<typeof instance>>> = [watched, front];
+    try {
+      const sent = [];
+      for (const text of ["one", "two"]) {
+        const res = await post(front.running.url, job("echo", { text }), {
+          prefer: "respond-async",
+        });
+        expect(res.status).toBe(202);
+        sent.push({ location: res.headers.get("location")!, token: res.body.job_token as string });
+      }
+      const depth = async () => {
+        const text = await scrape(watched.running.url, token);
+        return text.match(/^agent_async_jobs_queued (\d+)$/m)?.[1];
+      };
+      expect(await depth()).toBe("2");
+      // A worker with metrics runs them.
+      const worker = await instance({ WORKER: "on", METRICS_TOKEN: token });
+      started.push(worker);
+      for (const { location, token: credential } of sent)
+        expect((await finished(front.running.url, location, credential, 10_000, 50)).status).toBe(
+          200,
+        );
+      expect(await depth()).toBe("0");
+      expect(await scrape(worker.running.url, token)).toContain(
+        'agent_async_jobs_total{capability="echo",state="completed"} 2',
+      );
+    } finally {
+      for (const { running, jobs } of started.reverse()) {
+        await (await jobs.load()).close();
+        await running.close();
+      }
     }
   });
 });

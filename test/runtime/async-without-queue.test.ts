@@ -1,7 +1,9 @@
 // A project without the `queue` feature (queue/ deleted, its lines of features.ts dropped): POST
 // /execute ignores `Prefer: respond-async` (RFC 7240 lets a server do so) and answers in the
-// request, there is no GET /jobs/<id>, and the queue's settings refuse the start, naming the fix.
+// request, there is no GET /jobs/<id>, no discovery document mentions async jobs, and the queue's
+// settings refuse the start, naming the fix.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withDiscovery } from "./discovery-fixture.js";
 import { captureLogger, job, listen, makeAgent, PAY_TO, post } from "./helpers.js";
 import { type RuntimeCopy, runtimeWithout } from "./without-features.js";
 
@@ -18,7 +20,10 @@ describe("a project without the queue feature", () => {
   it("answers Prefer: respond-async in the request (200, no Preference-Applied), and has no /jobs", async () => {
     const { createApp } = (await copy.load("app.ts")) as AppModule;
     const app = await listen(
-      createApp(makeAgent(), { env: { SERVICE_DEV_MODE: "true" }, logger: captureLogger() }),
+      createApp(withDiscovery(makeAgent()), {
+        env: { SERVICE_DEV_MODE: "true" },
+        logger: captureLogger(),
+      }),
     );
     try {
       const answer = await post(app.url, job("echo", { text: "hi" }), { prefer: "respond-async" });
@@ -27,6 +32,16 @@ describe("a project without the queue feature", () => {
       expect(answer.body.output).toEqual({ text: "hi" });
       const poll = await fetch(`${app.url}/jobs/job_00000000000000000000000000000000`);
       expect(poll.status).toBe(404);
+      // The agent card and /llms.txt say nothing of async jobs.
+      for (const path of ["/.well-known/agent-card.json", "/llms.txt"]) {
+        const doc = await fetch(`${app.url}${path}`);
+        expect(doc.status).toBe(200);
+        const text = await doc.text();
+        expect(text).toContain("/execute");
+        expect(text).not.toMatch(/respond-async|\/jobs/);
+      }
+      const card = JSON.parse(await (await fetch(`${app.url}/.well-known/agent-card.json`)).text());
+      expect(card.capabilities.extensions).toHaveLength(1);
     } finally {
       await app.close();
     }

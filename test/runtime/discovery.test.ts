@@ -159,8 +159,19 @@ describe("GET /.well-known/agent-card.json (A2A 1.0)", () => {
 
   it("production: the x402 extension is required and states network, asset, payee, endpoint and every price", async () => {
     const card = AgentCard.fromJSON(JSON.parse((await get(`${prod.url}${CARD}`)).text));
-    expect(card.capabilities!.extensions).toHaveLength(1);
+    // x402's, then async jobs' (the queue feature; a project without it: async-without-queue.test.ts).
+    expect(card.capabilities!.extensions).toHaveLength(2);
     const x402 = card.capabilities!.extensions[0]!;
+    const async = card.capabilities!.extensions[1]!;
+    expect(async.uri).toBe("https://www.rfc-editor.org/rfc/rfc7240#section-4.1");
+    expect(async.required).toBe(false);
+    expect(async.description).toContain("`Prefer: respond-async`");
+    expect(async.description).toContain(`GET ${prod.url}/jobs/{id}`);
+    expect(async.params).toEqual({
+      prefer: "respond-async",
+      poll: `${prod.url}/jobs/{id}`,
+      authorization: "Bearer <job_token>",
+    });
     expect(x402.uri).toBe(X402_EXTENSION_URI);
     expect(x402.required).toBe(true);
     expect(x402.description).toMatch(/USDC/);
@@ -307,6 +318,8 @@ describe("GET /llms.txt", () => {
       "wrapFetchWithPayment",
       "eip155:84532",
       "charged only when the job succeeds",
+      "Long job? Add `Prefer: respond-async`",
+      "default now + 45 s. Longer: send it on the unpaid call too, and a progressToken.",
       "same signature, capability, input; /execute or MCP",
       "| 408 | deadline |",
       `(${prod.url}/openapi.json)`,

@@ -136,7 +136,8 @@ function x402Extension(facts: PaymentFacts, endpoint: string): AgentExtension {
 
 /**
  * The agent card for the service at `base` (its public base URL, no trailing slash); `interfaces`:
- * the other transports' (transport.ts), listed after the job endpoint.
+ * the other transports' (transport.ts), listed after the job endpoint; `extensions`: theirs, after
+ * the x402 extension.
  */
 export function buildAgentCard(
   agent: AgentDefinition,
@@ -144,6 +145,7 @@ export function buildAgentCard(
   facts: PaymentFacts,
   base: string,
   interfaces: readonly AgentInterface[] = [],
+  extensions: readonly AgentExtension[] = [],
 ): AgentCard {
   const endpoint = `${base}/execute`;
   const skills = Object.keys(agent.capabilities).map((name): AgentSkill => {
@@ -167,7 +169,7 @@ export function buildAgentCard(
     capabilities: {
       streaming: false,
       pushNotifications: false,
-      extensions: [x402Extension(facts, endpoint)],
+      extensions: [x402Extension(facts, endpoint), ...extensions],
     },
     defaultInputModes: [JSON_MODE],
     defaultOutputModes: [JSON_MODE],

@@ -41,15 +41,15 @@ function mcpLines(endpoint: string, facts: PaymentFacts, deadlineSeconds: number
   return [
     "## MCP",
     "",
-    `Every capability is also an MCP tool of the same name, input and price: connect an MCP client to \`${endpoint}\` (Streamable HTTP, stateless, JSON answers, SSE for a call that sends a progressToken; no session). A tool's result is the job's \`output\`, as \`structuredContent\` and as JSON text; a failure is \`isError: true\` with the error body below.`,
+    `Every capability is also an MCP tool of the same name, input and price: connect an MCP client to \`${endpoint}\` (Streamable HTTP, stateless; SSE for a call with a progressToken). A tool's result is the job's \`output\`, as \`structuredContent\` and as JSON text; a failure is \`isError: true\` with the error body below.`,
     "",
-    `- \`params._meta.deadline\` (optional): Unix time in SECONDS by which the job must be done; default now + ${deadlineSeconds} s.`,
-    "- `params._meta.job_id` (optional): your id for the job; default derived from the tool, its arguments and the payment, so an identical retry is the same job (and a paid one is not charged twice).",
-    "- `params._meta.progressToken` (optional): you get `notifications/progress` when the job starts and while it runs, so a client that resets its timeout on progress keeps waiting.",
+    `- \`params._meta.deadline\` (optional): Unix time in SECONDS by which the job must be done; default now + ${deadlineSeconds} s. Longer: send it on the unpaid call too, and a progressToken.`,
+    "- `params._meta.job_id` (optional): your id for the job; default derived from the tool, arguments and payment: an identical retry is the same job, never charged twice.",
+    "- `params._meta.progressToken` (optional): `notifications/progress` while the job runs, so a client that resets its timeout on progress keeps waiting.",
     ...(facts.free
       ? ["- This instance runs in dev mode: tool calls are free."]
       : [
-          '- Pay (x402 v2 MCP transport): an unpaid call returns `isError: true` with the x402 PaymentRequired (`x402Version`, `accepts`, resource `mcp://tool/<name>`) as `structuredContent`. Sign one of its `accepts` with an x402 client and call the tool again with the PaymentPayload in `params._meta["x402/payment"]`. The settlement is in the result\'s `_meta["x402/payment-response"]`; one payment pays for one job, on /mcp or /execute. A call you give up on (cancelled, or its connection closed) before settlement is not charged: the identical call again (same arguments and `_meta["x402/payment"]`) gets its result, charged then. A payment with a `payment-identifier` id sent again (same arguments) gets the same result and settlement back.',
+          '- Pay (x402 v2 MCP transport): an unpaid call returns `isError: true` with the x402 PaymentRequired (`x402Version`, `accepts`, resource `mcp://tool/<name>`) as `structuredContent`. Sign one of its `accepts` with an x402 client and call the tool again with the PaymentPayload in `params._meta["x402/payment"]`. The settlement is in the result\'s `_meta["x402/payment-response"]`; one payment pays for one job, on /mcp or /execute. A call you give up on before settlement is not charged; the identical call again gets its result, charged then. A payment with a `payment-identifier` id sent again (same arguments) gets the same result and settlement back.',
         ]),
   ];
 }

@@ -5,6 +5,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { JobOutcome, Metrics, SettlementOutcome } from "../ops/metrics.js";
+import { asyncJobMetrics } from "./async-jobs.js";
 
 export interface PrometheusOptions {
   /** Prepended to every metric name, default processes' ones included (e.g. "myagent_"). Default "". */
@@ -199,6 +200,7 @@ export function createPrometheusMetrics(options: PrometheusOptions = {}): Promet
       feePayerBalance.set({ network }, Number(lamports) / 1e9);
       feePayerLow.set({ network }, Number(lowLamports) / 1e9);
     },
+    ...asyncJobMetrics({ registry, name, capabilityLabel }),
   };
 
   return {

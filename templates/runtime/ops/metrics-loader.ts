@@ -8,7 +8,7 @@ import type { Server } from "node:http";
 import type { RequestHandler } from "express";
 import { SERVICES } from "../features.js";
 import { type MetricsConfig, serviceAbsent } from "./config-services.js";
-import { type Metrics, noMetrics } from "./metrics.js";
+import { type AsyncJobState, type Metrics, noMetrics } from "./metrics.js";
 import { ConfigError } from "./settings.js";
 
 /** What serves the metrics text. */
@@ -82,6 +82,11 @@ export function loadMetrics(config: MetricsConfig | undefined): LoadedMetrics {
     run((m) => (end = start(m)));
     return () => run(() => end?.());
   };
+  const asyncJobStarted: Metrics["asyncJobStarted"] = (c, q) => {
+    let end: ((state: AsyncJobState) => void) | undefined;
+    run((m) => (end = m.asyncJobStarted?.(c, q)));
+    return (state) => run(() => end?.(state));
+  };
   const metrics: Metrics = {
     job: (c, o) => run((m) => m.job(c, o)),
     paymentRefused: (r) => run((m) => m.paymentRefused(r)),
@@ -91,6 +96,8 @@ export function loadMetrics(config: MetricsConfig | undefined): LoadedMetrics {
     ledgerError: (o) => run((m) => m.ledgerError(o)),
     settlerBalance: (b, l, n) => run((m) => m.settlerBalance?.(b, l, n)),
     feePayerBalance: (b, l, n) => run((m) => m.feePayerBalance?.(b, l, n)),
+    asyncQueue: (read) => run((m) => m.asyncQueue?.(read)),
+    asyncJobStarted,
   };
   const source: MetricsSource = {
     contentType: "text/plain; version=0.0.4; charset=utf-8",

@@ -1,6 +1,6 @@
 /**
  * What the runtime counts: jobs and their outcomes, payment refusals, settlements and earnings,
- * handlers in flight. The runtime calls this interface; metrics/prometheus.ts (the `metrics`
+ * handlers in flight, async jobs (the queue's depth, how they ended, time queued and running). The runtime calls this interface; metrics/prometheus.ts (the `metrics`
  * feature) implements it with prom-client and is only loaded when metrics are enabled (this file
  * imports nothing).
  * Part of your project: implement Metrics to send these elsewhere (StatsD, OpenTelemetry...).
@@ -19,6 +19,15 @@ export type JobOutcome =
   | "caller_gone";
 
 export type SettlementOutcome = "settled" | "failed" | "uncertain";
+
+/** How an async job ended: completed (its answer is the output), or failed (an error body, nothing charged). */
+export type AsyncJobState = "completed" | "failed";
+
+/** The async job queue's depth: jobs waiting for a worker, and jobs a worker is running. */
+export interface AsyncQueueCounts {
+  queued: number;
+  running: number;
+}
 
 export interface Metrics {
   /**
@@ -70,6 +79,19 @@ export interface Metrics {
    * Optional: implementations written before it existed need not have it.
    */
   feePayerBalance?(lamports: bigint, lowLamports: bigint, network?: string): void;
+  /**
+   * The async job queue (the `queue` feature) says how to read its depth, once it is loaded: read on
+   * each metrics scrape, agent_async_jobs_queued and agent_async_jobs_running (with BullMQ, the shared
+   * queue's counts: every instance reports the same). Optional.
+   */
+  asyncQueue?(read: () => Promise<AsyncQueueCounts>): void;
+  /**
+   * A worker took an async job that had waited `queuedSeconds` since it was accepted:
+   * agent_async_job_queued_seconds{capability}. Call the returned function when the job ended:
+   * agent_async_jobs_total{capability,state}, agent_async_job_running_seconds{capability}; extra
+   * calls do nothing. A job cut by a shutdown and sent back to the queue does not end here. Optional.
+   */
+  asyncJobStarted?(capability: string, queuedSeconds: number): (state: AsyncJobState) => void;
 }
 
 const nothing = (): void => {};
@@ -84,4 +106,6 @@ export const noMetrics: Metrics = Object.freeze({
   ledgerError: nothing,
   settlerBalance: nothing,
   feePayerBalance: nothing,
+  asyncQueue: nothing,
+  asyncJobStarted: () => nothing,
 });

@@ -87,7 +87,13 @@ async function accept(
   const capability = findCapability(s.agent, job.capability);
   const logger = call.logger.child({ job_id: job.jobId, capability: job.capability });
   const input = validateInput(capability, job.input);
-  const base = { jobId: job.jobId, capability: job.capability, input, deadline: job.deadline };
+  const base = {
+    jobId: job.jobId,
+    capability: job.capability,
+    input,
+    deadline: job.deadline,
+    queuedAt: Date.now(),
+  };
   const token = randomBytes(32).toString("base64url");
   if (!s.gate) {
     // Dev mode: nothing to pay; the job is queued as it is.

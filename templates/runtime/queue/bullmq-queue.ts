@@ -26,6 +26,8 @@ import {
 const QUEUE_NAME = "jobs";
 /** A job cut by a shutdown is tried again this many times in all, a second apart. */
 const ATTEMPTS = 5;
+/** BullMQ's states of a job no worker runs yet (delayed: cut by a shutdown, tried again soon). */
+const WAITING = ["waiting", "delayed", "prioritized", "paused"];
 /** Times a job may lose its worker (stall) before it fails (nothing charged). */
 const MAX_STALLS = 3;
 
@@ -43,6 +45,7 @@ interface BullQueue {
   /** The Redis backend (its raw client: the durability check). */
   backend?: { client?: Promise<RedisConnection> };
   add(name: string, data: QueuedJob, options: Record<string, unknown>): Promise<unknown>;
+  getJobCounts(...states: string[]): Promise<Record<string, number>>;
   close(): Promise<void>;
   on(event: string, listener: (...args: any[]) => void): unknown;
 }
@@ -131,6 +134,11 @@ export async function createBullQueue(options: BullQueueOptions): Promise<JobQue
       }
       if (state === "failed") return { data: job.data, state: "done", answer: failedAnswer() };
       return { data: job.data, state: state === "active" ? "running" : "queued" };
+    },
+    async counts() {
+      const n = await queue.getJobCounts(...WAITING, "active");
+      const queued = WAITING.reduce((sum, state) => sum + (n[state] ?? 0), 0);
+      return { queued, running: n.active ?? 0 };
     },
     async work(processor: Processor, concurrency: number) {
       const lockMs = options.lockSeconds * 1000;

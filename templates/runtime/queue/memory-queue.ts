@@ -78,6 +78,11 @@ export function createMemoryQueue(resultTtlMs: number): JobQueue {
       }
       return record;
     },
+    async counts() {
+      let queued = 0;
+      for (const record of records.values()) if (record.state === "queued") queued++;
+      return { queued, running };
+    },
     async work(run, count) {
       processor = run;
       concurrency = count;

@@ -8,6 +8,7 @@
  */
 import type { ResolvedConfig } from "../config.js";
 import type { StoredResult } from "../ledger/ledger.js";
+import type { AsyncQueueCounts } from "../ops/metrics.js";
 import type { SentPayment } from "../payments/scheme.js";
 import type { Logger } from "../types.js";
 import { createMemoryQueue } from "./memory-queue.js";
@@ -40,6 +41,8 @@ export interface QueuedJob {
   /** The input as validated (coerced, defaults filled in). */
   input: unknown;
   deadline: number;
+  /** When it was accepted (ms since the epoch): its time in the queue is measured from it (metrics). */
+  queuedAt?: number;
   /** Absent in dev mode. */
   paid?: QueuedPayment;
 }
@@ -63,6 +66,8 @@ export interface JobQueue {
   /** Queues a job (a job with the same id already there is kept as it is). */
   add(job: QueuedJob): Promise<void>;
   get(id: string): Promise<JobRecord | undefined>;
+  /** Jobs waiting for a worker and jobs running (every worker's, for a shared queue): the metrics' depth. */
+  counts(): Promise<AsyncQueueCounts>;
   /** Starts this process's worker: up to `concurrency` jobs at once. */
   work(processor: Processor, concurrency: number): Promise<void>;
   /** Stops taking jobs; resolves once the running ones have finished. */

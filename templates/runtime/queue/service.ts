@@ -28,6 +28,7 @@ export interface AsyncJobsService {
 export async function createAsyncJobs(s: JobServices, logger: Logger): Promise<AsyncJobsService> {
   const queue = await selectQueue(s.config, s.agent.name, logger);
   logger.info(queue.describe());
+  s.metrics.asyncQueue?.(() => queue.counts());
   let watcher: NodeJS.Timeout | undefined;
   let stopped: Promise<void> | undefined;
   const stopWorking = () => {

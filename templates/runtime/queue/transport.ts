@@ -18,6 +18,9 @@ export function prefersAsync(prefer: string): boolean {
     .some((preference) => preference.split(";")[0]!.trim().toLowerCase() === "respond-async");
 }
 
+/** The agent card's extension for async jobs: RFC 7240's respond-async preference. */
+export const ASYNC_EXTENSION_URI = "https://www.rfc-editor.org/rfc/rfc7240#section-4.1";
+
 /** Headers a browser may read from a 202 and a poll's answer (besides the payment headers). */
 const EXPOSED =
   "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After, Location, Preference-Applied";
@@ -44,11 +47,15 @@ function mountJobs(app: Express, s: JobServices, logger: Logger): void {
   s.asyncJobs = jobs;
   // For npm run worker (worker-main.ts) and tests: the service, loaded now; undefined when never loaded.
   app.locals.asyncJobs = { load, loaded: () => loading };
-  if (s.config.redis && s.config.queue?.worker)
+  // A shared queue is loaded at once by a worker, and by an instance with metrics (its depth is Redis').
+  if (s.config.redis && (s.config.queue?.worker || s.config.metrics))
     load().catch((err: unknown) =>
-      logger.error("job worker did not start: async jobs wait for another worker", {
-        error: String(err),
-      }),
+      logger.error(
+        "job queue did not load: this instance runs no async job and reports no queue depth",
+        {
+          error: String(err),
+        },
+      ),
     );
 
   app.options(`${JOBS_PATH}/:id`, (_req, res) => {
@@ -72,6 +79,15 @@ export const QUEUE_TRANSPORT: Transport = {
   mount: mountJobs,
   discovery: {
     openapiSchemas: ["JobPending"],
+    cardExtension: (base) => ({
+      uri: ASYNC_EXTENSION_URI,
+      description: `Long jobs: POST the job to ${base}/execute with \`Prefer: respond-async\`: 202 Accepted with \`Location: /jobs/{id}\` and a \`job_token\`; poll GET ${base}${JOBS_PATH}/{id} with \`Authorization: Bearer <job_token>\` (honour Retry-After) until it is completed or failed. Paid jobs are charged only on completion (EVM payments only).`,
+      params: {
+        prefer: "respond-async",
+        poll: `${base}${JOBS_PATH}/{id}`,
+        authorization: "Bearer <job_token>",
+      },
+    }),
     llms: () => [
       "Long job? Add `Prefer: respond-async`: 202, `Location`, `job_token`; poll `Location` with `Authorization: Bearer <job_token>`. Charged on completion (EVM only).",
     ],

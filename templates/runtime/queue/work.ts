@@ -33,6 +33,7 @@ import { storedAnswers } from "../jobs/stored-answer.js";
 import type { StoredResult } from "../ledger/ledger.js";
 import { holdReservation } from "../ledger/reservation.js";
 import { PaymentError } from "../errors.js";
+import type { AsyncJobState } from "../ops/metrics.js";
 import type { Logger } from "../types.js";
 import { type QueuedJob, type QueuedPayment, RunAgainLater } from "./queue.js";
 
@@ -55,12 +56,13 @@ export async function runQueuedJob(
 ): Promise<StoredResult> {
   const started = Date.now();
   const log = logger.child({ job_id: data.jobId, capability: data.capability, queue_id: data.id });
+  const ended = measured(s, data, started);
   const leave = s.drain.enter();
   let answer: JobAnswer;
   try {
     answer = await run(s, data, log, options);
   } catch (err) {
-    if (err instanceof RunAgainLater) throw err;
+    if (err instanceof RunAgainLater) throw err; // not ended: back to the queue
     if (!(err instanceof AgentError))
       log.error("unexpected error running an async job", { error: String(err) });
     answer = refusedBy(err instanceof AgentError ? err : new InternalError("pipeline error"));
@@ -72,11 +74,30 @@ export async function runQueuedJob(
     Object.entries(written.headers).filter(([name]) => KEPT_HEADERS.has(name)),
   );
   log.info("async job finished", { status: written.status, ms: Date.now() - started });
+  ended(written.status === 200 ? "completed" : "failed");
   return {
     status: written.status,
     headers: { ...headers, "Cache-Control": "no-store" },
     body: written.body,
   };
+}
+
+/** Its metrics: time queued now, then how it ended (a metrics error never fails the job). */
+function measured(
+  s: JobServices,
+  data: QueuedJob,
+  started: number,
+): (state: AsyncJobState) => void {
+  const safe = <T,>(call: () => T): T | undefined => {
+    try {
+      return call();
+    } catch {
+      return undefined;
+    }
+  };
+  const waited = (started - (data.queuedAt ?? started)) / 1000;
+  const end = safe(() => s.metrics.asyncJobStarted?.(data.capability, waited));
+  return (state) => void safe(() => end?.(state));
 }
 
 async function run(
