@@ -105,6 +105,8 @@ describe("the BullMQ job queue's metrics", () => {
         expect((await finished(front.running.url, location, credential, 10_000, 50)).status).toBe(
           200,
         );
+      // One read of the queue serves a scrape's gauges for a short window (metrics/async-jobs.ts).
+      await new Promise((r) => setTimeout(r, 250));
       expect(await depth()).toBe("0");
       expect(await scrape(worker.running.url, token)).toContain(
         'agent_async_jobs_total{capability="echo",state="completed"} 2',
