@@ -23,6 +23,19 @@ export function canonical(value: unknown): string {
 
 const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
 
+/**
+ * The form of a job id a transport derives for a call that names none (mcp/call.ts's derivedJobId
+ * for a tools/call without `_meta.job_id`: "mcp-" + 32 hex digits). Such an id names no job of the
+ * caller's, so an answer made under it is the identical request's under any job_id, and the other
+ * way round; two job ids the caller chose must be equal.
+ */
+const DERIVED_JOB_ID = /^mcp-[0-9a-f]{32}$/;
+
+/** Whether two job ids may name the same job: equal, or either derived (the caller named none). */
+export function sameJob(a: string, b: string): boolean {
+  return a === b || DERIVED_JOB_ID.test(a) || DERIVED_JOB_ID.test(b);
+}
+
 /** The request's identity: its capability and its input (canonical JSON). */
 export function requestHash(capability: string, input: unknown): string {
   return sha256(canonical([capability, input]));

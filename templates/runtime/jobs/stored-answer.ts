@@ -2,7 +2,8 @@
  * A paid job's stored answers (runPaidJob's steps for them, paid.ts). The ledger keeps one answer
  * per authorization, with the identity of its payment and request (identity.ts). An identical
  * retry is the same payment, capability and input, over either transport (POST /execute or an MCP
- * tools/call), whatever its job_id (the answer then names the retry's job_id):
+ * tools/call), and the same job_id unless one side's was derived by its transport (identity.ts's
+ * sameJob: an MCP call naming none); the answer then names the retry's job_id:
  *   - settled (charged): an identical retry gets it again, with its receipt, no second charge;
  *   - held (not charged): the job succeeded but its caller had left before settlement, so nothing
  *     was charged; the first identical retry settles it then (one retry only: it claims it in the
@@ -21,7 +22,7 @@ import type { Hold } from "../ledger/reservation.js";
 import { keptAnswer, keptRecord, type KeptAnswer } from "../payments/kept-answer.js";
 import type { SentPayment } from "../payments/scheme.js";
 import type { PaidPayment } from "../types.js";
-import { paymentHash, requestHash } from "./identity.js";
+import { paymentHash, requestHash, sameJob } from "./identity.js";
 import { notOurs } from "./ledger-step.js";
 import { withJobId } from "./result.js";
 import { type CallerGone, fromKept, type JobAnswer } from "./outcome.js";
@@ -196,6 +197,9 @@ export function storedAnswers(p: PaidJob, sent: SentPayment) {
           false,
         );
       }
+      // The identical request under another job_id the caller chose: another job, which this
+      // payment cannot pay for (the reservation says so); a transport's derived id names none.
+      if (!sameJob(found.jobId, job.jobId)) return undefined;
       if (found.settled) return replay(found);
       if (found.unconfirmed) return reconcileHeld(auth, found);
       return settleHeld(auth, found, verified);
