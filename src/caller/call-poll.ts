@@ -16,6 +16,8 @@ import { describeFetchError } from "./service.js";
 export const POLL_DELAYS = { firstMs: 1000, factor: 1.5, maxMs: 15_000 } as const;
 /** Longest Retry-After honoured between polls. */
 const MAX_RETRY_AFTER_MS = 60_000;
+/** Answers to a poll that say "not now", never the job's answer. */
+const ASK_AGAIN = new Set([502, 503, 504]);
 /** Longest wait for one poll's answer. */
 const POLL_TIMEOUT_MS = 30_000;
 
@@ -100,7 +102,7 @@ export async function pollJob(options: PollOptions): Promise<PolledAnswer> {
   }
 }
 
-/** One GET of the job: its answer, or undefined when it is to be asked again (lost, 503). */
+/** One GET of the job: its answer, or undefined when it is to be asked again (lost, 502/503/504). */
 async function pollOnce(
   url: string,
   token: string,
@@ -122,7 +124,8 @@ async function pollOnce(
     note(`polling ${url} failed (${describeFetchError(error)}); asking again`);
     return undefined;
   }
-  if (response.status === 503) return undefined;
+  // "Not now" from the service or a proxy in front of it: the job is still there; ask again.
+  if (ASK_AGAIN.has(response.status)) return undefined;
   return {
     status: response.status,
     text: new TextDecoder().decode(data),
