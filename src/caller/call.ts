@@ -103,23 +103,22 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
   const job = { service, capability, input, jobId, deadlineSeconds };
   const { init, send, pollUntilMs } = jobRequest(job, params, fetchImpl, note);
   const queued = params.async ? { untilMs: pollUntilMs, note, fetchImpl } : undefined;
-  const sent = await post(send, executeUrl, init);
-  const sentText = await sent.text();
-  // Dev mode, asynchronously: the unpaid job was queued; its answer is polled.
-  const {
-    status,
-    text: firstText,
-    headers,
-  } = queued && sent.status === 202
-    ? await pollJob({ ...queued, executeUrl, accepted: { headers: sent.headers, text: sentText } })
-    : { status: sent.status, text: sentText, headers: sent.headers };
-  const first = sent.status === 202 ? new Response(firstText, { status, headers }) : sent;
-  if (first.status === 200) {
+  const first = await post(send, executeUrl, init);
+  const firstText = await first.text();
+  const free = (text: string): CallResult => {
     note(
       `${baseUrl} asked for no payment (a service in dev mode): the job ran and nothing was paid`,
     );
-    return { ...completed(firstText, executeUrl, jobId, capability), payment: null };
+    return { ...completed(text, executeUrl, jobId, capability), payment: null };
+  };
+  if (queued && first.status === 202) {
+    // Dev mode, asynchronously: the unpaid job was queued; its answer is polled, and never paid.
+    const accepted = { headers: first.headers, text: firstText };
+    const polled = await pollJob({ ...queued, executeUrl, accepted });
+    if (polled.status !== 200) throw errorAnswer(polled.status, polled.text, executeUrl);
+    return free(polled.text);
   }
+  if (first.status === 200) return free(firstText);
   if (first.status !== 402) throw errorAnswer(first.status, firstText, executeUrl);
   const offers = guarded(() => offersOf402(first.headers, firstText), executeUrl);
   if (!offers) throw errorAnswer(first.status, firstText, executeUrl);
