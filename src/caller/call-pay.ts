@@ -69,6 +69,11 @@ export async function payJob(step: PaymentStep): Promise<CallResult> {
   const declared = BigInt(capability.priceAtomic);
   const allowed = step.limit !== undefined && step.limit < declared ? step.limit : declared;
   const chosen = chooseNetwork(offers, step.network, step.env, step.deadlineSeconds, executeUrl);
+  if (step.queued && chosen.family !== "evm")
+    throw new CallError(
+      "payment",
+      `--async: ${chosen.id} is a Solana network, and a Solana payment cannot wait for a queued job (its transaction's blockhash expires within about 60-90 s): async jobs are paid on EVM networks only; nothing was signed. Call without --async, or choose an EVM network the service offers with --network`,
+    );
   const allowedAssets: AllowedAsset[] = (step.assets ?? []).map((asset) => ({ asset }));
   // Only offers in the network's USDC (or a token allowed with --asset) are ever signed or checked.
   const usable = payableOffers(offers, chosen.id, allowedAssets, executeUrl);

@@ -27,7 +27,8 @@ and polls it with the token (1 s, growing 1.5x to 15 s, never sooner than the se
 until the job finishes, at most until its deadline plus a minute, then prints the result and receipt
 as usual: the payment is settled only when the job completed. A lost 202 re-sends the identical
 request (same signed payment): the service names the same job. A service that answers at once is
-answered as usual. Solana payments cannot wait for a queued job (the service refuses them, 402).
+answered as usual. A Solana payment cannot wait for a queued job: --async on Solana is refused
+before anything is signed.
 
 Token: only the network's USDC is paid (its address from create-agent's network table: e.g.
 0x036C...CF7e on base-sepolia, EPjF...Dt1v on solana). An offer in any other token (USDT, a
