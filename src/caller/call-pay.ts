@@ -30,6 +30,7 @@ import {
 } from "./payment.js";
 import { addPaymentIdentifier, newPaymentId } from "./payment-id.js";
 import { hideUrlSecrets, SVM_CALL } from "./solana-payment.js";
+import { type PollOptions, pollJob } from "./call-poll.js";
 import type { ServiceCapability } from "./service.js";
 
 /** What paying needs from the steps before it (call.ts). */
@@ -55,6 +56,8 @@ export interface PaymentStep {
   first: Response;
   firstText: string;
   offers: PaymentOffer[];
+  /** `--async`: a 202 is polled (call-poll.ts) until this time, telling the user. */
+  queued?: Pick<PollOptions, "untilMs" | "note" | "fetchImpl">;
 }
 
 /** Every payer family `call` pays in, by the guard's family id (payer-families.ts). */
@@ -66,6 +69,11 @@ export async function payJob(step: PaymentStep): Promise<CallResult> {
   const declared = BigInt(capability.priceAtomic);
   const allowed = step.limit !== undefined && step.limit < declared ? step.limit : declared;
   const chosen = chooseNetwork(offers, step.network, step.env, step.deadlineSeconds, executeUrl);
+  if (step.queued && chosen.family !== "evm")
+    throw new CallError(
+      "payment",
+      `--async: ${chosen.id} is a Solana network, and a Solana payment cannot wait for a queued job (its transaction's blockhash expires within about 60-90 s): async jobs are paid on EVM networks only; nothing was signed. Call without --async, or choose an EVM network the service offers with --network`,
+    );
   const allowedAssets: AllowedAsset[] = (step.assets ?? []).map((asset) => ({ asset }));
   // Only offers in the network's USDC (or a token allowed with --asset) are ever signed or checked.
   const usable = payableOffers(offers, chosen.id, allowedAssets, executeUrl);
@@ -102,12 +110,35 @@ export async function payJob(step: PaymentStep): Promise<CallResult> {
         : `the x402 client did not pay ${executeUrl}: ${clientRefusal(message, payable)}; nothing was sent`,
     );
   }
-  const paidText = await paid.text();
   const sent = sending.sent();
-  if (paid.status !== 200) throw errorAnswer(paid.status, paidText, executeUrl, sent);
-  const result = completed(paidText, executeUrl, step.jobId, capability);
+  const { status, text, headers } = await answerOf(step, paid, sent);
+  if (status !== 200) throw errorAnswer(status, text, executeUrl, sent);
+  const result = completed(text, executeUrl, step.jobId, capability);
   if (!sent) return { ...result, payment: null }; // answered without the payment being sent
-  return { ...result, payment: receiptOf(sent, paid.headers) };
+  return { ...result, payment: receiptOf(sent, headers) };
+}
+
+/**
+ * The paid request's answer; with --async, a 202 is the job queued, and its answer is polled for. A lost
+ * 202 was re-sent identically (same payment) by the retrying fetch: the service names the same job.
+ */
+async function answerOf(
+  step: PaymentStep,
+  paid: Response,
+  sent: SignedPayment | undefined,
+): Promise<{ status: number; text: string; headers: Headers }> {
+  const text = await paid.text();
+  if (paid.status !== 202 || !step.queued)
+    return { status: paid.status, text, headers: paid.headers };
+  const signedNote = sent
+    ? `; a payment of ${describePayment(sent.amount, sent.network, sent.asset)} was signed for this job and is settled only if it completes: check the payer's USDC transfers before calling again`
+    : "";
+  return await pollJob({
+    ...step.queued,
+    executeUrl: step.executeUrl,
+    accepted: { headers: paid.headers, text },
+    signedNote,
+  });
 }
 
 /**

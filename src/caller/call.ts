@@ -22,6 +22,7 @@ import { amountProblem, didYouMean, toAtomicAmount } from "../manifest/index.js"
 import { type CallResult, completed, errorAnswer } from "./call-answer.js";
 import { guarded, solanaDeadlineProblem } from "./call-offers.js";
 import { payJob } from "./call-pay.js";
+import { pollJob } from "./call-poll.js";
 import { CallError } from "./errors.js";
 import { PAYER_FAMILIES, PAYER_NETWORKS, payerFamily } from "./payer-families.js";
 import { offersOf402, type PayerFamily, type PayerFamilyId } from "./guard.js";
@@ -73,6 +74,11 @@ export interface CallParams {
   retryDelaysMs?: readonly number[];
   /** Loads the x402 client packages (tests replace it to simulate a light install). */
   importer?: (specifier: string) => Promise<unknown>;
+  /**
+   * `--async`: ask for an asynchronous job (`Prefer: respond-async`); a 202 is polled at its Location
+   * until the job's answer arrives (call-poll.ts). A service that answers at once is answered as usual.
+   */
+  async?: boolean;
 }
 
 export async function callCapability(params: CallParams): Promise<CallResult> {
@@ -95,15 +101,24 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
   // 4. The job, without payment.
   const executeUrl = `${baseUrl}/execute`;
   const job = { service, capability, input, jobId, deadlineSeconds };
-  const { init, send } = jobRequest(job, params, fetchImpl, note);
+  const { init, send, pollUntilMs } = jobRequest(job, params, fetchImpl, note);
+  const queued = params.async ? { untilMs: pollUntilMs, note, fetchImpl } : undefined;
   const first = await post(send, executeUrl, init);
   const firstText = await first.text();
-  if (first.status === 200) {
+  const free = (text: string): CallResult => {
     note(
       `${baseUrl} asked for no payment (a service in dev mode): the job ran and nothing was paid`,
     );
-    return { ...completed(firstText, executeUrl, jobId, capability), payment: null };
+    return { ...completed(text, executeUrl, jobId, capability), payment: null };
+  };
+  if (queued && first.status === 202) {
+    // Dev mode, asynchronously: the unpaid job was queued; its answer is polled, and never paid.
+    const accepted = { headers: first.headers, text: firstText };
+    const polled = await pollJob({ ...queued, executeUrl, accepted });
+    if (polled.status !== 200) throw errorAnswer(polled.status, polled.text, executeUrl);
+    return free(polled.text);
   }
+  if (first.status === 200) return free(firstText);
   if (first.status !== 402) throw errorAnswer(first.status, firstText, executeUrl);
   const offers = guarded(() => offersOf402(first.headers, firstText), executeUrl);
   if (!offers) throw errorAnswer(first.status, firstText, executeUrl);
@@ -125,6 +140,7 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
     first,
     firstText,
     offers,
+    ...(queued ? { queued } : {}),
   });
 }
 
@@ -206,7 +222,7 @@ function jobRequest(
   params: CallParams,
   fetchImpl: typeof fetch,
   note: (line: string) => void,
-): { init: RequestInit; send: typeof fetch } {
+): { init: RequestInit; send: typeof fetch; pollUntilMs: number } {
   const deadline = Math.floor(Date.now() / 1000) + job.deadlineSeconds;
   const body = JSON.stringify({
     service_version: job.service.serviceVersion,
@@ -216,7 +232,12 @@ function jobRequest(
   });
   const init: RequestInit = {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json" },
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json",
+      // RFC 7240: a service with async jobs answers 202 and a Location to poll; others ignore it.
+      ...(params.async ? { prefer: "respond-async" } : {}),
+    },
     body,
   };
   const send = retryingFetch({
@@ -226,7 +247,7 @@ function jobRequest(
     attemptTimeoutMs: job.deadlineSeconds * 1000 + ANSWER_GRACE_MS,
     onRetry: note,
   });
-  return { init, send };
+  return { init, send, pollUntilMs: deadline * 1000 + SETTLEMENT_GRACE_MS };
 }
 
 /** `--network`, checked: a known name or a CAIP-2 id of a network a payer family pays on. */

@@ -43,6 +43,7 @@ export const CLIENT_TEMPLATE_FILES = [
   "pay-solana.ts",
   "pay.ts",
   "answer.ts",
+  "poll.ts",
   "caller.ts",
 ] as const;
 

@@ -21,6 +21,15 @@ ${SOLANA_MAX_DEADLINE_SECONDS} s (its default when Solana is chosen up front; a 
 refused before anything is signed). A dropped connection re-sends the identical request (same
 job_id, same signed payment): the job is paid once. Services in dev mode are called without payment.
 
+Async jobs: --async sends Prefer: respond-async. A service with async jobs checks the job and its
+payment, then answers 202 with a Location; call prints that the job is queued (never its job_token)
+and polls it with the token (1 s, growing 1.5x to 15 s, never sooner than the service's Retry-After)
+until the job finishes, at most until its deadline plus a minute, then prints the result and receipt
+as usual: the payment is settled only when the job completed. A lost 202 re-sends the identical
+request (same signed payment): the service names the same job. A service that answers at once is
+answered as usual. A Solana payment cannot wait for a queued job: --async on Solana is refused
+before anything is signed.
+
 Token: only the network's USDC is paid (its address from create-agent's network table: e.g.
 0x036C...CF7e on base-sepolia, EPjF...Dt1v on solana). An offer in any other token (USDT, a
 token the service deployed) is refused before anything is signed, naming it; --asset <address>
@@ -34,6 +43,7 @@ and no file, stdout is one JSON document: {"ok":true,"job_id","capability","outp
 Examples:
   create-agent call echo --input message=hi
   create-agent call https://agent.example.com summarize --json input.json --max-price 0.05
+  create-agent call https://agent.example.com research --async --deadline-seconds 1800 --input topic=x
   SOLANA_PAYER_KEY=... create-agent call https://agent.example.com echo --network solana --input message=hi
   echo '{"text":"hi"}' | create-agent call summarize --json - --input max_words=20
   npm run call -- echo --input message=hi      (in a generated project)`;

@@ -19,6 +19,8 @@ export interface CallCommandOptions {
   network?: string;
   /** `--asset <address>`, repeatable: tokens allowed besides the network's USDC. */
   asset?: string[];
+  /** `--async`: Prefer: respond-async, then poll the 202's Location (src/caller/call-poll.ts). */
+  async?: boolean;
 }
 
 export interface CallIo {
@@ -136,6 +138,7 @@ async function run(
     ...(deadlineSeconds !== undefined ? { deadlineSeconds } : {}),
     ...(options.network !== undefined ? { network: options.network } : {}),
     ...(options.asset !== undefined && options.asset.length > 0 ? { assets: options.asset } : {}),
+    ...(options.async ? { async: true } : {}),
     env: io.env,
     stdin: io.stdin,
     note: (line) => io.stderr(`create-agent: ${line}\n`),

@@ -207,6 +207,10 @@ const call: CommandDeclaration = (program, done) => {
       "also pay in this token (contract or mint address), repeatable; without it only the network's USDC is paid",
       collect,
     )
+    .option(
+      "--async",
+      "ask for an asynchronous job (Prefer: respond-async): on 202 poll its Location until it finishes (for jobs longer than a proxy waits; EVM payments)",
+    )
     .addHelpText("after", CALL_HELP_AFTER)
     .action(async (first: string, second: string | undefined, options) => {
       const { callCommand } = await import("./call.js");

@@ -16,6 +16,7 @@ import { type Payers, sendPaying } from "./pay.js";
 import { payerAccount } from "./pay-evm.js";
 import { parseUsdc } from "./pay-limit.js";
 import { decodeAnswer, environment } from "./answer.js";
+import { pollAccepted } from "./poll.js";
 import { type FetchLike, retryingFetch } from "./retry.js";
 
 /** What the service declared when this client was generated. */
@@ -80,8 +81,16 @@ export interface CallOptions {
   jobId?: string;
   /** When the job must be done: a Date, or a Unix timestamp in seconds (default: deadlineSeconds from now). */
   deadline?: Date | number;
-  /** Aborts the call (waiting, retrying, or the request itself). */
+  /** Aborts the call (waiting, retrying, polling, or the request itself). */
   signal?: AbortSignal;
+  /**
+   * Run the job asynchronously, for jobs longer than a proxy waits (`Prefer: respond-async`): the service
+   * answers 202 once it checked the job and its payment, and this polls the job until its answer arrives
+   * (1 s, growing to 15 s, honouring Retry-After; until the deadline plus a minute), then returns it as a
+   * synchronous call does. The payment is settled only when the job completed. A service without async
+   * jobs answers at once. EVM payments only (a Solana payment cannot wait for a queued job).
+   */
+  async?: boolean;
 }
 
 /** The receipt of a settled payment (the service's PAYMENT-RESPONSE or X-PAYMENT-RESPONSE header). */
@@ -193,7 +202,11 @@ export function createCaller(service: ServiceInfo, options: AgentClientOptions):
     });
     const init: RequestInit = {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json" },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json",
+        ...(call.async ? { prefer: "respond-async" } : {}),
+      },
       body,
     };
     const payers: Payers = {
@@ -206,8 +219,21 @@ export function createCaller(service: ServiceInfo, options: AgentClientOptions):
       rpcUrl: (id) => rpcUrls.get(networkId(id)) ?? (environment(rpcUrlVariable(id)) || undefined),
       deadlineSeconds: deadline - Date.now() / 1000,
     };
-    const { response, signed } = await sendPaying(send, `${baseUrl}/execute`, init, limit, payers);
-    return decodeAnswer<Output>(response, `${baseUrl}/execute`, capability, jobId, signed);
+    const url = `${baseUrl}/execute`;
+    const { response, signed } = await sendPaying(send, url, init, limit, payers);
+    // Queued (202): its answer is polled; a lost 202 was re-sent with the same payment (the same job).
+    const answer =
+      call.async && response.status === 202
+        ? await pollAccepted(response, {
+            url,
+            send,
+            untilMs: deadline * 1000 + IN_USE_GRACE_MS,
+            signal: call.signal,
+            capability,
+            jobId,
+          })
+        : response;
+    return decodeAnswer<Output>(answer, url, capability, jobId, signed);
   };
 }
 

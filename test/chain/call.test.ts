@@ -173,3 +173,85 @@ describe("create-agent call against a production server on chain", () => {
     },
   );
 });
+
+describe("create-agent call --async against a production server with async jobs (in-process queue)", () => {
+  const jobGets = () =>
+    server.requests.filter((r) => r.method === "GET" && r.path.startsWith("/jobs/"));
+
+  it("pays once, is told the job is queued, polls it, prints the output; charged only after completion", async () => {
+    const payer = await fundedPayer(1_000_000n);
+    const [payeeBefore, payerBefore] = [await balance(PAYEE), await balance(payer.address)];
+    const settledBefore = settlements();
+    const runsBefore = agent.seen.slow?.length ?? 0;
+    const pollsBefore = jobGets().length;
+
+    const running = runCall([server.url, "slow", "--input", "message=later", "--async"], {
+      env: { X402_PAYER_KEY: payer.key },
+    });
+    // Polling has begun while the 3 s job runs: nothing has moved yet.
+    while (jobGets().length === pollsBefore && running.exitCode === null)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(await balance(payer.address)).toBe(payerBefore);
+    const r = await running;
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ text: "later" });
+    expect(r.stderr).toMatch(
+      /queued by the service \(HTTP 202\); polling http:\S+\/jobs\/job_[0-9a-f]{32}/,
+    );
+    expect(r.stderr).toContain("paid 0.01 USDC on eip155:84532");
+    expect(r.stderr).not.toMatch(/job_token|Bearer/);
+
+    expect(server.paidExecutes()).toBeGreaterThanOrEqual(1);
+    expect(jobGets().length - pollsBefore).toBeGreaterThanOrEqual(2); // queued/running, then done
+    expect((agent.seen.slow?.length ?? 0) - runsBefore).toBe(1);
+    expect(settlements()).toBe(settledBefore + 1);
+    expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
+    expect(await balance(payer.address)).toBe(payerBefore - PRICE);
+    const tx = /transaction: (0x[0-9a-f]{64})/.exec(r.stderr)?.[1] as Hex | undefined;
+    expect((await client.getTransactionReceipt({ hash: tx! })).status).toBe("success");
+  });
+
+  it("the 202 is lost: call re-sends the identical request, gets the same job, one run, one charge", async () => {
+    const payer = await fundedPayer(1_000_000n);
+    const proxy = await dropProxy(server.url, "after-answer");
+    try {
+      const [payeeBefore, payerBefore] = [await balance(PAYEE), await balance(payer.address)];
+      const settledBefore = settlements();
+      const runsBefore = agent.seen.slow?.length ?? 0;
+
+      const r = await runCall(
+        [
+          proxy.url,
+          "slow",
+          "--input",
+          "message=once",
+          "--job-id",
+          "async-lost",
+          "--async",
+          "--json",
+        ],
+        { env: { X402_PAYER_KEY: payer.key } },
+      );
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        ok: true,
+        job_id: "async-lost",
+        output: { text: "once" },
+        payment: { network: "eip155:84532", payer: payer.address, amount: "0.01" },
+      });
+      expect(r.stderr).toMatch(/sending the identical request again/);
+      expect(r.stderr).toMatch(/queued by the service \(HTTP 202\)/);
+      // One authorization, re-sent verbatim; the same job polled; one handler run; one price.
+      expect(proxy.dropped).toBe(1);
+      expect(proxy.paid.length).toBe(2);
+      expect(new Set(proxy.paid).size).toBe(1);
+      await new Promise((r) => setTimeout(r, 3500)); // a second job, had one been queued, would have run
+      expect((agent.seen.slow?.length ?? 0) - runsBefore).toBe(1);
+      expect(settlements()).toBe(settledBefore + 1);
+      expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
+      expect(await balance(payer.address)).toBe(payerBefore - PRICE);
+    } finally {
+      await proxy.close();
+    }
+  });
+});

@@ -12,6 +12,7 @@ import {
   dropProxy,
   payingProject,
   priceRefusal,
+  type ProxiedRequest,
   type TsProject,
 } from "../cli/client-project.js";
 import { captureLogger, echoAgent, listen, type Running } from "../runtime/helpers.js";
@@ -55,15 +56,17 @@ async function startServer(token: Hex): Promise<Server> {
 
 const SCRIPT = `import { AgentCallError, createAgentClient, type EchoOutput } from "./chain-client.js";
 
-// argv: baseUrl maxPrice jobId [allowed asset]; the key comes from X402_PAYER_KEY (the default).
-const [baseUrl = "", maxPrice = "", jobId = "", allowed = ""] = process.argv.slice(2);
+// argv: baseUrl maxPrice jobId [allowed asset] [async]; the key comes from X402_PAYER_KEY (the default).
+const [baseUrl = "", maxPrice = "", jobId = "", allowed = "", mode = ""] = process.argv.slice(2);
+// Typed as object: this script compiles against a client without the async option too.
+const asAsync: object = mode === "async" ? { async: true } : {};
 const agent = createAgentClient({
   baseUrl,
   ...(maxPrice ? { maxPrice } : {}),
   ...(allowed ? { allowedAssets: [{ network: "eip155:84532", asset: allowed }] } : {}),
 });
 try {
-  const result = await agent.echo({ text: "on chain" }, { jobId });
+  const result = await agent.echo({ text: "on chain" }, { jobId, ...asAsync });
   const output: EchoOutput = result.output;
   const text: string = output.text;
   console.log(JSON.stringify({ ok: true, jobId: result.jobId, text, payment: result.payment ?? null }));
@@ -207,5 +210,79 @@ describe("a generated client paying on chain", () => {
     });
     expect(JSON.parse(allowed.stdout)).toMatchObject({ ok: true, text: "echo: on chain" });
     expect(await balance(payer.address, localUsdc)).toBe(before - PRICE);
+  });
+
+  describe("with { async: true } (Prefer: respond-async, then polling the 202's Location)", () => {
+    const polls = (proxy: { requests: ProxiedRequest[] }) =>
+      proxy.requests.filter((q) => q.method === "GET" && q.path.startsWith("/jobs/job_"));
+
+    it("pays once, polls the queued job, returns the typed result and receipt; charged once", async () => {
+      const payer = await fundedPayer();
+      const proxy = await dropProxy(server.url, "never");
+      try {
+        const [payeeBefore, payerBefore, runsBefore, settledBefore] = [
+          await balance(PAYEE),
+          await balance(payer.address),
+          server.runs.echo ?? 0,
+          server.settled(),
+        ];
+        const r = await project.run("pay.js", [proxy.url, "", "job-async-1", "", "async"], {
+          X402_PAYER_KEY: payer.key,
+        });
+        expect(r.exitCode, r.stderr).toBe(0);
+        const printed = JSON.parse(r.stdout);
+        expect(printed, r.stdout).toMatchObject({
+          ok: true,
+          jobId: "job-async-1",
+          text: "echo: on chain",
+        });
+        const paid = proxy.requests.filter((q) => q.payment !== undefined);
+        expect(paid.map((q) => q.outcome)).toEqual([202]);
+        expect(polls(proxy).length).toBeGreaterThanOrEqual(1);
+        expect(polls(proxy).at(-1)!.outcome).toBe(200);
+        expect(server.runs.echo).toBe(runsBefore + 1);
+        expect(server.settled()).toBe(settledBefore + 1);
+        expect(await balance(payer.address)).toBe(payerBefore - PRICE);
+        expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
+        const mined = await chain.getTransactionReceipt({ hash: printed.payment.transaction });
+        expect(mined.status).toBe("success");
+      } finally {
+        await proxy.close();
+      }
+    });
+
+    it("the 202 is lost: the identical request (same payment) finds the same job; one run, one charge", async () => {
+      const payer = await fundedPayer();
+      const proxy = await dropProxy(server.url, "after-answer");
+      try {
+        const [payeeBefore, payerBefore, runsBefore, settledBefore] = [
+          await balance(PAYEE),
+          await balance(payer.address),
+          server.runs.echo ?? 0,
+          server.settled(),
+        ];
+        const r = await project.run("pay.js", [proxy.url, "", "job-async-lost", "", "async"], {
+          X402_PAYER_KEY: payer.key,
+        });
+        expect(r.exitCode, r.stderr).toBe(0);
+        expect(JSON.parse(r.stdout), r.stdout).toMatchObject({ ok: true, text: "echo: on chain" });
+        const paid = proxy.requests.filter((q) => q.payment !== undefined);
+        // The resend is answered with the same job: its 202 (still queued or running), or, once that job
+        // was settled, its kept result.
+        expect(paid.map((q) => q.outcome)).toHaveLength(2);
+        expect(paid[0]!.outcome).toBe("dropped");
+        expect(paid[0]!.upstream).toBe(202); // what was lost: the job queued
+        expect([200, 202]).toContain(paid[1]!.outcome);
+        expect(paid[1]!.payment).toBe(paid[0]!.payment); // one signature
+        expect(paid[1]!.body).toBe(paid[0]!.body); // the identical job
+        expect(new Set(polls(proxy).map((q) => q.path)).size).toBeLessThanOrEqual(1); // one job
+        expect(server.runs.echo).toBe(runsBefore + 1);
+        expect(server.settled()).toBe(settledBefore + 1);
+        expect(await balance(payer.address)).toBe(payerBefore - PRICE);
+        expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
+      } finally {
+        await proxy.close();
+      }
+    });
   });
 });

@@ -190,6 +190,17 @@ describe("create-agent call on Solana", () => {
     expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n);
   });
 
+  it("--async on Solana is refused before anything is signed (a Solana payment cannot wait for a queued job)", async () => {
+    const shop = await seller([kit.network]);
+    const payer = await kit.fundedPayer(1_000_000n);
+    const env = { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl };
+    const r = await runCall([shop.url, "echo", "--input", "message=x", "--async"], { env });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain("async jobs are paid on EVM networks only; nothing was signed");
+    expect(shop.requests.filter((q) => q.payment)).toHaveLength(0);
+    expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n);
+  });
+
   it("a seller asking USDT (mainnet's mint) on Solana: nothing signed, a clear refusal; with --asset it pays and reports the token signed", async () => {
     kit.addMint(USDT);
     await kit.openTokenAccount(solanaPayee, USDT);

@@ -50,6 +50,17 @@ describe("a dev-mode service", () => {
     expect(agent.seen.echo?.at(-1)).toEqual({ message: "hi", times: 1 });
   });
 
+  it("--async: the job is queued (202), polled at its Location, and its output printed as usual", async () => {
+    const r = await runCall([server.url, "echo", "--input", "message=later", "--async"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe(JSON.stringify({ text: "later" }, null, 2));
+    expect(r.stderr).toMatch(/queued by the service \(HTTP 202\); polling http:\S+\/jobs\/job_/);
+    expect(r.stderr).not.toMatch(/job_token|Bearer/);
+    expect(server.requests.some((q) => q.method === "GET" && q.path.startsWith("/jobs/job_"))).toBe(
+      true,
+    );
+  });
+
   it("any of the service's URLs works (/about, /execute, a trailing slash)", async () => {
     for (const url of [`${server.url}/about`, `${server.url}/execute`, `${server.url}/`]) {
       const r = await runCall([url, "greet", "--input", "name=ann"]);

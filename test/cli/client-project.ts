@@ -132,6 +132,8 @@ export interface ProxiedRequest {
   body: string;
   /** The upstream status, or "dropped" when the proxy cut the caller off. */
   outcome: number | "dropped";
+  /** The upstream status, also of an answer the proxy then dropped (undefined before it came). */
+  upstream?: number;
 }
 
 /**
@@ -175,6 +177,7 @@ export async function dropProxy(target: string, mode: DropMode): Promise<DropPro
       },
       async (answer) => {
         const data = await readBody(answer);
+        entry.upstream = answer.statusCode ?? 0;
         if (drop) {
           if (mode === "after-answer") req.socket.destroy();
           return;

@@ -1,0 +1,85 @@
+/**
+ * Async jobs (`{ async: true }`): the service answered POST /execute with 202 (it queued the job, `Prefer:
+ * respond-async`); its answer is fetched from the 202's `Location` with its `job_token` (`Authorization:
+ * Bearer`), until it is no longer "queued" or "running". Waits start at 1 s and grow 1.5x up to 15 s, never
+ * sooner than the service's Retry-After; polling stops at the deadline plus a minute. The token goes only to
+ * the service's own origin. A poll is a GET: nothing is signed or paid again.
+ */
+import { AgentCallError } from "./errors.js";
+import { type FetchLike, retryAfterMs } from "./retry.js";
+
+const POLL_FIRST_MS = 1_000;
+const POLL_FACTOR = 1.5;
+const POLL_MAX_MS = 15_000;
+/** A longer Retry-After is cut to this. */
+const POLL_MAX_RETRY_AFTER_MS = 60_000;
+
+export interface PollJob {
+  /** The POST /execute URL the 202 answered. */
+  url: string;
+  /** Sends each poll (the retrying fetch: a lost poll is asked again). */
+  send: FetchLike;
+  /** Stop polling at this time (ms since the epoch). */
+  untilMs: number;
+  signal?: AbortSignal | undefined;
+  capability: string;
+  jobId: string;
+}
+
+/** The job's final answer (a result or an error body), as POST /execute would have sent it. */
+export async function pollAccepted(accepted: Response, job: PollJob): Promise<Response> {
+  const fail = (message: string) =>
+    new AgentCallError(`${message}; the payment is settled only for a job that completed`, {
+      errorType: "protocol",
+      status: 202,
+      capability: job.capability,
+      jobId: job.jobId,
+    });
+  const location = accepted.headers.get("location");
+  const body: unknown = await accepted.json().catch(() => undefined);
+  const token = (body as { job_token?: unknown } | undefined)?.job_token;
+  if (!location || typeof token !== "string")
+    throw fail(`POST ${job.url} answered 202 without a Location and job_token to poll`);
+  const target = new URL(location, job.url);
+  if (target.origin !== new URL(job.url).origin)
+    throw fail(`POST ${job.url} answered 202 with a Location on another origin (${target.origin})`);
+  const init: RequestInit = { headers: { authorization: `Bearer ${token}` } };
+  let wait = Math.max(POLL_FIRST_MS, retryAfterMs(accepted) ?? 0);
+  let backoff = POLL_FIRST_MS;
+  for (;;) {
+    if (Date.now() + wait > job.untilMs)
+      throw new AgentCallError(
+        `the queued job at ${target.href} had no answer by its deadline plus a minute; polling stopped (the payment is settled only if it completes)`,
+        { errorType: "deadline", capability: job.capability, jobId: job.jobId },
+      );
+    await pause(wait, job.signal);
+    const answer = await job.send(target.href, init);
+    if (!(await stillRunning(answer))) return answer;
+    backoff = Math.min(POLL_MAX_MS, backoff * POLL_FACTOR);
+    wait = Math.max(backoff, Math.min(retryAfterMs(answer) ?? 0, POLL_MAX_RETRY_AFTER_MS));
+  }
+}
+
+/** A 200 whose status is "queued" or "running". */
+async function stillRunning(answer: Response): Promise<boolean> {
+  if (answer.status !== 200) return false;
+  const body: unknown = await answer
+    .clone()
+    .json()
+    .catch(() => undefined);
+  const status = (body as { status?: unknown } | undefined)?.status;
+  return status === "queued" || status === "running";
+}
+
+/** Waits `ms`; an abort is noticed by the next poll (the retrying fetch throws it). */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
