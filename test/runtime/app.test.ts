@@ -465,7 +465,7 @@ describe("CORS", () => {
       expect(await res.text()).toBe("");
       expect(res.headers.get("access-control-allow-methods")).toBe(methods);
       expect(res.headers.get("access-control-allow-headers")).toBe(
-        "Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, X-Request-Id",
+        "Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, X-Request-Id, Prefer",
       );
       expect(res.headers.get("access-control-allow-origin")).toBe("*");
     },

@@ -29,8 +29,11 @@ export function knownRoutes(transports: readonly Transport[]): Routes {
   return new Map(all.map((route) => [route.path, route]));
 }
 
+// Prefer (RFC 7240): a browser may ask POST /execute for an async job (the queue feature; a service
+// without it ignores the preference, as the RFC allows).
 const CORS_HEADERS = {
-  "Access-Control-Allow-Headers": "Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, X-Request-Id",
+  "Access-Control-Allow-Headers":
+    "Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, X-Request-Id, Prefer",
   "Access-Control-Expose-Headers":
     "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After",
 };
