@@ -40,8 +40,8 @@ beforeAll(async () => {
       { env: { npm_config_user_agent: "" } },
     );
   await scaffold(join(tool, "bin/create-agent.js"), oldPristine);
-  // A project made before features existed upgrades to one with every feature.
-  await scaffold(CLI, fresh, "--features", "all");
+  // A project made before features existed upgrades to one with every feature of its time.
+  await scaffold(CLI, fresh, "--features", UNRECORDED_FEATURES.join(","));
 });
 
 afterAll(async () => {
