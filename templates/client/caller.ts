@@ -168,7 +168,7 @@ export function createCaller(service: ServiceInfo, options: AgentClientOptions):
   const payer = (capability: string, jobId: string) =>
     (account ??= payerAccount(evmKey, capability, jobId));
 
-  return async <Output>(capability: string, input: unknown, call: CallOptions = {}) => {
+  return async <Output,>(capability: string, input: unknown, call: CallOptions = {}) => {
     const jobId = call.jobId ?? globalThis.crypto.randomUUID();
     const deadline = deadlineOf(call.deadline, deadlineSeconds);
     const declared = Object.prototype.hasOwnProperty.call(service.capabilities, capability)
@@ -218,6 +218,7 @@ export function createCaller(service: ServiceInfo, options: AgentClientOptions):
       },
       rpcUrl: (id) => rpcUrls.get(networkId(id)) ?? (environment(rpcUrlVariable(id)) || undefined),
       deadlineSeconds: deadline - Date.now() / 1000,
+      queued: !!call.async,
     };
     const url = `${baseUrl}/execute`;
     const { response, signed } = await sendPaying(send, url, init, limit, payers);

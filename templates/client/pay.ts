@@ -53,6 +53,8 @@ export interface Payers {
   rpcUrl(network: string): string | undefined;
   /** Seconds from now to the job's deadline. */
   deadlineSeconds: number;
+  /** The job was asked for asynchronously (`async: true`): its payment must wait until the job is done. */
+  queued?: boolean;
 }
 
 /** A network family's payer in this client (pay-evm.ts, pay-solana.ts): one entry of CLIENT_FAMILIES. */
@@ -218,6 +220,12 @@ function chooseNetwork(
     });
   if (choice.ok) {
     const max = payerFamily(choice.id)?.maxDeadlineSeconds;
+    // A payment that must be settled within `max` seconds cannot wait for a queued job to finish.
+    if (max !== undefined && payers.queued)
+      throw fail(
+        "payment",
+        `async: true asks for a queued job, and a payment on ${choice.id} cannot wait for one (a Solana transaction's blockhash expires within about 60-90 s): async jobs are paid on EVM networks only; call without async, or choose an EVM network the service offers with \`network\``,
+      );
     if (max !== undefined && payers.deadlineSeconds > max)
       throw fail("payment", solanaDeadlineProblem(payers.deadlineSeconds));
     return choice;

@@ -20,10 +20,10 @@ const { rpcUrl, facilitatorUrl } = inject("chain");
 const PRICE = 10_000n; // 0.01 USDC
 const BASE_SEPOLIA = "eip155:84532";
 
-// argv: baseUrl network deadlineSeconds; keys and RPC from the environment (the defaults).
+// argv: baseUrl network deadlineSeconds async; keys and RPC from the environment (the defaults).
 const SCRIPT = `import { AgentCallError, createAgentClient } from "./solana-client.js";
 
-const [baseUrl = "", network = "", deadlineSeconds = ""] = process.argv.slice(2);
+const [baseUrl = "", network = "", deadlineSeconds = "", mode = ""] = process.argv.slice(2);
 try {
   const agent = createAgentClient({
     baseUrl,
@@ -31,7 +31,10 @@ try {
     ...(network ? { network } : {}),
     ...(deadlineSeconds ? { deadlineSeconds: Number(deadlineSeconds) } : {}),
   });
-  const result = await agent.echo({ message: "on solana" }, { jobId: \`job-\${Date.now()}\` });
+  const result = await agent.echo(
+    { message: "on solana" },
+    { jobId: \`job-\${Date.now()}\`, ...(mode === "async" ? { async: true } : {}) },
+  );
   console.log(JSON.stringify({ ok: true, output: result.output, payment: result.payment ?? null }));
 } catch (error) {
   if (error instanceof AgentCallError)
@@ -151,6 +154,20 @@ describe("a generated client paying on Solana", () => {
     expect(implicit).toMatchObject({ ok: false, errorType: "payment" });
     expect(implicit.message).toContain("this client holds a key only for Solana");
     expect(implicit.message).toContain("nothing was signed");
+    expect(shop.requests.filter((q) => q.payment)).toHaveLength(0);
+    expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n);
+  });
+
+  it("async: true on Solana is refused before anything is signed (the payment cannot wait for a queued job)", async () => {
+    const shop = await seller([kit.network]);
+    const payer = await kit.fundedPayer(1_000_000n);
+    const env = { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl };
+    const printed = await run([shop.url, "", "", "async"], env);
+    expect(printed).toMatchObject({ ok: false, errorType: "payment" });
+    expect(printed.message).toContain(
+      `a payment on ${kit.network} cannot wait for one (a Solana transaction's blockhash expires`,
+    );
+    expect(printed.message).toContain("nothing was signed");
     expect(shop.requests.filter((q) => q.payment)).toHaveLength(0);
     expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n);
   });
