@@ -7,7 +7,7 @@
  * the identical request goes with it through the retrying fetch (retry.ts), never a second signature.
  */
 import { CallError } from "./errors.js";
-import { checkedPaying, checkPaymentToSend, networkId } from "./payer-families.js";
+import { checkedPaying, checkPaymentToSend, networkId, payerFamily } from "./payer-families.js";
 import {
   type PayerFamilyId,
   type PaymentOffer,
@@ -69,7 +69,8 @@ export async function payJob(step: PaymentStep): Promise<CallResult> {
   const declared = BigInt(capability.priceAtomic);
   const allowed = step.limit !== undefined && step.limit < declared ? step.limit : declared;
   const chosen = chooseNetwork(offers, step.network, step.env, step.deadlineSeconds, executeUrl);
-  if (step.queued && chosen.family !== "evm")
+  // A payment that must be settled within a family's longest deadline cannot wait for a queued job.
+  if (step.queued && payerFamily(chosen.id)?.maxDeadlineSeconds !== undefined)
     throw new CallError(
       "payment",
       `--async: ${chosen.id} is a Solana network, and a Solana payment cannot wait for a queued job (its transaction's blockhash expires within about 60-90 s): async jobs are paid on EVM networks only; nothing was signed. Call without --async, or choose an EVM network the service offers with --network`,

@@ -128,6 +128,7 @@ function testFamily(): NetworkFamily {
   return {
     id: "test",
     names: { known: [], shapes: ["test:<name>"] },
+    cannotWait: "are never paid in test money",
     parse: (name) =>
       /^test:[a-z0-9-]+$/.test(name) ? { family: "test", v1Name: name, caip2: name } : undefined,
     readConfig: ({ read }) => {

@@ -123,4 +123,9 @@ export interface NetworkFamily {
   announce?(logger: Logger | undefined): void;
   /** What /llms.txt adds to "Pay" when one of its networks is offered. */
   llmsNote?(): string;
+  /**
+   * Why its payments cannot wait for a queued job (Prefer: respond-async) to be settled when the job
+   * completes, said to the caller; undefined when they can. Every family says which.
+   */
+  readonly cannotWait: string | undefined;
 }

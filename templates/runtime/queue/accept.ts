@@ -18,6 +18,7 @@ import { notOurs } from "../jobs/ledger-step.js";
 import { type JobAnswer, refusedBy } from "../jobs/outcome.js";
 import { confirm, leaseMsFor, ledgerStep, type PaidJob, refuse } from "../jobs/paid-steps.js";
 import { verifiedPayment } from "../jobs/paid.js";
+import { familyById } from "../payments/families.js";
 import type { JobCall, JobServices } from "../jobs/pipeline.js";
 import { findCapability, parseRequest, SERVICE_VERSION, validateInput } from "../jobs/request.js";
 import type { PaidPayment } from "../types.js";
@@ -48,11 +49,12 @@ function accepted(job: QueuedJob): HttpAnswer {
   };
 }
 
-/** An EVM payment can wait for its job; a Solana one cannot (its blockhash dies in about a minute). */
+/** A payment whose family says it cannot wait for its job (a Solana one: its blockhash dies) is refused. */
 function asyncRefusal(payment: PaidPayment): PaymentError | undefined {
-  if (payment.family === "evm") return undefined;
+  const why = familyById(payment.family).cannotWait;
+  if (why === undefined) return undefined;
   return new PaymentError(
-    "asynchronous jobs (Prefer: respond-async) are paid on EVM networks only: a Solana payment is a transaction whose blockhash expires within about 60-90 s, too soon to wait for a queued job to finish before it is settled; nothing was run or charged: send the job without Prefer: respond-async, or pay on an EVM network",
+    `asynchronous jobs (Prefer: respond-async) ${why}; nothing was run or charged: send the job without Prefer: respond-async, or pay on another network`,
     { code: "async_network" },
   );
 }

@@ -37,6 +37,8 @@ export const evmFamily: NetworkFamily = {
     const { chainId, asset, assetName, assetVersion } = (net as EvmNetworkPaymentConfig).network;
     return { chainId, asset: { address: asset, name: assetName, version: assetVersion } };
   },
+  // An EIP-3009 authorization is good until its validBefore, which outlives the deadline: it can wait.
+  cannotWait: undefined,
 };
 
 /** Says once, at start-up, how payment signatures are recovered on this Node (verify.ts's self-test). */
