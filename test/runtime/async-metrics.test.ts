@@ -46,7 +46,7 @@ describe("async job metrics", () => {
       return { location: res.headers.get("location")!, token: res.body.job_token as string };
     };
     // One worker slot: the slow job runs, the failing one waits behind it.
-    const slow = await send("slow", { ms: 1200 });
+    const slow = await send("slow", { ms: 2500 });
     const throws = await send("throws", { text: "internal" });
     for (let i = 0; (await poll(url, slow.location, slow.token)).body.status !== "running"; i++) {
       if (i > 100) throw new Error("the slow job never ran");
@@ -67,18 +67,29 @@ describe("async job metrics", () => {
     expect(sample(after, 'agent_async_jobs_total{capability="slow",state="failed"}')).toBe(
       undefined,
     );
-    // The failing job waited for the slow one (about 1.2 s), the slow one hardly at all.
+    // The failing job waited for the slow one (up to 2.5 s), the slow one hardly at all.
     const queued = (le: string, cap: string) =>
       sample(after, `agent_async_job_queued_seconds_bucket{le="${le}",capability="${cap}"}`);
     expect(queued("1", "slow")).toBe(1);
     expect(queued("1", "throws")).toBe(0);
     expect(queued("5", "throws")).toBe(1);
-    // The slow job ran about 1.2 s: above the 1 s bucket, within 5 s.
+    // The slow job ran about 2.5 s: above the 1 s bucket, within 5 s.
     const ran = (le: string) =>
       sample(after, `agent_async_job_running_seconds_bucket{le="${le}",capability="slow"}`);
     expect(ran("1")).toBe(0);
     expect(ran("5")).toBe(1);
     expect(sample(after, 'agent_async_job_running_seconds_count{capability="throws"}')).toBe(1);
     expect(settler.settled()).toBe(1);
+    // agent_jobs_total counts each async job once, when it ended, beside the synchronous ones.
+    expect(sample(after, 'agent_jobs_total{capability="slow",outcome="completed"}')).toBe(1);
+    expect(sample(after, 'agent_jobs_total{capability="throws",outcome="internal"}')).toBe(1);
+    // A job refused before it was queued (here: unpaid) is counted with its refusal.
+    const unpaid = await post(url, job("slow", { ms: 1 }), { prefer: "respond-async" });
+    expect(unpaid.status).toBe(402);
+    const refused = await scrape(url, TOKEN);
+    expect(sample(refused, 'agent_jobs_total{capability="slow",outcome="payment_required"}')).toBe(
+      1,
+    );
+    expect(sample(refused, 'agent_jobs_total{capability="slow",outcome="completed"}')).toBe(1);
   });
 });

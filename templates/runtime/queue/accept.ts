@@ -15,7 +15,7 @@ import { httpAnswer, type HttpAnswer } from "../http/answer.js";
 import { paymentHash, requestHash } from "../jobs/identity.js";
 import { checkArrival } from "../jobs/handler.js";
 import { notOurs } from "../jobs/ledger-step.js";
-import { type JobAnswer, refusedBy } from "../jobs/outcome.js";
+import { type JobAnswer, outcomeOf, refusedBy } from "../jobs/outcome.js";
 import { confirm, leaseMsFor, ledgerStep, type PaidJob, refuse } from "../jobs/paid-steps.js";
 import { verifiedPayment } from "../jobs/paid.js";
 import { familyById } from "../payments/families.js";
@@ -66,8 +66,9 @@ export async function acceptJob(
   call: JobCall,
 ): Promise<HttpAnswer> {
   let answer: JobAnswer | HttpAnswer;
+  const seen: { capability?: string } = {};
   try {
-    answer = await accept(s, queue, call);
+    answer = await accept(s, queue, call, seen);
   } catch (err) {
     answer = refusedBy(
       err instanceof AgentError
@@ -77,16 +78,20 @@ export async function acceptJob(
     if (!(err instanceof AgentError))
       call.logger.error("could not queue an async job", { error: String(err) });
   }
-  return "kind" in answer ? httpAnswer(answer, s.gate) : answer;
+  if (!("kind" in answer)) return answer; // 202: counted in agent_jobs_total when the job ends (work.ts)
+  s.metrics.job(seen.capability ?? "(unknown)", outcomeOf(answer));
+  return httpAnswer(answer, s.gate);
 }
 
 async function accept(
   s: JobServices,
   queue: JobQueue,
   call: JobCall,
+  seen: { capability?: string },
 ): Promise<JobAnswer | HttpAnswer> {
   const job = parseRequest(call.body, { maxDeadlineSeconds: s.config.maxDeadlineSeconds });
   const capability = findCapability(s.agent, job.capability);
+  seen.capability = capability.name;
   const logger = call.logger.child({ job_id: job.jobId, capability: job.capability });
   const input = validateInput(capability, job.input);
   const base = {

@@ -15,7 +15,7 @@
 import { AgentError, errorResponse, InternalError, UnavailableError } from "../errors.js";
 import { httpAnswer } from "../http/answer.js";
 import { checkArrival, type HandlerRun, startHandler } from "../jobs/handler.js";
-import { type JobAnswer, refusedBy } from "../jobs/outcome.js";
+import { type JobAnswer, outcomeOf, refusedBy } from "../jobs/outcome.js";
 import { settleAnswer } from "../jobs/paid.js";
 import {
   answerOf,
@@ -75,6 +75,7 @@ export async function runQueuedJob(
   );
   log.info("async job finished", { status: written.status, ms: Date.now() - started });
   ended(written.status === 200 ? "completed" : "failed");
+  s.metrics.job(data.capability, outcomeOf(answer));
   return {
     status: written.status,
     headers: { ...headers, "Cache-Control": "no-store" },
