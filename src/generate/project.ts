@@ -1,6 +1,7 @@
 import type { AgentModel, FieldDescriptor } from "../manifest/model.js";
 import { DEFAULT_FEATURES, FEATURES, projectDependencies } from "../features.js";
 import { callerDependencies, devDependencies, nodeEngines } from "../versions.js";
+import { DOC_FACTS } from "./doc-facts.js";
 import { type PackageManager, projectCommands } from "./package-manager.js";
 import { sampleValue } from "./sample-values.js";
 import { templateFolder } from "./templates.js";
@@ -150,6 +151,7 @@ export function readmeData(
     features: featureRows(features, packageManager),
     ...featureNotes(features, packageManager),
     addFeatureUsage: pm.addFeature("<feature>"),
+    facts: DOC_FACTS,
     name: model.name,
     description: model.description,
     sampleJob: sampleJobShell(model),
