@@ -81,7 +81,7 @@ describe("the README's MCP client story", () => {
     expect(py).toHaveLength(1);
     const text = py[0]!.text;
     expect(text).toContain("x402MCPSession(session, payer)");
-    expect(text).toContain("streamablehttp_client(url)");
+    expect(text).toContain("async with streamable_http_client(url) as (read, write, *_):");
     expect(text).not.toMatch(/create_x402_mcp_client\(/);
     expect(text).toContain(
       `await mcp.call_tool("classify-review", {"review": "it's \\"good\\"", "strict": True})`,
