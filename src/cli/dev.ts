@@ -132,20 +132,43 @@ export async function ensurePortFree(port: string): Promise<void> {
     probe.once("error", resolve);
     probe.listen(Number(port), () => probe.close(() => resolve(undefined)));
   });
-  if (problem?.code === "EADDRINUSE")
-    throw new CliError(`port ${port} is busy: ${portInUse(Number(port))}`);
+  if (problem?.code === "EADDRINUSE") {
+    const free = await freePortNear(Number(port));
+    throw new CliError(`port ${port} is busy: ${portInUse(Number(port), free)}`);
+  }
+}
+
+/** Whether nothing listens on `port` on any interface (as the dev server binds). */
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen({ port, exclusive: true }, () => probe.close(() => resolve(true)));
+  });
 }
 
 /**
- * The help the server's runtime gives for a busy PORT (templates/runtime/server.ts portInUse; a test
- * holds the two to the same words): how to find the other process, and what to set.
+ * The first port after `port` (then before it, at the top of the range) that is free now: the
+ * runtime's freePortNear (templates/runtime/ops/port-help.ts), which a test holds to the same answer.
  */
-export function portInUse(port: number): string {
+export async function freePortNear(port: number): Promise<number | undefined> {
+  for (let i = 1; i <= 50; i++) {
+    const candidate = port + i <= 65535 ? port + i : port - i;
+    if (candidate > 0 && (await isFree(candidate))) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * The help the server's runtime gives for a busy PORT (templates/runtime/ops/port-help.ts portInUse; a
+ * test holds the two to the same words): how to find the other process, and a port checked free.
+ */
+export function portInUse(port: number, free: number | undefined): string {
   const find =
     process.platform === "win32" ? `netstat -ano | findstr :${port}` : `lsof -i :${port}`;
-  const free = port === 65535 ? port - 1 : port + 1;
-  return (
-    `another process is listening on port ${port} (see which with \`${find}\`): ` +
-    `stop it, or set PORT to a free port, e.g. \`PORT=${free}\` in .env or before the command`
-  );
+  const instead =
+    free === undefined
+      ? "set PORT to a free port in .env or before the command"
+      : `set PORT to a free port, e.g. \`PORT=${free}\` (free right now) in .env or before the command`;
+  return `another process is listening on port ${port} (see which with \`${find}\`): stop it, or ${instead}`;
 }

@@ -1,6 +1,7 @@
 import type { AgentModel, FieldDescriptor } from "../manifest/model.js";
 import { DEFAULT_FEATURES, FEATURES, projectDependencies } from "../features.js";
 import { callerDependencies, devDependencies, nodeEngines } from "../versions.js";
+import { DOC_FACTS } from "./doc-facts.js";
 import { type PackageManager, projectCommands } from "./package-manager.js";
 import { sampleValue } from "./sample-values.js";
 import { templateFolder } from "./templates.js";
@@ -139,6 +140,39 @@ function sampleTask(model: AgentModel): string {
   return JSON.stringify({ capability: first.name, input: sampleValue(first.inputSchema, true) });
 }
 
+/** A name for MCP client configurations (a JSON key, a `claude mcp add` argument): the agent's, plain. */
+function mcpName(model: AgentModel): string {
+  return model.name.replace(/^@[^/]+\//, "").replace(/[^a-z0-9-]+/g, "-") || "agent";
+}
+
+/** The first capability as an MCP tools/call (a JS object literal, valid JSON) with its sample input. */
+function mcpCall(model: AgentModel): string {
+  const first = model.capabilities[0];
+  if (!first) return '{ name: "<capability>", arguments: {} }';
+  const args = JSON.stringify(sampleValue(first.inputSchema, true));
+  return `{ name: ${JSON.stringify(first.name)}, arguments: ${args} }`;
+}
+
+/** The same call as the Python arguments of x402MCPSession.call_tool: `"name", {...}`. */
+function mcpCallPython(model: AgentModel): string {
+  const first = model.capabilities[0];
+  if (!first) return '"<capability>", {}';
+  return `${JSON.stringify(first.name)}, ${pythonLiteral(sampleValue(first.inputSchema, true))}`;
+}
+
+/** A JSON value as a Python literal (True, False, None; strings as JSON writes them, which Python reads). */
+function pythonLiteral(value: unknown): string {
+  if (value === null || value === undefined) return "None";
+  if (value === true) return "True";
+  if (value === false) return "False";
+  if (Array.isArray(value)) return `[${value.map(pythonLiteral).join(", ")}]`;
+  if (typeof value === "object")
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${pythonLiteral(v)}`)
+      .join(", ")}}`;
+  return JSON.stringify(value);
+}
+
 /** The data the project templates are rendered with (the README's capability tables, commands...). */
 export function readmeData(
   model: AgentModel,
@@ -150,10 +184,16 @@ export function readmeData(
     features: featureRows(features, packageManager),
     ...featureNotes(features, packageManager),
     addFeatureUsage: pm.addFeature("<feature>"),
+    facts: DOC_FACTS,
     name: model.name,
     description: model.description,
     sampleJob: sampleJobShell(model),
     sampleTask: sampleTask(model),
+    mcpName: mcpName(model),
+    mcpCall: mcpCall(model),
+    mcpCallPython: mcpCallPython(model),
+    // The official x402 client's per-payment cap in the MCP recipe: the first capability's price.
+    mcpPriceCap: `$${model.capabilities[0]?.declaration.pricing.amount ?? "0.01"}`,
     pm: {
       ...pm,
       addCapabilityExample: pm.addCapability(

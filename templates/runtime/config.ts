@@ -50,9 +50,9 @@ const DEFAULT_SHUTDOWN_TIMEOUT_SECONDS = 30;
  * SETTLEMENT_MARGIN_SECONDS, 15 s): a tool call that sends no deadline is answered, settled
  * included, before a default client gives up on it. A caller who gives up is not charged anyway.
  */
-const DEFAULT_MCP_DEADLINE_SECONDS = 45;
+export const DEFAULT_MCP_DEADLINE_SECONDS = 45;
 /** How often a tool call that sent a progressToken gets notifications/progress while it runs. */
-const DEFAULT_MCP_PROGRESS_SECONDS = 10;
+export const DEFAULT_MCP_PROGRESS_SECONDS = 10;
 /** MAX_DEADLINE_SECONDS may not exceed this (10 years): deadlines further out mean nothing. */
 const MAX_DEADLINE_SECONDS_LIMIT = 10 * 365 * 24 * 3600;
 

@@ -14,6 +14,7 @@ import { createApp, runtimeOf, type AppRuntime } from "./app.js";
 import { missingFeature, SERVICES } from "./features.js";
 import { loadHandlers } from "./handlers.js";
 import { startMetricsServer } from "./ops/metrics-loader.js";
+import { freePortNear, portInUse } from "./ops/port-help.js";
 import { ConfigError, type AppOptions } from "./config.js";
 import type { AgentDefinition } from "./types.js";
 
@@ -50,25 +51,19 @@ export async function shutdownGracefully(
   }
 }
 
-/**
- * What to do when another process holds a port: how to find it, and the variable to change.
- * `create-agent dev` says the same when it finds PORT busy before starting the server.
- */
-export function portInUse(variable: "PORT" | "METRICS_PORT", port: number): string {
-  const find =
-    process.platform === "win32" ? `netstat -ano | findstr :${port}` : `lsof -i :${port}`;
-  const free = port === 65535 ? port - 1 : port + 1;
-  return (
-    `another process is listening on port ${port} (see which with \`${find}\`): ` +
-    `stop it, or set ${variable} to a free port, e.g. \`${variable}=${free}\` in .env or before the command`
-  );
-}
-
-/** Why a port could not be listened on, with what to do about a busy one. */
-function cannotListen(variable: "PORT" | "METRICS_PORT", port: number, err: Error): string {
+/** Why a port could not be listened on, with what to do about a busy one (and a free port to use). */
+async function cannotListen(
+  variable: "PORT" | "METRICS_PORT",
+  port: number,
+  err: Error,
+  host?: string,
+): Promise<string> {
   const busy = (err as NodeJS.ErrnoException).code === "EADDRINUSE";
   const where = variable === "PORT" ? `port ${port}` : `METRICS_PORT ${port}`;
-  return `Could not listen on ${where}: ${busy ? `(EADDRINUSE) ${portInUse(variable, port)}` : err.message}\n`;
+  const help = busy
+    ? `(EADDRINUSE) ${portInUse(variable, port, await freePortNear(port, host))}`
+    : err.message;
+  return `Could not listen on ${where}: ${help}\n`;
 }
 
 /** A configuration the server cannot run with (ConfigError): say why on stderr and exit 1. */
@@ -150,8 +145,10 @@ async function listenOn(
   const server = await new Promise<Server>((resolve) => {
     const listening = (err?: Error) => {
       if (!err) return resolve(s);
-      process.stderr.write(cannotListen("PORT", config.port, err));
-      process.exit(1);
+      void cannotListen("PORT", config.port, err, config.host).then((text) => {
+        process.stderr.write(text);
+        process.exit(1);
+      });
     };
     // HOST unset: every interface (Node's default), as before HOST existed.
     const s =
@@ -179,10 +176,12 @@ async function startMetrics(runtime: AppRuntime): Promise<Server | undefined> {
   const { port, host } = runtime.config.metrics;
   // Not awaited straight into `metricsServer`: that contextual type (Server | undefined) makes tsc
   // infer catch()'s type against node:http's Server structurally, a fifth of a second of every typecheck.
-  const started = await startMetricsServer(runtime.metrics, { port, host }).catch((err: Error) => {
-    process.stderr.write(cannotListen("METRICS_PORT", port, err));
-    process.exit(1);
-  });
+  const started = await startMetricsServer(runtime.metrics, { port, host }).catch(
+    async (err: Error) => {
+      process.stderr.write(await cannotListen("METRICS_PORT", port, err, host));
+      return process.exit(1);
+    },
+  );
   const bound = started.address();
   runtime.logger.info(
     `metrics on http://${host}:${typeof bound === "object" && bound ? bound.port : port}/metrics`,

@@ -44,6 +44,7 @@ const AXE_SOURCE = readFileSync(
   "utf8",
 );
 const ARTIFACTS = join(import.meta.dirname, "../../.tmp/console");
+const DOCS_SCREENSHOT = join(import.meta.dirname, "../../docs/console.png");
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 // A handler that refuses one value the schema allows, as a handler's own validation error naming its field.
@@ -113,6 +114,26 @@ async function openPage(origin: string, options: { javaScript?: boolean } = {}) 
 
 async function shot(page: Page, name: string) {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/**
+ * With UPDATE_SCREENSHOTS=1, the picture the tool's README shows (docs/console.png): the page from its top
+ * to the end of the first capability's card, after a paid job. test/scripts/docs-screenshot.test.ts checks it.
+ */
+async function docsShot(page: Page) {
+  if (process.env.UPDATE_SCREENSHOTS !== "1") return;
+  const bottom = (await page.$eval(
+    "section.capability",
+    (el: { getBoundingClientRect(): { bottom: number } }) =>
+      el.getBoundingClientRect().bottom + window.scrollY,
+  )) as number;
+  await page.evaluate("window.scrollTo(0, 0)");
+  await page.screenshot({
+    path: DOCS_SCREENSHOT,
+    clip: { x: 0, y: 0, width: 900, height: Math.ceil(bottom) + 16 },
+    captureBeyondViewport: true,
+  });
+  console.log(`wrote ${DOCS_SCREENSHOT}`);
 }
 
 async function axeViolations(page: Page) {
@@ -402,6 +423,7 @@ describe("the console in production, paying with a browser wallet on anvil with 
     expect(await balance(PAYEE)).toBe(payeeBefore + 10_000n);
     expect(await balance(payer)).toBe(payerBefore - 10_000n);
     await shot(page, "production-paid");
+    await docsShot(page);
     expect(await axeViolations(page)).toEqual([]);
     expectOnlyOrigin();
     await page.close();

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { localChain } from "../chain/anvil.js";
 import { BASE_SEPOLIA_USDC, mintUsdc, usdcBalance, ensureBaseSepoliaUsdc } from "../chain/usdc.js";
 import { startServer, copyProject } from "./helpers.js";
+import { type CodeBlock, codeBlocks, section } from "./readme-blocks.js";
 
 const shared = inject("projectDir");
 const chain = inject("chain");
@@ -24,38 +25,6 @@ const publicClient = createPublicClient({
   chain: localChain(chain.rpcUrl, chain.chainId),
   transport: http(chain.rpcUrl),
 });
-
-interface CodeBlock {
-  lang: string;
-  text: string;
-}
-
-/** The text of a README section: from its heading to the next heading of the same or a higher level. */
-function section(markdown: string, heading: string): string {
-  const start = markdown.indexOf(`\n${heading}\n`);
-  if (start < 0)
-    throw new Error(
-      `the generated README has no "${heading}" section: the walkthrough changed shape`,
-    );
-  const level = heading.indexOf(" ");
-  const rest = markdown.slice(start + heading.length + 2);
-  const next = new RegExp(`^#{1,${level}} `, "m").exec(rest);
-  return next ? rest.slice(0, next.index) : rest;
-}
-
-/** Fenced code blocks, with the indentation of a list item removed from every line. */
-function codeBlocks(markdown: string): CodeBlock[] {
-  const blocks: CodeBlock[] = [];
-  for (const match of markdown.matchAll(/^( *)```(\w*)\n([\s\S]*?)^\1```$/gm)) {
-    const indent = match[1]!;
-    const text = match[3]!
-      .split("\n")
-      .map((line) => (line.startsWith(indent) ? line.slice(indent.length) : line))
-      .join("\n");
-    blocks.push({ lang: match[2]!, text });
-  }
-  return blocks;
-}
 
 /** The one shell line in `blocks` that `test` picks, or a clear failure naming what is missing. */
 function shellLine(blocks: CodeBlock[], what: string, test: (line: string) => boolean): string {

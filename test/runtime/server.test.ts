@@ -4,9 +4,10 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { portInUse as devHelp } from "../../src/cli/dev.js";
+import { ensurePortFree, portInUse as devHelp } from "../../src/cli/dev.js";
 import { createApp, runtimeOf } from "../../templates/runtime/app.js";
-import { portInUse, shutdownGracefully, startServer } from "../../templates/runtime/server.js";
+import { portInUse } from "../../templates/runtime/ops/port-help.js";
+import { shutdownGracefully, startServer } from "../../templates/runtime/server.js";
 import {
   anvilAccount,
   captureLogger,
@@ -71,11 +72,43 @@ describe("startServer", () => {
 describe("startServer on a busy port", () => {
   afterEach(() => vi.restoreAllMocks());
 
+  /** A listener on every interface (as the server binds), on `port` (0: any free one). */
+  async function squat(port = 0) {
+    const squatter = createServer();
+    await new Promise<void>((resolve, reject) => {
+      squatter.once("error", reject);
+      squatter.listen(port, () => resolve());
+    });
+    return squatter;
+  }
+  const close = (s: ReturnType<typeof createServer>) => new Promise((r) => s.close(r));
+
+  /** Two busy ports side by side (`port` and `port + 1`), as a second agent left on the next port does. */
+  async function twoBusyPorts() {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const first = await squat();
+      const port = (first.address() as AddressInfo).port;
+      if (port >= 65535) {
+        await close(first);
+        continue;
+      }
+      const second = await squat(port + 1).catch(() => undefined);
+      if (second) return { port, squatters: [first, second] };
+      await close(first);
+    }
+    throw new Error("found no two free ports side by side");
+  }
+
+  /** Whether a port can be listened on now, on every interface. */
+  const canListen = async (port: number) => {
+    const probe = await squat(port).catch(() => undefined);
+    if (probe) await close(probe);
+    return probe !== undefined;
+  };
+
   /** startServer's stderr and exit code when PORT is a port another process holds. */
   async function busyPort() {
-    const squatter = createServer(); // bound as the server binds: every interface
-    await new Promise<void>((r) => squatter.listen(0, () => r()));
-    const port = (squatter.address() as AddressInfo).port;
+    const { port, squatters } = await twoBusyPorts();
     const written: string[] = [];
     vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
       written.push(String(chunk));
@@ -92,22 +125,42 @@ describe("startServer on a busy port", () => {
       logger: captureLogger(),
     });
     const code = await exited;
-    await new Promise((r) => squatter.close(r));
-    return { port, code, stderr: written.join("") };
+    const stderr = written.join("");
+    const suggested = Number(/`PORT=(\d+)`/.exec(stderr)?.[1]);
+    const free = await canListen(suggested);
+    for (const s of squatters) await close(s);
+    return { port, code, stderr, suggested, free };
   }
 
-  it("PORT: says how to find the other process and to set PORT (what `npm run dev` says), exit 1", async () => {
-    const { port, code, stderr } = await busyPort();
+  it("PORT: says how to find the other process and suggests a port it checked is free (the next one is busy too), exit 1", async () => {
+    const { port, code, stderr, suggested, free } = await busyPort();
     expect(code).toBe(1);
     expect(stderr).toBe(
-      `Could not listen on port ${port}: (EADDRINUSE) ${portInUse("PORT", port)}\n`,
+      `Could not listen on port ${port}: (EADDRINUSE) ${portInUse("PORT", port, suggested)}\n`,
     );
-    expect(portInUse("PORT", port)).toBe(
+    expect(suggested, stderr).not.toBe(port + 1); // busy too: never suggested
+    expect(free, `${stderr}: the port suggested is busy`).toBe(true);
+    expect(portInUse("PORT", port, suggested)).toBe(
       `another process is listening on port ${port} (see which with \`lsof -i :${port}\`): ` +
-        `stop it, or set PORT to a free port, e.g. \`PORT=${port + 1}\` in .env or before the command`,
+        `stop it, or set PORT to a free port, e.g. \`PORT=${suggested}\` (free right now) in .env or before the command`,
     );
     // create-agent dev's own check of the port gives the same help, word for word.
-    expect(devHelp(port)).toBe(portInUse("PORT", port));
+    expect(devHelp(port, suggested)).toBe(portInUse("PORT", port, suggested));
+    expect(devHelp(port, undefined)).toBe(portInUse("PORT", port, undefined));
+  });
+
+  it("`npm run dev` on a busy PORT suggests a port it checked is free, not the busy next one", async () => {
+    const { port, squatters } = await twoBusyPorts();
+    const refused = await ensurePortFree(String(port)).then(
+      () => "started",
+      (err: unknown) => String(err),
+    );
+    const suggested = Number(/`PORT=(\d+)`/.exec(refused)?.[1]);
+    const free = await canListen(suggested);
+    for (const s of squatters) await close(s);
+    expect(refused).toContain(`port ${port} is busy`);
+    expect(suggested, refused).not.toBe(port + 1);
+    expect(free, `${refused}: the port suggested is busy`).toBe(true);
   });
 });
 

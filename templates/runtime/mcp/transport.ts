@@ -46,10 +46,11 @@ function mcpLines(endpoint: string, facts: PaymentFacts, deadlineSeconds: number
     `- \`params._meta.deadline\` (optional): Unix time in SECONDS by which the job must be done; default now + ${deadlineSeconds} s. Longer: send it on the unpaid call too, and a progressToken.`,
     "- `params._meta.job_id` (optional): your id for the job; default derived from the tool, arguments and payment: an identical retry is the same job, never charged twice.",
     "- `params._meta.progressToken` (optional): `notifications/progress` while the job runs, so a client that resets its timeout on progress keeps waiting.",
+    `- Assistants (Claude, Cursor, VS Code) connect here${facts.free ? "." : " but cannot pay: their paid calls stop at the PaymentRequired."}`,
     ...(facts.free
       ? ["- This instance runs in dev mode: tool calls are free."]
       : [
-          '- Pay (x402 v2 MCP transport): an unpaid call returns `isError: true` with the x402 PaymentRequired (`x402Version`, `accepts`, resource `mcp://tool/<name>`) as `structuredContent`. Sign one of its `accepts` with an x402 client and call the tool again with the PaymentPayload in `params._meta["x402/payment"]`. The settlement is in the result\'s `_meta["x402/payment-response"]`; one payment pays for one job, on /mcp or /execute. A call you give up on before settlement is not charged; the identical call again gets its result, charged then. A payment with a `payment-identifier` id sent again (same arguments) gets the same result and settlement back.',
+          '- Pay (x402 v2 MCP transport): an unpaid call returns `isError: true` with the x402 PaymentRequired (resource `mcp://tool/<name>`) as `structuredContent`. Sign it with an x402 client (`x402Client.createPaymentPayload` of `@x402/fetch`; Python: `x402MCPSession` of `x402`, over Streamable HTTP) and call again with the PaymentPayload in `params._meta["x402/payment"]`; the settlement is in the result\'s `_meta["x402/payment-response"]`. One payment pays for one job, on /mcp or /execute. Given up before settlement: not charged; the identical call gets its result, charged then. Sent again with a `payment-identifier` id: the same result and settlement.',
         ]),
   ];
 }
