@@ -39,6 +39,8 @@ export function generatePackageJson(
       // `npm run call -- <capability> --input name=value`: calls (and pays) this service on PORT.
       call: "create-agent call",
       client: "create-agent client",
+      // `npm run smoke -- <url>`: checks a deployment against this project's configuration (--pay: one paid job).
+      smoke: "create-agent smoke",
       // `npm run add -- solana`: adds an optional feature (its runtime folder and packages); remove drops one.
       add: "create-agent add",
       remove: "create-agent remove",
