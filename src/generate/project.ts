@@ -167,6 +167,9 @@ export function readmeData(
       callExample: pm.call(callArgs(model)),
       callUsage: pm.call("<capability> --input name=value"),
       clientUsage: pm.client("<url> -o <file.ts>"),
+      smokeUsage: pm.smoke("<url>"),
+      smokeExample: pm.smoke("https://agent.example.com"),
+      smokePayExample: pm.smoke("https://agent.example.com --pay"),
       clientExample: pm.client("http://localhost:3000 -o agent-client.ts"),
     },
     capabilities: model.capabilities.map((c) => ({
