@@ -55,6 +55,8 @@ export interface CallParams {
   inputPairs?: readonly string[];
   /** `--json <file>`: the base input object (`-` = stdin). */
   inputFile?: string;
+  /** The base input object itself (`create-agent smoke --pay`: the capability's example input). */
+  input?: Record<string, unknown>;
   /** Decimal USDC: the most this call may pay. */
   maxPrice?: string;
   jobId?: string;
@@ -88,7 +90,8 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
 
   // Everything that needs no network first: a typo costs nothing.
   const { deadlineSeconds, jobId } = checkUsage(params, env);
-  const base = params.inputFile ? await readInputFile(params.inputFile, params.stdin) : {};
+  const base =
+    params.input ?? (params.inputFile ? await readInputFile(params.inputFile, params.stdin) : {});
 
   // 1. The service and the capability.
   const service = await read(params.url, fetchImpl);

@@ -218,6 +218,32 @@ const call: CommandDeclaration = (program, done) => {
     });
 };
 
+const smoke: CommandDeclaration = (program, done) => {
+  program
+    .command("smoke")
+    .description(
+      "check a deployment: /health, the agent card, /openapi.json, and its 402 offer against this project's configuration",
+    )
+    .argument("[url]", "the deployment (default: AGENT_URL, else http://localhost:$PORT)")
+    .option("--pay-to <address>", "the payee expected of EVM offers (default: PAY_TO)")
+    .option(
+      "--pay-to-solana <address>",
+      "the payee expected of Solana offers (default: PAY_TO_SOLANA)",
+    )
+    .option(
+      "--network <name|caip2>",
+      "a network expected, repeatable, in order (default: X402_NETWORKS or X402_NETWORK)",
+      collect,
+    )
+    .option("--pay", "then run one paid job (X402_PAYER_KEY or SOLANA_PAYER_KEY, as call)")
+    .option("--mainnet", "allow --pay on a network that is not a testnet (real money)")
+    .option(CWD_FLAGS, CWD_HELP)
+    .action(async (url: string | undefined, options) => {
+      const { smokeCommand } = await import("./smoke.js");
+      done(await smokeCommand(url, options));
+    });
+};
+
 const client: CommandDeclaration = (program, done) => {
   program
     .command("client")
@@ -250,5 +276,6 @@ export const COMMANDS: readonly CommandDeclaration[] = [
   ),
   upgrade,
   call,
+  smoke,
   client,
 ];

@@ -32,6 +32,7 @@ export function projectCommands(pm: PackageManager) {
     removeCapability: (args: string) => scriptCommand(pm, "remove-capability", args),
     call: (args: string) => scriptCommand(pm, "call", args),
     client: (args: string) => scriptCommand(pm, "client", args),
+    smoke: (args: string) => scriptCommand(pm, "smoke", args),
     addFeature: (args: string) => featureCommand(pm, "add", args),
     removeFeature: (args: string) => featureCommand(pm, "remove", args),
   };

@@ -40,6 +40,8 @@ export function generatePackageJson(
       // `npm run call -- <capability> --input name=value`: calls (and pays) this service on PORT.
       call: "create-agent call",
       client: "create-agent client",
+      // `npm run smoke -- <url>`: checks a deployment against this project's configuration (--pay: one paid job).
+      smoke: "create-agent smoke",
       // `npm run add -- solana`: adds an optional feature (its runtime folder and packages); remove drops one.
       add: "create-agent add",
       remove: "create-agent remove",
@@ -205,6 +207,9 @@ export function readmeData(
       callExample: pm.call(callArgs(model)),
       callUsage: pm.call("<capability> --input name=value"),
       clientUsage: pm.client("<url> -o <file.ts>"),
+      smokeUsage: pm.smoke("<url>"),
+      smokeExample: pm.smoke("https://agent.example.com"),
+      smokePayExample: pm.smoke("https://agent.example.com --pay"),
       clientExample: pm.client("http://localhost:3000 -o agent-client.ts"),
     },
     capabilities: model.capabilities.map((c) => ({

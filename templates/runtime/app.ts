@@ -73,6 +73,8 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
   app.locals.runtime = runtime;
   app.disable("x-powered-by");
   app.set("etag", false);
+  // TRUST_PROXY (ops/trust-proxy.ts): whose X-Forwarded-* make req.ip, req.protocol and req.host.
+  app.set("trust proxy", config.trustProxy);
   // One list of transports (features.ts) drives the routes, CORS and the discovery documents.
   const routes = knownRoutes(TRANSPORTS);
   app.use(requestIds());

@@ -160,11 +160,20 @@ export async function startCounted(
  * The real CLI, `create-agent call ...`, with only the environment given (plus PATH and HOME):
  * no AGENT_URL, PORT or X402_PAYER_KEY leaks in from the test runner.
  */
-export function runCall(
-  args: string[],
-  options: { env?: Record<string, string>; cwd?: string; input?: string; cli?: string } = {},
-) {
-  return execa("node", [options.cli ?? CLI, "call", ...args], {
+export function runCall(args: string[], options: CliRunOptions = {}) {
+  return runCli("call", args, options);
+}
+
+export interface CliRunOptions {
+  env?: Record<string, string>;
+  cwd?: string;
+  input?: string;
+  cli?: string;
+}
+
+/** The real CLI's `command` (call, smoke), with only the environment given, as runCall. */
+export function runCli(command: string, args: string[], options: CliRunOptions = {}) {
+  return execa("node", [options.cli ?? CLI, command, ...args], {
     cwd: options.cwd,
     reject: false,
     extendEnv: false,

@@ -106,6 +106,30 @@ it("prints a call command that pays on its local chain, and Ctrl-C stops server 
   expect(await balance(payee!)).toBe(payeeBefore + 10_000n);
   expect(await balance(payer!)).toBe(payerBefore - 10_000n);
 
+  // The seller's smoke check of this running project, told the payee and network dev:paid uses (its .env has
+  // no PAY_TO): every check passes, and --pay runs one more paid job on the local chain (a testnet's id).
+  const agentUrl = /AGENT_URL=(\S+)/.exec(command!)![1]!;
+  const payerKey = /X402_PAYER_KEY=(0x[0-9a-f]{64})/.exec(command!)![1]!;
+  const smoke = await execa(
+    "npm",
+    ["run", "smoke", "--", agentUrl, "--pay-to", payee!, "--network", "base-sepolia", "--pay"],
+    {
+      cwd: projectDir,
+      reject: false,
+      all: true,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? "/root",
+        X402_PAYER_KEY: payerKey,
+      },
+      extendEnv: false,
+    },
+  );
+  expect(smoke.exitCode, smoke.all).toBe(0);
+  expect(smoke.all).toMatch(/^ok +402 offer base-sepolia \(eip155:84532\) v2 payTo: /m);
+  expect(smoke.all).toMatch(/^ok +paid job: summarize paid 0\.01 USDC on eip155:84532/m);
+  expect(await balance(payee!)).toBe(payeeBefore + 20_000n);
+
   const pgid = child.pid!;
   process.kill(-pgid, "SIGINT");
   await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 30_000))]);

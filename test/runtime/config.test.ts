@@ -180,6 +180,7 @@ describe("resolution", () => {
       // Async jobs (the queue feature): a worker in this process, answers kept a day.
       queue: { worker: true, concurrency: 4, resultTtlSeconds: 86400, lockSeconds: 30 },
       allowedHosts: [], // and no HOST: every interface
+      trustProxy: false, // X-Forwarded-* ignored
       payment: {
         payTo: PAY_TO,
         maxTimeoutSeconds: 300,

@@ -150,7 +150,7 @@ describe("request refused (transport errors)", () => {
       headers: { "x-request-id": init.id ?? "req-1", ...(init.headers as object) },
     });
 
-  it("404 and 405, with the caller's request id, method, path, status and reason", async () => {
+  it("404 and 405, with the caller's request id, address, method, path, status and reason", async () => {
     app = await startApp(makeAgent(), { devMode: true });
     const notFound = await send(app.url, "/nope?token=secret", { id: "trace-404" });
     expect(notFound.status).toBe(404);
@@ -163,6 +163,7 @@ describe("request refused (transport errors)", () => {
         message: "request refused",
         fields: {
           request_id: "trace-404",
+          client: expect.stringMatching(/127\.0\.0\.1$/),
           method: "GET",
           path: "/nope",
           status: 404,
@@ -174,6 +175,7 @@ describe("request refused (transport errors)", () => {
         message: "request refused",
         fields: {
           request_id: "trace-405",
+          client: expect.stringMatching(/127\.0\.0\.1$/),
           method: "GET",
           path: "/execute",
           status: 405,

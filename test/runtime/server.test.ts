@@ -53,6 +53,9 @@ describe("startServer", () => {
     const { address, port } = server.address() as AddressInfo;
     expect(address).toBe("127.0.0.1");
     expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    // Another address of this machine (127.0.0.2 is loopback too on Linux) is not listened on.
+    if (process.platform === "linux")
+      await expect(fetch(`http://127.0.0.2:${port}/health`)).rejects.toThrow();
     const line = logger.lines.find((l) => l.message.includes("listening"));
     expect(line?.message).toContain(`http://127.0.0.1:${port}`);
   });

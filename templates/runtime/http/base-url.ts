@@ -1,6 +1,7 @@
 /**
  * The service's own URL, wherever an answer names it (the 402's `resource`, the discovery documents):
- * PUBLIC_URL, else the URL the request came in on. The one place that derives it from a request, so
+ * PUBLIC_URL, else the URL the request came in on (behind a proxy TRUST_PROXY believes, the URL the
+ * proxy says the client used: X-Forwarded-Proto and X-Forwarded-Host). The one place that derives it from a request, so
  * every route follows one rule. Part of your project: edit freely.
  */
 import { isIPv6 } from "node:net";
@@ -35,7 +36,9 @@ export function isValidHost(host: string): boolean {
  */
 export function baseUrlOf(config: ResolvedConfig, req: Request): string {
   if (config.publicUrl) return config.publicUrl;
-  const host = req.get("host");
+  // req.host: the Host header, or X-Forwarded-Host when it comes from a proxy TRUST_PROXY believes
+  // (as req.protocol believes X-Forwarded-Proto only then).
+  const host = req.host;
   if (host === undefined || !isValidHost(host))
     throw new ValidationError(
       `the Host header ${host === undefined ? "is missing" : `${quote(host, 100)} is not a valid host name`}, so this service's URL cannot be written into the answer; send a valid Host (or set PUBLIC_URL)`,

@@ -91,7 +91,7 @@ export function mountExecute(app: express.Express, s: JobServices, logger: Logge
         body: req.body as unknown,
         payment: headerChannel(s.gate, req),
         resourceUrl: () => `${baseUrlOf(s.config, req)}${EXECUTE_PATH}`, // throws a 400 for an invalid Host
-        logger: logger.child({ request_id: res.locals.requestId }),
+        logger: logger.child({ request_id: res.locals.requestId, client: req.ip }),
         callerGone: gone.signal,
       };
       // Prefer: respond-async, with the `queue` feature: 202 and a job to poll (queue/accept.ts).

@@ -1,7 +1,8 @@
 /**
  * Transport errors, answered in the spec's error shape: a body that is not JSON or too large,
  * a wrong Content-Type, an unknown path or method, and anything unexpected (never leaking details).
- * Each is logged ("request refused", at info) with its request id, method, path, status and reason.
+ * Each is logged ("request refused", at info) with its request id, client address (req.ip: see
+ * ops/trust-proxy.ts), method, path, status and reason.
  * Part of your project: edit freely.
  */
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from "express";
@@ -32,6 +33,7 @@ export function refuse(logger: Logger, req: Request, res: Response, err: AgentEr
   const { status, body } = errorResponse(err);
   logger.info("request refused", {
     request_id: requestIdOf(res),
+    client: req.ip,
     method: clip(req.method, 20),
     path: clip(req.path, 200),
     status,

@@ -95,7 +95,11 @@ export async function createMcpEndpoint(s: JobServices, logger: Logger): Promise
   };
 
   const serve = async (req: Request, res: Response): Promise<void> => {
-    const requestLogger = logger.child({ request_id: res.locals.requestId, transport: "mcp" });
+    const requestLogger = logger.child({
+      request_id: res.locals.requestId,
+      client: req.ip,
+      transport: "mcp",
+    });
     const server = new sdk.Server(info, options);
     server.setRequestHandler(sdk.ListToolsRequestSchema, async () => ({ tools }));
     server.setRequestHandler(

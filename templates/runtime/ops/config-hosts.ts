@@ -1,10 +1,12 @@
 /**
- * Where the server listens (HOST) and which names it answers to on POST /mcp (ALLOWED_HOSTS, with
- * PUBLIC_URL's host and the loopback names): read and checked like every other setting (../config.ts).
- * The check itself is http/host-check.ts. Part of your project: edit freely.
+ * Where the server listens (HOST), which names it answers to on POST /mcp (ALLOWED_HOSTS, with
+ * PUBLIC_URL's host and the loopback names), and which proxies in front of it are believed
+ * (TRUST_PROXY): read and checked like every other setting (../config.ts). The Host check itself is
+ * http/host-check.ts; TRUST_PROXY's entries are parsed in ops/trust-proxy.ts. Part of your project: edit freely.
  */
 import { isIP } from "node:net";
 import type { Reader } from "./settings.js";
+import { resolveTrustProxy, type TrustProxy } from "./trust-proxy.js";
 
 /** HOST: the listen address; ALLOWED_HOSTS: extra host names POST /mcp answers to. */
 export interface HostConfig {
@@ -15,6 +17,11 @@ export interface HostConfig {
    * names and PUBLIC_URL's host; "*" accepts any (the DNS-rebinding check is off).
    */
   allowedHosts: string[] | "*";
+  /**
+   * TRUST_PROXY: which proxies' X-Forwarded-For/-Proto/-Host are believed (Express's `trust proxy`):
+   * false (the default: none), a number of hops, or addresses/CIDRs/loopback|linklocal|uniquelocal.
+   */
+  trustProxy: TrustProxy;
 }
 
 /** One label of a DNS name (underscores too: container and compose service names use them). */
@@ -29,7 +36,7 @@ function hostName(entry: string): string | undefined {
   return name.split(".").every((label) => LABEL.test(label)) ? name : undefined;
 }
 
-/** HOST (default: every interface) and ALLOWED_HOSTS (comma-separated names, or "*"). */
+/** HOST (default: every interface), TRUST_PROXY (default: none) and ALLOWED_HOSTS (names, or "*"). */
 export function resolveHosts(read: Reader): HostConfig {
   const host = read.fromEnv("HOST").value;
   if (host !== undefined && isIP(host) === 0 && hostName(host) === undefined)
@@ -38,7 +45,7 @@ export function resolveHosts(read: Reader): HostConfig {
     );
   const listed = read.fromEnv("ALLOWED_HOSTS").value;
   const names: string[] = [];
-  const config: HostConfig = { allowedHosts: names };
+  const config: HostConfig = { allowedHosts: names, trustProxy: resolveTrustProxy(read) };
   if (host !== undefined) config.host = host;
   if (listed === undefined) return config;
   if (listed.trim() === "*") return { ...config, allowedHosts: "*" };
