@@ -5,7 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { readDotEnv } from "../cli/dev-paid-env.js";
+import { readDotEnv } from "../dot-env.js";
 import { NETWORK_USDC } from "./guard-asset.js";
 import { networkFamily, networkId, networkName } from "./payer-families.js";
 import { readService, type ServiceDescription } from "./service.js";

@@ -7,9 +7,7 @@
  * user had set. Left alone: the caller's key (X402_PAYER_KEY, which the server never reads) and the two
  * timeouts, which change no destination.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { parseEnv } from "node:util";
+import { readDotEnv } from "../dot-env.js";
 
 /** Settings that point a server at a chain, a token, a facilitator, a payee or a shared ledger. */
 const FOREIGN =
@@ -17,16 +15,7 @@ const FOREIGN =
 /** Kept as the user set them: they change no destination. */
 const KEPT = new Set(["X402_PAYER_KEY", "X402_SETTLE_TIMEOUT_SECONDS", "X402_MAX_TIMEOUT_SECONDS"]);
 
-/** The project's .env, parsed as the server's loader reads it; {} without one. */
-export function readDotEnv(root: string): Record<string, string> {
-  const file = join(root, ".env");
-  if (!existsSync(file)) return {};
-  try {
-    return parseEnv(readFileSync(file, "utf8")) as Record<string, string>;
-  } catch {
-    return {};
-  }
-}
+export { readDotEnv };
 
 export interface DevServerEnv {
   env: NodeJS.ProcessEnv;

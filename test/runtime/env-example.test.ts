@@ -9,7 +9,7 @@ import { resolveConfig } from "../../templates/runtime/config.js";
 import { PAY_TO } from "./helpers.js";
 
 const RUNTIME = join(import.meta.dirname, "../../templates/runtime");
-const ENV_EXAMPLE = join(import.meta.dirname, "../../templates/project/_env.example");
+const ENV_EXAMPLE = join(import.meta.dirname, "../../templates/project/_env.example.hbs");
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
