@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { X402_EXTENSION_URI } from "../../templates/runtime/a2a/x402.js";
+import { dataMessage, rpc03 } from "./a2a-helpers.js";
 import { withDiscovery } from "./discovery-fixture.js";
 import { makeAgent, PRODUCTION, job, post, startApp, type TestAgent, unb64 } from "./helpers.js";
 
@@ -28,36 +29,6 @@ afterAll(async () => {
   await dev?.close();
   await prod?.close();
 });
-
-/** A 1.0 user message with a DataPart (the SDK's TypeScript shape). */
-export function dataMessage(value: unknown, more: Record<string, unknown> = {}): any {
-  return {
-    messageId: randomUUID(),
-    role: 1, // ROLE_USER
-    parts: [{ content: { $case: "data", value }, metadata: {}, filename: "", mediaType: "" }],
-    contextId: "",
-    taskId: "",
-    metadata: {},
-    extensions: [],
-    referenceTaskIds: [],
-    ...more,
-  };
-}
-
-/** A raw A2A 0.3 JSON-RPC call (no A2A-Version header: 0.3). */
-export async function rpc03(
-  url: string,
-  method: string,
-  params: unknown,
-  headers: Record<string, string> = {},
-) {
-  const res = await fetch(`${url}/a2a`, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  return { status: res.status, body: (await res.json()) as any, headers: res.headers };
-}
 
 const message03 = (data: unknown, metadata: Record<string, unknown> = {}, taskId?: string) => ({
   message: {

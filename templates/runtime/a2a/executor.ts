@@ -37,6 +37,10 @@ function messageChannel(payload: unknown): PaymentChannel {
   };
 }
 
+/** A paid job that was settled (a cancel that came too late still shows its result). */
+const charged = (answer: JobAnswer): boolean =>
+  answer.kind === "completed" && answer.settlement !== undefined;
+
 /** A turn this instance is running: its task's context, and the cancel of its job's caller. */
 interface Running {
   contextId: string;
@@ -79,7 +83,7 @@ export function createExecutor(s: JobServices, sdk: A2aSdk, fallback: Logger): A
     events.submitted(ctx.userMessage, { [REQUEST_KEY]: job });
     // Paid: no payment on this turn, so the pipeline answers with what to pay (nothing runs).
     const { answer, cancelled } = await run(ctx, job);
-    if (!cancelled || answer.kind === "completed") writeOutcome(events, answer, job, s.gate);
+    if (!cancelled || charged(answer)) writeOutcome(events, answer, job, s.gate);
   };
 
   const paidTurn = async (ctx: RequestContext, bus: EventBus): Promise<void> => {
@@ -102,7 +106,7 @@ export function createExecutor(s: JobServices, sdk: A2aSdk, fallback: Logger): A
     }
     const { answer, cancelled } = await run(ctx, job, payload);
     // Cancelled: CancelTask answered for the task (a job charged just before it still says so).
-    if (cancelled && answer.kind !== "completed") return;
+    if (cancelled && !charged(answer)) return;
     if (
       answer.kind === "refused" &&
       answer.error instanceof PaymentError &&
