@@ -11,7 +11,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { X402_EXTENSION_URI } from "../../templates/runtime/a2a/x402.js";
 import { dataMessage, rpc03 } from "./a2a-helpers.js";
 import { withDiscovery } from "./discovery-fixture.js";
-import { makeAgent, PRODUCTION, job, post, startApp, type TestAgent, unb64 } from "./helpers.js";
+import { runtimeWithout } from "./without-features.js";
+import {
+  captureLogger,
+  listen,
+  makeAgent,
+  PRODUCTION,
+  job,
+  post,
+  startApp,
+  type TestAgent,
+  unb64,
+} from "./helpers.js";
 
 type App = Awaited<ReturnType<typeof startApp>>;
 let dev: App;
@@ -151,6 +162,35 @@ describe("A2A=off", () => {
       expect(await (await fetch(`${off.url}/llms.txt`)).text()).not.toContain("/a2a");
     } finally {
       await off.close();
+    }
+  });
+});
+
+describe("a project without the a2a feature", () => {
+  it("serves no /a2a and claims neither the A2A interface nor the a2a-x402 extension", async () => {
+    const copy = runtimeWithout(["a2a"]);
+    try {
+      const { createApp } = (await copy.load(
+        "app.ts",
+      )) as typeof import("../../templates/runtime/app.js");
+      const app = await listen(
+        createApp(withDiscovery(makeAgent()), { ...PRODUCTION, env: {}, logger: captureLogger() }),
+      );
+      try {
+        const res = await fetch(`${app.url}/a2a`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: "{}",
+        });
+        expect(res.status).toBe(404);
+        const card = await (await fetch(`${app.url}/.well-known/agent-card.json`)).text();
+        expect(card).not.toContain("a2a-x402");
+        expect(card).not.toContain("/a2a");
+      } finally {
+        await app.close();
+      }
+    } finally {
+      copy.remove();
     }
   });
 });
