@@ -47,48 +47,55 @@ interface Running {
   cancel: AbortController;
 }
 
-export function createExecutor(s: JobServices, sdk: A2aSdk, fallback: Logger): AgentExecutor {
-  const running = new Map<string, Running>();
+/** The turns of the tasks this instance serves. */
+class TaskTurns {
+  private readonly running = new Map<string, Running>();
+
+  constructor(
+    private readonly s: JobServices,
+    private readonly sdk: A2aSdk,
+    private readonly fallback: Logger,
+  ) {}
 
   /** One job of the pipeline for this turn; `payload` only on a paying turn. */
-  const run = async (
+  async run(
     ctx: RequestContext,
     job: TaskJob,
     payload?: unknown,
-  ): Promise<{ answer: JobAnswer; cancelled: boolean }> => {
+  ): Promise<{ answer: JobAnswer; cancelled: boolean }> {
     const scope = currentScope();
     const cancel = new AbortController();
-    running.set(ctx.taskId, { contextId: ctx.contextId, cancel });
+    this.running.set(ctx.taskId, { contextId: ctx.contextId, cancel });
     const gone = scope ? AbortSignal.any([scope.callerGone, cancel.signal]) : cancel.signal;
-    const leave = s.drain.enter(); // a graceful shutdown waits for the job (and its settlement)
+    const leave = this.s.drain.enter(); // a graceful shutdown waits for the job (and its settlement)
     try {
-      const answer = await executeJob(s, {
+      const answer = await executeJob(this.s, {
         body: jobBody(ctx.taskId, job),
         payment: messageChannel(payload),
         resourceUrl: () => job.resourceUrl,
-        logger: (scope?.logger ?? fallback).child({ task_id: ctx.taskId }),
+        logger: (scope?.logger ?? this.fallback).child({ task_id: ctx.taskId }),
         callerGone: gone,
       });
       return { answer, cancelled: cancel.signal.aborted };
     } finally {
-      running.delete(ctx.taskId);
+      this.running.delete(ctx.taskId);
       leave();
     }
-  };
+  }
 
-  const firstTurn = async (ctx: RequestContext, bus: EventBus): Promise<void> => {
+  async first(ctx: RequestContext, bus: EventBus): Promise<void> {
     const resourceUrl = currentScope()?.resourceUrl() ?? "";
-    const job = taskJob(ctx.userMessage, s.config.a2a.deadlineSeconds, resourceUrl);
-    const events = new TurnEvents(sdk, bus, { id: ctx.taskId, contextId: ctx.contextId });
+    const job = taskJob(ctx.userMessage, this.s.config.a2a.deadlineSeconds, resourceUrl);
+    const events = new TurnEvents(this.sdk, bus, { id: ctx.taskId, contextId: ctx.contextId });
     events.submitted(ctx.userMessage, { [REQUEST_KEY]: job });
     // Paid: no payment on this turn, so the pipeline answers with what to pay (nothing runs).
-    const { answer, cancelled } = await run(ctx, job);
-    if (!cancelled || charged(answer)) writeOutcome(events, answer, job, s.gate);
-  };
+    const { answer, cancelled } = await this.run(ctx, job);
+    if (!cancelled || charged(answer)) writeOutcome(events, answer, job, this.s.gate);
+  }
 
-  const paidTurn = async (ctx: RequestContext, bus: EventBus): Promise<void> => {
+  async paying(ctx: RequestContext, bus: EventBus): Promise<void> {
     const task = ctx.task!;
-    const events = new TurnEvents(sdk, bus, task);
+    const events = new TurnEvents(this.sdk, bus, task);
     const job = storedJob(task.metadata);
     const offer = task.status?.message?.metadata?.[REQUIRED_KEY] as
       PaymentRequiredObject | undefined;
@@ -96,40 +103,39 @@ export function createExecutor(s: JobServices, sdk: A2aSdk, fallback: Logger): A
     const mismatch = offerMismatch(payload, offer);
     if (!job || mismatch) {
       events.taskNow(task);
-      return writePaymentFailed(
-        events,
-        mismatch ?? {
-          code: "INVALID_AMOUNT",
-          message: "this task holds no job to pay for: send a new message",
-        },
-      );
+      const noJob = { code: "INVALID_AMOUNT", message: "this task holds no job to pay for" };
+      return writePaymentFailed(events, mismatch ?? noJob);
     }
-    const { answer, cancelled } = await run(ctx, job, payload);
+    const { answer, cancelled } = await this.run(ctx, job, payload);
     // Cancelled: CancelTask answered for the task (a job charged just before it still says so).
     if (cancelled && !charged(answer)) return;
-    if (
-      answer.kind === "refused" &&
-      answer.error instanceof PaymentError &&
-      answer.error.code === "in_use"
-    ) {
-      // Another request is paying this task with this payment now: its outcome is the task's.
-      bus.publish(sdk.AgentEvent.message(agentMessage(task, [textPart(answer.error.message)])));
-      return;
+    if (answer.kind === "refused" && answer.error instanceof PaymentError) {
+      if (answer.error.code === "in_use") {
+        // Another request is paying this task with this payment now: its outcome is the task's.
+        const said = agentMessage(task, [textPart(answer.error.message)]);
+        return bus.publish(this.sdk.AgentEvent.message(said));
+      }
     }
     events.taskNow(task);
-    writeOutcome(events, answer, job, s.gate, offer);
-  };
+    writeOutcome(events, answer, job, this.s.gate, offer);
+  }
 
+  /** CancelTask: the job's caller counts as gone (nothing charged); the task says canceled. */
+  async cancel(taskId: string, bus: EventBus): Promise<void> {
+    const turn = this.running.get(taskId);
+    if (!turn) return;
+    turn.cancel.abort();
+    const events = new TurnEvents(this.sdk, bus, { id: taskId, contextId: turn.contextId });
+    events.status(TaskState.canceled, [
+      textPart("cancelled: the job's result will not be delivered, and nothing is charged"),
+    ]);
+  }
+}
+
+export function createExecutor(s: JobServices, sdk: A2aSdk, fallback: Logger): AgentExecutor {
+  const turns = new TaskTurns(s, sdk, fallback);
   return {
-    execute: (ctx, bus) => (ctx.task ? paidTurn(ctx, bus) : firstTurn(ctx, bus)),
-    async cancelTask(taskId, bus) {
-      const turn = running.get(taskId);
-      if (!turn) return;
-      turn.cancel.abort();
-      const events = new TurnEvents(sdk, bus, { id: taskId, contextId: turn.contextId });
-      events.status(TaskState.canceled, [
-        textPart("cancelled: the job's result will not be delivered, and nothing is charged"),
-      ]);
-    },
+    execute: (ctx, bus) => (ctx.task ? turns.paying(ctx, bus) : turns.first(ctx, bus)),
+    cancelTask: (taskId, bus) => turns.cancel(taskId, bus),
   };
 }
