@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { X402_EXTENSION_URI } from "../../templates/runtime/a2a/x402.js";
+import { LEGACY_X402_EXTENSION_URI, X402_EXTENSION_URI } from "../../templates/runtime/a2a/x402.js";
 import { dataMessage, rpc03 } from "./a2a-helpers.js";
 import { withDiscovery } from "./discovery-fixture.js";
 import { runtimeWithout } from "./without-features.js";
@@ -116,6 +116,14 @@ describe("A2A with payments on", () => {
       message03({ capability: "echo", input: { text: "a" } }),
     );
     expect(refused.body.error.message).toMatch(/A2A-Extensions/);
+    // The extension's legacy v0.1 URI activates it as well.
+    const legacy = await rpc03(
+      prod.url,
+      "message/send",
+      message03({ capability: "echo", input: { text: "a" } }),
+      { "X-A2A-Extensions": LEGACY_X402_EXTENSION_URI },
+    );
+    expect(legacy.body.result.status.state).toBe("input-required");
   });
 
   it("turn 1: input-required with the same x402 v2 offer as the HTTP 402; a turn 2 without payment is refused", async () => {
