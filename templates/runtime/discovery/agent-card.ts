@@ -17,10 +17,10 @@ import type { PaymentFacts } from "./facts.js";
 
 /**
  * The name of our job protocol in `supportedInterfaces[].protocolBinding`. A2A's own bindings are
- * "JSONRPC", "GRPC" and "HTTP+JSON" (A2A messages and tasks); this service speaks none of them: it
- * takes one JSON job per POST /execute, paid with x402, and answers with the result (see llms.txt
- * and openapi.json). The field is an open string, so the card names that protocol honestly instead
- * of pretending to be an A2A messaging endpoint; A2A clients skip bindings they do not know.
+ * "JSONRPC", "GRPC" and "HTTP+JSON" (A2A messages and tasks), which POST /a2a speaks (a2a/, when
+ * the project has it); POST /execute takes one JSON job, paid with x402, and answers with the result
+ * (see llms.txt and openapi.json). The field is an open string, so the card names that protocol
+ * honestly instead of calling it an A2A endpoint; A2A clients skip bindings they do not know.
  */
 export const JOB_PROTOCOL_BINDING = "x402-job";
 
