@@ -12,7 +12,13 @@ import { mountA2a } from "./route.js";
 
 export const A2A_TRANSPORT: Transport = {
   name: "a2a",
-  routes: [{ path: A2A_PATH, methods: "POST", allowHeaders: "A2A-Version, A2A-Extensions" }],
+  routes: [
+    {
+      path: A2A_PATH,
+      methods: "POST",
+      allowHeaders: "A2A-Version, A2A-Extensions, X-A2A-Extensions",
+    },
+  ],
   enabled: (config) => config.a2a.enabled,
   mount: mountA2a,
   discovery: {
