@@ -4,6 +4,8 @@
  * type-checked and tested here against exactly what projects get (test/versions.test.ts checks that).
  */
 export const dependencies = {
+  // The `a2a` feature (src/runtime/a2a/): the official A2A SDK, loaded only when the first POST /a2a arrives.
+  "@a2a-js/sdk": "1.3.0",
   // The official MCP SDK: loaded only when the first POST /mcp arrives (every capability as an MCP tool).
   "@modelcontextprotocol/sdk": "1.32.2",
   // Loaded only when X402_NETWORK(S) names a Solana network: the official Solana "exact" scheme

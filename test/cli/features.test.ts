@@ -35,11 +35,15 @@ describe("create --features", () => {
     expect(readme).toContain("`npm run add -- mcp`");
   });
 
-  it("--yes starts with mcp and console; none is the core alone", async () => {
-    const defaults = await scaffold("mcp,console");
+  it("--yes starts with mcp, a2a and console; none is the core alone", async () => {
+    const defaults = await scaffold("mcp,a2a,console");
     const yes = join(defaults, "..", "yes");
     expect((await cli([yes, "--yes", "--no-install", "--no-git"])).exitCode).toBe(0);
-    expect((await readJson(yes, "package.json")).createAgent.features).toEqual(["mcp", "console"]);
+    expect((await readJson(yes, "package.json")).createAgent.features).toEqual([
+      "mcp",
+      "a2a",
+      "console",
+    ]);
     const none = await scaffold("none");
     expect((await readJson(none, "package.json")).createAgent.features).toEqual([]);
     expect(Object.keys((await readJson(none, "package.json")).dependencies)).toEqual([
@@ -55,7 +59,7 @@ describe("create --features", () => {
     const result = await cli([dir, "--yes", "--no-install", "--no-git", "--features", "mcp,sol"]);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toBe(
-      'create-agent: --features: unknown feature "sol": the features are solana, mcp, console, redis, queue, metrics, facilitator-auth',
+      'create-agent: --features: unknown feature "sol": the features are solana, mcp, a2a, console, redis, queue, metrics, facilitator-auth',
     );
   });
 });
@@ -142,7 +146,7 @@ describe("create-agent add / remove", () => {
     const unknown = await cli(["add", "solanna", "--no-install"], dir);
     expect(unknown.exitCode).toBe(1);
     expect(unknown.stderr).toBe(
-      'create-agent: unknown feature "solanna": the features are solana, mcp, console, redis, queue, metrics, facilitator-auth',
+      'create-agent: unknown feature "solanna": the features are solana, mcp, a2a, console, redis, queue, metrics, facilitator-auth',
     );
     const evm = await cli(["remove", "evm", "--no-install"], dir);
     expect(evm.exitCode).toBe(1);

@@ -101,9 +101,9 @@ describe.skipIf(!hasScript)("create-agent on a terminal", () => {
     expect(screen).toContain('"lang:str": unknown type "str"; did you mean "string"?');
     expect(screen).toContain("a capability needs at least one output field");
     expect(screen).toContain(
-      'unknown feature "solanna": the features are solana, mcp, console, redis, queue, metrics, facilitator-auth',
+      'unknown feature "solanna": the features are solana, mcp, a2a, console, redis, queue, metrics, facilitator-auth',
     );
-    expect(screen).toContain("Features (comma-separated, all or none) (mcp, console): ");
+    expect(screen).toContain("Features (comma-separated, all or none) (mcp, a2a, console): ");
     // Defaults follow the capability: its description, the starter's fields.
     expect(screen).toContain("What does translate do (Run translate on a text): ");
     expect(screen).toContain("Input fields, or none (text:string!): ");

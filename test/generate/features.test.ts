@@ -70,20 +70,20 @@ describe("parseFeatureList (--features and the prompt)", () => {
   });
   it("refuses an unknown name listing the valid ones, and evm as always there", () => {
     expect(() => parseFeatureList("mcp,solan")).toThrow(
-      'unknown feature "solan": the features are solana, mcp, console, redis, queue, metrics, facilitator-auth',
+      'unknown feature "solan": the features are solana, mcp, a2a, console, redis, queue, metrics, facilitator-auth',
     );
     expect(() => parseFeatureList("evm")).toThrow("evm is always included");
   });
 });
 
 describe("the table", () => {
-  it("a new project starts with mcp and console", () => {
-    expect(DEFAULT_FEATURES).toEqual(["mcp", "console"]);
+  it("a new project starts with mcp, a2a and console", () => {
+    expect(DEFAULT_FEATURES).toEqual(["mcp", "a2a", "console"]);
   });
 
   it("names exactly the runtime registry's optional features, each folder once", () => {
     const template = readFileSync(join(TEMPLATES_DIR, "runtime/features.ts"), "utf8");
-    const registry = [...template.matchAll(/^\s*"([a-z-]+)", \/\/ feature: \1$/gm)].map(
+    const registry = [...template.matchAll(/^\s*"([a-z0-9-]+)", \/\/ feature: \1$/gm)].map(
       (m) => m[1],
     );
     expect(registry).toEqual(FEATURE_NAMES);
@@ -99,9 +99,9 @@ describe("the table", () => {
     expect(Object.keys(projectDependencies(["redis"]))).toContain("ioredis");
   });
 
-  it("a project without createAgent.features (0.1.0, 0.2.0) counts as having every feature of its time, not queue", () => {
+  it("a project without createAgent.features (0.1.0, 0.2.0) counts as having every feature of its time, not queue or a2a", () => {
     expect(recordedFeatures({ createAgent: { version: "0.2.0" } })).toEqual(
-      FEATURE_NAMES.filter((name) => name !== "queue"),
+      FEATURE_NAMES.filter((name) => name !== "queue" && name !== "a2a"),
     );
     expect(recordedFeatures({ createAgent: { features: ["redis", "mcp"] } })).toEqual([
       "mcp",

@@ -15,6 +15,7 @@ const run = promisify(execFile);
 export const FEATURE_FOLDERS = {
   solana: "payments/svm",
   mcp: "mcp",
+  a2a: "a2a",
   console: "console",
   redis: "ledger/redis",
   queue: "queue",

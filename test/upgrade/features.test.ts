@@ -39,7 +39,7 @@ async function madeBy010(): Promise<string> {
 }
 
 describe("upgrade with optional features", () => {
-  it("a project without createAgent.features gets every feature's folder and packages of its time (not queue), and drops none", async () => {
+  it("a project without createAgent.features gets every feature's folder and packages of its time (not queue or a2a), and drops none", async () => {
     const dir = await madeBy010();
     const plan = await planUpgrade(dir, VERSION);
     const runtime = plan.changes.filter((c) => c.path.startsWith("src/runtime/"));
@@ -56,12 +56,17 @@ describe("upgrade with optional features", () => {
         folder,
       ).toBe(true);
     const pkg = JSON.parse(String(plan.changes.find((c) => c.path === "package.json")?.after));
-    // Every feature 0.1.0 carried, none added since (queue: async jobs and BullMQ, asked for by `add queue`).
-    expect(pkg.createAgent.features).toEqual(FEATURE_NAMES.filter((name) => name !== "queue"));
+    // Every feature 0.1.0 carried, none added since (queue: async jobs and BullMQ, asked for by `add
+    // queue`; a2a: POST /a2a and @a2a-js/sdk, by `add a2a`).
+    expect(pkg.createAgent.features).toEqual(
+      FEATURE_NAMES.filter((name) => name !== "queue" && name !== "a2a"),
+    );
     for (const name of ["@x402/svm", "ioredis", "prom-client", "jose", "@modelcontextprotocol/sdk"])
       expect(pkg.dependencies, name).toHaveProperty(name);
     expect(pkg.dependencies).not.toHaveProperty("bullmq");
+    expect(pkg.dependencies).not.toHaveProperty("@a2a-js/sdk");
     expect(added.some((p) => p.startsWith("src/runtime/queue/"))).toBe(false);
+    expect(added.some((p) => p.startsWith("src/runtime/a2a/"))).toBe(false);
   }, 60_000);
 
   it("a project with a recorded set is up to date with its own create-agent: absent folders stay absent", async () => {

@@ -136,7 +136,9 @@ export function createDiscovery(
     switch (name) {
       case "card": {
         const interfaces = transports.flatMap((t) => t.discovery?.cardInterface?.(base) ?? []);
-        const extensions = transports.flatMap((t) => t.discovery?.cardExtension?.(base) ?? []);
+        const extensions = transports.flatMap(
+          (t) => t.discovery?.cardExtension?.(base, facts) ?? [],
+        );
         return served(
           JSON.stringify(buildAgentCard(agent, data, facts, base, interfaces, extensions)),
           "application/json; charset=utf-8",
