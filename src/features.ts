@@ -51,6 +51,15 @@ export const FEATURES: readonly Feature[] = [
     byDefault: true,
   },
   {
+    name: "a2a",
+    folder: "a2a",
+    dependencies: pick("@a2a-js/sdk"),
+    summary: "A2A 1.0 JSON-RPC at POST /a2a, paid in band with a2a-x402",
+    settings: ["A2A", "A2A_DEADLINE_SECONDS"],
+    byDefault: true,
+    newer: true,
+  },
+  {
     name: "console",
     folder: "console",
     dependencies: {},

@@ -6,6 +6,8 @@
 export const dependencies = {
   // The official MCP SDK: loaded only when the first POST /mcp arrives (every capability as an MCP tool).
   "@modelcontextprotocol/sdk": "1.32.2",
+  // The `a2a` feature (src/runtime/a2a/): the official A2A SDK, loaded only when the first POST /a2a arrives.
+  "@a2a-js/sdk": "1.3.0",
   // Loaded only when X402_NETWORK(S) names a Solana network: the official Solana "exact" scheme
   // (verification and settlement) and the Solana client library it runs on (@x402/svm's peer).
   "@solana/kit": "5.5.1",

@@ -24,6 +24,7 @@ import {
   resolveRedis,
 } from "./ops/config-services.js";
 import { type QueueConfig, resolveQueue } from "./ops/config-queue.js";
+import { type A2aConfig, resolveA2a } from "./ops/config-a2a.js";
 import { isLogLevel, LOG_LEVELS, type LogLevel } from "./ops/logger.js";
 import { ConfigError, Reader } from "./ops/settings.js";
 
@@ -106,6 +107,8 @@ interface CommonConfig extends HostConfig {
   corsOrigin: string;
   /** POST /mcp (MCP=off disables it), and the deadline of a tool call that sends none. */
   mcp: McpConfig;
+  /** POST /a2a (A2A=off disables it), and the deadline of a task that sends none. */
+  a2a: A2aConfig;
 }
 
 export interface McpConfig {
@@ -129,6 +132,7 @@ export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
   const devMode = resolveDevMode(options, env, read);
   const limits = resolveLimits(options, read);
   const mcp = resolveMcp(read, limits.maxDeadlineSeconds);
+  const a2a = resolveA2a(read, limits.maxDeadlineSeconds);
   const hosts = resolveHosts(read);
   const redis = resolveRedis(read);
   const metrics = resolveMetrics(read);
@@ -143,6 +147,7 @@ export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
     logLevel: web.logLevel,
     corsOrigin: web.corsOrigin,
     mcp,
+    a2a,
   };
   if (redis) common.redis = redis;
   if (metrics) common.metrics = metrics;

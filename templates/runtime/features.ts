@@ -11,6 +11,7 @@ import { svmFamily } from "./payments/svm/family.js"; // feature: solana
 import { CONSOLE_TRANSPORT } from "./console/transport.js"; // feature: console
 import { EXECUTE_TRANSPORT } from "./http/execute.js";
 import { MCP_TRANSPORT } from "./mcp/transport.js"; // feature: mcp
+import { A2A_TRANSPORT } from "./a2a/transport.js"; // feature: a2a
 import { QUEUE_TRANSPORT } from "./queue/transport.js"; // feature: queue
 import type { Transport } from "./transport.js";
 import type { RedisLedgerModule } from "./ledger/select.js";
@@ -24,6 +25,7 @@ export const FEATURES: readonly string[] = [
   "evm",
   "solana", // feature: solana
   "mcp", // feature: mcp
+  "a2a", // feature: a2a
   "console", // feature: console
   "redis", // feature: redis
   "queue", // feature: queue
@@ -109,6 +111,7 @@ export const SERVICES: OptionalServices = {
 export const TRANSPORTS: readonly Transport[] = [
   EXECUTE_TRANSPORT,
   MCP_TRANSPORT, // feature: mcp
+  A2A_TRANSPORT, // feature: a2a
   CONSOLE_TRANSPORT, // feature: console
   QUEUE_TRANSPORT, // feature: queue
 ];

@@ -1,7 +1,7 @@
 /**
  * A transport: one way into the service, mounted by createApp (app.ts) from the list in
- * features.ts (TRANSPORTS): POST /execute (http/execute.ts, always there), MCP (mcp/), the console
- * page (console/). That one list drives the routes, CORS preflights and 405s (http/cors.ts) and
+ * features.ts (TRANSPORTS): POST /execute (http/execute.ts, always there), MCP (mcp/), A2A (a2a/),
+ * the console page (console/). That one list drives the routes, CORS preflights and 405s (http/cors.ts) and
  * every discovery document (the agent card's interfaces, the OpenAPI paths, /llms.txt), so a new
  * transport is its folder plus one entry there. Part of your project: edit freely.
  */
@@ -26,7 +26,7 @@ export interface TransportDiscovery {
   /** Its entry in the agent card's supportedInterfaces, for the service at `base`. */
   cardInterface?(base: string): AgentInterface;
   /** An extension of the agent card's capabilities it adds (e.g. async jobs on POST /execute). */
-  cardExtension?(base: string): AgentExtension;
+  cardExtension?(base: string, facts: PaymentFacts): AgentExtension;
   /** Its section of /llms.txt (lines, after the job endpoint's). */
   llms?(base: string, facts: PaymentFacts, config: ResolvedConfig): string[];
   /** OpenAPI component schemas only its paths use: dropped with them when it is off. */

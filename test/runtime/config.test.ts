@@ -177,6 +177,7 @@ describe("resolution", () => {
       corsOrigin: "*",
       // Below the MCP clients' 60 s request timeout, with room for the settlement.
       mcp: { enabled: true, deadlineSeconds: 45, progressSeconds: 10 },
+      a2a: { enabled: true, deadlineSeconds: 300 },
       // Async jobs (the queue feature): a worker in this process, answers kept a day.
       queue: { worker: true, concurrency: 4, resultTtlSeconds: 86400, lockSeconds: 30 },
       allowedHosts: [], // and no HOST: every interface

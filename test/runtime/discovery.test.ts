@@ -11,10 +11,8 @@ import { DefaultAgentCardResolver } from "@a2a-js/sdk/client";
 import { validate as validateOpenApi } from "@readme/openapi-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as Served from "../../templates/runtime/discovery/agent-card.js";
-import {
-  buildAgentCard,
-  X402_EXTENSION_URI,
-} from "../../templates/runtime/discovery/agent-card.js";
+import { buildAgentCard } from "../../templates/runtime/discovery/agent-card.js";
+import { X402_EXTENSION_URI } from "../../templates/runtime/a2a/x402.js";
 import { paymentFacts } from "../../templates/runtime/discovery/facts.js";
 import {
   BoundedCache,
@@ -103,6 +101,8 @@ describe("GET /.well-known/agent-card.json (A2A 1.0)", () => {
         tenant: "",
       },
       { url: `${prod.url}/mcp`, protocolBinding: "MCP", protocolVersion: "2025-11-25", tenant: "" },
+      // A2A's JSON-RPC endpoint (the `a2a` feature: a2a/).
+      { url: `${prod.url}/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0", tenant: "" },
     ]);
     expect(parsed.securitySchemes).toEqual({});
     expect(parsed.securityRequirements).toEqual([]);
@@ -185,7 +185,7 @@ describe("GET /.well-known/agent-card.json (A2A 1.0)", () => {
       asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
       payTo: PAY_TO,
       currency: "USDC",
-      endpoint: `${prod.url}/execute`,
+      endpoint: `${prod.url}/a2a`, // paid in band over A2A (a2a/)
       prices: Object.fromEntries(
         Object.values(prodAgent.capabilities).map((c) => [
           c.name,
@@ -324,10 +324,11 @@ describe("GET /llms.txt", () => {
       "default now + 45 s. Longer: send it on the unpaid call too, and a progressToken.",
       "same signature, capability, input; /execute or MCP",
       "| 408 | deadline |",
+      `A2A: JSON-RPC at \`${prod.url}/a2a\`, DataPart \`{capability, input}\`, paid in band (a2a-x402 v0.2).`,
       `(${prod.url}/openapi.json)`,
       `(${prod.url}/.well-known/agent-card.json)`,
       `(${prod.url}/about)`,
-      "optional features: solana, mcp, console, redis, queue, metrics, facilitator-auth (its owner adds one with `npm run add -- <feature>`)",
+      "optional features: solana, mcp, a2a, console, redis, queue, metrics, facilitator-auth (its owner adds one with `npm run add -- <feature>`)",
     ])
       expect(text).toContain(phrase);
     expect(text).not.toMatch(/free/);

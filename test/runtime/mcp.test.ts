@@ -249,7 +249,11 @@ describe("MCP in production", () => {
 
 describe("MCP in the discovery documents", () => {
   const documents = async (env: Record<string, string>) => {
-    const app = await startApp(withDiscovery(makeAgent()), { devMode: true, env });
+    // A2A off: only the job endpoint and MCP in the documents.
+    const app = await startApp(withDiscovery(makeAgent()), {
+      devMode: true,
+      env: { A2A: "off", ...env },
+    });
     running.push(app);
     const text = async (path: string, headers?: Record<string, string>) =>
       (await fetch(`${app.url}${path}`, { headers })).text();

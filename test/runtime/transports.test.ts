@@ -174,6 +174,7 @@ export const ECHO_TRANSPORT: Transport = {
       `${url}/execute`,
       `${url}/mcp`,
       `${url}/echo`,
+      `${url}/a2a`,
     ]);
     const llms = (await text(`${url}/llms.txt`)).body;
     expect(llms).toContain(`## Echo\n\nPOST ${url}/echo answers {"echoed":true}.`);

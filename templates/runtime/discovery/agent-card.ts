@@ -13,7 +13,7 @@ import { SERVICE_VERSION } from "../jobs/request.js";
 import type { AgentDefinition } from "../types.js";
 import type { DiscoveryData } from "./data.js";
 import { exampleTask } from "./examples.js";
-import { type PaymentFacts, type Price, whereLabel } from "./facts.js";
+import type { PaymentFacts } from "./facts.js";
 
 /**
  * The name of our job protocol in `supportedInterfaces[].protocolBinding`. A2A's own bindings are
@@ -23,10 +23,6 @@ import { type PaymentFacts, type Price, whereLabel } from "./facts.js";
  * of pretending to be an A2A messaging endpoint; A2A clients skip bindings they do not know.
  */
 export const JOB_PROTOCOL_BINDING = "x402-job";
-
-/** The a2a-x402 extension: payments in USDC through x402. */
-export const X402_EXTENSION_URI =
-  "https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2";
 
 const JSON_MODE = "application/json";
 
@@ -97,47 +93,10 @@ export function capabilityDescription(agent: AgentDefinition, name: string): str
   );
 }
 
-/** The x402 payment facts, as the a2a-x402 extension's params. Unknown facts are left out. */
-function x402Extension(facts: PaymentFacts, endpoint: string): AgentExtension {
-  const params: Record<string, unknown> = { x402Version: 2, scheme: "exact" };
-  if (facts.network) {
-    params.network = facts.network.caip2;
-    params.networkV1 = facts.network.v1Name;
-  }
-  if (facts.asset) params.asset = facts.asset.address;
-  if (facts.payTo) params.payTo = facts.payTo;
-  // Several networks: every one, in the seller's order (network, asset and payTo above are the first's).
-  if (facts.networks && facts.networks.length > 1)
-    params.networks = facts.networks.map((n) => ({
-      network: n.caip2,
-      ...(n.v1Name !== n.caip2 && { networkV1: n.v1Name }),
-      asset: n.asset,
-      payTo: n.payTo,
-    }));
-  params.currency = "USDC";
-  params.endpoint = endpoint;
-  params.prices = facts.prices satisfies Record<string, Price>;
-
-  if (facts.free)
-    return {
-      uri: X402_EXTENSION_URI,
-      description:
-        "Jobs are paid per job in USDC with x402, but this instance runs in dev mode: jobs are free and no payment is needed.",
-      params,
-    };
-  const where = whereLabel(facts);
-  return {
-    uri: X402_EXTENSION_URI,
-    description: `Every job is paid in USDC${where} with x402 (scheme "exact"): POST the job to ${endpoint}, answer its 402 with a signed PAYMENT-SIGNATURE, and you are charged only when the job succeeds.`,
-    required: true,
-    params,
-  };
-}
-
 /**
  * The agent card for the service at `base` (its public base URL, no trailing slash); `interfaces`:
- * the other transports' (transport.ts), listed after the job endpoint; `extensions`: theirs, after
- * the x402 extension.
+ * the other transports' (transport.ts), listed after the job endpoint; `extensions`: theirs (the
+ * a2a-x402 extension is the A2A transport's, a2a/card.ts).
  */
 export function buildAgentCard(
   agent: AgentDefinition,
@@ -169,7 +128,7 @@ export function buildAgentCard(
     capabilities: {
       streaming: false,
       pushNotifications: false,
-      extensions: [x402Extension(facts, endpoint), ...extensions],
+      ...(extensions.length > 0 && { extensions: [...extensions] }),
     },
     defaultInputModes: [JSON_MODE],
     defaultOutputModes: [JSON_MODE],

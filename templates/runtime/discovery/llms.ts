@@ -98,7 +98,7 @@ function errorLines(facts: PaymentFacts, base: string): string[] {
     "## More",
     "",
     `- [OpenAPI 3.1 document](${base}/openapi.json)`,
-    `- [A2A agent card](${base}/.well-known/agent-card.json) (A2A 1.0's with \`A2A-Version: 1.0\`, else 0.3's)`,
+    `- [A2A agent card](${base}/.well-known/agent-card.json)`,
     `- [Capabilities, prices and field schemas (GET /about)](${base}/about)`,
     "",
     `Made with create-agent; this service's optional features: ${OPTIONAL_FEATURES.join(", ") || "none"} (its owner adds one with \`npm run add -- <feature>\`).`,

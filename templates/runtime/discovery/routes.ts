@@ -154,7 +154,7 @@ function buildDocument(name: DocumentName, base: string, from: DocumentSources):
     case "card":
     case "card-0.3": {
       const interfaces = transports.flatMap((t) => t.discovery?.cardInterface?.(base) ?? []);
-      const extensions = transports.flatMap((t) => t.discovery?.cardExtension?.(base) ?? []);
+      const extensions = transports.flatMap((t) => t.discovery?.cardExtension?.(base, facts) ?? []);
       const card = builders.buildAgentCard(agent, data, facts, base, interfaces, extensions);
       return served(
         JSON.stringify(name === "card" ? card : builders.toAgentCardV03(card)),

@@ -1,6 +1,6 @@
 /**
  * The public paths: where the discovery documents are served (discovery/routes.ts serves them;
- * cors.ts lists them) and where MCP is (mcp/).
+ * cors.ts lists them), where MCP is (mcp/) and where A2A is (a2a/).
  * Part of your project: edit freely.
  */
 export const AGENT_CARD_PATH = "/.well-known/agent-card.json";
@@ -9,3 +9,5 @@ export const LLMS_TXT_PATH = "/llms.txt";
 export const MCP_PATH = "/mcp";
 /** The MCP protocol revision POST /mcp speaks (the SDK's latest; a repo test checks it). */
 export const MCP_PROTOCOL_VERSION = "2025-11-25";
+/** A2A's JSON-RPC endpoint (a2a/, A2A 1.0 and 0.3). */
+export const A2A_PATH = "/a2a";

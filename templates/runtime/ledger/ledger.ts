@@ -118,6 +118,14 @@ export interface Ledger {
    * most `holdMs` for the lock, which frees itself `holdMs` after it was taken if its holder died.
    */
   exclusive<T>(name: string, holdMs: number, work: () => Promise<T>): Promise<T>;
+  /**
+   * Keeps `value` under `key` for `ttlMs`, replacing what was there (the A2A transport's tasks, so a
+   * task's next turn may land on any instance sharing the ledger). Optional: a ledger of your own
+   * without it keeps A2A tasks in this process only.
+   */
+  putRecord?(key: string, value: string, ttlMs: number): Promise<void>;
+  /** The value putRecord kept under `key`, until its ttl ran out. */
+  getRecord?(key: string): Promise<string | undefined>;
   /** True when the store answers now (GET /health reports it). */
   ping(): Promise<boolean>;
   /** Closes connections (graceful shutdown). */

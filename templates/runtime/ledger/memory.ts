@@ -45,6 +45,27 @@ function resultBytes({ value: result }: JobResult): number {
   return chars * 2;
 }
 
+/** Most records kept (putRecord): the oldest goes first when full. */
+const MAX_RECORDS = 10_000;
+
+/** putRecord and getRecord, in memory. */
+function memoryRecords(): Pick<Ledger, "putRecord" | "getRecord"> {
+  const records = new Map<string, { value: string; expiresAt: number }>();
+  return {
+    async putRecord(key, value, ttlMs) {
+      records.delete(key); // insertion order = oldest first
+      if (records.size >= MAX_RECORDS) records.delete(records.keys().next().value!);
+      records.set(key, { value, expiresAt: Date.now() + ttlMs });
+    },
+    async getRecord(key) {
+      const record = records.get(key);
+      if (record && record.expiresAt > Date.now()) return record.value;
+      records.delete(key);
+      return undefined;
+    },
+  };
+}
+
 export function createMemoryLedger(options: MemoryLedgerOptions = {}): Ledger {
   const maxResults = options.maxResults ?? 1000;
   const maxResultBytes = options.maxResultBytes ?? 64 * 1024 * 1024;
@@ -226,6 +247,7 @@ export function createMemoryLedger(options: MemoryLedgerOptions = {}): Ledger {
       }
     },
 
+    ...memoryRecords(),
     ping: async () => true,
     close: async () => {},
   };

@@ -53,6 +53,8 @@ function deferred(loading: Promise<Ledger>, description: string): Ledger {
     listUnconfirmed: async (...a) => (await loading).listUnconfirmed(...a),
     forgetUnconfirmed: async (...a) => (await loading).forgetUnconfirmed(...a),
     exclusive: async (name, holdMs, work) => (await loading).exclusive(name, holdMs, work),
+    putRecord: async (...a) => (await loading).putRecord?.(...a),
+    getRecord: async (...a) => (await loading).getRecord?.(...a),
     ping: async () => (await loading).ping(),
     close: async () => (await loading).close(),
   };

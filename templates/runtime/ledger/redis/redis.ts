@@ -32,6 +32,7 @@ export interface RedisClient {
   defineCommand(name: string, definition: { lua: string; numberOfKeys?: number }): void;
   get(key: string): Promise<string | null>;
   set(key: string, value: string, px: "PX", milliseconds: number, nx: "NX"): Promise<"OK" | null>;
+  set(key: string, value: string, px: "PX", milliseconds: number): Promise<"OK">;
   ping(): Promise<string>;
   quit(): Promise<unknown>;
   disconnect(): void;
@@ -159,6 +160,7 @@ export function createRedisLedger(options: RedisLedgerOptions): Ledger {
   const stateKey = (auth: string) => `${keyPrefix}{${auth}}:state`;
   const resultKey = (auth: string) => `${keyPrefix}{${auth}}:result`;
   const lockKey = (name: string) => `${keyPrefix}lock:{${name}}`;
+  const recordKey = (key: string) => `${keyPrefix}record:{${key}}`;
   const unconfirmedKey = `${keyPrefix}unconfirmed`;
 
   return {
@@ -282,6 +284,12 @@ export function createRedisLedger(options: RedisLedgerOptions): Ledger {
         );
       }
     },
+
+    putRecord: async (key, value, ttlMs) => {
+      await command("keep a record", () => client.set(recordKey(key), value, "PX", ms(ttlMs)));
+    },
+    getRecord: async (key) =>
+      (await command("read a record", () => client.get(recordKey(key)))) ?? undefined,
 
     async ping() {
       try {

@@ -1,0 +1,55 @@
+/**
+ * What the discovery documents say of A2A (transport.ts lists it): the agent card's a2a-x402
+ * extension (v0.2; `required` when jobs are paid, so an A2A client knows to activate it; in dev mode
+ * declared but not required) and /llms.txt's A2A section. Part of your project: edit freely.
+ */
+import type { AgentExtension } from "../discovery/agent-card.js";
+import { type PaymentFacts, type Price, whereLabel } from "../discovery/facts.js";
+import { X402_EXTENSION_URI } from "./x402.js";
+
+/** The x402 payment facts, as the a2a-x402 extension's params. Unknown facts are left out. */
+function x402Params(facts: PaymentFacts, endpoint: string): Record<string, unknown> {
+  const params: Record<string, unknown> = { x402Version: 2, scheme: "exact" };
+  if (facts.network) {
+    params.network = facts.network.caip2;
+    params.networkV1 = facts.network.v1Name;
+  }
+  if (facts.asset) params.asset = facts.asset.address;
+  if (facts.payTo) params.payTo = facts.payTo;
+  // Several networks: every one, in the seller's order (network, asset and payTo above are the first's).
+  if (facts.networks && facts.networks.length > 1)
+    params.networks = facts.networks.map((n) => ({
+      network: n.caip2,
+      ...(n.v1Name !== n.caip2 && { networkV1: n.v1Name }),
+      asset: n.asset,
+      payTo: n.payTo,
+    }));
+  params.currency = "USDC";
+  params.endpoint = endpoint;
+  params.prices = facts.prices satisfies Record<string, Price>;
+  return params;
+}
+
+/** The a2a-x402 extension for the A2A endpoint `endpoint`. */
+export function x402Extension(facts: PaymentFacts, endpoint: string): AgentExtension {
+  const params = x402Params(facts, endpoint);
+  if (facts.free)
+    return {
+      uri: X402_EXTENSION_URI,
+      description:
+        "Jobs are paid per job in USDC with x402 (a2a-x402), but this instance runs in dev mode: jobs are free and no payment is needed.",
+      params,
+    };
+  return {
+    uri: X402_EXTENSION_URI,
+    description: `Every job is paid in USDC${whereLabel(facts)} with x402 in band (a2a-x402 v0.2, scheme "exact"): activate this extension (A2A-Extensions header), send a DataPart {capability, input}; the task asks for payment (input-required, x402.payment.required); send the signed payload on the same task, and you are charged only when the job succeeds.`,
+    required: true,
+    params,
+  };
+}
+
+/** /llms.txt's A2A line (short: the whole document stays under 6000 characters; the card says more). */
+export function a2aLines(endpoint: string, facts: PaymentFacts): string[] {
+  const pay = facts.free ? "free (dev mode)" : "paid in band (a2a-x402 v0.2)";
+  return [`A2A: JSON-RPC at \`${endpoint}\`, DataPart \`{capability, input}\`, ${pay}.`];
+}

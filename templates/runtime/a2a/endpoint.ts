@@ -1,0 +1,102 @@
+/**
+ * POST /a2a behind its route (route.ts): the official SDK's JSON-RPC handler (A2A 1.0, and 0.3's
+ * `message/send` etc. through its compatibility layer) over its DefaultRequestHandler, with the
+ * task store on the ledger (task-store.ts) and this agent's executor (executor.ts). Before the SDK
+ * runs a SendMessage, it is checked here, so nothing is offered or run for it when refused:
+ *   - a first turn must carry a DataPart {capability, input} the capability accepts (request.ts);
+ *   - paid: the caller must activate a2a-x402 (A2A-Extensions: the v0.2 or the v0.1 URI), and a
+ *     second turn must carry `x402.payment.status: "payment-submitted"` and `x402.payment.payload`,
+ *     and wait for its answer (no return_immediately: it is charged only while it is there).
+ * Loaded, with the SDK, on the first A2A request. Part of your project: edit freely.
+ */
+import type { RequestHandler } from "express";
+import { agentDescription } from "../discovery/agent-card.js";
+import type { JobServices } from "../jobs/services.js";
+import type { Logger } from "../types.js";
+import { createExecutor } from "./executor.js";
+import { requestProblem } from "./request.js";
+import { type A2aSdk, type CallContext, loadSdk, type SendParams } from "./sdk.js";
+import { ledgerTaskStore } from "./task-store.js";
+import { activatedUri, PAYLOAD_KEY, STATUS_KEY, X402_EXTENSION_URI } from "./x402.js";
+
+/** The card the SDK's handler checks requests against (versions, modes); not the public card. */
+function handlerCard(s: JobServices) {
+  const jsonRpc = (protocolVersion: string) => ({
+    url: "",
+    protocolBinding: "JSONRPC",
+    protocolVersion,
+  });
+  return {
+    name: s.agent.name,
+    description: agentDescription(s.agent),
+    version: s.agent.version,
+    supportedInterfaces: [jsonRpc("1.0"), jsonRpc("0.3")],
+    // a2a-x402 is checked here (either URI activates it), not by the SDK (which knows one URI).
+    capabilities: { streaming: false, pushNotifications: false, extensions: [] },
+    defaultInputModes: ["application/json"],
+    defaultOutputModes: ["application/json"],
+    skills: [],
+  };
+}
+
+/** Why a SendMessage is refused before the SDK runs it (an SDK error to throw), or undefined. */
+function refusal(
+  s: JobServices,
+  sdk: A2aSdk,
+  params: SendParams,
+  context: CallContext,
+): Error | undefined {
+  const message = params.message;
+  if (!message) return undefined; // the SDK refuses it
+  if (s.gate) {
+    const uri = activatedUri(context.requestedExtensions);
+    if (!uri)
+      return new sdk.ExtensionSupportRequiredError(
+        `jobs here are paid with the a2a-x402 extension: activate it with the header A2A-Extensions: ${X402_EXTENSION_URI}; nothing was run or charged`,
+      );
+    context.addActivatedExtension(uri);
+  }
+  if (!message.taskId) {
+    const problem = requestProblem(s.agent, message);
+    return problem === undefined ? undefined : new sdk.RequestMalformedError(problem);
+  }
+  if (!s.gate) return undefined;
+  const metadata = message.metadata ?? {};
+  if (metadata[STATUS_KEY] !== "payment-submitted" || metadata[PAYLOAD_KEY] === undefined)
+    return new sdk.RequestMalformedError(
+      `a message on a task pays for its job: send x402.payment.status "payment-submitted" and the signed x402.payment.payload in its metadata; nothing was run or charged`,
+    );
+  if (params.configuration?.returnImmediately)
+    return new sdk.RequestMalformedError(
+      "a paying message waits for its job's result (it is charged only while you are there to get it): send it without return_immediately; nothing was run or charged",
+    );
+  return undefined;
+}
+
+export async function createA2aEndpoint(s: JobServices, logger: Logger): Promise<RequestHandler> {
+  const sdk = await loadSdk();
+  class CheckedRequestHandler extends sdk.DefaultRequestHandler {
+    override async sendMessage(params: SendParams, context: CallContext): Promise<unknown> {
+      const refused = refusal(s, sdk, params, context);
+      if (refused) throw refused;
+      return super.sendMessage(params, context);
+    }
+  }
+  // No bus is kept for an interrupted task: its next turn may come to another instance.
+  const handler = new CheckedRequestHandler(
+    handlerCard(s),
+    ledgerTaskStore(s.ledger, sdk),
+    createExecutor(s, sdk, logger),
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    { keepBusAliveStates: [] },
+  );
+  return sdk.jsonRpcHandler({
+    requestHandler: handler,
+    userBuilder: sdk.noAuthentication,
+    legacyCompat: { enabled: true },
+  });
+}

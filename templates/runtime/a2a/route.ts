@@ -1,0 +1,68 @@
+/**
+ * The /a2a route: POST runs the A2A endpoint (endpoint.ts), imported with the SDK on the first A2A
+ * request. Each request runs inside its scope (scope.ts): whether its caller is still connected
+ * (its connection closed before the answer was written: a paid job is then not settled, as on
+ * POST /execute), its logger and the endpoint's URL. Refused before the SDK: a request while the
+ * server shuts down (503). A2A=off: 404. Part of your project: edit freely.
+ */
+import type { Express, RequestHandler } from "express";
+import { UnavailableError, ValidationError } from "../errors.js";
+import { baseUrlOf } from "../http/base-url.js";
+import { A2A_PATH } from "../http/paths.js";
+import { refuse } from "../http/transport.js";
+import type { JobServices } from "../jobs/services.js";
+import type { Logger } from "../types.js";
+import { runInScope } from "./scope.js";
+
+/** Seconds a caller is asked to wait before retrying while the server is shutting down. */
+const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
+
+export function mountA2a(app: Express, s: JobServices, logger: Logger): void {
+  if (!s.config.a2a.enabled) {
+    const off: RequestHandler = (req, res) =>
+      refuse(
+        logger,
+        req,
+        res,
+        new ValidationError("A2A is off on this service (A2A=off): send jobs to POST /execute", {
+          status: 404,
+        }),
+      );
+    app.all(A2A_PATH, off);
+    return;
+  }
+
+  let endpoint: Promise<RequestHandler> | undefined;
+  const load = (): Promise<RequestHandler> =>
+    (endpoint ??= import("./endpoint.js")
+      .then((m) => m.createA2aEndpoint(s, logger))
+      .catch((err: unknown) => {
+        endpoint = undefined; // the next request tries again
+        throw err;
+      }));
+
+  const serve: RequestHandler = async (req, res, next) => {
+    if (s.drain.stopping) {
+      res.set({ "Retry-After": String(SHUTDOWN_RETRY_AFTER_SECONDS), Connection: "close" });
+      const { message } = new UnavailableError(
+        "the server is shutting down and takes no new requests; nothing was run or charged; send it again",
+        SHUTDOWN_RETRY_AFTER_SECONDS,
+      );
+      res.status(503).json({ jsonrpc: "2.0", error: { code: -32000, message }, id: null });
+      return;
+    }
+    const handle = await load();
+    const gone = new AbortController();
+    res.once("close", () => {
+      if (!res.writableFinished) gone.abort();
+    });
+    const scope = {
+      callerGone: gone.signal,
+      logger: logger.child({ request_id: res.locals.requestId, transport: "a2a" }),
+      resourceUrl: () => `${baseUrlOf(s.config, req)}${A2A_PATH}`,
+    };
+    req.url = "/"; // the SDK's handler is a router serving POST /
+    runInScope(scope, () => handle(req, res, next));
+  };
+  app.post(A2A_PATH, serve);
+}

@@ -1,0 +1,284 @@
+// Paid A2A tasks on a real chain (anvil with Circle's FiatTokenV2_2, the reference x402 facilitator):
+// the official @a2a-js/sdk 1.3.0 client made from the agent card's URL (A2A 1.0) and raw A2A 0.3
+// `message/send` calls, paying in band with a2a-x402 v0.2 (the PaymentPayload made by the official
+// x402 client from the task's `x402.payment.required`). Two instances share one redis-server (the
+// ledger and the tasks), so a task's paying turn may land on the other one. Balances are read back
+// from the chain: the payee gets the price once; the same authorization cannot pay for a POST
+// /execute job; a handler that throws, a bad output, a missed deadline and a caller gone before
+// settlement move nothing (the caller gone gets its result when it sends the payment again).
+import { randomUUID } from "node:crypto";
+import { ClientFactory } from "@a2a-js/sdk/client";
+import { x402Client } from "@x402/core/client";
+import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm";
+import { generatePrivateKey, privateKeyToAddress, type PrivateKeyAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { X402_EXTENSION_URI } from "../../templates/runtime/a2a/x402.js";
+import { createApp } from "../../templates/runtime/app.js";
+import { startRedis, type RedisServer } from "../redis/redis-server.js";
+import { withDiscovery } from "../runtime/discovery-fixture.js";
+import {
+  captureLogger,
+  countedCapability,
+  echoAgent,
+  listen,
+  nowSeconds,
+  type Running,
+  unb64,
+} from "../runtime/helpers.js";
+import { dataMessage, rpc03 } from "../runtime/a2a-helpers.js";
+import { freshPayer, nonceUsed, usdcBalance } from "./usdc.js";
+
+const { rpcUrl, asset, facilitatorUrl } = inject("chain");
+const PRICE = 10_000n; // 0.01 USDC
+const payTo = privateKeyToAddress(generatePrivateKey());
+const runs: Record<string, number> = {};
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const agent = withDiscovery(
+  echoAgent("a2a-chain", "paid A2A tasks on chain", PRICE, runs, {
+    throws: countedCapability("throws", PRICE, runs, async () => {
+      throw new Error("handler crashed");
+    }),
+    bad_output: countedCapability("bad_output", PRICE, runs, async () => ({ text: 42 })),
+    slow: countedCapability("slow", PRICE, runs, async (input) => {
+      await sleep(Number(input.text));
+      return { text: "slept" };
+    }),
+  }),
+);
+
+let redis: RedisServer;
+const servers: Running[] = [];
+let payer: PrivateKeyAccount;
+const EXTENSIONS = { "A2A-Extensions": X402_EXTENSION_URI };
+
+let a: Running;
+let b: Running;
+beforeAll(async () => {
+  redis = await startRedis();
+  payer = await freshPayer(rpcUrl, asset, 1_000_000n);
+  const prefix = `a2a-${randomUUID()}:`;
+  const make = async () => {
+    const app = createApp(agent, {
+      devMode: false,
+      env: { REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix },
+      logger: captureLogger(),
+      payment: { payTo, network: "base-sepolia", asset, facilitatorUrl },
+    });
+    const running = await listen(app);
+    servers.push(running);
+    return running;
+  };
+  a = await make();
+  b = await make();
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  await redis?.stop();
+});
+
+const balances = async () => ({
+  payer: await usdcBalance(rpcUrl, asset, payer.address),
+  payee: await usdcBalance(rpcUrl, asset, payTo),
+});
+
+/** The official x402 client's PaymentPayload for a task's PaymentRequired. */
+async function pay(required: unknown): Promise<any> {
+  const client = new x402Client()
+    .register("eip155:84532", new ExactEvmScheme(toClientEvmSigner(payer)))
+    .setSpendControls(false);
+  return client.createPaymentPayload(required as Parameters<typeof client.createPaymentPayload>[0]);
+}
+
+/** A first turn over 0.3: the input-required task. */
+async function offered(url: string, capability: string, text: string, metadata = {}) {
+  const message = {
+    kind: "message",
+    messageId: randomUUID(),
+    role: "user",
+    parts: [{ kind: "data", data: { capability, input: { text } } }],
+    metadata,
+  };
+  const { body } = await rpc03(url, "message/send", { message }, EXTENSIONS);
+  expect(body.result.status.state).toBe("input-required");
+  return body.result;
+}
+
+/** A paying turn over 0.3 on `task`. */
+async function paying(url: string, task: any, payload: unknown, signal?: AbortSignal) {
+  const message = {
+    kind: "message",
+    messageId: randomUUID(),
+    role: "user",
+    taskId: task.id,
+    contextId: task.contextId,
+    parts: [{ kind: "text", text: "paying" }],
+    metadata: { "x402.payment.status": "payment-submitted", "x402.payment.payload": payload },
+  };
+  const res = await fetch(`${url}/a2a`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...EXTENSIONS },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "message/send", params: { message } }),
+    ...(signal && { signal }),
+  });
+  return ((await res.json()) as any).result;
+}
+
+const required03 = (task: any) => task.status.message.metadata["x402.payment.required"];
+
+describe("a paid A2A task", () => {
+  it("SDK client from the card: the HTTP 402's offer, paid on the other instance: completed + receipt, the price once; the authorization then pays no /execute job", async () => {
+    const client = await new ClientFactory().createFromUrl(a.url);
+    const options = { serviceParameters: EXTENSIONS } as any;
+    const deadline = nowSeconds() + 120;
+    const first: any = await client.sendMessage(
+      {
+        message: dataMessage(
+          { capability: "echo", input: { text: "paid" } },
+          { metadata: { deadline } },
+        ),
+      } as any,
+      options,
+    );
+    expect(first.status.state).toBe(6); // TASK_STATE_INPUT_REQUIRED
+    const required = first.status.message.metadata["x402.payment.required"];
+    expect(first.status.message.metadata["x402.payment.status"]).toBe("payment-required");
+    // The same offer as POST /execute's 402 for the same job.
+    const http = await fetch(`${a.url}/execute`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        service_version: "1.0",
+        job_id: "x",
+        task: { capability: "echo", input: { text: "paid" } },
+        deadline,
+      }),
+    });
+    expect(http.status).toBe(402);
+    const strip = (offer: any) =>
+      offer.accepts.map(({ maxTimeoutSeconds: _, ...rest }: any) => rest);
+    expect(strip(required)).toEqual(strip(unb64(http.headers.get("payment-required")!)));
+
+    const before = await balances();
+    const payload = await pay(required);
+    // Turn 2 on the other instance: the task is in the shared Redis.
+    const other = await new ClientFactory().createFromUrl(b.url);
+    const done: any = await other.sendMessage(
+      {
+        message: dataMessage(
+          {},
+          {
+            taskId: first.id,
+            contextId: first.contextId,
+            metadata: {
+              "x402.payment.status": "payment-submitted",
+              "x402.payment.payload": payload,
+            },
+          },
+        ),
+      } as any,
+      options,
+    );
+    expect(done.status.state).toBe(3); // COMPLETED
+    expect(done.artifacts[0].parts[0].content.value).toEqual({ text: "echo: paid" });
+    const meta = done.status.message.metadata;
+    expect(meta["x402.payment.status"]).toBe("payment-completed");
+    expect(meta["x402.payment.receipts"][0]).toMatchObject({
+      success: true,
+      network: "eip155:84532",
+    });
+    const after = await balances();
+    expect(after.payee - before.payee).toBe(PRICE);
+    expect(before.payer - after.payer).toBe(PRICE);
+    expect(runs.echo).toBe(1);
+    // GetTask from the first instance sees it completed.
+    expect(((await client.getTask({ id: first.id } as any)) as any).status.state).toBe(3);
+
+    // The same authorization for another job on POST /execute: refused, nothing run or moved.
+    const reuse = await fetch(`${a.url}/execute`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "PAYMENT-SIGNATURE": Buffer.from(JSON.stringify(payload)).toString("base64"),
+      },
+      body: JSON.stringify({
+        service_version: "1.0",
+        job_id: "y",
+        task: { capability: "echo", input: { text: "other" } },
+        deadline,
+      }),
+    });
+    expect(reuse.status).toBe(402);
+    expect(((await reuse.json()) as any).error).toMatch(/already used/);
+    expect(runs.echo).toBe(1);
+    expect(await balances()).toEqual(after);
+  });
+
+  it("raw 0.3 message/send, twice: completed with its receipt, charged once", async () => {
+    const task = await offered(b.url, "echo", "v03");
+    const before = await balances();
+    const done = await paying(a.url, task, await pay(required03(task)));
+    expect(done.status.state).toBe("completed");
+    expect(done.artifacts[0].parts[0]).toMatchObject({ kind: "data", data: { text: "echo: v03" } });
+    expect(done.status.message.metadata["x402.payment.receipts"]).toHaveLength(1);
+    expect((await balances()).payee - before.payee).toBe(PRICE);
+  });
+
+  it.each([
+    ["throws", "x", /internal/],
+    ["bad_output", "x", /internal/],
+    ["slow", "6000", /deadline/],
+  ])(
+    "a job that fails (%s): failed, nothing moved, the authorization unused",
+    async (name, text, why) => {
+      const deadline = nowSeconds() + (name === "slow" ? 4 : 60);
+      const task = await offered(a.url, name, text, { deadline });
+      const before = await balances();
+      const payload = await pay(required03(task));
+      const done = await paying(b.url, task, payload);
+      expect(done.status.state).toBe("failed");
+      expect(JSON.stringify(done.status.message.parts)).toMatch(why);
+      expect(done.status.message.metadata["x402.payment.error"]).toBeUndefined();
+      expect(await balances()).toEqual(before);
+      expect(
+        await nonceUsed(rpcUrl, asset, payer.address, payload.payload.authorization.nonce),
+      ).toBe(false);
+    },
+    30_000,
+  );
+
+  it("a caller gone before settlement is not charged; the same payment sent again gets the result, charged once", async () => {
+    const task = await offered(a.url, "slow", "1500");
+    const before = await balances();
+    const payload = await pay(required03(task));
+    const gone = new AbortController();
+    const cut = paying(a.url, task, payload, gone.signal).catch(() => "aborted");
+    await sleep(400);
+    gone.abort();
+    expect(await cut).toBe("aborted");
+    await sleep(2500); // the job ends; its settlement is not attempted
+    expect(await balances()).toEqual(before);
+    const runsSoFar = runs.slow;
+    const again = await paying(b.url, task, payload);
+    expect(again.status.state).toBe("completed");
+    expect(again.artifacts[0].parts[0].data).toEqual({ text: "slept" });
+    expect(runs.slow).toBe(runsSoFar); // the kept result: not run again
+    expect((await balances()).payee - before.payee).toBe(PRICE);
+  }, 30_000);
+
+  it("CancelTask while the paid job runs: canceled, nothing charged", async () => {
+    const task = await offered(a.url, "slow", "1500");
+    const before = await balances();
+    const payload = await pay(required03(task));
+    const turn = paying(a.url, task, payload);
+    await sleep(400);
+    const { body } = await rpc03(a.url, "tasks/cancel", { id: task.id }, EXTENSIONS);
+    expect(body.result.status.state).toBe("canceled");
+    expect((await turn).status.state).toBe("canceled");
+    await sleep(2000); // the job ends; nothing settles it
+    expect(await balances()).toEqual(before);
+    const got = await rpc03(b.url, "tasks/get", { id: task.id }, EXTENSIONS);
+    expect(got.body.result.status.state).toBe("canceled");
+  }, 30_000);
+});
