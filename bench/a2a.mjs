@@ -62,10 +62,6 @@ const ACCEPTED = {
   extra: { name: DOMAIN.name, version: DOMAIN.version },
 };
 
-const modes = { "--worker": worker, "--peer": peer };
-if (modes[process.argv[2]]) await modes[process.argv[2]](process.argv[3]);
-else await main();
-
 /** Listens on 127.0.0.1:0, serving whatever `current()` is; IPC {id, type: "reset" | "exit"} -> {id, ok}. */
 async function serve(build) {
   process.on("disconnect", () => process.exit(0));
@@ -95,8 +91,8 @@ async function worker(runtimeDir) {
 
 // ---- peer: the SDK alone, an executor that only verifies the payload ----
 async function peer() {
-  const { AgentCard, AgentEvent, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } = await import("@a2a-js/sdk");
-  const { DefaultRequestHandler, InMemoryTaskStore } = await import("@a2a-js/sdk/server");
+  const { AgentCard, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } = await import("@a2a-js/sdk");
+  const { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } = await import("@a2a-js/sdk/server");
   const { jsonRpcHandler, UserBuilder } = await import("@a2a-js/sdk/server/express");
   const { recoverTypedDataAddress } = await import("viem/utils");
   const express = (await import("express")).default;
@@ -328,3 +324,8 @@ async function main() {
     theirs.child.kill("SIGKILL");
   }
 }
+
+// Last, once every constant above is initialised: the server, the peer, or the bench itself.
+const modes = { "--worker": worker, "--peer": peer };
+if (modes[process.argv[2]]) await modes[process.argv[2]](process.argv[3]);
+else await main();
