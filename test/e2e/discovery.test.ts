@@ -5,6 +5,7 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { AgentCard } from "@a2a-js/sdk";
 import { DefaultAgentCardResolver } from "@a2a-js/sdk/client";
+import { isLegacyAgentCard, parseLegacyAgentCard } from "@a2a-js/sdk/compat/v0_3/client";
 import { validate as validateOpenApi } from "@readme/openapi-parser";
 import {
   validateDiscoveryExtension,
@@ -51,8 +52,14 @@ const productionEnv = () => ({
   X402_SETTLER_KEY: SETTLER_KEY,
 });
 
-async function getJson(url: string): Promise<{ body: any; etag: string | null }> {
-  const res = await fetch(url);
+/** What an A2A 1.0 client sends: the agent card in A2A 1.0's shape. */
+const V1 = { "A2A-Version": "1.0" };
+
+async function getJson(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ body: any; etag: string | null }> {
+  const res = await fetch(url, { headers });
   expect(res.status, `GET ${url}`).toBe(200);
   return { body: await res.json(), etag: res.headers.get("etag") };
 }
@@ -70,8 +77,12 @@ describe("a generated project's discovery documents", () => {
   it("serve an A2A card, OpenAPI 3.1 and llms.txt that the official tools accept, matching agent.json", async () => {
     const server = await startServer(projectDir, devEnv());
     try {
-      const card = await getJson(`${server.url}/.well-known/agent-card.json`);
+      const card = await getJson(`${server.url}/.well-known/agent-card.json`, V1);
       expect(AgentCard.toJSON(AgentCard.fromJSON(card.body))).toEqual(card.body);
+      // A client naming no A2A-Version (every A2A 0.3 client) gets the same card in 0.3's shape.
+      const v03 = await getJson(`${server.url}/.well-known/agent-card.json`);
+      expect(isLegacyAgentCard(v03.body)).toBe(true);
+      expect(parseLegacyAgentCard(v03.body).skills).toEqual(AgentCard.fromJSON(card.body).skills);
       const resolved = await new DefaultAgentCardResolver().resolve(server.url);
       expect(resolved.skills.map((s) => s.id)).toEqual(["summarize", "classify-review"]);
       expect(resolved.name).toBe("shop-agent");
@@ -149,7 +160,7 @@ describe("a generated project's discovery documents", () => {
     let server = await startServer(projectDir, devEnv());
     const before = {
       openapi: await getJson(`${server.url}/openapi.json`),
-      card: await getJson(`${server.url}/.well-known/agent-card.json`),
+      card: await getJson(`${server.url}/.well-known/agent-card.json`, V1),
       llms: await (await fetch(`${server.url}/llms.txt`)).text(),
     };
     await server.stop();
@@ -176,7 +187,7 @@ describe("a generated project's discovery documents", () => {
       server = await startServer(projectDir, devEnv());
       try {
         const openapi = await getJson(`${server.url}/openapi.json`);
-        const card = await getJson(`${server.url}/.well-known/agent-card.json`);
+        const card = await getJson(`${server.url}/.well-known/agent-card.json`, V1);
         const llms = await (await fetch(`${server.url}/llms.txt`)).text();
         expect(openapi.etag).not.toBe(before.openapi.etag);
         expect(card.etag).not.toBe(before.card.etag);

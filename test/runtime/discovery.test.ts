@@ -37,6 +37,8 @@ import {
 
 const CARD = "/.well-known/agent-card.json";
 const PATHS = [CARD, "/openapi.json", "/llms.txt"] as const;
+/** What an A2A 1.0 client sends: the card's 1.0 shape (agent-card-versions.test.ts has the 0.3 one). */
+const V1 = { "A2A-Version": "1.0" };
 
 type App = Awaited<ReturnType<typeof startApp>>;
 let dev: App;
@@ -82,7 +84,7 @@ const noExtraFields: [
 
 describe("GET /.well-known/agent-card.json (A2A 1.0)", () => {
   it("is an AgentCard to the official SDK: types, ProtoJSON round trip, and its card resolver", async () => {
-    const res = await get(`${prod.url}${CARD}`);
+    const res = await get(`${prod.url}${CARD}`, V1);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
     // What a TypeScript client does with it.
@@ -127,7 +129,7 @@ describe("GET /.well-known/agent-card.json (A2A 1.0)", () => {
   });
 
   it("has one skill per capability, in order, with tags, a runnable example task and JSON modes", async () => {
-    const card = JSON.parse((await get(`${prod.url}${CARD}`)).text);
+    const card = JSON.parse((await get(`${prod.url}${CARD}`, V1)).text);
     expect(card.name).toBe("test-agent");
     expect(card.description).toBe("runtime tests");
     expect(card.version).toBe("1.2.3");
@@ -158,7 +160,7 @@ describe("GET /.well-known/agent-card.json (A2A 1.0)", () => {
   });
 
   it("production: the x402 extension is required and states network, asset, payee, endpoint and every price", async () => {
-    const card = AgentCard.fromJSON(JSON.parse((await get(`${prod.url}${CARD}`)).text));
+    const card = AgentCard.fromJSON(JSON.parse((await get(`${prod.url}${CARD}`, V1)).text));
     // x402's, then async jobs' (the queue feature; a project without it: async-without-queue.test.ts).
     expect(card.capabilities!.extensions).toHaveLength(2);
     const x402 = card.capabilities!.extensions[0]!;
@@ -196,7 +198,7 @@ describe("GET /.well-known/agent-card.json (A2A 1.0)", () => {
   });
 
   it("dev mode: the extension is not required, says jobs are free, and leaves out what is not configured", async () => {
-    const text = (await get(`${dev.url}${CARD}`)).text;
+    const text = (await get(`${dev.url}${CARD}`, V1)).text;
     const served = JSON.parse(text);
     expect(served.capabilities.extensions[0]).not.toHaveProperty("required"); // false: ProtoJSON omits it
     const x402 = AgentCard.fromJSON(served).capabilities!.extensions[0]!;
@@ -215,7 +217,7 @@ describe("GET /.well-known/agent-card.json (A2A 1.0)", () => {
       payment: { payTo: PAY_TO, network: "base" },
     });
     try {
-      const card = JSON.parse((await get(`${configured.url}${CARD}`)).text);
+      const card = JSON.parse((await get(`${configured.url}${CARD}`, V1)).text);
       expect(card.capabilities.extensions[0].params).toMatchObject({
         network: "eip155:8453",
         networkV1: "base",
@@ -233,7 +235,7 @@ describe("GET /.well-known/agent-card.json (A2A 1.0)", () => {
     delete agent.capabilities.echo!.declaration.description;
     const app = await startApp(agent, { devMode: true });
     try {
-      const card = JSON.parse((await get(`${app.url}${CARD}`)).text);
+      const card = JSON.parse((await get(`${app.url}${CARD}`, V1)).text);
       expect(card.description).toBe(
         "test-agent: a pay-per-job agent service offering echo and slow.",
       );
@@ -509,7 +511,7 @@ describe("base URL and memory", () => {
       publicUrl: "https://agent.example.com/",
     });
     try {
-      const res = await getWithHost(`${app.url}${CARD}`, "attacker.example");
+      const res = await getWithHost(`${app.url}${CARD}?A2A-Version=1.0`, "attacker.example");
       const card = JSON.parse(res.body);
       expect(card.supportedInterfaces[0].url).toBe("https://agent.example.com/execute");
       expect(res.body).not.toContain("attacker");

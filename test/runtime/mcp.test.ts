@@ -249,12 +249,17 @@ describe("MCP in production", () => {
 
 describe("MCP in the discovery documents", () => {
   const documents = async (env: Record<string, string>) => {
-    const app = await startApp(withDiscovery(makeAgent()), { devMode: true, env });
+    // A2A off: only the job endpoint and MCP in the documents.
+    const app = await startApp(withDiscovery(makeAgent()), {
+      devMode: true,
+      env: { A2A: "off", ...env },
+    });
     running.push(app);
-    const text = async (path: string) => (await fetch(`${app.url}${path}`)).text();
+    const text = async (path: string, headers?: Record<string, string>) =>
+      (await fetch(`${app.url}${path}`, { headers })).text();
     return {
       url: app.url,
-      card: JSON.parse(await text("/.well-known/agent-card.json")),
+      card: JSON.parse(await text("/.well-known/agent-card.json", { "A2A-Version": "1.0" })),
       openapi: JSON.parse(await text("/openapi.json")),
       llms: await text("/llms.txt"),
     };

@@ -166,7 +166,10 @@ export const ECHO_TRANSPORT: Transport = {
     expect(get.headers.get("allow")).toBe("POST");
     expect((await text(`${url}/nope`)).body).toContain("POST /mcp, POST /echo");
 
-    const card = JSON.parse((await text(`${url}/.well-known/agent-card.json`)).body);
+    const card = JSON.parse(
+      (await text(`${url}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } }))
+        .body,
+    );
     expect(card.supportedInterfaces.map((i: { url: string }) => i.url)).toEqual([
       `${url}/execute`,
       `${url}/mcp`,

@@ -5,7 +5,11 @@
  * same for everyone, so shared caches may keep it (Cache-Control public). Without it, the URLs inside come
  * from the request's Host header, which any client chooses: only the asker's own cache may keep it
  * (private), keyed by Host (Vary), so a shared cache can never hand an attacker's payment URL to others.
- * The documents' builders (agent-card.ts, openapi.ts, llms.ts) load with the first document asked for.
+ * The agent card comes in two shapes, by the client's A2A-Version (header, or query parameter): A2A
+ * 1.0's (`supportedInterfaces`) for 1.x, A2A 0.3's (`url`, `preferredTransport`) when it is absent
+ * (as A2A 1.0 says) or 0.x; each shape has its own ETag, and every card answer says `Vary: A2A-Version`.
+ * The documents' builders (agent-card.ts, agent-card-v03.ts, openapi.ts, llms.ts) load with the
+ * first document asked for.
  * Part of your project: edit freely.
  */
 import { createHash } from "node:crypto";
@@ -16,7 +20,8 @@ import { refuse } from "../http/transport.js";
 import type { ResolvedConfig } from "../config.js";
 import type { Transport } from "../transport.js";
 import type { AgentDefinition, Logger } from "../types.js";
-import { paymentFacts } from "./facts.js";
+import type { DiscoveryData } from "./data.js";
+import { type PaymentFacts, paymentFacts } from "./facts.js";
 import { AGENT_CARD_PATH, LLMS_TXT_PATH, OPENAPI_PATH } from "../http/paths.js";
 
 const MAX_AGE = "max-age=300";
@@ -74,9 +79,14 @@ export function matches(ifNoneMatch: string | undefined, etag: string): boolean 
     .some((tag) => tag === "*" || tag === etag);
 }
 
-function send(req: Request, res: Response, doc: Served, fromHost: boolean): void {
+/** The request header (and query parameter) naming the A2A version a client speaks. */
+export const A2A_VERSION_HEADER = "A2A-Version";
+
+/** `vary`: the request header the document also depends on (the card's A2A-Version). */
+function send(req: Request, res: Response, doc: Served, fromHost: boolean, vary?: string): void {
   res.set({ ETag: doc.etag, "Cache-Control": `${fromHost ? "private" : "public"}, ${MAX_AGE}` });
   if (fromHost) res.vary("Host");
+  if (vary) res.vary(vary);
   if (matches(req.get("if-none-match"), doc.etag)) {
     res.status(304).end();
     return;
@@ -84,22 +94,34 @@ function send(req: Request, res: Response, doc: Served, fromHost: boolean): void
   res.status(200).type(doc.contentType).send(doc.body);
 }
 
-export type DocumentName = "card" | "openapi" | "llms";
+/** The A2A version a request names: its A2A-Version header, else the query parameter (A2A 1.0 allows either). */
+export function a2aVersionOf(req: Request): string | undefined {
+  const header = req.get(A2A_VERSION_HEADER);
+  if (header !== undefined) return header;
+  const param: unknown = req.query[A2A_VERSION_HEADER];
+  return typeof param === "string" ? param : undefined;
+}
+
+/** "card": the A2A 1.0 agent card; "card-0.3": the same card in A2A 0.3's shape (agent-card-v03.ts). */
+export type DocumentName = "card" | "card-0.3" | "openapi" | "llms";
 
 /** The documents' builders, imported on first use (loadBuilders). */
 interface Builders {
   buildAgentCard: typeof import("./agent-card.js").buildAgentCard;
+  toAgentCardV03: typeof import("./agent-card-v03.js").toAgentCardV03;
+  cardShapeFor: typeof import("./agent-card-v03.js").cardShapeFor;
   buildOpenApi: typeof import("./openapi.js").buildOpenApi;
   buildLlmsTxt: typeof import("./llms.js").buildLlmsTxt;
 }
 
 async function loadBuilders(): Promise<Builders> {
-  const [card, openapi, llms] = await Promise.all([
+  const [card, cardV03, openapi, llms] = await Promise.all([
     import("./agent-card.js"),
+    import("./agent-card-v03.js"),
     import("./openapi.js"),
     import("./llms.js"),
   ]);
-  return { ...card, ...openapi, ...llms };
+  return { ...card, ...cardV03, ...openapi, ...llms };
 }
 
 /** What this instance serves, as the documents describe it (app.ts makes it from TRANSPORTS). */
@@ -112,6 +134,57 @@ export interface ServedSurface {
   unusedSchemas: readonly string[];
 }
 
+/** What a document is built from. */
+interface DocumentSources {
+  agent: AgentDefinition;
+  config: ResolvedConfig;
+  surface: ServedSurface | undefined;
+  data: DiscoveryData;
+  facts: PaymentFacts;
+  builders: Builders;
+}
+
+const JSON_TYPE = "application/json; charset=utf-8";
+
+/** Builds one document for `base`. */
+function buildDocument(name: DocumentName, base: string, from: DocumentSources): Served {
+  const { agent, config, surface, data, facts, builders } = from;
+  const transports = surface?.transports ?? [];
+  switch (name) {
+    case "card":
+    case "card-0.3": {
+      const interfaces = transports.flatMap((t) => t.discovery?.cardInterface?.(base) ?? []);
+      const extensions = transports.flatMap((t) => t.discovery?.cardExtension?.(base, facts) ?? []);
+      const card = builders.buildAgentCard(agent, data, facts, base, interfaces, extensions);
+      return served(
+        JSON.stringify(name === "card" ? card : builders.toAgentCardV03(card)),
+        JSON_TYPE,
+      );
+    }
+    case "openapi":
+      return served(
+        JSON.stringify(
+          builders.buildOpenApi(data, base, {
+            free: facts.free,
+            networks: facts.networks,
+            ...(surface && { served: surface.paths, unusedSchemas: surface.unusedSchemas }),
+          }),
+        ),
+        JSON_TYPE,
+      );
+    case "llms": {
+      const sections = transports.flatMap((t) => {
+        const lines = t.discovery?.llms?.(base, facts, config);
+        return lines ? [lines] : [];
+      });
+      return served(
+        builders.buildLlmsTxt(agent, data, facts, base, sections),
+        "text/plain; charset=utf-8",
+      );
+    }
+  }
+}
+
 /**
  * Builds the documents of one base URL, each once, and keeps them for the last MAX_CACHED_BASES
  * bases. `surface`: what they describe (default: POST /execute alone, every OpenAPI path kept).
@@ -121,7 +194,6 @@ export function createDiscovery(
   config: ResolvedConfig,
   surface?: ServedSurface,
 ) {
-  const transports = surface?.transports ?? [];
   let data = agent.discovery;
   let loading: Promise<void> | undefined;
   let builders: Builders | undefined;
@@ -132,40 +204,11 @@ export function createDiscovery(
   const build = (name: DocumentName, base: string): Served => {
     builds++;
     if (!data || !builders) throw new Error("no discovery data, or loaded() was not awaited");
-    const { buildAgentCard, buildOpenApi, buildLlmsTxt } = builders;
-    switch (name) {
-      case "card": {
-        const interfaces = transports.flatMap((t) => t.discovery?.cardInterface?.(base) ?? []);
-        const extensions = transports.flatMap(
-          (t) => t.discovery?.cardExtension?.(base, facts) ?? [],
-        );
-        return served(
-          JSON.stringify(buildAgentCard(agent, data, facts, base, interfaces, extensions)),
-          "application/json; charset=utf-8",
-        );
-      }
-      case "openapi":
-        return served(
-          JSON.stringify(
-            buildOpenApi(data, base, {
-              free: facts.free,
-              networks: facts.networks,
-              ...(surface && { served: surface.paths, unusedSchemas: surface.unusedSchemas }),
-            }),
-          ),
-          "application/json; charset=utf-8",
-        );
-      case "llms": {
-        const sections = transports.flatMap((t) => {
-          const lines = t.discovery?.llms?.(base, facts, config);
-          return lines ? [lines] : [];
-        });
-        return served(
-          buildLlmsTxt(agent, data, facts, base, sections),
-          "text/plain; charset=utf-8",
-        );
-      }
-    }
+    return buildDocument(name, base, { agent, config, surface, data, facts, builders });
+  };
+  const document = (name: DocumentName, base: string): Served => {
+    const docs = cache.get(base, () => ({}));
+    return (docs[name] ??= build(name, base));
   };
 
   return {
@@ -194,9 +237,12 @@ export function createDiscovery(
       return loading;
     },
     /** The document for `base`, built on first use. */
-    document(name: DocumentName, base: string): Served {
-      const docs = cache.get(base, () => ({}));
-      return (docs[name] ??= build(name, base));
+    document,
+    /** The agent card in the shape `a2aVersion` asks for (cardShapeFor); needs loaded() awaited. */
+    card(a2aVersion: string | undefined, base: string): Served {
+      if (!builders) throw new Error("loaded() was not awaited");
+      const shape = builders.cardShapeFor(a2aVersion);
+      return document(shape === "0.3" ? "card-0.3" : "card", base);
     },
     /** How many bases are cached, and how many documents were built so far (for tests and debugging). */
     stats: () => ({ bases: cache.size, builds }),
@@ -213,7 +259,7 @@ export function mountDiscovery(
   logger: Logger,
 ) {
   const route =
-    (name: DocumentName) =>
+    (name: "card" | "openapi" | "llms") =>
     (req: Request, res: Response, next: NextFunction): void => {
       if (!discovery.available)
         return refuse(
@@ -226,9 +272,18 @@ export function mountDiscovery(
           ),
         );
       const base = baseUrlOf(config, req); // a Host that makes no URL: 400 (http/transport.ts)
-      discovery
-        .loaded()
-        .then(() => send(req, res, discovery.document(name, base), !config.publicUrl), next);
+      discovery.loaded().then(() => {
+        // The card's shape follows the client's A2A-Version, so every answer varies by it.
+        if (name === "card")
+          send(
+            req,
+            res,
+            discovery.card(a2aVersionOf(req), base),
+            !config.publicUrl,
+            A2A_VERSION_HEADER,
+          );
+        else send(req, res, discovery.document(name, base), !config.publicUrl);
+      }, next);
     };
   app.get(AGENT_CARD_PATH, route("card"));
   app.get(OPENAPI_PATH, route("openapi"));
