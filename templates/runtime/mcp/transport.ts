@@ -41,11 +41,11 @@ function mcpLines(endpoint: string, facts: PaymentFacts, deadlineSeconds: number
   return [
     "## MCP",
     "",
-    `Every capability is also an MCP tool of the same name, input and price: connect an MCP client to \`${endpoint}\` (Streamable HTTP, stateless; SSE for a call with a progressToken). A tool's result is the job's \`output\`, as \`structuredContent\` and as JSON text; a failure is \`isError: true\` with the error body below.`,
+    `Each capability is an MCP tool (same name, input and price) at \`${endpoint}\` (Streamable HTTP, stateless). Its result: the job's \`output\` as \`structuredContent\` and JSON text; a failure: \`isError: true\` with the error body below.`,
     "",
     `- \`params._meta.deadline\` (optional): Unix time in SECONDS by which the job must be done; default now + ${deadlineSeconds} s. Longer: send it on the unpaid call too, and a progressToken.`,
-    "- `params._meta.job_id` (optional): your id for the job; default derived from the tool, arguments and payment: an identical retry is the same job, never charged twice.",
-    "- `params._meta.progressToken` (optional): `notifications/progress` while the job runs, so a client that resets its timeout on progress keeps waiting.",
+    "- `params._meta.job_id` (optional): default derived from tool, arguments and payment (an identical retry is the same job, never charged twice).",
+    "- `params._meta.progressToken` (optional): `notifications/progress` while the job runs (SSE), for clients that reset their timeout on progress.",
     `- Assistants (Claude, Cursor, VS Code) connect here${facts.free ? "." : " but cannot pay: their paid calls stop at the PaymentRequired."}`,
     ...(facts.free
       ? ["- This instance runs in dev mode: tool calls are free."]
