@@ -23,6 +23,10 @@ export const MCP_TRANSPORT: Transport = {
     },
   ],
   enabled: (config) => config.mcp.enabled,
+  defaultDeadline: (config) => ({
+    seconds: config.mcp.deadlineSeconds,
+    setting: "MCP_DEADLINE_SECONDS",
+  }),
   mount: mountMcp,
   discovery: {
     cardInterface: (base) => ({
