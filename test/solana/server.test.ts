@@ -18,6 +18,7 @@ import {
   type Running,
   type TestAgent,
 } from "../runtime/helpers.js";
+import { withDiscovery } from "../runtime/discovery-fixture.js";
 import { type SolanaAccount, type SolanaKit, startSolanaKit } from "./kit.js";
 
 let kit: SolanaKit;
@@ -142,6 +143,28 @@ describe("a Solana-only server", () => {
       );
     } finally {
       await client.close();
+    }
+  });
+
+  it("/llms.txt tells an assistant to send an MCP deadline Solana can be paid for", async () => {
+    const env = {
+      X402_NETWORK: "solana-devnet",
+      PAY_TO_SOLANA: payTo,
+      SOLANA_FEE_PAYER_KEY: (await kit.newAccount()).keygenJson,
+      X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl,
+    };
+    const own = await listen(
+      createApp(withDiscovery(makeAgent()), { devMode: false, env, logger: captureLogger() }),
+    );
+    try {
+      const res = await fetch(`${own.url}/llms.txt`);
+      const text = await res.text();
+      expect(res.status, text).toBe(200);
+      expect(text).toContain(
+        "pays only for jobs due within 30 s: send `params._meta.deadline` at most 30 s away",
+      );
+    } finally {
+      await own.close();
     }
   });
 

@@ -6,6 +6,7 @@
  */
 import { MCP_PATH, MCP_PROTOCOL_VERSION } from "../http/paths.js";
 import type { PaymentFacts } from "../discovery/facts.js";
+import { fittingDeadline } from "../payments/deadline-fit.js";
 import type { Transport } from "../transport.js";
 import { mountMcp } from "./route.js";
 
@@ -35,19 +36,34 @@ export const MCP_TRANSPORT: Transport = {
       protocolVersion: MCP_PROTOCOL_VERSION,
     }),
     llms: (base, facts, config) =>
-      mcpLines(`${base}${MCP_PATH}`, facts, config.mcp.deadlineSeconds),
+      mcpLines(
+        `${base}${MCP_PATH}`,
+        facts,
+        config.mcp.deadlineSeconds,
+        fittingDeadline(config, config.mcp.deadlineSeconds),
+      ),
     openapiSchemas: ["McpMessage", "McpAnswer"],
   },
 };
 
 /** How an assistant connects over MCP, and pays there. */
-function mcpLines(endpoint: string, facts: PaymentFacts, deadlineSeconds: number): string[] {
+function mcpLines(
+  endpoint: string,
+  facts: PaymentFacts,
+  deadlineSeconds: number,
+  payableSeconds: number,
+): string[] {
   return [
     "## MCP",
     "",
     `Every capability is also an MCP tool of the same name, input and price: connect an MCP client to \`${endpoint}\` (Streamable HTTP, stateless; SSE for a call with a progressToken). A tool's result is the job's \`output\`, as \`structuredContent\` and as JSON text; a failure is \`isError: true\` with the error body below.`,
     "",
     `- \`params._meta.deadline\` (optional): Unix time in SECONDS by which the job must be done; default now + ${deadlineSeconds} s. Longer: send it on the unpaid call too, and a progressToken.`,
+    ...(!facts.free && payableSeconds < deadlineSeconds
+      ? [
+          `- Every network this service is paid on pays only for jobs due within ${payableSeconds} s: send \`params._meta.deadline\` at most ${payableSeconds} s away, on the unpaid call too (with the default, the PaymentRequired offers nothing and its \`error\` says why).`,
+        ]
+      : []),
     "- `params._meta.job_id` (optional): your id for the job; default derived from the tool, arguments and payment: an identical retry is the same job, never charged twice.",
     "- `params._meta.progressToken` (optional): `notifications/progress` while the job runs, so a client that resets its timeout on progress keeps waiting.",
     ...(facts.free
