@@ -1,8 +1,9 @@
 /**
  * The console page: one self-contained HTML document (no request leaves the agent: no CDN, font or image)
  * that says what the agent is and does with JavaScript off (name, description, version, each capability
- * with its price, input fields and output fields), and lets a person run a job with it on: dev mode runs
- * it, production pays it with a browser wallet first. Its script and style are inline, allowed by their
+ * with its price, input fields and output fields, the networks it is paid on with their payee, and the
+ * endpoints this instance serves), and lets a person run a job with it on: dev mode runs it, production
+ * pays it with a browser wallet first (facts.ts: what it states of the configuration). Its script and style are inline, allowed by their
  * hashes in a strict Content-Security-Policy (no other script, no inline handler, nothing fetched from
  * another origin). Part of your project: edit freely.
  */
