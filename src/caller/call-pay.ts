@@ -22,6 +22,7 @@ import {
   type CallPayer,
   EVM_CALL,
   explorerUrl,
+  isLoopbackUrl,
   fromAtomicAmount,
   type PaymentReceipt,
   type Policy,
@@ -116,7 +117,7 @@ export async function payJob(step: PaymentStep): Promise<CallResult> {
   if (status !== 200) throw errorAnswer(status, text, executeUrl, sent);
   const result = completed(text, executeUrl, step.jobId, capability);
   if (!sent) return { ...result, payment: null }; // answered without the payment being sent
-  return { ...result, payment: receiptOf(sent, headers) };
+  return { ...result, payment: receiptOf(sent, headers, isLoopbackUrl(executeUrl)) };
 }
 
 /**
@@ -215,9 +216,10 @@ function checkedSending(
 }
 
 /** What was signed, never what the receipt claims; the receipt only names the transaction. */
-function receiptOf(sent: SignedPayment, headers: Headers): PaymentReceipt {
+function receiptOf(sent: SignedPayment, headers: Headers, localAgent: boolean): PaymentReceipt {
   const transaction = readReceiptHeader(headers)?.transaction ?? null;
-  const explorer = explorerUrl(sent.network, transaction);
+  // An agent on this machine may settle on a local chain (dev:paid's): a public explorer never saw it.
+  const explorer = localAgent ? undefined : explorerUrl(sent.network, transaction);
   const usdc = isNetworkUsdc(sent.network, sent.asset);
   return {
     transaction,
@@ -228,6 +230,7 @@ function receiptOf(sent: SignedPayment, headers: Headers): PaymentReceipt {
     currency: usdc ? "USDC" : sent.asset,
     asset: sent.asset,
     ...(explorer ? { explorer } : {}),
+    ...(localAgent && { localAgent: true as const }),
   };
 }
 

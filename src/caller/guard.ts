@@ -64,6 +64,19 @@ export function shown(value: unknown): string {
   return `a${Array.isArray(value) ? "n array" : value === null ? " null" : ` ${typeof value}`}`;
 }
 
+/**
+ * What a PaymentRequired's own `error` says, for a message: " (the service says: …)", on one line, without
+ * control or direction characters, at most 300 characters; "" when it says nothing.
+ */
+export function theySay(error: unknown): string {
+  if (typeof error !== "string" || error.trim() === "") return "";
+  const text = error.replace(
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+    " ",
+  );
+  return ` (the service says: ${text.length > 300 ? `${text.slice(0, 300)}…` : text})`;
+}
+
 export function isObjectRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -125,7 +138,8 @@ export function readOffers(paymentRequired: unknown): PaymentOffer[] {
   if (version !== 1 && version !== 2)
     throw refuse(`has x402Version ${shown(version)}; this payer speaks x402 versions 1 and 2`);
   const accepts = paymentRequired.accepts;
-  if (!Array.isArray(accepts) || accepts.length === 0) throw refuse(`has no "accepts" entries`);
+  if (!Array.isArray(accepts) || accepts.length === 0)
+    throw refuse(`has no "accepts" entries${theySay(paymentRequired.error)}`);
   return accepts.map((entry: unknown, index) => {
     const where = `accepts[${index}]`;
     if (!isObjectRecord(entry)) throw refuse(`${where} is not an object`);

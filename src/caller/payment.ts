@@ -24,6 +24,23 @@ export interface PaymentReceipt {
   /** The token signed: its contract (EVM) or mint (Solana). */
   asset: string;
   explorer?: string;
+  /**
+   * The agent runs on this machine (a loopback URL), so its chain may be a local one (dev:paid's) that
+   * no public explorer has seen: no explorer link is given.
+   */
+  localAgent?: true;
+}
+
+/** Whether a URL is on this machine: localhost, 127.0.0.0/8 or ::1. */
+export function isLoopbackUrl(url: string): boolean {
+  try {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
+    return (
+      host === "localhost" || host.endsWith(".localhost") || host === "::1" || /^127\./.test(host)
+    );
+  } catch {
+    return false;
+  }
 }
 
 /** "10000" -> "0.01", "1" -> "0.000001" (USDC atomic units, 6 decimals): no floating point. */

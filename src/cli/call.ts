@@ -167,6 +167,10 @@ function receiptText(payment: NonNullable<CallResult["payment"]>): string {
     `  transaction: ${payment.transaction ?? "(the service sent no receipt; check the payer's transfers)"}`,
   );
   if (payment.explorer) lines.push(`  explorer:    ${payment.explorer}`);
+  else if (payment.localAgent && payment.transaction)
+    lines.push(
+      "  explorer:    none: the agent runs on this machine, so its chain may be a local one (dev:paid's) that no public explorer has seen",
+    );
   if (payment.payer) lines.push(`  payer:       ${payment.payer}`);
   return `${lines.join("\n")}\n`;
 }

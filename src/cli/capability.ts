@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { generateCode, GENERATED_DIR } from "../generate/index.js";
@@ -55,18 +56,25 @@ export async function addCapability(name: string, options: AddCapabilityOptions)
     ),
   };
   const next = addCapabilityToText(text, name, entry);
-  const report = await commit(root, next);
   const stub = handlerPath(name);
+  // Looked at before agent.json changes: a running `generate --watch` (`npm run dev`) may write the new stub
+  // between our write of agent.json and our own look, and that file is not the user's.
+  const hadStub = existsSync(join(root, stub));
+  const report = await commit(root, next);
   process.stdout.write(
     `Added capability "${name}" (${options.price} USDC per job) to agent.json.\n`,
   );
   for (const line of describeReport(report)) process.stdout.write(`${line}\n`);
-  if (report.kept.includes(stub))
-    process.stdout.write(
-      `Kept your existing ${stub}: check that it still matches the new types (npm run typecheck).\n`,
-    );
+  if (report.kept.includes(stub)) process.stdout.write(keptStubLine(stub, hadStub));
   process.stdout.write(`Write its logic in ${stub}.\n`);
   return 0;
+}
+
+/** What add-capability says of a stub it found in place: the user's own file, or one a watcher just wrote. */
+function keptStubLine(stub: string, hadStub: boolean): string {
+  if (hadStub)
+    return `Kept your existing ${stub}: check that it still matches the new types (npm run typecheck).\n`;
+  return `  wrote    ${stub} (a new stub, written a moment ago by a running \`generate --watch\`, such as \`npm run dev\`'s)\n`;
 }
 
 /** `create-agent remove-capability <name>`: out of the manifest and the generated code; the handler stays. */

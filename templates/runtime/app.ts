@@ -24,6 +24,7 @@ import { loadMetrics, type MetricsSource, metricsRoute } from "./ops/metrics-loa
 import type { DiscoveryData } from "./discovery/data.js";
 import { type BazaarDeclarations, createBazaar } from "./discovery/bazaar.js";
 import { createPaymentGate, describePayments, type PaymentGate } from "./payments/gate.js";
+import { unpayableDefaults } from "./payments/deadline-fit.js";
 import { createRouteHealth, type RouteHealth } from "./payments/route-health.js";
 import { servedTransports, type Transport } from "./transport.js";
 import type { AgentDefinition, Capability, Logger } from "./types.js";
@@ -66,6 +67,8 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
     );
   else {
     logger.info(describePayments(config.payment));
+    for (const warning of unpayableDefaults(servedTransports(TRANSPORTS, config), config))
+      logger.warn(warning);
     logger.info(services.ledger.describe());
   }
 
@@ -81,7 +84,9 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
   app.use(cors(config.corsOrigin, routes));
   mountHealth(app, services, runtime.settlement);
   mountAbout(app, agent);
-  const discovery = createDiscovery(agent, config, surfaceOf(TRANSPORTS, routes, config));
+  const surface = surfaceOf(TRANSPORTS, routes, config);
+  services.endpoints = [...surface.paths].map((path) => routes.get(path)!);
+  const discovery = createDiscovery(agent, config, surface);
   mountDiscovery(app, discovery, config, logger);
   if (runtime.metrics && config.metrics?.token)
     app.get("/metrics", metricsRoute(runtime.metrics, config.metrics.token));

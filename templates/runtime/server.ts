@@ -4,7 +4,8 @@
  * payments/route-health.ts; a facilitator serves it: payments/routes.ts), listens on PORT (on HOST
  * when set, else every interface; and METRICS_PORT when set), and on
  * SIGINT/SIGTERM shuts down gracefully: no new jobs, in-flight jobs finished (or, after
- * SHUTDOWN_TIMEOUT_SECONDS, refused unless already settling), then exit. `npm start` runs node
+ * SHUTDOWN_TIMEOUT_SECONDS, refused unless already settling), then exit. A refused start exits 1, or
+ * 75 (TRANSIENT_EXIT_CODE) when a facilitator did not answer: a process manager should retry later. `npm start` runs node
  * through `exec`, so these signals reach this process. startWorker is `npm run worker`'s process
  * (async jobs only; the `queue` feature, queue/worker-main.ts). Part of your project: edit freely.
  */
@@ -16,6 +17,7 @@ import { loadHandlers } from "./handlers.js";
 import { startMetricsServer } from "./ops/metrics-loader.js";
 import { freePortNear, portInUse } from "./ops/port-help.js";
 import { ConfigError, type AppOptions } from "./config.js";
+import { TRANSIENT_EXIT_CODE } from "./ops/settings.js";
 import type { AgentDefinition } from "./types.js";
 
 /** After the jobs are answered, how long connections get to finish writing before they are cut. */
@@ -66,11 +68,15 @@ async function cannotListen(
   return `Could not listen on ${where}: ${help}\n`;
 }
 
-/** A configuration the server cannot run with (ConfigError): say why on stderr and exit 1. */
+/**
+ * A configuration the server cannot run with (ConfigError): say why on stderr and exit 1; a start refused
+ * for a reason that may pass (a facilitator that did not answer) exits TRANSIENT_EXIT_CODE (75) instead,
+ * so a process manager restarts it after a delay rather than giving up or looping on a real mistake.
+ */
 function refuseToStart(err: unknown): never {
   if (!(err instanceof ConfigError)) throw err;
   process.stderr.write(`${err.message}\n`);
-  return process.exit(1);
+  return process.exit(err.transient ? TRANSIENT_EXIT_CODE : 1);
 }
 
 /** What the `queue` feature (queue/worker-main.ts) gives: a process that only runs async jobs. */

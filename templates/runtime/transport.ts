@@ -42,6 +42,11 @@ export interface Transport {
   enabled?(config: ResolvedConfig): boolean;
   /** Adds its routes to the app (also when off, if it answers that it is off). */
   mount(app: Express, services: JobServices, logger: Logger): void;
+  /**
+   * The deadline a job gets when the caller sends none: seconds from now, and the setting that chooses it
+   * (start-up warns when no offered network can be paid for it: payments/deadline-fit.ts).
+   */
+  defaultDeadline?(config: ResolvedConfig): { seconds: number; setting: string };
   discovery?: TransportDiscovery;
 }
 

@@ -72,9 +72,8 @@ describe("create-agent call on Solana", () => {
     expect(shop.settled).toHaveLength(1);
     expect(r.stderr).toContain(`paid 0.01 USDC on ${kit.network}`);
     expect(r.stderr).toContain(`transaction: ${shop.settled[0]!.transaction}`);
-    expect(r.stderr).toContain(
-      `https://explorer.solana.com/tx/${shop.settled[0]!.transaction}?cluster=devnet`,
-    );
+    expect(r.stderr).not.toContain("https://explorer.solana.com"); // a local agent: its chain may be local
+    expect(r.stderr).toContain("explorer:    none: the agent runs on this machine");
     expect(r.stderr).toContain(`payer:       ${payer.address}`);
     expect(r.stderr + r.stdout).not.toContain(payer.secretKey);
     // Solana was the only key held: the job was sent due within 30 s, both times.

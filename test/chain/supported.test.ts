@@ -92,8 +92,8 @@ describe("startServer against the reference facilitator", () => {
   });
 
   /** startServer refusing `network` (exit 1 before listening): what it wrote to stderr. */
-  const refusal = (network: string, facilitator?: string) =>
-    refusedStart(makeAgent(), { PORT: "0", ...env(network, facilitator) });
+  const refusal = (network: string, facilitator?: string, exitCode = 1) =>
+    refusedStart(makeAgent(), { PORT: "0", ...env(network, facilitator) }, exitCode);
 
   it("X402_NETWORK=base-sepolia starts and serves", async () => {
     const logger = captureLogger();
@@ -113,8 +113,8 @@ describe("startServer against the reference facilitator", () => {
     expect(stderr).toMatch(/X402_RPC_URL and X402_SETTLER_KEY/);
   });
 
-  it("an unreachable facilitator (a closed port) is refused, exit 1", async () => {
-    const stderr = await refusal("base-sepolia", closedUrl);
+  it("an unreachable facilitator (a closed port) is refused, exit 75 (transient)", async () => {
+    const stderr = await refusal("base-sepolia", closedUrl, 75);
     expect(stderr).toMatch(
       new RegExp(
         `could not ask the x402 facilitator \\(X402_FACILITATOR_URL\\) at ${closedUrl}/ which networks it settles: .*unreachable \\(ECONNREFUSED\\)`,

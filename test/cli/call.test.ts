@@ -7,6 +7,7 @@ import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "./helpers.js";
 import { ANVIL_KEY, PAY_TO, production, recordingSettler } from "../runtime/helpers.js";
+import { explorerUrl, isLoopbackUrl } from "../../src/caller/payment.js";
 import {
   callAgent,
   type CallAgent,
@@ -460,7 +461,11 @@ describe("a production service (402)", () => {
     const tx = /transaction: (0x[0-9a-f]{64})/.exec(r.stderr)?.[1];
     expect(tx, r.stderr).toBeDefined();
     expect(r.stderr).toContain("paid 0.01 USDC on eip155:84532");
-    expect(r.stderr).toContain(`explorer:    https://sepolia.basescan.org/tx/${tx}`);
+    // The agent runs on this machine: its chain may be a local one (dev:paid's), so no public explorer link.
+    expect(r.stderr).not.toContain("basescan");
+    expect(r.stderr).toContain(
+      "explorer:    none: the agent runs on this machine, so its chain may be a local one (dev:paid's)",
+    );
     expect(r.stderr).not.toContain(ANVIL_KEY.slice(2, 12));
     expect(PAY_TO).toBeTruthy();
   });
@@ -484,7 +489,7 @@ describe("a production service (402)", () => {
         amount: "0.002",
         currency: "USDC",
         asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
-        explorer: `https://sepolia.basescan.org/tx/${doc.payment.transaction}`,
+        localAgent: true,
       },
     });
   });
@@ -506,7 +511,7 @@ describe("a production service (402)", () => {
         amount: "0.002",
         currency: "USDC",
         asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
-        explorer: `https://sepolia.basescan.org/tx/${doc.payment.transaction}`,
+        localAgent: true,
       });
       expect(v1Settler.calls.at(-1)?.payment).toMatchObject({ x402Version: 1, amount: "2000" });
       expect(v1.paidExecutes()).toBe(1);
@@ -555,5 +560,20 @@ describe("a production service (402)", () => {
     } finally {
       await dev.close();
     }
+  });
+});
+
+describe("explorer links of a receipt", () => {
+  it("a public network's transaction gets one; an agent on this machine (dev:paid's local chain) does not", () => {
+    const tx = `0x${"ab".repeat(32)}`;
+    expect(explorerUrl("eip155:84532", tx)).toBe(`https://sepolia.basescan.org/tx/${tx}`);
+    for (const url of [
+      "http://localhost:3000/execute",
+      "http://127.0.0.1:8/x",
+      "http://[::1]:3000/",
+    ])
+      expect(isLoopbackUrl(url), url).toBe(true);
+    for (const url of ["https://agent.example.com/execute", "http://10.0.0.2:3000/", "nonsense"])
+      expect(isLoopbackUrl(url), url).toBe(false);
   });
 });

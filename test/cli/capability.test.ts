@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, watch, writeFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -155,6 +155,24 @@ describe("create-agent add-capability", () => {
     expect(result.exitCode, result.all).toBe(0);
     expect(result.stdout).toContain("Kept your existing src/capabilities/shout.ts");
     expect(await readFile(join(dir, "src/capabilities/shout.ts"), "utf8")).toBe("// mine\n");
+  });
+
+  it("does not call a stub another generate wrote meanwhile (npm run dev's watcher) the user's existing file", async () => {
+    const dir = await scaffold();
+    const stub = join(dir, "src/capabilities/translate.ts");
+    // What `npm run dev`'s watcher does on a save of agent.json: write the missing stub, as soon as it can.
+    const watcher = watch(join(dir, "agent.json"), () => {
+      if (!existsSync(stub)) writeFileSync(stub, "// the watcher's stub\n", { flag: "wx" });
+    });
+    try {
+      const result = await cli(["add-capability", "translate"], dir);
+      expect(result.exitCode, result.all).toBe(0);
+      expect(existsSync(stub)).toBe(true);
+      expect(result.stdout).not.toContain("Kept your existing");
+      expect(result.stdout).toContain("src/capabilities/translate.ts");
+    } finally {
+      watcher.close();
+    }
   });
 });
 

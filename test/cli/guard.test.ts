@@ -66,6 +66,12 @@ describe("readOffers", () => {
     ).toThrow('the service\'s payment offer accepts[1]: "amount"');
     expect(() => readOffers({ x402Version: 3, accepts: [] })).toThrow("x402 versions 1 and 2");
     expect(() => readOffers({ x402Version: 2, accepts: [] })).toThrow('has no "accepts" entries');
+    // A 402 with no offer says why in its own "error" (a Solana-only service, a far deadline): shown, on one line.
+    const why =
+      "payment required; not payable on solana:EtWT: the job's deadline is 120 s away\u001b[2J\n";
+    expect(() => readOffers({ x402Version: 2, accepts: [], error: why })).toThrow(
+      'has no "accepts" entries (the service says: payment required; not payable on solana:EtWT: the job\'s deadline is 120 s away [2J )',
+    );
     expect(() =>
       readOffers({ x402Version: 2, accepts: [{ ...offer, amount: "1", payTo: 5 }] }),
     ).toThrow('accepts[0]: "payTo" is the number 5');

@@ -17,6 +17,7 @@ import {
 import type { AgentDefinition, FieldDescriptor } from "../../templates/runtime/types.js";
 import { consoleEnabled } from "../../templates/runtime/console/route.js";
 import { PAGE_STYLE } from "../../templates/runtime/console/style.js";
+import { ANVIL_KEY, captureLogger, PAY_TO, withApp } from "./helpers.js";
 import { createHash } from "node:crypto";
 
 const guard = { ...guardCore, checkSignedPayment };
@@ -81,6 +82,11 @@ const OFFERS: unknown[] = [
   { x402Version: 2, accepts: [{ ...entry, amount: "10000", scheme: "" }] },
   { x402Version: 2, accepts: ["exact"] },
   { x402Version: 2, accepts: [] },
+  {
+    x402Version: 2,
+    accepts: [],
+    error: `not payable on solana:EtWT\u202e\u0007: ${"far ".repeat(100)}`,
+  },
   { x402Version: 3, accepts: [{ ...entry, amount: "1" }] },
   { x402Version: "2", accepts: [{ ...entry, amount: "1" }] },
   [],
@@ -299,5 +305,68 @@ describe("the console page's HTML", () => {
       /<fieldset class="field group" id="f-shape-spec"[\s\S]*id="f-shape-spec-id"[^>]*aria-required="true"/,
     );
     expect(html).toContain("Pay 0.01 USDC and run");
+  });
+});
+
+describe("the console page says where it is paid, how else to pay, and every endpoint", () => {
+  /** GET / as a browser asks for it, and the data block the page's script reads. */
+  async function pageOf(env: Record<string, string>) {
+    return withApp({ devMode: false, env, logger: captureLogger() }, async ({ url }) => {
+      const html = await (await fetch(`${url}/`, { headers: { accept: "text/html" } })).text();
+      const block = /id="console-data">([\s\S]*?)<\/script>/.exec(html)?.[1];
+      return { html, data: JSON.parse(block!) as Record<string, unknown> };
+    });
+  }
+
+  it("names the network and payee; a local chain (dev:paid's RPC) is said so; the footer lists MCP and the discovery documents", async () => {
+    const { html, data } = await pageOf({
+      PAY_TO,
+      X402_NETWORK: "base-sepolia",
+      X402_RPC_URL: "http://127.0.0.1:8545",
+      X402_SETTLER_KEY: ANVIL_KEY,
+    });
+    expect(html).toContain(`base-sepolia (eip155:84532), paid to <code>${PAY_TO}</code>`);
+    expect(/<div class="networks">[\s\S]*?<\/div>/.exec(html)![0]).toContain(
+      "a local chain on the agent's machine",
+    );
+    expect(data.localNetworks).toEqual(["eip155:84532"]);
+    expect(data.deadlineSeconds).toBe(120);
+    const footer = /<footer>([\s\S]*?)<\/footer>/.exec(html)![1]!;
+    for (const path of [
+      "/about",
+      "/health",
+      "/.well-known/agent-card.json",
+      "/openapi.json",
+      "/llms.txt",
+    ])
+      expect(footer).toContain(`<a href="${path}">${path}</a>`);
+    expect(footer).toContain("POST <code>/execute</code>");
+    expect(footer).toContain("POST <code>/mcp</code>");
+    // A visitor has no project: no `npm run call`, but any x402 client, told how by /llms.txt.
+    expect(html).not.toContain("npm run call");
+    expect(html).toContain('<a href="/llms.txt">/llms.txt</a>');
+  });
+
+  it("MCP=off drops /mcp from the footer; a public RPC is no local chain", async () => {
+    const { html, data } = await pageOf({
+      PAY_TO,
+      X402_NETWORK: "base-sepolia",
+      X402_RPC_URL: "https://sepolia.base.org",
+      X402_SETTLER_KEY: ANVIL_KEY,
+      MCP: "off",
+    });
+    expect(html).not.toContain("/mcp");
+    expect(/<div class="networks">[\s\S]*?<\/div>/.exec(html)![0]).not.toContain("local chain");
+    expect(data.localNetworks).toEqual([]);
+  });
+
+  it("a Solana-only agent's page asks for a deadline Solana can be paid for (30 s), not 120 s", async () => {
+    const { html, data } = await pageOf({
+      X402_NETWORK: "solana-devnet",
+      PAY_TO_SOLANA: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM",
+      X402_FACILITATOR_URL: "https://facilitator.example.com",
+    });
+    expect(data.deadlineSeconds).toBe(30);
+    expect(html).toContain("solana-devnet (solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1), paid to");
   });
 });

@@ -343,4 +343,28 @@ describe("startServer with a facilitator", () => {
     );
     expect(process.listenerCount("SIGTERM")).toBe(sigterm);
   });
+
+  it("a facilitator that does not answer (down, 5xx) is a transient refusal: exit 75, not 1, saying so", async () => {
+    const down = await refusedStart(
+      makeAgent(),
+      { PORT: "0", ...productionEnv("base-sepolia", closedUrl) },
+      75,
+    );
+    expect(down).toMatch(/^Cannot start yet \(a transient failure: exit 75, try again later\):\n/);
+    expect(down).toMatch(/unreachable \(ECONNREFUSED\)/);
+    answer = json(503, { error: "starting" });
+    const busy = await refusedStart(
+      makeAgent(),
+      { PORT: "0", ...productionEnv("base-sepolia", url) },
+      75,
+    );
+    expect(busy).toMatch(/answered HTTP 503/);
+    // A facilitator that answers but refuses the request is no transient failure: exit 1.
+    answer = json(404, { error: "no such path" });
+    const wrong = await refusedStart(makeAgent(), {
+      PORT: "0",
+      ...productionEnv("base-sepolia", url),
+    });
+    expect(wrong).toMatch(/^Invalid configuration:\n/);
+  });
 });

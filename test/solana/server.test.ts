@@ -1,6 +1,8 @@
 // A server offering Solana only (no PAY_TO, no EVM network), settling directly on the kit: the official
 // client pays; payments for another network, in an x402 version or shape we do not take, or without a Solana
 // transaction are refused before anything runs, each saying what is wrong.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { x402Client } from "@x402/core/client";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,6 +18,7 @@ import {
   type Running,
   type TestAgent,
 } from "../runtime/helpers.js";
+import { withDiscovery } from "../runtime/discovery-fixture.js";
 import { type SolanaAccount, type SolanaKit, startSolanaKit } from "./kit.js";
 
 let kit: SolanaKit;
@@ -125,6 +128,62 @@ describe("a Solana-only server", () => {
       /not payable on solana:EtWT.*Solana pays only for jobs due within 30 s/,
     );
     expect(res.body.error).toBe(required.error);
+  });
+
+  it("an MCP tool call with the default deadline (45 s) gets no offer, and the PaymentRequired says why", async () => {
+    const client = new Client({ name: "solana-only-mcp", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
+    try {
+      const result = await client.callTool({ name: "echo", arguments: { text: "far" } });
+      expect(result.isError).toBe(true);
+      const required = result.structuredContent as { accepts: unknown[]; error: string };
+      expect(required.accepts).toEqual([]);
+      expect(required.error).toMatch(
+        /not payable on solana:EtWT.*deadline is 45 s away.*Solana pays only for jobs due within 30 s/,
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("/llms.txt tells an assistant to send an MCP deadline Solana can be paid for", async () => {
+    const env = {
+      X402_NETWORK: "solana-devnet",
+      PAY_TO_SOLANA: payTo,
+      SOLANA_FEE_PAYER_KEY: (await kit.newAccount()).keygenJson,
+      X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl,
+    };
+    const own = await listen(
+      createApp(withDiscovery(makeAgent()), { devMode: false, env, logger: captureLogger() }),
+    );
+    try {
+      const res = await fetch(`${own.url}/llms.txt`);
+      const text = await res.text();
+      expect(res.status, text).toBe(200);
+      expect(text).toContain(
+        "pays only for jobs due within 30 s: send `params._meta.deadline` at most 30 s away",
+      );
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("start-up warns that MCP's default deadline cannot be paid on Solana, naming the setting to change", async () => {
+    const env = {
+      X402_NETWORK: "solana-devnet",
+      PAY_TO_SOLANA: payTo,
+      SOLANA_FEE_PAYER_KEY: (await kit.newAccount()).keygenJson,
+      X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl,
+    };
+    const warned = (extra: Record<string, string>) => {
+      const logger = captureLogger();
+      createApp(makeAgent(), { devMode: false, env: { ...env, ...extra }, logger });
+      return logger.lines.filter((l) => l.level === "warn").map((l) => l.message);
+    };
+    expect(warned({}).join("\n")).toMatch(
+      /mcp: a call that sends no deadline of its own gets one 45 s away \(MCP_DEADLINE_SECONDS\), but solana:EtWT\S* pays only for jobs due within 30 s.*Set MCP_DEADLINE_SECONDS=30 or less/,
+    );
+    expect(warned({ MCP_DEADLINE_SECONDS: "30" }).join("\n")).not.toMatch(/MCP_DEADLINE_SECONDS/);
   });
 });
 

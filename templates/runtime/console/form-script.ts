@@ -214,7 +214,9 @@ async function showAnswer(capability, form, response, started, paid) {
       parts.push(line("Paid", usdc(paid.amount) + " USDC"));
       var receipt = decodeHeader(response.headers.get("payment-response") || "");
       if (isRecord(receipt) && typeof receipt.transaction === "string") {
-        var explorer = EXPLORERS[receipt.network];
+        // A local chain (dev:paid's): no public explorer has seen the transaction, so no link to one.
+        var local = data.localNetworks.indexOf(paid.network) >= 0 || data.localNetworks.indexOf(receipt.network) >= 0;
+        var explorer = local ? undefined : EXPLORERS[receipt.network];
         var tx;
         if (explorer && /^0x[0-9a-fA-F]{64}$/.test(receipt.transaction)) {
           tx = element("a", receipt.transaction, "tx");
@@ -222,6 +224,7 @@ async function showAnswer(capability, form, response, started, paid) {
           tx.rel = "noreferrer";
         } else tx = element("code", receipt.transaction, "tx");
         parts.push(line("Settlement transaction", tx));
+        if (local) parts.push(line("Chain", "a local chain on the agent's machine (such as dev:paid's): no public explorer knows this transaction"));
       }
     }
     parts.push(element("h4", "Output"));

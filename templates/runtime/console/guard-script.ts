@@ -30,6 +30,12 @@ function shown(value) {
   return "a" + (Array.isArray(value) ? "n array" : value === null ? " null" : " " + typeof value);
 }
 
+function theySay(error) {
+  if (typeof error !== "string" || error.trim() === "") return "";
+  var text = error.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, " ");
+  return " (the service says: " + (text.length > 300 ? text.slice(0, 300) + "\u2026" : text) + ")";
+}
+
 function isObjectRecord(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -65,7 +71,8 @@ function readOffers(paymentRequired) {
   if (version !== 1 && version !== 2)
     throw refuse("has x402Version " + shown(version) + "; this payer speaks x402 versions 1 and 2");
   var accepts = paymentRequired.accepts;
-  if (!Array.isArray(accepts) || accepts.length === 0) throw refuse('has no "accepts" entries');
+  if (!Array.isArray(accepts) || accepts.length === 0)
+    throw refuse('has no "accepts" entries' + theySay(paymentRequired.error));
   return accepts.map(function (entry, index) {
     var where = "accepts[" + index + "]";
     if (!isObjectRecord(entry)) throw refuse(where + " is not an object");

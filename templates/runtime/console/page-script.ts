@@ -58,7 +58,8 @@ function randomHex(bytes) {
     service_version: data.serviceVersion,
     job_id: "console-" + randomHex(8),
     task: { capability: capability, input: input },
-    deadline: Math.floor(Date.now() / 1000) + 120,
+    // One every offered network can be paid for (a Solana-only agent: its limit; see console/facts.ts).
+    deadline: Math.floor(Date.now() / 1000) + data.deadlineSeconds,
   });
 }
 
@@ -150,7 +151,8 @@ async function pay(capability, form, body, started) {
     return showAnswer(capability, form, new Response(text, { status: 402 }), started);
   }
   var index = offers.findIndex(function (o) { return o.x402Version === 2 && o.scheme === "exact" && /^eip155:\d+$/.test(o.network); });
-  if (index < 0) return refuse(capability, "the service offers no x402 v2 exact payment on an EVM network, the kind this page pays; nothing was signed");
+  if (index < 0) return refuse(capability, "the service offers no x402 v2 exact payment on an EVM network, the kind this page pays (it offers " +
+    offers.map(function (o) { return o.network; }).join(", ") + "); nothing was signed. Any x402 client that pays those networks can: see /llms.txt");
   var offer = offers[index], entry = paymentRequired.accepts[index];
   if (offer.amount > cap)
     return refuse(capability, "the service asks " + usdc(offer.amount) + " USDC for \"" + capability + "\", more than the " +

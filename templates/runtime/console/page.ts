@@ -1,13 +1,16 @@
 /**
  * The console page: one self-contained HTML document (no request leaves the agent: no CDN, font or image)
  * that says what the agent is and does with JavaScript off (name, description, version, each capability
- * with its price, input fields and output fields), and lets a person run a job with it on: dev mode runs
- * it, production pays it with a browser wallet first. Its script and style are inline, allowed by their
+ * with its price, input fields and output fields, the networks it is paid on with their payee, and the
+ * endpoints this instance serves), and lets a person run a job with it on: dev mode runs it, production
+ * pays it with a browser wallet first (facts.ts: what it states of the configuration). Its script and style are inline, allowed by their
  * hashes in a strict Content-Security-Policy (no other script, no inline handler, nothing fetched from
  * another origin). Part of your project: edit freely.
  */
 import { createHash } from "node:crypto";
+import { LLMS_TXT_PATH } from "../http/paths.js";
 import type { AgentDefinition, FieldDescriptor } from "../types.js";
+import type { ConsoleFacts } from "./facts.js";
 import { escapeHtml, renderFields } from "./fields.js";
 import { GUARD_SCRIPT } from "./guard-script.js";
 import { PAGE_SCRIPT } from "./page-script.js";
@@ -30,10 +33,13 @@ export const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-export interface ConsoleOptions {
+export interface ConsoleOptions extends Partial<ConsoleFacts> {
   devMode: boolean;
   serviceVersion: string;
 }
+
+/** How a visitor pays without this page's wallet: any x402 client, told how by /llms.txt. */
+const ELSEWHERE = `any x402 client (such as the official <code>@x402/fetch</code> or <code>x402</code> for Python) pays it too: how is in <a href="${LLMS_TXT_PATH}">${LLMS_TXT_PATH}</a>`;
 
 /** `npm run call -- <capability> --input field=…` for a capability's required fields (how to pay from code). */
 export function callCommand(capability: string, input: Record<string, FieldDescriptor>): string {
@@ -70,7 +76,11 @@ function capabilitySection(agent: AgentDefinition, name: string, options: Consol
   const action = options.devMode ? "Run" : `Pay ${price} USDC and run`;
   const noWallet = options.devMode
     ? ""
-    : `<div class="note" id="nowallet-${n}" tabindex="-1" hidden><p>No browser wallet was found. Paying from this page needs one (an EIP-1193 wallet such as MetaMask or Coinbase Wallet) holding USDC on the network the agent asks for.</p><p>Or pay from code, in the agent's project: <code>${call}</code></p></div>`;
+    : `<div class="note" id="nowallet-${n}" tabindex="-1" hidden><p>No browser wallet was found. Paying from this page needs one (an EIP-1193 wallet such as MetaMask or Coinbase Wallet) holding USDC on the network the agent asks for.</p><p>Without one, ${ELSEWHERE}.</p></div>`;
+  // Dev mode's visitor is the developer, in the project; anyone else has no project: an x402 client.
+  const fromCode = options.devMode
+    ? `From code, in the agent's project: <code>${call}</code>`
+    : `From code: ${ELSEWHERE}.`;
   return `<section class="capability" id="cap-${n}" aria-labelledby="h-${n}">
 <h2 id="h-${n}">${n}</h2>
 ${d.description ? `<p>${escapeHtml(d.description)}</p>` : ""}
@@ -80,7 +90,7 @@ ${d.description ? `<p>${escapeHtml(d.description)}</p>` : ""}
 ${renderFields(name, d.input_schema)}
 <p class="form-error" role="alert" hidden></p>
 <button type="submit" class="needs-js" hidden>${action}</button>
-<noscript><p>Running a job from this page needs JavaScript. From code: <code>${call}</code></p></noscript>
+<noscript><p>Running a job from this page needs JavaScript. ${fromCode}</p></noscript>
 </form>
 ${noWallet}
 ${outputList(d.output_schema)}
@@ -94,6 +104,8 @@ function dataBlock(agent: AgentDefinition, options: ConsoleOptions): string {
     name: agent.name,
     devMode: options.devMode,
     serviceVersion: options.serviceVersion,
+    deadlineSeconds: options.deadlineSeconds ?? 120,
+    localNetworks: (options.networks ?? []).filter((n) => n.local).map((n) => n.caip2),
     capabilities: Object.fromEntries(
       Object.entries(agent.capabilities).map(([name, c]) => [
         name,
@@ -109,6 +121,36 @@ function dataBlock(agent: AgentDefinition, options: ConsoleOptions): string {
   return JSON.stringify(data).replace(/</g, "\\u003c");
 }
 
+/** Where jobs are paid: each offered network, its payee, and whether its chain is local (dev:paid). */
+function paidWhere(networks: ConsoleFacts["networks"]): string {
+  if (networks.length === 0) return "";
+  const items = networks.map(
+    (n) =>
+      `<li>${escapeHtml(n.label)}, paid to <code>${escapeHtml(n.payTo)}</code>${n.local ? " (a local chain on the agent's machine, such as <code>dev:paid</code>'s: no real money, and no public explorer has seen it)" : ""}</li>`,
+  );
+  return `<div class="networks"><p>Paid on${networks.length > 1 ? ", in the agent's order of preference" : ""}:</p><ul>${items.join("")}</ul></div>`;
+}
+
+/** The footer's endpoints: GET ones as links, the others with their method; the bare minimum when unknown. */
+function endpointList(endpoints: ConsoleFacts["endpoints"] | undefined): string {
+  const known = endpoints?.length
+    ? endpoints
+    : [
+        { path: "/about", methods: "GET" },
+        { path: "/health", methods: "GET" },
+        { path: "/execute", methods: "POST" },
+      ];
+  return known
+    .map(({ path, methods }) => {
+      const p = escapeHtml(path);
+      // A path with a parameter (/jobs/:id) is a pattern, not a page: shown, not linked.
+      return /\bGET\b/.test(methods) && !path.includes(":")
+        ? `<a href="${p}">${p}</a>`
+        : `${escapeHtml(methods.split(",")[0]!)} <code>${p}</code>`;
+    })
+    .join(", ");
+}
+
 /** The whole page for `agent`. */
 export function renderConsolePage(agent: AgentDefinition, options: ConsoleOptions): string {
   const name = escapeHtml(agent.name);
@@ -116,6 +158,7 @@ export function renderConsolePage(agent: AgentDefinition, options: ConsoleOption
   const mode = options.devMode
     ? `<p class="note">Dev mode: jobs run free and nothing is paid. In production each job is paid in USDC.</p>`
     : `<p>Each job is paid in USDC with a browser wallet, only after you approve the exact amount it shows.</p>`;
+  const paid = options.devMode ? "" : paidWhere(options.networks ?? []);
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -131,12 +174,13 @@ export function renderConsolePage(agent: AgentDefinition, options: ConsoleOption
 ${agent.description ? `<p>${escapeHtml(agent.description)}</p>` : ""}
 <p class="meta">Version ${escapeHtml(agent.version)} · ${names.length} ${names.length === 1 ? "capability" : "capabilities"} · service protocol ${escapeHtml(options.serviceVersion)}</p>
 ${mode}
+${paid}
 </header>
 <main>
 <nav aria-label="Capabilities"><ul>${names.map((c) => `<li><a href="#cap-${escapeHtml(c)}">${escapeHtml(c)}</a></li>`).join("")}</ul></nav>
 ${names.map((c) => capabilitySection(agent, c, options)).join("\n")}
 </main>
-<footer><p class="meta">For programs: <a href="/about">/about</a> (JSON), <a href="/health">/health</a>; jobs are POST /execute.</p></footer>
+<footer><p class="meta">For programs: ${endpointList(options.endpoints)}.</p></footer>
 <script type="application/json" id="console-data">${dataBlock(agent, options)}</script>
 <script>${CONSOLE_SCRIPT}</script>
 </body>

@@ -8,6 +8,7 @@
 import type express from "express";
 import { ConfigError } from "../ops/settings.js";
 import type { AgentDefinition } from "../types.js";
+import type { ConsoleFacts } from "./facts.js";
 
 /** CONSOLE: "on" (the default) or "off"; anything else is a configuration error naming it. */
 export function consoleEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -22,7 +23,11 @@ export function consoleEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
 export function mountConsole(
   app: express.Express,
   agent: AgentDefinition,
-  options: { devMode: boolean; serviceVersion: string; env?: NodeJS.ProcessEnv },
+  options: {
+    devMode: boolean;
+    serviceVersion: string;
+    env?: NodeJS.ProcessEnv;
+  } & Partial<ConsoleFacts>,
 ): void {
   if (!consoleEnabled(options.env)) return;
   let page: Promise<{ html: string; csp: string }> | undefined; // built on the first request that wants it

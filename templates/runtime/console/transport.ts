@@ -6,6 +6,7 @@
  */
 import { SERVICE_VERSION } from "../jobs/request.js";
 import type { Transport } from "../transport.js";
+import { consoleFacts } from "./facts.js";
 import { mountConsole } from "./route.js";
 
 export const CONSOLE_TRANSPORT: Transport = {
@@ -13,5 +14,9 @@ export const CONSOLE_TRANSPORT: Transport = {
   routes: [],
   // CONSOLE=off: no page (read when mounted, route.ts).
   mount: (app, s) =>
-    mountConsole(app, s.agent, { devMode: s.config.devMode, serviceVersion: SERVICE_VERSION }),
+    mountConsole(app, s.agent, {
+      devMode: s.config.devMode,
+      serviceVersion: SERVICE_VERSION,
+      ...consoleFacts(s.config, s.endpoints),
+    }),
 };

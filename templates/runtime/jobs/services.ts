@@ -36,6 +36,8 @@ export interface JobServices {
   ledger: Ledger;
   metrics: Metrics;
   drain: JobDrain;
+  /** The public endpoints this instance serves, with their methods (for pages that list them: the console). */
+  endpoints?: ReadonlyArray<{ path: string; methods: string }>;
   /** Async jobs (Prefer: respond-async); set by the `queue` feature, absent without it. */
   asyncJobs?: AsyncJobs;
 }

@@ -118,7 +118,8 @@ export function mcpPaymentRequired(
   const declared = { extensions: mcpBazaar(capability, discovered), outputSchema: {} };
   return paymentRequiredV2(
     gate.offers(capability, resourceUrl, deadline).map((o) => ({ ...o, discovery: declared })),
-    error,
+    // Networks left out for this deadline say why (a Solana-only service and a far deadline: no offer).
+    `${error}${gate.notOffered(deadline)}`,
     {
       resourceUrl,
       description: capability.declaration.description ?? `Run capability "${capability.name}"`,

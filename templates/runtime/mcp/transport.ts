@@ -6,6 +6,7 @@
  */
 import { MCP_PATH, MCP_PROTOCOL_VERSION } from "../http/paths.js";
 import type { PaymentFacts } from "../discovery/facts.js";
+import { fittingDeadline } from "../payments/deadline-fit.js";
 import type { Transport } from "../transport.js";
 import { mountMcp } from "./route.js";
 
@@ -23,6 +24,10 @@ export const MCP_TRANSPORT: Transport = {
     },
   ],
   enabled: (config) => config.mcp.enabled,
+  defaultDeadline: (config) => ({
+    seconds: config.mcp.deadlineSeconds,
+    setting: "MCP_DEADLINE_SECONDS",
+  }),
   mount: mountMcp,
   discovery: {
     cardInterface: (base) => ({
@@ -31,19 +36,34 @@ export const MCP_TRANSPORT: Transport = {
       protocolVersion: MCP_PROTOCOL_VERSION,
     }),
     llms: (base, facts, config) =>
-      mcpLines(`${base}${MCP_PATH}`, facts, config.mcp.deadlineSeconds),
+      mcpLines(
+        `${base}${MCP_PATH}`,
+        facts,
+        config.mcp.deadlineSeconds,
+        fittingDeadline(config, config.mcp.deadlineSeconds),
+      ),
     openapiSchemas: ["McpMessage", "McpAnswer"],
   },
 };
 
 /** How an assistant connects over MCP, and pays there. */
-function mcpLines(endpoint: string, facts: PaymentFacts, deadlineSeconds: number): string[] {
+function mcpLines(
+  endpoint: string,
+  facts: PaymentFacts,
+  deadlineSeconds: number,
+  payableSeconds: number,
+): string[] {
   return [
     "## MCP",
     "",
     `Each capability is an MCP tool (same name, input and price) at \`${endpoint}\` (Streamable HTTP, stateless). Its result: the job's \`output\` as \`structuredContent\` and JSON text; a failure: \`isError: true\` with the error body below.`,
     "",
     `- \`params._meta.deadline\` (optional): Unix time in SECONDS by which the job must be done; default now + ${deadlineSeconds} s. Longer: send it on the unpaid call too, and a progressToken.`,
+    ...(!facts.free && payableSeconds < deadlineSeconds
+      ? [
+          `- Every network this service is paid on pays only for jobs due within ${payableSeconds} s: send \`params._meta.deadline\` at most ${payableSeconds} s away, on the unpaid call too (with the default, the PaymentRequired offers nothing and its \`error\` says why).`,
+        ]
+      : []),
     "- `params._meta.job_id` (optional): default derived from tool, arguments and payment (an identical retry is the same job, never charged twice).",
     "- `params._meta.progressToken` (optional): `notifications/progress` while the job runs (SSE), for clients that reset their timeout on progress.",
     `- Assistants (Claude, Cursor, VS Code) connect here${facts.free ? "." : " but cannot pay: their paid calls stop at the PaymentRequired."}`,

@@ -5,10 +5,23 @@
  */
 import { redactUrl } from "./redact.js";
 
-/** Every configuration problem, one per line. */
+/**
+ * The exit code of a start refused for a reason that may pass by itself (a facilitator that did not answer):
+ * EX_TEMPFAIL of sysexits.h, so a process manager can tell it from a configuration error (exit 1) and
+ * restart after a delay (systemd: Restart=on-failure, RestartSec=10s, RestartPreventExitStatus=1).
+ */
+export const TRANSIENT_EXIT_CODE = 75;
+
+/** Every configuration problem, one per line; `transient`: a start refused for now (see TRANSIENT_EXIT_CODE). */
 export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  constructor(
+    readonly problems: string[],
+    readonly transient = false,
+  ) {
+    const headline = transient
+      ? `Cannot start yet (a transient failure: exit ${TRANSIENT_EXIT_CODE}, try again later):`
+      : "Invalid configuration:";
+    super(`${headline}\n${problems.map((p) => `  - ${p}`).join("\n")}`);
     this.name = "ConfigError";
   }
 }

@@ -19,15 +19,22 @@ export type FacilitatorRequest = Pick<VerifiedPayment, "x402Version" | "payload"
  * reached it and been acted on (a timeout, a dropped connection, an unreadable 2xx answer).
  */
 export class FacilitatorError extends Error {
+  /** No answer, or a 429/5xx one: asking again later may well succeed. */
+  readonly transient: boolean;
   constructor(
     message: string,
     readonly uncertain: boolean,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; transient?: boolean },
   ) {
     super(message, options);
     this.name = "FacilitatorError";
+    this.transient = options?.transient ?? false;
   }
 }
+
+/** Whether a failure to ask a facilitator may pass by itself (no answer, 429, 5xx). */
+export const isTransient = (err: unknown): boolean =>
+  err instanceof FacilitatorError && err.transient;
 
 /** Connection errors that prove the request never left this machine or reached the facilitator. */
 const NOT_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
@@ -56,7 +63,7 @@ function noAnswer(endpoint: string, err: unknown, timeoutMs: number): Facilitato
     return new FacilitatorError(
       `facilitator ${shown} did not answer within ${timeoutMs / 1000} s`,
       true,
-      { cause: err },
+      { cause: err, transient: true },
     );
   const code = errorCode(err);
   const cause = err instanceof Error ? err.cause : undefined;
@@ -68,7 +75,7 @@ function noAnswer(endpoint: string, err: unknown, timeoutMs: number): Facilitato
   return new FacilitatorError(
     `facilitator ${shown} is unreachable (${detail})`,
     code === undefined || !NOT_SENT.has(code),
-    { cause: err },
+    { cause: err, transient: true },
   );
 }
 
@@ -142,7 +149,9 @@ export async function ask(
   } catch (err) {
     const failure = noAnswer(endpoint, err, timeoutMs);
     if (secrets.length === 0) throw failure;
-    throw new FacilitatorError(redactText(failure.message, secrets), failure.uncertain);
+    throw new FacilitatorError(redactText(failure.message, secrets), failure.uncertain, {
+      transient: true,
+    });
   }
   if (status < 200 || status > 299) {
     const refused = status === 401 || status === 403;
@@ -150,6 +159,7 @@ export async function ask(
       `facilitator ${displayUrl(endpoint)} answered HTTP ${status}: ${clip(oneLine(shownText(text, secrets)), 300)}` +
         (refused ? credentialsHint(authenticate !== undefined) : ""),
       refused && authFailureUncertain,
+      { transient: status === 429 || status >= 500 },
     );
   }
   let body: unknown;

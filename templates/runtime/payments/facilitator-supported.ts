@@ -6,7 +6,7 @@
  * Part of your project: edit freely.
  */
 import type { Authenticate } from "./facilitator-credentials.js";
-import { ask, displayUrl, FacilitatorError, isObject } from "./facilitator-http.js";
+import { ask, displayUrl, FacilitatorError, isObject, isTransient } from "./facilitator-http.js";
 import type { ResolvedConfig } from "../config.js";
 import { ConfigError } from "../ops/settings.js";
 import { clip, oneLine } from "../ops/text.js";
@@ -157,11 +157,14 @@ export async function checkFacilitator(config: ResolvedConfig, logger: Logger): 
     const detail = err instanceof Error ? err.message : String(err);
     const failed = router.facilitators.find((f) => detail.includes(f.shown.replace(/\/+$/, "")));
     const shown = failed?.shown ?? displayUrl(settlement.url);
-    throw new ConfigError([
-      `could not ask the x402 facilitator (X402_FACILITATOR_URL) at ${shown} which networks it settles: ${detail}. ` +
-        `The server does not start without knowing that payments on ${ours} can be settled: ` +
-        `check the URL${several ? " (every facilitator listed must answer)" : ""} and that the facilitator is up, or ${instead}`,
-    ]);
+    throw new ConfigError(
+      [
+        `could not ask the x402 facilitator (X402_FACILITATOR_URL) at ${shown} which networks it settles: ${detail}. ` +
+          `The server does not start without knowing that payments on ${ours} can be settled: ` +
+          `check the URL${several ? " (every facilitator listed must answer)" : ""} and that the facilitator is up, or ${instead}`,
+      ],
+      isTransient(err),
+    );
   }
   const routed = router.facilitators.filter((f) => supportProblem(f.kinds, network) === undefined);
   if (routed.length === 0) {

@@ -49,6 +49,16 @@ export function familyNotes(caip2s: readonly string[]): string[] {
   );
 }
 
+/**
+ * The furthest deadline (seconds from now) some of these networks can be paid for: undefined when one
+ * of them takes any deadline (EVM), else the largest of their families' limits (Solana only: 30 s).
+ */
+export function payableWithin(networks: readonly { family: string }[]): number | undefined {
+  const limits = networks.map((n) => familyById(n.family).payableWithinSeconds);
+  if (limits.length === 0 || limits.some((l) => l === undefined)) return undefined;
+  return Math.max(...(limits as number[]));
+}
+
 /** Every name a family knows, then every id shape: '"base", ..., "eip155:<chainId>" or "solana:<...>"'. */
 export function networkNames(): string {
   const names = [

@@ -97,6 +97,11 @@ export interface NetworkFamily {
   readonly id: string;
   /** The network names it knows and the id shapes it parses, for messages ('"base"', '"eip155:<chainId>"'). */
   readonly names: { known: readonly string[]; shapes: readonly string[] };
+  /**
+   * Jobs due within at most this many seconds can be paid on its networks (Solana: a payment lives only
+   * so long); absent: any deadline. The 402s, MCP errors, the console and the start-up warnings read it.
+   */
+  readonly payableWithinSeconds?: number;
   /** A network id of this family parsed (known name or CAIP-2 id); undefined when not one of its. */
   parse(name: string): ParsedNetwork | undefined;
   /** Reads its settings for one configuration. */

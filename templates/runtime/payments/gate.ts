@@ -40,6 +40,11 @@ export interface PaymentGate {
    */
   offers(capability: Capability, resourceUrl: string, deadline?: number): PaymentOffer[];
   /**
+   * Why networks are left out of offers() for a job due at `deadline`: "; not payable on <network>: <why>"
+   * for each (Solana, for a far deadline), or "" when every network is offered.
+   */
+  notOffered(deadline: number): string;
+  /**
    * 402 telling the client how to pay for this job. Answers are built once per second for each
    * capability, URL and validity window (a busy server sends thousands of identical 402s).
    */
@@ -227,6 +232,7 @@ export function createPaymentGate(
 
   return {
     offers,
+    notOffered: (deadline) => leftOut(deadline, Date.now()),
     paymentHeader,
 
     paymentRequired(

@@ -7,7 +7,7 @@
 import type { NetworkFamily } from "../family.js";
 import { SETTLEMENT_MARGIN_SECONDS } from "../settlement.js";
 import { readSolanaConfig } from "./config.js";
-import { SOLANA_PAYMENT_LIFE_SECONDS } from "./life.js";
+import { SOLANA_PAYABLE_WITHIN_SECONDS, SOLANA_PAYMENT_LIFE_SECONDS } from "./life.js";
 import { parseSolanaNetwork, SOLANA_NETWORKS } from "./networks.js";
 import { createSvmScheme, describeSolanaRoute, type RoutedSolanaNetwork } from "./scheme.js";
 
@@ -15,6 +15,7 @@ export const svmFamily: NetworkFamily = {
   id: "svm",
   names: { known: Object.keys(SOLANA_NETWORKS), shapes: ["solana:<genesis hash prefix>"] },
   parse: parseSolanaNetwork,
+  payableWithinSeconds: SOLANA_PAYABLE_WITHIN_SECONDS,
   readConfig: readSolanaConfig,
   createScheme: (net, settings, deps) =>
     createSvmScheme(net as RoutedSolanaNetwork, settings, deps),
@@ -40,7 +41,7 @@ export const svmFamily: NetworkFamily = {
   }),
   facts: (net) => ({ asset: { address: net.network.asset } }),
   llmsNote: () =>
-    `   On Solana, the payment is a USDC transfer transaction signed by the payer, whose fee payer is the 402's \`extra.feePayer\` (the official \`@x402/svm\` client builds it; x402 v1 clients such as \`x402-fetch\` pay on \`solana\` and \`solana-devnet\` from the v1 body). It lives about ${SOLANA_PAYMENT_LIFE_SECONDS} s (its blockhash), so Solana is offered only for jobs due within ${SOLANA_PAYMENT_LIFE_SECONDS - SETTLEMENT_MARGIN_SECONDS} s; sign with a fresh blockhash (one whose life ends before the deadline plus ${SETTLEMENT_MARGIN_SECONDS} s is refused before the job runs) and the official client's compute budget (20000 units at 1 micro-lamport: a transaction asking more than the server's caps, SOLANA_MAX_COMPUTE_UNITS and SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS, is refused too).`,
+    `   On Solana, the payment is a USDC transfer transaction signed by the payer, whose fee payer is the 402's \`extra.feePayer\` (the official \`@x402/svm\` client builds it; x402 v1 clients such as \`x402-fetch\` pay on \`solana\` and \`solana-devnet\` from the v1 body). It lives about ${SOLANA_PAYMENT_LIFE_SECONDS} s (its blockhash), so Solana is offered only for jobs due within ${SOLANA_PAYABLE_WITHIN_SECONDS} s; sign with a fresh blockhash (one whose life ends before the deadline plus ${SETTLEMENT_MARGIN_SECONDS} s is refused before the job runs) and the official client's compute budget (20000 units at 1 micro-lamport: a transaction asking more than the server's caps, SOLANA_MAX_COMPUTE_UNITS and SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS, is refused too).`,
   cannotWait:
     "are paid on EVM networks only: a Solana payment is a transaction whose blockhash expires within about 60-90 s, too soon to wait for a queued job to finish before it is settled",
 };

@@ -13,13 +13,17 @@ import { SETTLEMENT_MARGIN_SECONDS } from "../settlement.js";
  */
 export const SOLANA_PAYMENT_LIFE_SECONDS = 45;
 
+/** The furthest deadline (seconds from now) a Solana payment can pay for: its life less the settlement margin. */
+export const SOLANA_PAYABLE_WITHIN_SECONDS =
+  SOLANA_PAYMENT_LIFE_SECONDS - SETTLEMENT_MARGIN_SECONDS;
+
 /** Why a job due at `deadline` cannot be paid on Solana, or undefined when it can. */
 export function solanaDeadlineProblem(deadline: number, nowMs = Date.now()): string | undefined {
   const left = Math.ceil(deadline - nowMs / 1000);
-  if (left + SETTLEMENT_MARGIN_SECONDS <= SOLANA_PAYMENT_LIFE_SECONDS) return undefined;
+  if (left <= SOLANA_PAYABLE_WITHIN_SECONDS) return undefined;
   return (
     `the job's deadline is ${left} s away, but a Solana payment lives about ${SOLANA_PAYMENT_LIFE_SECONDS} s (its blockhash) ` +
-    `and is settled after the job: Solana pays only for jobs due within ${SOLANA_PAYMENT_LIFE_SECONDS - SETTLEMENT_MARGIN_SECONDS} s ` +
+    `and is settled after the job: Solana pays only for jobs due within ${SOLANA_PAYABLE_WITHIN_SECONDS} s ` +
     `(deadline plus ${SETTLEMENT_MARGIN_SECONDS} s to settle)`
   );
 }

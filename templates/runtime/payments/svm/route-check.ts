@@ -19,6 +19,7 @@ import { ConfigError } from "../../ops/settings.js";
 import { redactUrl } from "../../ops/redact.js";
 import type { Logger } from "../../types.js";
 import { rpcCall } from "../json-rpc.js";
+import { isTransient } from "../facilitator-http.js";
 import { networkSettingSuffix, v1Knows } from "../networks.js";
 import type { RoutedSolanaNetwork } from "./scheme.js";
 
@@ -112,9 +113,12 @@ export async function checkSolanaRoute(
   try {
     await router.initialize();
   } catch (err) {
-    throw new ConfigError([
-      `could not ask the x402 facilitators (X402_FACILITATOR_URL) which networks they settle: ${err instanceof Error ? err.message : String(err)}. The server does not start without knowing that payments on ${caip2} can be settled; check the URLs, ${instead}`,
-    ]);
+    throw new ConfigError(
+      [
+        `could not ask the x402 facilitators (X402_FACILITATOR_URL) which networks they settle: ${err instanceof Error ? err.message : String(err)}. The server does not start without knowing that payments on ${caip2} can be settled; check the URLs, ${instead}`,
+      ],
+      isTransient(err),
+    );
   }
   const kind = router.kindFor(2, n.network, "exact");
   if (kind === undefined)

@@ -30,7 +30,11 @@ import { type PaymentOffer, requirementV1, requirementV2 } from "../x402.js";
 import { type BlockhashClock, blockhashClock } from "./blockhash.js";
 import { checkAccepted, checkEnvelope, decodeSent, payloadTransaction, refuse } from "./checks.js";
 import { type LandedFinder, landedFinder } from "./landed.js";
-import { SOLANA_PAYMENT_LIFE_SECONDS, solanaDeadlineProblem } from "./life.js";
+import {
+  SOLANA_PAYABLE_WITHIN_SECONDS,
+  SOLANA_PAYMENT_LIFE_SECONDS,
+  solanaDeadlineProblem,
+} from "./life.js";
 import { directSide, facilitatorSide, type OfficialSide, type SettleAnswer } from "./official.js";
 import { messageSearch, solanaSettlementState } from "./reconcile.js";
 import { loadSolanaKit } from "./solana.js";
@@ -66,7 +70,7 @@ export function describeSolanaRoute(net: RoutedSolanaNetwork): string {
   const route = net.settlement;
   const caps = computeBudgetCaps(net);
   const rule =
-    `Solana pays only for jobs due within ${SOLANA_PAYMENT_LIFE_SECONDS - SETTLEMENT_MARGIN_SECONDS} s; ` +
+    `Solana pays only for jobs due within ${SOLANA_PAYABLE_WITHIN_SECONDS} s; ` +
     `transactions asking more than ${caps.maxComputeUnits} compute units or ${caps.maxPriorityFeeMicroLamports} micro-lamports per unit are refused`;
   if (route.kind === "direct")
     return `payments settle directly: this server co-signs as fee payer ${route.feePayer} (SOLANA_FEE_PAYER_KEY, which pays the fees in SOL) and sends them via ${redactUrl(route.rpcUrl, "origin")}; ${rule}`;

@@ -1,0 +1,64 @@
+/**
+ * What the console page states about where and how it is paid, read from the configuration: each
+ * offered network with its payee and whether its chain is local (an RPC endpoint on this machine, as
+ * `dev:paid`'s: no public explorer has seen its transactions), the deadline its jobs are given (one
+ * every offered network can be paid for: payments/deadline-fit.ts), and the endpoints its footer
+ * lists. Part of your project: edit freely.
+ */
+import type { ResolvedConfig } from "../config.js";
+import { networkLabel } from "../discovery/facts.js";
+import { fittingDeadline } from "../payments/deadline-fit.js";
+
+/** The deadline the page asks for when every network takes it (a person waits about this long at most). */
+const CONSOLE_DEADLINE_SECONDS = 120;
+
+export interface ConsoleNetwork {
+  caip2: string;
+  /** "base-sepolia (eip155:84532)". */
+  label: string;
+  payTo: string;
+  /** Its RPC endpoint is on this machine (dev:paid's chain): transactions are shown without an explorer link. */
+  local: boolean;
+}
+
+export interface ConsoleFacts {
+  /** Seconds from now a job's deadline is. */
+  deadlineSeconds: number;
+  /** The offered networks, in the seller's order (none in dev mode without payment settings). */
+  networks: ConsoleNetwork[];
+  /** The public endpoints, with their methods, for the footer. */
+  endpoints: ReadonlyArray<{ path: string; methods: string }>;
+}
+
+/** Whether an RPC URL points at this machine (localhost, 127.0.0.0/8, ::1). */
+export function isLocalRpc(url: string | undefined): boolean {
+  if (url === undefined) return false;
+  try {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
+    return (
+      host === "localhost" || host.endsWith(".localhost") || host === "::1" || /^127\./.test(host)
+    );
+  } catch {
+    return false;
+  }
+}
+
+export function consoleFacts(
+  config: ResolvedConfig,
+  endpoints: ConsoleFacts["endpoints"] = [],
+): ConsoleFacts {
+  const networks = (config.payment?.networks ?? []).map((n) => {
+    const direct = n.settlement as { kind: string; rpcUrl?: string } | undefined;
+    return {
+      caip2: n.network.caip2,
+      label: networkLabel(n.network),
+      payTo: n.payTo,
+      local: isLocalRpc(n.rpcUrl) || isLocalRpc(direct?.rpcUrl),
+    };
+  });
+  return {
+    deadlineSeconds: fittingDeadline(config, CONSOLE_DEADLINE_SECONDS),
+    networks,
+    endpoints,
+  };
+}
