@@ -23,7 +23,8 @@ export interface HandlerContext {
   /** The job's deadline, Unix seconds (from the request). */
   deadline: number;
   /**
-   * Aborts when the deadline passes (reason: a DeadlineError). Pass it to fetch() and other
+   * Aborts when the deadline passes (reason: a DeadlineError), or when the caller cancels the job
+   * (A2A CancelTask; reason: an UnavailableError). Pass it to fetch() and other
    * cancellable work. Made when first read (a getter: `{ ...ctx }` leaves it out; pass ctx itself).
    */
   readonly signal: AbortSignal;

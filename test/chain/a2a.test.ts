@@ -17,12 +17,14 @@ import { createApp } from "../../templates/runtime/app.js";
 import { startRedis, type RedisServer } from "../redis/redis-server.js";
 import { withDiscovery } from "../runtime/discovery-fixture.js";
 import {
+  capability,
   captureLogger,
   countedCapability,
   echoAgent,
   listen,
   nowSeconds,
   type Running,
+  TEXT_SCHEMA,
   unb64,
 } from "../runtime/helpers.js";
 import { dataMessage, rpc03 } from "../runtime/a2a-helpers.js";
@@ -32,6 +34,8 @@ const { rpcUrl, asset, facilitatorUrl } = inject("chain");
 const PRICE = 10_000n; // 0.01 USDC
 const payTo = privateKeyToAddress(generatePrivateKey());
 const runs: Record<string, number> = {};
+/** Why the slow handler's ctx.signal aborted, each time it did. */
+const aborts: string[] = [];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const agent = withDiscovery(
@@ -40,8 +44,16 @@ const agent = withDiscovery(
       throw new Error("handler crashed");
     }),
     bad_output: countedCapability("bad_output", PRICE, runs, async () => ({ text: 42 })),
-    slow: countedCapability("slow", PRICE, runs, async (input) => {
-      await sleep(Number(input.text));
+    slow: capability("slow", String(PRICE), TEXT_SCHEMA, TEXT_SCHEMA, async (input, ctx) => {
+      runs.slow = (runs.slow ?? 0) + 1;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Number((input as { text: string }).text));
+        ctx.signal.addEventListener("abort", () => {
+          aborts.push(String(ctx.signal.reason));
+          clearTimeout(timer);
+          resolve();
+        });
+      });
       return { text: "slept" };
     }),
   }),
@@ -268,6 +280,7 @@ describe("a paid A2A task", () => {
   }, 30_000);
 
   it("CancelTask while the paid job runs: canceled, nothing charged", async () => {
+    aborts.length = 0;
     const task = await offered(a.url, "slow", "1500");
     const before = await balances();
     const payload = await pay(required03(task));
@@ -276,6 +289,8 @@ describe("a paid A2A task", () => {
     const { body } = await rpc03(a.url, "tasks/cancel", { id: task.id }, EXTENSIONS);
     expect(body.result.status.state).toBe("canceled");
     expect((await turn).status.state).toBe("canceled");
+    // The handler was told: its ctx.signal aborted with the cancel.
+    expect(aborts).toEqual([expect.stringMatching(/the caller cancelled the job/)]);
     await sleep(2000); // the job ends; nothing settles it
     expect(await balances()).toEqual(before);
     const got = await rpc03(b.url, "tasks/get", { id: task.id }, EXTENSIONS);

@@ -7,8 +7,8 @@
  *   second turn (same task, `x402.payment.payload`): the payload checked against that offer, then
  *     the paid pipeline (verify, reserve, run, check, settle while the caller is connected) ->
  *     completed with `x402.payment.receipts`, or failed with `x402.payment.error` (outcome.ts).
- * CancelTask stops what this instance runs of the task: its job's caller counts as gone, so
- * nothing is charged. Part of your project: edit freely.
+ * CancelTask stops what this instance runs of the task: its handler's ctx.signal aborts and its
+ * job's caller counts as gone, so nothing is charged. Part of your project: edit freely.
  */
 import { PaymentError } from "../errors.js";
 import type { PaymentChannel } from "../jobs/channel.js";
@@ -75,6 +75,7 @@ class TaskTurns {
         resourceUrl: () => job.resourceUrl,
         logger: (scope?.logger ?? this.fallback).child({ task_id: ctx.taskId }),
         callerGone: gone,
+        cancel: cancel.signal,
       });
       return { answer, cancelled: cancel.signal.aborted };
     } finally {
@@ -120,7 +121,7 @@ class TaskTurns {
     writeOutcome(events, answer, job, this.s.gate, offer);
   }
 
-  /** CancelTask: the job's caller counts as gone (nothing charged); the task says canceled. */
+  /** CancelTask: the handler's ctx.signal aborts and its caller counts as gone (nothing charged); the task says canceled. */
   async cancel(taskId: string, bus: EventBus): Promise<void> {
     const turn = this.running.get(taskId);
     if (!turn) return;

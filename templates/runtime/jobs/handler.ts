@@ -18,6 +18,8 @@ export interface HandlerRunOptions {
   payment?: PaidPayment;
   /** Aborts when a graceful shutdown gives up waiting: the job answers 503 at once. */
   cut?: AbortSignal;
+  /** Aborts when the caller cancels the job (A2A CancelTask): ctx.signal aborts, nothing is charged. */
+  cancel?: AbortSignal;
 }
 
 /** Step 4: a job whose deadline already passed is refused before anything runs. */
@@ -37,7 +39,7 @@ export function checkArrival(job: JobRequest): void {
 class JobContext implements HandlerContext {
   declare payment?: PaidPayment;
   #controller: AbortController | undefined;
-  #abortedWith: DeadlineError | undefined;
+  #abortedWith: DeadlineError | UnavailableError | undefined;
 
   constructor(
     readonly jobId: string,
@@ -55,7 +57,10 @@ class JobContext implements HandlerContext {
   }
 
   /** Aborts ctx.signal with `err`, or with the first error it was aborted with; returns that one. */
-  static abort(ctx: JobContext, err: DeadlineError): DeadlineError {
+  static abort(
+    ctx: JobContext,
+    err: DeadlineError | UnavailableError,
+  ): DeadlineError | UnavailableError {
     ctx.#abortedWith ??= err;
     ctx.#controller?.abort(ctx.#abortedWith);
     return ctx.#abortedWith;
@@ -87,7 +92,7 @@ export function startHandler(
 
   const ctx = new JobContext(job.jobId, capability.name, deadline, logger);
   if (options.payment) ctx.payment = options.payment;
-  const missed = (): DeadlineError =>
+  const missed = (): DeadlineError | UnavailableError =>
     JobContext.abort(
       ctx,
       new DeadlineError(`the handler did not finish before the deadline (${deadline})`),
@@ -108,13 +113,12 @@ export function startHandler(
   });
   let answered = false;
   let cancel = (): void => undefined; // the deadline timer, set below
-  const { cut } = options;
-  const onCut = (): void => fail(shuttingDown());
+  let unwatch = (): void => undefined; // the shutdown's cut and the caller's cancel, set below
   const answer = (): boolean => {
     if (answered) return false;
     answered = true;
     cancel();
-    cut?.removeEventListener("abort", onCut);
+    unwatch();
     return true;
   };
   /** The job failed: its error as the error map says; a handler still running is abandoned. */
@@ -150,10 +154,38 @@ export function startHandler(
     },
   );
   cancel = onDeadline(deadline * 1000, () => fail(missed()));
-  // A shutdown that gives up waiting answers the job at once (503), the handler still running.
-  if (cut?.aborted) fail(shuttingDown());
-  else cut?.addEventListener("abort", onCut, { once: true });
+  unwatch = onStops(options, ctx, fail);
   return { result, stopped, isRunning: () => running };
+}
+
+/**
+ * The job's other ends: a shutdown that gives up waiting answers it at once (503), the handler
+ * still running; a caller's cancel answers it and aborts ctx.signal. Returns what stops watching.
+ */
+function onStops(
+  { cut, cancel }: HandlerRunOptions,
+  ctx: JobContext,
+  fail: (err: unknown) => void,
+): () => void {
+  const onCut = (): void => fail(shuttingDown());
+  const onCancel = (): void =>
+    fail(
+      JobContext.abort(
+        ctx,
+        new UnavailableError("the caller cancelled the job; nothing was charged", 0),
+      ),
+    );
+  for (const [signal, stop] of [
+    [cut, onCut],
+    [cancel, onCancel],
+  ] as const) {
+    if (signal?.aborted) stop();
+    else signal?.addEventListener("abort", stop, { once: true });
+  }
+  return () => {
+    cut?.removeEventListener("abort", onCut);
+    cancel?.removeEventListener("abort", onCancel);
+  };
 }
 
 /** The 503 of a job cut by a graceful shutdown before it began settling. */

@@ -29,6 +29,8 @@ export interface PaidJobCall {
   resourceUrl(): string;
   /** Aborted once the caller is gone (HTTP: the connection closed; MCP: the request cancelled). */
   callerGone?: AbortSignal;
+  /** Aborted when the caller cancels the job (A2A CancelTask): the handler's ctx.signal aborts. */
+  cancel?: AbortSignal;
 }
 
 /** One paid job: what every step reads. */
@@ -129,6 +131,7 @@ export const startPaidHandler = (p: PaidJob, payment: PaidPayment): HandlerRun =
     metrics: p.s.metrics,
     payment,
     cut: p.s.drain.cut,
+    cancel: p.call.cancel,
   });
 
 /** 6: the answer, serialized and size-checked before any charge (throws when undeliverable). */

@@ -51,6 +51,8 @@ export interface JobCall {
    * the request cancelled or its transport closed). A paid job is settled only while it is not.
    */
   callerGone?: AbortSignal;
+  /** Aborted when the caller cancels the job (A2A CancelTask): the handler's ctx.signal aborts. */
+  cancel?: AbortSignal;
 }
 
 export async function executeJob(s: JobServices, call: JobCall): Promise<JobAnswer> {
@@ -72,8 +74,11 @@ export async function executeJob(s: JobServices, call: JobCall): Promise<JobAnsw
     } else {
       // Dev mode: no payment at all (a payment sent is ignored entirely).
       checkArrival(job); // 4
-      const output = await startHandler(job, declared, input, { logger, metrics: s.metrics })
-        .result; // 5, 7, 8
+      const output = await startHandler(job, declared, input, {
+        logger,
+        metrics: s.metrics,
+        cancel: call.cancel,
+      }).result; // 5, 7, 8
       const body = completedBody(job.jobId, declared, output, {
         devMode: true,
         maxOutputBytes: s.config.maxOutputBytes,
