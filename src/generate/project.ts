@@ -151,6 +151,8 @@ export function readmeData(
     ...featureNotes(features, packageManager),
     addFeatureUsage: pm.addFeature("<feature>"),
     name: model.name,
+    // A container image name (compose.yaml): lowercase, no scope's "@", "/" as "-".
+    imageName: model.name.toLowerCase().replace(/^@/, "").replace(/[^a-z0-9._-]+/g, "-"),
     description: model.description,
     sampleJob: sampleJobShell(model),
     sampleTask: sampleTask(model),
