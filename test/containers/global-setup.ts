@@ -12,7 +12,13 @@ import type { TestProject } from "vitest/node";
 
 declare module "vitest" {
   export interface ProvidedContext {
-    containers: { skip?: string; image: string; cloneDir: string; buildSeconds: number };
+    containers: {
+      skip?: string;
+      image: string;
+      cloneDir: string;
+      buildSeconds: number;
+      imageBytes: number;
+    };
   }
 }
 
@@ -67,6 +73,13 @@ export default async function setup(project: TestProject) {
   const projectDir = join(workDir, "deploy-agent");
   const cloneDir = join(workDir, "clone");
   let buildSeconds = 0;
+  let imageBytes = 0;
+  // The legacy builder leaves each stage as an untagged image: those new ones are removed at the end.
+  const dangling = async () =>
+    (await execa("docker", ["images", "-q", "-f", "dangling=true"], { reject: false })).stdout
+      .split("\n")
+      .filter(Boolean);
+  const before = new Set(skip ? [] : await dangling());
   if (!skip) {
     // The project as created, with the redis feature (compose shares one ledger); the lockfile as an
     // install writes it (--package-lock-only: the same file, without installing here).
@@ -88,11 +101,26 @@ export default async function setup(project: TestProject) {
     const started = Date.now();
     await run("docker", ["build", "--no-cache", "-q", "-t", image, "."], cloneDir);
     buildSeconds = Math.round((Date.now() - started) / 1000);
-    process.stdout.write(`[containers] image built from a clean clone in ${buildSeconds} s\n`);
+    imageBytes = Number(
+      await run("docker", ["image", "inspect", "-f", "{{.Size}}", image], workDir),
+    );
+    process.stdout.write(
+      `[containers] image built from a clean clone in ${buildSeconds} s: ${(imageBytes / 1e6).toFixed(0)} MB\n`,
+    );
   }
-  project.provide("containers", { ...(skip && { skip }), image, cloneDir, buildSeconds });
+  project.provide("containers", {
+    ...(skip && { skip }),
+    image,
+    cloneDir,
+    buildSeconds,
+    imageBytes,
+  });
   return async () => {
-    if (!skip) await execa("docker", ["rmi", "-f", image], { reject: false });
+    if (!skip) {
+      await execa("docker", ["rmi", "-f", image], { reject: false });
+      const left = (await dangling()).filter((id) => !before.has(id));
+      if (left.length > 0) await execa("docker", ["rmi", ...left], { reject: false });
+    }
     await rm(workDir, { recursive: true, force: true });
   };
 }

@@ -43,6 +43,8 @@ it.skipIf(ctx.skip)(
     const answer = await execute(base, job("img-1", "hello"));
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     expect(JSON.stringify(answer.body)).toContain(": 5");
+    // The goal on node:20-bookworm-slim (itself about 241 MB): at most 300 MB.
+    expect(ctx.imageBytes).toBeLessThanOrEqual(300e6);
     // What ships: node, dist/ and production dependencies only (no TypeScript compiler, no sources).
     expect(
       await docker(
