@@ -41,7 +41,6 @@ beforeAll(async () => {
 afterAll(async () => {
   if (ctx.skip) return;
   await compose("down", "-v").catch(() => undefined);
-  await docker("rmi", "deploy-agent-proxy:latest").catch(() => undefined);
 });
 
 it.skipIf(ctx.skip)(

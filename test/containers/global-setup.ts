@@ -117,7 +117,8 @@ export default async function setup(project: TestProject) {
   });
   return async () => {
     if (!skip) {
-      await execa("docker", ["rmi", "-f", image], { reject: false });
+      // The agent's image, and the proxy's that the compose tests built (compose.yaml names it).
+      await execa("docker", ["rmi", "-f", image, "deploy-agent-proxy:latest"], { reject: false });
       const left = (await dangling()).filter((id) => !before.has(id));
       if (left.length > 0) await execa("docker", ["rmi", ...left], { reject: false });
     }
