@@ -7,7 +7,7 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/e2e/**", "test/chain/**"],
+          exclude: ["test/e2e/**", "test/chain/**", "test/containers/**"],
           // Many tests spawn the real CLI several times: a hang guard, not a timing goal (2 noisy cores).
           testTimeout: 30_000,
         },
@@ -29,6 +29,18 @@ export default defineConfig({
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],
           globalSetup: ["test/chain/global-setup.ts", "test/e2e/global-setup.ts"],
+          testTimeout: 180_000,
+          hookTimeout: 600_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        // The generated Dockerfile and compose.yaml in a real container engine (docker, set up by .ci/run):
+        // one image per run, built by the global setup from a clean clone of a created project.
+        test: {
+          name: "containers",
+          include: ["test/containers/**/*.test.ts"],
+          globalSetup: ["test/containers/global-setup.ts"],
           testTimeout: 180_000,
           hookTimeout: 600_000,
           fileParallelism: false,

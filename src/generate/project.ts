@@ -188,6 +188,8 @@ export function readmeData(
     addFeatureUsage: pm.addFeature("<feature>"),
     facts: DOC_FACTS,
     name: model.name,
+    // A container image name (compose.yaml): lowercase, no scope's "@", "/" as "-".
+    imageName: model.name.toLowerCase().replace(/^@/, "").replace(/[^a-z0-9._-]+/g, "-"),
     description: model.description,
     sampleJob: sampleJobShell(model),
     sampleTask: sampleTask(model),

@@ -37,9 +37,11 @@ export const ANVIL_BLOCK_SECONDS = 2;
  * unmined with evm_setAutomine(false), which mixed mining ignores, uses a chain of its own).
  */
 export async function startAnvil(
-  options: { chainId?: number; keepTime?: boolean } = {},
+  options: { chainId?: number; keepTime?: boolean; host?: string } = {},
 ): Promise<Anvil> {
   const chainId = options.chainId ?? 84532;
+  // The address to listen on: loopback, unless a test's containers must reach it (a docker bridge gateway).
+  const host = options.host ?? "127.0.0.1";
   const interval =
     options.keepTime === false
       ? []
@@ -53,7 +55,7 @@ export async function startAnvil(
       "2400",
       anvilBinary(),
       "--host",
-      "127.0.0.1",
+      host,
       "--port",
       "0",
       "--chain-id",
@@ -88,7 +90,7 @@ export async function startAnvil(
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stdout.on("data", (chunk: Buffer) => {
       if (output.length < 100_000) output += chunk.toString();
-      const match = /Listening on 127\.0\.0\.1:(\d+)/.exec(output);
+      const match = new RegExp(`Listening on ${host.replaceAll(".", "\\.")}:(\\d+)`).exec(output);
       if (match) {
         clearTimeout(timer);
         child.off("exit", early); // only this one: `exited` above must still see the real exit
@@ -100,7 +102,7 @@ export async function startAnvil(
   for (const pipe of [child.stdout, child.stderr])
     (pipe as unknown as { unref?: () => void }).unref?.();
 
-  const rpcUrl = `http://127.0.0.1:${port}`;
+  const rpcUrl = `http://${host}:${port}`;
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM"); // timeout forwards it
     await exited;

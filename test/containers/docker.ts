@@ -1,0 +1,48 @@
+// Helpers for the container tests: docker commands, a job request, waiting for a container's health.
+import { setTimeout as sleep } from "node:timers/promises";
+import { execa } from "execa";
+
+/** Runs `docker <args>`; throws with its output when it fails. */
+export async function docker(...args: string[]): Promise<string> {
+  const r = await execa("docker", args, { reject: false, all: true });
+  if (r.exitCode !== 0) throw new Error(`docker ${args.join(" ")}: ${r.all}`);
+  return (r.stdout ?? "").trim();
+}
+
+/** Polls `check` every 500 ms until it returns true; throws `what` after `limitMs`. */
+export async function waitFor(what: string, limitMs: number, check: () => Promise<boolean>) {
+  const until = Date.now() + limitMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > until) throw new Error(`${what}: not within ${limitMs} ms`);
+    await sleep(500);
+  }
+}
+
+/** The container's health status (starting, healthy, unhealthy). */
+export const health = (id: string) => docker("inspect", "-f", "{{.State.Health.Status}}", id);
+
+/** A dev-mode job for the test project's `summarize` (its handler takes 4 s when text starts with "slow"). */
+export function job(jobId: string, text: string) {
+  return {
+    service_version: "1.0",
+    job_id: jobId,
+    task: { capability: "summarize", input: { text } },
+    deadline: Math.floor(Date.now() / 1000) + 120,
+  };
+}
+
+/** POST /execute with `body`; the status and parsed answer. */
+export async function execute(base: string, body: object) {
+  const res = await fetch(`${base}/execute`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** Everything a container printed (stdout and stderr). */
+export async function logs(id: string): Promise<string> {
+  const r = await execa("docker", ["logs", id], { reject: false, all: true });
+  return r.all ?? "";
+}
