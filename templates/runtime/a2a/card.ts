@@ -4,7 +4,8 @@
  * declared but not required) and /llms.txt's A2A section. Part of your project: edit freely.
  */
 import type { AgentExtension } from "../discovery/agent-card.js";
-import { type PaymentFacts, type Price, whereLabel } from "../discovery/facts.js";
+import type { PaymentFacts, Price } from "../discovery/facts.js";
+import { whereLabel } from "../discovery/labels.js";
 import { X402_EXTENSION_URI } from "./x402.js";
 
 /** The x402 payment facts, as the a2a-x402 extension's params. Unknown facts are left out. */

@@ -6,7 +6,7 @@
  * lists. Part of your project: edit freely.
  */
 import type { ResolvedConfig } from "../config.js";
-import { networkLabel } from "../discovery/facts.js";
+import { networkLabel } from "../discovery/labels.js";
 import { fittingDeadline } from "../payments/deadline-fit.js";
 
 /** The deadline the page asks for when every network takes it (a person waits about this long at most). */

@@ -6,7 +6,13 @@
  * project: edit freely.
  */
 import type { Reader } from "../ops/settings.js";
-import { absentFamilyOf, absentFamilyProblems, familyOf, usedFamilies } from "./families.js";
+import {
+  absentFamilyOf,
+  absentFamilyProblems,
+  familyOf,
+  payableWithin,
+  usedFamilies,
+} from "./families.js";
 import type { FamilyConfigReader } from "./family.js";
 import type { FacilitatorAuth } from "./facilitator-credentials.js";
 import { readNetworkList, unknownNetwork } from "./config-list.js";
@@ -105,6 +111,11 @@ export interface PaymentConfig {
   /** When set: payer balance, nonce and contract-wallet signatures are checked on chain. */
   rpcUrl?: string;
   settleTimeoutSeconds: number;
+  /**
+   * When every offered network pays only for jobs due soon (a family's payableWithinSeconds: Solana),
+   * the latest deadline one of them still takes, in seconds from now; absent when any takes any deadline.
+   */
+  payableWithinSeconds?: number;
 }
 
 /** Production cannot start without a settlement route on every network (fail closed). */
@@ -146,6 +157,8 @@ export function resolvePayment(
     maxTimeoutSeconds,
     settleTimeoutSeconds: shared.timeoutSeconds,
   };
+  const payableWithinSeconds = payableWithin(networks);
+  if (payableWithinSeconds !== undefined) config.payableWithinSeconds = payableWithinSeconds;
   for (const [id, reader] of readers) {
     const own = networks.filter((n) => n.family === id);
     if (own.length > 0) Object.assign(config, reader.summary?.(own));

@@ -1,17 +1,17 @@
 /**
  * Deadlines the offered networks can be paid for: a network family may pay only for jobs due soon
- * (Solana: payableWithinSeconds, payments/svm/life.ts). A transport that gives a job a default deadline
+ * (Solana: payableWithinSeconds, payments/svm/life.ts; PaymentConfig.payableWithinSeconds, read with
+ * the configuration). A transport that gives a job a default deadline
  * (MCP_DEADLINE_SECONDS) beyond what every offered network takes would answer every call that sends no
  * deadline of its own with a PaymentRequired offering nothing: start-up warns of it (unpayableDefaults),
  * and the console page picks a deadline that fits (fittingDeadline). Part of your project: edit freely.
  */
 import type { ResolvedConfig } from "../config.js";
 import type { Transport } from "../transport.js";
-import { payableWithin } from "./families.js";
 
 /** `wanted` seconds, or less when every offered network pays only for jobs due sooner. */
 export function fittingDeadline(config: ResolvedConfig, wanted: number): number {
-  const limit = config.payment ? payableWithin(config.payment.networks) : undefined;
+  const limit = config.payment?.payableWithinSeconds;
   return limit === undefined ? wanted : Math.min(wanted, limit);
 }
 
@@ -21,7 +21,7 @@ export function unpayableDefaults(
   config: ResolvedConfig,
 ): string[] {
   if (config.devMode || !config.payment) return [];
-  const limit = payableWithin(config.payment.networks);
+  const limit = config.payment.payableWithinSeconds;
   if (limit === undefined) return [];
   const networks = config.payment.networks.map((n) => n.network.caip2).join(", ");
   return transports.flatMap((t) => {
