@@ -284,22 +284,17 @@ function resolveWeb(
 
 /** MCP ("on", the default, or "off"), MCP_DEADLINE_SECONDS (default 45) and MCP_PROGRESS_SECONDS (10). */
 function resolveMcp(read: Reader, maxDeadlineSeconds: number): McpConfig {
-  const setting = read.fromEnv("MCP").value;
-  if (setting !== undefined && setting !== "on" && setting !== "off")
-    read.problems.push(
-      `MCP is ${JSON.stringify(setting.slice(0, 40))}: set it to "off" (no POST /mcp) or "on" (the default)`,
-    );
-  const deadlineSeconds = read.count(undefined, "", "MCP_DEADLINE_SECONDS", {
-    min: 1,
-    max: maxDeadlineSeconds,
-    fallback: Math.min(DEFAULT_MCP_DEADLINE_SECONDS, maxDeadlineSeconds),
-    hint: `set it to a whole number of seconds from 1 to ${maxDeadlineSeconds} (MAX_DEADLINE_SECONDS); default ${DEFAULT_MCP_DEADLINE_SECONDS}`,
-  });
+  const enabled = read.onOff("MCP", "no POST /mcp");
+  const deadlineSeconds = read.deadline(
+    "MCP_DEADLINE_SECONDS",
+    DEFAULT_MCP_DEADLINE_SECONDS,
+    maxDeadlineSeconds,
+  );
   const progressSeconds = read.count(undefined, "", "MCP_PROGRESS_SECONDS", {
     min: 1,
     max: 3600,
     fallback: DEFAULT_MCP_PROGRESS_SECONDS,
     hint: `set it to a whole number of seconds from 1 to 3600; default ${DEFAULT_MCP_PROGRESS_SECONDS}, well under the MCP clients' 60 s request timeout`,
   });
-  return { enabled: setting !== "off", deadlineSeconds, progressSeconds };
+  return { enabled, deadlineSeconds, progressSeconds };
 }

@@ -24,6 +24,7 @@ function sources(dir: string): string[] {
 const NAME = "[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*";
 const READS = [
   new RegExp(`fromEnv\\(\\s*"(${NAME})"`, "g"), // read.fromEnv("HOST")
+  new RegExp(`\\.(?:onOff|deadline)\\(\\s*"(${NAME})"`, "g"), // read.onOff("MCP", ...), read.deadline("A2A_DEADLINE_SECONDS", ...)
   new RegExp(`\\w+\\(\\s*[^,()"[\\]]+,\\s*"[^"]*",\\s*"(${NAME})"`, "g"), // read.text(option, "name", "PAY_TO"), count(...)
   new RegExp(`\\benv\\.(${NAME})\\b`, "g"), // env.CONSOLE, process.env.NODE_ENV
   new RegExp(`settings: \\[([^\\]]*)\\]`, "g"), // FAMILY_NAMES' and the optional services' settings lists

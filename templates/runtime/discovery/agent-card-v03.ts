@@ -8,7 +8,7 @@
  * routes.ts picks the shape by the request's A2A-Version (cardShapeFor) and serves each with its
  * own ETag and `Vary: A2A-Version`. Part of your project: edit freely.
  */
-import type { AgentCard, AgentExtension, AgentInterface } from "./agent-card.js";
+import type { AgentCard, AgentInterface, CardCapabilities } from "./agent-card.js";
 
 /** The A2A version the 0.3 shape declares (the default of 0.3's `protocolVersion`). */
 export const A2A_V03_PROTOCOL_VERSION = "0.3.0";
@@ -56,11 +56,7 @@ export interface AgentCardV03 {
   additionalInterfaces: AgentInterfaceV03[];
   version: string;
   documentationUrl?: string;
-  capabilities: {
-    streaming?: boolean;
-    pushNotifications?: boolean;
-    extensions?: AgentExtension[];
-  };
+  capabilities: CardCapabilities;
   defaultInputModes: string[];
   defaultOutputModes: string[];
   skills: AgentSkillV03[];

@@ -60,14 +60,17 @@ export interface AgentCard {
   supportedInterfaces: AgentInterface[];
   version: string;
   documentationUrl?: string;
-  capabilities: {
-    streaming?: boolean;
-    pushNotifications?: boolean;
-    extensions?: AgentExtension[];
-  };
+  capabilities: CardCapabilities;
   defaultInputModes: string[];
   defaultOutputModes: string[];
   skills: AgentSkill[];
+}
+
+/** What the agent card says the agent can do, in both A2A shapes (1.0 and 0.3's). */
+export interface CardCapabilities {
+  streaming?: boolean;
+  pushNotifications?: boolean;
+  extensions?: AgentExtension[];
 }
 
 /** "echo, cheap and slow" */

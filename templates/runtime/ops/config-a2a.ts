@@ -17,16 +17,12 @@ export interface A2aConfig {
 }
 
 export function resolveA2a(read: Reader, maxDeadlineSeconds: number): A2aConfig {
-  const setting = read.fromEnv("A2A").value;
-  if (setting !== undefined && setting !== "on" && setting !== "off")
-    read.problems.push(
-      `A2A is ${JSON.stringify(setting.slice(0, 40))}: set it to "off" (no POST /a2a) or "on" (the default)`,
-    );
-  const deadlineSeconds = read.count(undefined, "", "A2A_DEADLINE_SECONDS", {
-    min: 1,
-    max: maxDeadlineSeconds,
-    fallback: Math.min(DEFAULT_A2A_DEADLINE_SECONDS, maxDeadlineSeconds),
-    hint: `set it to a whole number of seconds from 1 to ${maxDeadlineSeconds} (MAX_DEADLINE_SECONDS); default ${DEFAULT_A2A_DEADLINE_SECONDS}`,
-  });
-  return { enabled: setting !== "off", deadlineSeconds };
+  return {
+    enabled: read.onOff("A2A", "no POST /a2a"),
+    deadlineSeconds: read.deadline(
+      "A2A_DEADLINE_SECONDS",
+      DEFAULT_A2A_DEADLINE_SECONDS,
+      maxDeadlineSeconds,
+    ),
+  };
 }

@@ -67,6 +67,26 @@ export class Reader {
     return range.fallback;
   }
 
+  /** An on/off switch, on by default: false only for "off"; any other value than "on" is a problem. */
+  onOff(envName: string, offMeans: string): boolean {
+    const value = this.fromEnv(envName).value;
+    if (value !== undefined && value !== "on" && value !== "off")
+      this.problems.push(
+        `${envName} is ${JSON.stringify(value.slice(0, 40))}: set it to "off" (${offMeans}) or "on" (the default)`,
+      );
+    return value !== "off";
+  }
+
+  /** A transport's default job deadline in seconds: 1 to `max` (MAX_DEADLINE_SECONDS), else `fallback`. */
+  deadline(envName: string, fallback: number, max: number): number {
+    return this.count(undefined, "", envName, {
+      min: 1,
+      max,
+      fallback: Math.min(fallback, max),
+      hint: `set it to a whole number of seconds from 1 to ${max} (MAX_DEADLINE_SECONDS); default ${fallback}`,
+    });
+  }
+
   /**
    * An http(s) URL, or undefined. `secret`: do not repeat the value (RPC URLs often embed an API key);
    * a value holding user info or a query is never repeated either, and a URL is shown as redactUrl shows it.
