@@ -28,27 +28,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { median, pairs, report, root } from "./lib.mjs";
 import { compileRuntime, cpuSecondsOf, echoAgent, forkWorker, request, runtimeSource, workDir } from "./lib-server.mjs";
+import { DOMAIN, PAY_TO, PAYER_KEY, PRICE, TYPES } from "./eip3009.mjs";
 
-const PAY_TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
-// Anvil's first well-known test key (public): the payer. Nothing is ever sent on a chain.
-const PAYER_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
-const DOMAIN = {
-  name: "USDC",
-  version: "2",
-  chainId: 84532,
-  verifyingContract: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
-};
-const TYPES = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-};
-const PRICE = "10000"; // 0.01 USDC
 const X402_EXTENSION_URI = "https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2";
 const A2A_PATH = "/a2a";
 /** The offer's entry: what the payer signs for (the same on both sides). */

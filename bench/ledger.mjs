@@ -22,18 +22,9 @@ import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { echoAgent } from "./lib-server.mjs";
+import { DOMAIN, PAY_TO, PAYER_KEY, PRICE } from "./eip3009.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
-const PAY_TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
-// Anvil's first well-known test key (public): the payer. Nothing is ever sent on a chain.
-const PAYER_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
-const DOMAIN = {
-  name: "USDC",
-  version: "2",
-  chainId: 84532,
-  verifyingContract: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
-};
-const PRICE = "10000"; // 0.01 USDC
 
 let interrupted = false; // by a signal: errors from the work being torn down are not news
 

@@ -22,27 +22,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { median, pairs, report } from "./lib.mjs";
 import { compileRuntime, echoAgent, forkWorker, load, workDir } from "./lib-server.mjs";
+import { DOMAIN, PAY_TO, PAYER_KEY, PRICE, TYPES } from "./eip3009.mjs";
 
-const PAY_TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
-// Anvil's first well-known test key (public): the payer. Nothing is ever sent on a chain.
-const PAYER_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
-const DOMAIN = {
-  name: "USDC",
-  version: "2",
-  chainId: 84532,
-  verifyingContract: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
-};
-const TYPES = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-};
-const PRICE = "10000"; // 0.01 USDC
 
 if (process.argv[2] === "--worker") await worker(process.argv[3]);
 else if (process.argv[2] === "--peer") await peer(process.argv[3]);
