@@ -6,6 +6,7 @@
  * page): a task is read by its id, which only its caller knows. Part of your project: edit freely.
  */
 import type { Ledger } from "../ledger/ledger.js";
+import { memoryRecords } from "../ledger/memory.js";
 import type { A2aSdk, Task, TaskStore } from "./sdk.js";
 
 /** How long a task is kept after its last change (a day). */
@@ -13,25 +14,11 @@ export const TASK_TTL_MS = 24 * 3600 * 1000;
 
 const keyOf = (taskId: string): string => `a2a-task:${taskId}`;
 
-/** Records in this process, for a ledger of your own without putRecord/getRecord. */
-function localRecords(): Required<Pick<Ledger, "putRecord" | "getRecord">> {
-  const records = new Map<string, { value: string; expiresAt: number }>();
-  return {
-    async putRecord(key, value, ttlMs) {
-      records.set(key, { value, expiresAt: Date.now() + ttlMs });
-    },
-    async getRecord(key) {
-      const record = records.get(key);
-      return record && record.expiresAt > Date.now() ? record.value : undefined;
-    },
-  };
-}
-
 export function ledgerTaskStore(ledger: Ledger, sdk: A2aSdk): TaskStore {
   const records =
     ledger.putRecord && ledger.getRecord
       ? { putRecord: ledger.putRecord.bind(ledger), getRecord: ledger.getRecord.bind(ledger) }
-      : localRecords();
+      : memoryRecords(); // a ledger of your own without records: this process's, bounded
   return {
     async save(task: Task) {
       const json = JSON.stringify(sdk.taskToJson(task));

@@ -48,8 +48,8 @@ function resultBytes({ value: result }: JobResult): number {
 /** Most records kept (putRecord): the oldest goes first when full. */
 const MAX_RECORDS = 10_000;
 
-/** putRecord and getRecord, in memory. */
-function memoryRecords(): Pick<Ledger, "putRecord" | "getRecord"> {
+/** putRecord and getRecord, in memory (also a2a/task-store.ts's, for a ledger of your own without them). */
+export function memoryRecords(): Required<Pick<Ledger, "putRecord" | "getRecord">> {
   const records = new Map<string, { value: string; expiresAt: number }>();
   return {
     async putRecord(key, value, ttlMs) {
