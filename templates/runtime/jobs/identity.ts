@@ -41,11 +41,23 @@ export function requestHash(capability: string, input: unknown): string {
   return sha256(canonical([capability, input]));
 }
 
-/** The payment's identity as sent: its decoded payload (canonical JSON), or its raw text. */
+/**
+ * The payment's identity as sent: its decoded payload (canonical JSON), or its raw text. Made once
+ * per sent payment (one object per request, jobs/channel.ts; the answer store and the
+ * payment-identifier lookup both ask).
+ */
+const paymentHashes = new WeakMap<SentPayment, string>();
 export function paymentHash(sent: SentPayment): string {
-  if ("object" in sent) return sha256(canonical(["payload", sent.object]));
+  let hash = paymentHashes.get(sent);
+  if (hash === undefined) {
+    hash = sha256(canonical(hashedPayment(sent)));
+    paymentHashes.set(sent, hash);
+  }
+  return hash;
+}
+
+function hashedPayment(sent: SentPayment): [string, unknown] {
+  if ("object" in sent) return ["payload", sent.object];
   const decoded = decodeSentJson(sent);
-  return sha256(
-    decoded.ok ? canonical(["payload", decoded.value]) : canonical(["raw", sent.value]),
-  );
+  return decoded.ok ? ["payload", decoded.value] : ["raw", sent.value];
 }
