@@ -21,7 +21,13 @@ import { extractPaymentIdentifier } from "@x402/extensions/payment-identifier";
 import { PAYEE } from "./accounts.js";
 import { localChain } from "./anvil.js";
 import { dropProxy } from "./call-proxy.js";
-import { HOSTILE_PRICE, type HostileAsk, hostileOffer, startHostile } from "./hostile-server.js";
+import {
+  HOSTILE_PRICE,
+  type HostileAsk,
+  type HostileMode,
+  hostileOffer,
+  startHostile,
+} from "./hostile-server.js";
 import {
   BASE_SEPOLIA_USDC,
   deployUsdc,
@@ -217,8 +223,9 @@ describe("create-agent call --mcp against a hostile seller's /mcp", () => {
     ask: ((url: string) => HostileAsk) | undefined,
     args: string[] = [],
     token?: Hex,
+    mode: HostileMode = "honest",
   ) {
-    const seller = await startHostile("honest", rpcUrl, ask);
+    const seller = await startHostile(mode, rpcUrl, ask);
     try {
       const payer = await fundedPayer(5_000_000n, token);
       const before = await balance(payer.address, token);
@@ -227,7 +234,8 @@ describe("create-agent call --mcp against a hostile seller's /mcp", () => {
         { env: { X402_PAYER_KEY: payer.key } },
       );
       const lost = before - (await balance(payer.address, token));
-      return { r, lost, payments: seller.payments.length, message: r.stderr };
+      const { payments, elsewhere } = seller;
+      return { r, lost, payments: payments.length, elsewhere, message: r.stderr };
     } finally {
       await seller.close();
     }
@@ -274,5 +282,17 @@ describe("create-agent call --mcp against a hostile seller's /mcp", () => {
     expect(paid.r.exitCode, paid.message).toBe(0);
     expect(paid.message).toContain(`paid 10000 atomic units of the token ${other}`);
     expect([paid.lost, paid.payments]).toEqual([HOSTILE_PRICE, 1]);
+  });
+
+  it("a redirect of the MCP POST is never followed, and is named: nothing sent there, nothing moved", async () => {
+    const { r, lost, payments, elsewhere, message } = await against(
+      undefined,
+      [],
+      undefined,
+      "redirect",
+    );
+    expect(r.exitCode).toBe(1);
+    expect(message).toContain("a redirect to /elsewhere");
+    expect([lost, payments, elsewhere]).toEqual([0n, 0, 0]);
   });
 });

@@ -29,7 +29,7 @@ export type HostileMode =
   | "endless-about"
   /** The paid answer (settled first) has a body that never ends. */
   | "endless-result"
-  /** The paid POST is redirected (307) to /elsewhere, which settles and answers. */
+  /** The paid POST is redirected (307) to /elsewhere, which settles and answers; every POST /mcp too. */
   | "redirect"
   /** The paid answer (settled first) carries a 64 KiB header. */
   | "huge-header";
@@ -221,6 +221,10 @@ export async function startHostile(
       if (mode === "endless-about") return endless(res, 200, {}, (n) => (streamed += n));
       res.writeHead(200, { "content-type": "application/json" });
       return void res.end(JSON.stringify(about));
+    }
+    if (req.method === "POST" && path === "/mcp" && mode === "redirect") {
+      res.writeHead(307, { location: "/elsewhere" });
+      return void res.end();
     }
     if (req.method === "POST" && path === "/mcp")
       return answerMcp(
