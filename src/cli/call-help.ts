@@ -7,7 +7,7 @@ import { SOLANA_MAX_DEADLINE_SECONDS } from "../caller/guard-svm.js";
 export const CALL_HELP_AFTER = `
 Without a url, the service is AGENT_URL, else http://localhost:<PORT> with PORT from the
 environment, else from a PORT= line in ./.env, else 3000. Any of the service's URLs works
-(base, /about, /execute).
+(base, /about, /execute, /mcp).
 
 Payment: a service that asks for payment (HTTP 402) is paid in USDC with the official x402 client
 (@x402/fetch, x402 v2 or v1), never more than the price its /about declares nor more than

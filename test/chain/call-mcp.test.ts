@@ -208,6 +208,23 @@ describe("create-agent call --mcp against a dev-mode server", () => {
     expect(r.stderr).toContain("MCP tool error validation: message: the handler does not like it");
   });
 
+  it("a service with MCP off: its HTTP 404 is named with what it says, exit code 1", async () => {
+    const off = await startCounted(callAgent(), { devMode: true, env: { MCP: "off" } });
+    try {
+      const r = await runCall([off.url, "echo", "--input", "message=x", "--mcp", "--json"]);
+      expect(r.exitCode).toBe(1);
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        ok: false,
+        status: 404,
+        error_type: "validation",
+      });
+      expect(r.stderr).toContain("MCP is off on this service (MCP=off)");
+      expect(off.executes()).toBe(0);
+    } finally {
+      await off.close();
+    }
+  });
+
   it("--async with --mcp is refused before anything is sent", async () => {
     const before = dev.requests.length;
     const r = await runCall([dev.url, "echo", "--input", "message=x", "--mcp", "--async"]);
