@@ -33,6 +33,22 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** What an error message adds when a payment was sent with the request that failed ("" when none). */
+export function sentNote(sent: SignedPayment | undefined): string {
+  return sent
+    ? ` (a payment authorization of ${describePayment(sent.amount, sent.network, sent.asset)} was sent with this request)`
+    : "";
+}
+
+/** How a job's endpoint says what a non-200 answer means: errorAnswer (HTTP), mcpErrorAnswer (MCP). */
+export type ErrorAnswer = (
+  status: number,
+  text: string,
+  url: string,
+  sent?: SignedPayment,
+  headers?: Headers,
+) => CallError;
+
 /** A non-200 answer: the spec's error body as `HTTP <status> <error_type>: <error>`. */
 export function errorAnswer(
   status: number,
@@ -41,9 +57,7 @@ export function errorAnswer(
   sent?: SignedPayment,
 ): CallError {
   const body = parseJson(text);
-  const signed = sent
-    ? ` (a payment authorization of ${describePayment(sent.amount, sent.network, sent.asset)} was sent with this request)`
-    : "";
+  const signed = sentNote(sent);
   if (isObject(body) && typeof body.error_type === "string" && typeof body.error === "string")
     return new CallError(
       body.error_type,

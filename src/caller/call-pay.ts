@@ -15,7 +15,13 @@ import {
   type SignedPayment,
 } from "./guard.js";
 import { type AllowedAsset, assetAllowed, isNetworkUsdc } from "./guard-asset.js";
-import { type CallResult, completed, describePayment, errorAnswer } from "./call-answer.js";
+import {
+  type CallResult,
+  completed,
+  describePayment,
+  errorAnswer,
+  type ErrorAnswer,
+} from "./call-answer.js";
 import { checkAsk, chooseNetwork, guardedAsync, payableOffers } from "./call-offers.js";
 import {
   type CallFamily,
@@ -48,7 +54,10 @@ export interface PaymentStep {
   capability: ServiceCapability;
   deadlineSeconds: number;
   jobId: string;
+  /** Where the job goes: the service's /execute, or its /mcp (`--mcp`, mcp-send.ts). */
   executeUrl: string;
+  /** What a non-200 answer means there (default: errorAnswer, POST /execute's). */
+  errorAnswer?: ErrorAnswer;
   /** The job request, sent again with the payment exactly as it was sent without. */
   init: RequestInit;
   /** The retrying fetch every request goes through. */
@@ -114,7 +123,8 @@ export async function payJob(step: PaymentStep): Promise<CallResult> {
   }
   const sent = sending.sent();
   const { status, text, headers } = await answerOf(step, paid, sent);
-  if (status !== 200) throw errorAnswer(status, text, executeUrl, sent);
+  if (status !== 200)
+    throw (step.errorAnswer ?? errorAnswer)(status, text, executeUrl, sent, headers);
   const result = completed(text, executeUrl, step.jobId, capability);
   if (!sent) return { ...result, payment: null }; // answered without the payment being sent
   return { ...result, payment: receiptOf(sent, headers, isLoopbackUrl(executeUrl)) };

@@ -12,22 +12,24 @@
  *      above the declared price (nothing signed), then need the key and the x402 client, and only then
  *      sign ONE payment and send the identical request with it. Lost connections re-send that same
  *      request (retry.ts), never a new signature, so the server charges the job once (call-pay.ts).
+ * With --mcp, steps 4 and 5 send the same job as an MCP tools/call to /mcp (the x402 v2 MCP transport,
+ * mcp-send.ts), through the same retrying fetch, payment and guards; only the wire differs.
  *
  * A Solana payment is a transaction that dies with its blockhash (about 60 s): a job paid on Solana must
  * be due within SOLANA_MAX_DEADLINE_SECONDS, its default deadline when Solana is the network chosen up
  * front (by --network, or by holding only a Solana key).
  */
-import { randomUUID } from "node:crypto";
-import { amountProblem, didYouMean, toAtomicAmount } from "../manifest/index.js";
+import { didYouMean } from "../manifest/index.js";
 import { type CallResult, completed, errorAnswer } from "./call-answer.js";
-import { guarded, solanaDeadlineProblem } from "./call-offers.js";
+import { checkJob, checkUsage } from "./call-checks.js";
+import { guarded } from "./call-offers.js";
 import { payJob } from "./call-pay.js";
 import { pollJob } from "./call-poll.js";
 import { CallError } from "./errors.js";
-import { PAYER_FAMILIES, PAYER_NETWORKS, payerFamily } from "./payer-families.js";
-import { offersOf402, type PayerFamily, type PayerFamilyId } from "./guard.js";
-import { buildInput, inputProblems, readInputFile } from "./input.js";
-import { PAYER_KEY_VARIABLE } from "./payment.js";
+import { offersOf402 } from "./guard.js";
+import { readInputFile } from "./input.js";
+import { loadMcpSdk } from "./mcp-sdk.js";
+import { mcpErrorAnswer, mcpSend } from "./mcp-send.js";
 import { retryingFetch, RETRY_DELAYS_MS } from "./retry.js";
 import {
   readService,
@@ -35,13 +37,10 @@ import {
   type ServiceCapability,
   type ServiceDescription,
 } from "./service.js";
-import { SOLANA_PAYER_KEY_VARIABLE } from "./solana-payment.js";
 
 export type { CallResult } from "./call-answer.js";
 
-export const DEFAULT_DEADLINE_SECONDS = 300;
-/** The runtime's jobs/request.ts MAX_JOB_ID_LENGTH: the longest job_id, in characters (code points). */
-export const MAX_JOB_ID_LENGTH = 256;
+export { DEFAULT_DEADLINE_SECONDS, MAX_JOB_ID_LENGTH } from "./call-checks.js";
 /** How long after the deadline a paid job may still be settling on the server (waiting out "in use"). */
 const SETTLEMENT_GRACE_MS = 60_000;
 /** Added to the time until the deadline for one attempt's answer (settlement, a slow network). */
@@ -81,6 +80,11 @@ export interface CallParams {
    * until the job's answer arrives (call-poll.ts). A service that answers at once is answered as usual.
    */
   async?: boolean;
+  /**
+   * `--mcp`: send the job as an MCP tools/call to the service's /mcp (x402 v2 MCP transport), with the
+   * official MCP SDK client (mcp-send.ts), instead of POST /execute; paid and checked the same way.
+   */
+  mcp?: boolean;
 }
 
 export async function callCapability(params: CallParams): Promise<CallResult> {
@@ -90,6 +94,8 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
 
   // Everything that needs no network first: a typo costs nothing.
   const { deadlineSeconds, jobId } = checkUsage(params, env);
+  // --mcp: the official MCP client, loaded (or named for install) before anything is sent.
+  const mcp = params.mcp ? await loadMcpSdk(params.importer) : undefined;
   const base =
     params.input ?? (params.inputFile ? await readInputFile(params.inputFile, params.stdin) : {});
 
@@ -101,10 +107,12 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
   // 2. The input, checked here exactly as the server will check it; 3. the price against --max-price.
   const { input, limit } = checkJob(capability, params, base);
 
-  // 4. The job, without payment.
-  const executeUrl = `${baseUrl}/execute`;
+  // 4. The job, without payment: POST /execute, or with --mcp the same job as a tools/call at /mcp.
+  const executeUrl = `${baseUrl}/${mcp ? "mcp" : "execute"}`;
+  const answerError = mcp ? mcpErrorAnswer : errorAnswer;
   const job = { service, capability, input, jobId, deadlineSeconds };
-  const { init, send, pollUntilMs } = jobRequest(job, params, fetchImpl, note);
+  const sender = mcp ? mcpSend(mcp, fetchImpl) : fetchImpl;
+  const { init, send, pollUntilMs } = jobRequest(job, params, sender, note);
   const queued = params.async ? { untilMs: pollUntilMs, note, fetchImpl } : undefined;
   const first = await post(send, executeUrl, init);
   const firstText = await first.text();
@@ -122,9 +130,10 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
     return free(polled.text);
   }
   if (first.status === 200) return free(firstText);
-  if (first.status !== 402) throw errorAnswer(first.status, firstText, executeUrl);
+  const refused = () => answerError(first.status, firstText, executeUrl, undefined, first.headers);
+  if (first.status !== 402) throw refused();
   const offers = guarded(() => offersOf402(first.headers, firstText), executeUrl);
-  if (!offers) throw errorAnswer(first.status, firstText, executeUrl);
+  if (!offers) throw refused();
 
   // 5. The network, what it asks against what the caller allows; then pay (call-pay.ts).
   return await payJob({
@@ -138,6 +147,7 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
     deadlineSeconds,
     jobId,
     executeUrl,
+    errorAnswer: answerError,
     init,
     send,
     first,
@@ -145,69 +155,6 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
     offers,
     ...(queued ? { queued } : {}),
   });
-}
-
-/**
- * 2. The input, checked here exactly as the server will check it. 3. The declared price against
- * --max-price, in atomic units (the limit, also returned). Nothing is sent when either fails.
- */
-function checkJob(
-  capability: ServiceCapability,
-  params: CallParams,
-  base: Record<string, unknown>,
-): { input: unknown; limit: bigint | undefined } {
-  const input = buildInput(capability, params.inputPairs ?? [], base);
-  const problems = inputProblems(capability, input);
-  if (problems.length > 0)
-    throw new CallError(
-      "validation",
-      `the input does not match the input schema of "${capability.name}"; nothing was sent:`,
-      { problems, error: problems.join("; ") },
-    );
-
-  const declared = BigInt(capability.priceAtomic);
-  const limit = params.maxPrice === undefined ? undefined : BigInt(toAtomicAmount(params.maxPrice));
-  if (limit !== undefined && declared > limit)
-    throw new CallError(
-      "price",
-      `"${capability.name}" costs ${capability.price} USDC per job, more than --max-price ${params.maxPrice}; nothing was sent`,
-    );
-  return { input, limit };
-}
-
-/** The options checked before anything is sent: --max-price, --network, the deadline, the job id. */
-function checkUsage(
-  params: CallParams,
-  env: NodeJS.ProcessEnv,
-): { deadlineSeconds: number; jobId: string } {
-  if (params.maxPrice !== undefined) {
-    const problem = amountProblem(params.maxPrice);
-    if (problem) throw new CallError("usage", `--max-price: ${problem}`);
-  }
-  const wanted = params.network === undefined ? undefined : wantedNetwork(params.network);
-  // The family chosen up front (by --network, or by holding only its key): a deadline it can cover.
-  const keys: Record<PayerFamilyId, boolean> = {
-    evm: !!env[PAYER_KEY_VARIABLE],
-    svm: !!env[SOLANA_PAYER_KEY_VARIABLE],
-  };
-  const held = PAYER_FAMILIES.filter((f) => keys[f.id]);
-  const upFront = wanted ?? (held.length === 1 ? held[0] : undefined);
-  const deadlineSeconds =
-    params.deadlineSeconds ?? upFront?.maxDeadlineSeconds ?? DEFAULT_DEADLINE_SECONDS;
-  if (!Number.isSafeInteger(deadlineSeconds) || deadlineSeconds < 1)
-    throw new CallError(
-      "usage",
-      `--deadline-seconds: "${params.deadlineSeconds}" is not a whole number of seconds above 0`,
-    );
-  const max = wanted?.maxDeadlineSeconds;
-  if (max !== undefined && deadlineSeconds > max)
-    throw new CallError("usage", `${solanaDeadlineProblem(deadlineSeconds)}; nothing was sent`);
-  const jobId = params.jobId ?? `call-${randomUUID()}`;
-  // Characters as the service's OpenAPI document (JobId maxLength) counts them: code points.
-  const jobIdLength = [...jobId].length;
-  if (jobIdLength === 0 || jobIdLength > MAX_JOB_ID_LENGTH)
-    throw new CallError("usage", `--job-id: must be 1 to ${MAX_JOB_ID_LENGTH} characters`);
-  return { deadlineSeconds, jobId };
 }
 
 /**
@@ -251,17 +198,6 @@ function jobRequest(
     onRetry: note,
   });
   return { init, send, pollUntilMs: deadline * 1000 + SETTLEMENT_GRACE_MS };
-}
-
-/** `--network`, checked: a known name or a CAIP-2 id of a network a payer family pays on. */
-function wantedNetwork(network: string): PayerFamily {
-  const family = payerFamily(network);
-  if (!family)
-    throw new CallError(
-      "usage",
-      `--network: "${network}" is not a network this payer knows: give a name (${Object.keys(PAYER_NETWORKS).join(", ")}) or a CAIP-2 id (eip155:<chainId>, solana:<genesis hash prefix>)`,
-    );
-  return family;
 }
 
 async function read(url: string, fetchImpl: typeof fetch): Promise<ServiceDescription> {

@@ -56,8 +56,8 @@ export function isUrl(source: string): boolean {
 }
 
 /**
- * The base URL of a service from what a user typed: trailing slashes and a trailing /about, /execute or
- * /health are dropped, so any of the service's own URLs works.
+ * The base URL of a service from what a user typed: trailing slashes and a trailing /about, /execute,
+ * /health or /mcp are dropped, so any of the service's own URLs works.
  */
 export function baseUrlOf(url: string): string {
   let parsed: URL;
@@ -70,7 +70,7 @@ export function baseUrlOf(url: string): string {
     throw new ServiceError(`"${url}" is not an http(s) URL`);
   parsed.search = "";
   parsed.hash = "";
-  const path = parsed.pathname.replace(/\/+$/, "").replace(/\/(about|execute|health)$/, "");
+  const path = parsed.pathname.replace(/\/+$/, "").replace(/\/(about|execute|health|mcp)$/, "");
   return `${parsed.origin}${path}`;
 }
 

@@ -7,7 +7,7 @@ import { SOLANA_MAX_DEADLINE_SECONDS } from "../caller/guard-svm.js";
 export const CALL_HELP_AFTER = `
 Without a url, the service is AGENT_URL, else http://localhost:<PORT> with PORT from the
 environment, else from a PORT= line in ./.env, else 3000. Any of the service's URLs works
-(base, /about, /execute).
+(base, /about, /execute, /mcp).
 
 Payment: a service that asks for payment (HTTP 402) is paid in USDC with the official x402 client
 (@x402/fetch, x402 v2 or v1), never more than the price its /about declares nor more than
@@ -30,6 +30,15 @@ request (same signed payment): the service names the same job. A service that an
 answered as usual. A Solana payment cannot wait for a queued job: --async on Solana is refused
 before anything is signed.
 
+MCP: --mcp (or a URL ending in /mcp) sends the same job as an MCP tools/call to the service's /mcp
+(Streamable HTTP, with the official MCP client, @modelcontextprotocol/sdk: a devDependency of
+create-agent, loaded only with --mcp; when it is missing, call names the command that installs it,
+nothing sent). A paid tool is paid as over HTTP, by the x402 v2 MCP transport: the PaymentPayload in
+_meta["x402/payment"], the receipt read from _meta["x402/payment-response"]; the same checks before
+anything is signed, the same resend of the identical call (same signed payment) after a lost answer.
+A tool's error is printed as its error_type (it has no HTTP status); a JSON-RPC error names its code.
+--async is refused with --mcp (a tool call has no async jobs).
+
 Token: only the network's USDC is paid (its address from create-agent's network table: e.g.
 0x036C...CF7e on base-sepolia, EPjF...Dt1v on solana). An offer in any other token (USDT, a
 token the service deployed) is refused before anything is signed, naming it; --asset <address>
@@ -43,6 +52,7 @@ and no file, stdout is one JSON document: {"ok":true,"job_id","capability","outp
 Examples:
   create-agent call echo --input message=hi
   create-agent call https://agent.example.com summarize --json input.json --max-price 0.05
+  create-agent call https://agent.example.com/mcp summarize --input text=hi --max-price 0.05
   create-agent call https://agent.example.com research --async --deadline-seconds 1800 --input topic=x
   SOLANA_PAYER_KEY=... create-agent call https://agent.example.com echo --network solana --input message=hi
   echo '{"text":"hi"}' | create-agent call summarize --json - --input max_words=20

@@ -21,6 +21,8 @@ export interface CallCommandOptions {
   asset?: string[];
   /** `--async`: Prefer: respond-async, then poll the 202's Location (src/caller/call-poll.ts). */
   async?: boolean;
+  /** `--mcp`: the job as an MCP tools/call at the service's /mcp (also when the URL names /mcp). */
+  mcp?: boolean;
 }
 
 export interface CallIo {
@@ -139,10 +141,20 @@ async function run(
     ...(options.network !== undefined ? { network: options.network } : {}),
     ...(options.asset !== undefined && options.asset.length > 0 ? { assets: options.asset } : {}),
     ...(options.async ? { async: true } : {}),
+    ...(options.mcp || namesMcp(url) ? { mcp: true } : {}),
     env: io.env,
     stdin: io.stdin,
     note: (line) => io.stderr(`create-agent: ${line}\n`),
   });
+}
+
+/** A URL of the service's MCP endpoint (…/mcp): the job goes there, as with --mcp. */
+function namesMcp(url: string): boolean {
+  try {
+    return /\/mcp\/*$/.test(new URL(url).pathname);
+  } catch {
+    return false;
+  }
 }
 
 /** `create-agent call <url>` alone: say which capabilities there are to call. */

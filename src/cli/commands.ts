@@ -211,6 +211,10 @@ const call: CommandDeclaration = (program, done) => {
       "--async",
       "ask for an asynchronous job (Prefer: respond-async): on 202 poll its Location until it finishes (for jobs longer than a proxy waits; EVM payments)",
     )
+    .option(
+      "--mcp",
+      "send the job as an MCP tool call to the service's /mcp (x402 MCP transport) instead of POST /execute; paid and checked the same way (also when the URL ends in /mcp)",
+    )
     .addHelpText("after", CALL_HELP_AFTER)
     .action(async (first: string, second: string | undefined, options) => {
       const { callCommand } = await import("./call.js");

@@ -208,6 +208,7 @@ export function readmeData(
       removeCapabilityUsage: pm.removeCapability("<name>"),
       callExample: pm.call(callArgs(model)),
       callUsage: pm.call("<capability> --input name=value"),
+      callMcpExample: pm.call(`${callArgs(model)} --mcp`),
       clientUsage: pm.client("<url> -o <file.ts>"),
       smokeUsage: pm.smoke("<url>"),
       smokeExample: pm.smoke("https://agent.example.com"),

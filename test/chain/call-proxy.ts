@@ -1,5 +1,5 @@
-// An HTTP proxy that loses the answer to the first paid request: the network failure `create-agent call`
-// must survive without paying twice.
+// An HTTP proxy that loses the answer to the first paid request (a payment header, or an MCP tools/call
+// carrying _meta["x402/payment"]): the network failure `create-agent call` must survive without paying twice.
 import {
   createServer,
   request as httpRequest,
@@ -11,7 +11,10 @@ import { closeServer, listenLocal } from "../runtime/servers.js";
 
 export interface DropProxy {
   url: string;
-  /** The PAYMENT-SIGNATURE (or X-PAYMENT) header of every paid request that reached the proxy. */
+  /**
+   * The PAYMENT-SIGNATURE (or X-PAYMENT) header of every paid request that reached the proxy; for an MCP
+   * tools/call, its _meta["x402/payment"] written the same way (base64 of its JSON).
+   */
   paid: string[];
   /** Answers the proxy forwarded from the server but never delivered to the caller. */
   dropped: number;
@@ -67,7 +70,8 @@ export async function dropProxy(
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
-    const payment = req.headers["payment-signature"] ?? req.headers["x-payment"];
+    const payment =
+      req.headers["payment-signature"] ?? req.headers["x-payment"] ?? mcpPayment(body);
     if (typeof payment === "string") paid.push(payment);
     const drop = typeof payment === "string" && armed;
     if (drop) armed = false;
@@ -101,4 +105,18 @@ export async function dropProxy(
     },
     close: () => closeServer(server),
   };
+}
+
+/** The payment of an MCP tools/call body (x402 MCP transport), as a payment header would carry it. */
+function mcpPayment(body: Buffer): string | undefined {
+  try {
+    const message = JSON.parse(body.toString("utf8"));
+    const payment =
+      message?.method === "tools/call" ? message.params?._meta?.["x402/payment"] : undefined;
+    return payment === undefined
+      ? undefined
+      : Buffer.from(JSON.stringify(payment)).toString("base64");
+  } catch {
+    return undefined;
+  }
 }

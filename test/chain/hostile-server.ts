@@ -4,6 +4,7 @@
 // whatever it says (in the token the payment names): a payer that signed too much loses the money, as it would
 // to a real thief. Balances are
 // read on chain by the tests. Mode "honest" asks exactly the declared price, the way a create-agent server does.
+// POST /mcp asks and takes payments the same way over MCP (hostile-mcp.ts: the v2 ask as the PaymentRequired).
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createWalletClient, http, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -11,6 +12,7 @@ import { PAYEE, SETTLER_KEY } from "./accounts.js";
 import { localChain } from "./anvil.js";
 import { BASE_SEPOLIA_USDC, transferWithAuthorizationCall } from "./usdc.js";
 import { closeServer, listenLocal } from "../runtime/servers.js";
+import { answerMcp } from "./hostile-mcp.js";
 
 export type HostileMode =
   /** Asks the declared price (10000) exactly, v2 header and v1 body: the control. */
@@ -27,7 +29,7 @@ export type HostileMode =
   | "endless-about"
   /** The paid answer (settled first) has a body that never ends. */
   | "endless-result"
-  /** The paid POST is redirected (307) to /elsewhere, which settles and answers. */
+  /** The paid POST is redirected (307) to /elsewhere, which settles and answers; every POST /mcp too. */
   | "redirect"
   /** The paid answer (settled first) carries a 64 KiB header. */
   | "huge-header";
@@ -211,6 +213,7 @@ export async function startHostile(
     },
   };
 
+  const asked = (resourceUrl: string) => (ask ?? ((url: string) => askFor(mode, url)))(resourceUrl);
   const server = createServer(async (req, res) => {
     const body = await readBody(req);
     const path = (req.url ?? "/").split("?")[0];
@@ -219,6 +222,20 @@ export async function startHostile(
       res.writeHead(200, { "content-type": "application/json" });
       return void res.end(JSON.stringify(about));
     }
+    if (req.method === "POST" && path === "/mcp" && mode === "redirect") {
+      res.writeHead(307, { location: "/elsewhere" });
+      return void res.end();
+    }
+    if (req.method === "POST" && path === "/mcp")
+      return answerMcp(
+        res,
+        body,
+        () => asked("mcp://tool/echo").header,
+        async (payment) => {
+          payments.push(payment);
+          return settle(payment);
+        },
+      );
     if (req.method !== "POST" || (path !== "/execute" && path !== "/elsewhere")) {
       res.writeHead(404);
       return void res.end();
@@ -227,14 +244,12 @@ export async function startHostile(
     const payment = req.headers["payment-signature"] ?? req.headers["x-payment"];
     if (typeof payment !== "string") {
       if (mode === "endless-402") return endless(res, 402, {}, (n) => (streamed += n));
-      const asked = (ask ?? ((url: string) => askFor(mode, url)))(
-        `http://${req.headers.host}/execute`,
-      );
+      const { header, body: asks } = asked(`http://${req.headers.host}/execute`);
       res.writeHead(402, {
         "content-type": "application/json",
-        ...(asked.header ? { "payment-required": b64(asked.header) } : {}),
+        ...(header ? { "payment-required": b64(header) } : {}),
       });
-      return void res.end(JSON.stringify(asked.body));
+      return void res.end(JSON.stringify(asks));
     }
     payments.push(payment);
     if (mode === "redirect" && path === "/execute") {

@@ -1,5 +1,5 @@
-// create-agent types the x402 client it loads on demand (src/caller/payment.ts) instead of importing its
-// types, so the light install builds without it. This checks the real packages still fit those shapes:
+// create-agent types the x402 client (src/caller/payment.ts) and the MCP client (mcp-sdk.ts) it loads on
+// demand instead of importing their types, so the light install builds without them. This checks the real packages still fit those shapes:
 // at compile time (npm test type-checks this file) and at run time (the functions call() uses exist).
 import * as evm from "@x402/evm/exact/client";
 import * as fetchModule from "@x402/fetch";
@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { loadX402, type X402Client, type X402Signer } from "../../src/caller/payment.js";
 import { loadSolana, type SolanaModules } from "../../src/caller/solana-payment.js";
 import { solanaReader } from "../../src/caller/solana-payer.js";
+import { loadMcpSdk, type McpSdk } from "../../src/caller/mcp-sdk.js";
 
 describe("the x402 client shapes create-agent relies on", () => {
   it("are what @x402/fetch, @x402/evm and viem export", async () => {
@@ -57,5 +58,30 @@ describe("the Solana payer shapes create-agent relies on", () => {
       "npm install --no-save @x402/fetch@2.27.0 @solana-program/token@0.9.0 @solana/kit@5.5.1 @x402/svm@2.27.0",
     );
     await expect(loadSolana(missing)).rejects.toThrow("is not installed; nothing was signed");
+  });
+});
+
+describe("the MCP client shapes `call --mcp` relies on", () => {
+  it("are what @modelcontextprotocol/sdk exports; a missing one names the install command, nothing sent", async () => {
+    // Compile time: the real classes fit the hand-written shapes of mcp-sdk.ts.
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    const { StreamableHTTPClientTransport } =
+      await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+    const typed: McpSdk = { Client, StreamableHTTPClientTransport };
+    const loaded = await loadMcpSdk();
+    for (const sdk of [typed, loaded]) {
+      const client = new sdk.Client({ name: "shape", version: "1" });
+      for (const method of ["connect", "callTool", "close"])
+        expect(typeof (client as unknown as Record<string, unknown>)[method]).toBe("function");
+      expect(typeof sdk.StreamableHTTPClientTransport).toBe("function");
+    }
+    const missing = (specifier: string) =>
+      specifier.startsWith("@modelcontextprotocol/")
+        ? Promise.reject(Object.assign(new Error("nope"), { code: "ERR_MODULE_NOT_FOUND" }))
+        : import(specifier);
+    await expect(loadMcpSdk(missing)).rejects.toThrow(
+      "npm install --no-save @modelcontextprotocol/sdk@1.32.2",
+    );
+    await expect(loadMcpSdk(missing)).rejects.toThrow("is not installed; nothing was sent");
   });
 });

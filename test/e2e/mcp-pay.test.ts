@@ -1,4 +1,5 @@
-// The generated README's "Paying a tool from code" recipe, run verbatim: mcp-pay.mjs, saved in the project
+// The generated README's "Paying a tool from code" recipes, run verbatim: its `npm run call -- ... --mcp` line (the
+// vendored CLI, paying over MCP), and mcp-pay.mjs, saved in the project
 // folder, pays one MCP tool call of a paid project with the official x402 client (@x402/fetch's x402Client,
 // @x402/evm's exact scheme) through the official MCP SDK client, on the local anvil chain (chain id 84532,
 // Base Sepolia's USDC address holding Circle's FiatTokenV2_2, the local facilitator). Balances are read back:
@@ -26,6 +27,8 @@ const env = (extra: Record<string, string>) => ({
 });
 
 let projectDir = "";
+/** The README's `X402_PAYER_KEY=0x... npm run call -- ... --mcp` line. */
+let callMcpLine = "";
 beforeAll(async () => {
   projectDir = await copyProject(shared, "create-agent-mcp-pay-");
   await buildProject(projectDir);
@@ -41,6 +44,12 @@ beforeAll(async () => {
     .flatMap((b) => b.text.split("\n"))
     .filter((line) => /\bnode mcp-pay\.mjs\b/.test(line));
   expect(run).toEqual([expect.stringMatching(/^X402_PAYER_KEY=0x\.\.\. node mcp-pay\.mjs\b/)]);
+  const calls = codeBlocks(text)
+    .filter((b) => b.lang === "sh")
+    .flatMap((b) => b.text.split("\n"))
+    .filter((line) => line.includes(" --mcp"));
+  expect(calls).toHaveLength(1);
+  callMcpLine = calls[0]!;
 });
 afterAll(async () => {
   if (projectDir) await rm(dirname(projectDir), { recursive: true, force: true });
@@ -94,6 +103,46 @@ describe("the README's MCP payment recipe, on anvil", () => {
         .split("\n")
         .filter((l) => l.includes("payment settled"));
       expect(settled, server.output()).toHaveLength(1);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("the README's `call --mcp` line (the vendored CLI) pays one tool call: the output, the price to PAY_TO once", async () => {
+    await ensureBaseSepoliaUsdc(chain.rpcUrl);
+    const key = generatePrivateKey();
+    await mintUsdc(chain.rpcUrl, BASE_SEPOLIA_USDC, privateKeyToAccount(key).address, 1_000_000n);
+    const payTo = privateKeyToAddress(generatePrivateKey());
+    const server = await startServer(
+      projectDir,
+      env({
+        PAY_TO: payTo,
+        X402_NETWORK: "base-sepolia",
+        X402_FACILITATOR_URL: chain.facilitatorUrl,
+      }),
+    );
+    try {
+      const command = callMcpLine.replace(/^X402_PAYER_KEY=0x\.\.\. /, "").replace(/\s+#.*$/, "");
+      const paid = await execa("sh", ["-c", command], {
+        cwd: projectDir,
+        env: env({ X402_PAYER_KEY: key, AGENT_URL: server.url }),
+        extendEnv: false,
+        reject: false,
+        timeout: 90_000,
+      });
+      const context = `${command} printed:\n${paid.stdout}\n${paid.stderr}\n\nserver log:\n${server.output()}`;
+      expect(paid.exitCode, context).toBe(0);
+      expect(JSON.parse(paid.stdout.slice(paid.stdout.indexOf("{"))), context).toEqual({
+        summary: expect.any(String),
+      });
+      expect(paid.stderr, context).toContain("paid 0.01 USDC on eip155:84532");
+      expect(await usdcBalance(chain.rpcUrl, BASE_SEPOLIA_USDC, payTo)).toBe(10_000n);
+      expect(
+        server
+          .output()
+          .split("\n")
+          .filter((l) => l.includes("payment settled")),
+      ).toHaveLength(1);
     } finally {
       await server.stop();
     }

@@ -1,6 +1,6 @@
 // The generated README's MCP client story, read as a user copies it: each assistant's configuration is valid
 // JSON naming this server's /mcp, the Claude Code command is one line, the README says plainly that an
-// assistant cannot pay, and the two paying recipes parse (node --check, python3's compiler) with the first
+// assistant cannot pay, the project's own `call --mcp` comes first, and the two paying recipes parse (node --check, python3's compiler) with the first
 // capability's sample call rendered in each language. test/e2e/mcp-pay.test.ts runs the TypeScript one
 // against a paid project on anvil.
 import { execFile } from "node:child_process";
@@ -60,6 +60,20 @@ describe("the README's MCP client story", () => {
   it("says an ordinary assistant cannot pay a paid tool, and what can", () => {
     expect(connect).toContain("**An assistant cannot pay.**");
     expect(connect).toMatch(/dev mode[^.]*every tool is free/);
+  });
+
+  it("first names the project's own `call --mcp` command for the first capability, paying from X402_PAYER_KEY", () => {
+    const code = section(readme, "### Paying a tool from code");
+    const lines = codeBlocks(code)
+      .filter((b) => b.lang === "sh")
+      .flatMap((b) => b.text.split("\n"))
+      .filter((line) => line.includes("--mcp"));
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^X402_PAYER_KEY=0x\.\.\. npm run call -- classify-review --input .* --mcp\b/,
+      ),
+    ]);
+    expect(code).toMatch(/never more\s+than the price `\/about` declares or `--max-price`/);
   });
 
   it("the TypeScript recipe parses and calls the first capability with its sample input", async () => {
