@@ -4,56 +4,34 @@
 // Solana devnet beside Base Sepolia on anvil (Circle's USDC, the reference EVM facilitator). Balances are read
 // from the runtime and the chain.
 import type { Address } from "@solana/kit";
-import type { Hex } from "viem";
-import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { runCall } from "../cli/call-helpers.js";
 import { buildCli } from "../cli/client-project.js";
-import {
-  type SolanaKit,
-  startSolanaKit,
-  startSvmFacilitator,
-  type SvmFacilitator,
-} from "../solana/kit.js";
-import { type Seller, sellerPool } from "../solana/seller.js";
-import { PAYEE } from "./accounts.js";
-import { BASE_SEPOLIA_USDC, ensureBaseSepoliaUsdc, mintUsdc, usdcBalance } from "./usdc.js";
+import type { SolanaKit, SvmFacilitator } from "../solana/kit.js";
+import type { Seller, SellerPool } from "../solana/seller.js";
+import { BASE_SEPOLIA, PRICE, type SolanaSellers, startSolanaSellers } from "./solana-sellers.js";
+import { BASE_SEPOLIA_USDC, usdcBalance } from "./usdc.js";
 
-const { rpcUrl, facilitatorUrl } = inject("chain");
-const PRICE = 10_000n; // 0.01 USDC
-const BASE_SEPOLIA = "eip155:84532";
+const { rpcUrl } = inject("chain");
 /** Tether's USDT mint on Solana mainnet: a 6-decimal token that is not USDC. */
 const USDT = "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB" as Address;
 
+let market: SolanaSellers;
 let kit: SolanaKit;
 let facilitator: SvmFacilitator;
 let solanaPayee: string;
-const sellers = sellerPool(
-  () => [facilitator.url, facilitatorUrl],
-  (network) => (network === BASE_SEPOLIA ? PAYEE : solanaPayee),
-);
+let sellers: SellerPool;
 const seller = (networks: string[], askedUsd?: string): Promise<Seller> =>
-  sellers.start(networks, askedUsd);
-
-async function evmPayer(): Promise<{ key: Hex; address: Hex }> {
-  const key = generatePrivateKey();
-  const address = privateKeyToAddress(key);
-  await mintUsdc(rpcUrl, BASE_SEPOLIA_USDC, address, 1_000_000n);
-  return { key, address };
-}
+  market.seller(networks, askedUsd);
 
 beforeAll(async () => {
   await buildCli();
-  await ensureBaseSepoliaUsdc(rpcUrl);
-  kit = await startSolanaKit();
-  facilitator = await startSvmFacilitator(kit);
-  solanaPayee = await kit.payee();
+  market = await startSolanaSellers();
+  ({ kit, facilitator, solanaPayee, pool: sellers } = market);
 }, 180_000);
 
 afterAll(async () => {
-  await sellers.close();
-  await facilitator?.stop();
-  await kit?.close();
+  await market?.close();
 });
 
 describe("create-agent call on Solana", () => {
@@ -105,7 +83,7 @@ describe("create-agent call on Solana", () => {
   it("--network chooses among the offered networks; by default the first one the caller holds a key for (whose deadline it fits)", async () => {
     const shop = await seller([BASE_SEPOLIA, kit.network]);
     const solanaPayer = await kit.fundedPayer(1_000_000n);
-    const evm = await evmPayer();
+    const evm = await market.evmPayer();
     const env = {
       SOLANA_PAYER_KEY: solanaPayer.secretKey,
       X402_PAYER_KEY: evm.key,

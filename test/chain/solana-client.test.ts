@@ -2,23 +2,14 @@
 // Solana (issue 17): the official @x402/svm client imported on demand, a real Solana runtime (the kit's
 // LiteSVM behind its JSON-RPC) and the reference facilitator with the SVM scheme, against a seller made of
 // real x402 parts (test/solana/seller.ts) offering Solana devnet beside Base Sepolia on anvil.
-import type { Hex } from "viem";
-import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { buildCli, payingProject, type TsProject } from "../cli/client-project.js";
-import {
-  type SolanaKit,
-  startSolanaKit,
-  startSvmFacilitator,
-  type SvmFacilitator,
-} from "../solana/kit.js";
-import { type Seller, sellerPool } from "../solana/seller.js";
-import { PAYEE } from "./accounts.js";
-import { BASE_SEPOLIA_USDC, ensureBaseSepoliaUsdc, mintUsdc, usdcBalance } from "./usdc.js";
+import type { SolanaKit } from "../solana/kit.js";
+import type { Seller } from "../solana/seller.js";
+import { BASE_SEPOLIA, PRICE, type SolanaSellers, startSolanaSellers } from "./solana-sellers.js";
+import { BASE_SEPOLIA_USDC, usdcBalance } from "./usdc.js";
 
-const { rpcUrl, facilitatorUrl } = inject("chain");
-const PRICE = 10_000n; // 0.01 USDC
-const BASE_SEPOLIA = "eip155:84532";
+const { rpcUrl } = inject("chain");
 
 // argv: baseUrl network deadlineSeconds async; keys and RPC from the environment (the defaults).
 const SCRIPT = `import { AgentCallError, createAgentClient } from "./solana-client.js";
@@ -44,17 +35,13 @@ try {
 }
 `;
 
+let market: SolanaSellers;
 let kit: SolanaKit;
-let facilitator: SvmFacilitator;
 let solanaPayee: string;
 let project: TsProject;
 let removeTemp: () => Promise<void>;
-const sellers = sellerPool(
-  () => [facilitator.url, facilitatorUrl],
-  (network) => (network === BASE_SEPOLIA ? PAYEE : solanaPayee),
-);
 const seller = (networks: string[], askedUsd?: string): Promise<Seller> =>
-  sellers.start(networks, askedUsd);
+  market.seller(networks, askedUsd);
 
 async function run(args: string[], env: Record<string, string>) {
   const r = await project.run("pay.js", args, env);
@@ -64,10 +51,8 @@ async function run(args: string[], env: Record<string, string>) {
 
 beforeAll(async () => {
   await buildCli();
-  await ensureBaseSepoliaUsdc(rpcUrl);
-  kit = await startSolanaKit();
-  facilitator = await startSvmFacilitator(kit);
-  solanaPayee = await kit.payee();
+  market = await startSolanaSellers();
+  ({ kit, solanaPayee } = market);
   const template = await seller([kit.network]);
   ({ project, remove: removeTemp } = await payingProject(
     "client-solana",
@@ -78,9 +63,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await sellers.close();
-  await facilitator?.stop();
-  await kit?.close();
+  await market?.close();
   await removeTemp?.();
 });
 
@@ -111,9 +94,7 @@ describe("a generated client paying on Solana", () => {
   it("network chooses among the offered networks; by default the first one a key is held for", async () => {
     const shop = await seller([BASE_SEPOLIA, kit.network]);
     const payer = await kit.fundedPayer(1_000_000n);
-    const evmKey = generatePrivateKey();
-    const evmAddress: Hex = privateKeyToAddress(evmKey);
-    await mintUsdc(rpcUrl, BASE_SEPOLIA_USDC, evmAddress, 1_000_000n);
+    const { key: evmKey, address: evmAddress } = await market.evmPayer();
     const env = {
       SOLANA_PAYER_KEY: payer.keygenJson,
       X402_PAYER_KEY: evmKey,
