@@ -6,7 +6,8 @@ import { Ajv } from "ajv";
 import addFormatsModule from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isValidHost } from "../../templates/runtime/http/base-url.js";
-import { type DevAndProd, startDevAndProd, withDiscovery } from "./discovery-fixture.js";
+import { type DevAndProd, startDevAndProd } from "./dev-and-prod.js";
+import { withDiscovery } from "./discovery-fixture.js";
 import {
   job,
   makeAgent,

@@ -14,13 +14,8 @@ import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { DiscoveryData } from "../../templates/runtime/discovery/data.js";
 import { createBazaar, MAX_BAZAAR_BYTES } from "../../templates/runtime/discovery/bazaar.js";
-import {
-  type DevAndProd,
-  discoveryFor,
-  only,
-  startDevAndProd,
-  withDiscovery,
-} from "./discovery-fixture.js";
+import { discoveryFor, only, withDiscovery } from "./discovery-fixture.js";
+import { type DevAndProd, startDevAndProd } from "./dev-and-prod.js";
 import {
   anvilAccount,
   captureLogger,

@@ -2,16 +2,15 @@
 // hand the way src/generated/discovery.ts holds it: a small but valid OpenAPI 3.1 document whose
 // components.schemas has each capability's input and output schema (the very schemas the agent's
 // validators compiled), plus per capability its tags, schema names and an example input and output,
-// and the generator's own POST /mcp. Also: a dev-mode and a production app serving such agents.
+// and the generator's own POST /mcp.
 import type {
   CapabilityDiscovery,
   DiscoveryData,
   JsonObject,
 } from "../../templates/runtime/discovery/data.js";
 import { MCP_PATH, MCP_SCHEMAS, mcpPathItem } from "../../src/generate/openapi-mcp.js";
-import type { AppOptions } from "../../templates/runtime/config.js";
 import type { AgentDefinition } from "../../templates/runtime/types.js";
-import { ECHO_INPUT_SCHEMA, makeAgent, startApp, type TestAgent } from "./helpers.js";
+import { ECHO_INPUT_SCHEMA } from "./helpers.js";
 
 const textOutput = {
   type: "object",
@@ -222,32 +221,4 @@ export function only<T extends AgentDefinition>(agent: T, ...names: string[]): T
   for (const name of Object.keys(agent.capabilities))
     if (!names.includes(name)) delete agent.capabilities[name];
   return agent;
-}
-
-type App = Awaited<ReturnType<typeof startApp>>;
-
-/** Two apps serving makeAgent() with its discovery data: one in dev mode, one with `prodOptions`. */
-export interface DevAndProd {
-  dev: App;
-  prod: App;
-  devAgent: TestAgent;
-  prodAgent: TestAgent;
-  close(): Promise<void>;
-}
-
-export async function startDevAndProd(prodOptions: AppOptions): Promise<DevAndProd> {
-  const devAgent = withDiscovery(makeAgent());
-  const prodAgent = withDiscovery(makeAgent());
-  const dev = await startApp(devAgent, { devMode: true });
-  const prod = await startApp(prodAgent, prodOptions);
-  return {
-    dev,
-    prod,
-    devAgent,
-    prodAgent,
-    close: async () => {
-      await dev.close();
-      await prod.close();
-    },
-  };
 }

@@ -20,13 +20,8 @@ import {
   MAX_CACHED_BASES,
 } from "../../templates/runtime/discovery/routes.js";
 import { resolveConfig } from "../../templates/runtime/config.js";
-import {
-  type DevAndProd,
-  discoveryFor,
-  only,
-  startDevAndProd,
-  withDiscovery,
-} from "./discovery-fixture.js";
+import { discoveryFor, only, withDiscovery } from "./discovery-fixture.js";
+import { type DevAndProd, startDevAndProd } from "./dev-and-prod.js";
 import { createApp, runtimeOf } from "../../templates/runtime/app.js";
 import {
   captureLogger,
