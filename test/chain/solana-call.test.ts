@@ -41,7 +41,7 @@ describe("create-agent call on Solana", () => {
     const payeeBefore = await kit.usdcBalance(solanaPayee);
 
     const r = await runCall([shop.url, "echo", "--input", "message=on solana"], {
-      env: { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl },
+      env: market.payerEnv(payer.secretKey),
     });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ text: "on solana" });
@@ -65,7 +65,7 @@ describe("create-agent call on Solana", () => {
     const shop = await seller([kit.network]);
     const payer = await kit.fundedPayer(1_000_000n);
     const r = await runCall([shop.url, "echo", "--input", "message=json key", "--json"], {
-      env: { SOLANA_PAYER_KEY: payer.keygenJson, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl },
+      env: market.payerEnv(payer.keygenJson),
     });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({
@@ -84,11 +84,7 @@ describe("create-agent call on Solana", () => {
     const shop = await seller([BASE_SEPOLIA, kit.network]);
     const solanaPayer = await kit.fundedPayer(1_000_000n);
     const evm = await market.evmPayer();
-    const env = {
-      SOLANA_PAYER_KEY: solanaPayer.secretKey,
-      X402_PAYER_KEY: evm.key,
-      X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl,
-    };
+    const env = { ...market.payerEnv(solanaPayer.secretKey), X402_PAYER_KEY: evm.key };
     const evmBefore = await usdcBalance(rpcUrl, BASE_SEPOLIA_USDC, evm.address);
 
     const onSolana = await runCall(
@@ -131,9 +127,7 @@ describe("create-agent call on Solana", () => {
   });
 
   it("a deadline a Solana payment cannot cover is refused before anything is sent or signed", async () => {
-    const shop = await seller([kit.network]);
-    const payer = await kit.fundedPayer(1_000_000n);
-    const env = { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl };
+    const { shop, payer, env } = await market.solanaShop();
     const r = await runCall(
       [
         shop.url,
@@ -163,19 +157,15 @@ describe("create-agent call on Solana", () => {
     expect(implicit.exitCode).toBe(1);
     expect(implicit.stderr).toContain("can be paid with the caller's key only on Solana");
     expect(implicit.stderr).toContain("must be due within 30 s");
-    expect(shop.requests.filter((q) => q.payment)).toHaveLength(0);
-    expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n);
+    await market.expectNothingPaid(shop, payer);
   });
 
   it("--async on Solana is refused before anything is signed (a Solana payment cannot wait for a queued job)", async () => {
-    const shop = await seller([kit.network]);
-    const payer = await kit.fundedPayer(1_000_000n);
-    const env = { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl };
+    const { shop, payer, env } = await market.solanaShop();
     const r = await runCall([shop.url, "echo", "--input", "message=x", "--async"], { env });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain("async jobs are paid on EVM networks only; nothing was signed");
-    expect(shop.requests.filter((q) => q.payment)).toHaveLength(0);
-    expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n);
+    await market.expectNothingPaid(shop, payer);
   });
 
   it("a seller asking USDT (mainnet's mint) on Solana: nothing signed, a clear refusal; with --asset it pays and reports the token signed", async () => {
@@ -187,7 +177,7 @@ describe("create-agent call on Solana", () => {
       options: [{ network: kit.network, payTo: solanaPayee, asset: USDT }],
       facilitators: [facilitator.url],
     });
-    const env = { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl };
+    const env = market.payerEnv(payer.secretKey);
     const refused = await runCall(
       [shop.url, "echo", "--input", "message=x", "--network", "solana-devnet"],
       { env },
@@ -218,7 +208,7 @@ describe("create-agent call on Solana", () => {
     const payer = await kit.fundedPayer(1_000_000n);
     const rpc = `${kit.rpcUrl.replace("http://", "http://bob:s0lanaPW@")}/?api-key=solKEY123`;
     const r = await runCall([shop.url, "echo", "--input", "message=x", "--json"], {
-      env: { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: rpc },
+      env: market.payerEnv(payer.secretKey, rpc),
     });
     expect(r.exitCode).toBe(1);
     expect(r.stdout + r.stderr).not.toMatch(/bob|s0lanaPW|solKEY123/);
@@ -230,7 +220,7 @@ describe("create-agent call on Solana", () => {
     const payer = await kit.fundedPayer(2_000_000n);
     const payeeBefore = await kit.usdcBalance(solanaPayee);
     const r = await runCall([shop.url, "echo", "--input", "message=x", "--json"], {
-      env: { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl },
+      env: market.payerEnv(payer.secretKey),
     });
     expect(r.exitCode).toBe(1);
     expect(JSON.parse(r.stdout)).toMatchObject({
@@ -238,8 +228,7 @@ describe("create-agent call on Solana", () => {
       error_type: "price",
       error: `${shop.url}/execute asks 1 USDC, more than the 0.01 USDC its /about declares for "echo" (a service asking more than it declares is refused); nothing was signed`,
     });
-    expect(shop.requests.filter((q) => q.payment)).toHaveLength(0);
-    expect(await kit.usdcBalance(payer.address)).toBe(2_000_000n);
+    await market.expectNothingPaid(shop, payer, 2_000_000n);
     expect(await kit.usdcBalance(solanaPayee)).toBe(payeeBefore);
   });
 
@@ -263,13 +252,12 @@ describe("create-agent call on Solana", () => {
         solanaAmount: amount,
       });
       const r = await runCall([shop.url, "echo", "--input", "message=x", "--json"], {
-        env: { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl },
+        env: market.payerEnv(payer.secretKey),
       });
       expect(r.exitCode, r.stderr).not.toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ ok: false });
       expect(r.stdout).toMatch(/nothing was signed/);
-      expect(shop.requests.filter((q) => q.payment)).toHaveLength(0);
-      expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n);
+      await market.expectNothingPaid(shop, payer);
       expect(await kit.usdcBalance(solanaPayee)).toBe(payeeBefore);
     },
   );
@@ -282,21 +270,20 @@ describe("create-agent call on Solana", () => {
       feePayer: payer.address,
     });
     const r = await runCall([shop.url, "echo", "--input", "message=x", "--json"], {
-      env: { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl },
+      env: market.payerEnv(payer.secretKey),
     });
     expect(r.exitCode).toBe(1);
     expect(JSON.parse(r.stdout).error).toBe(
       `refused to pay ${shop.url}/execute: the Solana payment about to be sent makes the payer ${payer.address} its fee payer; it was not sent; nothing was paid`,
     );
-    expect(shop.requests.filter((q) => q.payment)).toHaveLength(0);
-    expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n);
+    await market.expectNothingPaid(shop, payer);
   });
 
   it("a malformed SOLANA_PAYER_KEY is refused without showing it", async () => {
     const shop = await seller([kit.network]);
     const key = "3".repeat(60);
     const r = await runCall([shop.url, "echo", "--input", "message=x", "--json"], {
-      env: { SOLANA_PAYER_KEY: key, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl },
+      env: market.payerEnv(key),
     });
     expect(r.exitCode).toBe(1);
     expect(JSON.parse(r.stdout).error).toContain("SOLANA_PAYER_KEY is not a Solana secret key");

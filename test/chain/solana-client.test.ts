@@ -72,10 +72,7 @@ describe("a generated client paying on Solana", () => {
     const shop = await seller([kit.network]);
     const payer = await kit.fundedPayer(1_000_000n);
     const payeeBefore = await kit.usdcBalance(solanaPayee);
-    const printed = await run([shop.url], {
-      SOLANA_PAYER_KEY: payer.secretKey,
-      X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl,
-    });
+    const printed = await run([shop.url], market.payerEnv(payer.secretKey));
     expect(printed, JSON.stringify(printed)).toMatchObject({
       ok: true,
       output: { text: "on solana" },
@@ -95,11 +92,7 @@ describe("a generated client paying on Solana", () => {
     const shop = await seller([BASE_SEPOLIA, kit.network]);
     const payer = await kit.fundedPayer(1_000_000n);
     const { key: evmKey, address: evmAddress } = await market.evmPayer();
-    const env = {
-      SOLANA_PAYER_KEY: payer.keygenJson,
-      X402_PAYER_KEY: evmKey,
-      X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl,
-    };
+    const env = { ...market.payerEnv(payer.keygenJson), X402_PAYER_KEY: evmKey };
 
     const onSolana = await run([shop.url, "solana-devnet"], env);
     expect(onSolana.payment).toMatchObject({ network: kit.network, payer: payer.address });
@@ -121,9 +114,7 @@ describe("a generated client paying on Solana", () => {
   });
 
   it("a deadline a Solana payment cannot cover is refused before anything is signed", async () => {
-    const shop = await seller([kit.network]);
-    const payer = await kit.fundedPayer(1_000_000n);
-    const env = { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl };
+    const { shop, payer, env } = await market.solanaShop();
     const option = await run([shop.url, "solana-devnet", "120"], env);
     expect(option).toMatchObject({ ok: false, errorType: "options" });
     expect(option.message).toContain(
@@ -135,39 +126,31 @@ describe("a generated client paying on Solana", () => {
     expect(implicit).toMatchObject({ ok: false, errorType: "payment" });
     expect(implicit.message).toContain("this client holds a key only for Solana");
     expect(implicit.message).toContain("nothing was signed");
-    expect(shop.requests.filter((q) => q.payment)).toHaveLength(0);
-    expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n);
+    await market.expectNothingPaid(shop, payer);
   });
 
   it("async: true on Solana is refused before anything is signed (the payment cannot wait for a queued job)", async () => {
-    const shop = await seller([kit.network]);
-    const payer = await kit.fundedPayer(1_000_000n);
-    const env = { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl };
+    const { shop, payer, env } = await market.solanaShop();
     const printed = await run([shop.url, "", "", "async"], env);
     expect(printed).toMatchObject({ ok: false, errorType: "payment" });
     expect(printed.message).toContain(
       `a payment on ${kit.network} cannot wait for one (a Solana transaction's blockhash expires`,
     );
     expect(printed.message).toContain("nothing was signed");
-    expect(shop.requests.filter((q) => q.payment)).toHaveLength(0);
-    expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n);
+    await market.expectNothingPaid(shop, payer);
   });
 
   it("a seller asking 1 USDC on Solana for a job declared at 0.01 is refused; nothing is signed, no USDC moves", async () => {
     const shop = await seller([kit.network], "1");
     const payer = await kit.fundedPayer(2_000_000n);
     const payeeBefore = await kit.usdcBalance(solanaPayee);
-    const printed = await run([shop.url], {
-      SOLANA_PAYER_KEY: payer.secretKey,
-      X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl,
-    });
+    const printed = await run([shop.url], market.payerEnv(payer.secretKey));
     expect(printed).toMatchObject({ ok: false, errorType: "price" });
     expect(printed.message).toContain(
       "refused to pay: the service asks 1 USDC, more than 0.01 USDC (the price solana-seller declared",
     );
     expect(printed.message).toContain("nothing was signed");
-    expect(shop.requests.filter((q) => q.payment)).toHaveLength(0);
-    expect(await kit.usdcBalance(payer.address)).toBe(2_000_000n);
+    await market.expectNothingPaid(shop, payer, 2_000_000n);
     expect(await kit.usdcBalance(solanaPayee)).toBe(payeeBefore);
   });
 });

@@ -56,15 +56,28 @@ export interface SolanaServers {
   close(): Promise<void>;
 }
 
+/**
+ * Base Sepolia's USDC on the shared anvil, beside a fresh Solana kit with its reference facilitator and a
+ * payee whose USDC token account exists.
+ */
+export async function startSolanaBeside(): Promise<{
+  baseUsdc: `0x${string}`;
+  kit: SolanaKit;
+  facilitator: SvmFacilitator;
+  payTo: string;
+}> {
+  const baseUsdc = await ensureBaseSepoliaUsdc(inject("chain").rpcUrl);
+  const kit = await startSolanaKit();
+  const facilitator = await startSvmFacilitator(kit);
+  return { baseUsdc, kit, facilitator, payTo: await kit.payee() };
+}
+
 /** `agent` makes each server's agent (the test agent by default). */
 export async function startSolanaServers(
   agent: () => TestAgent = makeAgent,
 ): Promise<SolanaServers> {
   const base = inject("chain");
-  const baseUsdc = await ensureBaseSepoliaUsdc(base.rpcUrl);
-  const kit = await startSolanaKit();
-  const facilitator = await startSvmFacilitator(kit);
-  const payTo = await kit.payee();
+  const { baseUsdc, kit, facilitator, payTo } = await startSolanaBeside();
   const feePayer = await kit.newAccount();
   const start = async (env: Record<string, string>): Promise<SolanaServer> => {
     const a = agent();
