@@ -14,7 +14,7 @@ import { SOLANA_MAX_DEADLINE_SECONDS } from "../../src/caller/guard-svm.js";
 import { type AllowedAsset } from "../../src/caller/guard-asset.js";
 import { type Payers, sendPaying } from "./pay.js";
 import { payerAccount } from "./pay-evm.js";
-import { parseUsdc } from "./pay-limit.js";
+import { parseUsdc, type PaymentLimit } from "./pay-limit.js";
 import { decodeAnswer, environment } from "./answer.js";
 import { pollAccepted } from "./poll.js";
 import { type FetchLike, retryingFetch } from "./retry.js";
@@ -171,22 +171,7 @@ export function createCaller(service: ServiceInfo, options: AgentClientOptions):
   return async <Output>(capability: string, input: unknown, call: CallOptions = {}) => {
     const jobId = call.jobId ?? globalThis.crypto.randomUUID();
     const deadline = deadlineOf(call.deadline, deadlineSeconds);
-    const declared = Object.prototype.hasOwnProperty.call(service.capabilities, capability)
-      ? service.capabilities[capability]
-      : undefined;
-    const declaredAtomic = declared ? parseUsdc(declared.price) : undefined;
-    if (declaredAtomic === undefined)
-      throw new TypeError(`${service.name} declared no price for capability "${capability}"`);
-    const byMaxPrice = maxPrice !== undefined && maxPrice < declaredAtomic;
-    const limit = {
-      capability,
-      jobId,
-      maxAtomic: byMaxPrice ? maxPrice : declaredAtomic,
-      limitSource: byMaxPrice
-        ? "maxPrice"
-        : `the price ${service.name} declared for ${capability} when this client was generated; regenerate the client to accept a new price`,
-      allowedAssets,
-    };
+    const limit = jobLimit(service, capability, jobId, maxPrice, allowedAssets);
     const send = retryingFetch(fetchImpl, {
       retries,
       waitUntilMs: deadline * 1000 + IN_USE_GRACE_MS,
@@ -194,21 +179,7 @@ export function createCaller(service: ServiceInfo, options: AgentClientOptions):
       capability,
       jobId,
     });
-    const body = JSON.stringify({
-      service_version: service.serviceVersion,
-      job_id: jobId,
-      task: { capability, input },
-      deadline,
-    });
-    const init: RequestInit = {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json",
-        ...(call.async ? { prefer: "respond-async" } : {}),
-      },
-      body,
-    };
+    const init = jobRequest(service, { jobId, capability, input, deadline, async: !!call.async });
     const payers: Payers = {
       network,
       evm: { held: !!evmKey, account: () => payer(capability, jobId) },
@@ -235,6 +206,56 @@ export function createCaller(service: ServiceInfo, options: AgentClientOptions):
           })
         : response;
     return decodeAnswer<Output>(answer, url, capability, jobId, signed);
+  };
+}
+
+/**
+ * What one job of `capability` may pay: the price the service declared when this client was generated, or
+ * maxPrice when that is lower. Throws TypeError for a capability with no declared price.
+ */
+function jobLimit(
+  service: ServiceInfo,
+  capability: string,
+  jobId: string,
+  maxPrice: bigint | undefined,
+  allowedAssets: readonly AllowedAsset[],
+): PaymentLimit {
+  const declared = Object.prototype.hasOwnProperty.call(service.capabilities, capability)
+    ? service.capabilities[capability]
+    : undefined;
+  const declaredAtomic = declared ? parseUsdc(declared.price) : undefined;
+  if (declaredAtomic === undefined)
+    throw new TypeError(`${service.name} declared no price for capability "${capability}"`);
+  const byMaxPrice = maxPrice !== undefined && maxPrice < declaredAtomic;
+  return {
+    capability,
+    jobId,
+    maxAtomic: byMaxPrice ? maxPrice : declaredAtomic,
+    limitSource: byMaxPrice
+      ? "maxPrice"
+      : `the price ${service.name} declared for ${capability} when this client was generated; regenerate the client to accept a new price`,
+    allowedAssets,
+  };
+}
+
+/** The POST /execute request of one job (spec section 4); `async` asks for a 202 to poll (RFC 7240). */
+function jobRequest(
+  service: ServiceInfo,
+  job: { jobId: string; capability: string; input: unknown; deadline: number; async: boolean },
+): RequestInit {
+  return {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json",
+      ...(job.async ? { prefer: "respond-async" } : {}),
+    },
+    body: JSON.stringify({
+      service_version: service.serviceVersion,
+      job_id: job.jobId,
+      task: { capability: job.capability, input: job.input },
+      deadline: job.deadline,
+    }),
   };
 }
 

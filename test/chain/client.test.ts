@@ -10,6 +10,8 @@ import type { AppOptions } from "../../templates/runtime/config.js";
 import {
   buildCli,
   dropProxy,
+  type DropMode,
+  type DropProxy,
   payingProject,
   priceRefusal,
   type ProxiedRequest,
@@ -83,6 +85,45 @@ let removeTemp: () => Promise<void>;
 const balance = (address: Hex, token: Hex = BASE_SEPOLIA_USDC) =>
   usdcBalance(rpcUrl, token, address);
 
+/** What a paid job moves: the payee's and the payer's USDC, the server's echo runs and settlements. */
+interface Moved {
+  payee: bigint;
+  payer: bigint;
+  runs: number;
+  settled: number;
+}
+async function moved(payer: Hex): Promise<Moved> {
+  return {
+    payee: await balance(PAYEE),
+    payer: await balance(payer),
+    runs: server.runs.echo ?? 0,
+    settled: server.settled(),
+  };
+}
+/** Since `before`: `jobs` runs and settlements, each moving PRICE from the payer to the payee. */
+async function expectCharged(before: Moved, payer: Hex, jobs: 0 | 1): Promise<void> {
+  const price = PRICE * BigInt(jobs);
+  expect(await moved(payer)).toEqual({
+    payee: before.payee + price,
+    payer: before.payer - price,
+    runs: before.runs + jobs,
+    settled: before.settled + jobs,
+  });
+}
+/** A new funded payer paying through a proxy that loses answers as `mode` says, and what it had before. */
+async function throughProxy(
+  mode: DropMode,
+  test: (payer: { key: Hex; address: Hex }, proxy: DropProxy, before: Moved) => Promise<void>,
+): Promise<void> {
+  const payer = await fundedPayer();
+  const proxy = await dropProxy(server.url, mode);
+  try {
+    await test(payer, proxy, await moved(payer.address));
+  } finally {
+    await proxy.close();
+  }
+}
+
 beforeAll(async () => {
   await buildCli();
   await ensureBaseSepoliaUsdc(rpcUrl);
@@ -104,11 +145,7 @@ afterAll(async () => {
 describe("a generated client paying on chain", () => {
   it("pays: the payee gains exactly the price, the payer loses it; the output is typed and printed", async () => {
     const payer = await fundedPayer();
-    const [payeeBefore, payerBefore, settledBefore] = [
-      await balance(PAYEE),
-      await balance(payer.address),
-      server.settled(),
-    ];
+    const before = await moved(payer.address);
     const r = await project.run("pay.js", [server.url, "0.05", "job-chain-1"], {
       X402_PAYER_KEY: payer.key,
     });
@@ -121,23 +158,14 @@ describe("a generated client paying on chain", () => {
       payer: payer.address,
       amount: "0.01",
     });
-    expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
-    expect(await balance(payer.address)).toBe(payerBefore - PRICE);
-    expect(server.settled()).toBe(settledBefore + 1);
+    await expectCharged(before, payer.address, 1);
     const mined = await chain.getTransactionReceipt({ hash: printed.payment.transaction });
     expect(mined.status).toBe("success");
     expect(mined.to?.toLowerCase()).toBe(BASE_SEPOLIA_USDC.toLowerCase());
   });
 
   it("maxPrice below the price: throws before signing; no money moves, the server never sees a payment", async () => {
-    const payer = await fundedPayer();
-    const proxy = await dropProxy(server.url, "never");
-    try {
-      const [payeeBefore, payerBefore, runsBefore] = [
-        await balance(PAYEE),
-        await balance(payer.address),
-        server.runs.echo ?? 0,
-      ];
+    await throughProxy("never", async (payer, proxy, before) => {
       const r = await project.run("pay.js", [proxy.url, "0.005", "job-chain-cheap"], {
         X402_PAYER_KEY: payer.key,
       });
@@ -146,24 +174,12 @@ describe("a generated client paying on chain", () => {
       expect(proxy.requests).toHaveLength(1);
       expect(proxy.requests[0]!.payment).toBeUndefined();
       expect(proxy.requests[0]!.outcome).toBe(402);
-      expect(await balance(PAYEE)).toBe(payeeBefore);
-      expect(await balance(payer.address)).toBe(payerBefore);
-      expect(server.runs.echo ?? 0).toBe(runsBefore);
-    } finally {
-      await proxy.close();
-    }
+      await expectCharged(before, payer.address, 0);
+    });
   });
 
   it("the paid answer is lost on the way back: the client re-sends the identical request and is charged once", async () => {
-    const payer = await fundedPayer();
-    const proxy = await dropProxy(server.url, "after-answer");
-    try {
-      const [payeeBefore, payerBefore, runsBefore, settledBefore] = [
-        await balance(PAYEE),
-        await balance(payer.address),
-        server.runs.echo ?? 0,
-        server.settled(),
-      ];
+    await throughProxy("after-answer", async (payer, proxy, before) => {
       const r = await project.run("pay.js", [proxy.url, "", "job-chain-dropped"], {
         X402_PAYER_KEY: payer.key,
       });
@@ -179,16 +195,11 @@ describe("a generated client paying on chain", () => {
       const sentPayload = JSON.parse(Buffer.from(paid[0]!.payment!, "base64").toString("utf8"));
       expect(extractPaymentIdentifier(sentPayload)).toMatch(/^pay_[0-9a-f]{32}$/);
       expect(paid[1]!.body).toBe(paid[0]!.body); // the identical job
-      expect(server.runs.echo).toBe(runsBefore + 1);
-      expect(server.settled()).toBe(settledBefore + 1);
-      expect(await balance(payer.address)).toBe(payerBefore - PRICE);
-      expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
+      await expectCharged(before, payer.address, 1);
       // The retry's answer is the settled one: its receipt names the transaction that moved the money.
       const mined = await chain.getTransactionReceipt({ hash: printed.payment.transaction });
       expect(mined.status).toBe("success");
-    } finally {
-      await proxy.close();
-    }
+    });
   });
 
   it("a token that is not a USDC the client knows is refused unless allowedAssets lists it", async () => {
@@ -217,15 +228,7 @@ describe("a generated client paying on chain", () => {
       proxy.requests.filter((q) => q.method === "GET" && q.path.startsWith("/jobs/job_"));
 
     it("pays once, polls the queued job, returns the typed result and receipt; charged once", async () => {
-      const payer = await fundedPayer();
-      const proxy = await dropProxy(server.url, "never");
-      try {
-        const [payeeBefore, payerBefore, runsBefore, settledBefore] = [
-          await balance(PAYEE),
-          await balance(payer.address),
-          server.runs.echo ?? 0,
-          server.settled(),
-        ];
+      await throughProxy("never", async (payer, proxy, before) => {
         const r = await project.run("pay.js", [proxy.url, "", "job-async-1", "", "async"], {
           X402_PAYER_KEY: payer.key,
         });
@@ -240,27 +243,14 @@ describe("a generated client paying on chain", () => {
         expect(paid.map((q) => q.outcome)).toEqual([202]);
         expect(polls(proxy).length).toBeGreaterThanOrEqual(1);
         expect(polls(proxy).at(-1)!.outcome).toBe(200);
-        expect(server.runs.echo).toBe(runsBefore + 1);
-        expect(server.settled()).toBe(settledBefore + 1);
-        expect(await balance(payer.address)).toBe(payerBefore - PRICE);
-        expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
+        await expectCharged(before, payer.address, 1);
         const mined = await chain.getTransactionReceipt({ hash: printed.payment.transaction });
         expect(mined.status).toBe("success");
-      } finally {
-        await proxy.close();
-      }
+      });
     });
 
     it("the 202 is lost: the identical request (same payment) finds the same job; one run, one charge", async () => {
-      const payer = await fundedPayer();
-      const proxy = await dropProxy(server.url, "after-answer");
-      try {
-        const [payeeBefore, payerBefore, runsBefore, settledBefore] = [
-          await balance(PAYEE),
-          await balance(payer.address),
-          server.runs.echo ?? 0,
-          server.settled(),
-        ];
+      await throughProxy("after-answer", async (payer, proxy, before) => {
         const r = await project.run("pay.js", [proxy.url, "", "job-async-lost", "", "async"], {
           X402_PAYER_KEY: payer.key,
         });
@@ -276,13 +266,8 @@ describe("a generated client paying on chain", () => {
         expect(paid[1]!.payment).toBe(paid[0]!.payment); // one signature
         expect(paid[1]!.body).toBe(paid[0]!.body); // the identical job
         expect(new Set(polls(proxy).map((q) => q.path)).size).toBeLessThanOrEqual(1); // one job
-        expect(server.runs.echo).toBe(runsBefore + 1);
-        expect(server.settled()).toBe(settledBefore + 1);
-        expect(await balance(payer.address)).toBe(payerBefore - PRICE);
-        expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
-      } finally {
-        await proxy.close();
-      }
+        await expectCharged(before, payer.address, 1);
+      });
     });
   });
 });

@@ -156,15 +156,30 @@ async function paidAndGaveUp(
   return { payer, header, nonce, body, payeeBefore };
 }
 
+/**
+ * One instance of the slow agent selling to `payTo` with `env`, started before the describe's tests (handed
+ * to `started`) and stopped after them.
+ */
+function oneInstance(
+  runs: Record<string, number>,
+  payTo: `0x${string}`,
+  env: Record<string, string>,
+  started: (one: Instance) => void,
+): void {
+  let one: Instance | undefined;
+  beforeAll(async () => {
+    one = await startInstance(slowAgent(runs), payTo, undefined, env);
+    started(one);
+  });
+  afterAll(() => one?.app.close());
+}
+
 describe("a POST /execute buyer who gives up (one instance)", () => {
   const runs: Record<string, number> = {};
   const payTo = privateKeyToAddress(generatePrivateKey());
   let one: Instance;
   const metricsToken = "a-long-enough-metrics-token";
-  beforeAll(async () => {
-    one = await startInstance(slowAgent(runs), payTo, undefined, { METRICS_TOKEN: metricsToken });
-  });
-  afterAll(() => one?.app.close());
+  oneInstance(runs, payTo, { METRICS_TOKEN: metricsToken }, (started) => (one = started));
 
   it("is not charged; the identical retry settles once and gets the output without a second run", async () => {
     const { payer, header, nonce, body, payeeBefore } = await paidAndGaveUp(
@@ -377,13 +392,8 @@ describe("an MCP buyer who gives up, or waits with progress", () => {
   const runs: Record<string, number> = {};
   const payTo = privateKeyToAddress(generatePrivateKey());
   let one: Instance;
-  beforeAll(async () => {
-    one = await startInstance(slowAgent(runs), payTo, undefined, {
-      MCP_DEADLINE_SECONDS: "30",
-      MCP_PROGRESS_SECONDS: "1",
-    });
-  });
-  afterAll(() => one?.app.close());
+  const env = { MCP_DEADLINE_SECONDS: "30", MCP_PROGRESS_SECONDS: "1" };
+  oneInstance(runs, payTo, env, (started) => (one = started));
 
   it("a client that times out and closes is not charged; the identical retry settles once, no second run", async () => {
     const payer = await freshPayer(rpcUrl, asset, PRICE);
@@ -471,14 +481,9 @@ describe("a long paid MCP job: a deadline beyond MCP_DEADLINE_SECONDS, with prog
   const runs: Record<string, number> = {};
   const payTo = privateKeyToAddress(generatePrivateKey());
   let one: Instance;
-  beforeAll(async () => {
-    // The default deadline (2 s) is shorter than the job (4 s): the caller sets its own.
-    one = await startInstance(slowAgent(runs), payTo, undefined, {
-      MCP_DEADLINE_SECONDS: "2",
-      MCP_PROGRESS_SECONDS: "1",
-    });
-  });
-  afterAll(() => one?.app.close());
+  // The default deadline (2 s) is shorter than the job (4 s): the caller sets its own.
+  const env = { MCP_DEADLINE_SECONDS: "2", MCP_PROGRESS_SECONDS: "1" };
+  oneInstance(runs, payTo, env, (started) => (one = started));
 
   it("_meta.deadline on both calls: offered, paid and run to it; progress keeps a 1.5 s-timeout client waiting; charged once", async () => {
     const payer = await freshPayer(rpcUrl, asset, PRICE);

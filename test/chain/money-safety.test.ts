@@ -10,22 +10,18 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createWalletClient, http, type Hex } from "viem";
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../../templates/runtime/app.js";
 import { createMemoryLedger } from "../../templates/runtime/ledger/memory.js";
 import type { AppOptions } from "../../templates/runtime/config.js";
 import {
   hostileAgent as baseHostileAgent,
   type HostileAgent as BaseHostileAgent,
-  captureLogger,
   job,
-  listen,
   nowSeconds,
   post,
   unb64,
   type LogLine,
-  type Running,
 } from "../runtime/helpers.js";
 import { DEPLOYER_KEY, SETTLER_KEY } from "./accounts.js";
 import {
@@ -36,8 +32,11 @@ import {
   facilitatorUrl,
   freshPayer,
   nonceUsed,
+  type RouteApp,
+  type RouteName,
   rpcUrl,
   signOffer,
+  startRouteApp,
 } from "./context.js";
 import { mintUsdc, USDC_ABI } from "./usdc.js";
 
@@ -125,18 +124,7 @@ function hostileAgent(): HostileAgent {
 
 // ---- one app per settlement route, each behind its own slow proxy and paying its own payee ----
 
-type RouteName = "direct" | "facilitator";
-
-interface Route {
-  name: RouteName;
-  app: Running;
-  agent: HostileAgent;
-  logger: ReturnType<typeof captureLogger>;
-  proxy: SlowProxy;
-  payee: Hex;
-  /** The requirement the server offers (PAYMENT-REQUIRED accepts[0]), as a v2 client copies it. */
-  accepted: Record<string, any>;
-}
+type Route = RouteApp<HostileAgent> & { proxy: SlowProxy };
 
 /** Bytes of cached results the ledger keeps: 4 results of ~60 KB fit, a 5th evicts the oldest. */
 const RESULT_CACHE_BYTES = 256 * 1024;
@@ -145,28 +133,15 @@ const CACHED_BLOB_CHARS = 30_000;
 
 async function startRoute(name: RouteName): Promise<Route> {
   const proxy = await slowProxy(name === "direct" ? rpcUrl : facilitatorUrl);
-  const payee = privateKeyToAccount(generatePrivateKey()).address;
-  const agent = hostileAgent();
-  const logger = captureLogger();
   const settlement: AppOptions["payment"] =
     name === "direct"
       ? { rpcUrl: proxy.url, settlerKey: SETTLER_KEY }
       : { facilitatorUrl: proxy.url };
-  const app = await listen(
-    createApp(agent, {
-      devMode: false,
-      env: {},
-      logger,
-      maxOutputBytes: 64 * 1024,
-      ledger: createMemoryLedger({ maxResultBytes: RESULT_CACHE_BYTES }),
-      payment: { payTo: payee, network: "base-sepolia", asset, ...settlement },
-    }),
-  );
-  const offer = await post(app.url, job("echo", { text: "how do I pay?" }));
-  expect(offer.status).toBe(402);
-  const accepted = unb64(offer.headers.get("payment-required")!).accepts[0];
-  expect(accepted).toMatchObject({ amount: String(PRICE), payTo: payee });
-  return { name, app, agent, logger, proxy, payee, accepted };
+  const route = await startRouteApp(name, hostileAgent(), settlement, {
+    maxOutputBytes: 64 * 1024,
+    ledger: createMemoryLedger({ maxResultBytes: RESULT_CACHE_BYTES }),
+  });
+  return { ...route, proxy };
 }
 
 const routes = {} as Record<RouteName, Route>;

@@ -4,56 +4,34 @@
 // Solana devnet beside Base Sepolia on anvil (Circle's USDC, the reference EVM facilitator). Balances are read
 // from the runtime and the chain.
 import type { Address } from "@solana/kit";
-import type { Hex } from "viem";
-import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { runCall } from "../cli/call-helpers.js";
 import { buildCli } from "../cli/client-project.js";
-import {
-  type SolanaKit,
-  startSolanaKit,
-  startSvmFacilitator,
-  type SvmFacilitator,
-} from "../solana/kit.js";
-import { type Seller, sellerPool } from "../solana/seller.js";
-import { PAYEE } from "./accounts.js";
-import { BASE_SEPOLIA_USDC, ensureBaseSepoliaUsdc, mintUsdc, usdcBalance } from "./usdc.js";
+import type { SolanaKit, SvmFacilitator } from "../solana/kit.js";
+import type { Seller, SellerPool } from "../solana/seller.js";
+import { BASE_SEPOLIA, PRICE, type SolanaSellers, startSolanaSellers } from "./solana-sellers.js";
+import { BASE_SEPOLIA_USDC, usdcBalance } from "./usdc.js";
 
-const { rpcUrl, facilitatorUrl } = inject("chain");
-const PRICE = 10_000n; // 0.01 USDC
-const BASE_SEPOLIA = "eip155:84532";
+const { rpcUrl } = inject("chain");
 /** Tether's USDT mint on Solana mainnet: a 6-decimal token that is not USDC. */
 const USDT = "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB" as Address;
 
+let market: SolanaSellers;
 let kit: SolanaKit;
 let facilitator: SvmFacilitator;
 let solanaPayee: string;
-const sellers = sellerPool(
-  () => [facilitator.url, facilitatorUrl],
-  (network) => (network === BASE_SEPOLIA ? PAYEE : solanaPayee),
-);
+let sellers: SellerPool;
 const seller = (networks: string[], askedUsd?: string): Promise<Seller> =>
-  sellers.start(networks, askedUsd);
-
-async function evmPayer(): Promise<{ key: Hex; address: Hex }> {
-  const key = generatePrivateKey();
-  const address = privateKeyToAddress(key);
-  await mintUsdc(rpcUrl, BASE_SEPOLIA_USDC, address, 1_000_000n);
-  return { key, address };
-}
+  market.seller(networks, askedUsd);
 
 beforeAll(async () => {
   await buildCli();
-  await ensureBaseSepoliaUsdc(rpcUrl);
-  kit = await startSolanaKit();
-  facilitator = await startSvmFacilitator(kit);
-  solanaPayee = await kit.payee();
+  market = await startSolanaSellers();
+  ({ kit, facilitator, solanaPayee, pool: sellers } = market);
 }, 180_000);
 
 afterAll(async () => {
-  await sellers.close();
-  await facilitator?.stop();
-  await kit?.close();
+  await market?.close();
 });
 
 describe("create-agent call on Solana", () => {
@@ -63,7 +41,7 @@ describe("create-agent call on Solana", () => {
     const payeeBefore = await kit.usdcBalance(solanaPayee);
 
     const r = await runCall([shop.url, "echo", "--input", "message=on solana"], {
-      env: { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl },
+      env: market.payerEnv(payer.secretKey),
     });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ text: "on solana" });
@@ -87,7 +65,7 @@ describe("create-agent call on Solana", () => {
     const shop = await seller([kit.network]);
     const payer = await kit.fundedPayer(1_000_000n);
     const r = await runCall([shop.url, "echo", "--input", "message=json key", "--json"], {
-      env: { SOLANA_PAYER_KEY: payer.keygenJson, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl },
+      env: market.payerEnv(payer.keygenJson),
     });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({
@@ -105,12 +83,8 @@ describe("create-agent call on Solana", () => {
   it("--network chooses among the offered networks; by default the first one the caller holds a key for (whose deadline it fits)", async () => {
     const shop = await seller([BASE_SEPOLIA, kit.network]);
     const solanaPayer = await kit.fundedPayer(1_000_000n);
-    const evm = await evmPayer();
-    const env = {
-      SOLANA_PAYER_KEY: solanaPayer.secretKey,
-      X402_PAYER_KEY: evm.key,
-      X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl,
-    };
+    const evm = await market.evmPayer();
+    const env = { ...market.payerEnv(solanaPayer.secretKey), X402_PAYER_KEY: evm.key };
     const evmBefore = await usdcBalance(rpcUrl, BASE_SEPOLIA_USDC, evm.address);
 
     const onSolana = await runCall(
@@ -153,9 +127,7 @@ describe("create-agent call on Solana", () => {
   });
 
   it("a deadline a Solana payment cannot cover is refused before anything is sent or signed", async () => {
-    const shop = await seller([kit.network]);
-    const payer = await kit.fundedPayer(1_000_000n);
-    const env = { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl };
+    const { shop, payer, env } = await market.solanaShop();
     const r = await runCall(
       [
         shop.url,
@@ -185,19 +157,15 @@ describe("create-agent call on Solana", () => {
     expect(implicit.exitCode).toBe(1);
     expect(implicit.stderr).toContain("can be paid with the caller's key only on Solana");
     expect(implicit.stderr).toContain("must be due within 30 s");
-    expect(shop.requests.filter((q) => q.payment)).toHaveLength(0);
-    expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n);
+    await market.expectNothingPaid(shop, payer);
   });
 
   it("--async on Solana is refused before anything is signed (a Solana payment cannot wait for a queued job)", async () => {
-    const shop = await seller([kit.network]);
-    const payer = await kit.fundedPayer(1_000_000n);
-    const env = { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl };
+    const { shop, payer, env } = await market.solanaShop();
     const r = await runCall([shop.url, "echo", "--input", "message=x", "--async"], { env });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain("async jobs are paid on EVM networks only; nothing was signed");
-    expect(shop.requests.filter((q) => q.payment)).toHaveLength(0);
-    expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n);
+    await market.expectNothingPaid(shop, payer);
   });
 
   it("a seller asking USDT (mainnet's mint) on Solana: nothing signed, a clear refusal; with --asset it pays and reports the token signed", async () => {
@@ -209,7 +177,7 @@ describe("create-agent call on Solana", () => {
       options: [{ network: kit.network, payTo: solanaPayee, asset: USDT }],
       facilitators: [facilitator.url],
     });
-    const env = { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl };
+    const env = market.payerEnv(payer.secretKey);
     const refused = await runCall(
       [shop.url, "echo", "--input", "message=x", "--network", "solana-devnet"],
       { env },
@@ -240,7 +208,7 @@ describe("create-agent call on Solana", () => {
     const payer = await kit.fundedPayer(1_000_000n);
     const rpc = `${kit.rpcUrl.replace("http://", "http://bob:s0lanaPW@")}/?api-key=solKEY123`;
     const r = await runCall([shop.url, "echo", "--input", "message=x", "--json"], {
-      env: { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: rpc },
+      env: market.payerEnv(payer.secretKey, rpc),
     });
     expect(r.exitCode).toBe(1);
     expect(r.stdout + r.stderr).not.toMatch(/bob|s0lanaPW|solKEY123/);
@@ -252,7 +220,7 @@ describe("create-agent call on Solana", () => {
     const payer = await kit.fundedPayer(2_000_000n);
     const payeeBefore = await kit.usdcBalance(solanaPayee);
     const r = await runCall([shop.url, "echo", "--input", "message=x", "--json"], {
-      env: { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl },
+      env: market.payerEnv(payer.secretKey),
     });
     expect(r.exitCode).toBe(1);
     expect(JSON.parse(r.stdout)).toMatchObject({
@@ -260,8 +228,7 @@ describe("create-agent call on Solana", () => {
       error_type: "price",
       error: `${shop.url}/execute asks 1 USDC, more than the 0.01 USDC its /about declares for "echo" (a service asking more than it declares is refused); nothing was signed`,
     });
-    expect(shop.requests.filter((q) => q.payment)).toHaveLength(0);
-    expect(await kit.usdcBalance(payer.address)).toBe(2_000_000n);
+    await market.expectNothingPaid(shop, payer, 2_000_000n);
     expect(await kit.usdcBalance(solanaPayee)).toBe(payeeBefore);
   });
 
@@ -285,13 +252,12 @@ describe("create-agent call on Solana", () => {
         solanaAmount: amount,
       });
       const r = await runCall([shop.url, "echo", "--input", "message=x", "--json"], {
-        env: { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl },
+        env: market.payerEnv(payer.secretKey),
       });
       expect(r.exitCode, r.stderr).not.toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ ok: false });
       expect(r.stdout).toMatch(/nothing was signed/);
-      expect(shop.requests.filter((q) => q.payment)).toHaveLength(0);
-      expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n);
+      await market.expectNothingPaid(shop, payer);
       expect(await kit.usdcBalance(solanaPayee)).toBe(payeeBefore);
     },
   );
@@ -304,21 +270,20 @@ describe("create-agent call on Solana", () => {
       feePayer: payer.address,
     });
     const r = await runCall([shop.url, "echo", "--input", "message=x", "--json"], {
-      env: { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl },
+      env: market.payerEnv(payer.secretKey),
     });
     expect(r.exitCode).toBe(1);
     expect(JSON.parse(r.stdout).error).toBe(
       `refused to pay ${shop.url}/execute: the Solana payment about to be sent makes the payer ${payer.address} its fee payer; it was not sent; nothing was paid`,
     );
-    expect(shop.requests.filter((q) => q.payment)).toHaveLength(0);
-    expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n);
+    await market.expectNothingPaid(shop, payer);
   });
 
   it("a malformed SOLANA_PAYER_KEY is refused without showing it", async () => {
     const shop = await seller([kit.network]);
     const key = "3".repeat(60);
     const r = await runCall([shop.url, "echo", "--input", "message=x", "--json"], {
-      env: { SOLANA_PAYER_KEY: key, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl },
+      env: market.payerEnv(key),
     });
     expect(r.exitCode).toBe(1);
     expect(JSON.parse(r.stdout).error).toContain("SOLANA_PAYER_KEY is not a Solana secret key");

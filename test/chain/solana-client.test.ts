@@ -2,23 +2,14 @@
 // Solana (issue 17): the official @x402/svm client imported on demand, a real Solana runtime (the kit's
 // LiteSVM behind its JSON-RPC) and the reference facilitator with the SVM scheme, against a seller made of
 // real x402 parts (test/solana/seller.ts) offering Solana devnet beside Base Sepolia on anvil.
-import type { Hex } from "viem";
-import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { buildCli, payingProject, type TsProject } from "../cli/client-project.js";
-import {
-  type SolanaKit,
-  startSolanaKit,
-  startSvmFacilitator,
-  type SvmFacilitator,
-} from "../solana/kit.js";
-import { type Seller, sellerPool } from "../solana/seller.js";
-import { PAYEE } from "./accounts.js";
-import { BASE_SEPOLIA_USDC, ensureBaseSepoliaUsdc, mintUsdc, usdcBalance } from "./usdc.js";
+import type { SolanaKit } from "../solana/kit.js";
+import type { Seller } from "../solana/seller.js";
+import { BASE_SEPOLIA, PRICE, type SolanaSellers, startSolanaSellers } from "./solana-sellers.js";
+import { BASE_SEPOLIA_USDC, usdcBalance } from "./usdc.js";
 
-const { rpcUrl, facilitatorUrl } = inject("chain");
-const PRICE = 10_000n; // 0.01 USDC
-const BASE_SEPOLIA = "eip155:84532";
+const { rpcUrl } = inject("chain");
 
 // argv: baseUrl network deadlineSeconds async; keys and RPC from the environment (the defaults).
 const SCRIPT = `import { AgentCallError, createAgentClient } from "./solana-client.js";
@@ -44,17 +35,13 @@ try {
 }
 `;
 
+let market: SolanaSellers;
 let kit: SolanaKit;
-let facilitator: SvmFacilitator;
 let solanaPayee: string;
 let project: TsProject;
 let removeTemp: () => Promise<void>;
-const sellers = sellerPool(
-  () => [facilitator.url, facilitatorUrl],
-  (network) => (network === BASE_SEPOLIA ? PAYEE : solanaPayee),
-);
 const seller = (networks: string[], askedUsd?: string): Promise<Seller> =>
-  sellers.start(networks, askedUsd);
+  market.seller(networks, askedUsd);
 
 async function run(args: string[], env: Record<string, string>) {
   const r = await project.run("pay.js", args, env);
@@ -64,10 +51,8 @@ async function run(args: string[], env: Record<string, string>) {
 
 beforeAll(async () => {
   await buildCli();
-  await ensureBaseSepoliaUsdc(rpcUrl);
-  kit = await startSolanaKit();
-  facilitator = await startSvmFacilitator(kit);
-  solanaPayee = await kit.payee();
+  market = await startSolanaSellers();
+  ({ kit, solanaPayee } = market);
   const template = await seller([kit.network]);
   ({ project, remove: removeTemp } = await payingProject(
     "client-solana",
@@ -78,9 +63,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await sellers.close();
-  await facilitator?.stop();
-  await kit?.close();
+  await market?.close();
   await removeTemp?.();
 });
 
@@ -89,10 +72,7 @@ describe("a generated client paying on Solana", () => {
     const shop = await seller([kit.network]);
     const payer = await kit.fundedPayer(1_000_000n);
     const payeeBefore = await kit.usdcBalance(solanaPayee);
-    const printed = await run([shop.url], {
-      SOLANA_PAYER_KEY: payer.secretKey,
-      X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl,
-    });
+    const printed = await run([shop.url], market.payerEnv(payer.secretKey));
     expect(printed, JSON.stringify(printed)).toMatchObject({
       ok: true,
       output: { text: "on solana" },
@@ -111,14 +91,8 @@ describe("a generated client paying on Solana", () => {
   it("network chooses among the offered networks; by default the first one a key is held for", async () => {
     const shop = await seller([BASE_SEPOLIA, kit.network]);
     const payer = await kit.fundedPayer(1_000_000n);
-    const evmKey = generatePrivateKey();
-    const evmAddress: Hex = privateKeyToAddress(evmKey);
-    await mintUsdc(rpcUrl, BASE_SEPOLIA_USDC, evmAddress, 1_000_000n);
-    const env = {
-      SOLANA_PAYER_KEY: payer.keygenJson,
-      X402_PAYER_KEY: evmKey,
-      X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl,
-    };
+    const { key: evmKey, address: evmAddress } = await market.evmPayer();
+    const env = { ...market.payerEnv(payer.keygenJson), X402_PAYER_KEY: evmKey };
 
     const onSolana = await run([shop.url, "solana-devnet"], env);
     expect(onSolana.payment).toMatchObject({ network: kit.network, payer: payer.address });
@@ -140,9 +114,7 @@ describe("a generated client paying on Solana", () => {
   });
 
   it("a deadline a Solana payment cannot cover is refused before anything is signed", async () => {
-    const shop = await seller([kit.network]);
-    const payer = await kit.fundedPayer(1_000_000n);
-    const env = { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl };
+    const { shop, payer, env } = await market.solanaShop();
     const option = await run([shop.url, "solana-devnet", "120"], env);
     expect(option).toMatchObject({ ok: false, errorType: "options" });
     expect(option.message).toContain(
@@ -154,39 +126,31 @@ describe("a generated client paying on Solana", () => {
     expect(implicit).toMatchObject({ ok: false, errorType: "payment" });
     expect(implicit.message).toContain("this client holds a key only for Solana");
     expect(implicit.message).toContain("nothing was signed");
-    expect(shop.requests.filter((q) => q.payment)).toHaveLength(0);
-    expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n);
+    await market.expectNothingPaid(shop, payer);
   });
 
   it("async: true on Solana is refused before anything is signed (the payment cannot wait for a queued job)", async () => {
-    const shop = await seller([kit.network]);
-    const payer = await kit.fundedPayer(1_000_000n);
-    const env = { SOLANA_PAYER_KEY: payer.secretKey, X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl };
+    const { shop, payer, env } = await market.solanaShop();
     const printed = await run([shop.url, "", "", "async"], env);
     expect(printed).toMatchObject({ ok: false, errorType: "payment" });
     expect(printed.message).toContain(
       `a payment on ${kit.network} cannot wait for one (a Solana transaction's blockhash expires`,
     );
     expect(printed.message).toContain("nothing was signed");
-    expect(shop.requests.filter((q) => q.payment)).toHaveLength(0);
-    expect(await kit.usdcBalance(payer.address)).toBe(1_000_000n);
+    await market.expectNothingPaid(shop, payer);
   });
 
   it("a seller asking 1 USDC on Solana for a job declared at 0.01 is refused; nothing is signed, no USDC moves", async () => {
     const shop = await seller([kit.network], "1");
     const payer = await kit.fundedPayer(2_000_000n);
     const payeeBefore = await kit.usdcBalance(solanaPayee);
-    const printed = await run([shop.url], {
-      SOLANA_PAYER_KEY: payer.secretKey,
-      X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl,
-    });
+    const printed = await run([shop.url], market.payerEnv(payer.secretKey));
     expect(printed).toMatchObject({ ok: false, errorType: "price" });
     expect(printed.message).toContain(
       "refused to pay: the service asks 1 USDC, more than 0.01 USDC (the price solana-seller declared",
     );
     expect(printed.message).toContain("nothing was signed");
-    expect(shop.requests.filter((q) => q.payment)).toHaveLength(0);
-    expect(await kit.usdcBalance(payer.address)).toBe(2_000_000n);
+    await market.expectNothingPaid(shop, payer, 2_000_000n);
     expect(await kit.usdcBalance(solanaPayee)).toBe(payeeBefore);
   });
 });

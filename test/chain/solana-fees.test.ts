@@ -28,7 +28,7 @@ import { x402Client } from "@x402/core/client";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeBase64Json } from "../../templates/runtime/payments/x402.js";
-import { hostileAgent, type HostileAgent, job, post, unb64 } from "../runtime/helpers.js";
+import { hostileAgent, type HostileAgent, job, post } from "../runtime/helpers.js";
 import type { SolanaAccount, SolanaKit } from "../solana/kit.js";
 import { type SolanaServer, type SolanaServers, startSolanaServers } from "./solana-servers.js";
 
@@ -57,17 +57,7 @@ afterAll(async () => {
 
 const soon = () => ({ deadline: Math.floor(Date.now() / 1000) + 20 });
 
-/** The Solana offer of the 402 for this body (the facilitator route learns its fee payer at start). */
-async function solanaOffer(server: SolanaServer, body: unknown) {
-  for (let i = 0; ; i++) {
-    const res = await post(server.running.url, body);
-    expect(res.status).toBe(402);
-    const required = unb64(res.headers.get("payment-required")!);
-    const offer = required.accepts.find((a: { network: string }) => a.network === kit.network);
-    if (offer || i >= 50) return { required, offer };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const solanaOffer = (server: SolanaServer, body: unknown) => servers.required(server, body);
 
 /** A transaction in the official layout, with the compute budget given, partially signed by the payer. */
 async function budgetTransaction(

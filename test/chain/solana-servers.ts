@@ -3,15 +3,18 @@
 //   viaFacilitator: X402_FACILITATOR_URL lists the EVM facilitator first (it knows no Solana) and the kit's
 //                   reference facilitator second, so Solana payments (v1 and v2) go to the second;
 //   direct:         this server is the Solana fee payer (SOLANA_FEE_PAYER_KEY), EVM through the facilitator.
-// Shared by the Solana chain tests (v2 clients, v1 clients, call).
-import { inject } from "vitest";
+// Shared by the Solana chain tests (v2 clients, v1 clients, call, fees), with the balances they compare, the
+// 402 they are offered and the two routes for describe.each.
+import { expect, inject } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
 import {
   captureLogger,
   listen,
   makeAgent,
+  post,
   type Running,
   type TestAgent,
+  unb64,
 } from "../runtime/helpers.js";
 import {
   type SolanaAccount,
@@ -21,7 +24,7 @@ import {
   type SvmFacilitator,
 } from "../solana/kit.js";
 import { PAYEE } from "./accounts.js";
-import { ensureBaseSepoliaUsdc } from "./usdc.js";
+import { ensureBaseSepoliaUsdc, usdcBalance } from "./usdc.js";
 
 export interface SolanaServer {
   running: Running;
@@ -42,7 +45,31 @@ export interface SolanaServers {
   direct: SolanaServer;
   /** Another server on the same kit and payee, with these settings over the shared ones (its caller closes it). */
   start(env: Record<string, string>): Promise<SolanaServer>;
+  /** USDC on Solana of PAY_TO_SOLANA and of `payer`, and of PAYEE on Base Sepolia. */
+  balances(payer: string): Promise<{ payTo: bigint; payer: bigint; basePayee: bigint }>;
+  /**
+   * The v2 PaymentRequired of the 402 `server` answers to the unpaid `body`, with its Solana offer and the
+   * 402's body: asked again (100 ms apart, 50 times at most) until the Solana offer shows, as the facilitator
+   * route learns its fee payer at start.
+   */
+  required(server: SolanaServer, body: unknown): Promise<{ required: any; offer: any; body: any }>;
   close(): Promise<void>;
+}
+
+/**
+ * Base Sepolia's USDC on the shared anvil, beside a fresh Solana kit with its reference facilitator and a
+ * payee whose USDC token account exists.
+ */
+export async function startSolanaBeside(): Promise<{
+  baseUsdc: `0x${string}`;
+  kit: SolanaKit;
+  facilitator: SvmFacilitator;
+  payTo: string;
+}> {
+  const baseUsdc = await ensureBaseSepoliaUsdc(inject("chain").rpcUrl);
+  const kit = await startSolanaKit();
+  const facilitator = await startSvmFacilitator(kit);
+  return { baseUsdc, kit, facilitator, payTo: await kit.payee() };
 }
 
 /** `agent` makes each server's agent (the test agent by default). */
@@ -50,10 +77,7 @@ export async function startSolanaServers(
   agent: () => TestAgent = makeAgent,
 ): Promise<SolanaServers> {
   const base = inject("chain");
-  const baseUsdc = await ensureBaseSepoliaUsdc(base.rpcUrl);
-  const kit = await startSolanaKit();
-  const facilitator = await startSvmFacilitator(kit);
-  const payTo = await kit.payee();
+  const { baseUsdc, kit, facilitator, payTo } = await startSolanaBeside();
   const feePayer = await kit.newAccount();
   const start = async (env: Record<string, string>): Promise<SolanaServer> => {
     const a = agent();
@@ -90,6 +114,21 @@ export async function startSolanaServers(
     viaFacilitator,
     direct,
     start,
+    balances: async (payer) => ({
+      payTo: await kit.usdcBalance(payTo),
+      payer: await kit.usdcBalance(payer),
+      basePayee: await usdcBalance(base.rpcUrl, baseUsdc, PAYEE),
+    }),
+    async required(server, body) {
+      for (let i = 0; ; i++) {
+        const res = await post(server.running.url, body);
+        expect(res.status).toBe(402);
+        const required = unb64(res.headers.get("payment-required")!);
+        const offer = required.accepts.find((a: { network: string }) => a.network === kit.network);
+        if (offer || i >= 50) return { required, offer, body: res.body };
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
     async close() {
       await viaFacilitator.running.close();
       await direct.running.close();
@@ -97,4 +136,21 @@ export async function startSolanaServers(
       await kit.close();
     },
   };
+}
+
+/**
+ * The two settlement routes of `servers()` for describe.each: the route's name, its server and the fee payer
+ * its Solana offers name (read once the servers started).
+ */
+export function settlementRoutes(
+  servers: () => SolanaServers,
+): Array<[string, () => SolanaServer, () => string]> {
+  return [
+    [
+      "through the facilitator that lists Solana",
+      () => servers().viaFacilitator,
+      () => servers().facilitator.feePayer,
+    ],
+    ["directly (SOLANA_FEE_PAYER_KEY)", () => servers().direct, () => servers().feePayer.address],
+  ];
 }

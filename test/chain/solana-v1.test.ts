@@ -10,34 +10,32 @@ import { ExactSvmScheme as FacilitatorSvmScheme } from "@x402/svm/exact/facilita
 import { createSolanaRpc, devnet } from "@solana/kit";
 import { createPaymentHeader } from "x402/client";
 import { createSigner, decodeXPaymentResponse, wrapFetchWithPayment } from "x402-fetch";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
 import { resolveConfig } from "../../templates/runtime/config.js";
 import { checkRoutes } from "../../templates/runtime/payments/routes.js";
 import { encodeBase64Json } from "../../templates/runtime/payments/x402.js";
 import { captureLogger, job, listen, logText, makeAgent, post, unb64 } from "../runtime/helpers.js";
-import { type SolanaAccount, type SolanaKit, type SvmFacilitator } from "../solana/kit.js";
+import { type SolanaAccount, type SolanaKit } from "../solana/kit.js";
 import { serveFacilitator } from "./facilitator.js";
-import { PAYEE } from "./accounts.js";
-import { type SolanaServer, type SolanaServers, startSolanaServers } from "./solana-servers.js";
-import { usdcBalance } from "./usdc.js";
+import {
+  settlementRoutes,
+  type SolanaServer,
+  type SolanaServers,
+  startSolanaServers,
+} from "./solana-servers.js";
 
-const base = inject("chain");
 const PRICE = 10_000n;
 let kit: SolanaKit;
-let facilitator: SvmFacilitator;
 let baseUsdc: `0x${string}`;
 let payTo: string;
-let feePayer: SolanaAccount;
 
 type Server = SolanaServer;
 let servers: SolanaServers;
-let viaFacilitator: Server;
-let direct: Server;
 
 beforeAll(async () => {
   servers = await startSolanaServers();
-  ({ kit, facilitator, baseUsdc, payTo, feePayer, viaFacilitator, direct } = servers);
+  ({ kit, baseUsdc, payTo } = servers);
 }, 120_000);
 
 afterAll(async () => {
@@ -68,16 +66,11 @@ async function v1Payment(payer: SolanaAccount, accepts: V1Requirement[]): Promis
   });
 }
 
-const balances = async (payer: SolanaAccount) => ({
-  payTo: await kit.usdcBalance(payTo),
-  payer: await kit.usdcBalance(payer.address),
-  basePayee: await usdcBalance(base.rpcUrl, baseUsdc, PAYEE),
-});
+const balances = (payer: SolanaAccount) => servers.balances(payer.address);
 
-describe.each([
-  ["through the facilitator that lists Solana", () => viaFacilitator, () => facilitator.feePayer],
-  ["directly (SOLANA_FEE_PAYER_KEY)", () => direct, () => feePayer.address],
-])("Solana for x402 v1 clients, settled %s", (_route, server, expectedFeePayer) => {
+const routes = settlementRoutes(() => servers);
+
+describe.each(routes)("Solana for x402 v1 clients, settled %s", (_, server, expectedFeePayer) => {
   it("the v1 body lists Base Sepolia then solana-devnet (its v1 name) with the fee payer; a far job's leaves Solana out", async () => {
     const accepts = await v1Accepts(server(), job("echo", { text: "x" }, soon()));
     expect(accepts.map((a) => [a.network, a.asset, a.maxAmountRequired])).toEqual([

@@ -22,7 +22,12 @@ import { withDiscovery } from "../runtime/discovery-fixture.js";
 import { runCall } from "../cli/call-helpers.js";
 import { buildCli } from "../cli/client-project.js";
 import { FACILITATOR_KEY, PAYEE } from "./accounts.js";
-import { type SolanaServer, type SolanaServers, startSolanaServers } from "./solana-servers.js";
+import {
+  settlementRoutes,
+  type SolanaServer,
+  type SolanaServers,
+  startSolanaServers,
+} from "./solana-servers.js";
 import { usdcBalance } from "./usdc.js";
 import { expectPaidAnswer } from "../runtime/answers.js";
 
@@ -56,17 +61,7 @@ const soon = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-/** The v2 PaymentRequired of a 402 for this body (the facilitator route learns its fee payer at start). */
-async function paymentRequired(server: Server, body: unknown) {
-  for (let i = 0; ; i++) {
-    const res = await post(server.running.url, body);
-    expect(res.status).toBe(402);
-    const required = unb64(res.headers.get("payment-required")!);
-    const solana = required.accepts.some((a: { network: string }) => a.network === kit.network);
-    if (solana || i >= 50) return { required, body: res.body };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const paymentRequired = (server: Server, body: unknown) => servers.required(server, body);
 
 /** The official client's payment for the Solana offer of `required`, as a PAYMENT-SIGNATURE value. */
 async function solanaPayment(
@@ -85,16 +80,11 @@ async function solanaPayment(
   return { payload, header: encodeBase64Json(payload) };
 }
 
-const balances = async () => ({
-  payTo: await kit.usdcBalance(payTo),
-  payer: await kit.usdcBalance(payer.address),
-  basePayee: await usdcBalance(base.rpcUrl, baseUsdc, PAYEE),
-});
+const balances = () => servers.balances(payer.address);
 
-describe.each([
-  ["through the facilitator that lists Solana", () => viaFacilitator, () => facilitator.feePayer],
-  ["directly (SOLANA_FEE_PAYER_KEY)", () => direct, () => feePayer.address],
-])("Solana next to Base Sepolia, settled %s", (_route, server, expectedFeePayer) => {
+const routes = settlementRoutes(() => servers);
+
+describe.each(routes)("Solana next to Base Sepolia, settled %s", (_, server, expectedFeePayer) => {
   it("one 402 offers Base Sepolia then Solana devnet, the Solana offer naming its fee payer", async () => {
     const { required, body } = await paymentRequired(server(), job("echo", { text: "x" }, soon()));
     expect(

@@ -27,15 +27,11 @@ import {
   recoverTypedDataAddress,
   type Hex,
 } from "viem";
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../../templates/runtime/app.js";
-import type { AppOptions } from "../../templates/runtime/config.js";
 import { TRANSFER_WITH_AUTHORIZATION } from "../../templates/runtime/payments/x402.js";
 import {
-  captureLogger,
   job,
-  listen,
   makeAgent,
   nowSeconds,
   post,
@@ -44,7 +40,6 @@ import {
   v1Header,
   v2Header,
   type AuthorizationParams,
-  type Running,
   type TestAgent,
 } from "../runtime/helpers.js";
 import { DEPLOYER_KEY, SETTLER_KEY } from "./accounts.js";
@@ -57,7 +52,10 @@ import {
   facilitatorUrl,
   freshPayer as fundedPayer,
   nonceUsed,
+  type RouteApp,
+  type RouteName,
   rpcUrl,
+  startRouteApp,
 } from "./context.js";
 import { MULTICALL3_ADDRESS, transferWithAuthorizationCall, USDC_ABI } from "./usdc.js";
 
@@ -226,38 +224,14 @@ async function delegatedPayer(): Promise<PrivateKeyAccount> {
 
 // ---- one app per route, each paying its own fresh payee ----
 
-type RouteName = "direct" | "facilitator";
+type Route = RouteApp<TestAgent>;
 
-interface Route {
-  name: RouteName;
-  app: Running;
-  agent: TestAgent;
-  logger: ReturnType<typeof captureLogger>;
-  payee: Hex;
-  /** PAYMENT-REQUIRED accepts[0] for an echo job, as a v2 client copies it. */
-  accepted: Record<string, any>;
-}
-
-async function startRoute(name: RouteName): Promise<Route> {
-  const payee = privateKeyToAccount(generatePrivateKey()).address;
-  const agent = makeAgent();
-  const logger = captureLogger();
-  const settlement: AppOptions["payment"] =
-    name === "direct" ? { settlerKey: SETTLER_KEY } : { facilitatorUrl };
-  const app = await listen(
-    createApp(agent, {
-      devMode: false,
-      env: {},
-      logger,
-      payment: { payTo: payee, network: "base-sepolia", asset, rpcUrl, ...settlement },
-    }),
+const startRoute = (name: RouteName): Promise<Route> =>
+  startRouteApp(
+    name,
+    makeAgent(),
+    name === "direct" ? { settlerKey: SETTLER_KEY, rpcUrl } : { facilitatorUrl, rpcUrl },
   );
-  const offer = await post(app.url, job("echo", { text: "how do I pay?" }));
-  expect(offer.status).toBe(402);
-  const accepted = unb64(offer.headers.get("payment-required")!).accepts[0];
-  expect(accepted).toMatchObject({ network: "eip155:84532", amount: String(PRICE), payTo: payee });
-  return { name, app, agent, logger, payee, accepted };
-}
 
 const routes = {} as Record<RouteName, Route>;
 beforeAll(async () => {

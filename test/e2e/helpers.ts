@@ -35,11 +35,19 @@ export async function buildProject(dir: string): Promise<void> {
   if (build.exitCode !== 0) throw new Error(`npm run build failed in ${dir}:\n${build.all}`);
 }
 
-/** Starts `node dist/server.js` in the project with `env`, and waits for the URL it prints. */
-export async function startServer(cwd: string, env: Record<string, string>) {
-  const child = execa("node", ["dist/server.js"], {
+/**
+ * Starts `command args` in `cwd` with `env` and nothing inherited, killed 2 s after a stop signal it
+ * ignores; what it prints (stdout and stderr) is collected as it comes.
+ */
+export function spawnCollecting(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): { child: ResultPromise; output: () => string } {
+  const child = execa(command, args, {
     cwd,
-    env: { PORT: "0", ...env },
+    env,
     extendEnv: false,
     reject: false,
     all: true,
@@ -47,9 +55,15 @@ export async function startServer(cwd: string, env: Record<string, string>) {
   });
   let output = "";
   child.all!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  return { child, output: () => output };
+}
+
+/** Starts `node dist/server.js` in the project with `env`, and waits for the URL it prints. */
+export async function startServer(cwd: string, env: Record<string, string>) {
+  const { child, output } = spawnCollecting("node", ["dist/server.js"], cwd, { PORT: "0", ...env });
   const url = await waitForUrl(child);
   /** Everything the server printed so far. */
-  return { url, child, output: () => output, stop: () => stop(child) };
+  return { url, child, output, stop: () => stop(child) };
 }
 
 async function stop(child: ResultPromise) {

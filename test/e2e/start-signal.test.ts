@@ -8,9 +8,8 @@ import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { execa } from "execa";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
-import { copyProject, buildProject } from "./helpers.js";
+import { copyProject, buildProject, spawnCollecting } from "./helpers.js";
 import { PAYEE } from "../chain/accounts.js";
 
 const shared = inject("projectDir");
@@ -72,39 +71,30 @@ async function waitFor(what: string, limitMs: number, check: () => boolean) {
 }
 
 it("SIGTERM to the `npm start` process reaches the server: it shuts down gracefully, nothing is left running, npm exits", async () => {
-  const npm = execa("npm", ["start"], {
-    cwd: projectDir,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? tmpdir(),
-      npm_config_update_notifier: "false",
-      npm_config_fund: "false",
-      NODE_ENV: "production",
-      PORT: "0",
-      PAY_TO: PAYEE,
-      X402_NETWORK: "base-sepolia",
-      X402_ASSET: chain.asset,
-      X402_ASSET_NAME: "USDC",
-      X402_ASSET_VERSION: "2",
-      X402_FACILITATOR_URL: chain.facilitatorUrl,
-    },
-    extendEnv: false,
-    reject: false,
-    all: true,
-    forceKillAfterDelay: 2000,
+  const { child: npm, output } = spawnCollecting("npm", ["start"], projectDir, {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? tmpdir(),
+    npm_config_update_notifier: "false",
+    npm_config_fund: "false",
+    NODE_ENV: "production",
+    PORT: "0",
+    PAY_TO: PAYEE,
+    X402_NETWORK: "base-sepolia",
+    X402_ASSET: chain.asset,
+    X402_ASSET_NAME: "USDC",
+    X402_ASSET_VERSION: "2",
+    X402_FACILITATOR_URL: chain.facilitatorUrl,
   });
-  let output = "";
-  npm.all!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   let exited = false;
   void npm.finally(() => (exited = true));
   const npmPid = npm.pid!;
   leftovers.add(npmPid);
 
-  await waitFor(`"listening" in the output of npm start:\n${output}`, 30_000, () => {
-    if (exited) throw new Error(`npm start exited before listening:\n${output}`);
-    return /listening on http:\/\//.test(output);
+  await waitFor(`"listening" in the output of npm start:\n${output()}`, 30_000, () => {
+    if (exited) throw new Error(`npm start exited before listening:\n${output()}`);
+    return /listening on http:\/\//.test(output());
   });
-  const port = /listening on http:\/\/[\w.[\]:-]+:(\d+)/.exec(output)![1];
+  const port = /listening on http:\/\/[\w.[\]:-]+:(\d+)/.exec(output())![1];
   expect((await fetch(`http://127.0.0.1:${port}/about`)).status).toBe(200);
 
   // The server: the node process running dist/server.js somewhere below npm (with `exec`, npm's child).
@@ -118,13 +108,13 @@ it("SIGTERM to the `npm start` process reaches the server: it shuts down gracefu
 
   process.kill(npmPid, "SIGTERM"); // npm itself, as a platform stopping the service would
   const result = await Promise.race([npm, sleep(20_000).then(() => undefined)]);
-  expect(result, `npm start did not exit within 20 s of SIGTERM:\n${output}`).toBeDefined();
+  expect(result, `npm start did not exit within 20 s of SIGTERM:\n${output()}`).toBeDefined();
   await waitFor(`the server (pid ${server!.pid}) ending`, 10_000, () => !alive(server!.pid));
 
-  expect(output).toMatch(/SIGTERM received/);
-  expect(output).toMatch(/"msg":"stopped"/);
+  expect(output()).toMatch(/SIGTERM received/);
+  expect(output()).toMatch(/"msg":"stopped"/);
   expect(result!.isForcefullyTerminated).toBe(false); // ended by itself, not by our forceKillAfterDelay
-  expect(result!.exitCode, output).toBe(0); // npm passes on the server's clean exit
+  expect(result!.exitCode, output()).toBe(0); // npm passes on the server's clean exit
   // What was still running below npm, beyond the server that already ended: nothing.
   expect(tree.filter((p) => alive(p.pid))).toEqual([]);
 });

@@ -6,6 +6,7 @@ import { Ajv } from "ajv";
 import addFormatsModule from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isValidHost } from "../../templates/runtime/http/base-url.js";
+import { type DevAndProd, startDevAndProd } from "./dev-and-prod.js";
 import { withDiscovery } from "./discovery-fixture.js";
 import {
   job,
@@ -134,19 +135,16 @@ function expectHostRefused(answer: Answer, host: string): void {
 }
 
 describe("an invalid Host, route by route", () => {
-  let agent: TestAgent;
   const settler = recordingSettler();
-  let prod: Awaited<ReturnType<typeof startApp>>;
-  let dev: Awaited<ReturnType<typeof startApp>>;
+  let apps: DevAndProd;
+  let agent: TestAgent;
+  let prod: DevAndProd["prod"];
+  let dev: DevAndProd["dev"];
   beforeAll(async () => {
-    agent = withDiscovery(makeAgent());
-    prod = await startApp(agent, production(settler));
-    dev = await startApp(withDiscovery(makeAgent()), { devMode: true });
+    apps = await startDevAndProd(production(settler));
+    ({ prodAgent: agent, prod, dev } = apps);
   });
-  afterAll(async () => {
-    await prod.close();
-    await dev.close();
-  });
+  afterAll(() => apps?.close());
 
   it("production POST /execute: 400 validation instead of a 402 naming http://a{b}/execute", async () => {
     for (const host of ["a{b}", "x.com:99999"]) {

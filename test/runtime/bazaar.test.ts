@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { DiscoveryData } from "../../templates/runtime/discovery/data.js";
 import { createBazaar, MAX_BAZAAR_BYTES } from "../../templates/runtime/discovery/bazaar.js";
 import { discoveryFor, only, withDiscovery } from "./discovery-fixture.js";
+import { type DevAndProd, startDevAndProd } from "./dev-and-prod.js";
 import {
   anvilAccount,
   captureLogger,
@@ -44,20 +45,16 @@ const FACILITATOR_PRODUCTION = {
   },
 } as const;
 
-type App = Awaited<ReturnType<typeof startApp>>;
+let apps: DevAndProd;
 let agent: TestAgent;
-let prod: App;
-let dev: App;
+let prod: DevAndProd["prod"];
+let dev: DevAndProd["dev"];
 
 beforeAll(async () => {
-  agent = withDiscovery(makeAgent());
-  prod = await startApp(agent, FACILITATOR_PRODUCTION);
-  dev = await startApp(withDiscovery(makeAgent()), { devMode: true });
+  apps = await startDevAndProd(FACILITATOR_PRODUCTION);
+  ({ prodAgent: agent, prod, dev } = apps);
 });
-afterAll(async () => {
-  await prod.close();
-  await dev.close();
-});
+afterAll(() => apps?.close());
 
 // The validator's Ajv warns about formats it does not know ("email"): annotations in 2020-12, not errors.
 const quietly = <T>(work: () => T): T => {

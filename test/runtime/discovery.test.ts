@@ -21,6 +21,7 @@ import {
 } from "../../templates/runtime/discovery/routes.js";
 import { resolveConfig } from "../../templates/runtime/config.js";
 import { discoveryFor, only, withDiscovery } from "./discovery-fixture.js";
+import { type DevAndProd, startDevAndProd } from "./dev-and-prod.js";
 import { createApp, runtimeOf } from "../../templates/runtime/app.js";
 import {
   captureLogger,
@@ -40,22 +41,17 @@ const PATHS = [CARD, "/openapi.json", "/llms.txt"] as const;
 /** What an A2A 1.0 client sends: the card's 1.0 shape (agent-card-versions.test.ts has the 0.3 one). */
 const V1 = { "A2A-Version": "1.0" };
 
-type App = Awaited<ReturnType<typeof startApp>>;
-let dev: App;
-let prod: App;
+let apps: DevAndProd;
+let dev: DevAndProd["dev"];
+let prod: DevAndProd["prod"];
 let devAgent: TestAgent;
 let prodAgent: TestAgent;
 
 beforeAll(async () => {
-  devAgent = withDiscovery(makeAgent());
-  prodAgent = withDiscovery(makeAgent());
-  dev = await startApp(devAgent, { devMode: true });
-  prod = await startApp(prodAgent, production());
+  apps = await startDevAndProd(production());
+  ({ dev, prod, devAgent, prodAgent } = apps);
 });
-afterAll(async () => {
-  await dev.close();
-  await prod.close();
-});
+afterAll(() => apps?.close());
 
 async function get(url: string, headers: Record<string, string> = {}) {
   const res = await fetch(url, { headers });

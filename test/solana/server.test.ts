@@ -27,6 +27,18 @@ let agent: TestAgent;
 let payer: SolanaAccount;
 let payTo: string;
 
+/** A Solana-only server's settings: PAY_TO_SOLANA, `feePayer` settling directly on the kit's RPC. */
+const solanaOnly = (
+  feePayer: SolanaAccount,
+  payee = payTo,
+  rpcUrl = kit.rpcUrl,
+): Record<string, string> => ({
+  X402_NETWORK: "solana-devnet",
+  PAY_TO_SOLANA: payee,
+  SOLANA_FEE_PAYER_KEY: feePayer.keygenJson,
+  X402_RPC_URL_SOLANA_DEVNET: rpcUrl,
+});
+
 beforeAll(async () => {
   kit = await startSolanaKit();
   const feePayer = await kit.newAccount();
@@ -36,12 +48,7 @@ beforeAll(async () => {
   server = await listen(
     createApp(agent, {
       devMode: false,
-      env: {
-        X402_NETWORK: "solana-devnet",
-        PAY_TO_SOLANA: payTo,
-        SOLANA_FEE_PAYER_KEY: feePayer.keygenJson,
-        X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl,
-      },
+      env: solanaOnly(feePayer),
       logger: captureLogger(),
     }),
   );
@@ -147,12 +154,7 @@ describe("a Solana-only server", () => {
   });
 
   it("/llms.txt tells an assistant to send an MCP deadline Solana can be paid for", async () => {
-    const env = {
-      X402_NETWORK: "solana-devnet",
-      PAY_TO_SOLANA: payTo,
-      SOLANA_FEE_PAYER_KEY: (await kit.newAccount()).keygenJson,
-      X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl,
-    };
+    const env = solanaOnly(await kit.newAccount());
     const own = await listen(
       createApp(withDiscovery(makeAgent()), { devMode: false, env, logger: captureLogger() }),
     );
@@ -169,12 +171,7 @@ describe("a Solana-only server", () => {
   });
 
   it("start-up warns that MCP's default deadline cannot be paid on Solana, naming the setting to change", async () => {
-    const env = {
-      X402_NETWORK: "solana-devnet",
-      PAY_TO_SOLANA: payTo,
-      SOLANA_FEE_PAYER_KEY: (await kit.newAccount()).keygenJson,
-      X402_RPC_URL_SOLANA_DEVNET: kit.rpcUrl,
-    };
+    const env = solanaOnly(await kit.newAccount());
     const warned = (extra: Record<string, string>) => {
       const logger = captureLogger();
       createApp(makeAgent(), { devMode: false, env: { ...env, ...extra }, logger });
@@ -196,12 +193,7 @@ describe("a direct Solana route whose RPC URL holds a user, password and API key
     const own = await listen(
       createApp(makeAgent(), {
         devMode: false,
-        env: {
-          X402_NETWORK: "solana-devnet",
-          PAY_TO_SOLANA: payee,
-          SOLANA_FEE_PAYER_KEY: feePayer.keygenJson,
-          X402_RPC_URL_SOLANA_DEVNET: rpc,
-        },
+        env: solanaOnly(feePayer, payee, rpc),
         logger,
       }),
     );

@@ -2,10 +2,11 @@
  * Transport errors, answered in the spec's error shape: a body that is not JSON or too large,
  * a wrong Content-Type, an unknown path or method, and anything unexpected (never leaking details).
  * Each is logged ("request refused", at info) with its request id, client address (req.ip: see
- * ops/trust-proxy.ts), method, path, status and reason.
+ * ops/trust-proxy.ts), method, path, status and reason. Also what every transport's route does: answer
+ * 404 when its setting turns it off (mountOff), and load its endpoint on first use (loadOnce).
  * Part of your project: edit freely.
  */
-import type { ErrorRequestHandler, Request, RequestHandler, Response } from "express";
+import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } from "express";
 import {
   AgentError,
   GENERIC_INTERNAL_MESSAGE,
@@ -40,6 +41,26 @@ export function refuse(logger: Logger, req: Request, res: Response, err: AgentEr
     reason: clip(body.error, MAX_LOGGED_REASON),
   });
   afterLogs(() => res.status(status).json(body)); // after its log line (see ops/logger.ts)
+}
+
+/** A transport switched off by its setting: every request to `path` is refused, 404 with `message`. */
+export function mountOff(app: Express, path: string, logger: Logger, message: string): void {
+  app.all(path, (req, res) =>
+    refuse(logger, req, res, new ValidationError(message, { status: 404 })),
+  );
+}
+
+/**
+ * `create`'s result, made on the first call (so a transport's SDK loads only when it is first used) and
+ * kept; a failed attempt is forgotten, so the next request tries again.
+ */
+export function loadOnce<T>(create: () => Promise<T>): () => Promise<T> {
+  let loaded: Promise<T> | undefined;
+  return () =>
+    (loaded ??= create().catch((err: unknown) => {
+      loaded = undefined;
+      throw err;
+    }));
 }
 
 /** Maps body-parser's errors (they carry `type` and `status`) to validation errors. */

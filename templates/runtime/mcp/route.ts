@@ -8,14 +8,13 @@
  */
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
 import { MCP_PATH } from "../http/paths.js";
-import { UnavailableError, ValidationError } from "../errors.js";
+import { UnavailableError } from "../errors.js";
 import { createHostCheck } from "../http/host-check.js";
 import { requestIdOf } from "../http/request-id.js";
-import { refuse } from "../http/transport.js";
+import { loadOnce, mountOff } from "../http/transport.js";
 import type { JobServices } from "../jobs/services.js";
 import { clip } from "../ops/text.js";
 import type { Logger } from "../types.js";
-import type { McpHandler } from "./endpoint.js";
 import { checkMessages } from "./messages.js";
 
 /** Seconds a caller is asked to wait before retrying while the server is shutting down. */
@@ -27,28 +26,14 @@ function rpcError(res: express.Response, status: number, code: number, message: 
 }
 
 export function mountMcp(app: Express, s: JobServices, logger: Logger): void {
-  if (!s.config.mcp.enabled) {
-    const off: RequestHandler = (req, res) =>
-      refuse(
-        logger,
-        req,
-        res,
-        new ValidationError("MCP is off on this service (MCP=off): send jobs to POST /execute", {
-          status: 404,
-        }),
-      );
-    app.all(MCP_PATH, off);
-    return;
-  }
-
-  let endpoint: Promise<McpHandler> | undefined;
-  const load = (): Promise<McpHandler> =>
-    (endpoint ??= import("./endpoint.js")
-      .then((m) => m.createMcpEndpoint(s, logger))
-      .catch((err: unknown) => {
-        endpoint = undefined; // the next request tries again
-        throw err;
-      }));
+  if (!s.config.mcp.enabled)
+    return mountOff(
+      app,
+      MCP_PATH,
+      logger,
+      "MCP is off on this service (MCP=off): send jobs to POST /execute",
+    );
+  const load = loadOnce(() => import("./endpoint.js").then((m) => m.createMcpEndpoint(s, logger)));
 
   const open: RequestHandler = (_req, res, next) => {
     if (!s.drain.stopping) return next();
