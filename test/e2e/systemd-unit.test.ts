@@ -1,14 +1,15 @@
 // The generated systemd unit (deploy/agent.service) run as systemd would run it, short of systemd itself
 // (no systemd is PID 1 here): its ExecStart command line, in its WorkingDirectory (the built project), with
-// its Environment= lines overridden by an EnvironmentFile's, as an unprivileged user when the test runs as
-// root. The server starts on the unit's HOST and answers /health; the unit's KillSignal lets it drain and
+// its Environment= lines overridden by an EnvironmentFile's, and (when the test runs as root) under the unit's user and
+// sandbox (DynamicUser, NoNewPrivileges, no capabilities, PrivateTmp, ProtectHome, ProtectSystem=strict: see
+// systemd-sandbox.sh). The server starts on the unit's HOST and answers /health; the unit's KillSignal lets it drain and
 // exit 0 within TimeoutStopSec; a facilitator that does not answer exits 75 (the unit restarts it) and a
-// wrong configuration exits 1 (RestartPreventExitStatus: not restarted). The hardening settings
-// (ProtectSystem=strict...) need systemd: test/generate/deploy-elsewhere.test.ts verifies the unit.
+// wrong configuration exits 1 (RestartPreventExitStatus: not restarted). The other hardening settings
+// need systemd itself: test/generate/deploy-elsewhere.test.ts verifies the unit with systemd-analyze.
 import { existsSync } from "node:fs";
-import { chmod, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, readFile, readlink, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { PAYEE } from "../chain/accounts.js";
@@ -21,6 +22,11 @@ const chain = inject("chain");
 /** nobody: what DynamicUser= gives, a user that owns nothing in the project. */
 const UNPRIVILEGED = 65534;
 const asRoot = process.getuid?.() === 0;
+/** The unit's hardening, applied as systemd would (systemd-sandbox.sh): as root, with unshare and setpriv. */
+const SANDBOX = join(import.meta.dirname, "systemd-sandbox.sh");
+const sandboxed = asRoot && existsSync("/usr/bin/unshare") && existsSync("/usr/bin/setpriv");
+/** The PATH systemd gives a service. */
+const SYSTEMD_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin";
 
 let projectDir = "";
 let unit: Unit;
@@ -55,16 +61,32 @@ async function runUnit(lines: Record<string, string>) {
   );
   const fileLines = (await readFile(envFile, "utf8")).split("\n").filter(Boolean);
   const [program, ...args] = service("ExecStart")[0]!.split(" ");
-  expect(service("WorkingDirectory")[0]).toMatch(/^\/srv\//); // where the unit says; here, the copy
-  const child = execa(existsSync(program!) ? program! : process.execPath, args, {
-    cwd: projectDir,
-    env: { ...environment(service("Environment")), ...environment(fileLines) },
+  const command = [existsSync(program!) ? program! : process.execPath, ...args];
+  const workingDirectory = service("WorkingDirectory")[0]!;
+  expect(workingDirectory).toMatch(/^\/srv\/[\w.-]+$/);
+  const env = {
+    PATH: SYSTEMD_PATH,
+    ...environment(service("Environment")),
+    ...environment(fileLines),
+  };
+  const options = {
+    env,
     extendEnv: false,
     reject: false,
     all: true,
-    ...(asRoot && { uid: UNPRIVILEGED, gid: UNPRIVILEGED }),
     forceKillAfterDelay: 2000,
-  });
+  } as const;
+  const child = sandboxed
+    ? execa(
+        "unshare",
+        ["-m", "sh", SANDBOX, projectDir, basename(workingDirectory), workDir, ...command],
+        options,
+      )
+    : execa(command[0]!, command.slice(1), {
+        ...options,
+        cwd: projectDir,
+        ...(asRoot && { uid: UNPRIVILEGED, gid: UNPRIVILEGED }),
+      });
   return { child };
 }
 
@@ -107,6 +129,9 @@ describe("deploy/agent.service's command line, environment and exit codes", () =
       const ps = await execa("ps", ["-o", "uid=", "-p", String(child.pid)]);
       expect(Number(ps.stdout.trim())).toBe(UNPRIVILEGED);
     }
+    // In the sandbox, the server runs from the unit's WorkingDirectory.
+    if (sandboxed)
+      expect(await readlink(`/proc/${child.pid}/cwd`)).toBe(service("WorkingDirectory")[0]);
 
     const signal = service("KillSignal")[0] as NodeJS.Signals;
     const started = Date.now();
