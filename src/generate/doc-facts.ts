@@ -13,6 +13,7 @@ const SETTLEMENT_MARGIN_SECONDS = 15;
 const MAX_DEADLINE_SECONDS = 7 * 24 * 3600;
 const SOLANA_MAX_COMPUTE_UNITS = 40_000;
 const SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS = 10_000;
+const SHUTDOWN_TIMEOUT_SECONDS = 30;
 
 export const DOC_FACTS = {
   /** Seconds a Solana payment is counted to live (its blockhash): payments/svm/life.ts. */
@@ -33,4 +34,17 @@ export const DOC_FACTS = {
   solanaMaxComputeUnitsText: grouped(SOLANA_MAX_COMPUTE_UNITS),
   solanaMaxPriorityFee: SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS,
   solanaMaxPriorityFeeText: grouped(SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS),
+  /** PORT's default: the port the server listens on (the Dockerfile's EXPOSE, fly.toml's internal_port). */
+  port: 3000,
+  /** The path of the health check every deployment points at (app.ts). */
+  healthPath: "/health",
+  /** SHUTDOWN_TIMEOUT_SECONDS' default: how long SIGTERM's drain waits for jobs in flight. */
+  shutdownTimeoutSeconds: SHUTDOWN_TIMEOUT_SECONDS,
+  /** How long a process manager waits after SIGTERM before killing (systemd's TimeoutStopSec, compose's
+   *  stop_grace_period, Fly's kill_timeout): the drain plus room to settle and answer. */
+  stopTimeoutSeconds: SHUTDOWN_TIMEOUT_SECONDS + 15,
+  /** A refused start's exit codes: a wrong configuration (do not restart), and a transient failure
+   *  (ops/settings.ts TRANSIENT_EXIT_CODE: a facilitator did not answer; restart after a delay). */
+  configErrorExitCode: 1,
+  transientExitCode: 75,
 } as const;

@@ -198,6 +198,8 @@ export function readmeData(
     mcpCallPython: mcpCallPython(model),
     // The official x402 client's per-payment cap in the MCP recipe: the first capability's price.
     mcpPriceCap: `$${model.capabilities[0]?.declaration.pricing.amount ?? "0.01"}`,
+    // The same cap in USDC atomic units (the Python SDK's max_amount policy).
+    mcpPriceCapAtomic: String(model.capabilities[0]?.priceAtomic ?? "10000"),
     pm: {
       ...pm,
       addCapabilityExample: pm.addCapability(

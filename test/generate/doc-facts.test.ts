@@ -12,7 +12,7 @@ import { DOC_FACTS } from "../../src/generate/doc-facts.js";
 import { generateProjectFiles } from "../../src/generate/project.js";
 import { parseManifest } from "../../src/manifest/index.js";
 import { resolveConfig } from "../../templates/runtime/config.js";
-import { Reader } from "../../templates/runtime/ops/settings.js";
+import { Reader, TRANSIENT_EXIT_CODE } from "../../templates/runtime/ops/settings.js";
 import { readComputeBudgetCaps } from "../../templates/runtime/payments/svm/compute-config.js";
 import { solanaDeadlineProblem } from "../../templates/runtime/payments/svm/life.js";
 import { familyNotes } from "../../templates/runtime/payments/families.js";
@@ -55,6 +55,15 @@ describe("the facts table holds what the runtime does", () => {
     const caps = readComputeBudgetCaps(new Reader({}));
     expect(caps.maxComputeUnits).toBe(DOC_FACTS.solanaMaxComputeUnits);
     expect(caps.maxPriorityFeeMicroLamports).toBe(DOC_FACTS.solanaMaxPriorityFee);
+    expect(config.port).toBe(DOC_FACTS.port);
+    expect(config.shutdownTimeoutSeconds).toBe(DOC_FACTS.shutdownTimeoutSeconds);
+  });
+
+  it("a process manager waits longer than the drain, and the exit codes are the server's", () => {
+    // Room beyond the drain: a job already settling when the drain ends is settled and answered.
+    expect(DOC_FACTS.stopTimeoutSeconds).toBeGreaterThan(DOC_FACTS.shutdownTimeoutSeconds);
+    expect(DOC_FACTS.transientExitCode).toBe(TRANSIENT_EXIT_CODE);
+    expect(DOC_FACTS.configErrorExitCode).not.toBe(TRANSIENT_EXIT_CODE);
   });
 });
 
@@ -83,6 +92,7 @@ describe("every document states the table's numbers", () => {
       MAX_DEADLINE_SECONDS: DOC_FACTS.maxDeadlineSeconds,
       SOLANA_MAX_COMPUTE_UNITS: DOC_FACTS.solanaMaxComputeUnits,
       SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS: DOC_FACTS.solanaMaxPriorityFee,
+      SHUTDOWN_TIMEOUT_SECONDS: DOC_FACTS.shutdownTimeoutSeconds,
     };
     for (const [name, value] of Object.entries(defaults)) {
       expect(envExample, name).toContain(`# ${name}=${value}\n`);

@@ -95,11 +95,18 @@ describe("the README's MCP client story", () => {
     expect(py).toHaveLength(1);
     const text = py[0]!.text;
     expect(text).toContain("x402MCPSession(session, payer)");
+    // The SDK's names (x402 2.8: python/x402/mcp/client.py, mechanisms/evm/exact/register.py, client_base.py).
+    expect(text).toContain("from x402 import max_amount, x402Client");
+    expect(text).toContain("policies=[max_amount(20000)],"); // the first capability's 0.02 USDC
+    expect(text).toContain('networks="eip155:84532",');
+    expect(text).toContain("result.payment_response");
     expect(text).toContain("async with streamable_http_client(url) as (read, write, *_):");
     expect(text).not.toMatch(/create_x402_mcp_client\(/);
     expect(text).toContain(
       `await mcp.call_tool("classify-review", {"review": "it's \\"good\\"", "strict": True})`,
     );
+    // mcp 2 renamed the result fields x402MCPSession reads (isError -> is_error); 1.24 added the transport.
+    expect(code).toContain('pip install "x402[mcp,evm]" "mcp>=1.24,<2"');
     const file = join(dir, "mcp_pay.py");
     await writeFile(file, text);
     await run("python3", ["-c", `import ast,sys; ast.parse(open(sys.argv[1]).read())`, file]);
