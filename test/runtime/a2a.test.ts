@@ -3,11 +3,12 @@
 // Dev mode: a task completes at once with the output as a DataPart artifact. Production: a wrong
 // DataPart and a call that does not activate a2a-x402 are refused before any offer, nothing run;
 // a first turn is an input-required task carrying the HTTP 402's PaymentRequired; a second turn
-// without a payment is refused. A2A=off: 404 and in no document. Paid turns on a chain:
-// test/chain/a2a.test.ts.
+// without a payment is refused. A task waiting for its payment is kept until its deadline plus its
+// offer's payment window, an ended one a day (the clock moved, no sleeping). A2A=off: 404 and in
+// no document. Paid turns on a chain: test/chain/a2a.test.ts.
 import { randomUUID } from "node:crypto";
 import { ClientFactory } from "@a2a-js/sdk/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { LEGACY_X402_EXTENSION_URI, X402_EXTENSION_URI } from "../../templates/runtime/a2a/x402.js";
 import { dataMessage, rpc03 } from "./a2a-helpers.js";
 import { withDiscovery } from "./discovery-fixture.js";
@@ -151,6 +152,52 @@ describe("A2A with payments on", () => {
     const unpaid = await rpc03(prod.url, "message/send", message03({}, {}, task.id), activated);
     expect(unpaid.body.error.message).toMatch(/payment-submitted/);
     expect(prodAgent.calls.echo).toBeUndefined();
+  });
+});
+
+describe("how long tasks are kept", () => {
+  const activated = { "X-A2A-Extensions": X402_EXTENSION_URI };
+  /** GetTask with the clock moved `seconds` on (only Date: no sleeping). */
+  async function getTaskAfter(url: string, id: string, seconds: number, start: number) {
+    vi.useFakeTimers({ toFake: ["Date"], now: start + seconds * 1000 });
+    try {
+      return (await rpc03(url, "tasks/get", { id }, activated)).body;
+    } finally {
+      vi.useRealTimers();
+    }
+  }
+
+  it("a task waiting for its payment goes after its deadline plus its offer's payment window; an ended one stays a day", async () => {
+    const start = Date.now();
+    const deadline = Math.floor(start / 1000) + 60;
+    const { body } = await rpc03(
+      prod.url,
+      "message/send",
+      message03({ capability: "echo", input: { text: "a" } }, { deadline }),
+      activated,
+    );
+    const task = body.result;
+    expect(task.status.state).toBe("input-required");
+    const ended = (
+      await rpc03(dev.url, "message/send", message03({ capability: "cheap", input: { text: "x" } }))
+    ).body.result;
+    expect(ended.status.state).toBe("completed");
+    // The offer's window: X402_MAX_TIMEOUT_SECONDS (300 by default), more than the 60 s deadline needs.
+    const window = Math.max(
+      ...task.status.message.metadata["x402.payment.required"].accepts.map(
+        (a: any) => a.maxTimeoutSeconds,
+      ),
+    );
+    expect(window).toBe(300);
+    const kept = await getTaskAfter(prod.url, task.id, 60 + window - 5, start);
+    expect(kept.result.status.state).toBe("input-required");
+    const gone = await getTaskAfter(prod.url, task.id, 60 + window + 5, start);
+    expect(gone.error.message).toMatch(/not found/i);
+    const day = 24 * 3600;
+    const still = await getTaskAfter(dev.url, ended.id, day - 60, start);
+    expect(still.result.status.state).toBe("completed");
+    const after = await getTaskAfter(dev.url, ended.id, day + 60, start);
+    expect(after.error.message).toMatch(/not found/i);
   });
 });
 

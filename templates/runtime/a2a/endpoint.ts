@@ -75,10 +75,14 @@ function refusal(
   return undefined;
 }
 
+/** The payment window of a task in dev mode without payment settings (X402_MAX_TIMEOUT_SECONDS's default). */
+const DEFAULT_PAYMENT_WINDOW_SECONDS = 300;
+
 export async function createA2aEndpoint(s: JobServices, logger: Logger): Promise<RequestHandler> {
   const sdk = await loadSdk();
   const records = taskRecords(s.ledger);
-  const store = ledgerTaskStore(records, sdk);
+  const window = s.config.payment?.maxTimeoutSeconds ?? DEFAULT_PAYMENT_WINDOW_SECONDS;
+  const store = ledgerTaskStore(records, sdk, window);
   class CheckedRequestHandler extends sdk.DefaultRequestHandler {
     override async sendMessage(params: SendParams, context: CallContext): Promise<unknown> {
       const refused = refusal(s, sdk, params, context);

@@ -75,7 +75,7 @@ export function memoryRecords(): Required<Pick<Ledger, "putRecord" | "getRecord"
   return {
     async putRecord(key, value, ttlMs) {
       records.delete(key); // insertion order = oldest first
-      if (records.size >= MAX_RECORDS) sweepRecords();
+      sweepRecords(); // expired records go (at most once a minute), not only when full
       if (records.size >= MAX_RECORDS) records.delete(records.keys().next().value!);
       records.set(key, { value, expiresAt: Date.now() + ttlMs });
     },
