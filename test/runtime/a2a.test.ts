@@ -1,7 +1,8 @@
 // A2A (the `a2a` feature, templates/runtime/a2a/) without a chain: the official @a2a-js/sdk 1.3.0
 // client (ClientFactory from the agent card's URL) and a raw A2A 0.3 `message/send` over fetch.
 // Dev mode: a task completes at once with the output as a DataPart artifact. Production: a wrong
-// DataPart and a call that does not activate a2a-x402 are refused before any offer, nothing run;
+// DataPart and a call that does not activate a2a-x402 are refused before any offer, nothing run; a
+// message naming no capability gets an agent message saying how to call (no task, nothing run);
 // a first turn is an input-required task carrying the HTTP 402's PaymentRequired; a second turn
 // without a payment is refused. A task waiting for its payment is kept until its deadline plus its
 // offer's payment window, an ended one a day (the clock moved, no sleeping). A2A=off: 404 and in
@@ -85,8 +86,13 @@ describe("A2A with payments on", () => {
   const activated = { "X-A2A-Extensions": X402_EXTENSION_URI };
 
   it("a wrong DataPart is refused naming the capabilities, before any offer; nothing runs", async () => {
-    const noPart = await rpc03(prod.url, "message/send", message03("not a job"), activated);
-    expect(noPart.body.error.message).toMatch(/capabilities: "echo", "cheap", "slow"/);
+    const noInput = await rpc03(
+      prod.url,
+      "message/send",
+      message03({ capability: "echo" }),
+      activated,
+    );
+    expect(noInput.body.error.message).toMatch(/capabilities: "echo", "cheap", "slow"/);
     const unknown = await rpc03(
       prod.url,
       "message/send",
@@ -152,6 +158,58 @@ describe("A2A with payments on", () => {
     const unpaid = await rpc03(prod.url, "message/send", message03({}, {}, task.id), activated);
     expect(unpaid.body.error.message).toMatch(/payment-submitted/);
     expect(prodAgent.calls.echo).toBeUndefined();
+  });
+});
+
+describe("a message naming no capability (a generic A2A client, a2a-lint's probe)", () => {
+  const text03 = (text: string) => ({
+    message: {
+      kind: "message",
+      messageId: randomUUID(),
+      role: "user",
+      parts: [{ kind: "text", text }],
+    },
+  });
+  const textOf = (message: any) => message.parts.map((p: any) => p.text).join("\n");
+
+  it("paid, without the a2a-x402 extension: an agent message saying how to call and pay, no task, nothing run", async () => {
+    const { body } = await rpc03(prod.url, "message/send", text03("hello, what can you do?"));
+    expect(body.error).toBeUndefined();
+    expect(body.result).toMatchObject({ kind: "message", role: "agent" });
+    expect(body.result.taskId).toBeUndefined();
+    const text = textOf(body.result);
+    expect(text).toMatch(/DataPart \{"capability": <name>, "input": \{\.\.\.\}\}/);
+    expect(text).toContain('- "echo" (0.01 USDC per job): test capability');
+    expect(text).toContain('- "cheap" (0.001 USDC per job)');
+    expect(text).toContain(`A2A-Extensions: ${X402_EXTENSION_URI}`);
+    expect(text).toMatch(/ran nothing and charged nothing/);
+    expect(prodAgent.calls.echo).toBeUndefined();
+    // A paid call without the extension is still refused.
+    const paid = await rpc03(
+      prod.url,
+      "message/send",
+      message03({ capability: "echo", input: { text: "a" } }),
+    );
+    expect(paid.body.error.message).toMatch(/A2A-Extensions/);
+  });
+
+  it("dev mode, from the SDK client: the same answer, jobs said to be free", async () => {
+    const client = await new ClientFactory().createFromUrl(dev.url);
+    const before = devAgent.calls.echo ?? 0;
+    const result: any = await client.sendMessage({
+      message: {
+        ...dataMessage({}),
+        parts: [
+          { content: { $case: "text", value: "hi" }, metadata: {}, filename: "", mediaType: "" },
+        ],
+      },
+    } as any);
+    expect(result.role).toBe(2); // ROLE_AGENT: a Message, not a task
+    const text = result.parts.map((p: any) => p.content.value).join("\n");
+    expect(text).toMatch(/free here \(dev mode\)/);
+    expect(text).toContain('- "echo": test capability');
+    expect(text).not.toContain("A2A-Extensions");
+    expect(devAgent.calls.echo ?? 0).toBe(before);
   });
 });
 

@@ -3,7 +3,9 @@
  * `message/send` etc. through its compatibility layer) over its DefaultRequestHandler, with the
  * task store on the ledger (task-store.ts) and this agent's executor (executor.ts). Before the SDK
  * runs a SendMessage, it is checked here, so nothing is offered or run for it when refused:
- *   - a first turn must carry a DataPart {capability, input} the capability accepts (request.ts);
+ *   - a first turn naming no capability (plain text) is let through: the executor answers it with
+ *     how to call this agent (help.ts), with or without the a2a-x402 extension, nothing run;
+ *   - a first turn's DataPart {capability, input} must be one the capability accepts (request.ts);
  *   - paid: the caller must activate a2a-x402 (A2A-Extensions: the v0.2 or the v0.1 URI), and a
  *     second turn must carry `x402.payment.status: "payment-submitted"` and `x402.payment.payload`,
  *     and wait for its answer (no return_immediately: it is charged only while it is there);
@@ -16,7 +18,7 @@ import type { JobServices } from "../jobs/services.js";
 import type { Logger } from "../types.js";
 import { claimRefusal } from "./claim.js";
 import { createExecutor } from "./executor.js";
-import { requestProblem } from "./request.js";
+import { namesCapability, requestProblem } from "./request.js";
 import { type A2aSdk, type CallContext, loadSdk, type SendParams } from "./sdk.js";
 import { ledgerTaskStore, taskRecords } from "./task-store.js";
 import { activatedUri, PAYLOAD_KEY, STATUS_KEY, X402_EXTENSION_URI } from "./x402.js";
@@ -50,6 +52,8 @@ function refusal(
 ): Error | undefined {
   const message = params.message;
   if (!message) return undefined; // the SDK refuses it
+  // A first message naming no capability is answered with how to call this agent (help.ts).
+  if (!message.taskId && !namesCapability(message)) return undefined;
   if (s.gate) {
     const uri = activatedUri(context.requestedExtensions);
     if (!uri)
