@@ -5,7 +5,8 @@
 // ledger and the tasks), so a task's paying turn may land on the other one. Balances are read back
 // from the chain: the payee gets the price once; the same authorization cannot pay for a POST
 // /execute job; a handler that throws, a bad output, a missed deadline and a caller gone before
-// settlement move nothing (the caller gone gets its result when it sends the payment again).
+// settlement move nothing (the caller gone gets its result when it sends the payment again); two
+// payments sent at once on one task run one job and are charged once (a2a/claim.ts).
 import { randomUUID } from "node:crypto";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { x402Client } from "@x402/core/client";
@@ -119,6 +120,11 @@ async function offered(url: string, capability: string, text: string, metadata =
 
 /** A paying turn over 0.3 on `task`. */
 async function paying(url: string, task: any, payload: unknown, signal?: AbortSignal) {
+  return (await paying03(url, task, payload, signal)).result;
+}
+
+/** A paying turn over 0.3 on `task`: the whole JSON-RPC answer (result or error). */
+async function paying03(url: string, task: any, payload: unknown, signal?: AbortSignal) {
   const message = {
     kind: "message",
     messageId: randomUUID(),
@@ -134,7 +140,7 @@ async function paying(url: string, task: any, payload: unknown, signal?: AbortSi
     body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "message/send", params: { message } }),
     ...(signal && { signal }),
   });
-  return ((await res.json()) as any).result;
+  return (await res.json()) as any;
 }
 
 const required03 = (task: any) => task.status.message.metadata["x402.payment.required"];
@@ -277,6 +283,49 @@ describe("a paid A2A task", () => {
     expect(again.artifacts[0].parts[0].data).toEqual({ text: "slept" });
     expect(runs.slow).toBe(runsSoFar); // the kept result: not run again
     expect((await balances()).payee - before.payee).toBe(PRICE);
+  }, 30_000);
+
+  it("two payments sent at once on one task, to two instances: one runs and is charged, the other refused unrun; a third after completion refused too", async () => {
+    const task = await offered(a.url, "slow", "1500");
+    const before = await balances();
+    const runsSoFar = runs.slow ?? 0;
+    const first = await pay(required03(task));
+    const second = await pay(required03(task));
+    const answers = await Promise.all([
+      paying03(a.url, task, first),
+      paying03(b.url, task, second),
+    ]);
+    const done = answers.filter((x) => x.result);
+    const refused = answers.filter((x) => x.error);
+    expect(done).toHaveLength(1);
+    expect(done[0].result.status.state).toBe("completed");
+    expect(refused[0].error.message).toMatch(/already paid with another payment/);
+    expect(refused[0].error.message).toMatch(/nothing was run or charged/);
+    expect(runs.slow).toBe(runsSoFar + 1);
+    const after = await balances();
+    expect(after.payee - before.payee).toBe(PRICE);
+    expect(before.payer - after.payer).toBe(PRICE);
+    const unused = answers[0].result ? second : first;
+    const nonce = unused.payload.authorization.nonce;
+    expect(await nonceUsed(rpcUrl, asset, payer.address, nonce)).toBe(false);
+
+    // After completion: another payment on it is refused, nothing run or moved.
+    const late = await paying03(b.url, task, await pay(required03(task)));
+    expect(late.error.message).toMatch(/is completed: a task runs one job for one payment/);
+    expect(runs.slow).toBe(runsSoFar + 1);
+    expect(await balances()).toEqual(after);
+  }, 30_000);
+
+  it("a task whose job failed is final: another payment on it is refused, nothing run or moved", async () => {
+    const task = await offered(a.url, "throws", "x");
+    const before = await balances();
+    const failed = await paying(b.url, task, await pay(required03(task)));
+    expect(failed.status.state).toBe("failed");
+    const runsSoFar = runs.throws;
+    const again = await paying03(a.url, task, await pay(required03(task)));
+    expect(again.error.message).toMatch(/is failed: .*send the job again as a new task/);
+    expect(runs.throws).toBe(runsSoFar);
+    expect(await balances()).toEqual(before);
   }, 30_000);
 
   it("CancelTask while the paid job runs: canceled, nothing charged", async () => {

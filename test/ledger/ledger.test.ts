@@ -318,6 +318,24 @@ describe.each(subjects)("$kind ledger", ({ start }) => {
     expect(await other.exclusive(name, 200, async () => "next")).toBe("next");
   });
 
+  it("claimRecord: of claims sent at once by two instances one is kept; the others get it back, until its ttl ends; records do not see it", async () => {
+    const key = `claim-${randomUUID()}`;
+    const answers = await Promise.all(
+      ["p1", "p2", "p3", "p4"].map((v, i) => (i % 2 ? other : ledger).claimRecord!(key, v, 300)),
+    );
+    const kept = answers.filter((x) => x === undefined);
+    expect(kept).toHaveLength(1);
+    const winner = ["p1", "p2", "p3", "p4"][answers.indexOf(undefined)];
+    expect(answers.filter((x) => x !== undefined)).toEqual([winner, winner, winner]);
+    expect(await ledger.claimRecord!(key, "later", 300)).toBe(winner);
+    expect(await ledger.getRecord!(key)).toBeUndefined();
+    await ledger.putRecord!(key, "a record", 60_000); // a record under the same key leaves it be
+    expect(await other.claimRecord!(key, "later", 300)).toBe(winner);
+    await sleep(450);
+    expect(await other.claimRecord!(key, "after", 60_000)).toBeUndefined();
+    expect(await ledger.claimRecord!(key, "again", 60_000)).toBe("after");
+  });
+
   it("keepLease holds a reservation past its initial lease while running, and lets it expire once stopped", async () => {
     const { auth, token } = await reserved(150);
     const errors: unknown[] = [];
@@ -406,6 +424,17 @@ describe("memory ledger", () => {
     ledger.markSettled(auth, 60_000, jobResult("job", value));
   /** A result whose body alone is 1000 characters (at least 1000 bytes however it is counted). */
   const kilo = (n: number) => result(n, String(n).padEnd(1000, "x"));
+
+  it("a live claim is never evicted: a flood of records leaves it, and past 100 000 live claims a new one is refused", async () => {
+    const ledger = createMemoryLedger();
+    expect(await ledger.claimRecord!("task-1", "first payment", 60_000)).toBeUndefined();
+    for (let i = 0; i < 20_000; i++) await ledger.putRecord!(`task-${i}`, "x", 60_000);
+    for (let i = 0; i < 99_999; i++) await ledger.claimRecord!(`other-${i}`, "p", 60_000);
+    await expect(ledger.claimRecord!("one more", "p", 60_000)).rejects.toBeInstanceOf(
+      LedgerUnavailableError,
+    );
+    expect(await ledger.claimRecord!("task-1", "second payment", 60_000)).toBe("first payment");
+  });
 
   it("keeps at most maxResultBytes of results, evicting the least recently used", async () => {
     const ledger = createMemoryLedger({ maxResultBytes: 20_000 });

@@ -1,13 +1,15 @@
 // A2A (the `a2a` feature, templates/runtime/a2a/) without a chain: the official @a2a-js/sdk 1.3.0
 // client (ClientFactory from the agent card's URL) and a raw A2A 0.3 `message/send` over fetch.
 // Dev mode: a task completes at once with the output as a DataPart artifact. Production: a wrong
-// DataPart and a call that does not activate a2a-x402 are refused before any offer, nothing run;
+// DataPart and a call that does not activate a2a-x402 are refused before any offer, nothing run; a
+// message naming no capability gets an agent message saying how to call (no task, nothing run);
 // a first turn is an input-required task carrying the HTTP 402's PaymentRequired; a second turn
-// without a payment is refused. A2A=off: 404 and in no document. Paid turns on a chain:
-// test/chain/a2a.test.ts.
+// without a payment is refused. A task waiting for its payment is kept until its deadline plus its
+// offer's payment window, an ended one a day (the clock moved, no sleeping). A2A=off: 404 and in
+// no document. Paid turns on a chain: test/chain/a2a.test.ts.
 import { randomUUID } from "node:crypto";
 import { ClientFactory } from "@a2a-js/sdk/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { LEGACY_X402_EXTENSION_URI, X402_EXTENSION_URI } from "../../templates/runtime/a2a/x402.js";
 import { dataMessage, rpc03 } from "./a2a-helpers.js";
 import { withDiscovery } from "./discovery-fixture.js";
@@ -84,8 +86,13 @@ describe("A2A with payments on", () => {
   const activated = { "X-A2A-Extensions": X402_EXTENSION_URI };
 
   it("a wrong DataPart is refused naming the capabilities, before any offer; nothing runs", async () => {
-    const noPart = await rpc03(prod.url, "message/send", message03("not a job"), activated);
-    expect(noPart.body.error.message).toMatch(/capabilities: "echo", "cheap", "slow"/);
+    const noInput = await rpc03(
+      prod.url,
+      "message/send",
+      message03({ capability: "echo" }),
+      activated,
+    );
+    expect(noInput.body.error.message).toMatch(/capabilities: "echo", "cheap", "slow"/);
     const unknown = await rpc03(
       prod.url,
       "message/send",
@@ -151,6 +158,104 @@ describe("A2A with payments on", () => {
     const unpaid = await rpc03(prod.url, "message/send", message03({}, {}, task.id), activated);
     expect(unpaid.body.error.message).toMatch(/payment-submitted/);
     expect(prodAgent.calls.echo).toBeUndefined();
+  });
+});
+
+describe("a message naming no capability (a generic A2A client, a2a-lint's probe)", () => {
+  const text03 = (text: string) => ({
+    message: {
+      kind: "message",
+      messageId: randomUUID(),
+      role: "user",
+      parts: [{ kind: "text", text }],
+    },
+  });
+  const textOf = (message: any) => message.parts.map((p: any) => p.text).join("\n");
+
+  it("paid, without the a2a-x402 extension: an agent message saying how to call and pay, no task, nothing run", async () => {
+    const { body } = await rpc03(prod.url, "message/send", text03("hello, what can you do?"));
+    expect(body.error).toBeUndefined();
+    expect(body.result).toMatchObject({ kind: "message", role: "agent" });
+    expect(body.result.taskId).toBeUndefined();
+    const text = textOf(body.result);
+    expect(text).toMatch(/DataPart \{"capability": <name>, "input": \{\.\.\.\}\}/);
+    expect(text).toContain('- "echo" (0.01 USDC per job): test capability');
+    expect(text).toContain('- "cheap" (0.001 USDC per job)');
+    expect(text).toContain(`A2A-Extensions: ${X402_EXTENSION_URI}`);
+    expect(text).toMatch(/ran nothing and charged nothing/);
+    expect(prodAgent.calls.echo).toBeUndefined();
+    // A paid call without the extension is still refused.
+    const paid = await rpc03(
+      prod.url,
+      "message/send",
+      message03({ capability: "echo", input: { text: "a" } }),
+    );
+    expect(paid.body.error.message).toMatch(/A2A-Extensions/);
+  });
+
+  it("dev mode, from the SDK client: the same answer, jobs said to be free", async () => {
+    const client = await new ClientFactory().createFromUrl(dev.url);
+    const before = devAgent.calls.echo ?? 0;
+    const result: any = await client.sendMessage({
+      message: {
+        ...dataMessage({}),
+        parts: [
+          { content: { $case: "text", value: "hi" }, metadata: {}, filename: "", mediaType: "" },
+        ],
+      },
+    } as any);
+    expect(result.role).toBe(2); // ROLE_AGENT: a Message, not a task
+    const text = result.parts.map((p: any) => p.content.value).join("\n");
+    expect(text).toMatch(/free here \(dev mode\)/);
+    expect(text).toContain('- "echo": test capability');
+    expect(text).not.toContain("A2A-Extensions");
+    expect(devAgent.calls.echo ?? 0).toBe(before);
+  });
+});
+
+describe("how long tasks are kept", () => {
+  const activated = { "X-A2A-Extensions": X402_EXTENSION_URI };
+  /** GetTask with the clock moved `seconds` on (only Date: no sleeping). */
+  async function getTaskAfter(url: string, id: string, seconds: number, start: number) {
+    vi.useFakeTimers({ toFake: ["Date"], now: start + seconds * 1000 });
+    try {
+      return (await rpc03(url, "tasks/get", { id }, activated)).body;
+    } finally {
+      vi.useRealTimers();
+    }
+  }
+
+  it("a task waiting for its payment goes after its deadline plus its offer's payment window; an ended one stays a day", async () => {
+    const start = Date.now();
+    const deadline = Math.floor(start / 1000) + 60;
+    const { body } = await rpc03(
+      prod.url,
+      "message/send",
+      message03({ capability: "echo", input: { text: "a" } }, { deadline }),
+      activated,
+    );
+    const task = body.result;
+    expect(task.status.state).toBe("input-required");
+    const ended = (
+      await rpc03(dev.url, "message/send", message03({ capability: "cheap", input: { text: "x" } }))
+    ).body.result;
+    expect(ended.status.state).toBe("completed");
+    // The offer's window: X402_MAX_TIMEOUT_SECONDS (300 by default), more than the 60 s deadline needs.
+    const window = Math.max(
+      ...task.status.message.metadata["x402.payment.required"].accepts.map(
+        (a: any) => a.maxTimeoutSeconds,
+      ),
+    );
+    expect(window).toBe(300);
+    const kept = await getTaskAfter(prod.url, task.id, 60 + window - 5, start);
+    expect(kept.result.status.state).toBe("input-required");
+    const gone = await getTaskAfter(prod.url, task.id, 60 + window + 5, start);
+    expect(gone.error.message).toMatch(/not found/i);
+    const day = 24 * 3600;
+    const still = await getTaskAfter(dev.url, ended.id, day - 60, start);
+    expect(still.result.status.state).toBe("completed");
+    const after = await getTaskAfter(dev.url, ended.id, day + 60, start);
+    expect(after.error.message).toMatch(/not found/i);
   });
 });
 

@@ -323,7 +323,7 @@ describe("GET /llms.txt", () => {
       "`x402Client.createPaymentPayload` of `@x402/fetch`; Python: `x402MCPSession` of `x402`, over Streamable HTTP",
       "same signature, capability, input; /execute or MCP",
       "| 408 | deadline |",
-      `A2A: JSON-RPC at \`${prod.url}/a2a\`, DataPart \`{capability, input}\`, paid in band (a2a-x402 v0.2).`,
+      `A2A: JSON-RPC at \`${prod.url}/a2a\`, DataPart \`{capability, input}\`, a2a-x402 v0.2; a task takes one payment, then is final.`,
       `(${prod.url}/openapi.json)`,
       `(${prod.url}/.well-known/agent-card.json)`,
       `(${prod.url}/about)`,

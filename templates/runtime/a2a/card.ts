@@ -51,6 +51,8 @@ export function x402Extension(facts: PaymentFacts, endpoint: string): AgentExten
 
 /** /llms.txt's A2A line (short: the whole document stays under 6000 characters; the card says more). */
 export function a2aLines(endpoint: string, facts: PaymentFacts): string[] {
-  const pay = facts.free ? "free (dev mode)" : "paid in band (a2a-x402 v0.2)";
+  const pay = facts.free
+    ? "free (dev mode)"
+    : "a2a-x402 v0.2; a task takes one payment, then is final"; // another payment on it: refused
   return [`A2A: JSON-RPC at \`${endpoint}\`, DataPart \`{capability, input}\`, ${pay}.`];
 }

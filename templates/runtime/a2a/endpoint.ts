@@ -3,20 +3,24 @@
  * `message/send` etc. through its compatibility layer) over its DefaultRequestHandler, with the
  * task store on the ledger (task-store.ts) and this agent's executor (executor.ts). Before the SDK
  * runs a SendMessage, it is checked here, so nothing is offered or run for it when refused:
- *   - a first turn must carry a DataPart {capability, input} the capability accepts (request.ts);
+ *   - a first turn naming no capability (plain text) is let through: the executor answers it with
+ *     how to call this agent (help.ts), with or without the a2a-x402 extension, nothing run;
+ *   - a first turn's DataPart {capability, input} must be one the capability accepts (request.ts);
  *   - paid: the caller must activate a2a-x402 (A2A-Extensions: the v0.2 or the v0.1 URI), and a
  *     second turn must carry `x402.payment.status: "payment-submitted"` and `x402.payment.payload`,
- *     and wait for its answer (no return_immediately: it is charged only while it is there).
+ *     and wait for its answer (no return_immediately: it is charged only while it is there);
+ *   - a second turn's payment must hold the task's claim: one task runs one job, paid once (claim.ts).
  * Loaded, with the SDK, on the first A2A request. Part of your project: edit freely.
  */
 import type { RequestHandler } from "express";
 import { agentDescription } from "../discovery/agent-card.js";
 import type { JobServices } from "../jobs/services.js";
 import type { Logger } from "../types.js";
+import { claimRefusal } from "./claim.js";
 import { createExecutor } from "./executor.js";
-import { requestProblem } from "./request.js";
+import { namesCapability, requestProblem } from "./request.js";
 import { type A2aSdk, type CallContext, loadSdk, type SendParams } from "./sdk.js";
-import { ledgerTaskStore } from "./task-store.js";
+import { ledgerTaskStore, taskRecords } from "./task-store.js";
 import { activatedUri, PAYLOAD_KEY, STATUS_KEY, X402_EXTENSION_URI } from "./x402.js";
 
 /** The card the SDK's handler checks requests against (versions, modes); not the public card. */
@@ -48,6 +52,8 @@ function refusal(
 ): Error | undefined {
   const message = params.message;
   if (!message) return undefined; // the SDK refuses it
+  // A first message naming no capability is answered with how to call this agent (help.ts).
+  if (!message.taskId && !namesCapability(message)) return undefined;
   if (s.gate) {
     const uri = activatedUri(context.requestedExtensions);
     if (!uri)
@@ -73,19 +79,29 @@ function refusal(
   return undefined;
 }
 
+/** The payment window of a task in dev mode without payment settings (X402_MAX_TIMEOUT_SECONDS's default). */
+const DEFAULT_PAYMENT_WINDOW_SECONDS = 300;
+
 export async function createA2aEndpoint(s: JobServices, logger: Logger): Promise<RequestHandler> {
   const sdk = await loadSdk();
+  const records = taskRecords(s.ledger);
+  const window = s.config.payment?.maxTimeoutSeconds ?? DEFAULT_PAYMENT_WINDOW_SECONDS;
+  const store = ledgerTaskStore(records, sdk, window);
   class CheckedRequestHandler extends sdk.DefaultRequestHandler {
     override async sendMessage(params: SendParams, context: CallContext): Promise<unknown> {
       const refused = refusal(s, sdk, params, context);
       if (refused) throw refused;
+      // A paying turn: its payment must hold the task's claim (one task, one job: claim.ts).
+      const message = params.message;
+      const taken = s.gate && message?.taskId && (await claimRefusal(records, store, sdk, message));
+      if (taken) throw taken;
       return super.sendMessage(params, context);
     }
   }
   // No bus is kept for an interrupted task: its next turn may come to another instance.
   const handler = new CheckedRequestHandler(
     handlerCard(s),
-    ledgerTaskStore(s.ledger, sdk),
+    store,
     createExecutor(s, sdk, logger),
     undefined,
     undefined,

@@ -2,6 +2,7 @@
  * The A2A agent executor: a task is one job of the pipeline (jobs/pipeline.ts), the same as a
  * POST /execute or an MCP tools/call, on the same ledger (one authorization = one run and at most
  * one charge, whichever transport it comes in by).
+ *   first turn naming no capability (plain text): a Message saying how to call (help.ts), no task;
  *   first turn, dev mode: the job runs at once -> completed (its output as a DataPart artifact);
  *   first turn, paid: submitted -> input-required with the a2a-x402 offer (offer.ts), nothing run;
  *   second turn (same task, `x402.payment.payload`): the payload checked against that offer, then
@@ -17,7 +18,15 @@ import type { Logger } from "../types.js";
 import { agentMessage, textPart, TurnEvents } from "./events.js";
 import { offerMismatch, type PaymentRequiredObject } from "./offer.js";
 import { writeOutcome, writePaymentFailed } from "./outcome.js";
-import { jobBody, REQUEST_KEY, storedJob, taskJob, type TaskJob } from "./request.js";
+import { helpMessage } from "./help.js";
+import {
+  jobBody,
+  namesCapability,
+  REQUEST_KEY,
+  storedJob,
+  taskJob,
+  type TaskJob,
+} from "./request.js";
 import { currentScope } from "./scope.js";
 import {
   type A2aSdk,
@@ -136,7 +145,13 @@ class TaskTurns {
 export function createExecutor(s: JobServices, sdk: A2aSdk, fallback: Logger): AgentExecutor {
   const turns = new TaskTurns(s, sdk, fallback);
   return {
-    execute: (ctx, bus) => (ctx.task ? turns.paying(ctx, bus) : turns.first(ctx, bus)),
+    execute: async (ctx, bus) => {
+      if (ctx.task) return turns.paying(ctx, bus);
+      if (namesCapability(ctx.userMessage)) return turns.first(ctx, bus);
+      // Plain text: how to call this agent (help.ts); no task, nothing run or charged.
+      const context = { id: ctx.taskId, contextId: ctx.contextId };
+      bus.publish(sdk.AgentEvent.message(helpMessage(s.agent, s.gate !== undefined, context)));
+    },
     cancelTask: (taskId, bus) => turns.cancel(taskId, bus),
   };
 }

@@ -37,6 +37,18 @@ function dataRequest(
   return undefined;
 }
 
+/**
+ * Whether `message` names a capability (a DataPart with a string `capability`): a job asked for,
+ * checked by requestProblem. A message naming none (plain text, as a generic A2A client or a
+ * conformance probe sends) is answered with how to call this agent instead (help.ts).
+ */
+export function namesCapability(message: Message): boolean {
+  return (message.parts ?? []).some((part) => {
+    const value = part.content?.$case === "data" ? part.content.value : undefined;
+    return isObject(value) && typeof value.capability === "string";
+  });
+}
+
 function capabilityList(agent: AgentDefinition): string {
   const names = Object.keys(agent.capabilities);
   const listed = names.slice(0, 50).map((n) => quote(n, 80));

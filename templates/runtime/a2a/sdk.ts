@@ -16,7 +16,16 @@ export const TaskState = {
   failed: 4,
   canceled: 5,
   inputRequired: 6,
+  rejected: 7,
 } as const;
+
+/** The states a task never leaves (the SDK refuses a message on such a task). */
+export const TERMINAL_STATES: readonly number[] = [
+  TaskState.completed,
+  TaskState.failed,
+  TaskState.canceled,
+  TaskState.rejected,
+];
 
 /** A message or artifact part; only data and text parts are made here. */
 export interface Part {
@@ -112,6 +121,8 @@ export interface A2aSdk {
   /** A JSON-RPC "invalid params" style error (RequestMalformedError). */
   RequestMalformedError: new (message: string) => Error;
   ExtensionSupportRequiredError: new (message: string) => Error;
+  /** A message the task cannot take (the SDK's answer to a message on a finished task). */
+  UnsupportedOperationError: new (message: string) => Error;
 }
 
 /** Imports one SDK module; a string the compiler does not resolve, so it reads none of its types. */
@@ -134,5 +145,6 @@ export async function loadSdk(): Promise<A2aSdk> {
     taskFromJson: (json) => root.Task.fromJSON(json),
     RequestMalformedError: errors.RequestMalformedError,
     ExtensionSupportRequiredError: errors.ExtensionSupportRequiredError,
+    UnsupportedOperationError: errors.UnsupportedOperationError,
   };
 }

@@ -97,9 +97,9 @@ function errorLines(facts: PaymentFacts, base: string): string[] {
     "",
     "## More",
     "",
-    `- [OpenAPI 3.1 document](${base}/openapi.json)`,
+    `- [OpenAPI 3.1](${base}/openapi.json)`,
     `- [A2A agent card](${base}/.well-known/agent-card.json)`,
-    `- [Capabilities, prices and field schemas (GET /about)](${base}/about)`,
+    `- [Prices and field schemas (GET /about)](${base}/about)`,
     "",
     `Made with create-agent; this service's optional features: ${OPTIONAL_FEATURES.join(", ") || "none"} (its owner adds one with \`npm run add -- <feature>\`).`,
     "",
@@ -151,7 +151,7 @@ export function buildLlmsTxt(
     "",
     `> ${oneLine(agentDescription(agent))}`,
     "",
-    `A pay-per-job agent service: send one JSON job for one of its capabilities to \`POST ${endpoint}\` and get the result back as JSON. ` +
+    `A pay-per-job agent service: send one JSON job for one of its capabilities to \`POST ${endpoint}\` and get the result as JSON. ` +
       (facts.free
         ? "This instance runs in dev mode: jobs are free and no payment is needed."
         : `Each job is paid in USDC${where} with x402, and charged only when it succeeds.`),

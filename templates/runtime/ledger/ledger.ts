@@ -126,6 +126,14 @@ export interface Ledger {
   putRecord?(key: string, value: string, ttlMs: number): Promise<void>;
   /** The value putRecord kept under `key`, until its ttl ran out. */
   getRecord?(key: string): Promise<string | undefined>;
+  /**
+   * Keeps `value` under the claim `key` for `ttlMs` unless a claim is kept there, in one atomic
+   * step across every instance sharing the ledger: undefined when this call kept it, else the value
+   * already kept (the A2A transport's claim of a task by its first payment: one task, one job).
+   * Claims are not records: putRecord and getRecord neither see nor replace them. A ledger of
+   * your own offers all three of putRecord, getRecord and claimRecord, or none.
+   */
+  claimRecord?(key: string, value: string, ttlMs: number): Promise<string | undefined>;
   /** True when the store answers now (GET /health reports it). */
   ping(): Promise<boolean>;
   /** Closes connections (graceful shutdown). */

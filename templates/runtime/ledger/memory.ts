@@ -47,13 +47,35 @@ function resultBytes({ value: result }: JobResult): number {
 
 /** Most records kept (putRecord): the oldest goes first when full. */
 const MAX_RECORDS = 10_000;
+/**
+ * Most claims kept (claimRecord). A claim is never evicted while it lives (that would let a second
+ * payment run a claimed task's job): when this many live, a new claim is refused instead.
+ */
+const MAX_CLAIMS = 100_000;
 
-/** putRecord and getRecord, in memory (also a2a/task-store.ts's, for a ledger of your own without them). */
-export function memoryRecords(): Required<Pick<Ledger, "putRecord" | "getRecord">> {
-  const records = new Map<string, { value: string; expiresAt: number }>();
+type Kept = Map<string, { value: string; expiresAt: number }>;
+
+/** Drops the expired entries of `kept`, at most once every SWEEP_EVERY_MS. */
+function sweeper(kept: Kept): () => void {
+  let nextSweep = 0;
+  return () => {
+    const now = Date.now();
+    if (now < nextSweep) return;
+    nextSweep = now + SWEEP_EVERY_MS;
+    for (const [key, entry] of kept) if (entry.expiresAt <= now) kept.delete(key);
+  };
+}
+
+/** putRecord, getRecord and claimRecord, in memory (also a2a/task-store.ts's, for a ledger of your own without them). */
+export function memoryRecords(): Required<Pick<Ledger, "putRecord" | "getRecord" | "claimRecord">> {
+  const records: Kept = new Map();
+  const claims: Kept = new Map();
+  const sweepRecords = sweeper(records);
+  const sweepClaims = sweeper(claims);
   return {
     async putRecord(key, value, ttlMs) {
       records.delete(key); // insertion order = oldest first
+      sweepRecords(); // expired records go (at most once a minute), not only when full
       if (records.size >= MAX_RECORDS) records.delete(records.keys().next().value!);
       records.set(key, { value, expiresAt: Date.now() + ttlMs });
     },
@@ -61,6 +83,17 @@ export function memoryRecords(): Required<Pick<Ledger, "putRecord" | "getRecord"
       const record = records.get(key);
       if (record && record.expiresAt > Date.now()) return record.value;
       records.delete(key);
+      return undefined;
+    },
+    async claimRecord(key, value, ttlMs) {
+      const claim = claims.get(key);
+      if (claim && claim.expiresAt > Date.now()) return claim.value;
+      if (claims.size >= MAX_CLAIMS) sweepClaims();
+      if (claims.size >= MAX_CLAIMS)
+        throw new LedgerUnavailableError(
+          `payment ledger: in memory: ${MAX_CLAIMS} claims live, none expired: no new one is taken`,
+        );
+      claims.set(key, { value, expiresAt: Date.now() + ttlMs });
       return undefined;
     },
   };

@@ -55,6 +55,7 @@ function deferred(loading: Promise<Ledger>, description: string): Ledger {
     exclusive: async (name, holdMs, work) => (await loading).exclusive(name, holdMs, work),
     putRecord: async (...a) => (await loading).putRecord?.(...a),
     getRecord: async (...a) => (await loading).getRecord?.(...a),
+    claimRecord: async (...a) => (await loading).claimRecord!(...a), // Redis's has it
     ping: async () => (await loading).ping(),
     close: async () => (await loading).close(),
   };

@@ -93,6 +93,15 @@ return 1`,
     numberOfKeys: 1,
     lua: `return redis.call('ZREM', KEYS[1], ARGV[1])`,
   },
+  // A claim (claimRecord): kept unless one is there; answers the one there, or false when kept.
+  ledgerClaimRecord: {
+    numberOfKeys: 1,
+    lua: `
+local v = redis.call('GET', KEYS[1])
+if v then return v end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return false`,
+  },
   ledgerUnlock: {
     numberOfKeys: 1,
     lua: `

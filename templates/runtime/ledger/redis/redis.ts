@@ -12,6 +12,7 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "../../types.js";
 import { connect, passwordOf, redactRedisUrl } from "./redis-connect.js";
+import { redisRecords } from "./redis-records.js";
 import { SCRIPTS } from "./redis-scripts.js";
 import {
   type FoundResult,
@@ -160,7 +161,6 @@ export function createRedisLedger(options: RedisLedgerOptions): Ledger {
   const stateKey = (auth: string) => `${keyPrefix}{${auth}}:state`;
   const resultKey = (auth: string) => `${keyPrefix}{${auth}}:result`;
   const lockKey = (name: string) => `${keyPrefix}lock:{${name}}`;
-  const recordKey = (key: string) => `${keyPrefix}record:{${key}}`;
   const unconfirmedKey = `${keyPrefix}unconfirmed`;
 
   return {
@@ -285,11 +285,7 @@ export function createRedisLedger(options: RedisLedgerOptions): Ledger {
       }
     },
 
-    putRecord: async (key, value, ttlMs) => {
-      await command("keep a record", () => client.set(recordKey(key), value, "PX", ms(ttlMs)));
-    },
-    getRecord: async (key) =>
-      (await command("read a record", () => client.get(recordKey(key)))) ?? undefined,
+    ...redisRecords(client, command, (...a) => scripts.ledgerClaimRecord(...a), keyPrefix),
 
     async ping() {
       try {

@@ -1,0 +1,70 @@
+/**
+ * One A2A task = at most one job run and one charge, whatever is sent on it. The ledger keeps
+ * "one authorization = one run", but a task could be paid twice with two authorizations sent at
+ * once; so the first payment sent on a task claims it (the ledger's claimRecord: one atomic step
+ * across every instance sharing the ledger) before the SDK runs that turn, and the task is the
+ * claiming payment's for good:
+ *   - another payment on it is refused (UnsupportedOperationError), nothing run or charged: while
+ *     the claiming payment's job runs, after it completed, and after it failed (A2A's failed is
+ *     final, like completed and canceled: the task is not retried; send the job again as a new task);
+ *   - the same payment sent again passes (a caller that left before settlement gets its kept
+ *     result then; two copies at once: the ledger runs one, executor.ts);
+ *   - a message on a finished task is refused the same way, saying so.
+ * A claim is kept until the task's deadline plus TASK_TTL_MS (as long as any copy of the task).
+ * Part of your project: edit freely.
+ */
+import { paymentHash } from "../jobs/identity.js";
+import { LedgerUnavailableError } from "../ledger/ledger.js";
+import { storedJob } from "./request.js";
+import type { A2aSdk, Message, Task, TaskStore } from "./sdk.js";
+import { TaskState, TERMINAL_STATES } from "./sdk.js";
+import { TASK_TTL_MS, type TaskRecords } from "./task-store.js";
+import { PAYLOAD_KEY } from "./x402.js";
+
+const claimKey = (taskId: string): string => `a2a-claim:${taskId}`;
+
+const STATE_NAMES: Record<number, string> = {
+  [TaskState.completed]: "completed",
+  [TaskState.failed]: "failed",
+  [TaskState.canceled]: "canceled",
+  [TaskState.rejected]: "rejected",
+};
+
+/** The claim's life: until the task's deadline, then as long as a finished task is kept. */
+function claimTtlMs(task: Task): number {
+  const deadline = storedJob(task.metadata)?.deadline ?? 0;
+  return Math.max(0, deadline * 1000 - Date.now()) + TASK_TTL_MS;
+}
+
+/**
+ * Why the paying `message` may not run on its task (an SDK error to throw), or undefined when its
+ * payment holds the task's claim now (taken by this call, or sent before). A task the SDK itself
+ * refuses (unknown, or another context's) is left to it, unclaimed.
+ */
+export async function claimRefusal(
+  records: TaskRecords,
+  store: TaskStore,
+  sdk: A2aSdk,
+  message: Message,
+): Promise<Error | undefined> {
+  const task = await store.load(message.taskId, undefined);
+  if (!task || (message.contextId && task.contextId && message.contextId !== task.contextId))
+    return undefined;
+  const state = task.status?.state ?? 0;
+  if (TERMINAL_STATES.includes(state))
+    return new sdk.UnsupportedOperationError(
+      `task ${task.id} is ${STATE_NAMES[state]}: a task runs one job for one payment; nothing was run or charged for this message; send the job again as a new task`,
+    );
+  const payment = paymentHash({ name: PAYLOAD_KEY, object: message.metadata?.[PAYLOAD_KEY] });
+  let kept: string | undefined;
+  try {
+    kept = await records.claimRecord(claimKey(task.id), payment, claimTtlMs(task));
+  } catch (err) {
+    if (!(err instanceof LedgerUnavailableError)) throw err;
+    return new Error(`${err.message}; nothing was run or charged; send it again`);
+  }
+  if (kept === undefined || kept === payment) return undefined;
+  return new sdk.UnsupportedOperationError(
+    `task ${task.id} is already paid with another payment (its job is running or has run, or its result waits for that same payment to be sent again): nothing was run or charged for this message`,
+  );
+}
