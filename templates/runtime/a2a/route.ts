@@ -6,10 +6,10 @@
  * server shuts down (503). A2A=off: 404. Part of your project: edit freely.
  */
 import type { Express, RequestHandler } from "express";
-import { UnavailableError, ValidationError } from "../errors.js";
+import { UnavailableError } from "../errors.js";
 import { baseUrlOf } from "../http/base-url.js";
 import { A2A_PATH } from "../http/paths.js";
-import { refuse } from "../http/transport.js";
+import { loadOnce, mountOff } from "../http/transport.js";
 import type { JobServices } from "../jobs/services.js";
 import type { Logger } from "../types.js";
 import { runInScope } from "./scope.js";
@@ -18,28 +18,15 @@ import { runInScope } from "./scope.js";
 const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
 
 export function mountA2a(app: Express, s: JobServices, logger: Logger): void {
-  if (!s.config.a2a.enabled) {
-    const off: RequestHandler = (req, res) =>
-      refuse(
-        logger,
-        req,
-        res,
-        new ValidationError("A2A is off on this service (A2A=off): send jobs to POST /execute", {
-          status: 404,
-        }),
-      );
-    app.all(A2A_PATH, off);
-    return;
-  }
+  if (!s.config.a2a.enabled)
+    return mountOff(
+      app,
+      A2A_PATH,
+      logger,
+      "A2A is off on this service (A2A=off): send jobs to POST /execute",
+    );
 
-  let endpoint: Promise<RequestHandler> | undefined;
-  const load = (): Promise<RequestHandler> =>
-    (endpoint ??= import("./endpoint.js")
-      .then((m) => m.createA2aEndpoint(s, logger))
-      .catch((err: unknown) => {
-        endpoint = undefined; // the next request tries again
-        throw err;
-      }));
+  const load = loadOnce(() => import("./endpoint.js").then((m) => m.createA2aEndpoint(s, logger)));
 
   const serve: RequestHandler = async (req, res, next) => {
     if (s.drain.stopping) {
