@@ -3,12 +3,8 @@
 // Base Sepolia's address and the reference facilitator (the shared chain and test agent of call.test.ts).
 // A hostile seller's /mcp (hostile-server.ts, hostile-mcp.ts) settles whatever it is given, so a payer that
 // signed too much would lose the money here. Balances are read on chain.
-import { join } from "node:path";
-import { execa } from "execa";
-import { createPublicClient, http, type Hex } from "viem";
-import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
+import type { Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { AppOptions } from "../../templates/runtime/config.js";
 import {
   callAgent,
   type CallAgent,
@@ -19,7 +15,7 @@ import {
 import { unb64 } from "../runtime/helpers.js";
 import { extractPaymentIdentifier } from "@x402/extensions/payment-identifier";
 import { PAYEE } from "./accounts.js";
-import { localChain } from "./anvil.js";
+import { balance, chainClient, fundedPayer, PRICE, startCallSeller } from "./call-seller.js";
 import { dropProxy } from "./call-proxy.js";
 import {
   HOSTILE_PRICE,
@@ -28,53 +24,17 @@ import {
   hostileOffer,
   startHostile,
 } from "./hostile-server.js";
-import {
-  BASE_SEPOLIA_USDC,
-  deployUsdc,
-  ensureBaseSepoliaUsdc,
-  mintUsdc,
-  usdcBalance,
-} from "./usdc.js";
+import { BASE_SEPOLIA_USDC, deployUsdc } from "./usdc.js";
 
-const { rpcUrl, chainId, facilitatorUrl } = inject("chain");
-const client = createPublicClient({
-  chain: localChain(rpcUrl, chainId),
-  transport: http(rpcUrl),
-  pollingInterval: 20,
-});
-const PRICE = 10_000n; // echo's price: 0.01 USDC
-const balance = (address: Hex, token: Hex = BASE_SEPOLIA_USDC) =>
-  usdcBalance(rpcUrl, token, address);
-
-async function fundedPayer(usdc: bigint, token: Hex = BASE_SEPOLIA_USDC) {
-  const key = generatePrivateKey();
-  const address = privateKeyToAddress(key);
-  await mintUsdc(rpcUrl, token, address, usdc);
-  return { key, address };
-}
-
-const payment: AppOptions["payment"] = {
-  payTo: PAYEE,
-  network: "base-sepolia",
-  asset: BASE_SEPOLIA_USDC,
-  facilitatorUrl,
-};
-
+const { rpcUrl } = inject("chain");
 let agent: CallAgent;
 let server: CountingServer;
-const settlements = () => server.logger.lines.filter((l) => l.message === "payment settled").length;
+let settlements: () => number;
 const posts = (s: CountingServer, path: string) =>
   s.requests.filter((r) => r.method === "POST" && r.path.startsWith(path)).length;
 
 beforeAll(async () => {
-  // dist without deleting it first (`npm run build` would, under other running tests).
-  await execa("npx", ["tsc", "-p", "tsconfig.build.json"], {
-    reject: false,
-    cwd: join(import.meta.dirname, "../.."),
-  });
-  await ensureBaseSepoliaUsdc(rpcUrl);
-  agent = callAgent({ slowMs: 3000 });
-  server = await startCounted(agent, { devMode: false, payment });
+  ({ agent, server, settlements } = await startCallSeller());
 });
 afterAll(() => server?.close());
 
@@ -101,7 +61,7 @@ describe("create-agent call --mcp against a production server on chain", () => {
 
     const tx = /transaction: (0x[0-9a-f]{64})/.exec(r.stderr)?.[1] as Hex | undefined;
     expect(tx, r.stderr).toBeDefined();
-    const mined = await client.getTransactionReceipt({ hash: tx! });
+    const mined = await chainClient.getTransactionReceipt({ hash: tx! });
     expect(mined.status).toBe("success");
     expect(mined.to?.toLowerCase()).toBe(BASE_SEPOLIA_USDC.toLowerCase());
     expect(r.stderr).toContain("paid 0.01 USDC on eip155:84532");

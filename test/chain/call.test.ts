@@ -1,21 +1,11 @@
 // `create-agent call` paying a production server on a real chain: anvil with Circle's USDC at Base
 // Sepolia's USDC address (the official client pays only USDC contracts it knows), the reference x402
 // facilitator, and the real CLI in a child process with X402_PAYER_KEY in its environment.
-import { execa } from "execa";
-import { join } from "node:path";
-import { createPublicClient, http, type Hex } from "viem";
-import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { AppOptions } from "../../templates/runtime/config.js";
-import {
-  callAgent,
-  type CallAgent,
-  type CountingServer,
-  runCall,
-  startCounted,
-} from "../cli/call-helpers.js";
+import type { Hex } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CallAgent, type CountingServer, runCall } from "../cli/call-helpers.js";
 import { PAYEE } from "./accounts.js";
-import { localChain } from "./anvil.js";
+import { balance, chainClient, fundedPayer, PRICE, startCallSeller } from "./call-seller.js";
 import { dropProxy } from "./call-proxy.js";
 import { job, post, unb64 } from "../runtime/helpers.js";
 import {
@@ -23,46 +13,14 @@ import {
   extractPaymentIdentifier,
   validatePaymentIdentifier,
 } from "@x402/extensions/payment-identifier";
-import { BASE_SEPOLIA_USDC, mintUsdc, usdcBalance, ensureBaseSepoliaUsdc } from "./usdc.js";
-
-const { rpcUrl, chainId, facilitatorUrl } = inject("chain");
-const client = createPublicClient({
-  chain: localChain(rpcUrl, chainId),
-  transport: http(rpcUrl),
-  pollingInterval: 20,
-});
-const PRICE = 10_000n; // echo's price: 0.01 USDC
-const balance = (address: Hex) => usdcBalance(rpcUrl, BASE_SEPOLIA_USDC, address);
-
-/** A new payer key holding `usdc` atomic units (the facilitator pays the gas). */
-async function fundedPayer(usdc: bigint): Promise<{ key: Hex; address: Hex }> {
-  const key = generatePrivateKey();
-  const address = privateKeyToAddress(key);
-  await mintUsdc(rpcUrl, BASE_SEPOLIA_USDC, address, usdc);
-  return { key, address };
-}
-
-const payment: AppOptions["payment"] = {
-  payTo: PAYEE,
-  network: "base-sepolia",
-  asset: BASE_SEPOLIA_USDC,
-  facilitatorUrl,
-};
+import { BASE_SEPOLIA_USDC } from "./usdc.js";
 
 let agent: CallAgent;
 let server: CountingServer;
-const settlements = () => server.logger.lines.filter((l) => l.message === "payment settled").length;
+let settlements: () => number;
 
 beforeAll(async () => {
-  // dist without deleting it first (`npm run build` would, under other running tests).
-  await execa("npx", ["tsc", "-p", "tsconfig.build.json"], {
-    // tsc still writes every file when someone else's work in progress has a type error.
-    reject: false,
-    cwd: join(import.meta.dirname, "../.."),
-  });
-  await ensureBaseSepoliaUsdc(rpcUrl);
-  agent = callAgent({ slowMs: 3000 });
-  server = await startCounted(agent, { devMode: false, payment });
+  ({ agent, server, settlements } = await startCallSeller());
 });
 afterAll(() => server?.close());
 
@@ -84,7 +42,7 @@ describe("create-agent call against a production server on chain", () => {
 
     const tx = /transaction: (0x[0-9a-f]{64})/.exec(r.stderr)?.[1] as Hex | undefined;
     expect(tx, r.stderr).toBeDefined();
-    const mined = await client.getTransactionReceipt({ hash: tx! });
+    const mined = await chainClient.getTransactionReceipt({ hash: tx! });
     expect(mined.status).toBe("success");
     expect(mined.to?.toLowerCase()).toBe(BASE_SEPOLIA_USDC.toLowerCase());
     expect(r.stderr).toContain("paid 0.01 USDC on eip155:84532");
@@ -168,7 +126,7 @@ describe("create-agent call against a production server on chain", () => {
         expect(settlements()).toBe(settledBefore + 1);
         expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
         expect(await balance(payer.address)).toBe(payerBefore - PRICE);
-        const mined = await client.getTransactionReceipt({ hash: doc.payment.transaction });
+        const mined = await chainClient.getTransactionReceipt({ hash: doc.payment.transaction });
         expect(mined.status).toBe("success");
       } finally {
         await proxy.close();
@@ -211,7 +169,7 @@ describe("create-agent call --async against a production server with async jobs 
     expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
     expect(await balance(payer.address)).toBe(payerBefore - PRICE);
     const tx = /transaction: (0x[0-9a-f]{64})/.exec(r.stderr)?.[1] as Hex | undefined;
-    expect((await client.getTransactionReceipt({ hash: tx! })).status).toBe("success");
+    expect((await chainClient.getTransactionReceipt({ hash: tx! })).status).toBe("success");
   });
 
   it("the 202 is lost: call re-sends the identical request, gets the same job, one run, one charge", async () => {
