@@ -19,6 +19,8 @@ export interface PaidResult {
   answeredBy?: string;
   /** Answered after the midway action began. */
   afterStop: boolean;
+  /** Sent (at least 250 ms) before the midway action began: it reached an instance still taking jobs. */
+  sentBeforeStop: boolean;
 }
 
 export interface PaidLoad {
@@ -87,6 +89,7 @@ export async function paidLoad(options: {
         body,
         ...(summary ? { answeredBy: summary.split(":")[0] } : {}),
         afterStop: Date.now() > stopAt,
+        sentBeforeStop: i < Math.floor(options.jobs / 4),
       };
     } catch (error) {
       lost.push({ jobId: p.jobId, error: String((error as Error).cause ?? error) });
