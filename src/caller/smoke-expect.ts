@@ -1,7 +1,7 @@
 /**
  * What `create-agent smoke` expects of a deployment: the seller's own configuration, read as the server
- * reads it (the environment over the project's .env), with the command's flags over both; the prices of
- * the project's agent.json. Also which networks are testnets: paying anywhere else needs --mainnet.
+ * reads it (the environment over the project's .env, or the file `--settings` names), with the command's
+ * flags over both; the prices of the project's agent.json. Also which networks are testnets: paying anywhere else needs --mainnet.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -39,6 +39,8 @@ export interface SmokeFlags {
   payToSolana?: string;
   /** `--network`, repeatable: the networks expected, in order (else X402_NETWORKS / X402_NETWORK). */
   network?: string[];
+  /** `--settings`: the settings file read under the environment (else .env), relative to the project. */
+  settings?: string;
 }
 
 /** One expected value and where it came from (a flag or a setting), to name it in a failure. */
@@ -63,11 +65,12 @@ export async function readExpectations(
   env: NodeJS.ProcessEnv,
   root: string,
 ): Promise<SmokeExpectations> {
-  const dotEnv = readDotEnv(root);
+  const fileName = flags.settings ?? ".env";
+  const dotEnv = readDotEnv(root, fileName);
   const setting = (name: string): Expected<string> | undefined => {
     const value = env[name] !== undefined && env[name] !== "" ? env[name] : dotEnv[name];
     if (value === undefined || value.trim() === "") return undefined;
-    const where = env[name] !== undefined && env[name] !== "" ? "the environment" : ".env";
+    const where = env[name] !== undefined && env[name] !== "" ? "the environment" : fileName;
     return { value: value.trim(), from: `${name} (${where})` };
   };
   const flag = (value: string | undefined, name: string) =>

@@ -239,6 +239,11 @@ const smoke: CommandDeclaration = (program, done) => {
       "a network expected, repeatable, in order (default: X402_NETWORKS or X402_NETWORK)",
       collect,
     )
+    // Not --env-file: Node 20 takes that flag for itself anywhere on the command line (and exits 9).
+    .option(
+      "--settings <file>",
+      "read the expected settings from this file instead of .env (e.g. .env.production, compose's)",
+    )
     .option("--pay", "then run one paid job (X402_PAYER_KEY or SOLANA_PAYER_KEY, as call)")
     .option("--mainnet", "allow --pay on a network that is not a testnet (real money)")
     .option(CWD_FLAGS, CWD_HELP)

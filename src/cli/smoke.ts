@@ -4,6 +4,8 @@
  * (src/caller/call.ts), only when every check passed, and on a mainnet only with `--mainnet`.
  * Exit code 1 when anything failed.
  */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { callCapability } from "../caller/call.js";
 import { CallError } from "../caller/errors.js";
 import type { PaymentOffer } from "../caller/guard.js";
@@ -20,6 +22,7 @@ export interface SmokeOptions {
   payTo?: string;
   payToSolana?: string;
   network?: string[];
+  settings?: string;
   pay?: boolean;
   mainnet?: boolean;
   cwd?: string;
@@ -51,6 +54,10 @@ export async function smokeCommand(
   if (!isUrl(target))
     throw new CliError(
       `"${target}" is not an http(s) URL: give the deployment's URL, e.g. https://agent.example.com`,
+    );
+  if (options.settings !== undefined && !existsSync(resolve(root, options.settings)))
+    throw new CliError(
+      `--settings ${options.settings}: no such file in ${root} (the settings the deployment runs with, e.g. .env.production)`,
     );
   const expected = await readExpectations(options, io.env, root);
   const report = await smokeChecks(target, expected);

@@ -215,6 +215,7 @@ export function readmeData(
       smokeUsage: pm.smoke("<url>"),
       smokeExample: pm.smoke("https://agent.example.com"),
       smokePayExample: pm.smoke("https://agent.example.com --pay"),
+      smokeComposeExample: pm.smoke("--settings .env.production http://127.0.0.1:8080"),
       clientExample: pm.client("http://localhost:3000 -o agent-client.ts"),
     },
     capabilities: model.capabilities.map((c) => ({

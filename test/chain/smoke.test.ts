@@ -89,6 +89,20 @@ describe("create-agent smoke", () => {
     expect(flag.stdout).toContain(`payTo: ${PAYEE}, expected ${OTHER} (--pay-to)`);
   });
 
+  it("--settings reads the settings the deployment runs with (.env.production) instead of .env", async () => {
+    await writeFile(
+      join(project, ".env.production"),
+      `PAY_TO=${OTHER}\nX402_NETWORK=base-sepolia\n`,
+    );
+    const r = await smoke([server.url, "--settings", ".env.production"]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toContain(`payTo: ${PAYEE}, expected ${OTHER} (PAY_TO (.env.production))`);
+    const missing = await smoke([server.url, "--settings", ".env.prod"]);
+    expect(missing.exitCode).toBe(1);
+    expect(missing.stderr).toContain("--settings .env.prod: no such file");
+    expect(server.paidExecutes()).toBe(0);
+  });
+
   it("fails naming the network when the deployment offers another one", async () => {
     const r = await smoke([server.url, "--network", "base"]);
     expect(r.exitCode).toBe(1);

@@ -66,25 +66,30 @@ const mcpPay = (extra: Record<string, string>) =>
     timeout: 90_000,
   });
 
+/** The project served in production on anvil (a fresh PAY_TO), and a payer key holding 1 USDC. */
+async function paidServer() {
+  await ensureBaseSepoliaUsdc(chain.rpcUrl);
+  const key = generatePrivateKey();
+  await mintUsdc(chain.rpcUrl, BASE_SEPOLIA_USDC, privateKeyToAccount(key).address, 1_000_000n);
+  const payTo = privateKeyToAddress(generatePrivateKey());
+  const server = await startServer(
+    projectDir,
+    env({
+      PAY_TO: payTo,
+      X402_NETWORK: "base-sepolia",
+      X402_FACILITATOR_URL: chain.facilitatorUrl,
+    }),
+  );
+  return { key, payTo, server };
+}
+
 describe("the README's MCP payment recipe, on anvil", () => {
   it("pays one tool call with the official x402 client: the output, a mined transfer, the price to PAY_TO once", async () => {
     const publicClient = createPublicClient({
       chain: localChain(chain.rpcUrl, chain.chainId),
       transport: http(chain.rpcUrl),
     });
-    await ensureBaseSepoliaUsdc(chain.rpcUrl);
-    const key = generatePrivateKey();
-    const payer = privateKeyToAccount(key).address;
-    await mintUsdc(chain.rpcUrl, BASE_SEPOLIA_USDC, payer, 1_000_000n);
-    const payTo = privateKeyToAddress(generatePrivateKey());
-    const server = await startServer(
-      projectDir,
-      env({
-        PAY_TO: payTo,
-        X402_NETWORK: "base-sepolia",
-        X402_FACILITATOR_URL: chain.facilitatorUrl,
-      }),
-    );
+    const { key, payTo, server } = await paidServer();
     try {
       const before = await usdcBalance(chain.rpcUrl, BASE_SEPOLIA_USDC, payTo);
       const paid = await mcpPay({ X402_PAYER_KEY: key, AGENT_URL: server.url });
@@ -109,18 +114,7 @@ describe("the README's MCP payment recipe, on anvil", () => {
   });
 
   it("the README's `call --mcp` line (the vendored CLI) pays one tool call: the output, the price to PAY_TO once", async () => {
-    await ensureBaseSepoliaUsdc(chain.rpcUrl);
-    const key = generatePrivateKey();
-    await mintUsdc(chain.rpcUrl, BASE_SEPOLIA_USDC, privateKeyToAccount(key).address, 1_000_000n);
-    const payTo = privateKeyToAddress(generatePrivateKey());
-    const server = await startServer(
-      projectDir,
-      env({
-        PAY_TO: payTo,
-        X402_NETWORK: "base-sepolia",
-        X402_FACILITATOR_URL: chain.facilitatorUrl,
-      }),
-    );
+    const { key, payTo, server } = await paidServer();
     try {
       const command = callMcpLine.replace(/^X402_PAYER_KEY=0x\.\.\. /, "").replace(/\s+#.*$/, "");
       const paid = await execa("sh", ["-c", command], {
