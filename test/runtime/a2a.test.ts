@@ -82,6 +82,61 @@ describe("A2A in dev mode", () => {
   });
 });
 
+describe("hostile and large bodies on /a2a, refused or taken as on POST /execute", () => {
+  const raw = (body: string) =>
+    fetch(`${dev.url}/a2a`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+  const send = (params: unknown) =>
+    JSON.stringify({ jsonrpc: "2.0", id: 7, method: "message/send", params });
+
+  it("a body above the SDK's 100 kB but within MAX_BODY_BYTES runs the job", async () => {
+    const calls = devAgent.calls.echo ?? 0;
+    const params = message03(
+      { capability: "echo", input: { text: "big" } },
+      { note: "x".repeat(200_000) },
+    );
+    const res = await raw(send(params));
+    const body: any = await res.json();
+    expect(res.status, JSON.stringify(body).slice(0, 300)).toBe(200);
+    expect(body.result.status.state).toBe("completed");
+    expect(devAgent.calls.echo).toBe(calls + 1);
+  });
+
+  it("a body above MAX_BODY_BYTES: 413 as a JSON-RPC error, nothing run", async () => {
+    const calls = devAgent.calls.echo ?? 0;
+    const params = message03(
+      { capability: "echo", input: { text: "big" } },
+      { note: "x".repeat(1_100_000) },
+    );
+    const res = await raw(send(params));
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({
+      jsonrpc: "2.0",
+      error: { code: -32600, message: expect.stringMatching(/larger than/) },
+    });
+    expect(devAgent.calls.echo ?? 0).toBe(calls);
+  });
+
+  it("an input nested 5,000 deep: invalid params (-32602) naming the limit, as /execute's 400; nothing run", async () => {
+    const calls = devAgent.calls.echo ?? 0;
+    const deep = "[".repeat(5000) + "]".repeat(5000);
+    const text = send(message03({ capability: "echo", input: { text: "d" } })).replace(
+      '"text":"d"',
+      `"text":${deep}`,
+    );
+    const res = await raw(text);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({
+      id: 7,
+      error: { code: -32602, message: expect.stringMatching(/nested more than \d+ levels/) },
+    });
+    expect(devAgent.calls.echo ?? 0).toBe(calls);
+  });
+});
+
 describe("A2A with payments on", () => {
   const activated = { "X-A2A-Extensions": X402_EXTENSION_URI };
 

@@ -3,11 +3,13 @@
  * request. Each request runs inside its scope (scope.ts): whether its caller is still connected
  * (its connection closed before the answer was written: a paid job is then not settled, as on
  * POST /execute), its logger and the endpoint's URL. Refused before the SDK: a request while the
- * server shuts down (503). A2A=off: 404. Part of your project: edit freely.
+ * server shuts down (503); a body that is not JSON, larger than MAX_BODY_BYTES or nested deeper
+ * than /execute accepts (JSON-RPC errors: http/json-rpc-body.ts). A2A=off: 404. Part of your project: edit freely.
  */
 import type { Express, RequestHandler } from "express";
 import { UnavailableError } from "../errors.js";
 import { baseUrlOf } from "../http/base-url.js";
+import { jsonRpcBody } from "../http/json-rpc-body.js";
 import { A2A_PATH } from "../http/paths.js";
 import { loadOnce, mountOff } from "../http/transport.js";
 import type { JobServices } from "../jobs/services.js";
@@ -51,5 +53,7 @@ export function mountA2a(app: Express, s: JobServices, logger: Logger): void {
     req.url = "/"; // the SDK's handler is a router serving POST /
     runInScope(scope, () => handle(req, res, next));
   };
-  app.post(A2A_PATH, serve);
+  // The body: JSON up to MAX_BODY_BYTES and nested no deeper than /execute accepts, else a JSON-RPC
+  // error (the SDK's own parser would stop at 100 kB, and a deep body overflow its stack).
+  app.post(A2A_PATH, ...jsonRpcBody(s.config.maxBodyBytes, true), serve);
 }

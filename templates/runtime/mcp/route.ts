@@ -6,10 +6,12 @@
  * (http/host-check.ts), the body's JSON, and its batch and nesting limits (messages.ts); each refusal
  * is a JSON-RPC error, logged. Part of your project: edit freely.
  */
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
+import type express from "express";
+import type { Express, RequestHandler } from "express";
 import { MCP_PATH } from "../http/paths.js";
 import { UnavailableError } from "../errors.js";
 import { createHostCheck } from "../http/host-check.js";
+import { jsonRpcBody, rpcError } from "../http/json-rpc-body.js";
 import { requestIdOf } from "../http/request-id.js";
 import { loadOnce, mountOff } from "../http/transport.js";
 import type { JobServices } from "../jobs/services.js";
@@ -19,11 +21,6 @@ import { checkMessages } from "./messages.js";
 
 /** Seconds a caller is asked to wait before retrying while the server is shutting down. */
 const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
-
-/** A JSON-RPC error with no request id: what MCP clients read from a refused HTTP request. */
-function rpcError(res: express.Response, status: number, code: number, message: string): void {
-  res.status(status).json({ jsonrpc: "2.0", error: { code, message }, id: null });
-}
 
 export function mountMcp(app: Express, s: JobServices, logger: Logger): void {
   if (!s.config.mcp.enabled)
@@ -45,28 +42,14 @@ export function mountMcp(app: Express, s: JobServices, logger: Logger): void {
     rpcError(res, 503, -32000, message);
   };
 
-  // A body that is not JSON (or too large) is a JSON-RPC error, as MCP clients expect.
-  const badBody: ErrorRequestHandler = (err: unknown, _req, res, next) => {
-    const type = typeof err === "object" && err !== null && "type" in err ? err.type : undefined;
-    if (type === "entity.parse.failed")
-      return rpcError(res, 400, -32700, "Parse error: the body is not valid JSON");
-    if (type === "entity.too.large")
-      return rpcError(
-        res,
-        413,
-        -32600,
-        `request body is larger than ${s.config.maxBodyBytes} bytes`,
-      );
-    next(err);
-  };
-
   const serve: RequestHandler = async (req, res) => {
     const handle = await load();
     await handle(req, res);
   };
-  const json: RequestHandler = express.json({ limit: s.config.maxBodyBytes }); // typed: tsc resolves app.post's overloads faster
+  // The body: JSON up to MAX_BODY_BYTES, else a JSON-RPC error (nesting: checked per message below).
+  const body = jsonRpcBody(s.config.maxBodyBytes, false);
   const { host, messages } = guards(s, logger);
-  app.post(MCP_PATH, open, host, json, badBody, messages, serve);
+  app.post(MCP_PATH, open, host, ...body, messages, serve);
 }
 
 /**

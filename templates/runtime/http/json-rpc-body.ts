@@ -1,0 +1,58 @@
+/**
+ * The body of a JSON-RPC transport (/mcp, /a2a), read before its SDK sees it: parsed as JSON up to
+ * MAX_BODY_BYTES (the limit POST /execute has; the SDKs' own parsers would apply theirs, e.g. 100 kB),
+ * and refused as JSON-RPC errors, which is what their clients read: a body that is not JSON (-32700),
+ * one too large (413, -32600), one nested deeper than POST /execute accepts (-32602 invalid params:
+ * jobs/request.ts MAX_NESTING_DEPTH; a deeper one would overflow the SDK's stack). Nothing runs, and
+ * nothing is charged, for a refused body. Part of your project: edit freely.
+ */
+import express, { type ErrorRequestHandler, type RequestHandler, type Response } from "express";
+import { MAX_NESTING_DEPTH, nestedDeeperThan } from "../jobs/request.js";
+
+/** A JSON-RPC error: what a client of a JSON-RPC transport reads from a refused HTTP request. */
+export function rpcError(
+  res: Response,
+  status: number,
+  code: number,
+  message: string,
+  id: string | number | null = null,
+): void {
+  res.status(status).json({ jsonrpc: "2.0", error: { code, message }, id });
+}
+
+/** The request id of a parsed JSON-RPC body, when it has one. */
+const idOf = (body: unknown): string | number | null => {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === "string" || typeof id === "number" ? id : null;
+};
+
+/**
+ * The body parser and its refusals; `nesting`: also refuse a body nested deeper than /execute
+ * accepts (a transport that checks each message itself, as /mcp does, leaves it out).
+ */
+export function jsonRpcBody(
+  maxBodyBytes: number,
+  nesting: boolean,
+): Array<RequestHandler | ErrorRequestHandler> {
+  // Typed: tsc resolves app.post's overloads faster.
+  const json: RequestHandler = express.json({ limit: maxBodyBytes });
+  const badBody: ErrorRequestHandler = (err: unknown, _req, res, next) => {
+    const type = typeof err === "object" && err !== null && "type" in err ? err.type : undefined;
+    if (type === "entity.parse.failed")
+      return rpcError(res, 400, -32700, "Parse error: the body is not valid JSON");
+    if (type === "entity.too.large")
+      return rpcError(res, 413, -32600, `request body is larger than ${maxBodyBytes} bytes`);
+    next(err);
+  };
+  const deep: RequestHandler = (req, res, next) => {
+    if (!nestedDeeperThan(req.body, MAX_NESTING_DEPTH)) return next();
+    rpcError(
+      res,
+      400,
+      -32602,
+      `Invalid params: the request is nested more than ${MAX_NESTING_DEPTH} levels deep (POST /execute refuses the same); flatten the input; nothing was run or charged`,
+      idOf(req.body),
+    );
+  };
+  return nesting ? [json, badBody, deep] : [json, badBody];
+}
