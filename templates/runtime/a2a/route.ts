@@ -7,17 +7,13 @@
  * than /execute accepts (JSON-RPC errors: http/json-rpc-body.ts). A2A=off: 404. Part of your project: edit freely.
  */
 import type { Express, RequestHandler } from "express";
-import { UnavailableError } from "../errors.js";
 import { baseUrlOf } from "../http/base-url.js";
-import { jsonRpcBody } from "../http/json-rpc-body.js";
+import { jsonRpcBody, refuseWhileStopping } from "../http/json-rpc-body.js";
 import { A2A_PATH } from "../http/paths.js";
 import { loadOnce, mountOff } from "../http/transport.js";
 import type { JobServices } from "../jobs/services.js";
 import type { Logger } from "../types.js";
 import { runInScope } from "./scope.js";
-
-/** Seconds a caller is asked to wait before retrying while the server is shutting down. */
-const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
 
 export function mountA2a(app: Express, s: JobServices, logger: Logger): void {
   if (!s.config.a2a.enabled)
@@ -31,15 +27,6 @@ export function mountA2a(app: Express, s: JobServices, logger: Logger): void {
   const load = loadOnce(() => import("./endpoint.js").then((m) => m.createA2aEndpoint(s, logger)));
 
   const serve: RequestHandler = async (req, res, next) => {
-    if (s.drain.stopping) {
-      res.set({ "Retry-After": String(SHUTDOWN_RETRY_AFTER_SECONDS), Connection: "close" });
-      const { message } = new UnavailableError(
-        "the server is shutting down and takes no new requests; nothing was run or charged; send it again",
-        SHUTDOWN_RETRY_AFTER_SECONDS,
-      );
-      res.status(503).json({ jsonrpc: "2.0", error: { code: -32000, message }, id: null });
-      return;
-    }
     const handle = await load();
     const gone = new AbortController();
     res.once("close", () => {
@@ -55,5 +42,10 @@ export function mountA2a(app: Express, s: JobServices, logger: Logger): void {
   };
   // The body: JSON up to MAX_BODY_BYTES and nested no deeper than /execute accepts, else a JSON-RPC
   // error (the SDK's own parser would stop at 100 kB, and a deep body overflow its stack).
-  app.post(A2A_PATH, ...jsonRpcBody(s.config.maxBodyBytes, true), serve);
+  app.post(
+    A2A_PATH,
+    ...jsonRpcBody(s.config.maxBodyBytes, true),
+    refuseWhileStopping(s.drain),
+    serve,
+  );
 }

@@ -4,10 +4,15 @@
  * and refused as JSON-RPC errors, which is what their clients read: a body that is not JSON (-32700),
  * one too large (413, -32600), one nested deeper than POST /execute accepts (-32602 invalid params:
  * jobs/request.ts MAX_NESTING_DEPTH; a deeper one would overflow the SDK's stack). Nothing runs, and
- * nothing is charged, for a refused body. Part of your project: edit freely.
+ * nothing is charged, for a refused body. Also their answer while the server shuts down
+ * (refuseWhileStopping): 503 with Retry-After, a JSON-RPC error. Part of your project: edit freely.
  */
 import express, { type ErrorRequestHandler, type RequestHandler, type Response } from "express";
+import { UnavailableError } from "../errors.js";
 import { MAX_NESTING_DEPTH, nestedDeeperThan } from "../jobs/request.js";
+
+/** Seconds a caller is asked to wait before retrying while the server is shutting down. */
+const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
 
 /** A JSON-RPC error: what a client of a JSON-RPC transport reads from a refused HTTP request. */
 export function rpcError(
@@ -55,4 +60,17 @@ export function jsonRpcBody(
     );
   };
   return nesting ? [json, badBody, deep] : [json, badBody];
+}
+
+/** While the server shuts down (`drain.stopping`): 503 with Retry-After, nothing run or charged. */
+export function refuseWhileStopping(drain: { readonly stopping: boolean }): RequestHandler {
+  return (_req, res, next) => {
+    if (!drain.stopping) return next();
+    const { message } = new UnavailableError(
+      "the server is shutting down and takes no new requests; nothing was run or charged; send it again",
+      SHUTDOWN_RETRY_AFTER_SECONDS,
+    );
+    res.set({ "Retry-After": String(SHUTDOWN_RETRY_AFTER_SECONDS), Connection: "close" });
+    rpcError(res, 503, -32000, message);
+  };
 }

@@ -9,18 +9,14 @@
 import type express from "express";
 import type { Express, RequestHandler } from "express";
 import { MCP_PATH } from "../http/paths.js";
-import { UnavailableError } from "../errors.js";
 import { createHostCheck } from "../http/host-check.js";
-import { jsonRpcBody, rpcError } from "../http/json-rpc-body.js";
+import { jsonRpcBody, refuseWhileStopping, rpcError } from "../http/json-rpc-body.js";
 import { requestIdOf } from "../http/request-id.js";
 import { loadOnce, mountOff } from "../http/transport.js";
 import type { JobServices } from "../jobs/services.js";
 import { clip } from "../ops/text.js";
 import type { Logger } from "../types.js";
 import { checkMessages } from "./messages.js";
-
-/** Seconds a caller is asked to wait before retrying while the server is shutting down. */
-const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
 
 export function mountMcp(app: Express, s: JobServices, logger: Logger): void {
   if (!s.config.mcp.enabled)
@@ -32,15 +28,7 @@ export function mountMcp(app: Express, s: JobServices, logger: Logger): void {
     );
   const load = loadOnce(() => import("./endpoint.js").then((m) => m.createMcpEndpoint(s, logger)));
 
-  const open: RequestHandler = (_req, res, next) => {
-    if (!s.drain.stopping) return next();
-    const { message } = new UnavailableError(
-      "the server is shutting down and takes no new requests; nothing was run or charged; send it again",
-      SHUTDOWN_RETRY_AFTER_SECONDS,
-    );
-    res.set({ "Retry-After": String(SHUTDOWN_RETRY_AFTER_SECONDS), Connection: "close" });
-    rpcError(res, 503, -32000, message);
-  };
+  const open = refuseWhileStopping(s.drain);
 
   const serve: RequestHandler = async (req, res) => {
     const handle = await load();
