@@ -3,19 +3,39 @@
  * Part of your project: edit freely.
  */
 import type { HttpAnswer } from "../http/answer.js";
-import type { Ledger } from "../ledger/ledger.js";
+import type { Ledger, StoredResult } from "../ledger/ledger.js";
 import type { ResolvedConfig } from "../config.js";
 import type { Metrics } from "../ops/metrics.js";
 import type { PaymentGate } from "../payments/gate.js";
 import type { AgentDefinition } from "../types.js";
+import type { JobAnswer } from "./outcome.js";
 import type { JobCall } from "./pipeline.js";
 
 /**
- * POST /execute's async branch (the `queue` feature, queue/transport.ts sets it): undefined when
- * `prefer` does not ask for respond-async (the job then runs as usual), else the 202 or a refusal.
+ * A queued job now: waiting or running; cancelled (and not charged); unknown to the queue (never
+ * queued, lost with an in-process queue, or its answer expired); or its answer as POST /execute
+ * would send it (what the ledger recorded as charged first).
  */
+export type QueuedJobState = "queued" | "running" | "cancelled" | "unknown" | StoredResult;
+
+/** Async jobs (the `queue` feature, queue/transport.ts sets them). */
 export interface AsyncJobs {
+  /**
+   * POST /execute's async branch: undefined when `prefer` does not ask for respond-async (the job
+   * then runs as usual), else the 202 or a refusal.
+   */
   accept(call: JobCall, prefer: string): Promise<HttpAnswer | undefined>;
+  /**
+   * Queues a job for a transport that answers later (A2A's return_immediately), checked, verified
+   * and reserved as accept's: its queue id, or the answer the job got instead (an offer, a refusal).
+   */
+  enqueue(call: JobCall): Promise<{ queued: string } | JobAnswer>;
+  state(id: string): Promise<QueuedJobState>;
+  /**
+   * Cancels a queued job unless it has ended: "cancelled" (its handler's ctx.signal aborts, and it
+   * is never charged), "ended" (its answer stands, a charge included) or "unknown".
+   */
+  cancel(id: string): Promise<"cancelled" | "ended" | "unknown">;
 }
 
 /** Graceful shutdown, as jobs and their transports see it (http/drain.ts makes it). */

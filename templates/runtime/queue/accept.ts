@@ -65,7 +65,20 @@ export async function acceptJob(
   queue: JobQueue,
   call: JobCall,
 ): Promise<HttpAnswer> {
-  let answer: JobAnswer | HttpAnswer;
+  const got = await queueJob(s, queue, call);
+  return "kind" in got ? httpAnswer(got, s.gate) : accepted(got);
+}
+
+/**
+ * Queues the job (POST /execute's async branch, and A2A's return_immediately through
+ * JobServices.asyncJobs): the job queued, or the answer it gets instead (an offer, a refusal).
+ */
+export async function queueJob(
+  s: JobServices,
+  queue: JobQueue,
+  call: JobCall,
+): Promise<QueuedJob | JobAnswer> {
+  let answer: JobAnswer | QueuedJob;
   const seen: { capability?: string } = {};
   try {
     answer = await accept(s, queue, call, seen);
@@ -78,9 +91,9 @@ export async function acceptJob(
     if (!(err instanceof AgentError))
       call.logger.error("could not queue an async job", { error: String(err) });
   }
-  if (!("kind" in answer)) return answer; // 202: counted in agent_jobs_total when the job ends (work.ts)
+  if (!("kind" in answer)) return answer; // queued: counted in agent_jobs_total when it ends (work.ts)
   s.metrics.job(seen.capability ?? "(unknown)", outcomeOf(answer));
-  return httpAnswer(answer, s.gate);
+  return answer;
 }
 
 async function accept(
@@ -88,7 +101,7 @@ async function accept(
   queue: JobQueue,
   call: JobCall,
   seen: { capability?: string },
-): Promise<JobAnswer | HttpAnswer> {
+): Promise<JobAnswer | QueuedJob> {
   const job = parseRequest(call.body, { maxDeadlineSeconds: s.config.maxDeadlineSeconds });
   const capability = findCapability(s.agent, job.capability);
   seen.capability = capability.name;
@@ -108,7 +121,7 @@ async function accept(
     const queued: QueuedJob = { ...base, id: queueIdOf(undefined, job.jobId), token };
     await enqueue(queue, queued);
     logger.info("async job queued", { queue_id: queued.id });
-    return accepted(queued);
+    return queued;
   }
   const p: PaidJob = { s: { ...s, gate: s.gate }, call, job, capability, input, logger };
   return acceptPaid(p, queue, { ...base, token });
@@ -119,7 +132,7 @@ async function acceptPaid(
   p: PaidJob,
   queue: JobQueue,
   base: Omit<QueuedJob, "id" | "paid">,
-): Promise<JobAnswer | HttpAnswer> {
+): Promise<JobAnswer | QueuedJob> {
   const { s, call, job, input, logger } = p;
   // Verified, or the answer instead (an offer, a refusal, or an identical request's kept answer).
   const verified = await verifiedPayment(p);
@@ -134,7 +147,7 @@ async function acceptPaid(
   // The identical request again (its 202 was lost): the same job, with its credential.
   const existing = await reachQueue(() => queue.get(id));
   if (existing?.data.paid?.payment === ids.payment && existing.data.paid.request === ids.request)
-    return accepted(existing.data);
+    return existing.data;
 
   // One authorization, one job: reserved until the deadline plus the settlement; the worker ends it.
   const leaseMs = leaseMsFor(p, payment);
@@ -155,7 +168,7 @@ async function acceptPaid(
     const queued: QueuedJob = { ...base, id, paid };
     await enqueue(queue, queued);
     logger.info("async job queued", { queue_id: id });
-    return accepted(queued);
+    return queued;
   } catch (err) {
     await release();
     throw err;

@@ -8,19 +8,20 @@
  * Part of your project: edit freely.
  */
 import { timingSafeEqual } from "node:crypto";
-import { DeadlineError, errorResponse, ValidationError } from "../errors.js";
+import { type AgentError, DeadlineError, errorResponse, ValidationError } from "../errors.js";
 import type { HttpAnswer } from "../http/answer.js";
 import { deadlinePassed } from "../jobs/deadline.js";
 import type { JobServices } from "../jobs/pipeline.js";
 import { SERVICE_VERSION } from "../jobs/request.js";
 import { withJobId } from "../jobs/result.js";
 import type { StoredResult } from "../ledger/ledger.js";
+import { cancelledError, cancelRequested } from "./cancel.js";
 import type { JobQueue, JobRecord } from "./queue.js";
 
 const ID = /^job_[0-9a-f]{32}$/;
 const NO_STORE = { "Cache-Control": "no-store" } as const;
 
-const error = (err: ValidationError | DeadlineError): HttpAnswer => {
+const error = (err: AgentError): HttpAnswer => {
   const { status, body } = errorResponse(err);
   return { status, headers: NO_STORE, body: JSON.stringify(body) };
 };
@@ -63,15 +64,29 @@ export async function pollJob(
 ): Promise<HttpAnswer> {
   const record = ID.test(id) ? await queue.get(id) : undefined;
   if (!record || !tokenMatches(record.data.token, authorization)) return notFound(id);
+  const state = await jobState(s, record);
+  if (state === "cancelled") return error(cancelledError());
+  return typeof state === "string" ? pending(record, state) : state;
+}
+
+/**
+ * Where a job is (GET /jobs/<id>, and an A2A task on the queue through JobServices.asyncJobs):
+ * waiting or running, cancelled (cancel.ts), or its answer. What the ledger recorded as charged
+ * for its payment and request comes first: a charge is never hidden.
+ */
+export async function jobState(
+  s: JobServices,
+  record: JobRecord,
+): Promise<"queued" | "running" | "cancelled" | StoredResult> {
   const { paid } = record.data;
   if (paid) {
-    // What the ledger recorded for this payment and request decides (a charge is never hidden).
     const found = await s.ledger.getResult(paid.auth).catch(() => undefined);
     if (found && found.payment === paid.payment && found.request === paid.request) {
       if (found.settled) return settledAnswer(found.value, record.data.jobId);
-      if (found.unconfirmed) return pending(record, "running"); // settling: the chain will say
+      if (found.unconfirmed) return "running"; // settling: the chain will say
     }
   }
+  if (await cancelRequested(s, record.data.id).catch(() => false)) return "cancelled";
   if (record.state === "done" && record.answer) return record.answer;
   if (record.state === "queued" && deadlinePassed(record.data.deadline))
     return error(
@@ -79,7 +94,7 @@ export async function pollJob(
         `deadline ${record.data.deadline} passed while the job was queued; the handler was not run and nothing was charged`,
       ),
     );
-  return pending(record, record.state === "running" ? "running" : "queued");
+  return record.state === "running" ? "running" : "queued";
 }
 
 /** The ledger's charged answer, naming this job's job_id (the identical request may have made it under another). */

@@ -6,10 +6,13 @@
  * Part of your project: edit freely.
  */
 import type { HttpAnswer } from "../http/answer.js";
+import type { JobAnswer } from "../jobs/outcome.js";
 import type { JobCall, JobServices } from "../jobs/pipeline.js";
+import type { QueuedJobState } from "../jobs/services.js";
 import type { Logger } from "../types.js";
-import { acceptJob } from "./accept.js";
-import { pollJob } from "./poll.js";
+import { acceptJob, queueJob } from "./accept.js";
+import { cancelJob } from "./cancel.js";
+import { jobState, pollJob } from "./poll.js";
 import { selectQueue } from "./queue.js";
 import { runQueuedJob } from "./work.js";
 
@@ -19,6 +22,10 @@ const STOP_CHECK_MS = 100;
 export interface AsyncJobsService {
   accept(call: JobCall): Promise<HttpAnswer>;
   poll(id: string, authorization: string | undefined): Promise<HttpAnswer>;
+  /** JobServices.asyncJobs's enqueue, state and cancel (A2A tasks on the queue). */
+  enqueue(call: JobCall): Promise<{ queued: string } | JobAnswer>;
+  state(id: string): Promise<QueuedJobState>;
+  cancel(id: string): Promise<"cancelled" | "ended" | "unknown">;
   /** Starts this process's worker (WORKER_CONCURRENCY jobs at once). */
   startWorker(concurrency: number): Promise<void>;
   /** Stops the worker (running jobs finish) and closes the queue. */
@@ -38,6 +45,15 @@ export async function createAsyncJobs(s: JobServices, logger: Logger): Promise<A
   return {
     accept: (call) => acceptJob(s, queue, call),
     poll: (id, authorization) => pollJob(s, queue, id, authorization),
+    async enqueue(call) {
+      const got = await queueJob(s, queue, call);
+      return "kind" in got ? got : { queued: got.id };
+    },
+    async state(id) {
+      const record = await queue.get(id);
+      return record ? jobState(s, record) : "unknown";
+    },
+    cancel: (id) => cancelJob(s, queue, id),
     async startWorker(concurrency) {
       const requeue = s.config.redis !== undefined;
       await queue.work((job) => runQueuedJob(s, job, logger, { requeue }), concurrency);

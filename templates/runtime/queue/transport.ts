@@ -43,6 +43,9 @@ function mountJobs(app: Express, s: JobServices, logger: Logger): void {
         headers: { ...answer.headers, "Access-Control-Expose-Headers": EXPOSED },
       };
     },
+    enqueue: async (call) => (await load()).enqueue(call),
+    state: async (id) => (await load()).state(id),
+    cancel: async (id) => (await load()).cancel(id),
   };
   s.asyncJobs = jobs;
   // For npm run worker (worker-main.ts) and tests: the service, loaded now; undefined when never loaded.

@@ -9,7 +9,8 @@
  *     moves nothing and frees the authorization.
  * A job run again (its first worker died, and the queue gave it to another) may run its handler
  * twice, but the ledger decides the charge: under the ledger's lock for this authorization, an
- * answer already settled is taken as it is, and nothing is settled twice.
+ * answer already settled is taken as it is, and nothing is settled twice. A job cancelled (an A2A
+ * CancelTask: cancel.ts) runs no handler, or has its ctx.signal aborted, and is never settled.
  * Part of your project: edit freely.
  */
 import { AgentError, errorResponse, InternalError, UnavailableError } from "../errors.js";
@@ -35,12 +36,11 @@ import { holdReservation } from "../ledger/reservation.js";
 import { PaymentError } from "../errors.js";
 import type { AsyncJobState } from "../ops/metrics.js";
 import type { Logger } from "../types.js";
+import { cancelledError, cancelRequested, settleLock, watchCancel } from "./cancel.js";
 import { type QueuedJob, type QueuedPayment, RunAgainLater } from "./queue.js";
 
 /** Headers a finished job's answer keeps: the settlement's receipt only (no new offer to pay). */
 const KEPT_HEADERS = new Set(["PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE"]);
-/** Added to the settlement timeout for the ledger lock one settlement holds. */
-const SETTLE_LOCK_MARGIN_MS = 10_000;
 
 export interface WorkOptions {
   /** A job cut by a shutdown goes back to the queue (BullMQ) instead of failing (in-process). */
@@ -58,15 +58,17 @@ export async function runQueuedJob(
   const log = logger.child({ job_id: data.jobId, capability: data.capability, queue_id: data.id });
   const ended = measured(s, data, started);
   const leave = s.drain.enter();
+  const cancel = watchCancel(s, data.id);
   let answer: JobAnswer;
   try {
-    answer = await run(s, data, log, options);
+    answer = await run(s, data, log, { ...options, cancel: cancel.signal });
   } catch (err) {
     if (err instanceof RunAgainLater) throw err; // not ended: back to the queue
     if (!(err instanceof AgentError))
       log.error("unexpected error running an async job", { error: String(err) });
     answer = refusedBy(err instanceof AgentError ? err : new InternalError("pipeline error"));
   } finally {
+    cancel.stop();
     leave();
   }
   const written = httpAnswer(answer, s.gate);
@@ -101,11 +103,14 @@ function measured(
   return (state) => void safe(() => end?.(state));
 }
 
+/** WorkOptions, and the signal that aborts when the job is cancelled. */
+type RunOptions = WorkOptions & { cancel: AbortSignal };
+
 async function run(
   s: JobServices,
   data: QueuedJob,
   logger: Logger,
-  options: WorkOptions,
+  options: RunOptions,
 ): Promise<JobAnswer> {
   const capability = findCapability(s.agent, data.capability);
   const input = validateInput(capability, data.input as Record<string, unknown>);
@@ -121,21 +126,24 @@ async function run(
       call: {
         payment: { sent: () => data.paid!.sent, required: "" },
         resourceUrl: () => data.paid!.resourceUrl,
+        cancel: options.cancel,
       },
       job,
       capability,
       input,
       logger,
     };
-    return runPaid(p, data.paid, options);
+    return runPaid(p, data, options);
   }
   // Never run work nobody paid for: a job queued in dev mode reaches a production worker unpaid.
   if (s.gate) throw new InternalError("the job was queued without a payment");
   checkArrival(job);
+  if (await cancelRequested(s, data.id)) throw cancelledError();
   const run = startHandler(job, capability, input, {
     logger,
     metrics: s.metrics,
     cut: s.drain.cut,
+    cancel: options.cancel,
   });
   const output = await run.result;
   const body = completedBody(job.jobId, capability, output, {
@@ -147,14 +155,16 @@ async function run(
 }
 
 /** A paid job on its reservation: settled only once its answer is ready, at most once. */
-async function runPaid(p: PaidJob, paid: QueuedPayment, options: WorkOptions): Promise<JobAnswer> {
+async function runPaid(p: PaidJob, data: QueuedJob, options: WorkOptions): Promise<JobAnswer> {
   const { s } = p;
+  const paid = data.paid!;
   // Another worker finished it already (this one got it again after a stall): the ledger's answer.
   const decided = await storedAnswers(p, paid.sent).lookup(paid.auth);
   if (decided) return decided;
   const freeNow = () => s.ledger.release(paid.auth, paid.reservation).catch(() => undefined);
   try {
     checkArrival(p.job); // a deadline passed while queued: nothing runs, nothing is charged
+    if (await cancelRequested(s, data.id)) throw cancelledError(); // cancelled while queued
   } catch (err) {
     await freeNow();
     throw err;
@@ -184,11 +194,13 @@ async function runPaid(p: PaidJob, paid: QueuedPayment, options: WorkOptions): P
       cutOrResult(p, run!, options, () => (requeued = true)).then((output) => answerOf(p, output)),
     );
     if (typeof body !== "string") return body;
-    const lockMs = (s.config.payment?.settleTimeoutSeconds ?? 0) * 1000 + SETTLE_LOCK_MARGIN_MS;
-    return await s.ledger.exclusive(`async-settle:${paid.auth}`, lockMs, async () => {
+    const [lock, lockMs] = settleLock(s, paid);
+    return await s.ledger.exclusive(lock, lockMs, async () => {
       const stored = storedAnswers(p, paid.sent);
       const again = await stored.lookup(paid.auth, payment);
       if (again) return again;
+      // Under the lock a cancel takes too (cancel.ts): cancelled before now, it is never settled.
+      if (await cancelRequested(s, data.id)) throw cancelledError();
       return settleAnswer(p, stored, hold, payment, body);
     });
   } finally {
