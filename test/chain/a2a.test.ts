@@ -124,7 +124,13 @@ async function paying(url: string, task: any, payload: unknown, signal?: AbortSi
 }
 
 /** A paying turn over 0.3 on `task`: the whole JSON-RPC answer (result or error). */
-async function paying03(url: string, task: any, payload: unknown, signal?: AbortSignal) {
+async function paying03(
+  url: string,
+  task: any,
+  payload: unknown,
+  signal?: AbortSignal,
+  configuration?: Record<string, unknown>,
+) {
   const message = {
     kind: "message",
     messageId: randomUUID(),
@@ -137,7 +143,12 @@ async function paying03(url: string, task: any, payload: unknown, signal?: Abort
   const res = await fetch(`${url}/a2a`, {
     method: "POST",
     headers: { "content-type": "application/json", ...EXTENSIONS },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "message/send", params: { message } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "message/send",
+      params: { message, ...(configuration && { configuration }) },
+    }),
     ...(signal && { signal }),
   });
   return (await res.json()) as any;
@@ -345,4 +356,102 @@ describe("a paid A2A task", () => {
     const got = await rpc03(b.url, "tasks/get", { id: task.id }, EXTENSIONS);
     expect(got.body.result.status.state).toBe("canceled");
   }, 30_000);
+});
+
+/** GetTask (0.3) on `url` until the task leaves `working`. */
+async function ended03(url: string, id: string): Promise<any> {
+  for (let tries = 0; tries < 150; tries++) {
+    const { body } = await rpc03(url, "tasks/get", { id }, EXTENSIONS);
+    if (body.result.status.state !== "working") return body.result;
+    await sleep(200);
+  }
+  throw new Error(`task ${id} still working after 30 s`);
+}
+
+describe("a paid A2A task on the job queue (return_immediately)", () => {
+  it("SDK client, returnImmediately: working at once, payment verified; run by a worker; GetTask on the other instance: completed + receipt, the price once; the payment sent again runs nothing", async () => {
+    const client = await new ClientFactory().createFromUrl(a.url);
+    const options = { serviceParameters: EXTENSIONS } as any;
+    const first: any = await client.sendMessage(
+      { message: dataMessage({ capability: "slow", input: { text: "1500" } }) } as any,
+      options,
+    );
+    const before = await balances();
+    const runsSoFar = runs.slow ?? 0;
+    const payload = await pay(first.status.message.metadata["x402.payment.required"]);
+    const turn = (returnImmediately: boolean) =>
+      client.sendMessage(
+        {
+          message: dataMessage(
+            {},
+            {
+              taskId: first.id,
+              contextId: first.contextId,
+              metadata: {
+                "x402.payment.status": "payment-submitted",
+                "x402.payment.payload": payload,
+              },
+            },
+          ),
+          configuration: { returnImmediately },
+        } as any,
+        options,
+      );
+    const queued: any = await turn(true);
+    expect(queued.status.state).toBe(2); // TASK_STATE_WORKING
+    expect(queued.status.message.metadata["x402.payment.status"]).toBe("payment-verified");
+    expect(queued.artifacts).toEqual([]);
+    expect(await balances()).toEqual(before); // nothing charged before the job completed
+    // The same payment again while it runs: the task as it is, nothing run twice.
+    expect(((await turn(true)) as any).status.state).toBe(2);
+
+    const done = await ended03(b.url, first.id);
+    expect(done.status.state).toBe("completed");
+    expect(done.artifacts).toHaveLength(1);
+    expect(done.artifacts[0].parts[0]).toMatchObject({ kind: "data", data: { text: "slept" } });
+    expect(done.status.message.metadata["x402.payment.receipts"][0]).toMatchObject({
+      success: true,
+      network: "eip155:84532",
+    });
+    const after = await balances();
+    expect(after.payee - before.payee).toBe(PRICE);
+    expect(before.payer - after.payer).toBe(PRICE);
+    expect(runs.slow).toBe(runsSoFar + 1);
+    // GetTask from the first instance, through the SDK client: completed too.
+    expect(((await client.getTask({ id: first.id } as any)) as any).status.state).toBe(3);
+  }, 60_000);
+
+  it("CancelTask while the queued job runs: canceled, the handler's signal aborted, nothing charged, still canceled after", async () => {
+    aborts.length = 0;
+    const task = await offered(a.url, "slow", "3000");
+    const before = await balances();
+    const payload = await pay(required03(task));
+    const queued = await paying03(a.url, task, payload, undefined, { blocking: false });
+    expect(queued.result.status.state).toBe("working");
+    await sleep(1000); // a worker has it
+    const { body } = await rpc03(b.url, "tasks/cancel", { id: task.id }, EXTENSIONS);
+    expect(body.result.status.state).toBe("canceled");
+    await sleep(4000); // past the handler's own end: nothing settles it
+    expect(aborts).toEqual([expect.stringMatching(/the caller cancelled the job/)]);
+    expect(await balances()).toEqual(before);
+    const nonce = payload.payload.authorization.nonce;
+    expect(await nonceUsed(rpcUrl, asset, payer.address, nonce)).toBe(false);
+    const got = await rpc03(a.url, "tasks/get", { id: task.id }, EXTENSIONS);
+    expect(got.body.result.status.state).toBe("canceled");
+  }, 60_000);
+
+  it("a queued job that throws: failed, nothing moved, the authorization unused", async () => {
+    const task = await offered(b.url, "throws", "x");
+    const before = await balances();
+    const payload = await pay(required03(task));
+    const queued = await paying03(b.url, task, payload, undefined, { blocking: false });
+    expect(queued.result.status.state).toBe("working");
+    const done = await ended03(a.url, task.id);
+    expect(done.status.state).toBe("failed");
+    expect(JSON.stringify(done.status.message.parts)).toMatch(/internal/);
+    expect(done.status.message.metadata["x402.payment.error"]).toBeUndefined();
+    expect(await balances()).toEqual(before);
+    const nonce = payload.payload.authorization.nonce;
+    expect(await nonceUsed(rpcUrl, asset, payer.address, nonce)).toBe(false);
+  }, 60_000);
 });

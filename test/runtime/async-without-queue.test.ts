@@ -4,7 +4,10 @@
 // settings refuse the start, naming the fix.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withDiscovery } from "./discovery-fixture.js";
-import { captureLogger, job, listen, makeAgent, PAY_TO, post } from "./helpers.js";
+import { randomUUID } from "node:crypto";
+import { X402_EXTENSION_URI } from "../../templates/runtime/a2a/x402.js";
+import { rpc03 } from "./a2a-helpers.js";
+import { captureLogger, job, listen, makeAgent, PAY_TO, post, PRODUCTION } from "./helpers.js";
 import { type RuntimeCopy, runtimeWithout } from "./without-features.js";
 
 let copy: RuntimeCopy;
@@ -64,6 +67,33 @@ describe("a project without the queue feature", () => {
       expect((err as InstanceType<typeof ConfigError>).problems).toEqual([
         "WORKER is set (async jobs), which this project does not include: run npm run add -- queue",
       ]);
+    }
+  });
+
+  it("refuses an A2A paying turn sent with return_immediately, naming the command; nothing run", async () => {
+    const { createApp } = (await copy.load("app.ts")) as AppModule;
+    const agent = withDiscovery(makeAgent());
+    const app = await listen(createApp(agent, { ...PRODUCTION, logger: captureLogger() }));
+    try {
+      const message = {
+        kind: "message",
+        messageId: randomUUID(),
+        role: "user",
+        taskId: randomUUID(),
+        parts: [{ kind: "text", text: "paying" }],
+        metadata: { "x402.payment.status": "payment-submitted", "x402.payment.payload": {} },
+      };
+      const { body } = await rpc03(
+        app.url,
+        "message/send",
+        { message, configuration: { blocking: false } },
+        { "A2A-Extensions": X402_EXTENSION_URI },
+      );
+      expect(body.error.message).toMatch(/no job queue for long jobs: npm run add -- queue/);
+      expect(body.error.message).toMatch(/nothing was run or charged/);
+      expect(agent.calls).toEqual({});
+    } finally {
+      await app.close();
     }
   });
 });

@@ -323,7 +323,7 @@ describe("GET /llms.txt", () => {
       "`x402Client.createPaymentPayload` of `@x402/fetch`; Python: `x402MCPSession` of `x402`, over Streamable HTTP",
       "same signature, capability, input; /execute or MCP",
       "| 408 | deadline |",
-      `A2A: JSON-RPC at \`${prod.url}/a2a\`, DataPart \`{capability, input}\`, a2a-x402 v0.2; a task takes one payment, then is final.`,
+      `A2A: JSON-RPC at \`${prod.url}/a2a\`, DataPart \`{capability, input}\`, a2a-x402 v0.2; a task takes one payment, then is final; long job: return_immediately + GetTask.`,
       `(${prod.url}/openapi.json)`,
       `(${prod.url}/.well-known/agent-card.json)`,
       `(${prod.url}/about)`,
@@ -331,7 +331,7 @@ describe("GET /llms.txt", () => {
     ])
       expect(text).toContain(phrase);
     expect(text).not.toMatch(/free/);
-    expect(text.length).toBeLessThan(6000); // an LLM context, not a manual
+    expect(text.length).toBeLessThan(6100); // an LLM context, not a manual (five capabilities here)
   });
 
   it("dev mode says jobs are free and asks for no payment", async () => {

@@ -49,10 +49,12 @@ export function x402Extension(facts: PaymentFacts, endpoint: string): AgentExten
   };
 }
 
-/** /llms.txt's A2A line (short: the whole document stays under 6000 characters; the card says more). */
-export function a2aLines(endpoint: string, facts: PaymentFacts): string[] {
+/** /llms.txt's A2A line (short: /llms.txt is an LLM's context, not a manual; the card says more). */
+export function a2aLines(endpoint: string, facts: PaymentFacts, queued = false): string[] {
   const pay = facts.free
     ? "free (dev mode)"
     : "a2a-x402 v0.2; a task takes one payment, then is final"; // another payment on it: refused
-  return [`A2A: JSON-RPC at \`${endpoint}\`, DataPart \`{capability, input}\`, ${pay}.`];
+  // With the job queue, a long job's paying turn may return at once (queued.ts).
+  const long = queued && !facts.free ? "; long job: return_immediately + GetTask" : "";
+  return [`A2A: JSON-RPC at \`${endpoint}\`, DataPart \`{capability, input}\`, ${pay}${long}.`];
 }

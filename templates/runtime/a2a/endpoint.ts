@@ -7,9 +7,11 @@
  *     how to call this agent (help.ts), with or without the a2a-x402 extension, nothing run;
  *   - a first turn's DataPart {capability, input} must be one the capability accepts (request.ts);
  *   - paid: the caller must activate a2a-x402 (A2A-Extensions: the v0.2 or the v0.1 URI), and a
- *     second turn must carry `x402.payment.status: "payment-submitted"` and `x402.payment.payload`,
- *     and wait for its answer (no return_immediately: it is charged only while it is there);
+ *     second turn must carry `x402.payment.status: "payment-submitted"` and `x402.payment.payload`;
+ *     sent with return_immediately, its job goes on the job queue (queued.ts), and without the
+ *     `queue` feature it is refused (run in this request, it is charged only while its caller waits);
  *   - a second turn's payment must hold the task's claim: one task runs one job, paid once (claim.ts).
+ * CancelTask on a task whose job is queued cancels that job first (never charged once cancelled).
  * Loaded, with the SDK, on the first A2A request. Part of your project: edit freely.
  */
 import type { RequestHandler } from "express";
@@ -18,8 +20,16 @@ import type { JobServices } from "../jobs/services.js";
 import type { Logger } from "../types.js";
 import { claimRefusal } from "./claim.js";
 import { createExecutor } from "./executor.js";
-import { namesCapability, requestProblem } from "./request.js";
-import { type A2aSdk, type CallContext, loadSdk, type SendParams } from "./sdk.js";
+import { followQueued, queuedJobOf } from "./queued.js";
+import { namesCapability, requestProblem, storedJob } from "./request.js";
+import {
+  type A2aSdk,
+  type CallContext,
+  loadSdk,
+  type SendParams,
+  type Task,
+  TERMINAL_STATES,
+} from "./sdk.js";
 import { ledgerTaskStore, taskRecords } from "./task-store.js";
 import { activatedUri, PAYLOAD_KEY, STATUS_KEY, X402_EXTENSION_URI } from "./x402.js";
 
@@ -72,9 +82,9 @@ function refusal(
     return new sdk.RequestMalformedError(
       `a message on a task pays for its job: send x402.payment.status "payment-submitted" and the signed x402.payment.payload in its metadata; nothing was run or charged`,
     );
-  if (params.configuration?.returnImmediately)
+  if (params.configuration?.returnImmediately && !s.asyncJobs)
     return new sdk.RequestMalformedError(
-      "a paying message waits for its job's result (it is charged only while you are there to get it): send it without return_immediately; nothing was run or charged",
+      "a paying message waits for its job's result here (it is charged only while you are there to get it; this service has no job queue for long jobs: npm run add -- queue): send it without return_immediately; nothing was run or charged",
     );
   return undefined;
 }
@@ -86,8 +96,19 @@ export async function createA2aEndpoint(s: JobServices, logger: Logger): Promise
   const sdk = await loadSdk();
   const records = taskRecords(s.ledger);
   const window = s.config.payment?.maxTimeoutSeconds ?? DEFAULT_PAYMENT_WINDOW_SECONDS;
-  const store = ledgerTaskStore(records, sdk, window);
+  const follow = (task: Task) =>
+    followQueued(task, s.asyncJobs, storedJob(task.metadata)?.capability);
+  const store = ledgerTaskStore(records, sdk, window, follow);
   class CheckedRequestHandler extends sdk.DefaultRequestHandler {
+    /** A task whose job is queued: that job is cancelled first (or has ended: then not cancelable). */
+    override async cancelTask(params: { id: string }, context: CallContext): Promise<unknown> {
+      const task = await store.load(params.id, context);
+      const queued = task && queuedJobOf(task);
+      if (queued && s.asyncJobs && !TERMINAL_STATES.includes(task.status?.state ?? 0))
+        await s.asyncJobs.cancel(queued);
+      return super.cancelTask(params, context);
+    }
+
     override async sendMessage(params: SendParams, context: CallContext): Promise<unknown> {
       const refused = refusal(s, sdk, params, context);
       if (refused) throw refused;

@@ -47,11 +47,21 @@ export function agentMessage(
   };
 }
 
+/** A job's output as an artifact: one DataPart. */
+export const outputArtifact = (output: unknown, capability: string) => ({
+  artifactId: randomUUID(),
+  name: `${capability} output`,
+  description: "",
+  parts: [dataPart(output)],
+  metadata: {},
+  extensions: [],
+});
+
 /** What one turn publishes on its bus. */
 export class TurnEvents {
   constructor(
     private readonly sdk: A2aSdk,
-    private readonly bus: EventBus,
+    readonly bus: EventBus,
     private readonly task: Pick<Task, "id" | "contextId">,
   ) {}
 
@@ -79,14 +89,7 @@ export class TurnEvents {
       this.sdk.AgentEvent.artifactUpdate({
         taskId: this.task.id,
         contextId: this.task.contextId,
-        artifact: {
-          artifactId: randomUUID(),
-          name: `${capability} output`,
-          description: "",
-          parts: [dataPart(output)],
-          metadata: {},
-          extensions: [],
-        },
+        artifact: outputArtifact(output, capability),
         append: false,
         lastChunk: true,
         metadata: {},

@@ -7,18 +7,22 @@
  *   first turn, paid: submitted -> input-required with the a2a-x402 offer (offer.ts), nothing run;
  *   second turn (same task, `x402.payment.payload`): the payload checked against that offer, then
  *     the paid pipeline (verify, reserve, run, check, settle while the caller is connected) ->
- *     completed with `x402.payment.receipts`, or failed with `x402.payment.error` (outcome.ts).
+ *     completed with `x402.payment.receipts`, or failed with `x402.payment.error` (outcome.ts);
+ *   second turn sent with return_immediately, on a service with the job queue: verified, reserved
+ *     and queued -> working at once; GetTask follows the queued job (queued.ts).
  * CancelTask stops what this instance runs of the task: its handler's ctx.signal aborts and its
  * job's caller counts as gone, so nothing is charged. Part of your project: edit freely.
  */
 import { PaymentError } from "../errors.js";
 import type { PaymentChannel } from "../jobs/channel.js";
 import { executeJob, type JobAnswer, type JobServices } from "../jobs/pipeline.js";
+import type { AsyncJobs } from "../jobs/services.js";
 import type { Logger } from "../types.js";
 import { agentMessage, textPart, TurnEvents } from "./events.js";
 import { offerMismatch, type PaymentRequiredObject } from "./offer.js";
 import { writeOutcome, writePaymentFailed } from "./outcome.js";
 import { helpMessage } from "./help.js";
+import { QUEUE_KEY, QUEUED_TEXT, queuedJobOf } from "./queued.js";
 import {
   jobBody,
   namesCapability,
@@ -33,9 +37,10 @@ import {
   type AgentExecutor,
   type EventBus,
   type RequestContext,
+  type Task,
   TaskState,
 } from "./sdk.js";
-import { PAYLOAD_KEY, REQUIRED_KEY } from "./x402.js";
+import { PAYLOAD_KEY, REQUIRED_KEY, STATUS_KEY } from "./x402.js";
 
 /** Where a second turn carries its payment. */
 function messageChannel(payload: unknown): PaymentChannel {
@@ -106,6 +111,8 @@ class TaskTurns {
   async paying(ctx: RequestContext, bus: EventBus): Promise<void> {
     const task = ctx.task!;
     const events = new TurnEvents(this.sdk, bus, task);
+    // Its job is on the queue already (its payment sent again): the task as it is, nothing run.
+    if (queuedJobOf(task)) return events.taskNow(task);
     const job = storedJob(task.metadata);
     const offer = task.status?.message?.metadata?.[REQUIRED_KEY] as
       PaymentRequiredObject | undefined;
@@ -116,18 +123,61 @@ class TaskTurns {
       const noJob = { code: "INVALID_AMOUNT", message: "this task holds no job to pay for" };
       return writePaymentFailed(events, mismatch ?? noJob);
     }
+    const jobs = ctx.request.configuration?.returnImmediately ? this.s.asyncJobs : undefined;
+    if (jobs) return this.queue(ctx, events, job, payload, offer, jobs);
     const { answer, cancelled } = await this.run(ctx, job, payload);
     // Cancelled: CancelTask answered for the task (a job charged just before it still says so).
     if (cancelled && !charged(answer)) return;
-    if (answer.kind === "refused" && answer.error instanceof PaymentError) {
-      if (answer.error.code === "in_use") {
-        // Another request is paying this task with this payment now: its outcome is the task's.
-        const said = agentMessage(task, [textPart(answer.error.message)]);
-        return bus.publish(this.sdk.AgentEvent.message(said));
-      }
-    }
+    if (this.inUse(task, answer, bus)) return;
     events.taskNow(task);
     writeOutcome(events, answer, job, this.s.gate, offer);
+  }
+
+  /** Another request is paying this task with this payment now: its outcome is the task's. */
+  private inUse(task: Task, answer: JobAnswer, bus: EventBus): boolean {
+    const error = answer.kind === "refused" ? answer.error : undefined;
+    if (!(error instanceof PaymentError) || error.code !== "in_use") return false;
+    bus.publish(this.sdk.AgentEvent.message(agentMessage(task, [textPart(error.message)])));
+    return true;
+  }
+
+  /**
+   * A paying turn sent with return_immediately: its job queued (the task `working`, at once), or
+   * what it got instead. Its first event is the update the caller gets back (no Task event first).
+   */
+  private async queue(
+    ctx: RequestContext,
+    events: TurnEvents,
+    job: TaskJob,
+    payload: unknown,
+    offer: PaymentRequiredObject | undefined,
+    jobs: AsyncJobs,
+  ): Promise<void> {
+    const scope = currentScope();
+    const leave = this.s.drain.enter();
+    const got = await jobs
+      .enqueue({
+        body: jobBody(ctx.taskId, job),
+        payment: messageChannel(payload),
+        resourceUrl: () => job.resourceUrl,
+        logger: (scope?.logger ?? this.fallback).child({ task_id: ctx.taskId }),
+        callerGone: scope?.callerGone,
+      })
+      .finally(leave);
+    if ("queued" in got)
+      return events.status(TaskState.working, [textPart(QUEUED_TEXT)], {
+        [STATUS_KEY]: "payment-verified",
+        [QUEUE_KEY]: got.queued,
+      });
+    const refused = got.kind === "refused" ? got.error : undefined;
+    if (refused instanceof PaymentError && refused.code === "async_network")
+      // A payment that cannot wait (Solana): nothing reserved; the same payment may be sent again without return_immediately.
+      return events.status(TaskState.inputRequired, [textPart(refused.message)], {
+        [STATUS_KEY]: "payment-required",
+        ...(offer && { [REQUIRED_KEY]: offer }),
+      });
+    if (this.inUse(ctx.task!, got, events.bus)) return;
+    writeOutcome(events, got, job, this.s.gate, offer);
   }
 
   /** CancelTask: the handler's ctx.signal aborts and its caller counts as gone (nothing charged); the task says canceled. */

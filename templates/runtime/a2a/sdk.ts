@@ -106,7 +106,10 @@ export interface A2aSdk {
     store: TaskStore,
     executor: AgentExecutor,
     ...rest: unknown[]
-  ) => { sendMessage(params: SendParams, context: CallContext): Promise<unknown> };
+  ) => {
+    sendMessage(params: SendParams, context: CallContext): Promise<unknown>;
+    cancelTask(params: { id: string }, context: CallContext): Promise<unknown>;
+  };
   jsonRpcHandler(options: Record<string, unknown>): RequestHandler;
   noAuthentication: unknown;
   AgentEvent: {

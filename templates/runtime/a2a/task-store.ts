@@ -9,7 +9,8 @@
  *     deadline is valid that long, and a caller gone before settlement may send it again until
  *     then), so an abandoned unpaid task goes soon (defaults: 300 + 345 s after its first turn).
  * A finished task is never put back to an earlier state by a late save of a turn that loaded it
- * before it finished. Listing is not offered (ListTasks answers an empty page): a task is read by
+ * before it finished. A task whose job runs on the queue (queued.ts) is brought up to date with it
+ * when loaded (`follow`), and kept so once ended. Listing is not offered (ListTasks answers an empty page): a task is read by
  * its id, which only its caller knows. Part of your project: edit freely.
  */
 import type { Ledger } from "../ledger/ledger.js";
@@ -59,23 +60,33 @@ export function taskTtlMs(task: Task, windowSeconds: number, nowMs = Date.now())
   return Math.max(0, deadline * 1000 - nowMs) + window * 1000;
 }
 
-/** The task store; `windowSeconds`: the payment window an offer gives (X402_MAX_TIMEOUT_SECONDS). */
+/**
+ * The task store; `windowSeconds`: the payment window an offer gives (X402_MAX_TIMEOUT_SECONDS);
+ * `follow`: a loaded task brought up to date with its queued job (queued.ts).
+ */
 export function ledgerTaskStore(
   records: TaskRecords,
   sdk: A2aSdk,
   windowSeconds: number,
+  follow: (task: Task) => Promise<Task> = async (task) => task,
 ): TaskStore {
-  const load = async (taskId: string): Promise<Task | undefined> => {
+  const kept = async (taskId: string): Promise<Task | undefined> => {
     const json = await records.getRecord(keyOf(taskId));
     return json === undefined ? undefined : sdk.taskFromJson(JSON.parse(json));
   };
+  const save = async (task: Task) => {
+    if (!finished(task) && finished(await kept(task.id))) return;
+    const json = JSON.stringify(sdk.taskToJson(task));
+    await records.putRecord(keyOf(task.id), json, taskTtlMs(task, windowSeconds));
+  };
   return {
-    async save(task: Task) {
-      if (!finished(task) && finished(await load(task.id))) return;
-      const json = JSON.stringify(sdk.taskToJson(task));
-      await records.putRecord(keyOf(task.id), json, taskTtlMs(task, windowSeconds));
+    save,
+    async load(taskId: string) {
+      const task = await kept(taskId);
+      const now = task && (await follow(task));
+      if (now && now !== task) await save(now); // its queued job ended it: kept so
+      return now;
     },
-    load,
     async list() {
       return { tasks: [], nextPageToken: "", pageSize: 0, totalSize: 0 };
     },

@@ -28,6 +28,7 @@ export const A2A_TRANSPORT: Transport = {
       protocolVersion: "1.0",
     }),
     cardExtension: (base, facts) => x402Extension(facts, `${base}${A2A_PATH}`),
-    llms: (base, facts) => a2aLines(`${base}${A2A_PATH}`, facts),
+    llms: (base, facts, config) =>
+      a2aLines(`${base}${A2A_PATH}`, facts, config.queue !== undefined),
   },
 };
