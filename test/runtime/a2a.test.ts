@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { LEGACY_X402_EXTENSION_URI, X402_EXTENSION_URI } from "../../templates/runtime/a2a/x402.js";
 import { dataMessage, rpc03 } from "./a2a-helpers.js";
 import { withDiscovery } from "./discovery-fixture.js";
+import { taskTtlMs } from "../../templates/runtime/a2a/task-store.js";
 import { runtimeWithout } from "./without-features.js";
 import {
   captureLogger,
@@ -311,6 +312,21 @@ describe("how long tasks are kept", () => {
     expect(still.result.status.state).toBe("completed");
     const after = await getTaskAfter(dev.url, ended.id, day + 60, start);
     expect(after.error.message).toMatch(/not found/i);
+  });
+
+  it("a task whose job runs on the queue is kept until its deadline plus a day: a result charged while nobody polled is still there", () => {
+    const now = Date.now();
+    const job = { capability: "echo", input: {}, deadline: now / 1000 + 60, resourceUrl: "" };
+    const task = (metadata: Record<string, unknown>): any => ({
+      id: "t",
+      contextId: "c",
+      status: { state: 2, message: undefined, timestamp: undefined },
+      artifacts: [],
+      history: [],
+      metadata: { job, ...metadata },
+    });
+    expect(taskTtlMs(task({}), 300, now)).toBe((60 + 300) * 1000);
+    expect(taskTtlMs(task({ queued_job: "job_1" }), 300, now)).toBe((60 + 24 * 3600) * 1000);
   });
 });
 

@@ -4,6 +4,8 @@
  * task's second turn (its payment) or a GetTask may land on any instance sharing the ledger.
  * How long a task is kept after its last change:
  *   - ended (completed, failed, canceled): TASK_TTL_MS, a day;
+ *   - running on the job queue (queued.ts): until its deadline plus a day, so a job completed and
+ *     charged while nobody polled still has its result to give;
  *   - not yet (waiting for its payment, or running): until its job's deadline plus the payment
  *     window its offer gave (the largest maxTimeoutSeconds of its accepts: a payment signed by the
  *     deadline is valid that long, and a caller gone before settlement may send it again until
@@ -15,6 +17,7 @@
  */
 import type { Ledger } from "../ledger/ledger.js";
 import { memoryRecords } from "../ledger/memory.js";
+import { queuedJobOf } from "./queued.js";
 import { storedJob } from "./request.js";
 import { type A2aSdk, type Task, type TaskStore, TERMINAL_STATES } from "./sdk.js";
 import { REQUIRED_KEY } from "./x402.js";
@@ -56,6 +59,7 @@ function offeredWindow(task: Task): number | undefined {
 export function taskTtlMs(task: Task, windowSeconds: number, nowMs = Date.now()): number {
   if (finished(task)) return TASK_TTL_MS;
   const deadline = storedJob(task.metadata)?.deadline ?? nowMs / 1000;
+  if (queuedJobOf(task)) return Math.max(0, deadline * 1000 - nowMs) + TASK_TTL_MS;
   const window = Math.max(windowSeconds, offeredWindow(task) ?? 0);
   return Math.max(0, deadline * 1000 - nowMs) + window * 1000;
 }
