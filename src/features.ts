@@ -80,7 +80,7 @@ export const FEATURES: readonly Feature[] = [
     folder: "queue",
     dependencies: pick("bullmq"),
     summary:
-      "async paid jobs (Prefer: respond-async, GET /jobs/<id>) on a queue, BullMQ with REDIS_URL",
+      "async paid jobs (Prefer: respond-async, GET /jobs/<id>; A2A return_immediately) on a queue, BullMQ with REDIS_URL",
     settings: ["WORKER", "WORKER_CONCURRENCY", "JOB_RESULT_TTL_SECONDS", "JOB_LOCK_SECONDS"],
     byDefault: false,
     newer: true,
