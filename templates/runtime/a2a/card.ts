@@ -6,6 +6,7 @@
 import type { AgentExtension } from "../discovery/agent-card.js";
 import type { PaymentFacts, Price } from "../discovery/facts.js";
 import { whereLabel } from "../discovery/labels.js";
+import { A2A_PATH, A2A_REST_PATH } from "../http/paths.js";
 import { X402_EXTENSION_URI } from "./x402.js";
 
 /** The x402 payment facts, as the a2a-x402 extension's params. Unknown facts are left out. */
@@ -50,9 +51,10 @@ export function x402Extension(facts: PaymentFacts, endpoint: string): AgentExten
 }
 
 /** /llms.txt's A2A line (short: the whole document stays under 6000 characters; the card says more). */
-export function a2aLines(endpoint: string, facts: PaymentFacts): string[] {
-  const pay = facts.free
-    ? "free (dev mode)"
-    : "a2a-x402 v0.2; a task takes one payment, then is final"; // another payment on it: refused
-  return [`A2A: JSON-RPC at \`${endpoint}\`, DataPart \`{capability, input}\`, ${pay}.`];
+export function a2aLines(base: string, facts: PaymentFacts): string[] {
+  // A paid task takes one payment, then is final: another payment on it is refused (claim.ts).
+  const pay = facts.free ? "free (dev mode)" : "a2a-x402 v0.2, a task paid once";
+  return [
+    `A2A: JSON-RPC \`${base}${A2A_PATH}\`, HTTP+JSON \`${A2A_REST_PATH}\`; DataPart \`{capability, input}\`; ${pay}.`,
+  ];
 }
