@@ -23,8 +23,8 @@ export interface TransportRoute {
 
 /** What the discovery documents say of a transport (each part optional). */
 export interface TransportDiscovery {
-  /** Its entry in the agent card's supportedInterfaces, for the service at `base`. */
-  cardInterface?(base: string): AgentInterface;
+  /** Its entries in the agent card's supportedInterfaces (one, or several bindings), for the service at `base`. */
+  cardInterface?(base: string): AgentInterface | AgentInterface[];
   /** An extension of the agent card's capabilities it adds (e.g. async jobs on POST /execute). */
   cardExtension?(base: string, facts: PaymentFacts): AgentExtension;
   /** Its section of /llms.txt (lines, after the job endpoint's). */

@@ -1,14 +1,15 @@
 // Paid A2A tasks on a real chain (anvil with Circle's FiatTokenV2_2, the reference x402 facilitator):
-// the official @a2a-js/sdk 1.3.0 client made from the agent card's URL (A2A 1.0) and raw A2A 0.3
-// `message/send` calls, paying in band with a2a-x402 v0.2 (the PaymentPayload made by the official
-// x402 client from the task's `x402.payment.required`). Two instances share one redis-server (the
-// ledger and the tasks), so a task's paying turn may land on the other one. Balances are read back
-// from the chain: the payee gets the price once; the same authorization cannot pay for a POST
-// /execute job; a handler that throws, a bad output, a missed deadline and a caller gone before
-// settlement move nothing (the caller gone gets its result when it sends the payment again); two
-// payments sent at once on one task run one job and are charged once (a2a/claim.ts).
+// the official @a2a-js/sdk 1.3.0 client made from the agent card's URL (A2A 1.0, over JSON-RPC and
+// over HTTP+JSON) and raw A2A 0.3 `message/send` calls, paying in band with a2a-x402 v0.2 (the
+// PaymentPayload made by the official x402 client from the task's `x402.payment.required`). Two
+// instances share one redis-server (the ledger and the tasks), so a task's paying turn may land on
+// the other one. Balances are read back from the chain: the payee gets the price once; the same
+// authorization cannot pay for a POST /execute job, nor, paid over HTTP+JSON, a JSON-RPC task; a
+// handler that throws, a bad output, a missed deadline and a caller gone before settlement move
+// nothing (the caller gone gets its result when it sends the payment again); two payments sent at
+// once on one task run one job and are charged once (a2a/claim.ts).
 import { randomUUID } from "node:crypto";
-import { ClientFactory } from "@a2a-js/sdk/client";
+import { ClientFactory, RestTransportFactory } from "@a2a-js/sdk/client";
 import { x402Client } from "@x402/core/client";
 import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm";
 import { generatePrivateKey, privateKeyToAddress, type PrivateKeyAccount } from "viem/accounts";
@@ -241,6 +242,69 @@ describe("a paid A2A task", () => {
     expect(reuse.status).toBe(402);
     expect(((await reuse.json()) as any).error).toMatch(/already used/);
     expect(runs.echo).toBe(1);
+    expect(await balances()).toEqual(after);
+  });
+
+  it("over HTTP+JSON (the SDK's REST transport from the card, /a2a/rest): paid on the other instance, completed + receipt, the price once; the authorization then pays no JSON-RPC task", async () => {
+    const urls: string[] = [];
+    const recording: typeof fetch = (input, init) => {
+      urls.push(String(input));
+      return fetch(input, init);
+    };
+    const rest = (url: string) =>
+      new ClientFactory({
+        transports: [new RestTransportFactory({ fetchImpl: recording })],
+      }).createFromUrl(url);
+    const options = { serviceParameters: EXTENSIONS } as any;
+    const first: any = await (
+      await rest(a.url)
+    ).sendMessage(
+      { message: dataMessage({ capability: "echo", input: { text: "rest" } }) } as any,
+      options,
+    );
+    expect(first.status.state).toBe(6); // TASK_STATE_INPUT_REQUIRED
+    const required = first.status.message.metadata["x402.payment.required"];
+    expect(required.resource.url).toBe(`${a.url}/a2a`); // the same resource as JSON-RPC's
+    const before = await balances();
+    const payload = await pay(required);
+    const runsSoFar = runs.echo ?? 0;
+    const done: any = await (
+      await rest(b.url)
+    ).sendMessage(
+      {
+        message: dataMessage(
+          {},
+          {
+            taskId: first.id,
+            contextId: first.contextId,
+            metadata: {
+              "x402.payment.status": "payment-submitted",
+              "x402.payment.payload": payload,
+            },
+          },
+        ),
+      } as any,
+      options,
+    );
+    expect(done.status.state).toBe(3); // COMPLETED
+    expect(done.artifacts[0].parts[0].content.value).toEqual({ text: "echo: rest" });
+    expect(done.status.message.metadata["x402.payment.receipts"][0]).toMatchObject({
+      success: true,
+      network: "eip155:84532",
+    });
+    const after = await balances();
+    expect(after.payee - before.payee).toBe(PRICE);
+    expect(before.payer - after.payer).toBe(PRICE);
+    expect(runs.echo).toBe(runsSoFar + 1);
+    expect(urls).toEqual([`${a.url}/a2a/rest/message:send`, `${b.url}/a2a/rest/message:send`]);
+
+    // The same authorization on a JSON-RPC task for the same job: not run, nothing moved.
+    const other = await offered(a.url, "echo", "rest");
+    const reuse = (await paying03(b.url, other, payload)).result;
+    expect(reuse.status.state).toBe("failed");
+    expect(reuse.status.message.metadata["x402.payment.error"]).toBe("DUPLICATE_NONCE");
+    expect(JSON.stringify(reuse.status.message.parts)).toMatch(/already used for another job/);
+    expect(runs.echo).toBe(runsSoFar + 1);
     expect(await balances()).toEqual(after);
   });
 

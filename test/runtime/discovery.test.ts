@@ -97,8 +97,14 @@ describe("GET /.well-known/agent-card.json (A2A 1.0)", () => {
         tenant: "",
       },
       { url: `${prod.url}/mcp`, protocolBinding: "MCP", protocolVersion: "2025-11-25", tenant: "" },
-      // A2A's JSON-RPC endpoint (the `a2a` feature: a2a/).
+      // A2A's JSON-RPC endpoint and its HTTP+JSON one (the `a2a` feature: a2a/).
       { url: `${prod.url}/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0", tenant: "" },
+      {
+        url: `${prod.url}/a2a/rest`,
+        protocolBinding: "HTTP+JSON",
+        protocolVersion: "1.0",
+        tenant: "",
+      },
     ]);
     expect(parsed.securitySchemes).toEqual({});
     expect(parsed.securityRequirements).toEqual([]);
@@ -323,7 +329,7 @@ describe("GET /llms.txt", () => {
       "`x402Client.createPaymentPayload` of `@x402/fetch`; Python: `x402MCPSession` of `x402`, over Streamable HTTP",
       "same signature, capability, input; /execute or MCP",
       "| 408 | deadline |",
-      `A2A: JSON-RPC at \`${prod.url}/a2a\`, DataPart \`{capability, input}\`, a2a-x402 v0.2; a task takes one payment, then is final; long job: return_immediately + GetTask.`,
+      `A2A: JSON-RPC \`${prod.url}/a2a\`, HTTP+JSON \`/a2a/rest\`; DataPart \`{capability, input}\`; a2a-x402 v0.2, a task paid once; long job: return_immediately + GetTask.`,
       `(${prod.url}/openapi.json)`,
       `(${prod.url}/.well-known/agent-card.json)`,
       `(${prod.url}/about)`,

@@ -175,6 +175,7 @@ export const ECHO_TRANSPORT: Transport = {
       `${url}/mcp`,
       `${url}/echo`,
       `${url}/a2a`,
+      `${url}/a2a/rest`,
     ]);
     const llms = (await text(`${url}/llms.txt`)).body;
     expect(llms).toContain(`## Echo\n\nPOST ${url}/echo answers {"echoed":true}.`);

@@ -6,6 +6,7 @@
 import type { AgentExtension } from "../discovery/agent-card.js";
 import type { PaymentFacts, Price } from "../discovery/facts.js";
 import { whereLabel } from "../discovery/labels.js";
+import { A2A_PATH, A2A_REST_PATH } from "../http/paths.js";
 import { X402_EXTENSION_URI } from "./x402.js";
 
 /** The x402 payment facts, as the a2a-x402 extension's params. Unknown facts are left out. */
@@ -50,11 +51,12 @@ export function x402Extension(facts: PaymentFacts, endpoint: string): AgentExten
 }
 
 /** /llms.txt's A2A line (short: /llms.txt is an LLM's context, not a manual; the card says more). */
-export function a2aLines(endpoint: string, facts: PaymentFacts, queued = false): string[] {
-  const pay = facts.free
-    ? "free (dev mode)"
-    : "a2a-x402 v0.2; a task takes one payment, then is final"; // another payment on it: refused
+export function a2aLines(base: string, facts: PaymentFacts, queued = false): string[] {
+  // A paid task takes one payment, then is final: another payment on it is refused (claim.ts).
+  const pay = facts.free ? "free (dev mode)" : "a2a-x402 v0.2, a task paid once";
   // With the job queue, a long job's paying turn may return at once (queued.ts).
   const long = queued && !facts.free ? "; long job: return_immediately + GetTask" : "";
-  return [`A2A: JSON-RPC at \`${endpoint}\`, DataPart \`{capability, input}\`, ${pay}${long}.`];
+  return [
+    `A2A: JSON-RPC \`${base}${A2A_PATH}\`, HTTP+JSON \`${A2A_REST_PATH}\`; DataPart \`{capability, input}\`; ${pay}${long}.`,
+  ];
 }

@@ -1,8 +1,10 @@
 /**
- * POST /a2a behind its route (route.ts): the official SDK's JSON-RPC handler (A2A 1.0, and 0.3's
- * `message/send` etc. through its compatibility layer) over its DefaultRequestHandler, with the
- * task store on the ledger (task-store.ts) and this agent's executor (executor.ts). Before the SDK
- * runs a SendMessage, it is checked here, so nothing is offered or run for it when refused:
+ * A2A behind its routes (route.ts): the official SDK's JSON-RPC handler (POST /a2a) and its
+ * HTTP+JSON (REST) handler (/a2a/rest: POST /message:send, GET /tasks/{id}...), both A2A 1.0 and 0.3
+ * (`message/send`, `/v1/...`) through its compatibility layer, over ONE DefaultRequestHandler, with
+ * the task store on the ledger (task-store.ts) and this agent's executor (executor.ts). Before the
+ * SDK runs a SendMessage, on either binding, it is checked here, so nothing is offered or run for it
+ * when refused:
  *   - a first turn naming no capability (plain text) is let through: the executor answers it with
  *     how to call this agent (help.ts), with or without the a2a-x402 extension, nothing run;
  *   - a first turn's DataPart {capability, input} must be one the capability accepts (request.ts);
@@ -35,16 +37,20 @@ import { activatedUri, PAYLOAD_KEY, STATUS_KEY, X402_EXTENSION_URI } from "./x40
 
 /** The card the SDK's handler checks requests against (versions, modes); not the public card. */
 function handlerCard(s: JobServices) {
-  const jsonRpc = (protocolVersion: string) => ({
+  const binding = (protocolBinding: string, protocolVersion: string) => ({
     url: "",
-    protocolBinding: "JSONRPC",
+    protocolBinding,
     protocolVersion,
   });
   return {
     name: s.agent.name,
     description: agentDescription(s.agent),
     version: s.agent.version,
-    supportedInterfaces: [jsonRpc("1.0"), jsonRpc("0.3")],
+    // The SDK answers a binding's version only when its card declares it.
+    supportedInterfaces: ["JSONRPC", "HTTP+JSON"].flatMap((b) => [
+      binding(b, "1.0"),
+      binding(b, "0.3"),
+    ]),
     // a2a-x402 is checked here (either URI activates it), not by the SDK (which knows one URI).
     capabilities: { streaming: false, pushNotifications: false, extensions: [] },
     defaultInputModes: ["application/json"],
@@ -92,7 +98,15 @@ function refusal(
 /** The payment window of a task in dev mode without payment settings (X402_MAX_TIMEOUT_SECONDS's default). */
 const DEFAULT_PAYMENT_WINDOW_SECONDS = 300;
 
-export async function createA2aEndpoint(s: JobServices, logger: Logger): Promise<RequestHandler> {
+/** The two bindings' Express handlers (both over the same request handler and its checks). */
+export interface A2aEndpoint {
+  /** JSON-RPC: a router serving POST /. */
+  jsonRpc: RequestHandler;
+  /** HTTP+JSON: a router serving /message:send, /tasks/{id}... (A2A 1.0) and /v1/... (0.3). */
+  rest: RequestHandler;
+}
+
+export async function createA2aEndpoint(s: JobServices, logger: Logger): Promise<A2aEndpoint> {
   const sdk = await loadSdk();
   const records = taskRecords(s.ledger);
   const window = s.config.payment?.maxTimeoutSeconds ?? DEFAULT_PAYMENT_WINDOW_SECONDS;
@@ -131,9 +145,10 @@ export async function createA2aEndpoint(s: JobServices, logger: Logger): Promise
     undefined,
     { keepBusAliveStates: [] },
   );
-  return sdk.jsonRpcHandler({
+  const options = {
     requestHandler: handler,
     userBuilder: sdk.noAuthentication,
     legacyCompat: { enabled: true },
-  });
+  };
+  return { jsonRpc: sdk.jsonRpcHandler(options), rest: sdk.restHandler(options) };
 }

@@ -1,5 +1,5 @@
 /**
- * The parts of the official A2A SDK (@a2a-js/sdk) that POST /a2a uses, typed here by small
+ * The parts of the official A2A SDK (@a2a-js/sdk) that /a2a and /a2a/rest use, typed here by small
  * interfaces and loaded on the first A2A request (route.ts), so a service never called over A2A
  * never loads it, and `npm run typecheck` reads none of its declarations. Field names are the SDK's
  * (A2A 1.0 as TypeScript: `Part.content.$case`, numeric TaskState); create-agent's own tests run
@@ -111,6 +111,8 @@ export interface A2aSdk {
     cancelTask(params: { id: string }, context: CallContext): Promise<unknown>;
   };
   jsonRpcHandler(options: Record<string, unknown>): RequestHandler;
+  /** The HTTP+JSON (REST) binding's router: POST /message:send, GET /tasks/{id}... under its mount path. */
+  restHandler(options: Record<string, unknown>): RequestHandler;
   noAuthentication: unknown;
   AgentEvent: {
     message(message: Message): unknown;
@@ -142,6 +144,7 @@ export async function loadSdk(): Promise<A2aSdk> {
   return {
     DefaultRequestHandler: server.DefaultRequestHandler,
     jsonRpcHandler: express.jsonRpcHandler,
+    restHandler: express.restHandler,
     noAuthentication: express.UserBuilder.noAuthentication,
     AgentEvent: server.AgentEvent,
     taskToJson: (task) => root.Task.toJSON(task),

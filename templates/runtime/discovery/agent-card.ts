@@ -17,8 +17,8 @@ import type { PaymentFacts } from "./facts.js";
 
 /**
  * The name of our job protocol in `supportedInterfaces[].protocolBinding`. A2A's own bindings are
- * "JSONRPC", "GRPC" and "HTTP+JSON" (A2A messages and tasks), which POST /a2a speaks (a2a/, when
- * the project has it); POST /execute takes one JSON job, paid with x402, and answers with the result
+ * "JSONRPC", "GRPC" and "HTTP+JSON" (A2A messages and tasks), which POST /a2a and /a2a/rest speak
+ * (a2a/, when the project has it); POST /execute takes one JSON job, paid with x402, and answers with the result
  * (see llms.txt and openapi.json). The field is an open string, so the card names that protocol
  * honestly instead of calling it an A2A endpoint; A2A clients skip bindings they do not know.
  */

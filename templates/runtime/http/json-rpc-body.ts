@@ -5,7 +5,8 @@
  * one too large (413, -32600), one nested deeper than POST /execute accepts (-32602 invalid params:
  * jobs/request.ts MAX_NESTING_DEPTH; a deeper one would overflow the SDK's stack). Nothing runs, and
  * nothing is charged, for a refused body. Also their answer while the server shuts down
- * (refuseWhileStopping): 503 with Retry-After, a JSON-RPC error. Part of your project: edit freely.
+ * (refuseWhileStopping): 503 with Retry-After, a JSON-RPC error. A transport with another error shape
+ * passes its own writer (`answer`: A2A's HTTP+JSON binding, a2a/rest.ts). Part of your project: edit freely.
  */
 import express, { type ErrorRequestHandler, type RequestHandler, type Response } from "express";
 import { UnavailableError } from "../errors.js";
@@ -25,6 +26,9 @@ export function rpcError(
   res.status(status).json({ jsonrpc: "2.0", error: { code, message }, id });
 }
 
+/** How a refused request is answered: its HTTP status, the JSON-RPC error code, message and request id. */
+export type Refusal = typeof rpcError;
+
 /** The request id of a parsed JSON-RPC body, when it has one. */
 const idOf = (body: unknown): string | number | null => {
   const id = (body as { id?: unknown } | null)?.id;
@@ -38,20 +42,21 @@ const idOf = (body: unknown): string | number | null => {
 export function jsonRpcBody(
   maxBodyBytes: number,
   nesting: boolean,
+  answer: Refusal = rpcError,
 ): Array<RequestHandler | ErrorRequestHandler> {
   // Typed: tsc resolves app.post's overloads faster.
   const json: RequestHandler = express.json({ limit: maxBodyBytes });
   const badBody: ErrorRequestHandler = (err: unknown, _req, res, next) => {
     const type = typeof err === "object" && err !== null && "type" in err ? err.type : undefined;
     if (type === "entity.parse.failed")
-      return rpcError(res, 400, -32700, "Parse error: the body is not valid JSON");
+      return answer(res, 400, -32700, "Parse error: the body is not valid JSON");
     if (type === "entity.too.large")
-      return rpcError(res, 413, -32600, `request body is larger than ${maxBodyBytes} bytes`);
+      return answer(res, 413, -32600, `request body is larger than ${maxBodyBytes} bytes`);
     next(err);
   };
   const deep: RequestHandler = (req, res, next) => {
     if (!nestedDeeperThan(req.body, MAX_NESTING_DEPTH)) return next();
-    rpcError(
+    answer(
       res,
       400,
       -32602,
@@ -63,7 +68,10 @@ export function jsonRpcBody(
 }
 
 /** While the server shuts down (`drain.stopping`): 503 with Retry-After, nothing run or charged. */
-export function refuseWhileStopping(drain: { readonly stopping: boolean }): RequestHandler {
+export function refuseWhileStopping(
+  drain: { readonly stopping: boolean },
+  answer: Refusal = rpcError,
+): RequestHandler {
   return (_req, res, next) => {
     if (!drain.stopping) return next();
     const { message } = new UnavailableError(
@@ -71,6 +79,6 @@ export function refuseWhileStopping(drain: { readonly stopping: boolean }): Requ
       SHUTDOWN_RETRY_AFTER_SECONDS,
     );
     res.set({ "Retry-After": String(SHUTDOWN_RETRY_AFTER_SECONDS), Connection: "close" });
-    rpcError(res, 503, -32000, message);
+    answer(res, 503, -32000, message);
   };
 }

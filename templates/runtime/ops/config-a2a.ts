@@ -1,6 +1,6 @@
 /**
  * The A2A transport's settings (a2a/, the `a2a` feature): A2A ("on", the default, or "off": no
- * POST /a2a, and no A2A in the agent card or /llms.txt) and A2A_DEADLINE_SECONDS (a task that
+ * POST /a2a nor /a2a/rest, and no A2A in the agent card or /llms.txt) and A2A_DEADLINE_SECONDS (a task that
  * sends no deadline gets now + this, counted from its first turn: time to pay and to run).
  * Read in the core (config.ts) like MCP's, so a project without the feature still refuses a typo.
  * Part of your project: edit freely.
