@@ -443,8 +443,12 @@ describe("a paid A2A task on the job queue (return_immediately)", () => {
     const before = await balances();
     const runsSoFar = runs.slow ?? 0;
     const payload = await pay(first.status.message.metadata["x402.payment.required"]);
+    // The paying turns over HTTP+JSON, to the other instance.
+    const restB = await new ClientFactory({
+      transports: [new RestTransportFactory()],
+    }).createFromUrl(b.url);
     const turn = (returnImmediately: boolean) =>
-      client.sendMessage(
+      restB.sendMessage(
         {
           message: dataMessage(
             {},
@@ -481,8 +485,9 @@ describe("a paid A2A task on the job queue (return_immediately)", () => {
     expect(after.payee - before.payee).toBe(PRICE);
     expect(before.payer - after.payer).toBe(PRICE);
     expect(runs.slow).toBe(runsSoFar + 1);
-    // GetTask from the first instance, through the SDK client: completed too.
+    // GetTask from both instances, through the SDK clients (JSON-RPC, HTTP+JSON): completed too.
     expect(((await client.getTask({ id: first.id } as any)) as any).status.state).toBe(3);
+    expect(((await restB.getTask({ id: first.id } as any)) as any).status.state).toBe(3);
   }, 60_000);
 
   it("CancelTask while the queued job runs: canceled, the handler's signal aborted, nothing charged, still canceled after", async () => {
@@ -493,8 +498,12 @@ describe("a paid A2A task on the job queue (return_immediately)", () => {
     const queued = await paying03(a.url, task, payload, undefined, { blocking: false });
     expect(queued.result.status.state).toBe("working");
     await sleep(1000); // a worker has it
-    const { body } = await rpc03(b.url, "tasks/cancel", { id: task.id }, EXTENSIONS);
-    expect(body.result.status.state).toBe("canceled");
+    // CancelTask over HTTP+JSON on the other instance (the SDK's REST client).
+    const restB = await new ClientFactory({
+      transports: [new RestTransportFactory()],
+    }).createFromUrl(b.url);
+    const cancelled: any = await restB.cancelTask({ id: task.id } as any);
+    expect(cancelled.status.state).toBe(5); // TASK_STATE_CANCELED
     await sleep(4000); // past the handler's own end: nothing settles it
     expect(aborts).toEqual([expect.stringMatching(/the caller cancelled the job/)]);
     expect(await balances()).toEqual(before);
