@@ -12,13 +12,13 @@ import { basename, dirname, join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { PAYEE } from "../chain/accounts.js";
+import { chain, chainPayment } from "./chain.js";
 import { closedUrl } from "../runtime/servers.js";
 import { buildProject, copyProject } from "./helpers.js";
 import { environment, parseUnit, type Unit } from "./systemd-unit.js";
 
 const shared = inject("projectDir");
 const workDir = inject("workDir");
-const chain = inject("chain");
 /** nobody: what DynamicUser= gives, a user that owns nothing in the project. */
 const UNPRIVILEGED = 65534;
 const asRoot = process.getuid?.() === 0;
@@ -91,11 +91,7 @@ async function runUnit(lines: Record<string, string>) {
 }
 
 const settings = {
-  PAY_TO: PAYEE,
-  X402_NETWORK: "base-sepolia",
-  X402_ASSET: chain.asset,
-  X402_ASSET_NAME: "USDC",
-  X402_ASSET_VERSION: "2",
+  ...chainPayment(PAYEE),
   X402_FACILITATOR_URL: chain.facilitatorUrl,
   PORT: "0", // the EnvironmentFile's line wins over the unit's PORT
 };
