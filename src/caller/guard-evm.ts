@@ -9,13 +9,18 @@ import {
   ATOMIC_AMOUNT,
   isObjectRecord,
   type PayerFamily,
-  PaymentGuardError,
   type PaymentOffer,
   shown,
   type SignedPayment,
-  signedHead,
   type SigningLimit,
 } from "./guard.js";
+import {
+  checkSignedAmount,
+  offersSignedFor,
+  signedHead,
+  signedPayment,
+  signedRefusal,
+} from "./guard-signed.js";
 
 /**
  * Checks the payment a request is about to carry, at the last moment before it is sent: it must be an
@@ -28,20 +33,12 @@ export function checkSignedPayment(
   offers: readonly PaymentOffer[],
   limit: SigningLimit,
 ): SignedPayment {
-  const refuse = (problem: string) =>
-    new PaymentGuardError("signed", `the payment about to be sent ${problem}; it was not sent`);
-  const { decoded, version, scheme, network, acceptedAsset, acceptedAmount } = signedHead(
-    header,
-    refuse,
-  );
-  const asset = typeof acceptedAsset === "string" ? acceptedAsset : undefined;
-  const inner = decoded.payload;
-  const authorization = isObjectRecord(inner) ? inner.authorization : undefined;
-  if (
-    !isObjectRecord(inner) ||
-    !isObjectRecord(authorization) ||
-    typeof inner.signature !== "string"
-  )
+  const refuse = signedRefusal("payment");
+  const head = signedHead(header, refuse);
+  const asset = typeof head.acceptedAsset === "string" ? head.acceptedAsset : undefined;
+  const inner = head.payload;
+  const authorization = inner?.authorization;
+  if (!inner || !isObjectRecord(authorization) || typeof inner.signature !== "string")
     throw refuse(
       "is not an EIP-3009 transfer authorization, the only kind this payer signs (the exact scheme in USDC on an EVM network)",
     );
@@ -51,33 +48,19 @@ export function checkSignedPayment(
   const amount = BigInt(value);
   if (typeof from !== "string" || typeof to !== "string")
     throw refuse("has no payer or payee address in its authorization");
-  if (amount > limit.maxAtomic)
-    throw refuse(`signs ${amount} atomic units, more than the ${limit.maxAtomic} allowed`);
-  if (acceptedAmount !== undefined && acceptedAmount !== amount)
-    throw refuse(`signs ${amount} atomic units for an offer of ${acceptedAmount}`);
+  checkSignedAmount(head, amount, limit, refuse, "signs");
   if (from.toLowerCase() !== limit.payer.toLowerCase())
     throw refuse(`is signed for the account ${from}, not the payer ${limit.payer}`);
-  const offer = offers.find(
+  const offer = offersSignedFor(head, amount, offers).find(
     (o) =>
-      o.x402Version === version &&
-      o.scheme === scheme &&
-      o.network === network &&
-      o.amount === amount &&
       o.payTo.toLowerCase() === to.toLowerCase() &&
       (asset === undefined || o.asset.toLowerCase() === asset.toLowerCase()),
   );
   if (!offer)
     throw refuse(
-      `(${amount} atomic units to ${to} on ${String(network)}) matches none of the offers that were checked`,
+      `(${amount} atomic units to ${to} on ${String(head.network)}) matches none of the offers that were checked`,
     );
-  return {
-    x402Version: version,
-    network: offer.network,
-    amount,
-    payer: from,
-    payTo: offer.payTo,
-    asset: offer.asset,
-  };
+  return signedPayment(offer, amount, from);
 }
 
 /** The EVM payer family: the exact scheme's EIP-3009 authorizations on eip155 networks. */

@@ -5,6 +5,9 @@
  */
 export const CLIENT_GUARD_FILE = "src/caller/guard.ts";
 
+/** The check of a payment about to be sent that every payer family shares (guard-signed.ts). */
+export const CLIENT_SIGNED_FILE = "src/caller/guard-signed.ts";
+
 /** The payer's answer reader (guard-read.ts): every answer read up to a size limit. */
 export const CLIENT_READ_FILE = "src/caller/guard-read.ts";
 
@@ -27,6 +30,7 @@ export const CLIENT_PAYMENT_ID_FILE = "src/caller/payment-id.ts";
 /** Every file of create-agent's own source that goes verbatim into a generated client, in order. */
 export const CLIENT_SHARED_FILES = [
   CLIENT_GUARD_FILE,
+  CLIENT_SIGNED_FILE,
   CLIENT_READ_FILE,
   ...CLIENT_FAMILY_FILES,
   CLIENT_ASSET_FILE,

@@ -9,15 +9,20 @@
  * Web-standard code only, like guard.ts.
  */
 import {
-  isObjectRecord,
   type PayerFamily,
-  PaymentGuardError,
   type PaymentOffer,
   shown,
   type SignedPayment,
-  signedHead,
   type SigningLimit,
 } from "./guard.js";
+import {
+  checkSignedAmount,
+  offersSignedFor,
+  type SignedRefusal,
+  signedHead,
+  signedPayment,
+  signedRefusal,
+} from "./guard-signed.js";
 
 /**
  * The latest deadline a job paid on Solana may have, in seconds from now: a Solana transaction dies with its
@@ -76,19 +81,12 @@ export async function checkSignedSolanaPayment(
   limit: SigningLimit,
   solana: SolanaReader,
 ): Promise<SignedPayment> {
-  const refuse = (problem: string) =>
-    new PaymentGuardError(
-      "signed",
-      `the Solana payment about to be sent ${problem}; it was not sent`,
-    );
-  const { decoded, version, scheme, network, acceptedAsset, acceptedAmount } = signedHead(
-    header,
-    refuse,
-  );
+  const refuse = signedRefusal("Solana payment");
+  const head = signedHead(header, refuse);
+  const { network, acceptedAsset } = head;
   if (typeof network !== "string" || !SVM_PAYER.pays(SVM_PAYER.networks[network] ?? network))
     throw refuse(`names the network ${shown(network)}, not a Solana network`);
-  const inner = decoded.payload;
-  const wire = isObjectRecord(inner) ? inner.transaction : undefined;
+  const wire = head.payload?.transaction;
   if (typeof wire !== "string") throw refuse("carries no transaction");
   let view: SolanaTransactionView;
   try {
@@ -103,37 +101,20 @@ export async function checkSignedSolanaPayment(
     throw refuse(
       `transfers a token of ${transfer.decimals} decimals, not USDC's ${USDC_TOKEN_DECIMALS}`,
     );
-  if (amount > limit.maxAtomic)
-    throw refuse(`transfers ${amount} atomic units, more than the ${limit.maxAtomic} allowed`);
-  if (acceptedAmount !== undefined && acceptedAmount !== amount)
-    throw refuse(`transfers ${amount} atomic units for an offer of ${acceptedAmount}`);
+  checkSignedAmount(head, amount, limit, refuse, "transfers");
   if (acceptedAsset !== undefined && acceptedAsset !== transfer.mint)
     throw refuse(`transfers the mint ${transfer.mint} for an offer of ${shown(acceptedAsset)}`);
   if (transfer.authority !== limit.payer)
     throw refuse(`is signed for the account ${transfer.authority}, not the payer ${limit.payer}`);
   if (transfer.source !== (await solana.associatedTokenAccount(limit.payer, transfer.mint)))
     throw refuse(`transfers from ${transfer.source}, not the payer's own token account`);
-  const candidates = offers.filter(
-    (o) =>
-      o.x402Version === version &&
-      o.scheme === scheme &&
-      o.network === network &&
-      o.amount === amount &&
-      o.asset === transfer.mint,
-  );
+  const candidates = offersSignedFor(head, amount, offers).filter((o) => o.asset === transfer.mint);
   for (const offer of candidates) {
     const payeeAccount = await solana
       .associatedTokenAccount(offer.payTo, transfer.mint)
       .catch(() => undefined); // a payee that is no Solana address has no token account
     if (transfer.destination === payeeAccount)
-      return {
-        x402Version: version,
-        network: offer.network,
-        amount,
-        payer: transfer.authority,
-        payTo: offer.payTo,
-        asset: offer.asset,
-      };
+      return signedPayment(offer, amount, transfer.authority);
   }
   throw refuse(
     `(${amount} atomic units of ${transfer.mint} to the token account ${transfer.destination} on ${network}) matches none of the offers that were checked`,
@@ -144,10 +125,7 @@ export async function checkSignedSolanaPayment(
  * The one SPL TransferChecked of a Solana payment; refused when there is none or more than one, or when any
  * other instruction is not a compute-budget or memo one.
  */
-function soleTransfer(
-  view: SolanaTransactionView,
-  refuse: (problem: string) => PaymentGuardError,
-): SolanaTransfer {
+function soleTransfer(view: SolanaTransactionView, refuse: SignedRefusal): SolanaTransfer {
   const transfers: SolanaTransfer[] = [];
   for (const [index, instruction] of view.instructions.entries()) {
     if (instruction.program === SOLANA_PROGRAMS.token && instruction.transfer) {
@@ -180,9 +158,8 @@ export const SVM_PAYER: PayerFamily = {
   claims: (payload) => "transaction" in payload,
   checkSigned: (header, offers, limit, reader) => {
     if (!reader)
-      throw new PaymentGuardError(
-        "signed",
-        "the payment about to be sent is a Solana transaction, and no Solana reader was loaded to check it; it was not sent",
+      throw signedRefusal("payment")(
+        "is a Solana transaction, and no Solana reader was loaded to check it",
       );
     return checkSignedSolanaPayment(header, offers, limit, reader as SolanaReader);
   },

@@ -8,9 +8,9 @@
  *   v2 signs `amount`, v1 signs `maxAmountRequired`. Both must be decimal strings of atomic units; a second
  *   amount field must say the same. Any offer that breaks this refuses the whole answer: a service that
  *   says two things about a price is not paid at all.
- * - The signed payment (the PAYMENT-SIGNATURE / X-PAYMENT header value) is decoded here, its head (version,
- *   accepted offer) read strictly; its family's check then reads what it signs, at the last moment before
- *   it is sent. What is reported as paid is what it says.
+ * - The signed payment (the PAYMENT-SIGNATURE / X-PAYMENT header value) is checked at the last moment
+ *   before it is sent: its family's check reads what it signs, the rules every family shares (its head,
+ *   the cap, the offers it can be for) are guard-signed.ts's. What is reported as paid is what it says.
  * - PayerFamily: the one interface a network family of payers implements (its networks, its check of a
  *   signed payment, its deadline limit).
  *
@@ -197,48 +197,6 @@ export function offersOf402(headers: Headers, body: string): PaymentOffer[] | un
 /** The payment header a request carries (x402 v2 PAYMENT-SIGNATURE or v1 X-PAYMENT), if any. */
 export function paymentHeaderOf(headers: Headers): string | undefined {
   return headers.get("payment-signature") ?? headers.get("x-payment") ?? undefined;
-}
-
-/** The head of a signed payment: its x402 version, scheme and network, and (v2) the offer it accepts. */
-export interface SignedHead {
-  decoded: Record<string, unknown>;
-  version: 1 | 2;
-  scheme: unknown;
-  network: unknown;
-  /** v2: the accepted offer's asset, as written. */
-  acceptedAsset: unknown;
-  /** v2: the accepted offer's amount, read as the exact scheme of v2 signs it. */
-  acceptedAmount: bigint | undefined;
-}
-
-/** Decodes a payment header about to be sent and reads its head, or refuses it (`refuse`'s words). */
-export function signedHead(
-  header: string,
-  refuse: (problem: string) => PaymentGuardError,
-): SignedHead {
-  const decoded = decodeBase64Json(header, "the payment header about to be sent", "signed");
-  if (!isObjectRecord(decoded)) throw refuse("is not a JSON object");
-  const version = decoded.x402Version;
-  if (version !== 1 && version !== 2) throw refuse(`has x402Version ${shown(version)}`);
-  if (version === 1)
-    return {
-      decoded,
-      version,
-      scheme: decoded.scheme,
-      network: decoded.network,
-      acceptedAsset: undefined,
-      acceptedAmount: undefined,
-    };
-  const accepted = decoded.accepted;
-  if (!isObjectRecord(accepted)) throw refuse(`names no "accepted" offer`);
-  let acceptedAmount: bigint;
-  try {
-    acceptedAmount = offerAmount(2, accepted);
-  } catch (error) {
-    throw refuse(`accepts an offer whose ${(error as Error).message}`);
-  }
-  const { scheme, network, asset: acceptedAsset } = accepted;
-  return { decoded, version, scheme, network, acceptedAsset, acceptedAmount };
 }
 
 /** A payer family's id: the kind of payment its networks take. */

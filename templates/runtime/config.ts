@@ -28,15 +28,6 @@ import { type A2aConfig, resolveA2a } from "./ops/config-a2a.js";
 import { isLogLevel, LOG_LEVELS, type LogLevel } from "./ops/logger.js";
 import { ConfigError, Reader } from "./ops/settings.js";
 
-export type {
-  FacilitatorRoute,
-  NetworkPaymentConfig,
-  PaymentConfig,
-  PaymentOptions,
-  ProductionPaymentConfig,
-  RoutedNetworkConfig,
-  SettlementRoute,
-} from "./payments/config.js";
 export type { MetricsConfig, RedisConfig } from "./ops/config-services.js";
 export type { QueueConfig } from "./ops/config-queue.js";
 export { ConfigError } from "./ops/settings.js";

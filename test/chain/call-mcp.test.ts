@@ -5,18 +5,20 @@
 // signed too much would lose the money here. Balances are read on chain.
 import type { Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import {
-  callAgent,
-  type CallAgent,
-  type CountingServer,
-  runCall,
-  startCounted,
-} from "../cli/call-helpers.js";
+import { callAgent, type CountingServer, runCall, startCounted } from "../cli/call-helpers.js";
 import { unb64 } from "../runtime/helpers.js";
 import { extractPaymentIdentifier } from "@x402/extensions/payment-identifier";
-import { PAYEE } from "./accounts.js";
-import { balance, chainClient, fundedPayer, PRICE, startCallSeller } from "./call-seller.js";
-import { dropProxy } from "./call-proxy.js";
+import {
+  balance,
+  beforePaidCall,
+  type CallSeller,
+  fundedPayer,
+  expectLocalReceipt,
+  LOST_ANSWERS,
+  startCallSeller,
+  throughLostAnswer,
+} from "./call-seller.js";
+import { expectResentVerbatim } from "./call-proxy.js";
 import {
   HOSTILE_PRICE,
   type HostileAsk,
@@ -27,23 +29,21 @@ import {
 import { BASE_SEPOLIA_USDC, deployUsdc } from "./usdc.js";
 
 const { rpcUrl } = inject("chain");
-let agent: CallAgent;
 let server: CountingServer;
-let settlements: () => number;
+let callSeller: CallSeller;
 const posts = (s: CountingServer, path: string) =>
   s.requests.filter((r) => r.method === "POST" && r.path.startsWith(path)).length;
 
 beforeAll(async () => {
-  ({ agent, server, settlements } = await startCallSeller());
+  callSeller = await startCallSeller();
+  server = callSeller.server;
 });
 afterAll(() => server?.close());
 
 describe("create-agent call --mcp against a production server on chain", () => {
   it("pays over MCP: exactly the price, once; prints the output and the receipt (no public explorer on loopback)", async () => {
     const payer = await fundedPayer(1_000_000n);
-    const [payeeBefore, payerBefore] = [await balance(PAYEE), await balance(payer.address)];
-    const settledBefore = settlements();
-    const runsBefore = agent.seen.echo?.length ?? 0;
+    const paid = await beforePaidCall(callSeller, payer.address, "echo");
     const executesBefore = server.executes();
 
     const r = await runCall([server.url, "echo", "--input", "message=over mcp", "--mcp"], {
@@ -52,23 +52,11 @@ describe("create-agent call --mcp against a production server on chain", () => {
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ text: "over mcp" });
 
-    expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
-    expect(await balance(payer.address)).toBe(payerBefore - PRICE);
-    expect(settlements()).toBe(settledBefore + 1);
-    expect((agent.seen.echo?.length ?? 0) - runsBefore).toBe(1);
+    await paid.chargedOnce();
     // It went over MCP: no POST /execute reached the server.
     expect(server.executes()).toBe(executesBefore);
 
-    const tx = /transaction: (0x[0-9a-f]{64})/.exec(r.stderr)?.[1] as Hex | undefined;
-    expect(tx, r.stderr).toBeDefined();
-    const mined = await chainClient.getTransactionReceipt({ hash: tx! });
-    expect(mined.status).toBe("success");
-    expect(mined.to?.toLowerCase()).toBe(BASE_SEPOLIA_USDC.toLowerCase());
-    expect(r.stderr).toContain("paid 0.01 USDC on eip155:84532");
-    expect(r.stderr).not.toContain("basescan.org");
-    expect(r.stderr).toContain("explorer:    none: the agent runs on this machine");
-    expect(r.stderr).toContain(`payer:       ${payer.address}`);
-    expect(r.stderr + r.stdout).not.toContain(payer.key.slice(2));
+    await expectLocalReceipt(r, payer);
   });
 
   it("a URL ending in /mcp calls over MCP too; --json prints one document with the payment", async () => {
@@ -101,18 +89,10 @@ describe("create-agent call --mcp against a production server on chain", () => {
     expect(await balance(payer.address)).toBe(payerBefore);
   });
 
-  it.each([
-    ["after the server answered (the job ran and was settled)", "after-answer", "echo"],
-    ["while the server still runs the job (the retry is told it is in use)", "at-once", "slow"],
-  ] as const)(
+  it.each(LOST_ANSWERS)(
     "the answer is lost %s: the identical tool call (same payment, same id) is re-sent; one run, one charge",
     async (_when, mode, capability) => {
-      const payer = await fundedPayer(1_000_000n);
-      const proxy = await dropProxy(server.url, mode);
-      try {
-        const [payeeBefore, payerBefore] = [await balance(PAYEE), await balance(payer.address)];
-        const settledBefore = settlements();
-        const runsBefore = agent.seen[capability]?.length ?? 0;
+      await throughLostAnswer(callSeller, mode, capability, async (payer, proxy, paid) => {
         const r = await runCall(
           [proxy.url, capability, "--input", "message=once", "--mcp", "--json"],
           { env: { X402_PAYER_KEY: payer.key } },
@@ -123,19 +103,10 @@ describe("create-agent call --mcp against a production server on chain", () => {
           output: { text: "once" },
           payment: { network: "eip155:84532", payer: payer.address, amount: "0.01" },
         });
-        expect(r.stderr).toMatch(/sending the identical request again/);
-        if (mode === "at-once") expect(r.stderr).toMatch(/still running this job/);
-        expect(proxy.dropped).toBe(1);
-        expect(proxy.paid.length).toBeGreaterThanOrEqual(2);
-        expect(new Set(proxy.paid).size).toBe(1);
+        expectResentVerbatim(proxy, r.stderr, mode);
         expect(extractPaymentIdentifier(unb64(proxy.paid[0]!))).toMatch(/^pay_[0-9a-f]{32}$/);
-        expect((agent.seen[capability]?.length ?? 0) - runsBefore).toBe(1);
-        expect(settlements()).toBe(settledBefore + 1);
-        expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
-        expect(await balance(payer.address)).toBe(payerBefore - PRICE);
-      } finally {
-        await proxy.close();
-      }
+        await paid.chargedOnce();
+      });
     },
   );
 });

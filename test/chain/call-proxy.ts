@@ -7,6 +7,7 @@ import {
   type IncomingMessage,
   type Server,
 } from "node:http";
+import { expect } from "vitest";
 import { closeServer, listenLocal } from "../runtime/servers.js";
 
 export interface DropProxy {
@@ -119,4 +120,21 @@ function mcpPayment(body: Buffer): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * What `create-agent call` must have done when `proxy` lost the answer to its paid request (`mode`): said
+ * it sent the identical request again (and, at once, that the server was still running the job), and
+ * re-sent that one payment verbatim.
+ */
+export function expectResentVerbatim(
+  proxy: DropProxy,
+  stderr: string,
+  mode: "after-answer" | "at-once",
+): void {
+  expect(stderr).toMatch(/sending the identical request again/);
+  if (mode === "at-once") expect(stderr).toMatch(/still running this job/);
+  expect(proxy.dropped).toBe(1);
+  expect(proxy.paid.length).toBeGreaterThanOrEqual(2);
+  expect(new Set(proxy.paid).size).toBe(1);
 }

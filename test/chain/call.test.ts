@@ -3,55 +3,49 @@
 // facilitator, and the real CLI in a child process with X402_PAYER_KEY in its environment.
 import type { Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CallAgent, type CountingServer, runCall } from "../cli/call-helpers.js";
+import { type CountingServer, runCall } from "../cli/call-helpers.js";
 import { PAYEE } from "./accounts.js";
-import { balance, chainClient, fundedPayer, PRICE, startCallSeller } from "./call-seller.js";
-import { dropProxy } from "./call-proxy.js";
+import {
+  balance,
+  beforePaidCall,
+  type CallSeller,
+  chainClient,
+  fundedPayer,
+  expectLocalReceipt,
+  LOST_ANSWERS,
+  startCallSeller,
+  throughLostAnswer,
+} from "./call-seller.js";
+import { expectResentVerbatim } from "./call-proxy.js";
 import { job, post, unb64 } from "../runtime/helpers.js";
 import {
   extractAndValidatePaymentIdentifier,
   extractPaymentIdentifier,
   validatePaymentIdentifier,
 } from "@x402/extensions/payment-identifier";
-import { BASE_SEPOLIA_USDC } from "./usdc.js";
 
-let agent: CallAgent;
 let server: CountingServer;
-let settlements: () => number;
+let seller: CallSeller;
 
 beforeAll(async () => {
-  ({ agent, server, settlements } = await startCallSeller());
+  seller = await startCallSeller();
+  server = seller.server;
 });
 afterAll(() => server?.close());
 
 describe("create-agent call against a production server on chain", () => {
   it("pays: the payee gains exactly the price, the payer loses it, the receipt names the mined tx", async () => {
     const payer = await fundedPayer(1_000_000n);
-    const [payeeBefore, payerBefore] = [await balance(PAYEE), await balance(payer.address)];
-    const settledBefore = settlements();
+    const paid = await beforePaidCall(seller, payer.address, "echo");
 
     const r = await runCall([server.url, "echo", "--input", "message=on chain"], {
       env: { X402_PAYER_KEY: payer.key },
     });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ text: "on chain" });
+    await paid.chargedOnce();
 
-    expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
-    expect(await balance(payer.address)).toBe(payerBefore - PRICE);
-    expect(settlements()).toBe(settledBefore + 1);
-
-    const tx = /transaction: (0x[0-9a-f]{64})/.exec(r.stderr)?.[1] as Hex | undefined;
-    expect(tx, r.stderr).toBeDefined();
-    const mined = await chainClient.getTransactionReceipt({ hash: tx! });
-    expect(mined.status).toBe("success");
-    expect(mined.to?.toLowerCase()).toBe(BASE_SEPOLIA_USDC.toLowerCase());
-    expect(r.stderr).toContain("paid 0.01 USDC on eip155:84532");
-    // The agent runs on this machine (loopback): no public explorer link for what may be a local chain.
-    expect(r.stderr).toContain(`transaction: ${tx}`);
-    expect(r.stderr).not.toContain("basescan.org");
-    expect(r.stderr).toContain("explorer:    none: the agent runs on this machine");
-    expect(r.stderr).toContain(`payer:       ${payer.address}`);
-    expect(r.stderr + r.stdout).not.toContain(payer.key.slice(2));
+    await expectLocalReceipt(r, payer);
   });
 
   it("--max-price below the price: refused, the server never sees a payment, no USDC moves", async () => {
@@ -76,19 +70,10 @@ describe("create-agent call against a production server on chain", () => {
     expect(await balance(payer.address)).toBe(payerBefore);
   });
 
-  it.each([
-    ["after the server answered (the job ran and was settled)", "after-answer", "echo"],
-    ["while the server still runs the job (the retry is told it is in use)", "at-once", "slow"],
-  ] as const)(
+  it.each(LOST_ANSWERS)(
     "the connection is lost %s: call re-sends the identical request and is charged once",
     async (_when, mode, capability) => {
-      const payer = await fundedPayer(1_000_000n);
-      const proxy = await dropProxy(server.url, mode);
-      try {
-        const [payeeBefore, payerBefore] = [await balance(PAYEE), await balance(payer.address)];
-        const settledBefore = settlements();
-        const runsBefore = agent.seen[capability]?.length ?? 0;
-
+      await throughLostAnswer(seller, mode, capability, async (payer, proxy, paid) => {
         const r = await runCall(
           [proxy.url, capability, "--input", "message=once", "--job-id", `retry-${mode}`, "--json"],
           { env: { X402_PAYER_KEY: payer.key } },
@@ -102,13 +87,8 @@ describe("create-agent call against a production server on chain", () => {
           output: { text: "once" },
           payment: { network: "eip155:84532", payer: payer.address, amount: "0.01" },
         });
-        expect(r.stderr).toMatch(/sending the identical request again/);
-        if (mode === "at-once") expect(r.stderr).toMatch(/still running this job/);
-
         // One authorization, re-sent verbatim; one handler run; one settlement; one price.
-        expect(proxy.dropped).toBe(1);
-        expect(proxy.paid.length).toBeGreaterThanOrEqual(2);
-        expect(new Set(proxy.paid).size).toBe(1);
+        expectResentVerbatim(proxy, r.stderr, mode);
         // The 402 declared payment-identifier, so the payment carries an id (read with the x402
         // package's own helpers), the same in every resend: the server answers it from its ledger.
         const declared = unb64(
@@ -122,15 +102,10 @@ describe("create-agent call against a production server on chain", () => {
           valid: true,
         });
         expect(extractPaymentIdentifier(sentPayload)).toMatch(/^pay_[0-9a-f]{32}$/);
-        expect((agent.seen[capability]?.length ?? 0) - runsBefore).toBe(1);
-        expect(settlements()).toBe(settledBefore + 1);
-        expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
-        expect(await balance(payer.address)).toBe(payerBefore - PRICE);
+        await paid.chargedOnce();
         const mined = await chainClient.getTransactionReceipt({ hash: doc.payment.transaction });
         expect(mined.status).toBe("success");
-      } finally {
-        await proxy.close();
-      }
+      });
     },
   );
 });
@@ -141,9 +116,7 @@ describe("create-agent call --async against a production server with async jobs 
 
   it("pays once, is told the job is queued, polls it, prints the output; charged only after completion", async () => {
     const payer = await fundedPayer(1_000_000n);
-    const [payeeBefore, payerBefore] = [await balance(PAYEE), await balance(payer.address)];
-    const settledBefore = settlements();
-    const runsBefore = agent.seen.slow?.length ?? 0;
+    const paid = await beforePaidCall(seller, payer.address, "slow");
     const pollsBefore = jobGets().length;
 
     const running = runCall([server.url, "slow", "--input", "message=later", "--async"], {
@@ -152,7 +125,7 @@ describe("create-agent call --async against a production server with async jobs 
     // Polling has begun while the 3 s job runs: nothing has moved yet.
     while (jobGets().length === pollsBefore && running.exitCode === null)
       await new Promise((r) => setTimeout(r, 50));
-    expect(await balance(payer.address)).toBe(payerBefore);
+    await paid.notYetPaid();
     const r = await running;
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ text: "later" });
@@ -164,22 +137,13 @@ describe("create-agent call --async against a production server with async jobs 
 
     expect(server.paidExecutes()).toBeGreaterThanOrEqual(1);
     expect(jobGets().length - pollsBefore).toBeGreaterThanOrEqual(2); // queued/running, then done
-    expect((agent.seen.slow?.length ?? 0) - runsBefore).toBe(1);
-    expect(settlements()).toBe(settledBefore + 1);
-    expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
-    expect(await balance(payer.address)).toBe(payerBefore - PRICE);
+    await paid.chargedOnce();
     const tx = /transaction: (0x[0-9a-f]{64})/.exec(r.stderr)?.[1] as Hex | undefined;
     expect((await chainClient.getTransactionReceipt({ hash: tx! })).status).toBe("success");
   });
 
   it("the 202 is lost: call re-sends the identical request, gets the same job, one run, one charge", async () => {
-    const payer = await fundedPayer(1_000_000n);
-    const proxy = await dropProxy(server.url, "after-answer");
-    try {
-      const [payeeBefore, payerBefore] = [await balance(PAYEE), await balance(payer.address)];
-      const settledBefore = settlements();
-      const runsBefore = agent.seen.slow?.length ?? 0;
-
+    await throughLostAnswer(seller, "after-answer", "slow", async (payer, proxy, paid) => {
       const r = await runCall(
         [
           proxy.url,
@@ -207,12 +171,7 @@ describe("create-agent call --async against a production server with async jobs 
       expect(proxy.paid.length).toBe(2);
       expect(new Set(proxy.paid).size).toBe(1);
       await new Promise((r) => setTimeout(r, 3500)); // a second job, had one been queued, would have run
-      expect((agent.seen.slow?.length ?? 0) - runsBefore).toBe(1);
-      expect(settlements()).toBe(settledBefore + 1);
-      expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
-      expect(await balance(payer.address)).toBe(payerBefore - PRICE);
-    } finally {
-      await proxy.close();
-    }
+      await paid.chargedOnce();
+    });
   });
 });

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { buildCli, makeTemp, runCli, tsProject, type TsProject } from "../cli/client-project.js";
 import { runCall } from "../cli/call-helpers.js";
 import { PAYEE } from "./accounts.js";
+import { balance, fundedPayer } from "./call-seller.js";
 import {
   HOSTILE_PRICE,
   type HostileAsk,
@@ -25,15 +26,6 @@ import {
 } from "./usdc.js";
 
 const { rpcUrl } = inject("chain");
-const balance = (address: Hex) => usdcBalance(rpcUrl, BASE_SEPOLIA_USDC, address);
-
-/** A new payer holding 5 USDC: enough to lose 1 USDC, which a fixed payer must never do. */
-async function fundedPayer(): Promise<{ key: Hex; address: Hex }> {
-  const key = generatePrivateKey();
-  const address = privateKeyToAddress(key);
-  await mintUsdc(rpcUrl, BASE_SEPOLIA_USDC, address, 5_000_000n);
-  return { key, address };
-}
 
 const SCRIPT = `import { AgentCallError, createAgentClient } from "./hostile-client.js";
 
@@ -84,7 +76,8 @@ async function against(
 ): Promise<Outcome> {
   const server = await startHostile(mode, rpcUrl, ask);
   try {
-    const { key, address } = await fundedPayer();
+    // 5 USDC: enough to lose 1 USDC, which a fixed payer must never do.
+    const { key, address } = await fundedPayer(5_000_000n);
     const before = await balance(address);
     const { ok, message } = await payers[payer](server.url, key);
     return {

@@ -3,8 +3,6 @@
 // a dev-mode one (free, no key) and production ones paid through the official x402 client, settled here by
 // a recording settler (on-chain money is test/chain/client.test.ts).
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -27,6 +25,7 @@ import {
   type Running,
   type TestAgent,
 } from "../runtime/helpers.js";
+import { closedUrl, freePort } from "../runtime/servers.js";
 import {
   buildCli,
   dropProxy,
@@ -234,7 +233,7 @@ describe("from running services", () => {
     );
     expect(text).toContain(`baseUrl: ${JSON.stringify(dev.url)},`);
 
-    const down = `http://127.0.0.1:${await closedPort()}`;
+    const down = await closedUrl();
     const r = await project.run("dev.js", [down]);
     expect(r.exitCode, r.stderr).toBe(0);
     const printed = JSON.parse(r.stdout);
@@ -399,21 +398,12 @@ describe("the output file", () => {
     expect(bad.stderr).toContain('amount "0" is zero');
     expect(bad.stderr).toContain("amount-zero.json:6:50");
 
-    const port = await closedPort();
+    const port = await freePort();
     const down = await runCli(["client", `http://127.0.0.1:${port}/about`, "-o", out]);
     expect(down.exitCode).toBe(1);
     expect(down.stderr).toContain(`cannot reach http://127.0.0.1:${port}/about: ECONNREFUSED`);
   });
 });
-
-/** A port nothing listens on (it was free a moment ago). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** echo, and "wait": echoes after 1.5 s (long enough to lose its answer while it runs). */
 function paidAgent(priceAtomic: string): TestAgent {

@@ -13,15 +13,23 @@ export const anvil = localChain(chain.rpcUrl, chain.chainId);
 export const publicClient = createPublicClient({ chain: anvil, transport: http(chain.rpcUrl) });
 export const balance = (address: `0x${string}`) => usdcBalance(chain.rpcUrl, chain.asset, address);
 
-/** A generated server's environment in production, paid to `payTo` in the chain's USDC; `more` on top. */
-export const productionEnv = (payTo: string, more: Record<string, string> = {}) => ({
-  PATH: process.env.PATH ?? "",
-  NODE_ENV: "production",
+/**
+ * A generated server's payment settings for this chain: paid to `payTo` on base-sepolia in the chain's USDC
+ * (at Base Sepolia's address or not); its settlement route (X402_RPC_URL, X402_FACILITATOR_URL) not included.
+ */
+export const chainPayment = (payTo: string) => ({
   PAY_TO: payTo,
   X402_NETWORK: "base-sepolia",
   X402_ASSET: chain.asset,
   X402_ASSET_NAME: "USDC",
   X402_ASSET_VERSION: "2",
+});
+
+/** A generated server's environment in production, paid to `payTo` in the chain's USDC; `more` on top. */
+export const productionEnv = (payTo: string, more: Record<string, string> = {}) => ({
+  PATH: process.env.PATH ?? "",
+  NODE_ENV: "production",
+  ...chainPayment(payTo),
   X402_RPC_URL: chain.rpcUrl,
   ...more,
 });

@@ -12,6 +12,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { PAYER_KEYS, PAYEE, SETTLER_KEY } from "../chain/accounts.js";
 import { usdcBalance } from "../chain/usdc.js";
+import { chain, productionEnv } from "./chain.js";
 import { buildProject, copyProject, startServer } from "./helpers.js";
 
 // Code run in the page (page.evaluate, $eval) sees the DOM; the repo's type-check has no DOM lib.
@@ -26,7 +27,6 @@ declare const document: any; // eslint-disable-line @typescript-eslint/no-explic
 declare const window: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const shared = inject("projectDir");
-const chain = inject("chain");
 const balance = (address: `0x${string}`) => usdcBalance(chain.rpcUrl, chain.asset, address);
 const manifest = JSON.parse(
   readFileSync(join(import.meta.dirname, "../../fixtures/e2e/agent.json"), "utf8"),
@@ -326,17 +326,7 @@ describe("the console in production, paying with a browser wallet on anvil with 
   const payer = privateKeyToAccount(payerKey).address;
   let server: Awaited<ReturnType<typeof startServer>>;
   beforeAll(async () => {
-    server = await startServer(projectDir, {
-      PATH: process.env.PATH ?? "",
-      NODE_ENV: "production",
-      PAY_TO: PAYEE,
-      X402_NETWORK: "base-sepolia",
-      X402_ASSET: chain.asset,
-      X402_ASSET_NAME: "USDC",
-      X402_ASSET_VERSION: "2",
-      X402_RPC_URL: chain.rpcUrl,
-      X402_SETTLER_KEY: SETTLER_KEY,
-    });
+    server = await startServer(projectDir, productionEnv(PAYEE, { X402_SETTLER_KEY: SETTLER_KEY }));
   });
   afterAll(() => server?.stop());
 

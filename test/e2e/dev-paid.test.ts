@@ -4,10 +4,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { rm } from "node:fs/promises";
 import { dirname } from "node:path";
-import { createServer } from "node:net";
 import { execa } from "execa";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { BASE_SEPOLIA_USDC, usdcBalance } from "../chain/usdc.js";
+import { freePort } from "../runtime/servers.js";
 import { copyProject } from "./helpers.js";
 
 const shared = inject("projectDir");
@@ -28,14 +28,6 @@ afterAll(async () => {
   }
   if (projectDir) await rm(dirname(projectDir), { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Process ids still in process group `pgid`. */
 async function groupMembers(pgid: number): Promise<string[]> {

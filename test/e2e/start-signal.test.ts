@@ -11,9 +11,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { copyProject, buildProject, spawnCollecting } from "./helpers.js";
 import { PAYEE } from "../chain/accounts.js";
+import { chain, chainPayment } from "./chain.js";
 
 const shared = inject("projectDir");
-const chain = inject("chain");
 
 let projectDir = "";
 const leftovers = new Set<number>();
@@ -78,11 +78,7 @@ it("SIGTERM to the `npm start` process reaches the server: it shuts down gracefu
     npm_config_fund: "false",
     NODE_ENV: "production",
     PORT: "0",
-    PAY_TO: PAYEE,
-    X402_NETWORK: "base-sepolia",
-    X402_ASSET: chain.asset,
-    X402_ASSET_NAME: "USDC",
-    X402_ASSET_VERSION: "2",
+    ...chainPayment(PAYEE),
     X402_FACILITATOR_URL: chain.facilitatorUrl,
   });
   let exited = false;

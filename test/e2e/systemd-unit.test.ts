@@ -8,17 +8,17 @@
 // need systemd itself: test/generate/deploy-elsewhere.test.ts verifies the unit with systemd-analyze.
 import { existsSync } from "node:fs";
 import { chmod, readFile, readlink, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { basename, dirname, join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { PAYEE } from "../chain/accounts.js";
+import { chain, chainPayment } from "./chain.js";
+import { closedUrl } from "../runtime/servers.js";
 import { buildProject, copyProject } from "./helpers.js";
 import { environment, parseUnit, type Unit } from "./systemd-unit.js";
 
 const shared = inject("projectDir");
 const workDir = inject("workDir");
-const chain = inject("chain");
 /** nobody: what DynamicUser= gives, a user that owns nothing in the project. */
 const UNPRIVILEGED = 65534;
 const asRoot = process.getuid?.() === 0;
@@ -91,23 +91,10 @@ async function runUnit(lines: Record<string, string>) {
 }
 
 const settings = {
-  PAY_TO: PAYEE,
-  X402_NETWORK: "base-sepolia",
-  X402_ASSET: chain.asset,
-  X402_ASSET_NAME: "USDC",
-  X402_ASSET_VERSION: "2",
+  ...chainPayment(PAYEE),
   X402_FACILITATOR_URL: chain.facilitatorUrl,
   PORT: "0", // the EnvironmentFile's line wins over the unit's PORT
 };
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe("deploy/agent.service's command line, environment and exit codes", () => {
   it("starts on the unit's HOST as an unprivileged user, answers /health, and drains to exit 0 on KillSignal", async () => {
@@ -146,7 +133,7 @@ describe("deploy/agent.service's command line, environment and exit codes", () =
     const prevented = service("RestartPreventExitStatus");
     expect(service("Restart")).toEqual(["on-failure"]);
 
-    const down = `http://127.0.0.1:${await closedPort()}`;
+    const down = await closedUrl();
     const transient = await (await runUnit({ ...settings, X402_FACILITATOR_URL: down })).child;
     expect(transient.exitCode, transient.all).toBe(75);
     expect(transient.all).toContain("Cannot start yet");

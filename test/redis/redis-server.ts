@@ -1,9 +1,9 @@
 // Starts a throwaway redis-server for tests: 127.0.0.1, a free port, no persistence.
 import { spawn, type ChildProcess } from "node:child_process";
 import { accessSync, constants, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
+import { freePort } from "../runtime/servers.js";
 
 export interface RedisServer {
   /** redis://127.0.0.1:<port> */
@@ -47,19 +47,6 @@ function redisBinary(): string {
     );
   }
   return binary;
-}
-
-/** A port nothing listens on right now: let the OS pick one, then free it. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => (port ? resolve(port) : reject(new Error("no free port"))));
-    });
-  });
 }
 
 interface Running {

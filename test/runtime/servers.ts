@@ -1,5 +1,5 @@
 // HTTP servers in tests: listening on a free port of 127.0.0.1, closing (keep-alive sockets too, which
-// would otherwise hold close() open), a URL nothing listens on (connection refused), and a started
+// would otherwise hold close() open), a free port and a URL nothing listens on (connection refused), and a started
 // server's GET /health. Node only (no vitest), so global setups and fixtures can use it too.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -22,12 +22,21 @@ export async function closeServer(server: Server | undefined): Promise<void> {
   );
 }
 
+/**
+ * A port of 127.0.0.1 that nothing listens on right now (one just freed): for a process to listen on, or
+ * for a URL that refuses connections.
+ */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await listenLocal(probe);
+  const { port } = probe.address() as AddressInfo;
+  await closeServer(probe);
+  return port;
+}
+
 /** A URL on 127.0.0.1 that nothing listens on (a port just freed). */
 export async function closedUrl(): Promise<string> {
-  const probe = createServer();
-  const url = await listenLocal(probe);
-  await closeServer(probe);
-  return url;
+  return `http://127.0.0.1:${await freePort()}`;
 }
 
 /** The base URL of a started server (startServer's answer). */

@@ -10,7 +10,7 @@
  * One payment pays for one job: the pipeline enforces that with the ledger, keyed by replayKey().
  */
 import type { Ledger } from "../ledger/ledger.js";
-import type { ProductionPaymentConfig } from "../config.js";
+import type { ProductionPaymentConfig } from "./config.js";
 import { PaymentError } from "../errors.js";
 import type { BazaarDeclarations } from "../discovery/bazaar.js";
 import { familyById } from "./families.js";
