@@ -155,6 +155,17 @@ async function paying03(
   return (await res.json()) as any;
 }
 
+/** A 1.0 paying turn on `task` (the SDK's shape): a2a-x402's payment-submitted and the payload. */
+const payingMessage = (task: any, payload: unknown) =>
+  dataMessage(
+    {},
+    {
+      taskId: task.id,
+      contextId: task.contextId,
+      metadata: { "x402.payment.status": "payment-submitted", "x402.payment.payload": payload },
+    },
+  );
+
 const required03 = (task: any) => task.status.message.metadata["x402.payment.required"];
 
 describe("a paid A2A task", () => {
@@ -196,17 +207,7 @@ describe("a paid A2A task", () => {
     const other = await new ClientFactory().createFromUrl(b.url);
     const done: any = await other.sendMessage(
       {
-        message: dataMessage(
-          {},
-          {
-            taskId: first.id,
-            contextId: first.contextId,
-            metadata: {
-              "x402.payment.status": "payment-submitted",
-              "x402.payment.payload": payload,
-            },
-          },
-        ),
+        message: payingMessage(first, payload),
       } as any,
       options,
     );
@@ -272,17 +273,7 @@ describe("a paid A2A task", () => {
       await rest(b.url)
     ).sendMessage(
       {
-        message: dataMessage(
-          {},
-          {
-            taskId: first.id,
-            contextId: first.contextId,
-            metadata: {
-              "x402.payment.status": "payment-submitted",
-              "x402.payment.payload": payload,
-            },
-          },
-        ),
+        message: payingMessage(first, payload),
       } as any,
       options,
     );
@@ -450,17 +441,7 @@ describe("a paid A2A task on the job queue (return_immediately)", () => {
     const turn = (returnImmediately: boolean) =>
       restB.sendMessage(
         {
-          message: dataMessage(
-            {},
-            {
-              taskId: first.id,
-              contextId: first.contextId,
-              metadata: {
-                "x402.payment.status": "payment-submitted",
-                "x402.payment.payload": payload,
-              },
-            },
-          ),
+          message: payingMessage(first, payload),
           configuration: { returnImmediately },
         } as any,
         options,

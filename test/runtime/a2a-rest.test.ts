@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { X402_EXTENSION_URI } from "../../templates/runtime/a2a/x402.js";
 import { createApp, runtimeOf } from "../../templates/runtime/app.js";
 import { dataMessage, rpc03 } from "./a2a-helpers.js";
+import { type DevAndProd, startDevAndProd } from "./dev-and-prod.js";
 import { withDiscovery } from "./discovery-fixture.js";
 import {
   captureLogger,
@@ -34,22 +35,17 @@ import {
   unb64,
 } from "./helpers.js";
 
-type App = Awaited<ReturnType<typeof startApp>>;
-let dev: App;
-let prod: App;
+let apps: DevAndProd;
+let dev: DevAndProd["dev"];
+let prod: DevAndProd["prod"];
 let devAgent: TestAgent;
 let prodAgent: TestAgent;
 
 beforeAll(async () => {
-  devAgent = withDiscovery(makeAgent());
-  prodAgent = withDiscovery(makeAgent());
-  dev = await startApp(devAgent, { devMode: true });
-  prod = await startApp(prodAgent, PRODUCTION);
+  apps = await startDevAndProd(PRODUCTION);
+  ({ dev, prod, devAgent, prodAgent } = apps);
 });
-afterAll(async () => {
-  await dev?.close();
-  await prod?.close();
-});
+afterAll(() => apps?.close());
 
 const CARD = "/.well-known/agent-card.json";
 const ACTIVATED = { "A2A-Extensions": X402_EXTENSION_URI };

@@ -12,6 +12,7 @@ import { ClientFactory } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { LEGACY_X402_EXTENSION_URI, X402_EXTENSION_URI } from "../../templates/runtime/a2a/x402.js";
 import { dataMessage, rpc03 } from "./a2a-helpers.js";
+import { type DevAndProd, startDevAndProd } from "./dev-and-prod.js";
 import { withDiscovery } from "./discovery-fixture.js";
 import { taskTtlMs } from "../../templates/runtime/a2a/task-store.js";
 import { runtimeWithout } from "./without-features.js";
@@ -27,22 +28,17 @@ import {
   unb64,
 } from "./helpers.js";
 
-type App = Awaited<ReturnType<typeof startApp>>;
-let dev: App;
-let prod: App;
+let apps: DevAndProd;
+let dev: DevAndProd["dev"];
+let prod: DevAndProd["prod"];
 let devAgent: TestAgent;
 let prodAgent: TestAgent;
 
 beforeAll(async () => {
-  devAgent = withDiscovery(makeAgent());
-  prodAgent = withDiscovery(makeAgent());
-  dev = await startApp(devAgent, { devMode: true });
-  prod = await startApp(prodAgent, PRODUCTION);
+  apps = await startDevAndProd(PRODUCTION);
+  ({ dev, prod, devAgent, prodAgent } = apps);
 });
-afterAll(async () => {
-  await dev?.close();
-  await prod?.close();
-});
+afterAll(() => apps?.close());
 
 const message03 = (data: unknown, metadata: Record<string, unknown> = {}, taskId?: string) => ({
   message: {
