@@ -97,6 +97,14 @@ const balances = async () => ({
   payee: await usdcBalance(rpcUrl, asset, payTo),
 });
 
+/** The payee got the price and the payer paid it, exactly once, since `before`: the balances now. */
+async function chargedOnce(before: Awaited<ReturnType<typeof balances>>) {
+  const after = await balances();
+  expect(after.payee - before.payee).toBe(PRICE);
+  expect(before.payer - after.payer).toBe(PRICE);
+  return after;
+}
+
 /** The official x402 client's PaymentPayload for a task's PaymentRequired. */
 async function pay(required: unknown): Promise<any> {
   const client = new x402Client()
@@ -219,9 +227,7 @@ describe("a paid A2A task", () => {
       success: true,
       network: "eip155:84532",
     });
-    const after = await balances();
-    expect(after.payee - before.payee).toBe(PRICE);
-    expect(before.payer - after.payer).toBe(PRICE);
+    const after = await chargedOnce(before);
     expect(runs.echo).toBe(1);
     // GetTask from the first instance sees it completed.
     expect(((await client.getTask({ id: first.id } as any)) as any).status.state).toBe(3);
@@ -283,9 +289,7 @@ describe("a paid A2A task", () => {
       success: true,
       network: "eip155:84532",
     });
-    const after = await balances();
-    expect(after.payee - before.payee).toBe(PRICE);
-    expect(before.payer - after.payer).toBe(PRICE);
+    const after = await chargedOnce(before);
     expect(runs.echo).toBe(runsSoFar + 1);
     expect(urls).toEqual([`${a.url}/a2a/rest/message:send`, `${b.url}/a2a/rest/message:send`]);
 
@@ -368,9 +372,7 @@ describe("a paid A2A task", () => {
     expect(refused[0].error.message).toMatch(/already paid with another payment/);
     expect(refused[0].error.message).toMatch(/nothing was run or charged/);
     expect(runs.slow).toBe(runsSoFar + 1);
-    const after = await balances();
-    expect(after.payee - before.payee).toBe(PRICE);
-    expect(before.payer - after.payer).toBe(PRICE);
+    const after = await chargedOnce(before);
     const unused = answers[0].result ? second : first;
     const nonce = unused.payload.authorization.nonce;
     expect(await nonceUsed(rpcUrl, asset, payer.address, nonce)).toBe(false);
@@ -462,9 +464,7 @@ describe("a paid A2A task on the job queue (return_immediately)", () => {
       success: true,
       network: "eip155:84532",
     });
-    const after = await balances();
-    expect(after.payee - before.payee).toBe(PRICE);
-    expect(before.payer - after.payer).toBe(PRICE);
+    await chargedOnce(before);
     expect(runs.slow).toBe(runsSoFar + 1);
     // GetTask from both instances, through the SDK clients (JSON-RPC, HTTP+JSON): completed too.
     expect(((await client.getTask({ id: first.id } as any)) as any).status.state).toBe(3);

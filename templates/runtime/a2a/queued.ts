@@ -81,7 +81,7 @@ const LOST =
   "the job is no longer on the queue (it was lost with an in-process queue that stopped, or its answer expired: JOB_RESULT_TTL_SECONDS); a charge, if any, shows in the payer's history";
 
 /** The task as its queued job now says: unchanged while it waits or runs, else ended. */
-export function followState(task: Task, state: QueuedJobState, capability: string): Task {
+function followState(task: Task, state: QueuedJobState, capability: string): Task {
   if (state === "queued" || state === "running") return task;
   if (state === "cancelled")
     return ended(task, TaskState.canceled, [
