@@ -6,7 +6,7 @@
  * line of it ending in `// feature: <name>` is kept only in a project that has <name> (pruneFeatureLines).
  */
 import { isObject } from "./json-object.js";
-import { dependencies } from "./versions.js";
+import { dependencies, devFacilitatorDependencies } from "./versions.js";
 
 export interface Feature {
   /** The name users type (`create-agent add <name>`, `--features <name>,...`). */
@@ -23,6 +23,11 @@ export interface Feature {
   byDefault: boolean;
   /** A feature added after projects recorded their features: a project without the record lacks it. */
   newer?: true;
+  /**
+   * Core files (project paths) the feature was split out of: a project carrying one has the feature,
+   * whatever its record says (it was made before the split, with that code in its core).
+   */
+  splitFrom?: readonly string[];
 }
 
 const pick = <K extends keyof typeof dependencies>(...names: K[]): Record<string, string> =>
@@ -31,7 +36,9 @@ const pick = <K extends keyof typeof dependencies>(...names: K[]): Record<string
 /**
  * Every optional feature, in the order they are listed everywhere. A new project starts with MCP and the
  * console (what a new user tries first: an assistant calling the tools, a page to try a job); Solana,
- * Redis, metrics and facilitator auth are for when a deployment needs them, one command away.
+ * on-chain checks and direct settlement (`onchain`, whose viem is most of a production install), Redis,
+ * metrics and facilitator auth are for when a deployment needs them, one command away. A project made
+ * before a feature was split out of the core (`onchain`) and carrying its old files keeps it (upgrade).
  */
 export const FEATURES: readonly Feature[] = [
   {
@@ -41,6 +48,18 @@ export const FEATURES: readonly Feature[] = [
     summary: "accept USDC on Solana (x402 exact scheme) besides EVM chains",
     settings: ["X402_NETWORKS (solana, solana-devnet)", "PAY_TO_SOLANA", "SOLANA_FEE_PAYER_KEY"],
     byDefault: false,
+  },
+  {
+    name: "onchain",
+    folder: "payments/evm/onchain",
+    dependencies: pick("viem"),
+    summary:
+      "EVM payments checked on chain before a job runs (X402_RPC_URL) and settled directly (X402_SETTLER_KEY), with viem",
+    settings: ["X402_RPC_URL", "X402_RPC_URL_<NET>", "X402_SETTLER_KEY"],
+    byDefault: false,
+    splitFrom: ["onchain.ts", "direct-settlement.ts", "viem.ts"].map(
+      (file) => `src/runtime/payments/evm/${file}`,
+    ),
   },
   {
     name: "mcp",
@@ -162,6 +181,16 @@ export function recordedFeatures(pkg: unknown): string[] {
   return inTableOrder(record.filter((name): name is string => typeof name === "string"));
 }
 
+/**
+ * The features of the project at `root` (upgrade): its record (recordedFeatures), plus each feature
+ * split out of the core since, when the project still carries the core files it came from.
+ */
+export function projectFeatures(pkg: unknown, carries: (path: string) => boolean): string[] {
+  const recorded = recordedFeatures(pkg);
+  const split = FEATURES.filter((f) => f.splitFrom?.some(carries)).map((f) => f.name);
+  return inTableOrder([...recorded, ...split]);
+}
+
 /** Whether package.json records the project's features (create-agent 0.3.0 and later do). */
 export function hasFeatureRecord(pkg: unknown): boolean {
   return isObject(pkg) && isObject(pkg.createAgent) && Array.isArray(pkg.createAgent.features);
@@ -175,6 +204,17 @@ export function projectDependencies(features: readonly string[]): Record<string,
   );
   return Object.fromEntries(
     Object.entries(dependencies).filter(([name]) => !optional.has(name) || wanted.has(name)),
+  );
+}
+
+/**
+ * The devDependencies that follow the features: dev:paid's facilitator packages
+ * (devFacilitatorDependencies), less those a feature makes dependencies (viem, with `onchain`).
+ */
+export function projectDevDependencies(features: readonly string[]): Record<string, string> {
+  const runtime = projectDependencies(features);
+  return Object.fromEntries(
+    Object.entries(devFacilitatorDependencies).filter(([name]) => runtime[name] === undefined),
   );
 }
 

@@ -25,6 +25,8 @@ export const dependencies = {
   jose: "6.2.17",
   // The `metrics` feature (src/runtime/metrics/): loaded only when METRICS_PORT or METRICS_TOKEN is set.
   "prom-client": "15.1.3",
+  // The `onchain` feature (src/runtime/payments/evm/onchain/): checks on chain (X402_RPC_URL) and direct
+  // settlement (X402_SETTLER_KEY). Elsewhere a devDependency (devFacilitatorDependencies).
   viem: "2.57.1",
 } as const;
 
@@ -44,6 +46,16 @@ export const devDependencies = {
 export const callerDependencies = {
   "@x402/evm": "2.27.0",
   "@x402/fetch": "2.27.0",
+} as const;
+
+/**
+ * What `npm run dev:paid` settles its local chain with in a project without the `onchain` feature: the
+ * official x402 facilitator (@x402/core's, with @x402/evm's exact scheme) on viem, run by the vendored
+ * CLI from the project's devDependencies (the x402 client above brings them; naming them pins them).
+ */
+export const devFacilitatorDependencies = {
+  "@x402/core": "2.27.0",
+  viem: dependencies.viem,
 } as const;
 
 /**

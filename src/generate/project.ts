@@ -1,5 +1,10 @@
 import type { AgentModel, FieldDescriptor } from "../manifest/model.js";
-import { DEFAULT_FEATURES, FEATURES, projectDependencies } from "../features.js";
+import {
+  DEFAULT_FEATURES,
+  FEATURES,
+  projectDependencies,
+  projectDevDependencies,
+} from "../features.js";
 import { callerDependencies, devDependencies, nodeEngines } from "../versions.js";
 import { DOC_FACTS } from "./doc-facts.js";
 import { type PackageManager, projectCommands } from "./package-manager.js";
@@ -52,6 +57,7 @@ export function generatePackageJson(
       Object.entries({
         ...devDependencies,
         ...callerDependencies,
+        ...projectDevDependencies(features),
         "create-agent": `file:${generator.path}`,
       }).sort(([a], [b]) => (a < b ? -1 : 1)),
     ),
@@ -189,7 +195,10 @@ export function readmeData(
     facts: DOC_FACTS,
     name: model.name,
     // A container image name (compose.yaml): lowercase, no scope's "@", "/" as "-".
-    imageName: model.name.toLowerCase().replace(/^@/, "").replace(/[^a-z0-9._-]+/g, "-"),
+    imageName: model.name
+      .toLowerCase()
+      .replace(/^@/, "")
+      .replace(/[^a-z0-9._-]+/g, "-"),
     description: model.description,
     sampleJob: sampleJobShell(model),
     sampleTask: sampleTask(model),
@@ -214,6 +223,7 @@ export function readmeData(
       clientUsage: pm.client("<url> -o <file.ts>"),
       smokeUsage: pm.smoke("<url>"),
       smokeExample: pm.smoke("https://agent.example.com"),
+      addOnchain: pm.addFeature("onchain"),
       smokePayExample: pm.smoke("https://agent.example.com --pay"),
       smokeComposeExample: pm.smoke("--settings .env.production http://127.0.0.1:8080"),
       clientExample: pm.client("http://localhost:3000 -o agent-client.ts"),

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { hasFeatureRecord, recordedFeatures } from "../features.js";
+import { hasFeatureRecord, projectFeatures, recordedFeatures } from "../features.js";
 import { GENERATED_DIR, generateProject } from "../generate/index.js";
 import type { PackageManager } from "../generate/package-manager.js";
 import { parseManifest } from "../manifest/index.js";
@@ -79,14 +79,15 @@ export async function planUpgrade(root: string, toolVersion: string): Promise<Up
   const model = parseManifest(manifestText, "agent.json"); // ManifestError when broken
   // Only the folders of the project's features are merged; a project without the record (made before
   // features existed) has every folder, and keeps them all.
-  const features = recordedFeatures(pkg);
+  // A feature split out of the core since is kept where the project still carries its core files.
+  const features = projectFeatures(pkg, (path) => existsSync(join(root, path)));
   const [base, next] = await Promise.all([
     pristineProject(
       root,
       tarball,
       manifestText,
       packageManager,
-      hasFeatureRecord(pkg) ? features : undefined,
+      hasFeatureRecord(pkg) ? recordedFeatures(pkg) : undefined,
     ),
     generateProject(model, manifestText, { packageManager, features }),
   ]);

@@ -5,7 +5,8 @@
  * this file: a line ending in a `feature: <name>` comment is kept only while the project has that
  * feature. Part of your project: edit freely.
  */
-import { evmFamily } from "./payments/evm/family.js";
+import type { EvmOnchainModule } from "./payments/evm/chain.js";
+import { createEvmFamily } from "./payments/evm/family.js";
 import type { NetworkFamily } from "./payments/family.js";
 import { svmFamily } from "./payments/svm/family.js"; // feature: solana
 import { CONSOLE_TRANSPORT } from "./console/transport.js"; // feature: console
@@ -24,6 +25,7 @@ import { cdpKeyKind } from "./payments/facilitator-auth/key-kind.js"; // feature
 export const FEATURES: readonly string[] = [
   "evm",
   "solana", // feature: solana
+  "onchain", // feature: onchain
   "mcp", // feature: mcp
   "a2a", // feature: a2a
   "console", // feature: console
@@ -44,12 +46,42 @@ export function missingFeature(feature: string, asked: string): string {
 }
 
 /**
+ * The optional services' entry points, as the core reaches them, each loaded only when configuration
+ * asks for it (REDIS_URL, METRICS_PORT or METRICS_TOKEN, CDP_API_KEY_ID; npm run worker; X402_RPC_URL or
+ * X402_SETTLER_KEY): a member is undefined when
+ * the project lacks its feature, and the configuration asking for it is then refused (missingFeature).
+ */
+export interface OptionalServices {
+  /** `redis` (ledger/redis/): the shared payment ledger. */
+  redisLedger?: () => Promise<RedisLedgerModule>;
+  /** `metrics` (metrics/): Prometheus metrics, GET /metrics and the metrics port. */
+  metrics?: () => Promise<MetricsModule>;
+  /** `facilitator-auth` (payments/facilitator-auth/): CDP API-key JWTs, signed with jose. */
+  facilitatorAuth?: () => Promise<CdpAuthModule>;
+  /** `facilitator-auth`: what kind of key a CDP_API_KEY_SECRET is (checked with the configuration). */
+  cdpKeyKind?: (secret: string) => CdpKeyKind;
+  /** `queue` (queue/): a process that only runs async jobs (npm run worker). */
+  worker?: () => Promise<WorkerModule>;
+  /** `onchain` (payments/evm/onchain/): EVM checks on chain and direct settlement, with viem. */
+  evmOnchain?: () => Promise<EvmOnchainModule>;
+}
+
+export const SERVICES: OptionalServices = {
+  redisLedger: () => import("./ledger/redis/redis.js"), // feature: redis
+  metrics: () => import("./metrics/service.js"), // feature: metrics
+  facilitatorAuth: () => import("./payments/facilitator-auth/cdp-jwt.js"), // feature: facilitator-auth
+  cdpKeyKind, // feature: facilitator-auth
+  worker: () => import("./queue/worker-main.js"), // feature: queue
+  evmOnchain: () => import("./payments/evm/onchain/module.js"), // feature: onchain
+};
+
+/**
  * The network families payments are taken on (payments/family.ts), in the order their names are
  * listed in messages; the first one is the family of a configuration that lists no network. Each
  * is its folder plus its line here.
  */
 export const FAMILIES: NetworkFamily[] = [
-  evmFamily,
+  createEvmFamily(SERVICES.evmOnchain, (asked) => missingFeature("onchain", asked)),
   svmFamily, // feature: solana
 ];
 
@@ -77,32 +109,6 @@ export const FAMILY_NAMES: readonly {
     options: ["payToSolana", "solanaFeePayerKey"],
   },
 ];
-
-/**
- * The optional services' entry points, as the core reaches them, each loaded only when configuration
- * asks for it (REDIS_URL, METRICS_PORT or METRICS_TOKEN, CDP_API_KEY_ID; npm run worker): a member is undefined when
- * the project lacks its feature, and the configuration asking for it is then refused (missingFeature).
- */
-export interface OptionalServices {
-  /** `redis` (ledger/redis/): the shared payment ledger. */
-  redisLedger?: () => Promise<RedisLedgerModule>;
-  /** `metrics` (metrics/): Prometheus metrics, GET /metrics and the metrics port. */
-  metrics?: () => Promise<MetricsModule>;
-  /** `facilitator-auth` (payments/facilitator-auth/): CDP API-key JWTs, signed with jose. */
-  facilitatorAuth?: () => Promise<CdpAuthModule>;
-  /** `facilitator-auth`: what kind of key a CDP_API_KEY_SECRET is (checked with the configuration). */
-  cdpKeyKind?: (secret: string) => CdpKeyKind;
-  /** `queue` (queue/): a process that only runs async jobs (npm run worker). */
-  worker?: () => Promise<WorkerModule>;
-}
-
-export const SERVICES: OptionalServices = {
-  redisLedger: () => import("./ledger/redis/redis.js"), // feature: redis
-  metrics: () => import("./metrics/service.js"), // feature: metrics
-  facilitatorAuth: () => import("./payments/facilitator-auth/cdp-jwt.js"), // feature: facilitator-auth
-  cdpKeyKind, // feature: facilitator-auth
-  worker: () => import("./queue/worker-main.js"), // feature: queue
-};
 
 /**
  * The ways in, mounted in this order (transport.ts): POST /execute (the core's, always first), then

@@ -8,10 +8,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
 import type { Ledger } from "../../templates/runtime/ledger/ledger.js";
 import { createMemoryLedger } from "../../templates/runtime/ledger/memory.js";
-import {
-  createDirectSettler,
-  type DirectSettlerOptions,
-} from "../../templates/runtime/payments/evm/direct-settlement.js";
+import type { DirectSettlerOptions } from "../../templates/runtime/payments/evm/chain.js";
+import { createDirectSettler } from "../../templates/runtime/payments/evm/onchain/direct-settlement.js";
 import type { ResolvedNetwork } from "../../templates/runtime/payments/networks.js";
 import type { SettlementResult } from "../../templates/runtime/payments/settlement.js";
 import type { VerifiedPayment } from "../../templates/runtime/types.js";

@@ -9,7 +9,7 @@ import { createPublicClient, http } from "viem";
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { EVM_NETWORKS as KNOWN_NETWORKS } from "../../templates/runtime/payments/evm/networks.js";
-import { USDC_ABI } from "../../templates/runtime/payments/evm/onchain.js";
+import { USDC_ABI } from "../../templates/runtime/payments/evm/onchain/checks.js";
 import { formatEth, SETTLEMENT_GAS } from "../../templates/runtime/payments/evm/route-health.js";
 import { transferTypedData } from "../../templates/runtime/payments/x402.js";
 import { startServer } from "../../templates/runtime/server.js";

@@ -50,7 +50,6 @@ describe("create --features", () => {
       "ajv",
       "ajv-formats",
       "express",
-      "viem",
     ]);
   });
 
@@ -59,7 +58,7 @@ describe("create --features", () => {
     const result = await cli([dir, "--yes", "--no-install", "--no-git", "--features", "mcp,sol"]);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toBe(
-      'create-agent: --features: unknown feature "sol": the features are solana, mcp, a2a, console, redis, queue, metrics, facilitator-auth',
+      'create-agent: --features: unknown feature "sol": the features are solana, onchain, mcp, a2a, console, redis, queue, metrics, facilitator-auth',
     );
   });
 });
@@ -87,6 +86,36 @@ describe("create-agent add / remove", () => {
     expect(again.stdout).toContain("already has solana: nothing to do");
 
     const removed = await cli(["remove", "solana", "--no-install"], dir);
+    expect(removed.exitCode, removed.all).toBe(0);
+    expect(await snapshotTree(dir)).toEqual(before);
+  });
+
+  it("add onchain makes viem a dependency instead of a devDependency; remove gives the project back", async () => {
+    const dir = await scaffold("mcp");
+    const before = await snapshotTree(dir);
+    const pkgBefore = await readJson(dir, "package.json");
+    // Without the feature viem is only what dev:paid's facilitator and `call` use: a devDependency.
+    expect(pkgBefore.devDependencies.viem).toBe("2.57.1");
+    expect(pkgBefore.dependencies.viem).toBeUndefined();
+    expect(await files(dir, "src/runtime/payments/evm/onchain/")).toEqual([]);
+
+    const added = await cli(["add", "onchain", "--no-install"], dir);
+    expect(added.exitCode, added.all).toBe(0);
+    const made = await snapshotTree(await scaffold("onchain,mcp"));
+    const after = await snapshotTree(dir);
+    expect(await files(dir, "src/runtime/payments/evm/onchain/")).toEqual(
+      Object.keys(made).filter((p) => p.startsWith("src/runtime/payments/evm/onchain/")),
+    );
+    for (const path of Object.keys(made).filter((p) => p.startsWith("src/runtime/")))
+      expect(after[path], path).toBe(made[path]);
+    const pkg = await readJson(dir, "package.json");
+    const madePkg = JSON.parse(made["package.json"]!) as Record<string, any>;
+    expect(pkg.dependencies).toEqual(madePkg.dependencies);
+    expect(pkg.devDependencies).toEqual(madePkg.devDependencies);
+    expect(pkg.dependencies.viem).toBe("2.57.1");
+    expect(pkg.devDependencies.viem).toBeUndefined();
+
+    const removed = await cli(["remove", "onchain", "--no-install"], dir);
     expect(removed.exitCode, removed.all).toBe(0);
     expect(await snapshotTree(dir)).toEqual(before);
   });
@@ -146,7 +175,7 @@ describe("create-agent add / remove", () => {
     const unknown = await cli(["add", "solanna", "--no-install"], dir);
     expect(unknown.exitCode).toBe(1);
     expect(unknown.stderr).toBe(
-      'create-agent: unknown feature "solanna": the features are solana, mcp, a2a, console, redis, queue, metrics, facilitator-auth',
+      'create-agent: unknown feature "solanna": the features are solana, onchain, mcp, a2a, console, redis, queue, metrics, facilitator-auth',
     );
     const evm = await cli(["remove", "evm", "--no-install"], dir);
     expect(evm.exitCode).toBe(1);

@@ -85,7 +85,7 @@ export default async function setup(project: TestProject) {
     // install writes it (--package-lock-only: the same file, without installing here).
     await run(
       "node",
-      [CLI, projectDir, "--yes", "--no-install", "--no-git", "--features", "mcp,console,redis"],
+      [CLI, projectDir, "--yes", "--no-install", "--no-git", "--features", "onchain,mcp,console,redis"],
       workDir,
     );
     await writeFile(join(projectDir, "src/capabilities/summarize.ts"), HANDLER);

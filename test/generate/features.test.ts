@@ -9,6 +9,8 @@ import {
   FEATURES,
   parseFeatureList,
   projectDependencies,
+  projectDevDependencies,
+  projectFeatures,
   pruneFeatureLines,
   recordedFeatures,
 } from "../../src/features.js";
@@ -70,7 +72,7 @@ describe("parseFeatureList (--features and the prompt)", () => {
   });
   it("refuses an unknown name listing the valid ones, and evm as always there", () => {
     expect(() => parseFeatureList("mcp,solan")).toThrow(
-      'unknown feature "solan": the features are solana, mcp, a2a, console, redis, queue, metrics, facilitator-auth',
+      'unknown feature "solan": the features are solana, onchain, mcp, a2a, console, redis, queue, metrics, facilitator-auth',
     );
     expect(() => parseFeatureList("evm")).toThrow("evm is always included");
   });
@@ -94,9 +96,25 @@ describe("the table", () => {
     for (const f of FEATURES)
       for (const [name, version] of Object.entries(f.dependencies))
         expect(dependencies[name as keyof typeof dependencies]).toBe(version);
-    expect(Object.keys(projectDependencies([]))).toEqual(["ajv", "ajv-formats", "express", "viem"]);
+    expect(Object.keys(projectDependencies([]))).toEqual(["ajv", "ajv-formats", "express"]);
     expect(projectDependencies(FEATURE_NAMES)).toEqual(dependencies);
     expect(Object.keys(projectDependencies(["redis"]))).toContain("ioredis");
+  });
+
+  it("viem is a devDependency (dev:paid's facilitator) unless onchain makes it a dependency", () => {
+    expect(projectDevDependencies([])).toEqual({ "@x402/core": "2.27.0", viem: dependencies.viem });
+    expect(projectDevDependencies(["onchain", "mcp"])).toEqual({ "@x402/core": "2.27.0" });
+    expect(projectDependencies(["onchain"]).viem).toBe(dependencies.viem);
+  });
+
+  it("a recorded project still carrying the core files onchain was split from keeps onchain", () => {
+    const pkg = { createAgent: { version: "0.2.0", features: ["mcp"] } };
+    expect(projectFeatures(pkg, () => false)).toEqual(["mcp"]);
+    expect(
+      projectFeatures(pkg, (path) => path === "src/runtime/payments/evm/direct-settlement.ts"),
+    ).toEqual(["onchain", "mcp"]);
+    // Without a record every feature of its time is there already, onchain among them.
+    expect(projectFeatures({}, () => false)).toContain("onchain");
   });
 
   it("a project without createAgent.features (0.1.0, 0.2.0) counts as having every feature of its time, not queue or a2a", () => {

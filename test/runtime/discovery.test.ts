@@ -333,7 +333,7 @@ describe("GET /llms.txt", () => {
       `(${prod.url}/openapi.json)`,
       `(${prod.url}/.well-known/agent-card.json)`,
       `(${prod.url}/about)`,
-      "optional features: solana, mcp, a2a, console, redis, queue, metrics, facilitator-auth (its owner adds one with `npm run add -- <feature>`)",
+      "optional features: solana, onchain, mcp, a2a, console, redis, queue, metrics, facilitator-auth (its owner adds one with `npm run add -- <feature>`)",
     ])
       expect(text).toContain(phrase);
     expect(text).not.toMatch(/free/);

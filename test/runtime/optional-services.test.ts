@@ -1,5 +1,5 @@
 // The optional services are feature folders (redis = ledger/redis/, metrics = metrics/,
-// facilitator-auth = payments/facilitator-auth/): a project without them, their folders deleted and
+// facilitator-auth = payments/facilitator-auth/, onchain = payments/evm/onchain/): a project without them, their folders deleted and
 // their lines of features.ts dropped, type-checks with the project's compiler options, starts and
 // serves a job; and configuration that asks for one of them refuses the start, naming the setting
 // and the command that adds the feature.
@@ -12,7 +12,7 @@ import { FEATURE_FOLDERS, type RuntimeCopy, runtimeWithout } from "./without-fea
 const root = new URL("../..", import.meta.url).pathname;
 
 let copy: RuntimeCopy;
-const ABSENT = ["redis", "metrics", "facilitator-auth"] as const;
+const ABSENT = ["redis", "metrics", "facilitator-auth", "onchain"] as const;
 beforeAll(() => {
   // Each is a folder of the runtime, so the copy below really lacks something.
   for (const feature of ABSENT)
@@ -42,12 +42,12 @@ async function problems(envs: Record<string, string>[]): Promise<string[][]> {
   });
 }
 
-describe("a project without the redis, metrics and facilitator-auth features", () => {
+describe("a project without the redis, metrics, facilitator-auth and onchain features", () => {
   it(
     "type-checks with the project's compiler options, and carries none of their packages",
     { timeout: 120_000 },
     async () => {
-      for (const feature of ["redis", "metrics", "facilitator-auth"] as const)
+      for (const feature of ABSENT)
         expect(existsSync(join(root, "templates/runtime", FEATURE_FOLDERS[feature])), feature).toBe(
           true,
         );
@@ -60,7 +60,7 @@ describe("a project without the redis, metrics and facilitator-auth features", (
       })
         .filter((file) => file.endsWith(".ts"))
         .filter((file) =>
-          /["'](ioredis|prom-client|jose)["']/.test(
+          /["'](ioredis|prom-client|jose|viem)["']/.test(
             readFileSync(join(copy.dir, "src/runtime", file), "utf8"),
           ),
         );
@@ -85,6 +85,17 @@ describe("a project without the redis, metrics and facilitator-auth features", (
           X402_FACILITATOR_URL: "https://x402.org/facilitator",
           X402_FACILITATOR_AUTH: "cdp",
         },
+        {
+          ...PROD,
+          X402_FACILITATOR_URL: "https://x402.org/facilitator",
+          X402_RPC_URL: "https://rpc:hunter2@base-sepolia.example/v2/key",
+        },
+        {
+          ...PROD,
+          X402_RPC_URL: "https://base-sepolia.example",
+          X402_SETTLER_KEY: `0x${"11".repeat(32)}`,
+        },
+        { ...PROD, X402_SETTLER_KEY: `0x${"11".repeat(32)}` },
       ]);
       const fix = (feature: string) =>
         `, which this project does not include: run npm run add -- ${feature}`;
@@ -102,6 +113,12 @@ describe("a project without the redis, metrics and facilitator-auth features", (
         [
           `X402_FACILITATOR_AUTH is "cdp" (CDP API-key auth for Coinbase's facilitator)${fix("facilitator-auth")}`,
         ],
+        [`X402_RPC_URL is set (EVM checks on chain and direct settlement)${fix("onchain")}`],
+        [
+          `X402_SETTLER_KEY is set (EVM checks on chain and direct settlement)${fix("onchain")}`,
+          `X402_RPC_URL is set (EVM checks on chain and direct settlement)${fix("onchain")}`,
+        ],
+        [`X402_SETTLER_KEY is set (EVM checks on chain and direct settlement)${fix("onchain")}`],
       ]);
       expect(JSON.stringify(results)).not.toContain("hunter2");
     },

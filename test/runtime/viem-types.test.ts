@@ -13,14 +13,14 @@ import {
   loadViemAccounts,
   type Viem,
   type ViemAccounts,
-} from "../../templates/runtime/payments/evm/viem.js";
+} from "../../templates/runtime/payments/evm/onchain/viem.js";
 import { typecheckAgainstPackages } from "./real-declarations.js";
 
 describe("the viem the runtime loads without its declarations", () => {
   it("type-checks the runtime's use of it against viem's own declarations", async () => {
     // onchain.ts, direct-settlement.ts and gate.ts are checked against viem's own declarations.
     const stdout = await typecheckAgainstPackages(
-      "payments/evm/viem.ts",
+      "payments/evm/onchain/viem.ts",
       ["viem", "viem/accounts"],
       'export const loadViem = () => import("viem");\n' +
         'export const loadViemAccounts = () => import("viem/accounts");\n',

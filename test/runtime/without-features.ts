@@ -21,6 +21,7 @@ export const FEATURE_FOLDERS = {
   queue: "queue",
   metrics: "metrics",
   "facilitator-auth": "payments/facilitator-auth",
+  onchain: "payments/evm/onchain",
 } as const;
 export type Feature = keyof typeof FEATURE_FOLDERS;
 

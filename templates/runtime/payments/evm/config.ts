@@ -50,9 +50,16 @@ function readAddress(read: Reader, s: Setting, what: string): `0x${string}` | un
   return undefined;
 }
 
-/** Reads the EVM settings of one configuration. */
-export function readEvmConfig(input: FamilyConfigInput): FamilyConfigReader {
+/**
+ * Reads the EVM settings of one configuration. `missing` is set in a project without the `onchain`
+ * feature: it words the refusal of a setting only that feature serves (an RPC, a settler key).
+ */
+export function readEvmConfig(
+  input: FamilyConfigInput,
+  missing?: (asked: string) => string,
+): FamilyConfigReader {
   const { options, devMode, read, used } = input;
+  const refuse = missing && refuser(read, missing);
   const payTo = read.text(options.payTo, "payment.payTo", "PAY_TO");
   // Production refuses to start without knowing where the money goes and on which chain:
   // a default could take testnet "money" for mainnet work or the other way round.
@@ -63,10 +70,10 @@ export function readEvmConfig(input: FamilyConfigInput): FamilyConfigReader {
       "PAY_TO is not set: set it to the address that should receive payments (or enable dev mode for local testing)",
     );
   const payToAddress = readAddress(read, payTo, "the address that should receive payments");
-  const routeFor = evmRoutes(input);
+  const routeFor = evmRoutes(input, refuse);
   const several = input.listed > 1;
   return {
-    network: (written, setting) => resolveEvmNetwork(written, setting, input, several),
+    network: (written, setting) => resolveEvmNetwork(written, input, several, refuse),
     entry(written, listing) {
       if (payToAddress === undefined) return undefined; // reported above (production) or dev mode without it
       const rpcSetting = several
@@ -95,17 +102,28 @@ export function readEvmConfig(input: FamilyConfigInput): FamilyConfigReader {
   };
 }
 
+/** Refuses a setting that needs the `onchain` feature (true when it was set), each setting once. */
+type Refuse = (s: Setting) => boolean;
+function refuser(read: Reader, missing: (asked: string) => string): Refuse {
+  return (s) => {
+    if (s.value === undefined) return false;
+    const problem = missing(`${s.name} is set (EVM checks on chain and direct settlement)`);
+    if (!read.problems.includes(problem)) read.problems.push(problem);
+    return true;
+  };
+}
+
 /**
  * The settlement route: exactly one of a facilitator, direct settlement (a key, with each network's
  * RPC) or a custom settler. Production refuses to start without one: verifying payments without ever
  * collecting them would run every job for free.
  */
-function evmRoutes(input: FamilyConfigInput) {
+function evmRoutes(input: FamilyConfigInput, refuse: Refuse | undefined) {
   const { options, devMode, read, used, facilitator } = input;
   const problems = read.problems;
   const key = read.text(options.settlerKey, "payment.settlerKey", "X402_SETTLER_KEY");
   // Never repeat the key in a message: error output ends up in logs.
-  const settlerKey = key.value;
+  const settlerKey = refuse?.(key) ? undefined : key.value;
   const keyOk = settlerKey !== undefined && /^0x[0-9a-fA-F]{64}$/.test(settlerKey);
   if (settlerKey !== undefined && !keyOk)
     problems.push(`${key.name} is not a private key: set it to 0x and 64 hex digits`);
@@ -119,10 +137,10 @@ function evmRoutes(input: FamilyConfigInput) {
     problems.push(
       `${chosen.join(" and ")} are set together: choose one settlement route (a facilitator settles for you; a settler key settles from this server)`,
     );
-  if (!devMode && used && chosen.length === 0)
+  if (!devMode && used && chosen.length === 0 && key.value === undefined)
     problems.push(
       "no settlement route: set X402_FACILITATOR_URL to settle through an x402 facilitator (e.g. https://x402.org/facilitator, testnets only), " +
-        "or X402_RPC_URL and X402_SETTLER_KEY to submit the transfers from this server (that account pays the gas); " +
+        `or X402_RPC_URL and X402_SETTLER_KEY to submit the transfers from this server (that account pays the gas${refuse ? "; needs the onchain feature: npm run add -- onchain" : ""}); ` +
         "without one the server would run paid jobs without ever collecting the payment",
     );
   /** The route of one network (`written` as configured), given that network's RPC endpoint. */
@@ -150,9 +168,9 @@ function evmRoutes(input: FamilyConfigInput) {
  */
 function resolveEvmNetwork(
   written: string,
-  _setting: Setting,
   input: FamilyConfigInput,
   several: boolean,
+  refuse: Refuse | undefined,
 ): ResolvedListing | undefined {
   const { options, read } = input;
   const parsed = parseEvmNetwork(written)!; // the family parsed it
@@ -166,7 +184,9 @@ function resolveEvmNetwork(
   const assetVersion = own(options.assetVersion, "payment.assetVersion", "X402_ASSET_VERSION");
   const rpc = own(options.rpcUrl, "payment.rpcUrl", "X402_RPC_URL");
   const assetAddress = readAddress(read, asset, "the token contract address");
-  const rpcUrl = read.url(rpc, "the network's JSON-RPC endpoint (http or https)", true);
+  const rpcUrl = refuse?.(rpc)
+    ? undefined
+    : read.url(rpc, "the network's JSON-RPC endpoint (http or https)", true);
   // Known networks default to their USDC; any setting given overrides that default.
   const token = asset.value !== undefined ? assetAddress : parsed.usdc?.asset;
   const name = assetName.value ?? parsed.usdc?.assetName;

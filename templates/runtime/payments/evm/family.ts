@@ -1,23 +1,33 @@
 /**
  * The EVM family, as the core sees it (family.ts): its network ids (evm/networks.ts), its settings
  * (evm/config.ts), its scheme (evm/scheme.ts), its route checks (evm/route-health.ts and, for the
- * facilitators, ../facilitator.ts) and its discovery facts. features.ts registers it. Part of your
+ * facilitators, ../facilitator.ts) and its discovery facts. features.ts registers it, with the
+ * `onchain` feature's loader when the project has it. Part of your
  * project: edit freely.
  */
 import type { ResolvedConfig } from "../../config.js";
 import type { Logger } from "../../types.js";
 import type { NetworkFamily } from "../family.js";
 import { type EvmNetworkPaymentConfig, readEvmConfig, type RoutedEvmNetwork } from "./config.js";
+import type { EvmOnchainLoader } from "./chain.js";
 import { EVM_NETWORKS, parseEvmNetwork } from "./networks.js";
 import { watchEvm } from "./route-health.js";
 import { createEvmScheme, describeEvmRoute } from "./scheme.js";
 
-export const evmFamily: NetworkFamily = {
+/**
+ * The EVM family, with the `onchain` feature's loader (X402_RPC_URL, X402_SETTLER_KEY) or none in
+ * a project without it; `missing` words the refusal of a setting that needs it.
+ */
+export const createEvmFamily = (
+  onchain: EvmOnchainLoader,
+  missing: (asked: string) => string,
+): NetworkFamily => ({
   id: "evm",
   names: { known: Object.keys(EVM_NETWORKS), shapes: ["eip155:<chainId>"] },
   parse: parseEvmNetwork,
-  readConfig: readEvmConfig,
-  createScheme: (net, settings, deps) => createEvmScheme(net as RoutedEvmNetwork, settings, deps),
+  readConfig: (input) => readEvmConfig(input, onchain ? undefined : missing),
+  createScheme: (net, settings, deps) =>
+    createEvmScheme(net as RoutedEvmNetwork, settings, deps, onchain),
   describeRoute: (net) => describeEvmRoute((net as RoutedEvmNetwork).settlement, net.rpcUrl),
   async checkRoute(net, config, logger) {
     const n = net as RoutedEvmNetwork;
@@ -31,7 +41,7 @@ export const evmFamily: NetworkFamily = {
     };
     await checkFacilitator({ ...config, payment } as ResolvedConfig, logger);
   },
-  watch: watchEvm,
+  watch: (nets, config, deps) => watchEvm(nets, config, deps, onchain),
   announce: (logger) => logRecoveryPath(logger),
   facts(net) {
     const { chainId, asset, assetName, assetVersion } = (net as EvmNetworkPaymentConfig).network;
@@ -39,7 +49,7 @@ export const evmFamily: NetworkFamily = {
   },
   // An EIP-3009 authorization is good until its validBefore, which outlives the deadline: it can wait.
   cannotWait: undefined,
-};
+});
 
 /** Says once, at start-up, how payment signatures are recovered on this Node (verify.ts's self-test). */
 export function logRecoveryPath(logger: Logger | undefined): void {

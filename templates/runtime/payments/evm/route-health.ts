@@ -12,8 +12,8 @@
  * Plain JSON-RPC over fetch (../json-rpc.ts: eth_chainId, eth_getBalance, eth_gasPrice): no viem
  * client is needed for three reads. Part of your project: edit freely.
  */
-import { loadViemAccounts } from "./viem.js";
 import type { Metrics } from "../../ops/metrics.js";
+import type { EvmOnchainLoader } from "./chain.js";
 import { redactUrl } from "../../ops/redact.js";
 import { clip } from "../../ops/text.js";
 import type { Logger } from "../../types.js";
@@ -61,10 +61,11 @@ export function formatEth(wei: bigint): string {
   return `${whole}${fraction ? `.${fraction}` : ""} ETH`;
 }
 
-/** The address of the settler key (viem's derivation, loaded only for direct settlement). */
-export async function settlerAddress(key: Hex): Promise<Hex> {
-  const { privateKeyToAddress } = await loadViemAccounts();
-  return privateKeyToAddress(key);
+/** The address of the settler key (the `onchain` feature's, loaded only for direct settlement). */
+async function settlerAddress(onchain: EvmOnchainLoader, key: Hex): Promise<Hex> {
+  if (!onchain)
+    throw new Error("direct settlement needs the onchain feature: npm run add -- onchain");
+  return (await onchain()).settlerAddress(key);
 }
 
 /**
@@ -254,6 +255,7 @@ export function watchEvm(
   nets: RoutedNetworkConfig[],
   config: ProductionPaymentConfig,
   deps: { logger: Logger; metrics: Metrics },
+  onchain: EvmOnchainLoader,
 ): FamilyWatch | undefined {
   // Every network is checked that has an RPC endpoint or a facilitator route.
   const networks = checkedNetworks(config, nets as RoutedEvmNetwork[]).filter(
@@ -263,7 +265,7 @@ export function watchEvm(
   const addresses = new Map<Hex, Promise<Hex>>();
   const settler = (key: Hex): Promise<Hex> => {
     let address = addresses.get(key);
-    if (!address) addresses.set(key, (address = settlerAddress(key)));
+    if (!address) addresses.set(key, (address = settlerAddress(onchain, key)));
     return address;
   };
   const w: Watcher = {

@@ -17,13 +17,13 @@ import { type RoutedEvmNetwork, settlementRouteFor } from "./config.js";
 import { redactUrl } from "../../ops/redact.js";
 import type { Capability, PaidPayment, VerifiedPayment } from "../../types.js";
 import type { PaymentGateDeps } from "../gate.js";
-import type { ChainChecks } from "./onchain.js";
-import type { Hex } from "./viem.js";
+import type { ChainChecks, EvmOnchainLoader } from "./chain.js";
 import type { NetworkScheme } from "../scheme.js";
 import { type Settler, timeoutFor } from "../settlement.js";
 import { decodePaymentHeader, decodePaymentObject, type PaymentOffer } from "../x402.js";
 
 type RoutedNetwork = RoutedEvmNetwork;
+type Hex = `0x${string}`;
 
 /** The gate hands a scheme only payments on its network (verified by it). */
 function evm(payment: PaidPayment): VerifiedPayment {
@@ -36,6 +36,7 @@ function createSettler(
   net: RoutedNetwork,
   settings: SchemeSettings,
   deps: PaymentGateDeps,
+  onchain: EvmOnchainLoader,
 ): Settler {
   const route = settlementRouteFor(net);
   switch (route.kind) {
@@ -74,7 +75,7 @@ function createSettler(
     }
     case "direct": {
       // viem's wallet code is loaded only in this mode, starting now, off the request path.
-      const loading = import("./direct-settlement.js").then((m) =>
+      const loading = needOnchain(onchain)().then((m) =>
         m.createDirectSettler({
           rpcUrl: route.rpcUrl,
           settlerKey: route.settlerKey,
@@ -107,13 +108,22 @@ export function describeEvmRoute(route: SettlementRoute, rpcUrl: string | undefi
   return `${settle}; ${chain}`;
 }
 
+/** The `onchain` feature's loader; configuration that needs it is refused without it (config.ts). */
+function needOnchain(onchain: EvmOnchainLoader) {
+  if (onchain) return onchain;
+  throw new Error(
+    "X402_RPC_URL and X402_SETTLER_KEY need the onchain feature: npm run add -- onchain",
+  );
+}
+
 export function createEvmScheme(
   net: RoutedNetwork,
   settings: SchemeSettings,
   deps: PaymentGateDeps,
+  onchain: EvmOnchainLoader,
 ): NetworkScheme {
   const { network, payTo, rpcUrl } = net;
-  const settler = createSettler(net, settings, deps);
+  const settler = createSettler(net, settings, deps, onchain);
   // The signature check (secp256k1, keccak) is loaded with the gate, off the request path: dev mode
   // has no gate, so it never loads it.
   const verifying = import("./verify.js");
@@ -123,7 +133,7 @@ export function createEvmScheme(
   let chainChecks: Promise<ChainChecks> | undefined;
   const chain = rpcUrl
     ? () =>
-        (chainChecks ??= import("./onchain.js").then((m) => m.createChainChecks(rpcUrl, network)))
+        (chainChecks ??= needOnchain(onchain)().then((m) => m.createChainChecks(rpcUrl, network)))
     : undefined;
 
   // Who will send transferWithAuthorization: the settler account (direct), else anyone (the payee
@@ -131,9 +141,7 @@ export function createEvmScheme(
   const route = settlementRouteFor(net);
   const submitter: Promise<`0x${string}`> =
     route.kind === "direct"
-      ? import("./viem.js")
-          .then((m) => m.loadViemAccounts())
-          .then((m) => m.privateKeyToAddress(route.settlerKey))
+      ? needOnchain(onchain)().then((m) => m.settlerAddress(route.settlerKey))
       : Promise.resolve(payTo);
   submitter.catch(() => undefined);
 

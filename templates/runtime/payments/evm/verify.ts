@@ -9,7 +9,7 @@ import { isAddress } from "./address.js";
 import { transferDigest } from "./eip712.js";
 import type { Capability, VerifiedPayment } from "../../types.js";
 import type { ResolvedNetwork } from "../networks.js";
-import type { ChainChecks } from "./onchain.js";
+import type { ChainChecks } from "./chain.js";
 import type { SentPayment } from "../scheme.js";
 import { recoverAddress, SECP256K1_N } from "./secp256k1.js";
 import { SETTLEMENT_MARGIN_SECONDS } from "../settlement.js";

@@ -1,5 +1,5 @@
 /**
- * viem, as the runtime uses it (onchain.ts, direct-settlement.ts, route-health.ts). It is loaded with an
+ * viem, as the runtime uses it (checks.ts, direct-settlement.ts, module.ts). It is loaded with an
  * import() whose specifier TypeScript does not follow, and typed by the interfaces below: exactly
  * what the runtime calls. viem's own declarations (~500 files with ox and abitype) would otherwise
  * be part of every `npm run typecheck` of your project, and make it several times slower. The
@@ -8,8 +8,8 @@
  * to the interfaces (or import viem directly: it type-checks either way, only slower).
  * Part of your project: edit freely.
  */
-import type { USDC_ABI } from "./onchain.js";
-import type { transferTypedData } from "../x402.js";
+import type { USDC_ABI } from "./checks.js";
+import type { transferTypedData } from "../../x402.js";
 
 export type Hex = `0x${string}`;
 type UsdcAbi = typeof USDC_ABI;

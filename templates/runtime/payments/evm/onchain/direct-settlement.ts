@@ -2,7 +2,7 @@
  * Direct settlement (X402_RPC_URL + X402_SETTLER_KEY): this server submits USDC's
  * transferWithAuthorization itself and waits for the receipt. The settler account pays the gas
  * (keep a little ETH on it) and never holds the payments: the USDC goes from payer to PAY_TO.
- * Loaded only in this mode (see gate.ts). Part of your project: edit freely.
+ * Part of the `onchain` feature, loaded only in this mode (../scheme.ts). Part of your project: edit freely.
  *
  * Several instances may share one settler key. Each transaction from that account needs the next
  * account nonce, so sending is one step at a time per account:
@@ -13,10 +13,10 @@
  * Instances that do not share a ledger can still pick the same nonce: the node refuses the
  * loser's transaction, which then repeats step 2 with a fresh nonce (a few times at most).
  */
-import { keccak256 } from "./keccak.js";
-import type { ResolvedNetwork } from "../networks.js";
-import { chainFor, shortMessage, transferArgs, USDC_ABI } from "./onchain.js";
-import { SettlementError, type Settler } from "../settlement.js";
+import { keccak256 } from "../keccak.js";
+import type { DirectSettlerOptions } from "../chain.js";
+import { chainFor, shortMessage, transferArgs, USDC_ABI } from "./checks.js";
+import { SettlementError, type Settler } from "../../settlement.js";
 import { loadViem, loadViemAccounts, type Hex, type TransferArgs } from "./viem.js";
 
 // viem, typed by what this file uses (see viem.ts: its declarations stay out of your type-check).
@@ -33,20 +33,6 @@ const {
   TimeoutError,
 } = await loadViem();
 const { privateKeyToAccount } = await loadViemAccounts();
-
-export interface DirectSettlerOptions {
-  rpcUrl: string;
-  /** Never logged, never sent anywhere: it only signs transactions locally. */
-  settlerKey: Hex;
-  network: ResolvedNetwork;
-  /** How long to wait for the receipt once the transaction is sent. */
-  timeoutSeconds: number;
-  /**
-   * The ledger's lock (ledger.ts `exclusive`), shared by every instance using the same ledger:
-   * one transaction at a time from the settler account, so no two pick the same account nonce.
-   */
-  exclusive?: <T>(name: string, holdMs: number, work: () => Promise<T>) => Promise<T>;
-}
 
 type Exclusive = NonNullable<DirectSettlerOptions["exclusive"]>;
 

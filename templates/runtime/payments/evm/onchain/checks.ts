@@ -1,15 +1,16 @@
 /**
  * Checks that need the chain (only when X402_RPC_URL is set): the payer's USDC balance, whether
  * the authorization's nonce is still unused, and EIP-1271 signatures of smart-contract wallets.
- * Loaded on first use (see payment.ts): the full viem package adds ~100 ms to startup.
+ * Part of the `onchain` feature, loaded on first use (../scheme.ts): the full viem package adds
+ * ~100 ms to startup.
  * Part of your project: edit freely.
  */
-import { InternalError, PaymentError } from "../../errors.js";
-import type { ResolvedNetwork } from "../networks.js";
-import type { VerifiedPayment } from "../../types.js";
-import type { Reconciled } from "../scheme.js";
+import { InternalError, PaymentError } from "../../../errors.js";
+import type { ResolvedNetwork } from "../../networks.js";
+import type { VerifiedPayment } from "../../../types.js";
+import type { ChainChecks } from "../chain.js";
 import { loadViem, type Chain, type Hex, type TransferArgs } from "./viem.js";
-import { TRANSFER_WITH_AUTHORIZATION, transferTypedData, type Authorization } from "../x402.js";
+import { TRANSFER_WITH_AUTHORIZATION, transferTypedData } from "../../x402.js";
 
 // viem, typed by what this file uses (see viem.ts: its declarations stay out of your type-check).
 const { BaseError, ContractFunctionRevertedError, createPublicClient, defineChain, http } =
@@ -81,35 +82,6 @@ export function shortMessage(err: unknown): string {
   const text =
     err instanceof BaseError ? err.shortMessage : err instanceof Error ? err.message : String(err);
   return text.replace(/\s+/g, " ").trim();
-}
-
-export interface ChainChecks {
-  /**
-   * EIP-1271, for signatures that do not recover `from`: "eoa" if `from` has no code (so the
-   * signature is simply wrong), else whether the wallet contract accepts the signature.
-   */
-  contractSignature(
-    auth: Authorization,
-    signature: `0x${string}`,
-  ): Promise<"eoa" | "valid" | "invalid">;
-  /**
-   * What became of a settlement transaction sent but not confirmed (reconcile): confirmed once its
-   * receipt is successful and RECONCILE_CONFIRMATIONS deep; failed when it reverted, or when the
-   * authorization expired, with the nonce unused either way (nothing can charge it any more).
-   */
-  settlementState(
-    from: Hex,
-    nonce: Hex,
-    tx: Hex | undefined,
-    validBefore: number,
-  ): Promise<Reconciled>;
-  /**
-   * Throws PaymentError if the token would refuse this transfer: the payer cannot cover the value,
-   * the nonce is used, or anything else `transferWithAuthorization` reverts on (a blacklisted payer,
-   * a paused token, a signature the token rejects...), found by simulating it with eth_call as
-   * `caller` (the account that will submit it).
-   */
-  checkTransfer(payment: VerifiedPayment, caller: `0x${string}`): Promise<void>;
 }
 
 /** What a revert reason of FiatTokenV2_2 means for the payer, and the refusal code metrics count it by. */

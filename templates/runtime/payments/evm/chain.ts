@@ -1,0 +1,67 @@
+/**
+ * What the EVM family uses of the `onchain` feature (payments/evm/onchain/, with viem): the checks
+ * that need the chain (X402_RPC_URL) and direct settlement (X402_SETTLER_KEY). features.ts hands
+ * the family a loader for it, or none in a project without the feature; then configuration naming
+ * either setting is refused with the fix (npm run add -- onchain). Part of your project: edit freely.
+ */
+import type { VerifiedPayment } from "../../types.js";
+import type { ResolvedNetwork } from "../networks.js";
+import type { Reconciled } from "../scheme.js";
+import type { Settler } from "../settlement.js";
+import type { Authorization } from "../x402.js";
+
+type Hex = `0x${string}`;
+
+export interface ChainChecks {
+  /**
+   * EIP-1271, for signatures that do not recover `from`: "eoa" if `from` has no code (so the
+   * signature is simply wrong), else whether the wallet contract accepts the signature.
+   */
+  contractSignature(auth: Authorization, signature: Hex): Promise<"eoa" | "valid" | "invalid">;
+  /**
+   * What became of a settlement transaction sent but not confirmed (reconcile): confirmed once its
+   * receipt is successful and deep enough, failed when it reverted, or when the authorization
+   * expired, with the nonce unused either way (nothing can charge it any more).
+   */
+  settlementState(
+    from: Hex,
+    nonce: Hex,
+    tx: Hex | undefined,
+    validBefore: number,
+  ): Promise<Reconciled>;
+  /**
+   * Throws PaymentError if the token would refuse this transfer: the payer cannot cover the value,
+   * the nonce is used, or anything else `transferWithAuthorization` reverts on (a blacklisted payer,
+   * a paused token, a signature the token rejects...), found by simulating it with eth_call as
+   * `caller` (the account that will submit it).
+   */
+  checkTransfer(payment: VerifiedPayment, caller: Hex): Promise<void>;
+}
+
+export interface DirectSettlerOptions {
+  rpcUrl: string;
+  /** Never logged, never sent anywhere: it only signs transactions locally. */
+  settlerKey: Hex;
+  network: ResolvedNetwork;
+  /** How long to wait for the receipt once the transaction is sent. */
+  timeoutSeconds: number;
+  /**
+   * The ledger's lock (ledger.ts `exclusive`), shared by every instance using the same ledger:
+   * one transaction at a time from the settler account, so no two pick the same account nonce.
+   */
+  exclusive?: <T>(name: string, holdMs: number, work: () => Promise<T>) => Promise<T>;
+}
+
+/** The `onchain` feature's entry point (onchain/module.ts). */
+export interface EvmOnchainModule {
+  createChainChecks(rpcUrl: string, network: ResolvedNetwork): ChainChecks;
+  createDirectSettler(options: DirectSettlerOptions): Settler;
+  /** The address of a settler key. */
+  settlerAddress(key: Hex): Promise<Hex>;
+}
+
+/** Loads the feature; undefined in a project without it. */
+export type EvmOnchainLoader = (() => Promise<EvmOnchainModule>) | undefined;
+
+/** The settings only the feature serves (configuration naming one is refused without it). */
+export const ONCHAIN_SETTINGS = "X402_RPC_URL, X402_RPC_URL_<NET> and X402_SETTLER_KEY";
