@@ -6,7 +6,7 @@
  * line of it ending in `// feature: <name>` is kept only in a project that has <name> (pruneFeatureLines).
  */
 import { isObject } from "./json-object.js";
-import { dependencies, devFacilitatorDependencies } from "./versions.js";
+import { dependencies } from "./versions.js";
 
 export interface Feature {
   /** The name users type (`create-agent add <name>`, `--features <name>,...`). */
@@ -204,17 +204,6 @@ export function projectDependencies(features: readonly string[]): Record<string,
   );
   return Object.fromEntries(
     Object.entries(dependencies).filter(([name]) => !optional.has(name) || wanted.has(name)),
-  );
-}
-
-/**
- * The devDependencies that follow the features: dev:paid's facilitator packages
- * (devFacilitatorDependencies), less those a feature makes dependencies (viem, with `onchain`).
- */
-export function projectDevDependencies(features: readonly string[]): Record<string, string> {
-  const runtime = projectDependencies(features);
-  return Object.fromEntries(
-    Object.entries(devFacilitatorDependencies).filter(([name]) => runtime[name] === undefined),
   );
 }
 

@@ -26,7 +26,7 @@ export const dependencies = {
   // The `metrics` feature (src/runtime/metrics/): loaded only when METRICS_PORT or METRICS_TOKEN is set.
   "prom-client": "15.1.3",
   // The `onchain` feature (src/runtime/payments/evm/onchain/): checks on chain (X402_RPC_URL) and direct
-  // settlement (X402_SETTLER_KEY). Elsewhere a devDependency (devFacilitatorDependencies).
+  // settlement (X402_SETTLER_KEY). Only in projects with that feature.
   viem: "2.57.1",
 } as const;
 
@@ -39,9 +39,9 @@ export const devDependencies = {
 } as const;
 
 /**
- * The official x402 client: what `create-agent call` and generated clients pay with. Projects get it as
- * devDependencies (for `npm run call`); the tool loads it only when a payment is due, so its light install
- * stays small. The repo's own tests pay with these exact versions.
+ * The official x402 client: what `create-agent call` and generated clients pay with. Not a dependency of
+ * projects (it and viem are ~100 MB): the tool loads it only when a payment is due, installing it into
+ * node_modules/.cache on that first use (src/first-use.ts). The repo's own tests pay with these versions.
  */
 export const callerDependencies = {
   "@x402/evm": "2.27.0",
@@ -50,8 +50,8 @@ export const callerDependencies = {
 
 /**
  * What `npm run dev:paid` settles its local chain with in a project without the `onchain` feature: the
- * official x402 facilitator (@x402/core's, with @x402/evm's exact scheme) on viem, run by the vendored
- * CLI from the project's devDependencies (the x402 client above brings them; naming them pins them).
+ * official x402 facilitator (@x402/core's, with @x402/evm's exact scheme) on viem, run by the CLI,
+ * installed on first use like the client above.
  */
 export const devFacilitatorDependencies = {
   "@x402/core": "2.27.0",

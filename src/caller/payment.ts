@@ -1,10 +1,17 @@
 /**
  * Paying a job with the official x402 client (@x402/fetch + @x402/evm + viem). Those packages are
- * devDependencies of create-agent, so the light install stays small: they are loaded with a dynamic
- * import() only when a service actually asks for payment, and a missing one is reported, before
- * anything is signed, with the exact command that installs it. Dev-mode servers need none of it.
+ * devDependencies of create-agent, and no project's, so installs stay small: they are loaded with a
+ * dynamic import() only when a service actually asks for payment, installed on that first use when
+ * they are missing (../first-use.ts), and, if even that fails, reported before anything is signed
+ * with the exact command that installs them. Dev-mode servers need none of it.
  */
-import { fileURLToPath } from "node:url";
+import {
+  cacheFolder,
+  importOnFirstUse,
+  type Importer,
+  notInstalled,
+  toolRoot,
+} from "../first-use.js";
 import { callerDependencies, dependencies } from "../versions.js";
 import { CallError } from "./errors.js";
 import { isObject } from "../json-object.js";
@@ -117,9 +124,7 @@ export function payerKey(env: NodeJS.ProcessEnv, why: string): `0x${string}` {
 }
 
 /** The folder create-agent is installed in (two levels above dist/caller and src/caller). */
-export function toolRoot(): string {
-  return fileURLToPath(new URL("../../", import.meta.url)).replace(/[\\/]$/, "");
-}
+export { toolRoot } from "../first-use.js";
 
 /** `path` as one shell word: unchanged when it is plain, else single-quoted. */
 export function shellQuote(path: string): string {
@@ -128,13 +133,22 @@ export function shellQuote(path: string): string {
 
 /** `npm install --no-save @x402/fetch@… @x402/evm@… viem@…`, the pinned versions create-agent is tested with. */
 export function x402InstallCommand(): string {
-  const packages = [
-    `@x402/fetch@${callerDependencies["@x402/fetch"]}`,
-    `@x402/evm@${callerDependencies["@x402/evm"]}`,
-    `viem@${dependencies.viem}`,
-  ];
-  return `npm install --no-save ${packages.join(" ")}`;
+  return `npm install --no-save ${X402_SPECS.join(" ")}`;
 }
+
+/** The x402 client's packages, pinned. */
+const X402_SPECS = [
+  `@x402/fetch@${callerDependencies["@x402/fetch"]}`,
+  `@x402/evm@${callerDependencies["@x402/evm"]}`,
+  `viem@${dependencies.viem}`,
+];
+
+/** Where the x402 client is installed on first use (node_modules/.cache of the project, or of create-agent). */
+export const X402_FIRST_USE = {
+  cache: cacheFolder("create-agent-x402"),
+  specs: X402_SPECS,
+  what: "the official x402 client",
+};
 
 /**
  * What create-agent uses of the official x402 client (@x402/fetch, @x402/evm, viem), typed here rather
@@ -191,21 +205,21 @@ export interface X402Signer {
 
 /** Why a package could not be imported, in words: "is not installed", or "cannot be loaded (...)". */
 export function loadFailure(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  const missing = code === "ERR_MODULE_NOT_FOUND" || code === "ERR_PACKAGE_PATH_NOT_EXPORTED";
-  return missing ? "is not installed" : `cannot be loaded (${(error as Error).message})`;
+  return notInstalled(error)
+    ? "is not installed"
+    : `cannot be loaded (${(error as Error).message})`;
 }
 
-/** Loads the official x402 client, or says exactly how to install it (before anything is signed). */
-export async function loadX402(
-  importer: (specifier: string) => Promise<unknown> = (specifier) => import(specifier),
-): Promise<X402Modules> {
+/**
+ * Loads the official x402 client (with `importer` when given, else installing it on first use), or
+ * says exactly how to install it (before anything is signed).
+ */
+export async function loadX402(importer?: Importer): Promise<X402Modules> {
   try {
-    const [fetchModule, evm, accounts] = await Promise.all([
-      importer("@x402/fetch"),
-      importer("@x402/evm/exact/client"),
-      importer("viem/accounts"),
-    ]);
+    const specifiers = ["@x402/fetch", "@x402/evm/exact/client", "viem/accounts"];
+    const [fetchModule, evm, accounts] = importer
+      ? await Promise.all(specifiers.map((s) => importer(s)))
+      : await importOnFirstUse(specifiers, X402_FIRST_USE);
     return {
       fetch: fetchModule as X402Modules["fetch"],
       evm: evm as X402Modules["evm"],

@@ -12,10 +12,8 @@ import {
   FEATURES,
   hasFeatureRecord,
   inTableOrder,
-  projectDevDependencies,
   recordedFeatures,
 } from "../features.js";
-import { isObject } from "../json-object.js";
 import {
   featuresFileFor,
   FEATURES_FILE,
@@ -188,26 +186,6 @@ export async function mergedFile(
   return merged.text === ours ? null : merged.text;
 }
 
-/**
- * devDependencies after the change: a package the feature makes a dependency leaves them (viem, with
- * `onchain`), and comes back when it goes (dev:paid still needs it). Only create-agent's pins move.
- */
-function movedDevDependencies(pkg: Record<string, unknown>, plan: FeaturePlan): unknown {
-  const dev = { ...(pkg.devDependencies as Record<string, string>) };
-  const deps = pkg.dependencies as Record<string, string>;
-  const wanted = projectDevDependencies(plan.after);
-  for (const [name, version] of Object.entries(plan.feature.dependencies)) {
-    if (deps[name] !== undefined && dev[name] === version) delete dev[name];
-    else if (wanted[name] === version && deps[name] === undefined && dev[name] === undefined)
-      dev[name] = version;
-  }
-  const names = Object.keys(pkg.devDependencies as object);
-  const sorted = names.every((n, i) => i === 0 || names[i - 1]! <= n);
-  return sorted
-    ? Object.fromEntries(Object.entries(dev).sort(([a], [b]) => (a < b ? -1 : 1)))
-    : dev;
-}
-
 /** package.json with the feature's packages added (or dropped) and the record updated; your layout kept. */
 function packageJsonFor(state: ProjectState, plan: FeaturePlan): string {
   const pkg = structuredClone(state.pkg);
@@ -234,7 +212,6 @@ function packageJsonFor(state: ProjectState, plan: FeaturePlan): string {
   pkg.dependencies = sorted
     ? Object.fromEntries(Object.entries(deps).sort(([a], [b]) => (a < b ? -1 : 1)))
     : deps;
-  if (isObject(pkg.devDependencies)) pkg.devDependencies = movedDevDependencies(pkg, plan);
   pkg.createAgent = { ...(pkg.createAgent as object), features: plan.after };
   const indent = /^\{\r?\n([ \t]+)"/.exec(state.pkgText)?.[1] ?? "  ";
   return JSON.stringify(pkg, null, indent) + (state.pkgText.endsWith("\n") ? "\n" : "");

@@ -1,11 +1,6 @@
 import type { AgentModel, FieldDescriptor } from "../manifest/model.js";
-import {
-  DEFAULT_FEATURES,
-  FEATURES,
-  projectDependencies,
-  projectDevDependencies,
-} from "../features.js";
-import { callerDependencies, devDependencies, nodeEngines } from "../versions.js";
+import { DEFAULT_FEATURES, FEATURES, projectDependencies } from "../features.js";
+import { devDependencies, nodeEngines } from "../versions.js";
 import { DOC_FACTS } from "./doc-facts.js";
 import { type PackageManager, projectCommands } from "./package-manager.js";
 import { sampleValue } from "./sample-values.js";
@@ -56,8 +51,6 @@ export function generatePackageJson(
     devDependencies: Object.fromEntries(
       Object.entries({
         ...devDependencies,
-        ...callerDependencies,
-        ...projectDevDependencies(features),
         "create-agent": `file:${generator.path}`,
       }).sort(([a], [b]) => (a < b ? -1 : 1)),
     ),

@@ -90,13 +90,14 @@ describe("create-agent add / remove", () => {
     expect(await snapshotTree(dir)).toEqual(before);
   });
 
-  it("add onchain makes viem a dependency instead of a devDependency; remove gives the project back", async () => {
+  it("add onchain brings its folder and viem; remove gives the project back", async () => {
     const dir = await scaffold("mcp");
     const before = await snapshotTree(dir);
     const pkgBefore = await readJson(dir, "package.json");
-    // Without the feature viem is only what dev:paid's facilitator and `call` use: a devDependency.
-    expect(pkgBefore.devDependencies.viem).toBe("2.57.1");
-    expect(pkgBefore.dependencies.viem).toBeUndefined();
+    // No viem and no x402 client in a project without the feature (call installs its client on first use).
+    for (const section of ["dependencies", "devDependencies"])
+      for (const name of ["viem", "@x402/evm", "@x402/fetch", "@x402/core"])
+        expect(pkgBefore[section][name], `${section} ${name}`).toBeUndefined();
     expect(await files(dir, "src/runtime/payments/evm/onchain/")).toEqual([]);
 
     const added = await cli(["add", "onchain", "--no-install"], dir);
@@ -109,11 +110,10 @@ describe("create-agent add / remove", () => {
     for (const path of Object.keys(made).filter((p) => p.startsWith("src/runtime/")))
       expect(after[path], path).toBe(made[path]);
     const pkg = await readJson(dir, "package.json");
-    const madePkg = JSON.parse(made["package.json"]!) as Record<string, any>;
-    expect(pkg.dependencies).toEqual(madePkg.dependencies);
-    expect(pkg.devDependencies).toEqual(madePkg.devDependencies);
+    expect(pkg.dependencies).toEqual(
+      (JSON.parse(made["package.json"]!) as Record<string, any>).dependencies,
+    );
     expect(pkg.dependencies.viem).toBe("2.57.1");
-    expect(pkg.devDependencies.viem).toBeUndefined();
 
     const removed = await cli(["remove", "onchain", "--no-install"], dir);
     expect(removed.exitCode, removed.all).toBe(0);

@@ -9,7 +9,6 @@ import {
   FEATURES,
   parseFeatureList,
   projectDependencies,
-  projectDevDependencies,
   projectFeatures,
   pruneFeatureLines,
   recordedFeatures,
@@ -101,9 +100,8 @@ describe("the table", () => {
     expect(Object.keys(projectDependencies(["redis"]))).toContain("ioredis");
   });
 
-  it("viem is a devDependency (dev:paid's facilitator) unless onchain makes it a dependency", () => {
-    expect(projectDevDependencies([])).toEqual({ "@x402/core": "2.27.0", viem: dependencies.viem });
-    expect(projectDevDependencies(["onchain", "mcp"])).toEqual({ "@x402/core": "2.27.0" });
+  it("viem is a dependency only with onchain; no project carries the x402 client", () => {
+    expect(projectDependencies([]).viem).toBeUndefined();
     expect(projectDependencies(["onchain"]).viem).toBe(dependencies.viem);
   });
 

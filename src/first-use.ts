@@ -1,0 +1,89 @@
+/**
+ * Packages create-agent needs only for one command, installed the first time that command needs them
+ * rather than with every project: the x402 client `call` and `smoke --pay` pay with, the facilitator and
+ * the local chain `dev --paid` runs. Each is imported from where create-agent runs when it is there (the
+ * repo's install, a project that installed it), else installed once into a cache folder
+ * (node_modules/.cache/<name> of the project create-agent is vendored in, or of create-agent itself),
+ * saying so on stderr, and imported from there. No package.json changes.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+export type Importer = (specifier: string) => Promise<unknown>;
+
+/** create-agent's own folder (the repo, or node_modules/create-agent in a project). */
+export function toolRoot(): string {
+  return fileURLToPath(new URL("../", import.meta.url)).replace(/[\\/]$/, "");
+}
+
+/** node_modules/.cache/<name>: of the project create-agent is vendored in, else of create-agent's own folder. */
+export function cacheFolder(name: string, root = toolRoot()): string {
+  const parent = dirname(root);
+  const nodeModules = basename(parent) === "node_modules" ? parent : join(root, "node_modules");
+  return join(nodeModules, ".cache", name);
+}
+
+/** Whether an import failed because the package is not installed (rather than broken). */
+export function notInstalled(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === "ERR_MODULE_NOT_FOUND" || code === "ERR_PACKAGE_PATH_NOT_EXPORTED";
+}
+
+/**
+ * An importer resolving as an import written in a file of `folder` does (ESM conditions), so packages
+ * installed there are found, and, walking up, those of the project around it.
+ */
+export async function importerIn(folder: string): Promise<Importer> {
+  const file = join(folder, "import.mjs");
+  if (!existsSync(file)) {
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(file, "export default (specifier) => import(specifier);\n");
+  }
+  const loaded = (await import(pathToFileURL(file).href)) as { default: Importer };
+  return loaded.default;
+}
+
+/**
+ * `npm install` of `specs` (name@version) into `folder`, its output on stderr (stdout may be a
+ * command's result). True when npm succeeded.
+ */
+export function installInto(folder: string, specs: readonly string[], what: string): boolean {
+  mkdirSync(folder, { recursive: true });
+  process.stderr.write(
+    `First use: installing ${what} (${specs.join(", ")}) into ${folder} (once; your package.json is not changed)\n`,
+  );
+  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+  const flags = ["--no-save", "--no-audit", "--no-fund", "--no-package-lock"];
+  const result = spawnSync(npm, ["install", "--prefix", folder, ...flags, ...specs], {
+    stdio: ["ignore", process.stderr, process.stderr],
+    shell: process.platform === "win32",
+  });
+  return result.status === 0;
+}
+
+/**
+ * The modules `specifiers` name: with `own` (create-agent's resolution) when installed there, else from
+ * the cache folder `cache`, installing `specs` into it first when they are not there yet. Throws the
+ * first import's error when they cannot be had (a broken package, or an install that failed).
+ */
+export async function importOnFirstUse(
+  specifiers: readonly string[],
+  install: { cache: string; specs: readonly string[]; what: string },
+  own: Importer = (specifier) => import(specifier),
+): Promise<unknown[]> {
+  try {
+    return await Promise.all(specifiers.map((s) => own(s)));
+  } catch (error) {
+    if (!notInstalled(error)) throw error;
+    const cached = await importerIn(install.cache);
+    try {
+      return await Promise.all(specifiers.map((s) => cached(s)));
+    } catch (cacheError) {
+      if (!notInstalled(cacheError)) throw cacheError;
+      if (!installInto(install.cache, install.specs, install.what)) throw error;
+      return Promise.all(specifiers.map((s) => cached(s)));
+    }
+  }
+}
