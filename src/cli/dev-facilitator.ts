@@ -9,17 +9,17 @@
  * shapes below (test/cli/dev-paid.test.ts checks the real packages fit them): create-agent's light install
  * needs none of them. Nothing here can reach a real network: its one RPC URL must be loopback.
  */
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { readFileSync } from "node:fs";
 import { callerDependencies, dependencies } from "../versions.js";
 import { assertLoopback, DEV_CHAIN_ID, type Untyped } from "./dev-chain.js";
-import { CliError } from "./errors.js";
 import { hasFeatureRecord } from "../features.js";
 import { isObject } from "../json-object.js";
+import { CliError } from "./errors.js";
 
 /** The feature whose server settles on the chain itself (X402_RPC_URL + X402_SETTLER_KEY). */
 export const ONCHAIN = "onchain";
