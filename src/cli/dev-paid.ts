@@ -1,9 +1,11 @@
 /**
  * `create-agent dev --paid` (a project's `npm run dev:paid`): a real paid loop with no money and no network.
  * A local anvil chain with Base Sepolia's chain id and Circle's USDC at Base Sepolia's USDC address, a test
- * payer holding USDC, and the server in production mode settling directly on that chain, reloaded on every
- * change as `npm run dev` does (tsx watch, and generate --watch for agent.json). It prints how to pay from a
- * second terminal and from a browser wallet. Ctrl-C stops the server and the chain.
+ * payer holding USDC, and the server in production mode settling on that chain: through the official x402
+ * facilitator run inside this process (dev-facilitator.ts), or directly in a project with the `onchain`
+ * feature. The server is reloaded on every change as `npm run dev` does (tsx watch, and generate --watch for
+ * agent.json). It prints how to pay from a second terminal and from a browser wallet. Ctrl-C stops the
+ * server, the chain and the facilitator (closed when this command returns).
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -12,6 +14,12 @@ import { join } from "node:path";
 import { ANVIL_KEYS, DEV_CHAIN_ID, DEV_USDC, devChainTools, startDevChain } from "./dev-chain.js";
 import { placeUsdc, usdcBalanceOf } from "./dev-usdc.js";
 import { devServerEnv, readDotEnv } from "./dev-paid-env.js";
+import {
+  type FacilitatorModules,
+  hasOnchain,
+  loadFacilitator,
+  startDevFacilitator,
+} from "./dev-facilitator.js";
 import { devPort, devProject, ensurePortFree } from "./dev.js";
 import { shellQuote } from "./shell-quote.js";
 
@@ -22,13 +30,15 @@ const usdc = (atomic: bigint) => {
 };
 
 /**
- * The server's environment: production mode, settling on the local chain only. Its payment settings are set
- * here and every other one the environment or .env holds is unset (said so, one line each), so nothing can
- * point it at a real network, token, facilitator or shared ledger (dev-paid-env.ts).
+ * The server's environment: production mode, settling on the local chain only (`settles`: directly, or
+ * through dev:paid's own facilitator). Its payment settings are set here and every other one the
+ * environment or .env holds is unset (said so, one line each), so nothing can point it at a real network,
+ * token, facilitator or shared ledger (dev-paid-env.ts).
  */
 function serverEnv(
   root: string,
   rpcUrl: string,
+  settles: Record<string, string>,
   payee: string,
   port: string | number,
   say: (line: string) => void,
@@ -42,8 +52,7 @@ function serverEnv(
       X402_ASSET: DEV_USDC,
       X402_ASSET_NAME: "USDC",
       X402_ASSET_VERSION: "2",
-      X402_RPC_URL: rpcUrl,
-      X402_SETTLER_KEY: ANVIL_KEYS.settler,
+      ...settles,
     },
     `anvil at ${rpcUrl}`,
   );
@@ -51,15 +60,80 @@ function serverEnv(
   return Object.assign(env, { PORT: port, NODE_ENV: "production", SERVICE_DEV_MODE: "false" });
 }
 
+/** How the server settles on the local chain: its settings, a line saying so, and what stops with dev:paid. */
+export interface Settlement {
+  settings: Record<string, string>;
+  line: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * With the `onchain` feature the server settles itself (X402_RPC_URL, X402_SETTLER_KEY); without it,
+ * through the official x402 facilitator run here on 127.0.0.1 (X402_FACILITATOR_URL). Either way anvil's
+ * account 0 submits the transfers and pays the gas.
+ */
+export async function devSettlement(
+  rpcUrl: string,
+  facilitator: FacilitatorModules | undefined,
+): Promise<Settlement> {
+  if (facilitator === undefined)
+    return {
+      settings: { X402_RPC_URL: rpcUrl, X402_SETTLER_KEY: ANVIL_KEYS.settler },
+      line: "Settlement: by the server itself (the onchain feature), from anvil account 0",
+      stop: async () => {},
+    };
+  const local = await startDevFacilitator(facilitator, rpcUrl, ANVIL_KEYS.settler);
+  return {
+    settings: { X402_FACILITATOR_URL: local.url },
+    line: `Settlement: the official x402 facilitator (@x402/core, @x402/evm) run by dev:paid at ${local.url}, from anvil account 0`,
+    stop: local.stop,
+  };
+}
+
+/** `tsx watch src/server.ts` with `env`; `onListening` gets its URL once it listens (its output goes on to ours). */
+function startServer(
+  root: string,
+  tsx: string,
+  env: NodeJS.ProcessEnv,
+  onListening: (url: string) => void,
+) {
+  const server = spawn(tsx, ["watch", "src/server.ts"], {
+    cwd: root,
+    env,
+    stdio: ["ignore", "pipe", "inherit"],
+    shell: process.platform === "win32",
+  });
+  const exited = once(server, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+  let seen: string | undefined = "";
+  server.stdout!.on("data", (chunk: Buffer) => {
+    process.stdout.write(chunk);
+    if (seen === undefined) return;
+    seen += chunk.toString();
+    const match = /listening on (http:\/\/[\w.[\]:-]+:(\d+))/.exec(seen);
+    if (!match) return;
+    seen = undefined;
+    onListening(`http://localhost:${match[2]}`);
+  });
+  return { server, exited };
+}
+
+/** The facilitator's packages when the project lacks `onchain` (loaded before anything starts), else undefined. */
+async function facilitatorFor(root: string): Promise<FacilitatorModules | undefined> {
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as unknown;
+  return hasOnchain(pkg) ? undefined : await loadFacilitator(root);
+}
+
 export async function devPaid(options: { cwd?: string }): Promise<number> {
   const { root, tsx } = devProject(options.cwd);
   const port = devPort(root);
   await ensurePortFree(port);
   const say = (line: string) => process.stdout.write(`${line}\n`);
+  const facilitator = await facilitatorFor(root);
 
   const tools = devChainTools(root, say);
   const chain = await startDevChain(tools.anvil);
   let server: ReturnType<typeof spawn> | undefined;
+  let settles: Settlement | undefined;
   const watching = new AbortController();
   let stopping = false;
   const stop = (signal: NodeJS.Signals = "SIGTERM") => {
@@ -79,54 +153,36 @@ export async function devPaid(options: { cwd?: string }): Promise<number> {
     say(
       `Local chain: ${chain.rpcUrl} (anvil, chain id ${DEV_CHAIN_ID}); USDC (Circle's FiatTokenV2_2) at ${DEV_USDC}`,
     );
-    const env = serverEnv(root, chain.rpcUrl, payee, port, say);
-    server = spawn(tsx, ["watch", "src/server.ts"], {
-      cwd: root,
-      env,
-      stdio: ["ignore", "pipe", "inherit"],
-      shell: process.platform === "win32",
-    });
-    const exited = once(server, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
-    void exited.then(() => watching.abort());
-    let printed = false;
-    let seen = "";
-    server.stdout!.on("data", (chunk: Buffer) => {
-      process.stdout.write(chunk);
-      if (printed) return;
-      seen += chunk.toString();
-      const match = /listening on (http:\/\/[\w.[\]:-]+:(\d+))/.exec(seen);
-      if (!match) return;
-      printed = true;
-      const url = `http://localhost:${match[2]}`;
-      void usdcBalanceOf(chain.rpcUrl, payer)
-        .then((funds) =>
-          say(
-            instructions({
-              url,
-              rpcUrl: chain.rpcUrl,
-              payer,
-              payee,
-              funds,
-              calls: callCommands(root),
-            }),
-          ),
-        )
-        .catch((error: unknown) =>
-          process.stderr.write(`dev:paid: ${String(error)}
-`),
-        );
-    });
+    settles = await devSettlement(chain.rpcUrl, facilitator);
+    say(settles.line);
+    const env = serverEnv(root, chain.rpcUrl, settles.settings, payee, port, say);
+    const started = startServer(root, tsx, env, (url) =>
+      printInstructions({ root, url, rpcUrl: chain.rpcUrl, payer, payee }, say),
+    );
+    server = started.server;
+    void started.exited.then(() => watching.abort());
     const { watchManifest } = await import("./watch.js");
     const watchCode = await watchManifest(root, { signal: watching.signal });
     stop();
-    const [serverCode] = await exited;
+    const [serverCode] = await started.exited;
     return watchCode || (serverCode ?? 0);
   } finally {
     stop();
+    await settles?.stop();
     await chain.exited;
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
+}
+
+/** Prints how to pay, with the payer's funds as the chain holds them now. */
+function printInstructions(
+  o: { root: string; url: string; rpcUrl: string; payer: `0x${string}`; payee: string },
+  say: (line: string) => void,
+): void {
+  void usdcBalanceOf(o.rpcUrl, o.payer)
+    .then((funds) => say(instructions({ ...o, funds, calls: callCommands(o.root) })))
+    .catch((error: unknown) => process.stderr.write(`dev:paid: ${String(error)}\n`));
 }
 
 type Field = Record<string, unknown>;

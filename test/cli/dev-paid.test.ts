@@ -1,6 +1,8 @@
-// `npm run dev:paid`'s pieces that need no chain: it talks to loopback RPC only, pins its tools' versions in the
-// one version table (the same the repo's tests run), and prints a call command per capability with its
-// required fields. The whole loop runs against a generated project in test/e2e/dev-paid.test.ts.
+// `npm run dev:paid`'s pieces: it talks to loopback RPC only, pins its tools' versions in the one version table
+// (the same the repo's tests run), prints a call command per capability with its required fields, and in a
+// project without the `onchain` feature settles through the official x402 facilitator it runs itself (its
+// packages from the project, typed by shapes checked here against the real ones). The whole loop runs against
+// a generated project in test/e2e/dev-paid.test.ts.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,6 +16,24 @@ import { callCommands } from "../../src/cli/dev-paid.js";
 import { devServerEnv, readDotEnv } from "../../src/cli/dev-paid-env.js";
 import { resolveConfig } from "../../templates/runtime/config.js";
 import { devChainDependencies } from "../../src/versions.js";
+import { ANVIL_KEYS, DEV_USDC, devChainTools } from "../../src/cli/dev-chain.js";
+import { usdcBalanceOf } from "../../src/cli/dev-usdc.js";
+import { devSettlement } from "../../src/cli/dev-paid.js";
+import {
+  type FacilitatorModules,
+  hasOnchain,
+  loadFacilitator,
+} from "../../src/cli/dev-facilitator.js";
+import { x402Facilitator } from "@x402/core/facilitator";
+import * as evm from "@x402/evm";
+import * as exact from "@x402/evm/exact/facilitator";
+import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm";
+import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import * as viem from "viem";
+import * as accounts from "viem/accounts";
+import { job, withApp } from "../runtime/helpers.js";
+
+const REPO = join(import.meta.dirname, "../..");
 
 describe("dev:paid", () => {
   it("refuses any RPC that is not on this machine, before sending anything", async () => {
@@ -150,6 +170,100 @@ describe("dev:paid", () => {
       ]);
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a project records whether it has the onchain feature; without a record (0.1, 0.2) it has it", () => {
+    const made = (features: string[]) => ({ createAgent: { version: "0.3.0", features } });
+    expect(hasOnchain(made(["mcp", "console"]))).toBe(false);
+    expect(hasOnchain(made([]))).toBe(false);
+    expect(hasOnchain(made(["mcp", "onchain"]))).toBe(true);
+    expect(hasOnchain({ name: "old-agent", createAgent: { version: "0.2.0" } })).toBe(true);
+    expect(hasOnchain({ name: "older-agent" })).toBe(true);
+  });
+
+  it("the facilitator's packages come from the project, in the shapes it relies on; missing ones are named with the command that installs them", async () => {
+    // Compile time: the real modules fit the hand-written shapes of dev-facilitator.ts.
+    const typed: FacilitatorModules = { core: { x402Facilitator }, evm, exact, viem, accounts };
+    const loaded = await loadFacilitator(REPO);
+    for (const m of [typed, loaded]) {
+      expect(typeof m.core.x402Facilitator).toBe("function");
+      expect(typeof m.evm.toFacilitatorEvmSigner).toBe("function");
+      expect(typeof m.exact.registerExactEvmScheme).toBe("function");
+      expect(typeof m.accounts.privateKeyToAccount).toBe("function");
+      for (const name of ["createWalletClient", "http", "publicActions", "defineChain"])
+        expect(typeof (m.viem as Record<string, unknown>)[name]).toBe("function");
+    }
+    const made = new loaded.core.x402Facilitator();
+    for (const method of ["verify", "settle", "getSupported"])
+      expect(typeof (made as unknown as Record<string, unknown>)[method]).toBe("function");
+
+    const dir = await mkdtemp(join(tmpdir(), "dev-paid-"));
+    try {
+      await writeFile(join(dir, "package.json"), JSON.stringify({ devDependencies: {} }));
+      const unlisted = loadFacilitator(dir);
+      await expect(unlisted).rejects.toThrow(
+        "npm install --save-dev @x402/core@2.27.0 @x402/evm@2.27.0 viem@2.57.1",
+      );
+      await expect(loadFacilitator(dir)).rejects.toThrow("not installed, so nothing was started");
+      await expect(loadFacilitator(dir)).rejects.toThrow("npm run add -- onchain");
+      const listed = { "@x402/core": "2.27.0", "@x402/evm": "2.27.0", viem: "2.57.1" };
+      await writeFile(join(dir, "package.json"), JSON.stringify({ devDependencies: listed }));
+      await expect(loadFacilitator(dir)).rejects.toThrow(`Run in ${dir}:\n  npm install\n`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("without the onchain feature a paid job settles through its own facilitator on the local chain, once; stopped, it is gone", async () => {
+    const tools = devChainTools(REPO, () => {});
+    const chain = await startDevChain(tools.anvil);
+    try {
+      const { payer, payee } = await placeUsdc(chain.rpcUrl, tools.artifacts);
+      const settles = await devSettlement(chain.rpcUrl, await loadFacilitator(REPO));
+      const url = settles.settings.X402_FACILITATOR_URL!;
+      expect(Object.keys(settles.settings)).toEqual(["X402_FACILITATOR_URL"]);
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const env = {
+        PAY_TO: payee,
+        X402_NETWORK: "base-sepolia",
+        X402_ASSET: DEV_USDC,
+        X402_ASSET_NAME: "USDC",
+        X402_ASSET_VERSION: "2",
+        ...settles.settings,
+      };
+      const balances = async () => [
+        await usdcBalanceOf(chain.rpcUrl, payer),
+        await usdcBalanceOf(chain.rpcUrl, payee),
+      ];
+      const [payerBefore, payeeBefore] = await balances();
+      await withApp({ devMode: false, env }, async (app) => {
+        const client = new x402Client().register(
+          "eip155:84532",
+          new ExactEvmScheme(toClientEvmSigner(accounts.privateKeyToAccount(ANVIL_KEYS.payer))),
+        );
+        const res = await wrapFetchWithPayment(fetch, client)(`${app.url}/execute`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(job("echo", { text: "paid" })),
+        });
+        const text = await res.text();
+        expect(res.status, text).toBe(200);
+        expect(JSON.parse(text).output).toEqual({ text: "paid" });
+        const receipt = JSON.parse(
+          Buffer.from(res.headers.get("payment-response")!, "base64").toString(),
+        ) as { success: boolean; transaction: string };
+        expect(receipt).toMatchObject({
+          success: true,
+          transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+        });
+      });
+      expect(await balances()).toEqual([payerBefore! - 10_000n, payeeBefore! + 10_000n]);
+      await settles.stop();
+      await expect(fetch(`${url}/supported`)).rejects.toThrow();
+    } finally {
+      chain.child.kill("SIGTERM");
+      await chain.exited;
     }
   });
 });
