@@ -12,7 +12,7 @@ import {
   notInstalled,
   toolRoot,
 } from "../first-use.js";
-import { callerDependencies, dependencies } from "../versions.js";
+import { callerDependencies, dependencies, devFacilitatorDependencies } from "../versions.js";
 import { CallError } from "./errors.js";
 import { isObject } from "../json-object.js";
 
@@ -141,6 +141,10 @@ const X402_SPECS = [
   `@x402/fetch@${callerDependencies["@x402/fetch"]}`,
   `@x402/evm@${callerDependencies["@x402/evm"]}`,
   `viem@${dependencies.viem}`,
+  // dev:paid's facilitator (../cli/dev-facilitator.ts) shares the folder: one install serves both.
+  ...Object.entries(devFacilitatorDependencies)
+    .filter(([name]) => name !== "viem")
+    .map(([name, version]) => `${name}@${version}`),
 ];
 
 /** Where the x402 client is installed on first use (node_modules/.cache of the project, or of create-agent). */

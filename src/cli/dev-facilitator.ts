@@ -5,33 +5,34 @@
  * chain only, served on 127.0.0.1 (a free port) inside the dev:paid process, which stops it. The server
  * settles through it (X402_FACILITATOR_URL) as it would through a real one.
  *
- * Its packages come from the project's node_modules (devDependencies of every project), typed by the small
- * shapes below (test/cli/dev-paid.test.ts checks the real packages fit them): create-agent's light install
- * needs none of them. Nothing here can reach a real network: its one RPC URL must be loopback.
+ * Its packages are the x402 client's (installed on first use beside it, ../first-use.ts), typed by the
+ * small shapes below (test/cli/dev-paid.test.ts checks the real packages fit them): neither
+ * create-agent's light install nor a project needs them. Nothing here can reach a real network: its one
+ * RPC URL must be loopback.
  */
-import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { callerDependencies, dependencies } from "../versions.js";
+import { X402_FIRST_USE } from "../caller/payment.js";
+import { projectFeatures } from "../features.js";
+import { importOnFirstUse, type Importer, toolRoot } from "../first-use.js";
 import { assertLoopback, DEV_CHAIN_ID, type Untyped } from "./dev-chain.js";
-import { hasFeatureRecord } from "../features.js";
 import { isObject } from "../json-object.js";
 import { CliError } from "./errors.js";
+import { shellQuote } from "./shell-quote.js";
 
 /** The feature whose server settles on the chain itself (X402_RPC_URL + X402_SETTLER_KEY). */
 export const ONCHAIN = "onchain";
 
 /**
- * Whether the project (its package.json) has the `onchain` feature: its record lists it, or it has no
- * record (0.1.0 and 0.2.0 projects have every feature of their time, on-chain settlement among them).
- * Read from the record itself: recordedFeatures() keeps only the names create-agent's table knows.
+ * Whether the project has the `onchain` feature (its server settles on the chain itself): its record
+ * lists it, it has no record (0.1.0 and 0.2.0 projects have every feature of their time), or it still
+ * carries the core files the feature came from (`carries`: whether a project path exists).
  */
-export function hasOnchain(pkg: unknown): boolean {
-  if (!hasFeatureRecord(pkg)) return true;
-  return (pkg as { createAgent: { features: unknown[] } }).createAgent.features.includes(ONCHAIN);
+export function hasOnchain(
+  pkg: unknown,
+  carries: (path: string) => boolean = () => false,
+): boolean {
+  return projectFeatures(pkg, carries).includes(ONCHAIN);
 }
 
 /** What dev:paid uses of the reference facilitator's packages (a result is passed on as JSON). */
@@ -63,67 +64,32 @@ const SPECIFIERS: Record<keyof FacilitatorModules, string> = {
   accounts: "viem/accounts",
 };
 
-/** The version each package is installed at: @x402/core is released with @x402/evm, at its version. */
-const VERSIONS: Record<string, string> = {
-  "@x402/core": callerDependencies["@x402/evm"],
-  "@x402/evm": callerDependencies["@x402/evm"],
-  viem: dependencies.viem,
-};
-
-/** "@x402/evm/exact/facilitator" -> "@x402/evm", "viem/accounts" -> "viem". */
-const packageOf = (specifier: string) =>
-  specifier
-    .split("/")
-    .slice(0, specifier.startsWith("@") ? 2 : 1)
-    .join("/");
-
-/** The facilitator's packages from the project at `root`, or a CliError naming the command that installs them. */
-export async function loadFacilitator(root: string): Promise<FacilitatorModules> {
-  const from = createRequire(join(root, "package.json"));
-  const loaded: Partial<Record<keyof FacilitatorModules, unknown>> = {};
-  const missing = new Set<string>();
-  for (const [key, specifier] of Object.entries(SPECIFIERS) as Array<
-    [keyof FacilitatorModules, string]
-  >) {
-    let path: string;
-    try {
-      path = from.resolve(specifier);
-    } catch {
-      missing.add(packageOf(specifier));
-      continue;
-    }
-    try {
-      loaded[key] = await import(pathToFileURL(path).href);
-    } catch (error) {
-      throw new CliError(
-        `dev:paid: ${specifier} in ${root} cannot be loaded (${(error as Error).message})`,
-      );
-    }
-  }
-  if (missing.size > 0) throw new CliError(missingMessage(root, [...missing]));
-  return loaded as FacilitatorModules;
-}
-
-/** Which packages are missing, and `npm install` when package.json lists them all, else the exact command. */
-function missingMessage(root: string, missing: string[]): string {
-  let listed: Record<string, unknown> = {};
+/**
+ * The facilitator's packages (with `own` when given, else create-agent's resolution, else installed
+ * on first use), or a CliError naming the command that installs them. Nothing is started before.
+ */
+export async function loadFacilitator(
+  own?: Importer,
+  install = X402_FIRST_USE,
+): Promise<FacilitatorModules> {
+  const keys = Object.keys(SPECIFIERS) as Array<keyof FacilitatorModules>;
   try {
-    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as Record<
-      string,
-      unknown
-    >;
-    listed = { ...(pkg.dependencies as object), ...(pkg.devDependencies as object) };
-  } catch {
-    // no readable package.json: name every package
+    const modules = await importOnFirstUse(
+      keys.map((key) => SPECIFIERS[key]),
+      install,
+      own,
+    );
+    return Object.fromEntries(
+      keys.map((key, i) => [key, modules[i]]),
+    ) as unknown as FacilitatorModules;
+  } catch (error) {
+    throw new CliError(
+      `dev:paid settles through the official x402 facilitator run on this machine (this project has no ${ONCHAIN} feature), ` +
+        `and its packages (${install.specs.join(", ")}) could not be loaded or installed (${(error as Error).message}), so nothing was started. ` +
+        `Install them in the create-agent folder:\n  cd ${shellQuote(toolRoot())} && npm install --no-save ${install.specs.join(" ")}\n` +
+        `(or \`npm run add -- ${ONCHAIN}\` to have the server settle on the local chain itself)`,
+    );
   }
-  const command = missing.every((name) => name in listed)
-    ? "npm install"
-    : `npm install --save-dev ${missing.map((name) => `${name}@${VERSIONS[name]}`).join(" ")}`;
-  return (
-    `dev:paid settles through the official x402 facilitator run on this machine (this project has no ${ONCHAIN} feature), ` +
-    `which needs ${missing.join(", ")} from the project's node_modules: not installed, so nothing was started. ` +
-    `Run in ${root}:\n  ${command}\n(or \`npm run add -- ${ONCHAIN}\` to have the server settle on the local chain itself)`
-  );
 }
 
 export interface DevFacilitator {

@@ -9,7 +9,7 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ANVIL_KEYS, DEV_CHAIN_ID, DEV_USDC, devChainTools, startDevChain } from "./dev-chain.js";
 import { placeUsdc, usdcBalanceOf } from "./dev-usdc.js";
@@ -120,7 +120,9 @@ function startServer(
 /** The facilitator's packages when the project lacks `onchain` (loaded before anything starts), else undefined. */
 async function facilitatorFor(root: string): Promise<FacilitatorModules | undefined> {
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as unknown;
-  return hasOnchain(pkg) ? undefined : await loadFacilitator(root);
+  return hasOnchain(pkg, (path) => existsSync(join(root, path)))
+    ? undefined
+    : await loadFacilitator();
 }
 
 export async function devPaid(options: { cwd?: string }): Promise<number> {
@@ -130,7 +132,7 @@ export async function devPaid(options: { cwd?: string }): Promise<number> {
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const facilitator = await facilitatorFor(root);
 
-  const tools = devChainTools(root, say);
+  const tools = devChainTools(root);
   const chain = await startDevChain(tools.anvil);
   let server: ReturnType<typeof spawn> | undefined;
   let settles: Settlement | undefined;

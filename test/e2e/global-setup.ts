@@ -27,6 +27,18 @@ export default async function setup(project: TestProject) {
   }).catch((error: { all?: string }) => {
     throw new Error(`scaffolding the e2e project failed:\n${error.all ?? String(error)}`);
   });
+  // The x402 client is no project's dependency: `npm run call` (and dev:paid's facilitator) install it on
+  // first use. Done here once, through the project's own create-agent, so no two tests install it at once.
+  const loader = join(projectDir, "node_modules/create-agent/dist/caller/payment.js");
+  await execa(
+    "node",
+    ["--input-type=module", "-e", `await (await import(${JSON.stringify(loader)})).loadX402();`],
+    { cwd: projectDir, all: true },
+  ).catch((error: { all?: string }) => {
+    throw new Error(
+      `installing the x402 client on first use failed:\n${error.all ?? String(error)}`,
+    );
+  });
   project.provide("projectDir", projectDir);
   project.provide("workDir", workDir);
   return async () => {

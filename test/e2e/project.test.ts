@@ -91,6 +91,22 @@ describe("a scaffolded project", () => {
     expect(result.all).toContain("Generated code is up to date with agent.json.");
   });
 
+  it("carries no x402 client: paying installed it on first use into node_modules/.cache, package.json untouched", () => {
+    const pkg = JSON.parse(readFileSync(join(projectDir, "package.json"), "utf8")) as Record<
+      string,
+      any
+    >;
+    for (const name of ["@x402/fetch", "@x402/evm", "@x402/core"]) {
+      expect(pkg.dependencies[name], name).toBeUndefined();
+      expect(pkg.devDependencies[name], name).toBeUndefined();
+      expect(existsSync(join(projectDir, "node_modules", name)), name).toBe(false);
+    }
+    // global-setup paid through the project's own create-agent once (its loadX402): installed there.
+    const cache = join(projectDir, "node_modules/.cache/create-agent-x402/node_modules");
+    for (const name of ["@x402/fetch", "@x402/evm", "@x402/core", "viem"])
+      expect(existsSync(join(cache, name, "package.json")), name).toBe(true);
+  });
+
   it("passes `npm run typecheck` under strict mode", async () => {
     const result = await execa("npm", ["run", "typecheck"], {
       cwd: projectDir,
