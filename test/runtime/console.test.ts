@@ -360,6 +360,24 @@ describe("the console page says where it is paid, how else to pay, and every end
     expect(data.localNetworks).toEqual([]);
   });
 
+  it("a facilitator on this machine (dev:paid's without the onchain feature) is a local chain; a public one is not", async () => {
+    const local = await pageOf({
+      PAY_TO,
+      X402_NETWORK: "base-sepolia",
+      X402_FACILITATOR_URL: "http://127.0.0.1:4021",
+    });
+    expect(/<div class="networks">[\s\S]*?<\/div>/.exec(local.html)![0]).toContain(
+      "a local chain on the agent's machine",
+    );
+    expect(local.data.localNetworks).toEqual(["eip155:84532"]);
+    const remote = await pageOf({
+      PAY_TO,
+      X402_NETWORK: "base-sepolia",
+      X402_FACILITATOR_URL: "http://127.0.0.1:4021,https://x402.org/facilitator",
+    });
+    expect(remote.data.localNetworks).toEqual([]);
+  });
+
   it("a Solana-only agent's page asks for a deadline Solana can be paid for (30 s), not 120 s", async () => {
     const { html, data } = await pageOf({
       X402_NETWORK: "solana-devnet",

@@ -128,10 +128,18 @@ describe("a project without the redis, metrics, facilitator-auth and onchain fea
     "starts without them: production settings resolve, and a dev server answers a job",
     { timeout: 60_000 },
     async () => {
-      const [prod] = await problems([
+      const [prod, emptied] = await problems([
         { ...PROD, X402_FACILITATOR_URL: "https://x402.org/facilitator" },
+        // dev:paid unsets a .env's settings by emptying them: empty is unset, not a request for onchain.
+        {
+          ...PROD,
+          X402_FACILITATOR_URL: "https://x402.org/facilitator",
+          X402_RPC_URL: "",
+          X402_SETTLER_KEY: "",
+        },
       ]);
       expect(prod).toEqual([]);
+      expect(emptied).toEqual([]);
       const { createApp } = (await copy.load(
         "app.ts",
       )) as typeof import("../../templates/runtime/app.js");

@@ -1,7 +1,7 @@
 /**
  * What the console page states about where and how it is paid, read from the configuration: each
- * offered network with its payee and whether its chain is local (an RPC endpoint on this machine, as
- * `dev:paid`'s: no public explorer has seen its transactions), the deadline its jobs are given (one
+ * offered network with its payee and whether its chain is local (an RPC endpoint on this machine, or
+ * only facilitators on this machine, as `dev:paid`'s: no public explorer has seen its transactions), the deadline its jobs are given (one
  * every offered network can be paid for: payments/deadline-fit.ts), and the endpoints its footer
  * lists. Part of your project: edit freely.
  */
@@ -48,12 +48,14 @@ export function consoleFacts(
   endpoints: ConsoleFacts["endpoints"] = [],
 ): ConsoleFacts {
   const networks = (config.payment?.networks ?? []).map((n) => {
-    const direct = n.settlement as { kind: string; rpcUrl?: string } | undefined;
+    const route = n.settlement as { kind: string; rpcUrl?: string; urls?: string[] } | undefined;
+    // dev:paid without the onchain feature settles through a facilitator it runs on 127.0.0.1.
+    const localFacilitators = route?.kind === "facilitator" && (route.urls ?? []).every(isLocalRpc);
     return {
       caip2: n.network.caip2,
       label: networkLabel(n.network),
       payTo: n.payTo,
-      local: isLocalRpc(n.rpcUrl) || isLocalRpc(direct?.rpcUrl),
+      local: isLocalRpc(n.rpcUrl) || isLocalRpc(route?.rpcUrl) || localFacilitators,
     };
   });
   return {
