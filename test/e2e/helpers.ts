@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { cp, mkdir, mkdtemp, readdir, symlink } from "node:fs/promises";
+import { cp, lstat, mkdir, mkdtemp, readdir, realpath, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
@@ -21,12 +21,38 @@ export async function copyProject(shared: string, prefix: string): Promise<strin
   });
   await mkdir(join(dir, "node_modules"));
   for (const entry of await readdir(modules))
-    if (entry !== ".cache") await symlink(join(modules, entry), join(dir, "node_modules", entry), "dir");
+    if (entry !== ".cache")
+      await symlink(join(modules, entry), join(dir, "node_modules", entry), "dir");
   const types = join(modules, ".cache/create-agent");
   for (const entry of ["runtime", "runtime.tsbuildinfo"])
     if (existsSync(join(types, entry)))
-      await cp(join(types, entry), join(dir, "node_modules/.cache/create-agent", entry), { recursive: true });
+      await cp(join(types, entry), join(dir, "node_modules/.cache/create-agent", entry), {
+        recursive: true,
+      });
   return dir;
+}
+
+/**
+ * What the README's `npm install --save-dev @x402/fetch@… @x402/evm@… viem@…` gives a copy of the shared
+ * project, without the network and without touching the shared project: the packages global-setup's first
+ * paid call installed into the shared first-use cache (node_modules/.cache/create-agent-x402), linked
+ * into the copy's node_modules (a scope folder the copy links is made the copy's own first).
+ */
+export async function linkX402Client(copy: string, shared: string): Promise<void> {
+  const cache = join(shared, "node_modules/.cache/create-agent-x402/node_modules");
+  for (const name of ["@x402/fetch", "@x402/evm", "viem"]) {
+    const target = join(copy, "node_modules", name);
+    if (existsSync(target)) continue; // viem: a dependency of the onchain feature
+    const scope = join(copy, "node_modules", name.split("/")[0]!);
+    if (name.startsWith("@") && (await lstat(scope).catch(() => undefined))?.isSymbolicLink()) {
+      const real = await realpath(scope);
+      await rm(scope);
+      await mkdir(scope);
+      for (const entry of await readdir(real))
+        await symlink(join(real, entry), join(scope, entry), "dir");
+    } else if (name.startsWith("@")) await mkdir(scope, { recursive: true });
+    await symlink(join(cache, name), target, "dir");
+  }
 }
 
 /** `npm run build` in a project; throws with its output when it fails. */

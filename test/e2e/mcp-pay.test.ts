@@ -1,6 +1,6 @@
 // The generated README's "Paying a tool from code" recipes, run verbatim: its `npm run call -- ... --mcp` line (the
 // vendored CLI, paying over MCP), and mcp-pay.mjs, saved in the project
-// folder, pays one MCP tool call of a paid project with the official x402 client (@x402/fetch's x402Client,
+// folder (the client it imports installed as the README says), pays one MCP tool call of a paid project with the official x402 client (@x402/fetch's x402Client,
 // @x402/evm's exact scheme) through the official MCP SDK client, on the local anvil chain (chain id 84532,
 // Base Sepolia's USDC address holding Circle's FiatTokenV2_2, the local facilitator). Balances are read back:
 // the payee gets the price once. The same script against the dev-mode server prints the output, paying nothing.
@@ -14,7 +14,7 @@ import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "vi
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { localChain } from "../chain/anvil.js";
 import { BASE_SEPOLIA_USDC, ensureBaseSepoliaUsdc, mintUsdc, usdcBalance } from "../chain/usdc.js";
-import { buildProject, copyProject, startServer } from "./helpers.js";
+import { buildProject, copyProject, linkX402Client, startServer } from "./helpers.js";
 import { codeBlocks, section } from "./readme-blocks.js";
 
 const shared = inject("projectDir");
@@ -33,6 +33,11 @@ beforeAll(async () => {
   projectDir = await copyProject(shared, "create-agent-mcp-pay-");
   await buildProject(projectDir);
   const text = section(readFileSync(join(projectDir, "README.md"), "utf8"), SECTION);
+  // The client the section says to install first (no project carries it), linked from the first-use cache.
+  expect(text).toContain(
+    "`npm install --save-dev @x402/fetch@2.27.0 @x402/evm@2.27.0 viem@2.57.1`",
+  );
+  await linkX402Client(projectDir, shared);
   const scripts = codeBlocks(text).filter((b) => b.lang === "js" && b.text.includes("mcp-pay.mjs"));
   if (scripts.length !== 1)
     throw new Error(

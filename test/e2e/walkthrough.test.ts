@@ -1,6 +1,7 @@
 // The generated README's "A first paid job on Base Sepolia", followed step by step on the local anvil chain
 // (chain id 84532, Base Sepolia's): its build and start command, its payer-key command, its pay.mjs verbatim,
-// run in the project folder with the official x402 client the project already has. Only what cannot be done here changes: the facilitator is the local one
+// run in the project folder with the official x402 client its step 2 installs. Only what cannot be done here changes: the
+// client comes from the shared first-use cache instead of the registry (linkX402Client), the facilitator is the local one
 // (no network) instead of x402.org, the faucet is a mint, and Base Sepolia's real USDC address holds Circle's
 // FiatTokenV2_2 on anvil, so the client, which pays known USDC contracts only, pays it unmodified.
 // The commands come from the README itself: if that section changes shape, this test fails and says so.
@@ -14,7 +15,7 @@ import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "vi
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { localChain } from "../chain/anvil.js";
 import { BASE_SEPOLIA_USDC, mintUsdc, usdcBalance, ensureBaseSepoliaUsdc } from "../chain/usdc.js";
-import { startServer, copyProject } from "./helpers.js";
+import { copyProject, linkX402Client, startServer } from "./helpers.js";
 import { type CodeBlock, codeBlocks, section } from "./readme-blocks.js";
 
 const shared = inject("projectDir");
@@ -104,7 +105,16 @@ describe("the generated README's first paid job on Base Sepolia, on anvil", () =
     });
     expect(build.exitCode, build.all).toBe(0);
 
-    // Step 2: the payer key, made by the README's own command.
+    // Step 2: the x402 client (no project carries it), then the payer key, made by the README's own command.
+    const installLine = shellLine(
+      blocks,
+      "x402 client install (`npm install --save-dev @x402/...`)",
+      (l) => l.startsWith("npm install --save-dev @x402/"),
+    );
+    expect(installLine).toBe(
+      "npm install --save-dev @x402/fetch@2.27.0 @x402/evm@2.27.0 viem@2.57.1",
+    );
+    await linkX402Client(projectDir, shared);
     const keyLine = shellLine(blocks, "payer key command (`node ... -e`)", (l) =>
       l.startsWith("node --input-type=module -e "),
     );
@@ -129,14 +139,7 @@ describe("the generated README's first paid job on Base Sepolia, on anvil", () =
     await mintUsdc(chain.rpcUrl, BASE_SEPOLIA_USDC, payer, 1_000_000n);
     expect(await publicClient.getBalance({ address: payer })).toBe(0n);
 
-    // Step 4: nothing to install: pay.mjs runs in the project folder, with the x402 client the project has.
-    expect(text).not.toMatch(/(npm install|add) (--save-dev|--dev|-D) @x402/);
-    const devDependencies = JSON.parse(readFileSync(join(projectDir, "package.json"), "utf8"))
-      .devDependencies as Record<string, string>;
-    expect(devDependencies).toMatchObject({
-      "@x402/evm": expect.any(String),
-      "@x402/fetch": expect.any(String),
-    });
+    // Step 4: pay.mjs, with the client step 2 installed.
     const scripts = blocks.filter((b) => b.lang === "js" && b.text.includes("pay.mjs"));
     if (scripts.length !== 1)
       throw new Error(
