@@ -520,7 +520,7 @@ describe("a production service (402)", () => {
     }
   });
 
-  it("without the x402 packages (the light install): the exact install command, nothing signed", async () => {
+  it("without the x402 packages (the light install): installs them on first use, saying so; when that fails, the exact install command, nothing signed", async () => {
     // A copy of the tool with only its runtime dependencies, as `npm ci --omit=dev` leaves it.
     const tool = join(await tempDir(), "create-agent");
     await mkdir(join(tool, "node_modules"), { recursive: true });
@@ -537,14 +537,23 @@ describe("a production service (402)", () => {
       await symlink(join(ROOT, "node_modules", name), join(tool, "node_modules", name), "dir");
     }
     const before = server.paidExecutes();
+    // The first-use install cannot reach a registry here (none answers, an empty npm cache): it fails fast.
     const r = await runCall([server.url, "echo", "--input", "message=x"], {
       cli: join(tool, "bin/create-agent.js"),
-      env: { X402_PAYER_KEY: ANVIL_KEY },
+      env: {
+        X402_PAYER_KEY: ANVIL_KEY,
+        npm_config_registry: "http://127.0.0.1:9/",
+        npm_config_cache: join(await tempDir(), "npm-cache"),
+        npm_config_fetch_retries: "0",
+      },
     });
     expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(
+      `First use: installing the official x402 client (@x402/fetch@2.27.0, @x402/evm@2.27.0, viem@2.57.1, @x402/core@2.27.0) into ${join(tool, "node_modules/.cache/create-agent-x402")}`,
+    );
     expect(r.stderr).toContain("is not installed; nothing was signed");
     expect(r.stderr).toContain(
-      `cd ${tool} && npm install --no-save @x402/fetch@2.27.0 @x402/evm@2.27.0 viem@2.57.1`,
+      `cd ${tool} && npm install --no-save @x402/fetch@2.27.0 @x402/evm@2.27.0 viem@2.57.1 @x402/core@2.27.0`,
     );
     expect(r.stderr).toMatch(/dev mode need none of it/);
     expect(server.paidExecutes()).toBe(before);
