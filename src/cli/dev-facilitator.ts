@@ -128,6 +128,14 @@ export async function startDevFacilitator(
     signer: m.evm.toFacilitatorEvmSigner({ ...client, address: client.account.address }),
     networks: `eip155:${DEV_CHAIN_ID}`,
   });
+  return serveFacilitator(facilitator);
+}
+
+/**
+ * A facilitator served over HTTP on 127.0.0.1 at a free port: GET /supported, POST /verify,
+ * POST /settle (the repo's tests serve theirs with it too).
+ */
+export async function serveFacilitator(facilitator: ReferenceFacilitator): Promise<DevFacilitator> {
   const server = createServer((req, res) => {
     handle(facilitator, req, res).catch((error: unknown) =>
       send(res, 500, { error: String(error) }),
