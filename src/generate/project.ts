@@ -216,7 +216,6 @@ export function readmeData(
       clientUsage: pm.client("<url> -o <file.ts>"),
       smokeUsage: pm.smoke("<url>"),
       smokeExample: pm.smoke("https://agent.example.com"),
-      addOnchain: pm.addFeature("onchain"),
       smokePayExample: pm.smoke("https://agent.example.com --pay"),
       smokeComposeExample: pm.smoke("--settings .env.production http://127.0.0.1:8080"),
       clientExample: pm.client("http://localhost:3000 -o agent-client.ts"),
