@@ -20,7 +20,7 @@ import { parseLegacyAgentCard } from "@a2a-js/sdk/compat/v0_3/client";
 import { describe, expect, it } from "vitest";
 import { X402_EXTENSION_URI } from "../../templates/runtime/a2a/x402.js";
 import { createApp, runtimeOf } from "../../templates/runtime/app.js";
-import { dataMessage, rpc03 } from "./a2a-helpers.js";
+import { dataMessage, expectDevEcho, rpc03 } from "./a2a-helpers.js";
 import { devAndProdForTests } from "./dev-and-prod.js";
 import { withDiscovery } from "./discovery-fixture.js";
 import {
@@ -80,19 +80,7 @@ const send = (data: unknown, more: Record<string, unknown> = {}) => ({
 describe("HTTP+JSON in dev mode", () => {
   it("the SDK's HTTP+JSON client from the card runs a job (completed, DataPart artifact) and GetTask reads it, all under /a2a/rest", async () => {
     const { client, urls } = await restClient(apps.dev.url);
-    const before = apps.devAgent.calls.echo ?? 0;
-    const result: any = await client.sendMessage({
-      message: dataMessage({ capability: "echo", input: { text: "re", times: 3 } }),
-    } as any);
-    expect(result.status.state).toBe(3); // TASK_STATE_COMPLETED
-    expect(result.artifacts[0].parts[0].content).toEqual({
-      $case: "data",
-      value: { text: "rerere" },
-    });
-    expect(apps.devAgent.calls.echo).toBe(before + 1);
-    const got: any = await client.getTask({ id: result.id } as any);
-    expect(got.status.state).toBe(3);
-    expect(got.artifacts[0].parts[0].content.value).toEqual({ text: "rerere" });
+    const result = await expectDevEcho(client, apps.devAgent, "re", 3);
     expect(urls).toEqual([
       `GET ${apps.dev.url}${CARD}`,
       `POST ${apps.dev.url}/a2a/rest/message:send`,

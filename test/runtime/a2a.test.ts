@@ -11,7 +11,7 @@ import { randomUUID } from "node:crypto";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { describe, expect, it, vi } from "vitest";
 import { LEGACY_X402_EXTENSION_URI, X402_EXTENSION_URI } from "../../templates/runtime/a2a/x402.js";
-import { dataMessage, rpc03 } from "./a2a-helpers.js";
+import { dataMessage, expectDevEcho, rpc03 } from "./a2a-helpers.js";
 import { devAndProdForTests } from "./dev-and-prod.js";
 import { withDiscovery } from "./discovery-fixture.js";
 import { taskTtlMs } from "../../templates/runtime/a2a/task-store.js";
@@ -43,18 +43,8 @@ const message03 = (data: unknown, metadata: Record<string, unknown> = {}, taskId
 describe("A2A in dev mode", () => {
   it("the SDK client found through the card runs a job: completed, the output as a DataPart artifact", async () => {
     const client = await new ClientFactory().createFromUrl(apps.dev.url);
-    const result: any = await client.sendMessage({
-      message: dataMessage({ capability: "echo", input: { text: "hi", times: 2 } }),
-    } as any);
-    expect(result.status.state).toBe(3); // TASK_STATE_COMPLETED
-    expect(result.artifacts[0].parts[0].content).toEqual({
-      $case: "data",
-      value: { text: "hihi" },
-    });
-    expect(apps.devAgent.calls.echo).toBe(1);
-    // GetTask reads it back from the task store.
-    const got: any = await client.getTask({ id: result.id } as any);
-    expect(got.status.state).toBe(3);
+    // GetTask reads it back from the task store (expectDevEcho).
+    await expectDevEcho(client, apps.devAgent, "hi", 2);
   });
 
   it("a raw 0.3 message/send runs it too", async () => {
