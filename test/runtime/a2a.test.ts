@@ -314,20 +314,27 @@ describe("how long tasks are kept", () => {
   });
 });
 
+/** No A2A at `url`: POST /a2a is a 404; neither the agent card nor llms.txt names /a2a or a2a-x402. */
+async function expectNoA2a(url: string): Promise<void> {
+  const res = await fetch(`${url}/a2a`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: "{}",
+  });
+  expect(res.status).toBe(404);
+  const card = JSON.stringify(await (await fetch(`${url}/.well-known/agent-card.json`)).json());
+  expect(card).not.toContain("/a2a");
+  expect(card).not.toContain("a2a-x402");
+  const llms = await (await fetch(`${url}/llms.txt`)).text();
+  expect(llms).not.toContain("/a2a");
+  expect(llms).not.toContain("a2a-x402");
+}
+
 describe("A2A=off", () => {
   it("POST /a2a is a 404 and the card lists neither the interface nor the extension", async () => {
     const off = await startApp(withDiscovery(makeAgent()), { ...PRODUCTION, env: { A2A: "off" } });
     try {
-      const res = await fetch(`${off.url}/a2a`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: "{}",
-      });
-      expect(res.status).toBe(404);
-      const card = await (await fetch(`${off.url}/.well-known/agent-card.json`)).json();
-      expect(JSON.stringify(card)).not.toContain("/a2a");
-      expect(JSON.stringify(card)).not.toContain("a2a-x402");
-      expect(await (await fetch(`${off.url}/llms.txt`)).text()).not.toContain("/a2a");
+      await expectNoA2a(off.url);
     } finally {
       await off.close();
     }
@@ -345,15 +352,7 @@ describe("a project without the a2a feature", () => {
         createApp(withDiscovery(makeAgent()), { ...PRODUCTION, env: {}, logger: captureLogger() }),
       );
       try {
-        const res = await fetch(`${app.url}/a2a`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: "{}",
-        });
-        expect(res.status).toBe(404);
-        const card = await (await fetch(`${app.url}/.well-known/agent-card.json`)).text();
-        expect(card).not.toContain("a2a-x402");
-        expect(card).not.toContain("/a2a");
+        await expectNoA2a(app.url);
       } finally {
         await app.close();
       }
