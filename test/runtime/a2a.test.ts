@@ -67,14 +67,15 @@ describe("hostile and large bodies on /a2a, refused or taken as on POST /execute
     });
   const send = (params: unknown) =>
     JSON.stringify({ jsonrpc: "2.0", id: 7, method: "message/send", params });
+  /** An echo message/send whose metadata carries a note of `size` characters. */
+  const withNote = (size: number) =>
+    raw(
+      send(message03({ capability: "echo", input: { text: "big" } }, { note: "x".repeat(size) })),
+    );
 
   it("a body above the SDK's 100 kB but within MAX_BODY_BYTES runs the job", async () => {
     const calls = apps.devAgent.calls.echo ?? 0;
-    const params = message03(
-      { capability: "echo", input: { text: "big" } },
-      { note: "x".repeat(200_000) },
-    );
-    const res = await raw(send(params));
+    const res = await withNote(200_000);
     const body: any = await res.json();
     expect(res.status, JSON.stringify(body).slice(0, 300)).toBe(200);
     expect(body.result.status.state).toBe("completed");
@@ -83,11 +84,7 @@ describe("hostile and large bodies on /a2a, refused or taken as on POST /execute
 
   it("a body above MAX_BODY_BYTES: 413 as a JSON-RPC error, nothing run", async () => {
     const calls = apps.devAgent.calls.echo ?? 0;
-    const params = message03(
-      { capability: "echo", input: { text: "big" } },
-      { note: "x".repeat(1_100_000) },
-    );
-    const res = await raw(send(params));
+    const res = await withNote(1_100_000);
     expect(res.status).toBe(413);
     expect(await res.json()).toMatchObject({
       jsonrpc: "2.0",
