@@ -136,32 +136,20 @@ function expectHostRefused(answer: Answer, host: string): void {
 describe("an invalid Host, route by route", () => {
   const settler = recordingSettler();
   const apps = devAndProdForTests(production(settler));
+  /** POST /execute of an echo job to `app` (production unless said), with `host` as its Host header. */
+  const execute = (host: string, headers: Record<string, string> = {}, app = apps.prod) =>
+    send(app.url, "POST", "/execute", host, job("echo", { text: "x" }), headers);
 
   it("production POST /execute: 400 validation instead of a 402 naming http://a{b}/execute", async () => {
     for (const host of ["a{b}", "x.com:99999"]) {
-      const answer = await send(
-        apps.prod.url,
-        "POST",
-        "/execute",
-        host,
-        job("echo", { text: "x" }),
-      );
+      const answer = await execute(host);
       expectHostRefused(answer, host);
     }
   });
 
   it("production POST /execute with a payment: refused the same way before anything runs or is charged", async () => {
     const payload = await signAuthorization(anvilAccount());
-    const answer = await send(
-      apps.prod.url,
-      "POST",
-      "/execute",
-      "a{b}",
-      job("echo", { text: "x" }),
-      {
-        "payment-signature": v2Header(offerV2(), payload),
-      },
-    );
+    const answer = await execute("a{b}", { "payment-signature": v2Header(offerV2(), payload) });
     expectHostRefused(answer, "a{b}");
     expect(apps.prodAgent.calls.echo ?? 0).toBe(0);
     expect(settler.calls).toEqual([]);
@@ -169,13 +157,7 @@ describe("an invalid Host, route by route", () => {
 
   it("production POST /execute with a valid Host: the 402 names it, as a URI, in body and header", async () => {
     for (const host of ["my_service:3000", "[::1]:8080"]) {
-      const answer = await send(
-        apps.prod.url,
-        "POST",
-        "/execute",
-        host,
-        job("echo", { text: "x" }),
-      );
+      const answer = await execute(host);
       expect(answer.status, host).toBe(402);
       const resource = JSON.parse(answer.text).accepts[0].resource;
       expect(resource).toBe(`http://${host}/execute`);
@@ -192,7 +174,7 @@ describe("an invalid Host, route by route", () => {
   });
 
   it("dev POST /execute writes no URL, so its job runs whatever the Host", async () => {
-    const answer = await send(apps.dev.url, "POST", "/execute", "a{b}", job("echo", { text: "x" }));
+    const answer = await execute("a{b}", {}, apps.dev);
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.text)).toMatchObject({ status: "completed", output: { text: "x" } });
   });
@@ -203,7 +185,7 @@ describe("an invalid Host, route by route", () => {
       publicUrl: "https://agent.example.com",
     });
     try {
-      const paid = await send(app.url, "POST", "/execute", "a{b}", job("echo", { text: "x" }));
+      const paid = await execute("a{b}", {}, app);
       expect(paid.status).toBe(402);
       expect(JSON.parse(paid.text).accepts[0].resource).toBe("https://agent.example.com/execute");
       const doc = await send(app.url, "GET", "/openapi.json", "a{b}");
