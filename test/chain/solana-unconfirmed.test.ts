@@ -112,6 +112,29 @@ async function payV1(server: SolanaServer, body: unknown): Promise<string> {
   });
 }
 
+/**
+ * A job echoing `text`, paid for `server` (by `by`, or with the official v1 client when "v1"), with the
+ * payee's balance and the handler's runs before it is sent.
+ */
+async function paidJob(server: SolanaServer, text: string, by: SolanaAccount | "v1" = payer) {
+  const body = job("echo", { text }, soon());
+  const header = by === "v1" ? await payV1(server, body) : await pay(server, body, by);
+  const before = await kit.usdcBalance(servers.payTo);
+  return { body, header, before, runs: server.agent.calls.echo ?? 0 };
+}
+
+/**
+ * Sends `body` paid by the v1 X-PAYMENT `header` while the kit holds transactions: a 402 saying `error`,
+ * not that nothing was charged (the transaction was sent: it may still land).
+ */
+async function unconfirmedV1(server: SolanaServer, body: unknown, header: string, error: RegExp) {
+  kit.holdSends();
+  const first = await post(server.running.url, body, { "X-PAYMENT": header });
+  expect(first.status, first.text).toBe(402);
+  expect(first.body.error).toMatch(error);
+  expect(first.body.error).not.toMatch(/Nothing was charged/);
+}
+
 /** Sends `body` paid by `header` while the kit holds transactions: the settlement goes unconfirmed. */
 async function unconfirmed(server: SolanaServer, body: unknown, header: string) {
   kit.holdSends();
@@ -187,10 +210,7 @@ async function expectNothingCharged(
 
 describe("a Solana settlement sent but not confirmed in time", () => {
   it("is held; once the transaction lands, the identical retry gets the output and a receipt naming it, charged once", async () => {
-    const body = job("echo", { text: "unconfirmed" }, soon());
-    const header = await pay(byRetry, body);
-    const before = await kit.usdcBalance(servers.payTo);
-    const runs = byRetry.agent.calls.echo ?? 0;
+    const { body, header, before, runs } = await paidJob(byRetry, "unconfirmed");
 
     await unconfirmed(byRetry, body, header);
     // Not landed yet: the retry is told to wait; nothing is sent or charged again.
@@ -211,9 +231,7 @@ describe("a Solana settlement sent but not confirmed in time", () => {
   }, 60_000);
 
   it("never landed and its blockhash expired: the identical retry hears that nothing was charged", async () => {
-    const body = job("echo", { text: "lost" }, soon());
-    const header = await pay(byRetry, body);
-    const before = await kit.usdcBalance(servers.payTo);
+    const { body, header, before } = await paidJob(byRetry, "lost");
 
     await unconfirmed(byRetry, body, header);
     kit.dropHeld();
@@ -229,10 +247,7 @@ describe("a Solana settlement sent but not confirmed in time", () => {
   }, 60_000);
 
   it("the reconciler resolves it without a retry: the next identical request gets the output", async () => {
-    const body = job("echo", { text: "reconciled" }, soon());
-    const header = await pay(byReconciler, body);
-    const before = await kit.usdcBalance(servers.payTo);
-    const runs = byReconciler.agent.calls.echo ?? 0;
+    const { body, header, before, runs } = await paidJob(byReconciler, "reconciled");
 
     await unconfirmed(byReconciler, body, header);
     const [signature] = kit.landHeld();
@@ -250,10 +265,7 @@ describe("a Solana settlement sent but not confirmed in time", () => {
   }, 60_000);
 
   it("through a facilitator: its pending settlement names the signature, and the identical retry gets the output once it lands", async () => {
-    const body = job("echo", { text: "facilitated" }, soon());
-    const header = await pay(viaFacilitator, body);
-    const before = await kit.usdcBalance(servers.payTo);
-    const runs = viaFacilitator.agent.calls.echo ?? 0;
+    const { body, header, before, runs } = await paidJob(viaFacilitator, "facilitated");
 
     await unconfirmed(viaFacilitator, body, header); // the facilitator gives up after its 30 s
     const [signature] = kit.landHeld();
@@ -266,16 +278,14 @@ describe("a Solana settlement sent but not confirmed in time", () => {
   }, 90_000);
 
   it("x402 v1, settled directly: a transaction the official v1 scheme could not confirm is held under its signature, not called 'not landed'", async () => {
-    const body = job("echo", { text: "v1" }, soon());
-    const header = await payV1(patient, body);
-    const before = await kit.usdcBalance(servers.payTo);
-    const runs = patient.agent.calls.echo ?? 0;
+    const { body, header, before, runs } = await paidJob(patient, "v1", "v1");
 
-    kit.holdSends();
-    const first = await post(patient.running.url, body, { "X-PAYMENT": header });
-    expect(first.status, first.text).toBe(402);
-    expect(first.body.error).toMatch(/unconfirmed.*send the identical request again later/);
-    expect(first.body.error).not.toMatch(/Nothing was charged/);
+    await unconfirmedV1(
+      patient,
+      body,
+      header,
+      /unconfirmed.*send the identical request again later/,
+    );
     const [signature] = kit.landHeld();
     expect(await kit.usdcBalance(servers.payTo)).toBe(before + PRICE);
     await expectDelivered(
@@ -287,16 +297,9 @@ describe("a Solana settlement sent but not confirmed in time", () => {
   }, 90_000);
 
   it("x402 v1 through a facilitator that could not confirm and names no transaction: found by its message once it lands; the identical retry gets the output and a receipt naming it", async () => {
-    const body = job("echo", { text: "v1 facilitated" }, soon());
-    const header = await payV1(viaFacilitator, body);
-    const before = await kit.usdcBalance(servers.payTo);
-    const runs = viaFacilitator.agent.calls.echo ?? 0;
+    const { body, header, before, runs } = await paidJob(viaFacilitator, "v1 facilitated", "v1");
 
-    kit.holdSends();
-    const first = await post(viaFacilitator.running.url, body, { "X-PAYMENT": header });
-    expect(first.status, first.text).toBe(402);
-    expect(first.body.error).toMatch(/unconfirmed/);
-    expect(first.body.error).not.toMatch(/Nothing was charged/);
+    await unconfirmedV1(viaFacilitator, body, header, /unconfirmed/);
     const [signature] = kit.landHeld(); // it was sent: it lands, and the payee is paid
     expect(await kit.usdcBalance(servers.payTo)).toBe(before + PRICE);
     // Its signature unknown here, the transaction is found among the payer's: the retry gets the output.
@@ -309,10 +312,7 @@ describe("a Solana settlement sent but not confirmed in time", () => {
   }, 90_000);
 
   it("through a facilitator that did not answer in time (the signature unknown here): found by its message once it lands; the identical retry gets the output and a receipt naming it, charged once", async () => {
-    const body = job("echo", { text: "timed out" }, soon());
-    const header = await pay(impatient, body);
-    const before = await kit.usdcBalance(servers.payTo);
-    const runs = impatient.agent.calls.echo ?? 0;
+    const { body, header, before, runs } = await paidJob(impatient, "timed out");
 
     await unconfirmed(impatient, body, header);
     const waiting = await post(impatient.running.url, body, { "payment-signature": header });
@@ -328,9 +328,7 @@ describe("a Solana settlement sent but not confirmed in time", () => {
   }, 60_000);
 
   it("through a facilitator that did not answer in time, never landed and its blockhash expired: the identical retry hears that nothing was charged", async () => {
-    const body = job("echo", { text: "timed out, lost" }, soon());
-    const header = await pay(impatient, body);
-    const before = await kit.usdcBalance(servers.payTo);
+    const { body, header, before } = await paidJob(impatient, "timed out, lost");
     const paying = await kit.usdcBalance(payer.address);
 
     await unconfirmed(impatient, body, header);
@@ -348,9 +346,7 @@ describe("a Solana settlement sent but not confirmed in time", () => {
 
   it("landed with an error on chain (the payer's token account frozen), its signature unknown here: the reconciler finds it failed; the identical retry hears that nothing was charged", async () => {
     const frozen = await kit.fundedPayer(PRICE);
-    const body = job("echo", { text: "frozen" }, soon());
-    const header = await pay(impatientReconciler, body, frozen);
-    const before = await kit.usdcBalance(servers.payTo);
+    const { body, header, before } = await paidJob(impatientReconciler, "frozen", frozen);
 
     await unconfirmed(impatientReconciler, body, header);
     await kit.freeze(frozen.address);
@@ -364,9 +360,7 @@ describe("a Solana settlement sent but not confirmed in time", () => {
 
   it("settled directly, landed with an error on chain (its signature known): the identical retry hears that nothing was charged", async () => {
     const frozen = await kit.fundedPayer(PRICE);
-    const body = job("echo", { text: "frozen, direct" }, soon());
-    const header = await pay(byRetry, body, frozen);
-    const before = await kit.usdcBalance(servers.payTo);
+    const { body, header, before } = await paidJob(byRetry, "frozen, direct", frozen);
 
     await unconfirmed(byRetry, body, header);
     await kit.freeze(frozen.address);
