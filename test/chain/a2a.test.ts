@@ -19,12 +19,15 @@ import { createApp } from "../../templates/runtime/app.js";
 import { startRedis, type RedisServer } from "../redis/redis-server.js";
 import { withDiscovery } from "../runtime/discovery-fixture.js";
 import {
+  b64,
   capability,
   captureLogger,
   countedCapability,
   echoAgent,
+  job,
   listen,
   nowSeconds,
+  post,
   type Running,
   TEXT_SCHEMA,
   unb64,
@@ -194,16 +197,7 @@ describe("a paid A2A task", () => {
     const required = first.status.message.metadata["x402.payment.required"];
     expect(first.status.message.metadata["x402.payment.status"]).toBe("payment-required");
     // The same offer as POST /execute's 402 for the same job.
-    const http = await fetch(`${a.url}/execute`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        service_version: "1.0",
-        job_id: "x",
-        task: { capability: "echo", input: { text: "paid" } },
-        deadline,
-      }),
-    });
+    const http = await post(a.url, job("echo", { text: "paid" }, { job_id: "x", deadline }));
     expect(http.status).toBe(402);
     const strip = (offer: any) =>
       offer.accepts.map(({ maxTimeoutSeconds: _, ...rest }: any) => rest);
@@ -233,21 +227,11 @@ describe("a paid A2A task", () => {
     expect(((await client.getTask({ id: first.id } as any)) as any).status.state).toBe(3);
 
     // The same authorization for another job on POST /execute: refused, nothing run or moved.
-    const reuse = await fetch(`${a.url}/execute`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "PAYMENT-SIGNATURE": Buffer.from(JSON.stringify(payload)).toString("base64"),
-      },
-      body: JSON.stringify({
-        service_version: "1.0",
-        job_id: "y",
-        task: { capability: "echo", input: { text: "other" } },
-        deadline,
-      }),
+    const reuse = await post(a.url, job("echo", { text: "other" }, { job_id: "y", deadline }), {
+      "PAYMENT-SIGNATURE": b64(payload),
     });
     expect(reuse.status).toBe(402);
-    expect(((await reuse.json()) as any).error).toMatch(/already used/);
+    expect(reuse.body.error).toMatch(/already used/);
     expect(runs.echo).toBe(1);
     expect(await balances()).toEqual(after);
   });

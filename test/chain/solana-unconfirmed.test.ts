@@ -112,6 +112,29 @@ async function payV1(server: SolanaServer, body: unknown): Promise<string> {
   });
 }
 
+/**
+ * A job echoing `text`, paid for `server` (by `by`, or with the official v1 client when "v1"), with the
+ * payee's balance and the handler's runs before it is sent.
+ */
+async function paidJob(server: SolanaServer, text: string, by: SolanaAccount | "v1" = payer) {
+  const body = job("echo", { text }, soon());
+  const header = by === "v1" ? await payV1(server, body) : await pay(server, body, by);
+  const before = await kit.usdcBalance(servers.payTo);
+  return { body, header, before, runs: server.agent.calls.echo ?? 0 };
+}
+
+/**
+ * Sends `body` paid by the v1 X-PAYMENT `header` while the kit holds transactions: a 402 saying `error`,
+ * not that nothing was charged (the transaction was sent: it may still land).
+ */
+async function unconfirmedV1(server: SolanaServer, body: unknown, header: string, error: RegExp) {
+  kit.holdSends();
+  const first = await post(server.running.url, body, { "X-PAYMENT": header });
+  expect(first.status, first.text).toBe(402);
+  expect(first.body.error).toMatch(error);
+  expect(first.body.error).not.toMatch(/Nothing was charged/);
+}
+
 /** Sends `body` paid by `header` while the kit holds transactions: the settlement goes unconfirmed. */
 async function unconfirmed(server: SolanaServer, body: unknown, header: string) {
   kit.holdSends();
@@ -121,12 +144,73 @@ async function unconfirmed(server: SolanaServer, body: unknown, header: string) 
   expect(first.body.output).toBeUndefined();
 }
 
+/** What the identical retry of a held payment must get once its transaction landed as `signature`. */
+interface Delivered {
+  output: unknown;
+  signature: string | undefined;
+  /** The payee's balance before the payment. */
+  before: bigint;
+  /** The handler's runs before the payment. */
+  runs: number;
+  /** Also send it a third time: the same answer, nothing more charged. */
+  again?: boolean;
+}
+
+/**
+ * The identical retry (`paid`: the PAYMENT-SIGNATURE or X-PAYMENT header) gets a 200 with the output and a
+ * receipt naming the landed transaction (x402 v2's PAYMENT-RESPONSE, or v1's X-PAYMENT-RESPONSE); the payee
+ * gained the price once, the handler ran once.
+ */
+async function expectDelivered(
+  server: SolanaServer,
+  body: unknown,
+  paid: Record<string, string>,
+  expected: Delivered,
+) {
+  const retry = await post(server.running.url, body, paid);
+  expect(retry.status, retry.text).toBe(200);
+  expect(retry.body.output).toEqual(expected.output);
+  if ("X-PAYMENT" in paid)
+    expect(decodeXPaymentResponse(retry.headers.get("x-payment-response")!)).toMatchObject({
+      success: true,
+      transaction: expected.signature,
+    });
+  else
+    expect(unb64(retry.headers.get("payment-response")!)).toMatchObject({
+      success: true,
+      transaction: expected.signature,
+      network: kit.network,
+    });
+  if (expected.again) {
+    const again = await post(server.running.url, body, paid);
+    expect(again.status, again.text).toBe(200);
+  }
+  expect(await kit.usdcBalance(servers.payTo)).toBe(expected.before + PRICE);
+  expect(server.agent.calls.echo).toBe(expected.runs + 1);
+}
+
+/** What the identical retry hears when `signature` landed but failed on chain. */
+const failedOnChain = (signature: string | undefined) =>
+  new RegExp(`transaction ${signature} failed on Solana.*nothing was charged; sign a new payment`);
+
+/** The identical retry hears a 402 saying `error` (nothing was charged), and the payee got nothing. */
+async function expectNothingCharged(
+  server: SolanaServer,
+  body: unknown,
+  header: string,
+  error: RegExp,
+  before: bigint,
+) {
+  const retry = await post(server.running.url, body, { "payment-signature": header });
+  expect(retry.status, retry.text).toBe(402);
+  expect(retry.body.error).toMatch(error);
+  expect(retry.body.output).toBeUndefined();
+  expect(await kit.usdcBalance(servers.payTo)).toBe(before);
+}
+
 describe("a Solana settlement sent but not confirmed in time", () => {
   it("is held; once the transaction lands, the identical retry gets the output and a receipt naming it, charged once", async () => {
-    const body = job("echo", { text: "unconfirmed" }, soon());
-    const header = await pay(byRetry, body);
-    const before = await kit.usdcBalance(servers.payTo);
-    const runs = byRetry.agent.calls.echo ?? 0;
+    const { body, header, before, runs } = await paidJob(byRetry, "unconfirmed");
 
     await unconfirmed(byRetry, body, header);
     // Not landed yet: the retry is told to wait; nothing is sent or charged again.
@@ -137,43 +221,33 @@ describe("a Solana settlement sent but not confirmed in time", () => {
 
     const [signature] = kit.landHeld();
     expect(await kit.usdcBalance(servers.payTo)).toBe(before + PRICE);
-    const retry = await post(byRetry.running.url, body, { "payment-signature": header });
-    expect(retry.status, retry.text).toBe(200);
-    expect(retry.body.output).toEqual({ text: "unconfirmed" });
-    expect(unb64(retry.headers.get("payment-response")!)).toMatchObject({
-      success: true,
-      transaction: signature,
-      network: kit.network,
-    });
-    // Again: the same answer, nothing more charged, the handler run once in all.
-    const again = await post(byRetry.running.url, body, { "payment-signature": header });
-    expect(again.status, again.text).toBe(200);
-    expect(await kit.usdcBalance(servers.payTo)).toBe(before + PRICE);
-    expect(byRetry.agent.calls.echo).toBe(runs + 1);
+    // Then again: the same answer, nothing more charged, the handler run once in all.
+    await expectDelivered(
+      byRetry,
+      body,
+      { "payment-signature": header },
+      { output: { text: "unconfirmed" }, signature, before, runs, again: true },
+    );
   }, 60_000);
 
   it("never landed and its blockhash expired: the identical retry hears that nothing was charged", async () => {
-    const body = job("echo", { text: "lost" }, soon());
-    const header = await pay(byRetry, body);
-    const before = await kit.usdcBalance(servers.payTo);
+    const { body, header, before } = await paidJob(byRetry, "lost");
 
     await unconfirmed(byRetry, body, header);
     kit.dropHeld();
     kit.advanceBlocks(151); // the transaction's blockhash expires: it can never land
-    const retry = await post(byRetry.running.url, body, { "payment-signature": header });
-    expect(retry.status, retry.text).toBe(402);
-    expect(retry.body.error).toMatch(
+    await expectNothingCharged(
+      byRetry,
+      body,
+      header,
       /blockhash has expired.*nothing was charged; sign a new payment/,
+      before,
     );
-    expect(await kit.usdcBalance(servers.payTo)).toBe(before);
     expect(await kit.usdcBalance(payer.address)).toBeGreaterThanOrEqual(PRICE);
   }, 60_000);
 
   it("the reconciler resolves it without a retry: the next identical request gets the output", async () => {
-    const body = job("echo", { text: "reconciled" }, soon());
-    const header = await pay(byReconciler, body);
-    const before = await kit.usdcBalance(servers.payTo);
-    const runs = byReconciler.agent.calls.echo ?? 0;
+    const { body, header, before, runs } = await paidJob(byReconciler, "reconciled");
 
     await unconfirmed(byReconciler, body, header);
     const [signature] = kit.landHeld();
@@ -182,126 +256,97 @@ describe("a Solana settlement sent but not confirmed in time", () => {
       await sleep(50);
     expect(log()).toMatch(/unconfirmed settlement confirmed/);
     expect(log()).toContain(signature);
-    const retry = await post(byReconciler.running.url, body, { "payment-signature": header });
-    expect(retry.status, retry.text).toBe(200);
-    expect(retry.body.output).toEqual({ text: "reconciled" });
-    expect(unb64(retry.headers.get("payment-response")!)).toMatchObject({ transaction: signature });
-    expect(await kit.usdcBalance(servers.payTo)).toBe(before + PRICE);
-    expect(byReconciler.agent.calls.echo).toBe(runs + 1);
+    await expectDelivered(
+      byReconciler,
+      body,
+      { "payment-signature": header },
+      { output: { text: "reconciled" }, signature, before, runs },
+    );
   }, 60_000);
 
   it("through a facilitator: its pending settlement names the signature, and the identical retry gets the output once it lands", async () => {
-    const body = job("echo", { text: "facilitated" }, soon());
-    const header = await pay(viaFacilitator, body);
-    const before = await kit.usdcBalance(servers.payTo);
-    const runs = viaFacilitator.agent.calls.echo ?? 0;
+    const { body, header, before, runs } = await paidJob(viaFacilitator, "facilitated");
 
     await unconfirmed(viaFacilitator, body, header); // the facilitator gives up after its 30 s
     const [signature] = kit.landHeld();
-    const retry = await post(viaFacilitator.running.url, body, { "payment-signature": header });
-    expect(retry.status, retry.text).toBe(200);
-    expect(retry.body.output).toEqual({ text: "facilitated" });
-    expect(unb64(retry.headers.get("payment-response")!)).toMatchObject({ transaction: signature });
-    expect(await kit.usdcBalance(servers.payTo)).toBe(before + PRICE);
-    expect(viaFacilitator.agent.calls.echo).toBe(runs + 1);
+    await expectDelivered(
+      viaFacilitator,
+      body,
+      { "payment-signature": header },
+      { output: { text: "facilitated" }, signature, before, runs },
+    );
   }, 90_000);
 
   it("x402 v1, settled directly: a transaction the official v1 scheme could not confirm is held under its signature, not called 'not landed'", async () => {
-    const body = job("echo", { text: "v1" }, soon());
-    const header = await payV1(patient, body);
-    const before = await kit.usdcBalance(servers.payTo);
-    const runs = patient.agent.calls.echo ?? 0;
+    const { body, header, before, runs } = await paidJob(patient, "v1", "v1");
 
-    kit.holdSends();
-    const first = await post(patient.running.url, body, { "X-PAYMENT": header });
-    expect(first.status, first.text).toBe(402);
-    expect(first.body.error).toMatch(/unconfirmed.*send the identical request again later/);
-    expect(first.body.error).not.toMatch(/Nothing was charged/);
+    await unconfirmedV1(
+      patient,
+      body,
+      header,
+      /unconfirmed.*send the identical request again later/,
+    );
     const [signature] = kit.landHeld();
     expect(await kit.usdcBalance(servers.payTo)).toBe(before + PRICE);
-    const retry = await post(patient.running.url, body, { "X-PAYMENT": header });
-    expect(retry.status, retry.text).toBe(200);
-    expect(retry.body.output).toEqual({ text: "v1" });
-    expect(decodeXPaymentResponse(retry.headers.get("x-payment-response")!)).toMatchObject({
-      success: true,
-      transaction: signature,
-    });
-    expect(patient.agent.calls.echo).toBe(runs + 1);
+    await expectDelivered(
+      patient,
+      body,
+      { "X-PAYMENT": header },
+      { output: { text: "v1" }, signature, before, runs },
+    );
   }, 90_000);
 
   it("x402 v1 through a facilitator that could not confirm and names no transaction: found by its message once it lands; the identical retry gets the output and a receipt naming it", async () => {
-    const body = job("echo", { text: "v1 facilitated" }, soon());
-    const header = await payV1(viaFacilitator, body);
-    const before = await kit.usdcBalance(servers.payTo);
-    const runs = viaFacilitator.agent.calls.echo ?? 0;
+    const { body, header, before, runs } = await paidJob(viaFacilitator, "v1 facilitated", "v1");
 
-    kit.holdSends();
-    const first = await post(viaFacilitator.running.url, body, { "X-PAYMENT": header });
-    expect(first.status, first.text).toBe(402);
-    expect(first.body.error).toMatch(/unconfirmed/);
-    expect(first.body.error).not.toMatch(/Nothing was charged/);
+    await unconfirmedV1(viaFacilitator, body, header, /unconfirmed/);
     const [signature] = kit.landHeld(); // it was sent: it lands, and the payee is paid
     expect(await kit.usdcBalance(servers.payTo)).toBe(before + PRICE);
     // Its signature unknown here, the transaction is found among the payer's: the retry gets the output.
-    const retry = await post(viaFacilitator.running.url, body, { "X-PAYMENT": header });
-    expect(retry.status, retry.text).toBe(200);
-    expect(retry.body.output).toEqual({ text: "v1 facilitated" });
-    expect(decodeXPaymentResponse(retry.headers.get("x-payment-response")!)).toMatchObject({
-      success: true,
-      transaction: signature,
-    });
-    expect(await kit.usdcBalance(servers.payTo)).toBe(before + PRICE);
-    expect(viaFacilitator.agent.calls.echo).toBe(runs + 1);
+    await expectDelivered(
+      viaFacilitator,
+      body,
+      { "X-PAYMENT": header },
+      { output: { text: "v1 facilitated" }, signature, before, runs },
+    );
   }, 90_000);
 
   it("through a facilitator that did not answer in time (the signature unknown here): found by its message once it lands; the identical retry gets the output and a receipt naming it, charged once", async () => {
-    const body = job("echo", { text: "timed out" }, soon());
-    const header = await pay(impatient, body);
-    const before = await kit.usdcBalance(servers.payTo);
-    const runs = impatient.agent.calls.echo ?? 0;
+    const { body, header, before, runs } = await paidJob(impatient, "timed out");
 
     await unconfirmed(impatient, body, header);
     const waiting = await post(impatient.running.url, body, { "payment-signature": header });
     expect(waiting.status, waiting.text).toBe(402);
     expect(waiting.body.error).toMatch(/still unconfirmed.*has not landed yet/);
     const [signature] = kit.landHeld();
-    const retry = await post(impatient.running.url, body, { "payment-signature": header });
-    expect(retry.status, retry.text).toBe(200);
-    expect(retry.body.output).toEqual({ text: "timed out" });
-    expect(unb64(retry.headers.get("payment-response")!)).toMatchObject({
-      success: true,
-      transaction: signature,
-      network: kit.network,
-    });
-    const again = await post(impatient.running.url, body, { "payment-signature": header });
-    expect(again.status, again.text).toBe(200);
-    expect(await kit.usdcBalance(servers.payTo)).toBe(before + PRICE);
-    expect(impatient.agent.calls.echo).toBe(runs + 1);
+    await expectDelivered(
+      impatient,
+      body,
+      { "payment-signature": header },
+      { output: { text: "timed out" }, signature, before, runs, again: true },
+    );
   }, 60_000);
 
   it("through a facilitator that did not answer in time, never landed and its blockhash expired: the identical retry hears that nothing was charged", async () => {
-    const body = job("echo", { text: "timed out, lost" }, soon());
-    const header = await pay(impatient, body);
-    const before = await kit.usdcBalance(servers.payTo);
+    const { body, header, before } = await paidJob(impatient, "timed out, lost");
     const paying = await kit.usdcBalance(payer.address);
 
     await unconfirmed(impatient, body, header);
     kit.dropHeld();
     kit.advanceBlocks(151);
-    const retry = await post(impatient.running.url, body, { "payment-signature": header });
-    expect(retry.status, retry.text).toBe(402);
-    expect(retry.body.error).toMatch(
+    await expectNothingCharged(
+      impatient,
+      body,
+      header,
       /did not land on Solana and its blockhash has expired.*nothing was charged; sign a new payment/,
+      before,
     );
-    expect(await kit.usdcBalance(servers.payTo)).toBe(before);
     expect(await kit.usdcBalance(payer.address)).toBe(paying);
   }, 60_000);
 
   it("landed with an error on chain (the payer's token account frozen), its signature unknown here: the reconciler finds it failed; the identical retry hears that nothing was charged", async () => {
     const frozen = await kit.fundedPayer(PRICE);
-    const body = job("echo", { text: "frozen" }, soon());
-    const header = await pay(impatientReconciler, body, frozen);
-    const before = await kit.usdcBalance(servers.payTo);
+    const { body, header, before } = await paidJob(impatientReconciler, "frozen", frozen);
 
     await unconfirmed(impatientReconciler, body, header);
     await kit.freeze(frozen.address);
@@ -309,37 +354,18 @@ describe("a Solana settlement sent but not confirmed in time", () => {
     const log = () => logText(impatientReconciler.logger!);
     for (let i = 0; i < 100 && !/unconfirmed settlement failed/.test(log()); i++) await sleep(50);
     expect(log()).toMatch(/unconfirmed settlement failed/);
-    const retry = await post(impatientReconciler.running.url, body, {
-      "payment-signature": header,
-    });
-    expect(retry.status, retry.text).toBe(402);
-    expect(retry.body.error).toMatch(
-      new RegExp(
-        `transaction ${signature} failed on Solana.*nothing was charged; sign a new payment`,
-      ),
-    );
-    expect(retry.body.output).toBeUndefined();
-    expect(await kit.usdcBalance(servers.payTo)).toBe(before);
+    await expectNothingCharged(impatientReconciler, body, header, failedOnChain(signature), before);
     expect(await kit.usdcBalance(frozen.address)).toBe(PRICE);
   }, 60_000);
 
   it("settled directly, landed with an error on chain (its signature known): the identical retry hears that nothing was charged", async () => {
     const frozen = await kit.fundedPayer(PRICE);
-    const body = job("echo", { text: "frozen, direct" }, soon());
-    const header = await pay(byRetry, body, frozen);
-    const before = await kit.usdcBalance(servers.payTo);
+    const { body, header, before } = await paidJob(byRetry, "frozen, direct", frozen);
 
     await unconfirmed(byRetry, body, header);
     await kit.freeze(frozen.address);
     const [signature] = kit.landHeld();
-    const retry = await post(byRetry.running.url, body, { "payment-signature": header });
-    expect(retry.status, retry.text).toBe(402);
-    expect(retry.body.error).toMatch(
-      new RegExp(
-        `transaction ${signature} failed on Solana.*nothing was charged; sign a new payment`,
-      ),
-    );
-    expect(await kit.usdcBalance(servers.payTo)).toBe(before);
+    await expectNothingCharged(byRetry, body, header, failedOnChain(signature), before);
     expect(await kit.usdcBalance(frozen.address)).toBe(PRICE);
   }, 60_000);
 });

@@ -10,6 +10,12 @@ import { loadSolana, type SolanaModules } from "../../src/caller/solana-payment.
 import { solanaReader } from "../../src/caller/solana-payer.js";
 import { loadMcpSdk, type McpSdk } from "../../src/caller/mcp-sdk.js";
 
+/** An importer for the loaders under test, as if no package under `prefix` were installed. */
+const missingUnder = (prefix: string) => (specifier: string) =>
+  specifier.startsWith(prefix)
+    ? Promise.reject(Object.assign(new Error("nope"), { code: "ERR_MODULE_NOT_FOUND" }))
+    : import(specifier);
+
 describe("the x402 client shapes create-agent relies on", () => {
   it("are what @x402/fetch, @x402/evm and viem export", async () => {
     // Compile time: what call() does with the real objects type-checks against the real declarations.
@@ -50,10 +56,7 @@ describe("the Solana payer shapes create-agent relies on", () => {
     for (const method of ["register", "registerV1", "registerPolicy", "setSpendControls"])
       expect(typeof (client as unknown as Record<string, unknown>)[method]).toBe("function");
 
-    const missing = (specifier: string) =>
-      specifier.startsWith("@solana/")
-        ? Promise.reject(Object.assign(new Error("nope"), { code: "ERR_MODULE_NOT_FOUND" }))
-        : import(specifier);
+    const missing = missingUnder("@solana/");
     await expect(loadSolana(missing)).rejects.toThrow(
       "npm install --no-save @x402/fetch@2.27.0 @solana-program/token@0.9.0 @solana/kit@5.5.1 @x402/svm@2.27.0",
     );
@@ -75,10 +78,7 @@ describe("the MCP client shapes `call --mcp` relies on", () => {
         expect(typeof (client as unknown as Record<string, unknown>)[method]).toBe("function");
       expect(typeof sdk.StreamableHTTPClientTransport).toBe("function");
     }
-    const missing = (specifier: string) =>
-      specifier.startsWith("@modelcontextprotocol/")
-        ? Promise.reject(Object.assign(new Error("nope"), { code: "ERR_MODULE_NOT_FOUND" }))
-        : import(specifier);
+    const missing = missingUnder("@modelcontextprotocol/");
     await expect(loadMcpSdk(missing)).rejects.toThrow(
       "npm install --no-save @modelcontextprotocol/sdk@1.32.2",
     );

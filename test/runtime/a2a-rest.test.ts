@@ -17,11 +17,11 @@ import {
   RestTransportFactory,
 } from "@a2a-js/sdk/client";
 import { parseLegacyAgentCard } from "@a2a-js/sdk/compat/v0_3/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { X402_EXTENSION_URI } from "../../templates/runtime/a2a/x402.js";
 import { createApp, runtimeOf } from "../../templates/runtime/app.js";
-import { dataMessage, rpc03 } from "./a2a-helpers.js";
-import { type DevAndProd, startDevAndProd } from "./dev-and-prod.js";
+import { dataMessage, expectDevEcho, rpc03 } from "./a2a-helpers.js";
+import { devAndProdForTests } from "./dev-and-prod.js";
 import { withDiscovery } from "./discovery-fixture.js";
 import {
   captureLogger,
@@ -31,21 +31,10 @@ import {
   post,
   PRODUCTION,
   startApp,
-  type TestAgent,
   unb64,
 } from "./helpers.js";
 
-let apps: DevAndProd;
-let dev: DevAndProd["dev"];
-let prod: DevAndProd["prod"];
-let devAgent: TestAgent;
-let prodAgent: TestAgent;
-
-beforeAll(async () => {
-  apps = await startDevAndProd(PRODUCTION);
-  ({ dev, prod, devAgent, prodAgent } = apps);
-});
-afterAll(() => apps?.close());
+const apps = devAndProdForTests(PRODUCTION);
 
 const CARD = "/.well-known/agent-card.json";
 const ACTIVATED = { "A2A-Extensions": X402_EXTENSION_URI };
@@ -90,45 +79,36 @@ const send = (data: unknown, more: Record<string, unknown> = {}) => ({
 
 describe("HTTP+JSON in dev mode", () => {
   it("the SDK's HTTP+JSON client from the card runs a job (completed, DataPart artifact) and GetTask reads it, all under /a2a/rest", async () => {
-    const { client, urls } = await restClient(dev.url);
-    const before = devAgent.calls.echo ?? 0;
-    const result: any = await client.sendMessage({
-      message: dataMessage({ capability: "echo", input: { text: "re", times: 3 } }),
-    } as any);
-    expect(result.status.state).toBe(3); // TASK_STATE_COMPLETED
-    expect(result.artifacts[0].parts[0].content).toEqual({
-      $case: "data",
-      value: { text: "rerere" },
-    });
-    expect(devAgent.calls.echo).toBe(before + 1);
-    const got: any = await client.getTask({ id: result.id } as any);
-    expect(got.status.state).toBe(3);
-    expect(got.artifacts[0].parts[0].content.value).toEqual({ text: "rerere" });
+    const { client, urls } = await restClient(apps.dev.url);
+    const result = await expectDevEcho(client, apps.devAgent, "re", 3);
     expect(urls).toEqual([
-      `GET ${dev.url}${CARD}`,
-      `POST ${dev.url}/a2a/rest/message:send`,
-      `GET ${dev.url}/a2a/rest/tasks/${result.id}`,
+      `GET ${apps.dev.url}${CARD}`,
+      `POST ${apps.dev.url}/a2a/rest/message:send`,
+      `GET ${apps.dev.url}/a2a/rest/tasks/${result.id}`,
     ]);
     // The task is in the one task store: JSON-RPC reads it too.
-    const { body } = await rpc03(dev.url, "tasks/get", { id: result.id });
+    const { body } = await rpc03(apps.dev.url, "tasks/get", { id: result.id });
     expect(body.result.status.state).toBe("completed");
   });
 
   it("a 0.3 client (no A2A-Version, the card's 0.3 shape) reaches it at /a2a/rest/v1/message:send", async () => {
-    const { client, urls } = await restClient(dev.url, true);
+    const { client, urls } = await restClient(apps.dev.url, true);
     const result: any = await client.sendMessage({
       message: dataMessage({ capability: "cheap", input: { text: "old" } }),
     } as any);
     expect(result.status.state).toBe(3);
     expect(result.artifacts[0].parts[0].content.value).toEqual({ text: "old" });
-    expect(urls).toEqual([`GET ${dev.url}${CARD}`, `POST ${dev.url}/a2a/rest/v1/message:send`]);
+    expect(urls).toEqual([
+      `GET ${apps.dev.url}${CARD}`,
+      `POST ${apps.dev.url}/a2a/rest/v1/message:send`,
+    ]);
   });
 });
 
 describe("HTTP+JSON with payments on: the same checks as JSON-RPC", () => {
   it("a wrong DataPart is refused naming the capabilities, before any offer; nothing runs", async () => {
     const unknown = await rest(
-      prod.url,
+      apps.prod.url,
       "POST",
       "/message:send",
       send({ capability: "nope", input: {} }),
@@ -137,7 +117,7 @@ describe("HTTP+JSON with payments on: the same checks as JSON-RPC", () => {
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.message).toMatch(/unknown capability "nope"; available: "echo"/);
     const invalid = await rest(
-      prod.url,
+      apps.prod.url,
       "POST",
       "/message:send",
       send({ capability: "echo", input: { times: 2 } }),
@@ -148,29 +128,29 @@ describe("HTTP+JSON with payments on: the same checks as JSON-RPC", () => {
       status: "INVALID_ARGUMENT",
       message: expect.stringMatching(/nothing was run or charged/),
     });
-    expect(prodAgent.calls.echo).toBeUndefined();
+    expect(apps.prodAgent.calls.echo).toBeUndefined();
   });
 
   it("a call without the a2a-x402 extension is refused; the SDK client gets the error", async () => {
     const refused = await rest(
-      prod.url,
+      apps.prod.url,
       "POST",
       "/message:send",
       send({ capability: "echo", input: { text: "a" } }),
     );
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toMatch(/A2A-Extensions/);
-    const { client } = await restClient(prod.url);
+    const { client } = await restClient(apps.prod.url);
     await expect(
       client.sendMessage({
         message: dataMessage({ capability: "echo", input: { text: "a" } }),
       } as any),
     ).rejects.toThrow(/A2A-Extensions/);
-    expect(prodAgent.calls.echo).toBeUndefined();
+    expect(apps.prodAgent.calls.echo).toBeUndefined();
   });
 
   it("turn 1: input-required with the HTTP 402's offer for /a2a; GetTask on either binding; a turn 2 without payment refused", async () => {
-    const { client, urls } = await restClient(prod.url);
+    const { client, urls } = await restClient(apps.prod.url);
     const options = { serviceParameters: ACTIVATED } as any;
     const task: any = await client.sendMessage(
       { message: dataMessage({ capability: "echo", input: { text: "a" } }) } as any,
@@ -180,22 +160,22 @@ describe("HTTP+JSON with payments on: the same checks as JSON-RPC", () => {
     const metadata = task.status.message.metadata;
     expect(metadata["x402.payment.status"]).toBe("payment-required");
     const offer = metadata["x402.payment.required"];
-    const http = await post(prod.url, job("echo", { text: "a" }));
+    const http = await post(apps.prod.url, job("echo", { text: "a" }));
     expect(http.status).toBe(402);
     const strip = (o: any) => o.accepts.map(({ maxTimeoutSeconds: _, ...a }: any) => a);
     expect(strip(offer)).toEqual(strip(unb64(http.headers.get("payment-required")!)));
     // The resource of both bindings (a payment offered on one is taken on the other).
-    expect(offer.resource.url).toBe(`${prod.url}/a2a`);
+    expect(offer.resource.url).toBe(`${apps.prod.url}/a2a`);
 
     const got: any = await client.getTask({ id: task.id } as any, options);
     expect(got.status.state).toBe(6);
     expect(got.status.message.metadata["x402.payment.required"]).toEqual(offer);
-    const viaRpc = await rpc03(prod.url, "tasks/get", { id: task.id }, ACTIVATED);
+    const viaRpc = await rpc03(apps.prod.url, "tasks/get", { id: task.id }, ACTIVATED);
     expect(viaRpc.body.result.status.state).toBe("input-required");
     expect(urls.every((u) => u.includes("/a2a/rest/") || u.endsWith(CARD))).toBe(true);
 
     const unpaid = await rest(
-      prod.url,
+      apps.prod.url,
       "POST",
       "/message:send",
       send({}, { taskId: task.id, contextId: task.contextId }),
@@ -203,7 +183,7 @@ describe("HTTP+JSON with payments on: the same checks as JSON-RPC", () => {
     );
     expect(unpaid.status).toBe(400);
     expect(unpaid.body.error.message).toMatch(/payment-submitted/);
-    expect(prodAgent.calls.echo).toBeUndefined();
+    expect(apps.prodAgent.calls.echo).toBeUndefined();
   });
 });
 
@@ -211,25 +191,27 @@ describe("HTTP+JSON bodies and shutdown, refused in the binding's error shape", 
   const note = (n: number) => ({ metadata: { note: "x".repeat(n) } });
 
   it("a body above the SDK's 100 kB but within MAX_BODY_BYTES runs the job, also as application/a2a+json", async () => {
-    const before = devAgent.calls.echo ?? 0;
+    const before = apps.devAgent.calls.echo ?? 0;
     const big = send({ capability: "echo", input: { text: "big" } }, note(200_000));
     for (const type of ["application/json", "application/a2a+json"]) {
-      const res = await rest(dev.url, "POST", "/message:send", big, { "content-type": type });
+      const res = await rest(apps.dev.url, "POST", "/message:send", big, { "content-type": type });
       expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(200);
       expect(res.body.task.status.state).toBe("TASK_STATE_COMPLETED");
     }
-    expect(devAgent.calls.echo).toBe(before + 2);
+    expect(apps.devAgent.calls.echo).toBe(before + 2);
   });
 
   it("above MAX_BODY_BYTES: 413; not JSON: 400; nested 5,000 deep: 400 naming the limit; nothing run", async () => {
-    const before = devAgent.calls.echo ?? 0;
+    const before = apps.devAgent.calls.echo ?? 0;
     const large = send({ capability: "echo", input: { text: "big" } }, note(1_100_000));
     for (const type of ["application/json", "application/a2a+json"]) {
-      const res = await rest(dev.url, "POST", "/message:send", large, { "content-type": type });
+      const res = await rest(apps.dev.url, "POST", "/message:send", large, {
+        "content-type": type,
+      });
       expect(res.status).toBe(413);
       expect(res.body.error).toMatchObject({ code: 413, message: expect.stringMatching(/larger/) });
     }
-    const notJson = await rest(dev.url, "POST", "/message:send", "{nope");
+    const notJson = await rest(apps.dev.url, "POST", "/message:send", "{nope");
     expect(notJson.status).toBe(400);
     expect(notJson.body.error).toMatchObject({ code: 400, status: "INVALID_ARGUMENT" });
     const deep = "[".repeat(5000) + "]".repeat(5000);
@@ -237,13 +219,13 @@ describe("HTTP+JSON bodies and shutdown, refused in the binding's error shape", 
       '"text":"d"',
       `"text":${deep}`,
     );
-    const nested = await rest(dev.url, "POST", "/message:send", text);
+    const nested = await rest(apps.dev.url, "POST", "/message:send", text);
     expect(nested.status).toBe(400);
     expect(nested.body.error).toMatchObject({
       status: "INVALID_ARGUMENT",
       message: expect.stringMatching(/nested more than \d+ levels/),
     });
-    expect(devAgent.calls.echo ?? 0).toBe(before);
+    expect(apps.devAgent.calls.echo ?? 0).toBe(before);
   });
 
   it("while the server shuts down: 503 with Retry-After, nothing run", async () => {
@@ -275,7 +257,7 @@ describe("HTTP+JSON bodies and shutdown, refused in the binding's error shape", 
 
 describe("CORS for the HTTP+JSON binding", () => {
   const preflight = (path: string, method: string) =>
-    fetch(`${prod.url}${path}`, {
+    fetch(`${apps.prod.url}${path}`, {
       method: "OPTIONS",
       headers: {
         Origin: "https://app.example",
@@ -301,7 +283,7 @@ describe("CORS for the HTTP+JSON binding", () => {
 describe("the card lists the HTTP+JSON interface", () => {
   it("1.0: JSON-RPC first (preferred), then HTTP+JSON at /a2a/rest; the SDK's round trip keeps it", async () => {
     const v1: any = await (
-      await fetch(`${prod.url}${CARD}`, { headers: { "A2A-Version": "1.0" } })
+      await fetch(`${apps.prod.url}${CARD}`, { headers: { "A2A-Version": "1.0" } })
     ).json();
     expect(v1.supportedInterfaces.map((i: any) => i.protocolBinding)).toEqual([
       "x402-job",
@@ -310,8 +292,8 @@ describe("the card lists the HTTP+JSON interface", () => {
       "HTTP+JSON",
     ]);
     expect(v1.supportedInterfaces.slice(2)).toEqual([
-      { url: `${prod.url}/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
-      { url: `${prod.url}/a2a/rest`, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
+      { url: `${apps.prod.url}/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+      { url: `${apps.prod.url}/a2a/rest`, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
     ]);
     expect(AgentCard.toJSON(AgentCard.fromJSON(v1))).toStrictEqual(v1);
     // A client speaking both bindings keeps JSON-RPC: the card lists it first.
@@ -326,31 +308,31 @@ describe("the card lists the HTTP+JSON interface", () => {
         new JsonRpcTransportFactory({ fetchImpl: recording }),
       ],
     });
-    const client = await both.createFromUrl(dev.url);
+    const client = await both.createFromUrl(apps.dev.url);
     const result: any = await client.sendMessage({
       message: dataMessage({ capability: "cheap", input: { text: "rpc" } }),
     } as any);
     expect(result.status.state).toBe(3);
-    expect(urls).toEqual([`${dev.url}/a2a`]);
+    expect(urls).toEqual([`${apps.dev.url}/a2a`]);
   });
 
   it("0.3: url and preferredTransport stay JSON-RPC; additionalInterfaces lists HTTP+JSON; the SDK's 0.3 parser reads it", async () => {
-    const v03: any = await (await fetch(`${prod.url}${CARD}`)).json();
-    expect(v03.url).toBe(`${prod.url}/a2a`);
+    const v03: any = await (await fetch(`${apps.prod.url}${CARD}`)).json();
+    expect(v03.url).toBe(`${apps.prod.url}/a2a`);
     expect(v03.preferredTransport).toBe("JSONRPC");
     expect(v03.additionalInterfaces).toContainEqual({
-      url: `${prod.url}/a2a/rest`,
+      url: `${apps.prod.url}/a2a/rest`,
       transport: "HTTP+JSON",
     });
     const parsed = parseLegacyAgentCard(v03);
     expect(parsed.supportedInterfaces).toContainEqual(
-      expect.objectContaining({ url: `${prod.url}/a2a/rest`, protocolBinding: "HTTP+JSON" }),
+      expect.objectContaining({ url: `${apps.prod.url}/a2a/rest`, protocolBinding: "HTTP+JSON" }),
     );
   });
 
   it("/llms.txt names both bindings", async () => {
-    const text = await (await fetch(`${prod.url}/llms.txt`)).text();
-    expect(text).toContain(`A2A: JSON-RPC \`${prod.url}/a2a\`, HTTP+JSON \`/a2a/rest\``);
+    const text = await (await fetch(`${apps.prod.url}/llms.txt`)).text();
+    expect(text).toContain(`A2A: JSON-RPC \`${apps.prod.url}/a2a\`, HTTP+JSON \`/a2a/rest\``);
   });
 });
 

@@ -9,10 +9,10 @@
 // no document. Paid turns on a chain: test/chain/a2a.test.ts.
 import { randomUUID } from "node:crypto";
 import { ClientFactory } from "@a2a-js/sdk/client";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { LEGACY_X402_EXTENSION_URI, X402_EXTENSION_URI } from "../../templates/runtime/a2a/x402.js";
-import { dataMessage, rpc03 } from "./a2a-helpers.js";
-import { type DevAndProd, startDevAndProd } from "./dev-and-prod.js";
+import { dataMessage, expectDevEcho, rpc03 } from "./a2a-helpers.js";
+import { devAndProdForTests } from "./dev-and-prod.js";
 import { withDiscovery } from "./discovery-fixture.js";
 import { taskTtlMs } from "../../templates/runtime/a2a/task-store.js";
 import { runtimeWithout } from "./without-features.js";
@@ -24,21 +24,10 @@ import {
   job,
   post,
   startApp,
-  type TestAgent,
   unb64,
 } from "./helpers.js";
 
-let apps: DevAndProd;
-let dev: DevAndProd["dev"];
-let prod: DevAndProd["prod"];
-let devAgent: TestAgent;
-let prodAgent: TestAgent;
-
-beforeAll(async () => {
-  apps = await startDevAndProd(PRODUCTION);
-  ({ dev, prod, devAgent, prodAgent } = apps);
-});
-afterAll(() => apps?.close());
+const apps = devAndProdForTests(PRODUCTION);
 
 const message03 = (data: unknown, metadata: Record<string, unknown> = {}, taskId?: string) => ({
   message: {
@@ -53,24 +42,14 @@ const message03 = (data: unknown, metadata: Record<string, unknown> = {}, taskId
 
 describe("A2A in dev mode", () => {
   it("the SDK client found through the card runs a job: completed, the output as a DataPart artifact", async () => {
-    const client = await new ClientFactory().createFromUrl(dev.url);
-    const result: any = await client.sendMessage({
-      message: dataMessage({ capability: "echo", input: { text: "hi", times: 2 } }),
-    } as any);
-    expect(result.status.state).toBe(3); // TASK_STATE_COMPLETED
-    expect(result.artifacts[0].parts[0].content).toEqual({
-      $case: "data",
-      value: { text: "hihi" },
-    });
-    expect(devAgent.calls.echo).toBe(1);
-    // GetTask reads it back from the task store.
-    const got: any = await client.getTask({ id: result.id } as any);
-    expect(got.status.state).toBe(3);
+    const client = await new ClientFactory().createFromUrl(apps.dev.url);
+    // GetTask reads it back from the task store (expectDevEcho).
+    await expectDevEcho(client, apps.devAgent, "hi", 2);
   });
 
   it("a raw 0.3 message/send runs it too", async () => {
     const { body } = await rpc03(
-      dev.url,
+      apps.dev.url,
       "message/send",
       message03({ capability: "cheap", input: { text: "x" } }),
     );
@@ -81,44 +60,41 @@ describe("A2A in dev mode", () => {
 
 describe("hostile and large bodies on /a2a, refused or taken as on POST /execute", () => {
   const raw = (body: string) =>
-    fetch(`${dev.url}/a2a`, {
+    fetch(`${apps.dev.url}/a2a`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body,
     });
   const send = (params: unknown) =>
     JSON.stringify({ jsonrpc: "2.0", id: 7, method: "message/send", params });
+  /** An echo message/send whose metadata carries a note of `size` characters. */
+  const withNote = (size: number) =>
+    raw(
+      send(message03({ capability: "echo", input: { text: "big" } }, { note: "x".repeat(size) })),
+    );
 
   it("a body above the SDK's 100 kB but within MAX_BODY_BYTES runs the job", async () => {
-    const calls = devAgent.calls.echo ?? 0;
-    const params = message03(
-      { capability: "echo", input: { text: "big" } },
-      { note: "x".repeat(200_000) },
-    );
-    const res = await raw(send(params));
+    const calls = apps.devAgent.calls.echo ?? 0;
+    const res = await withNote(200_000);
     const body: any = await res.json();
     expect(res.status, JSON.stringify(body).slice(0, 300)).toBe(200);
     expect(body.result.status.state).toBe("completed");
-    expect(devAgent.calls.echo).toBe(calls + 1);
+    expect(apps.devAgent.calls.echo).toBe(calls + 1);
   });
 
   it("a body above MAX_BODY_BYTES: 413 as a JSON-RPC error, nothing run", async () => {
-    const calls = devAgent.calls.echo ?? 0;
-    const params = message03(
-      { capability: "echo", input: { text: "big" } },
-      { note: "x".repeat(1_100_000) },
-    );
-    const res = await raw(send(params));
+    const calls = apps.devAgent.calls.echo ?? 0;
+    const res = await withNote(1_100_000);
     expect(res.status).toBe(413);
     expect(await res.json()).toMatchObject({
       jsonrpc: "2.0",
       error: { code: -32600, message: expect.stringMatching(/larger than/) },
     });
-    expect(devAgent.calls.echo ?? 0).toBe(calls);
+    expect(apps.devAgent.calls.echo ?? 0).toBe(calls);
   });
 
   it("an input nested 5,000 deep: invalid params (-32602) naming the limit, as /execute's 400; nothing run", async () => {
-    const calls = devAgent.calls.echo ?? 0;
+    const calls = apps.devAgent.calls.echo ?? 0;
     const deep = "[".repeat(5000) + "]".repeat(5000);
     const text = send(message03({ capability: "echo", input: { text: "d" } })).replace(
       '"text":"d"',
@@ -130,7 +106,7 @@ describe("hostile and large bodies on /a2a, refused or taken as on POST /execute
       id: 7,
       error: { code: -32602, message: expect.stringMatching(/nested more than \d+ levels/) },
     });
-    expect(devAgent.calls.echo ?? 0).toBe(calls);
+    expect(apps.devAgent.calls.echo ?? 0).toBe(calls);
   });
 });
 
@@ -139,45 +115,45 @@ describe("A2A with payments on", () => {
 
   it("a wrong DataPart is refused naming the capabilities, before any offer; nothing runs", async () => {
     const noInput = await rpc03(
-      prod.url,
+      apps.prod.url,
       "message/send",
       message03({ capability: "echo" }),
       activated,
     );
     expect(noInput.body.error.message).toMatch(/capabilities: "echo", "cheap", "slow"/);
     const unknown = await rpc03(
-      prod.url,
+      apps.prod.url,
       "message/send",
       message03({ capability: "nope", input: {} }),
       activated,
     );
     expect(unknown.body.error.message).toMatch(/unknown capability "nope"; available: "echo"/);
     const invalid = await rpc03(
-      prod.url,
+      apps.prod.url,
       "message/send",
       message03({ capability: "echo", input: { times: 2 } }),
       activated,
     );
     expect(invalid.body.error.message).toMatch(/text/);
     expect(invalid.body.error.message).toMatch(/nothing was run or charged/);
-    expect(prodAgent.calls.echo).toBeUndefined();
+    expect(apps.prodAgent.calls.echo).toBeUndefined();
   });
 
   it("without activating a2a-x402 a call is refused; the card requires it", async () => {
-    const card: any = await (await fetch(`${prod.url}/.well-known/agent-card.json`)).json();
+    const card: any = await (await fetch(`${apps.prod.url}/.well-known/agent-card.json`)).json();
     expect(card.capabilities.extensions[0]).toMatchObject({
       uri: X402_EXTENSION_URI,
       required: true,
     });
     const refused = await rpc03(
-      prod.url,
+      apps.prod.url,
       "message/send",
       message03({ capability: "echo", input: { text: "a" } }),
     );
     expect(refused.body.error.message).toMatch(/A2A-Extensions/);
     // The extension's legacy v0.1 URI activates it as well.
     const legacy = await rpc03(
-      prod.url,
+      apps.prod.url,
       "message/send",
       message03({ capability: "echo", input: { text: "a" } }),
       { "X-A2A-Extensions": LEGACY_X402_EXTENSION_URI },
@@ -187,7 +163,7 @@ describe("A2A with payments on", () => {
 
   it("turn 1: input-required with the same x402 v2 offer as the HTTP 402; a turn 2 without payment is refused", async () => {
     const { body, headers } = await rpc03(
-      prod.url,
+      apps.prod.url,
       "message/send",
       message03({ capability: "echo", input: { text: "a" } }),
       activated,
@@ -197,19 +173,24 @@ describe("A2A with payments on", () => {
     const metadata = task.status.message.metadata;
     expect(metadata["x402.payment.status"]).toBe("payment-required");
     const offer = metadata["x402.payment.required"];
-    const http = await post(prod.url, job("echo", { text: "a" }));
+    const http = await post(apps.prod.url, job("echo", { text: "a" }));
     expect(http.status).toBe(402);
     const http402 = unb64(http.headers.get("payment-required")!);
     expect(offer.x402Version).toBe(2);
     expect(offer.accepts.map(({ maxTimeoutSeconds: _, ...a }: any) => a)).toEqual(
       http402.accepts.map(({ maxTimeoutSeconds: _, ...a }: any) => a),
     );
-    expect(offer.resource.url).toBe(`${prod.url}/a2a`);
+    expect(offer.resource.url).toBe(`${apps.prod.url}/a2a`);
     expect(headers.get("x-a2a-extensions")).toContain(X402_EXTENSION_URI);
 
-    const unpaid = await rpc03(prod.url, "message/send", message03({}, {}, task.id), activated);
+    const unpaid = await rpc03(
+      apps.prod.url,
+      "message/send",
+      message03({}, {}, task.id),
+      activated,
+    );
     expect(unpaid.body.error.message).toMatch(/payment-submitted/);
-    expect(prodAgent.calls.echo).toBeUndefined();
+    expect(apps.prodAgent.calls.echo).toBeUndefined();
   });
 });
 
@@ -225,7 +206,7 @@ describe("a message naming no capability (a generic A2A client, a2a-lint's probe
   const textOf = (message: any) => message.parts.map((p: any) => p.text).join("\n");
 
   it("paid, without the a2a-x402 extension: an agent message saying how to call and pay, no task, nothing run", async () => {
-    const { body } = await rpc03(prod.url, "message/send", text03("hello, what can you do?"));
+    const { body } = await rpc03(apps.prod.url, "message/send", text03("hello, what can you do?"));
     expect(body.error).toBeUndefined();
     expect(body.result).toMatchObject({ kind: "message", role: "agent" });
     expect(body.result.taskId).toBeUndefined();
@@ -235,10 +216,10 @@ describe("a message naming no capability (a generic A2A client, a2a-lint's probe
     expect(text).toContain('- "cheap" (0.001 USDC per job)');
     expect(text).toContain(`A2A-Extensions: ${X402_EXTENSION_URI}`);
     expect(text).toMatch(/ran nothing and charged nothing/);
-    expect(prodAgent.calls.echo).toBeUndefined();
+    expect(apps.prodAgent.calls.echo).toBeUndefined();
     // A paid call without the extension is still refused.
     const paid = await rpc03(
-      prod.url,
+      apps.prod.url,
       "message/send",
       message03({ capability: "echo", input: { text: "a" } }),
     );
@@ -246,8 +227,8 @@ describe("a message naming no capability (a generic A2A client, a2a-lint's probe
   });
 
   it("dev mode, from the SDK client: the same answer, jobs said to be free", async () => {
-    const client = await new ClientFactory().createFromUrl(dev.url);
-    const before = devAgent.calls.echo ?? 0;
+    const client = await new ClientFactory().createFromUrl(apps.dev.url);
+    const before = apps.devAgent.calls.echo ?? 0;
     const result: any = await client.sendMessage({
       message: {
         ...dataMessage({}),
@@ -261,7 +242,7 @@ describe("a message naming no capability (a generic A2A client, a2a-lint's probe
     expect(text).toMatch(/free here \(dev mode\)/);
     expect(text).toContain('- "echo": test capability');
     expect(text).not.toContain("A2A-Extensions");
-    expect(devAgent.calls.echo ?? 0).toBe(before);
+    expect(apps.devAgent.calls.echo ?? 0).toBe(before);
   });
 });
 
@@ -281,7 +262,7 @@ describe("how long tasks are kept", () => {
     const start = Date.now();
     const deadline = Math.floor(start / 1000) + 60;
     const { body } = await rpc03(
-      prod.url,
+      apps.prod.url,
       "message/send",
       message03({ capability: "echo", input: { text: "a" } }, { deadline }),
       activated,
@@ -289,7 +270,11 @@ describe("how long tasks are kept", () => {
     const task = body.result;
     expect(task.status.state).toBe("input-required");
     const ended = (
-      await rpc03(dev.url, "message/send", message03({ capability: "cheap", input: { text: "x" } }))
+      await rpc03(
+        apps.dev.url,
+        "message/send",
+        message03({ capability: "cheap", input: { text: "x" } }),
+      )
     ).body.result;
     expect(ended.status.state).toBe("completed");
     // The offer's window: X402_MAX_TIMEOUT_SECONDS (300 by default), more than the 60 s deadline needs.
@@ -299,14 +284,14 @@ describe("how long tasks are kept", () => {
       ),
     );
     expect(window).toBe(300);
-    const kept = await getTaskAfter(prod.url, task.id, 60 + window - 5, start);
+    const kept = await getTaskAfter(apps.prod.url, task.id, 60 + window - 5, start);
     expect(kept.result.status.state).toBe("input-required");
-    const gone = await getTaskAfter(prod.url, task.id, 60 + window + 5, start);
+    const gone = await getTaskAfter(apps.prod.url, task.id, 60 + window + 5, start);
     expect(gone.error.message).toMatch(/not found/i);
     const day = 24 * 3600;
-    const still = await getTaskAfter(dev.url, ended.id, day - 60, start);
+    const still = await getTaskAfter(apps.dev.url, ended.id, day - 60, start);
     expect(still.result.status.state).toBe("completed");
-    const after = await getTaskAfter(dev.url, ended.id, day + 60, start);
+    const after = await getTaskAfter(apps.dev.url, ended.id, day + 60, start);
     expect(after.error.message).toMatch(/not found/i);
   });
 
@@ -326,20 +311,27 @@ describe("how long tasks are kept", () => {
   });
 });
 
+/** No A2A at `url`: POST /a2a is a 404; neither the agent card nor llms.txt names /a2a or a2a-x402. */
+async function expectNoA2a(url: string): Promise<void> {
+  const res = await fetch(`${url}/a2a`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: "{}",
+  });
+  expect(res.status).toBe(404);
+  const card = JSON.stringify(await (await fetch(`${url}/.well-known/agent-card.json`)).json());
+  expect(card).not.toContain("/a2a");
+  expect(card).not.toContain("a2a-x402");
+  const llms = await (await fetch(`${url}/llms.txt`)).text();
+  expect(llms).not.toContain("/a2a");
+  expect(llms).not.toContain("a2a-x402");
+}
+
 describe("A2A=off", () => {
   it("POST /a2a is a 404 and the card lists neither the interface nor the extension", async () => {
     const off = await startApp(withDiscovery(makeAgent()), { ...PRODUCTION, env: { A2A: "off" } });
     try {
-      const res = await fetch(`${off.url}/a2a`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: "{}",
-      });
-      expect(res.status).toBe(404);
-      const card = await (await fetch(`${off.url}/.well-known/agent-card.json`)).json();
-      expect(JSON.stringify(card)).not.toContain("/a2a");
-      expect(JSON.stringify(card)).not.toContain("a2a-x402");
-      expect(await (await fetch(`${off.url}/llms.txt`)).text()).not.toContain("/a2a");
+      await expectNoA2a(off.url);
     } finally {
       await off.close();
     }
@@ -357,15 +349,7 @@ describe("a project without the a2a feature", () => {
         createApp(withDiscovery(makeAgent()), { ...PRODUCTION, env: {}, logger: captureLogger() }),
       );
       try {
-        const res = await fetch(`${app.url}/a2a`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: "{}",
-        });
-        expect(res.status).toBe(404);
-        const card = await (await fetch(`${app.url}/.well-known/agent-card.json`)).text();
-        expect(card).not.toContain("a2a-x402");
-        expect(card).not.toContain("/a2a");
+        await expectNoA2a(app.url);
       } finally {
         await app.close();
       }

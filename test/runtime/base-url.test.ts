@@ -4,9 +4,9 @@
 import { request as httpRequest } from "node:http";
 import { Ajv } from "ajv";
 import addFormatsModule from "ajv-formats";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { isValidHost } from "../../templates/runtime/http/base-url.js";
-import { type DevAndProd, startDevAndProd } from "./dev-and-prod.js";
+import { devAndProdForTests } from "./dev-and-prod.js";
 import { withDiscovery } from "./discovery-fixture.js";
 import {
   job,
@@ -19,7 +19,6 @@ import {
   offerV2,
   anvilAccount,
   signAuthorization,
-  type TestAgent,
 } from "./helpers.js";
 
 // The oracle: ajv-formats' `uri`, the format the OpenAPI document declares for these URLs.
@@ -136,36 +135,29 @@ function expectHostRefused(answer: Answer, host: string): void {
 
 describe("an invalid Host, route by route", () => {
   const settler = recordingSettler();
-  let apps: DevAndProd;
-  let agent: TestAgent;
-  let prod: DevAndProd["prod"];
-  let dev: DevAndProd["dev"];
-  beforeAll(async () => {
-    apps = await startDevAndProd(production(settler));
-    ({ prodAgent: agent, prod, dev } = apps);
-  });
-  afterAll(() => apps?.close());
+  const apps = devAndProdForTests(production(settler));
+  /** POST /execute of an echo job to `app` (production unless said), with `host` as its Host header. */
+  const execute = (host: string, headers: Record<string, string> = {}, app = apps.prod) =>
+    send(app.url, "POST", "/execute", host, job("echo", { text: "x" }), headers);
 
   it("production POST /execute: 400 validation instead of a 402 naming http://a{b}/execute", async () => {
     for (const host of ["a{b}", "x.com:99999"]) {
-      const answer = await send(prod.url, "POST", "/execute", host, job("echo", { text: "x" }));
+      const answer = await execute(host);
       expectHostRefused(answer, host);
     }
   });
 
   it("production POST /execute with a payment: refused the same way before anything runs or is charged", async () => {
     const payload = await signAuthorization(anvilAccount());
-    const answer = await send(prod.url, "POST", "/execute", "a{b}", job("echo", { text: "x" }), {
-      "payment-signature": v2Header(offerV2(), payload),
-    });
+    const answer = await execute("a{b}", { "payment-signature": v2Header(offerV2(), payload) });
     expectHostRefused(answer, "a{b}");
-    expect(agent.calls.echo ?? 0).toBe(0);
+    expect(apps.prodAgent.calls.echo ?? 0).toBe(0);
     expect(settler.calls).toEqual([]);
   });
 
   it("production POST /execute with a valid Host: the 402 names it, as a URI, in body and header", async () => {
     for (const host of ["my_service:3000", "[::1]:8080"]) {
-      const answer = await send(prod.url, "POST", "/execute", host, job("echo", { text: "x" }));
+      const answer = await execute(host);
       expect(answer.status, host).toBe(402);
       const resource = JSON.parse(answer.text).accepts[0].resource;
       expect(resource).toBe(`http://${host}/execute`);
@@ -176,13 +168,13 @@ describe("an invalid Host, route by route", () => {
   });
 
   it("every discovery document, in dev mode and production: the same 400", async () => {
-    for (const app of [dev, prod])
+    for (const app of [apps.dev, apps.prod])
       for (const path of DOCUMENTS)
         expectHostRefused(await send(app.url, "GET", path, "a{b}"), "a{b}");
   });
 
   it("dev POST /execute writes no URL, so its job runs whatever the Host", async () => {
-    const answer = await send(dev.url, "POST", "/execute", "a{b}", job("echo", { text: "x" }));
+    const answer = await execute("a{b}", {}, apps.dev);
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.text)).toMatchObject({ status: "completed", output: { text: "x" } });
   });
@@ -193,7 +185,7 @@ describe("an invalid Host, route by route", () => {
       publicUrl: "https://agent.example.com",
     });
     try {
-      const paid = await send(app.url, "POST", "/execute", "a{b}", job("echo", { text: "x" }));
+      const paid = await execute("a{b}", {}, app);
       expect(paid.status).toBe(402);
       expect(JSON.parse(paid.text).accepts[0].resource).toBe("https://agent.example.com/execute");
       const doc = await send(app.url, "GET", "/openapi.json", "a{b}");

@@ -11,11 +11,11 @@ import {
   validateDiscoveryExtensionSpec,
 } from "@x402/extensions/bazaar";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { DiscoveryData } from "../../templates/runtime/discovery/data.js";
 import { createBazaar, MAX_BAZAAR_BYTES } from "../../templates/runtime/discovery/bazaar.js";
 import { discoveryFor, only, withDiscovery } from "./discovery-fixture.js";
-import { type DevAndProd, startDevAndProd } from "./dev-and-prod.js";
+import { devAndProdForTests } from "./dev-and-prod.js";
 import {
   anvilAccount,
   captureLogger,
@@ -32,7 +32,6 @@ import {
   unb64,
   v1Header,
   v2Header,
-  type TestAgent,
 } from "./helpers.js";
 
 /** Production with a facilitator that is never reached: enough for 402s. */
@@ -45,16 +44,7 @@ const FACILITATOR_PRODUCTION = {
   },
 } as const;
 
-let apps: DevAndProd;
-let agent: TestAgent;
-let prod: DevAndProd["prod"];
-let dev: DevAndProd["dev"];
-
-beforeAll(async () => {
-  apps = await startDevAndProd(FACILITATOR_PRODUCTION);
-  ({ prodAgent: agent, prod, dev } = apps);
-});
-afterAll(() => apps?.close());
+const apps = devAndProdForTests(FACILITATOR_PRODUCTION);
 
 // The validator's Ajv warns about formats it does not know ("email"): annotations in 2020-12, not errors.
 const quietly = <T>(work: () => T): T => {
@@ -68,7 +58,7 @@ const quietly = <T>(work: () => T): T => {
 
 /** POST a valid job (the capability's example input) without payment: the 402. */
 async function unpaid(url: string, capability = "echo") {
-  const input = agent.discovery!.capabilities[capability]!.exampleInput;
+  const input = apps.prodAgent.discovery!.capabilities[capability]!.exampleInput;
   const res = await post(url, job(capability, input));
   expect(res.status).toBe(402);
   const header = res.headers.get("payment-required");
@@ -78,7 +68,7 @@ async function unpaid(url: string, capability = "echo") {
 
 describe("v2: PAYMENT-REQUIRED carries extensions.bazaar", () => {
   it("passes validateDiscoveryExtension and validateDiscoveryExtensionSpec", async () => {
-    const { required } = await unpaid(prod.url);
+    const { required } = await unpaid(apps.prod.url);
     const bazaar = required.extensions?.bazaar;
     expect(bazaar).toBeDefined();
     expect(Object.keys(required.extensions)).toEqual(["bazaar", "payment-identifier"]);
@@ -95,10 +85,10 @@ describe("v2: PAYMENT-REQUIRED carries extensions.bazaar", () => {
 
   it("describes a POST with a JSON job body for the capability the request named", async () => {
     for (const capability of ["echo", "cheap", "slow"]) {
-      const { required } = await unpaid(prod.url, capability);
+      const { required } = await unpaid(apps.prod.url, capability);
       const { info, schema } = required.extensions.bazaar;
       expect(info.input).toMatchObject({ type: "http", method: "POST", bodyType: "json" });
-      const discovery = agent.discovery!.capabilities[capability]!;
+      const discovery = apps.prodAgent.discovery!.capabilities[capability]!;
       expect(info.input.body).toEqual({
         service_version: "1.0",
         job_id: expect.any(String),
@@ -111,7 +101,7 @@ describe("v2: PAYMENT-REQUIRED carries extensions.bazaar", () => {
       });
       const body = schema.properties.input.properties.body;
       expect(body.properties.task.properties.capability.const).toBe(capability);
-      const components = (agent.discovery!.openapi.components as any).schemas;
+      const components = (apps.prodAgent.discovery!.openapi.components as any).schemas;
       expect(body.properties.task.properties.input).toEqual(components[discovery.schemas.input]);
       expect(schema.properties.output.properties.example.properties.output).toEqual(
         components[discovery.schemas.output],
@@ -120,7 +110,7 @@ describe("v2: PAYMENT-REQUIRED carries extensions.bazaar", () => {
   });
 
   it("extractDiscoveryInfo (what a facilitator catalogues from a paid request) reads it as POST/json", async () => {
-    const { required } = await unpaid(prod.url);
+    const { required } = await unpaid(apps.prod.url);
     // What the official client sends back: the server's extensions, echoed.
     const payload = {
       x402Version: 2,
@@ -132,14 +122,14 @@ describe("v2: PAYMENT-REQUIRED carries extensions.bazaar", () => {
     const found: any = quietly(() => extractDiscoveryInfo(payload as any, required.accepts[0]));
     expect(found).not.toBeNull();
     expect(found.method).toBe("POST");
-    expect(found.resourceUrl).toBe(`${prod.url}/execute`);
+    expect(found.resourceUrl).toBe(`${apps.prod.url}/execute`);
     expect(found.x402Version).toBe(2);
     expect(found.discoveryInfo.input.bodyType).toBe("json");
     expect(found.discoveryInfo).toEqual(required.extensions.bazaar.info);
   });
 
   it("the schema means something: a wrong example fails the same validator", async () => {
-    const { required } = await unpaid(prod.url);
+    const { required } = await unpaid(apps.prod.url);
     const bazaar = structuredClone(required.extensions.bazaar);
     bazaar.info.input.body.task.capability = "cheap";
     expect(quietly(() => validateDiscoveryExtension(bazaar)).valid).toBe(false);
@@ -153,9 +143,9 @@ describe("v2: PAYMENT-REQUIRED carries extensions.bazaar", () => {
 
   it("its example body runs: POSTed to a dev-mode app it completes, and the real result fits the schema", async () => {
     for (const capability of ["echo", "cheap", "slow"]) {
-      const { required } = await unpaid(prod.url, capability);
+      const { required } = await unpaid(apps.prod.url, capability);
       const { info } = required.extensions.bazaar;
-      const res = await post(dev.url, info.input.body);
+      const res = await post(apps.dev.url, info.input.body);
       expect(res.status, res.text).toBe(200);
       expect(res.body.output).toEqual(info.output.example.output);
       // The service's actual answer in place of the example still validates.
@@ -166,7 +156,7 @@ describe("v2: PAYMENT-REQUIRED carries extensions.bazaar", () => {
   });
 
   it("a 402 for an invalid payment (the retry offer) carries it too", async () => {
-    const res = await post(prod.url, job("echo", { text: "x" }), {
+    const res = await post(apps.prod.url, job("echo", { text: "x" }), {
       "PAYMENT-SIGNATURE": "bm9wZQ==",
     });
     expect(res.status).toBe(402);
@@ -180,7 +170,7 @@ describe("v2: PAYMENT-REQUIRED carries extensions.bazaar", () => {
 
 describe("v1: the body keeps the spec's shape and lists outputSchema", () => {
   it("x402Version 1, accepts[] with scheme and maxAmountRequired, read by isDiscoverableV1/extractDiscoveryInfoV1", async () => {
-    const { required, body } = await unpaid(prod.url);
+    const { required, body } = await unpaid(apps.prod.url);
     expect(body.x402Version).toBe(1);
     expect(body.accepts).toHaveLength(1);
     const entry = body.accepts[0];
@@ -201,7 +191,7 @@ describe("v1: the body keeps the spec's shape and lists outputSchema", () => {
     );
     expect(found).toMatchObject({
       method: "POST",
-      resourceUrl: `${prod.url}/execute`,
+      resourceUrl: `${apps.prod.url}/execute`,
       x402Version: 1,
     });
   });
@@ -383,7 +373,7 @@ describe("createBazaar", () => {
   });
 
   it("the PAYMENT-REQUIRED header stays small for the test agent", async () => {
-    const { header } = await unpaid(prod.url);
+    const { header } = await unpaid(apps.prod.url);
     expect(header.length).toBeLessThan(8 * 1024);
   });
 });

@@ -9,7 +9,7 @@ import { promisify } from "node:util";
 import { AgentCard, type AgentExtension, type AgentInterface, type AgentSkill } from "@a2a-js/sdk";
 import { DefaultAgentCardResolver } from "@a2a-js/sdk/client";
 import { validate as validateOpenApi } from "@readme/openapi-parser";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as Served from "../../templates/runtime/discovery/agent-card.js";
 import { buildAgentCard } from "../../templates/runtime/discovery/agent-card.js";
 import { X402_EXTENSION_URI } from "../../templates/runtime/a2a/x402.js";
@@ -21,7 +21,7 @@ import {
 } from "../../templates/runtime/discovery/routes.js";
 import { resolveConfig } from "../../templates/runtime/config.js";
 import { discoveryFor, only, withDiscovery } from "./discovery-fixture.js";
-import { type DevAndProd, startDevAndProd } from "./dev-and-prod.js";
+import { devAndProdForTests } from "./dev-and-prod.js";
 import { createApp, runtimeOf } from "../../templates/runtime/app.js";
 import {
   captureLogger,
@@ -33,7 +33,6 @@ import {
   post,
   production,
   startApp,
-  type TestAgent,
 } from "./helpers.js";
 
 const CARD = "/.well-known/agent-card.json";
@@ -41,17 +40,7 @@ const PATHS = [CARD, "/openapi.json", "/llms.txt"] as const;
 /** What an A2A 1.0 client sends: the card's 1.0 shape (agent-card-versions.test.ts has the 0.3 one). */
 const V1 = { "A2A-Version": "1.0" };
 
-let apps: DevAndProd;
-let dev: DevAndProd["dev"];
-let prod: DevAndProd["prod"];
-let devAgent: TestAgent;
-let prodAgent: TestAgent;
-
-beforeAll(async () => {
-  apps = await startDevAndProd(production());
-  ({ dev, prod, devAgent, prodAgent } = apps);
-});
-afterAll(() => apps?.close());
+const apps = devAndProdForTests(production());
 
 async function get(url: string, headers: Record<string, string> = {}) {
   const res = await fetch(url, { headers });
@@ -80,7 +69,7 @@ const noExtraFields: [
 
 describe("GET /.well-known/agent-card.json (A2A 1.0)", () => {
   it("is an AgentCard to the official SDK: types, ProtoJSON round trip, and its card resolver", async () => {
-    const res = await get(`${prod.url}${CARD}`, V1);
+    const res = await get(`${apps.prod.url}${CARD}`, V1);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
     // What a TypeScript client does with it.
@@ -91,16 +80,26 @@ describe("GET /.well-known/agent-card.json (A2A 1.0)", () => {
     const parsed = AgentCard.fromJSON(card);
     expect(parsed.supportedInterfaces).toEqual([
       {
-        url: `${prod.url}/execute`,
+        url: `${apps.prod.url}/execute`,
         protocolBinding: "x402-job",
         protocolVersion: "1.0",
         tenant: "",
       },
-      { url: `${prod.url}/mcp`, protocolBinding: "MCP", protocolVersion: "2025-11-25", tenant: "" },
-      // A2A's JSON-RPC endpoint and its HTTP+JSON one (the `a2a` feature: a2a/).
-      { url: `${prod.url}/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0", tenant: "" },
       {
-        url: `${prod.url}/a2a/rest`,
+        url: `${apps.prod.url}/mcp`,
+        protocolBinding: "MCP",
+        protocolVersion: "2025-11-25",
+        tenant: "",
+      },
+      // A2A's JSON-RPC endpoint and its HTTP+JSON one (the `a2a` feature: a2a/).
+      {
+        url: `${apps.prod.url}/a2a`,
+        protocolBinding: "JSONRPC",
+        protocolVersion: "1.0",
+        tenant: "",
+      },
+      {
+        url: `${apps.prod.url}/a2a/rest`,
         protocolBinding: "HTTP+JSON",
         protocolVersion: "1.0",
         tenant: "",
@@ -110,7 +109,7 @@ describe("GET /.well-known/agent-card.json (A2A 1.0)", () => {
     expect(parsed.securityRequirements).toEqual([]);
     expect(parsed.signatures).toEqual([]);
 
-    const resolved = await new DefaultAgentCardResolver().resolve(prod.url);
+    const resolved = await new DefaultAgentCardResolver().resolve(apps.prod.url);
     expect(AgentCard.toJSON(AgentCard.fromJSON(resolved))).toStrictEqual(card);
     expect(noExtraFields).toBe(true);
   });
@@ -131,19 +130,19 @@ describe("GET /.well-known/agent-card.json (A2A 1.0)", () => {
   });
 
   it("has one skill per capability, in order, with tags, a runnable example task and JSON modes", async () => {
-    const card = JSON.parse((await get(`${prod.url}${CARD}`, V1)).text);
+    const card = JSON.parse((await get(`${apps.prod.url}${CARD}`, V1)).text);
     expect(card.name).toBe("test-agent");
     expect(card.description).toBe("runtime tests");
     expect(card.version).toBe("1.2.3");
-    expect(card.documentationUrl).toBe(`${prod.url}/llms.txt`);
+    expect(card.documentationUrl).toBe(`${apps.prod.url}/llms.txt`);
     expect(card.capabilities.streaming).toBe(false);
     expect(card.capabilities.pushNotifications).toBe(false);
     expect(card.defaultInputModes).toEqual(["application/json"]);
     expect(card.defaultOutputModes).toEqual(["application/json"]);
-    const names = Object.keys(prodAgent.capabilities);
+    const names = Object.keys(apps.prodAgent.capabilities);
     expect(card.skills.map((s: { id: string }) => s.id)).toEqual(names);
     for (const skill of AgentCard.fromJSON(card).skills) {
-      const discovery = prodAgent.discovery!.capabilities[skill.id]!;
+      const discovery = apps.prodAgent.discovery!.capabilities[skill.id]!;
       expect(skill.name).toBe(skill.id);
       expect(skill.description).toBe("test capability");
       expect(skill.tags).toEqual(discovery.tags);
@@ -156,13 +155,13 @@ describe("GET /.well-known/agent-card.json (A2A 1.0)", () => {
     }
     // A skill's example task really runs (dev mode: free).
     const echo = JSON.parse(card.skills[0].examples[0]);
-    const ran = await post(dev.url, job(echo.capability, echo.input));
+    const ran = await post(apps.dev.url, job(echo.capability, echo.input));
     expect(ran.status, ran.text).toBe(200);
-    expect(ran.body.output).toEqual(devAgent.discovery!.capabilities.echo!.exampleOutput);
+    expect(ran.body.output).toEqual(apps.devAgent.discovery!.capabilities.echo!.exampleOutput);
   });
 
   it("production: the x402 extension is required and states network, asset, payee, endpoint and every price", async () => {
-    const card = AgentCard.fromJSON(JSON.parse((await get(`${prod.url}${CARD}`, V1)).text));
+    const card = AgentCard.fromJSON(JSON.parse((await get(`${apps.prod.url}${CARD}`, V1)).text));
     // x402's, then async jobs' (the queue feature; a project without it: async-without-queue.test.ts).
     expect(card.capabilities!.extensions).toHaveLength(2);
     const x402 = card.capabilities!.extensions[0]!;
@@ -170,10 +169,10 @@ describe("GET /.well-known/agent-card.json (A2A 1.0)", () => {
     expect(async.uri).toBe("https://www.rfc-editor.org/rfc/rfc7240#section-4.1");
     expect(async.required).toBe(false);
     expect(async.description).toContain("`Prefer: respond-async`");
-    expect(async.description).toContain(`GET ${prod.url}/jobs/{id}`);
+    expect(async.description).toContain(`GET ${apps.prod.url}/jobs/{id}`);
     expect(async.params).toEqual({
       prefer: "respond-async",
-      poll: `${prod.url}/jobs/{id}`,
+      poll: `${apps.prod.url}/jobs/{id}`,
       authorization: "Bearer <job_token>",
     });
     expect(x402.uri).toBe(X402_EXTENSION_URI);
@@ -187,9 +186,9 @@ describe("GET /.well-known/agent-card.json (A2A 1.0)", () => {
       asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
       payTo: PAY_TO,
       currency: "USDC",
-      endpoint: `${prod.url}/a2a`, // paid in band over A2A (a2a/)
+      endpoint: `${apps.prod.url}/a2a`, // paid in band over A2A (a2a/)
       prices: Object.fromEntries(
-        Object.values(prodAgent.capabilities).map((c) => [
+        Object.values(apps.prodAgent.capabilities).map((c) => [
           c.name,
           { amount: c.declaration.pricing.amount, atomic: c.priceAtomic },
         ]),
@@ -200,7 +199,7 @@ describe("GET /.well-known/agent-card.json (A2A 1.0)", () => {
   });
 
   it("dev mode: the extension is not required, says jobs are free, and leaves out what is not configured", async () => {
-    const text = (await get(`${dev.url}${CARD}`, V1)).text;
+    const text = (await get(`${apps.dev.url}${CARD}`, V1)).text;
     const served = JSON.parse(text);
     expect(served.capabilities.extensions[0]).not.toHaveProperty("required"); // false: ProtoJSON omits it
     const x402 = AgentCard.fromJSON(served).capabilities!.extensions[0]!;
@@ -251,7 +250,7 @@ describe("GET /.well-known/agent-card.json (A2A 1.0)", () => {
 
 describe("GET /openapi.json", () => {
   it("is the generated document plus servers: valid OpenAPI 3.1 to @readme/openapi-parser", async () => {
-    for (const app of [dev, prod]) {
+    for (const app of [apps.dev, apps.prod]) {
       const res = await get(`${app.url}/openapi.json`);
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
@@ -267,12 +266,12 @@ describe("GET /openapi.json", () => {
     }
     const generated = discoveryFor(makeAgent()).openapi as any;
     expect(generated.paths["/mcp"]).toBeDefined(); // the generated document has it (MCP is on by default)
-    expect(JSON.parse((await get(`${prod.url}/openapi.json`)).text)).toEqual({
+    expect(JSON.parse((await get(`${apps.prod.url}/openapi.json`)).text)).toEqual({
       ...generated,
-      servers: [{ url: prod.url }],
+      servers: [{ url: apps.prod.url }],
     });
     // Dev mode runs jobs for free: the same document, except that /execute asks for no payment.
-    const devDoc = JSON.parse((await get(`${dev.url}/openapi.json`)).text);
+    const devDoc = JSON.parse((await get(`${apps.dev.url}/openapi.json`)).text);
     const { security: _, description: devNote, ...devExecute } = devDoc.paths["/execute"].post;
     const { security: required, ...execute } = generated.paths["/execute"].post;
     expect(devDoc.paths["/execute"].post.security).toEqual([]);
@@ -286,15 +285,15 @@ describe("GET /openapi.json", () => {
       ...generated,
       paths: { ...generated.paths, "/execute": undefined },
       components,
-      servers: [{ url: dev.url }],
+      servers: [{ url: apps.dev.url }],
     });
     // The shared document is not changed by serving it.
-    expect(prodAgent.discovery!.openapi).not.toHaveProperty("servers");
-    expect(devAgent.discovery!.openapi.paths).toEqual(generated.paths);
+    expect(apps.prodAgent.discovery!.openapi).not.toHaveProperty("servers");
+    expect(apps.devAgent.discovery!.openapi.paths).toEqual(generated.paths);
   });
 
   it("an invalid document fails the same validator (the check can fail)", async () => {
-    const doc = { ...discoveryFor(makeAgent()).openapi, servers: [{ url: dev.url }] } as any;
+    const doc = { ...discoveryFor(makeAgent()).openapi, servers: [{ url: apps.dev.url }] } as any;
     doc.paths["/execute"].post.responses = { "200": { content: {} } }; // a response needs a description
     const result = await validateOpenApi(doc);
     expect(result.valid).toBe(false);
@@ -303,15 +302,15 @@ describe("GET /openapi.json", () => {
 
 describe("GET /llms.txt", () => {
   it("names the agent, every capability with its price and fields, and how to call and pay", async () => {
-    const res = await get(`${prod.url}/llms.txt`);
+    const res = await get(`${apps.prod.url}/llms.txt`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
     const text = res.text;
     expect(text.startsWith("# test-agent\n\n> runtime tests\n")).toBe(true);
-    for (const c of Object.values(prodAgent.capabilities))
+    for (const c of Object.values(apps.prodAgent.capabilities))
       expect(text).toContain(`### ${c.name}: ${c.declaration.pricing.amount} USDC per job`);
     expect(text).toContain("- `text` (string, required)");
-    expect(text).toContain(`POST ${prod.url}/execute`);
+    expect(text).toContain(`POST ${apps.prod.url}/execute`);
     for (const phrase of [
       "PAYMENT-REQUIRED",
       "PAYMENT-SIGNATURE",
@@ -329,10 +328,10 @@ describe("GET /llms.txt", () => {
       "`x402Client.createPaymentPayload` of `@x402/fetch`; Python: `x402MCPSession` of `x402`, over Streamable HTTP",
       "same signature, capability, input; /execute or MCP",
       "| 408 | deadline |",
-      `A2A: JSON-RPC \`${prod.url}/a2a\`, HTTP+JSON \`/a2a/rest\`; DataPart \`{capability, input}\`; a2a-x402 v0.2, a task paid once; long job: return_immediately + GetTask.`,
-      `(${prod.url}/openapi.json)`,
-      `(${prod.url}/.well-known/agent-card.json)`,
-      `(${prod.url}/about)`,
+      `A2A: JSON-RPC \`${apps.prod.url}/a2a\`, HTTP+JSON \`/a2a/rest\`; DataPart \`{capability, input}\`; a2a-x402 v0.2, a task paid once; long job: return_immediately + GetTask.`,
+      `(${apps.prod.url}/openapi.json)`,
+      `(${apps.prod.url}/.well-known/agent-card.json)`,
+      `(${apps.prod.url}/about)`,
       "optional features: solana, onchain, mcp, a2a, console, redis, queue, metrics, facilitator-auth (its owner adds one with `npm run add -- <feature>`)",
     ])
       expect(text).toContain(phrase);
@@ -341,20 +340,20 @@ describe("GET /llms.txt", () => {
   });
 
   it("dev mode says jobs are free and asks for no payment", async () => {
-    const text = (await get(`${dev.url}/llms.txt`)).text;
+    const text = (await get(`${apps.dev.url}/llms.txt`)).text;
     expect(text).toContain("jobs are free and no payment is needed");
     expect(text).not.toContain("PAYMENT-SIGNATURE");
     expect(text).toContain("### echo: 0.01 USDC per job (free in dev mode)");
   });
 
   it("its curl example runs as written: a dev-mode job completes", async () => {
-    const text = (await get(`${dev.url}/llms.txt`)).text;
+    const text = (await get(`${apps.dev.url}/llms.txt`)).text;
     const script = /```sh\n([\s\S]*?)```/.exec(text)![1]!;
     expect(script).toMatch(/^curl /);
     const { stdout } = await promisify(execFile)("sh", ["-c", `${script.trim()} --silent`]);
     const result = JSON.parse(stdout);
     expect(result).toMatchObject({ status: "completed", job_id: "job-0001" });
-    expect(result.output).toEqual(devAgent.discovery!.capabilities.echo!.exampleOutput);
+    expect(result.output).toEqual(apps.devAgent.discovery!.capabilities.echo!.exampleOutput);
   });
 });
 
@@ -362,7 +361,7 @@ describe("HTTP behaviour of the discovery documents", () => {
   it.each(PATHS)(
     "%s: strong ETag of the exact bytes, Cache-Control, and If-None-Match -> 304",
     async (path) => {
-      const first = await get(`${prod.url}${path}`);
+      const first = await get(`${apps.prod.url}${path}`);
       expect(first.status).toBe(200);
       const etag = first.headers.get("etag")!;
       expect(etag).toBe(`"${createHash("sha256").update(first.bytes).digest("base64url")}"`);
@@ -372,22 +371,22 @@ describe("HTTP behaviour of the discovery documents", () => {
       expect(first.headers.get("content-length")).toBe(String(first.bytes.length));
 
       for (const ifNoneMatch of [etag, `W/${etag}`, `"other", ${etag}`, "*"]) {
-        const again = await get(`${prod.url}${path}`, { "If-None-Match": ifNoneMatch });
+        const again = await get(`${apps.prod.url}${path}`, { "If-None-Match": ifNoneMatch });
         expect(again.status, ifNoneMatch).toBe(304);
         expect(again.bytes.length).toBe(0);
         expect(again.headers.get("etag")).toBe(etag);
         expect(again.headers.get("cache-control")).toBe("private, max-age=300");
         expect(again.headers.get("access-control-allow-origin")).toBe("*");
       }
-      const changed = await get(`${prod.url}${path}`, { "If-None-Match": '"stale"' });
+      const changed = await get(`${apps.prod.url}${path}`, { "If-None-Match": '"stale"' });
       expect(changed.status).toBe(200);
       expect(changed.bytes).toEqual(first.bytes);
     },
   );
 
   it.each(PATHS)("%s: HEAD answers the headers without a body", async (path) => {
-    const full = await get(`${prod.url}${path}`);
-    const head = await fetch(`${prod.url}${path}`, { method: "HEAD" });
+    const full = await get(`${apps.prod.url}${path}`);
+    const head = await fetch(`${apps.prod.url}${path}`, { method: "HEAD" });
     expect(head.status).toBe(200);
     expect(await head.text()).toBe("");
     expect(head.headers.get("etag")).toBe(full.headers.get("etag"));
@@ -396,13 +395,13 @@ describe("HTTP behaviour of the discovery documents", () => {
   });
 
   it.each(PATHS)("%s: CORS-open like /about, preflight included", async (path) => {
-    const about = await fetch(`${prod.url}/about`);
-    const res = await fetch(`${prod.url}${path}`, {
+    const about = await fetch(`${apps.prod.url}/about`);
+    const res = await fetch(`${apps.prod.url}${path}`, {
       headers: { Origin: "https://app.example.com" },
     });
     for (const header of ["access-control-allow-origin", "access-control-expose-headers"])
       expect(res.headers.get(header), header).toBe(about.headers.get(header));
-    const preflight = await fetch(`${prod.url}${path}`, {
+    const preflight = await fetch(`${apps.prod.url}${path}`, {
       method: "OPTIONS",
       headers: {
         Origin: "https://app.example.com",
@@ -419,14 +418,14 @@ describe("HTTP behaviour of the discovery documents", () => {
   });
 
   it.each(PATHS)("%s: other methods are 405 naming GET, HEAD", async (path) => {
-    const res = await fetch(`${prod.url}${path}`, { method: "POST", body: "{}" });
+    const res = await fetch(`${apps.prod.url}${path}`, { method: "POST", body: "{}" });
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("GET, HEAD");
     expect(await res.json()).toMatchObject({ status: "failed", error_type: "validation" });
   });
 
   it.each(PATHS)("%s: free in production (no payment asked)", async (path) => {
-    const res = await fetch(`${prod.url}${path}`);
+    const res = await fetch(`${apps.prod.url}${path}`);
     expect(res.status).toBe(200);
     expect(res.headers.get("payment-required")).toBeNull();
   });
@@ -456,8 +455,8 @@ describe("HTTP behaviour of the discovery documents", () => {
     const plainProd = await startApp(makeAgent(), PRODUCTION);
     try {
       for (const [withData, without] of [
-        [dev, plainDev],
-        [prod, plainProd],
+        [apps.dev, plainDev],
+        [apps.prod, plainProd],
       ] as const) {
         const a = await get(`${withData.url}/about`);
         const b = await get(`${without.url}/about`);
@@ -496,12 +495,12 @@ describe("base URL and memory", () => {
   it("each Host gets documents with its own URLs; an invalid Host is a 400; memory stays bounded", async () => {
     for (let i = 0; i < 3 * MAX_CACHED_BASES; i++) {
       const host = `agent-${i}.example.com:8080`;
-      const res = await getWithHost(`${prod.url}/openapi.json`, host);
+      const res = await getWithHost(`${apps.prod.url}/openapi.json`, host);
       expect(res.status).toBe(200);
       expect(JSON.parse(res.body).servers).toEqual([{ url: `http://${host}` }]);
     }
     for (const host of ['evil.com/"><x', "a b", "x.com:99999999"]) {
-      const res = await getWithHost(`${prod.url}/llms.txt`, host);
+      const res = await getWithHost(`${apps.prod.url}/llms.txt`, host);
       expect(res.status, host).toBe(400);
       expect(JSON.parse(res.body)).toMatchObject({ status: "failed", error_type: "validation" });
     }

@@ -157,31 +157,22 @@ describe("request refused (transport errors)", () => {
     const wrongMethod = await send(app.url, "/execute", { method: "GET", id: "trace-405" });
     expect(wrongMethod.status).toBe(405);
     const lines = refused(app.logger.lines);
+    /** The line GET `path` (request id `id`) was refused with: its status and the answer's error. */
+    const line = async (id: string, path: string, answer: Response) => ({
+      level: "info",
+      message: "request refused",
+      fields: {
+        request_id: id,
+        client: expect.stringMatching(/127\.0\.0\.1$/),
+        method: "GET",
+        path,
+        status: answer.status,
+        reason: ((await answer.json()) as { error: string }).error,
+      },
+    });
     expect(lines).toEqual([
-      {
-        level: "info",
-        message: "request refused",
-        fields: {
-          request_id: "trace-404",
-          client: expect.stringMatching(/127\.0\.0\.1$/),
-          method: "GET",
-          path: "/nope",
-          status: 404,
-          reason: ((await notFound.json()) as { error: string }).error,
-        },
-      },
-      {
-        level: "info",
-        message: "request refused",
-        fields: {
-          request_id: "trace-405",
-          client: expect.stringMatching(/127\.0\.0\.1$/),
-          method: "GET",
-          path: "/execute",
-          status: 405,
-          reason: ((await wrongMethod.json()) as { error: string }).error,
-        },
-      },
+      await line("trace-404", "/nope", notFound),
+      await line("trace-405", "/execute", wrongMethod),
     ]);
     expect(lines[1]?.fields.reason).toMatch(/^method GET is not allowed on \/execute; use POST/);
     expect(JSON.stringify(lines)).not.toContain("secret");

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { metricsRoute, startMetricsServer } from "../../templates/runtime/metrics/endpoint.js";
 import { noMetrics } from "../../templates/runtime/ops/metrics.js";
 import { createPrometheusMetrics } from "../../templates/runtime/metrics/prometheus.js";
+import { expectSamples } from "./metrics-text.js";
 
 const PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
@@ -23,35 +24,23 @@ describe("createPrometheusMetrics", () => {
     metrics.ledgerError("claim");
 
     const text = await render();
-    expect(text).toContain('agent_jobs_total{capability="echo",outcome="completed"} 2');
-    expect(text).toContain('agent_jobs_total{capability="echo",outcome="deadline"} 1');
-    expect(text).toContain('agent_jobs_total{capability="(unknown)",outcome="capability"} 1');
-    expect(text).toContain('agent_payment_refusals_total{reason="expired"} 1');
-    expect(text).toContain(
+    expectSamples(text, [
+      'agent_jobs_total{capability="echo",outcome="completed"} 2',
+      'agent_jobs_total{capability="echo",outcome="deadline"} 1',
+      'agent_jobs_total{capability="(unknown)",outcome="capability"} 1',
+      'agent_payment_refusals_total{reason="expired"} 1',
       'agent_settlements_total{capability="echo",result="settled",network="eip155:84532"} 1',
-    );
-    expect(text).toContain(
       'agent_settlements_total{capability="echo",result="failed",network="eip155:84532"} 1',
-    );
-    expect(text).toContain(
       'agent_settlements_total{capability="echo",result="uncertain",network="eip155:84532"} 1',
-    );
-    expect(text).toContain(
       'agent_settlement_duration_seconds_bucket{le="0.25",capability="echo"} 0',
-    );
-    expect(text).toContain(
       'agent_settlement_duration_seconds_bucket{le="0.5",capability="echo"} 1',
-    );
-    expect(text).toContain(
       'agent_settlement_duration_seconds_bucket{le="+Inf",capability="echo"} 2',
-    );
-    expect(text).toContain('agent_settlement_duration_seconds_count{capability="echo"} 2');
-    expect(text).toContain(
+      'agent_settlement_duration_seconds_count{capability="echo"} 2',
       'agent_usdc_earned_total{capability="echo",network="eip155:84532"} 0.01',
-    );
-    expect(text).toContain('agent_ledger_errors_total{operation="claim"} 1');
-    expect(text).toContain("# HELP agent_jobs_total ");
-    expect(text).toContain("# TYPE agent_handler_duration_seconds histogram");
+      'agent_ledger_errors_total{operation="claim"} 1',
+      "# HELP agent_jobs_total ",
+      "# TYPE agent_handler_duration_seconds histogram",
+    ]);
     // No process metrics when asked not to.
     expect(text).not.toContain("process_cpu");
   });

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Ledger } from "../../templates/runtime/ledger/ledger.js";
 import { createMemoryLedger } from "../../templates/runtime/ledger/memory.js";
 import { SettlementError } from "../../templates/runtime/payments/settlement.js";
+import { expectSamples } from "./metrics-text.js";
 import {
   anvilAccount,
   hostileAgent,
@@ -294,15 +295,13 @@ describe("metrics (opt-in)", () => {
     });
     expect(res.status).toBe(200);
     const text = await res.text();
-    expect(text).toContain('agent_jobs_total{capability="echo",outcome="completed"} 1');
-    expect(text).toContain('agent_jobs_total{capability="echo",outcome="payment_required"} 1');
-    expect(text).toContain('agent_payment_refusals_total{reason="amount"} 1');
-    expect(text).toContain(
+    expectSamples(text, [
+      'agent_jobs_total{capability="echo",outcome="completed"} 1',
+      'agent_jobs_total{capability="echo",outcome="payment_required"} 1',
+      'agent_payment_refusals_total{reason="amount"} 1',
       'agent_settlements_total{capability="echo",result="settled",network="eip155:84532"} 1',
-    );
-    expect(text).toContain(
       'agent_usdc_earned_total{capability="echo",network="eip155:84532"} 0.01',
-    );
+    ]);
     expect(text).toMatch(/agent_handler_duration_seconds_count\{capability="echo"\} 1/);
   });
 });

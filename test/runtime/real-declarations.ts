@@ -12,14 +12,18 @@ import { expect } from "vitest";
 const root = new URL("../..", import.meta.url).pathname;
 
 /**
- * Type-checks the runtime with `file`'s loaders (which must load each of `packages` by name)
- * replaced by `loaders`; returns tsc's --listFiles output, or throws with the type errors.
+ * Type-checks the runtime with `file`'s loaders (`loaders`: each exported loader's name and the package
+ * it loads, which `file` must load by name) rewritten as `export const <name> = () => import("<package>")`;
+ * returns tsc's --listFiles output, or throws with the type errors.
  */
 export async function typecheckAgainstPackages(
   file: string,
-  packages: readonly string[],
-  loaders: string,
+  loaders: Readonly<Record<string, string>>,
 ): Promise<string> {
+  const packages = Object.values(loaders);
+  const byName = Object.entries(loaders)
+    .map(([name, pkg]) => `export const ${name} = () => import("${pkg}");\n`)
+    .join("");
   const work = mkdtempSync(join(tmpdir(), "runtime-real-declarations-"));
   try {
     cpSync(join(root, "templates/runtime"), join(work, "src/runtime"), { recursive: true });
@@ -29,7 +33,7 @@ export async function typecheckAgainstPackages(
     const at = source.indexOf("const load = ");
     expect(at).toBeGreaterThan(0);
     for (const name of packages) expect(source.slice(at)).toContain(`load("${name}")`);
-    writeFileSync(path, `${source.slice(0, at)}${loaders}`);
+    writeFileSync(path, `${source.slice(0, at)}${byName}`);
     writeFileSync(join(work, "package.json"), '{ "type": "module" }\n');
     symlinkSync(join(root, "node_modules"), join(work, "node_modules"), "dir");
     writeFileSync(

@@ -4,64 +4,42 @@
 // documents silent about the absent transport; a third transport, its folder plus one list entry,
 // shows in the routes, CORS, 405s and the discovery documents.
 import { execFile } from "node:child_process";
-import {
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import type { createApp as CreateApp } from "../../templates/runtime/app.js";
 import { withDiscovery } from "./discovery-fixture.js";
 import { job, listen, makeAgent, post, type Running } from "./helpers.js";
+import { type Feature, type RuntimeCopy, runtimeWithout } from "./without-features.js";
 
 const root = new URL("../..", import.meta.url).pathname;
-const work = mkdtempSync(join(tmpdir(), "runtime-transports-"));
+const copies: RuntimeCopy[] = [];
 const running: Running[] = [];
 afterAll(async () => {
   await Promise.all(running.map((r) => r.close()));
-  rmSync(work, { recursive: true, force: true });
+  for (const copy of copies) copy.remove();
 });
 
 /**
- * A project's layout around a copy of the runtime (src/runtime, with the generated project's two
- * tsconfigs), `edit` applied to the copy; returns its src/runtime.
+ * A project's layout around a copy of the runtime (runtimeWithout: `absent` features' folders and lines
+ * gone, with the generated project's two tsconfigs), `edit` applied to the copy; returns the copy.
  */
-function project(name: string, edit: (runtime: string) => void): string {
-  const dir = join(work, name);
-  const runtime = join(dir, "src/runtime");
-  cpSync(join(root, "templates/runtime"), runtime, { recursive: true });
-  cpSync(join(root, "templates/project/tsconfig.json"), join(dir, "tsconfig.json"));
-  cpSync(join(root, "templates/project/src/runtime/tsconfig.json"), join(runtime, "tsconfig.json"));
-  writeFileSync(join(dir, "package.json"), '{ "type": "module" }\n');
-  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir");
-  edit(runtime);
-  return runtime;
-}
-
-/** What `npm run remove -- <feature>` does to the runtime: its folder and its lines go. */
-function without(feature: string, folder: string) {
-  return (runtime: string): void => {
-    rmSync(join(runtime, folder), { recursive: true });
-    const file = join(runtime, "features.ts");
-    const lines = readFileSync(file, "utf8").split("\n");
-    const kept = lines.filter((line) => !line.endsWith(`// feature: ${feature}`));
-    expect(kept.length).toBeLessThan(lines.length);
-    writeFileSync(file, kept.join("\n"));
-  };
+function project(
+  absent: readonly Feature[],
+  edit: (runtime: string) => void = () => {},
+): RuntimeCopy {
+  const copy = runtimeWithout(absent);
+  copies.push(copy);
+  edit(join(copy.dir, "src/runtime"));
+  return copy;
 }
 
 /** Type-checks a runtime copy as the project does (tsc -b's runtime project), declarations kept apart. */
-async function typecheck(runtime: string): Promise<void> {
+async function typecheck(copy: RuntimeCopy): Promise<void> {
   const tsc = join(root, "node_modules/typescript/bin/tsc");
-  const out = join(runtime, "../../out");
+  const runtime = join(copy.dir, "src/runtime");
+  const out = join(copy.dir, "out");
   await promisify(execFile)(
     process.execPath,
     [
@@ -81,8 +59,8 @@ async function typecheck(runtime: string): Promise<void> {
 }
 
 /** Serves the copy's app (production-free dev mode, with discovery data). */
-async function serve(runtime: string): Promise<string> {
-  const { createApp } = (await import(join(runtime, "app.ts"))) as { createApp: typeof CreateApp };
+async function serve(copy: RuntimeCopy): Promise<string> {
+  const { createApp } = (await copy.load("app.ts")) as { createApp: typeof CreateApp };
   const app = await listen(createApp(withDiscovery(makeAgent()), { devMode: true }));
   running.push(app);
   return app.url;
@@ -95,9 +73,9 @@ const text = async (url: string, init?: RequestInit) => {
 
 describe("a project without a transport's folder", () => {
   it("without mcp/: type-checks, serves jobs, and no document or route mentions /mcp", async () => {
-    const runtime = project("no-mcp", without("mcp", "mcp"));
-    await typecheck(runtime);
-    const url = await serve(runtime);
+    const copy = project(["mcp"]);
+    await typecheck(copy);
+    const url = await serve(copy);
     const answer = await post(url, job("echo", { text: "hi" }));
     expect(answer.status).toBe(200);
     for (const path of ["/llms.txt", "/.well-known/agent-card.json", "/openapi.json"]) {
@@ -115,9 +93,9 @@ describe("a project without a transport's folder", () => {
   }, 180_000);
 
   it("without console/: type-checks and serves no page at GET /", async () => {
-    const runtime = project("no-console", without("console", "console"));
-    await typecheck(runtime);
-    const url = await serve(runtime);
+    const copy = project(["console"]);
+    await typecheck(copy);
+    const url = await serve(copy);
     const page = await text(`${url}/`, { headers: { accept: "text/html" } });
     expect(page.status).toBe(404);
     expect((await text(`${url}/health`)).status).toBe(200);
@@ -127,7 +105,7 @@ describe("a project without a transport's folder", () => {
 
 describe("a third transport", () => {
   it("is its folder plus one entry of TRANSPORTS: routes, CORS, 405s and discovery show it", async () => {
-    const runtime = project("echo", (dir) => {
+    const copy = project([], (dir) => {
       mkdirSync(join(dir, "echo"));
       writeFileSync(
         join(dir, "echo/transport.ts"),
@@ -153,8 +131,8 @@ export const ECHO_TRANSPORT: Transport = {
       expect(source).toContain("  ECHO_TRANSPORT,\n");
       writeFileSync(file, source);
     });
-    await typecheck(runtime);
-    const url = await serve(runtime);
+    await typecheck(copy);
+    const url = await serve(copy);
 
     expect(await (await fetch(`${url}/echo`, { method: "POST" })).json()).toEqual({ echoed: true });
     const preflight = await text(`${url}/echo`, { method: "OPTIONS" });

@@ -18,13 +18,11 @@ import { typecheckAgainstPackages } from "./real-declarations.js";
 
 describe("the viem the runtime loads without its declarations", () => {
   it("type-checks the runtime's use of it against viem's own declarations", async () => {
-    // onchain.ts, direct-settlement.ts and gate.ts are checked against viem's own declarations.
-    const stdout = await typecheckAgainstPackages(
-      "payments/evm/onchain/viem.ts",
-      ["viem", "viem/accounts"],
-      'export const loadViem = () => import("viem");\n' +
-        'export const loadViemAccounts = () => import("viem/accounts");\n',
-    );
+    // onchain/checks.ts, direct-settlement.ts and module.ts are checked against viem's own declarations.
+    const stdout = await typecheckAgainstPackages("payments/evm/onchain/viem.ts", {
+      loadViem: "viem",
+      loadViemAccounts: "viem/accounts",
+    });
     // It really was viem's declarations that the runtime was checked against.
     expect(stdout).toMatch(/node_modules\/viem\/_types\/index\.d\.ts/);
     expect(stdout).toMatch(/node_modules\/viem\/_types\/accounts\/index\.d\.ts/);

@@ -45,13 +45,14 @@ export function runtimeWithout(features: readonly Feature[]): RuntimeCopy {
   for (const feature of features)
     rmSync(join(runtime, FEATURE_FOLDERS[feature]), { recursive: true, force: true });
   const featuresFile = join(runtime, "features.ts");
+  const lines = readFileSync(featuresFile, "utf8").split("\n");
+  for (const feature of features)
+    if (!lines.some((line) => line.trimEnd().endsWith(`// feature: ${feature}`)))
+      throw new Error(`features.ts has no line marked // feature: ${feature} to drop`);
   const dropped = new RegExp(`// feature: (${features.join("|")})$`);
   writeFileSync(
     featuresFile,
-    readFileSync(featuresFile, "utf8")
-      .split("\n")
-      .filter((line) => features.length === 0 || !dropped.test(line.trimEnd()))
-      .join("\n"),
+    lines.filter((line) => features.length === 0 || !dropped.test(line.trimEnd())).join("\n"),
   );
   // The project's runtime config writes declarations into node_modules/.cache: check without emitting.
   writeFileSync(
