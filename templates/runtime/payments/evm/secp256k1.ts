@@ -158,7 +158,7 @@ function double(): void {
   Z = add(yz, yz);
 }
 
-/** acc = acc + (x2, y2) (madd-2007-bl); the affine point is never infinity. */
+/** acc = acc + (x2, y2) (madd-2007-bl); the affine point is never infinity. Tables and sums both use it. */
 function addAffine(x2: bigint, y2: bigint): void {
   if (Z === 0n) {
     X = x2;
@@ -191,40 +191,6 @@ function addAffine(x2: bigint, y2: bigint): void {
   Y = y3;
 }
 
-/** acc = acc + (x2, y2, z2) (add-2007-bl); for building tables. */
-function addJacobian([x2, y2, z2]: Jacobian): void {
-  if (z2 === 0n) return;
-  if (Z === 0n) {
-    [X, Y, Z] = [x2, y2, z2];
-    return;
-  }
-  const z1z1 = mul(Z, Z);
-  const z2z2 = mul(z2, z2);
-  const u1 = mul(X, z2z2);
-  const u2 = mul(x2, z1z1);
-  const s1 = mul(mul(Y, z2), z2z2);
-  const s2 = mul(mul(y2, Z), z1z1);
-  const h = sub(u2, u1);
-  const r2 = sub(s2, s1);
-  if (h === 0n) {
-    if (r2 === 0n) double();
-    else Z = 0n;
-    return;
-  }
-  const h2 = add(h, h);
-  const i = mul(h2, h2);
-  const j = mul(h, i);
-  const r = add(r2, r2);
-  const v = mul(u1, i);
-  const x3 = sub(sub(mul(r, r), j), add(v, v));
-  const s1j = mul(s1, j);
-  const y3 = sub(mul(r, sub(v, x3)), add(s1j, s1j));
-  const zz = add(Z, z2);
-  Z = mul(sub(sub(mul(zz, zz), z1z1), z2z2), h);
-  X = x3;
-  Y = y3;
-}
-
 /** Jacobian points to affine with one inversion (Montgomery's trick); none may be infinity. */
 function toAffine(points: Jacobian[]): Affine[] {
   const prefix: bigint[] = [];
@@ -249,11 +215,12 @@ function toAffine(points: Jacobian[]): Affine[] {
 function oddMultiples(qx: bigint, qy: bigint, count: number): Affine[] {
   [X, Y, Z] = [qx, qy, 1n];
   double();
-  const twice: Jacobian = [X, Y, Z];
+  // 2·Q in affine coordinates (one inversion), so each step is a mixed addition.
+  const [[tx, ty]] = toAffine([[X, Y, Z]]) as [Affine];
   const points: Jacobian[] = [[qx, qy, 1n]];
   for (let k = 1; k < count; k++) {
     [X, Y, Z] = points[k - 1]!;
-    addJacobian(twice);
+    addAffine(tx, ty);
     if (Z === 0n) throw new Error("secp256k1: degenerate table"); // impossible: the group order is prime
     points.push([X, Y, Z]);
   }
