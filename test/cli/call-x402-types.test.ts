@@ -9,6 +9,7 @@ import { loadX402, type X402Client, type X402Signer } from "../../src/caller/pay
 import { loadSolana, type SolanaModules } from "../../src/caller/solana-payment.js";
 import { solanaReader } from "../../src/caller/solana-payer.js";
 import { loadMcpSdk, type McpSdk } from "../../src/caller/mcp-sdk.js";
+import { expectFunctions } from "./helpers.js";
 
 /** An importer for the loaders under test, as if no package under `prefix` were installed. */
 const missingUnder = (prefix: string) => (specifier: string) =>
@@ -28,15 +29,18 @@ describe("the x402 client shapes create-agent relies on", () => {
     expect(typeof client.onBeforePaymentCreation).toBe("function");
     const real = { fetch: fetchModule, evm, accounts };
     const loaded = await loadX402();
-    for (const modules of [real, loaded]) {
-      expect(typeof modules.fetch.x402Client).toBe("function");
-      expect(typeof modules.fetch.wrapFetchWithPayment).toBe("function");
-      expect(typeof modules.evm.registerExactEvmScheme).toBe("function");
-      expect(typeof modules.accounts.privateKeyToAccount).toBe("function");
-    }
-    const made = new loaded.fetch.x402Client();
-    for (const method of ["setSpendControls", "onBeforePaymentCreation", "onAfterPaymentCreation"])
-      expect(typeof (made as unknown as Record<string, unknown>)[method]).toBe("function");
+    for (const modules of [real, loaded])
+      expectFunctions(modules, [
+        "fetch.x402Client",
+        "fetch.wrapFetchWithPayment",
+        "evm.registerExactEvmScheme",
+        "accounts.privateKeyToAccount",
+      ]);
+    expectFunctions(new loaded.fetch.x402Client(), [
+      "setSpendControls",
+      "onBeforePaymentCreation",
+      "onAfterPaymentCreation",
+    ]);
   });
 });
 

@@ -28,11 +28,11 @@ import {
 import { x402Facilitator } from "@x402/core/facilitator";
 import * as evm from "@x402/evm";
 import * as exact from "@x402/evm/exact/facilitator";
-import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm";
-import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import * as viem from "viem";
 import * as accounts from "viem/accounts";
-import { job, withApp } from "../runtime/helpers.js";
+import { withApp } from "../runtime/helpers.js";
+import { expectFunctions } from "./helpers.js";
+import { officialPaidEcho } from "../runtime/official-pay.js";
 
 const REPO = join(import.meta.dirname, "../..");
 
@@ -190,17 +190,15 @@ describe("dev:paid", () => {
     // Compile time: the real modules fit the hand-written shapes of dev-facilitator.ts.
     const typed: FacilitatorModules = { core: { x402Facilitator }, evm, exact, viem, accounts };
     const loaded = await loadFacilitator();
-    for (const m of [typed, loaded]) {
-      expect(typeof m.core.x402Facilitator).toBe("function");
-      expect(typeof m.evm.toFacilitatorEvmSigner).toBe("function");
-      expect(typeof m.exact.registerExactEvmScheme).toBe("function");
-      expect(typeof m.accounts.privateKeyToAccount).toBe("function");
-      for (const name of ["createWalletClient", "http", "publicActions", "defineChain"])
-        expect(typeof (m.viem as Record<string, unknown>)[name]).toBe("function");
-    }
-    const made = new loaded.core.x402Facilitator();
-    for (const method of ["verify", "settle", "getSupported"])
-      expect(typeof (made as unknown as Record<string, unknown>)[method]).toBe("function");
+    for (const m of [typed, loaded])
+      expectFunctions(m, [
+        "core.x402Facilitator",
+        "evm.toFacilitatorEvmSigner",
+        "exact.registerExactEvmScheme",
+        "accounts.privateKeyToAccount",
+        ...["createWalletClient", "http", "publicActions", "defineChain"].map((n) => `viem.${n}`),
+      ]);
+    expectFunctions(new loaded.core.x402Facilitator(), ["verify", "settle", "getSupported"]);
 
     // Not installed where create-agent runs, and the first-use install fails: named, nothing started.
     // Run by plain node (vitest would resolve the cache folder's imports from this repo).
@@ -243,18 +241,7 @@ describe("dev:paid", () => {
       ];
       const [payerBefore, payeeBefore] = await balances();
       await withApp({ devMode: false, env }, async (app) => {
-        const client = new x402Client().register(
-          "eip155:84532",
-          new ExactEvmScheme(toClientEvmSigner(accounts.privateKeyToAccount(ANVIL_KEYS.payer))),
-        );
-        const res = await wrapFetchWithPayment(fetch, client)(`${app.url}/execute`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(job("echo", { text: "paid" })),
-        });
-        const text = await res.text();
-        expect(res.status, text).toBe(200);
-        expect(JSON.parse(text).output).toEqual({ text: "paid" });
+        const res = await officialPaidEcho(app.url, accounts.privateKeyToAccount(ANVIL_KEYS.payer));
         const receipt = JSON.parse(
           Buffer.from(res.headers.get("payment-response")!, "base64").toString(),
         ) as { success: boolean; transaction: string };

@@ -62,3 +62,13 @@ export async function snapshotTree(dir: string): Promise<Record<string, string>>
   }
   return out;
 }
+
+/** Each dotted path of `object` ("fetch.x402Client", or a method name) is a function. */
+export function expectFunctions(object: unknown, paths: readonly string[]): void {
+  for (const path of paths) {
+    const value = path
+      .split(".")
+      .reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], object);
+    expect(typeof value, path).toBe("function");
+  }
+}

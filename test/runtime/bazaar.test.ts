@@ -2,7 +2,6 @@
 // extractors, for v2 (PAYMENT-REQUIRED header: extensions.bazaar) and v1 (the body's accepts[].outputSchema);
 // the example it shows really runs; the official v2 client pays a 402 that carries it (and echoes it back);
 // and nothing about what is verified or settled changes.
-import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm";
 import {
   extractDiscoveryInfo,
   extractDiscoveryInfoV1,
@@ -10,7 +9,7 @@ import {
   validateDiscoveryExtension,
   validateDiscoveryExtensionSpec,
 } from "@x402/extensions/bazaar";
-import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import { officialPaidEcho } from "./official-pay.js";
 import { describe, expect, it, vi } from "vitest";
 import type { DiscoveryData } from "../../templates/runtime/discovery/data.js";
 import { createBazaar, MAX_BAZAAR_BYTES } from "../../templates/runtime/discovery/bazaar.js";
@@ -225,18 +224,7 @@ describe("what is verified and settled is unchanged", () => {
         if (payment) sent.push(payment);
         return fetch(input, init);
       };
-      const client = new x402Client().register(
-        "eip155:84532",
-        new ExactEvmScheme(toClientEvmSigner(anvilAccount())),
-      );
-      const res = await wrapFetchWithPayment(recording, client)(`${app.url}/execute`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(job("echo", { text: "paid" })),
-      });
-      const text = await res.text();
-      expect(res.status, text).toBe(200);
-      expect(JSON.parse(text).output).toEqual({ text: "paid" });
+      await officialPaidEcho(app.url, anvilAccount(), recording);
       // The client echoed the bazaar extension in its PAYMENT-SIGNATURE; the server took it.
       expect(sent).toHaveLength(1);
       expect(unb64(sent[0]!).extensions.bazaar.info.input.method).toBe("POST");
