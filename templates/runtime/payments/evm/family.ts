@@ -2,8 +2,7 @@
  * The EVM family, as the core sees it (family.ts): its network ids (evm/networks.ts), its settings
  * (evm/config.ts), its scheme (evm/scheme.ts), its route checks (evm/route-health.ts and, for the
  * facilitators, ../facilitator.ts) and its discovery facts. features.ts registers it, with the
- * `onchain` feature's loader when the project has it. Part of your
- * project: edit freely.
+ * `onchain` feature's loader when the project has it. Part of your project: edit freely.
  */
 import type { ResolvedConfig } from "../../config.js";
 import type { Logger } from "../../types.js";
