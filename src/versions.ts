@@ -35,6 +35,10 @@ export const devDependencies = {
   "@types/node": "20.19.43",
   tsx: "4.23.15",
   typescript: "5.9.3",
+  // vitest's own vite, pinned to the one this repo's lockfile tests with: vite 8.4.0 names an optional
+  // dependency (napi-windows-process-start-time) this registry does not serve, which npm then leaves out
+  // of the project's lockfile, and `npm ci` (the Dockerfile's) refuses that lockfile.
+  vite: "8.3.8",
   vitest: "4.1.12",
 } as const;
 

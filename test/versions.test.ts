@@ -20,7 +20,23 @@ describe("the version table", () => {
 
   it("gives projects the same versions the runtime is tested with here", () => {
     const shared = Object.keys(projectVersions).filter((name) => name in repoVersions);
-    expect(shared).toEqual(expect.arrayContaining(["ajv", "ajv-formats", "express", "viem", "typescript", "vitest", "@types/express", "@types/node"]));
+    expect(shared).toEqual(
+      expect.arrayContaining([
+        "ajv",
+        "ajv-formats",
+        "express",
+        "viem",
+        "typescript",
+        "vitest",
+        "@types/express",
+        "@types/node",
+      ]),
+    );
     for (const name of shared) expect(repoVersions[name], name).toBe(projectVersions[name]);
+  });
+
+  it("pins vitest's vite to the version this repo's lockfile runs the tests with", () => {
+    const lock = JSON.parse(readFileSync(new URL("../package-lock.json", import.meta.url), "utf8"));
+    expect(devDependencies.vite).toBe(lock.packages["node_modules/vite"].version);
   });
 });
