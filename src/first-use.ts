@@ -7,7 +7,7 @@
  * saying so on stderr, and imported from there. No package.json changes.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -47,20 +47,60 @@ export async function importerIn(folder: string): Promise<Importer> {
 
 /**
  * `npm install` of `specs` (name@version) into `folder`, its output on stderr (stdout may be a
- * command's result). True when npm succeeded.
+ * command's result). True when npm succeeded, or when another process installed them meanwhile: one
+ * install at a time per folder (a lock folder beside it), so parallel first uses never mix two npm runs.
  */
 export function installInto(folder: string, specs: readonly string[], what: string): boolean {
   mkdirSync(folder, { recursive: true });
-  process.stderr.write(
-    `First use: installing ${what} (${specs.join(", ")}) into ${folder} (once; your package.json is not changed)\n`,
-  );
-  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-  const flags = ["--no-save", "--no-audit", "--no-fund", "--no-package-lock"];
-  const result = spawnSync(npm, ["install", "--prefix", folder, ...flags, ...specs], {
-    stdio: ["ignore", process.stderr, process.stderr],
-    shell: process.platform === "win32",
-  });
-  return result.status === 0;
+  const lock = `${folder}.installing`;
+  if (!takeLock(lock)) return false;
+  try {
+    if (specs.every((spec) => installedIn(folder, spec))) return true; // another process did it
+    process.stderr.write(
+      `First use: installing ${what} (${specs.join(", ")}) into ${folder} (once; your package.json is not changed)\n`,
+    );
+    const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+    const flags = ["--no-save", "--no-audit", "--no-fund", "--no-package-lock"];
+    const result = spawnSync(npm, ["install", "--prefix", folder, ...flags, ...specs], {
+      stdio: ["ignore", process.stderr, process.stderr],
+      shell: process.platform === "win32",
+    });
+    return result.status === 0;
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/** Whether `name@version` is installed in `folder` (false for any other kind of spec). */
+function installedIn(folder: string, spec: string): boolean {
+  const match = /^(@?[^@]+)@(\d[^@]*)$/.exec(spec);
+  if (!match) return false;
+  try {
+    const pkg = join(folder, "node_modules", match[1]!, "package.json");
+    return (JSON.parse(readFileSync(pkg, "utf8")) as { version?: string }).version === match[2];
+  } catch {
+    return false;
+  }
+}
+
+/** A lock older than this was left by a process that died: it is taken over. */
+const STALE_LOCK_MS = 10 * 60_000;
+
+/** Creates the lock folder, waiting (up to STALE_LOCK_MS) while another process holds it. */
+function takeLock(lock: string): boolean {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (const start = Date.now(); Date.now() - start < STALE_LOCK_MS + 60_000;) {
+    try {
+      mkdirSync(lock);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") return false;
+    }
+    const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+    if (age > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
+    else Atomics.wait(pause, 0, 0, 200); // a synchronous pause: the install itself is synchronous
+  }
+  return false;
 }
 
 /**
