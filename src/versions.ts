@@ -55,12 +55,18 @@ export const callerDependencies = {
 /**
  * What `npm run dev:paid` settles its local chain with in a project without the `onchain` feature: the
  * official x402 facilitator (@x402/core's, with @x402/evm's exact scheme) on viem, run by the CLI,
- * installed on first use like the client above.
+ * installed on first use with the client above (x402ClientSpecs brings @x402/evm and viem).
  */
 export const devFacilitatorDependencies = {
   "@x402/core": "2.27.0",
-  viem: dependencies.viem,
 } as const;
+
+/** The official x402 client's packages a paying script imports (with viem), pinned: name@version. */
+export const x402ClientSpecs: readonly string[] = [
+  `@x402/fetch@${callerDependencies["@x402/fetch"]}`,
+  `@x402/evm@${callerDependencies["@x402/evm"]}`,
+  `viem@${dependencies.viem}`,
+];
 
 /**
  * The official x402 client's Solana side: what `create-agent call` (loaded on demand, like the above) and

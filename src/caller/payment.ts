@@ -12,7 +12,7 @@ import {
   notInstalled,
   toolRoot,
 } from "../first-use.js";
-import { callerDependencies, dependencies, devFacilitatorDependencies } from "../versions.js";
+import { devFacilitatorDependencies, x402ClientSpecs } from "../versions.js";
 import { CallError } from "./errors.js";
 import { isObject } from "../json-object.js";
 
@@ -138,13 +138,9 @@ export function x402InstallCommand(): string {
 
 /** The x402 client's packages, pinned. */
 const X402_SPECS = [
-  `@x402/fetch@${callerDependencies["@x402/fetch"]}`,
-  `@x402/evm@${callerDependencies["@x402/evm"]}`,
-  `viem@${dependencies.viem}`,
+  ...x402ClientSpecs,
   // dev:paid's facilitator (../cli/dev-facilitator.ts) shares the folder: one install serves both.
-  ...Object.entries(devFacilitatorDependencies)
-    .filter(([name]) => name !== "viem")
-    .map(([name, version]) => `${name}@${version}`),
+  ...Object.entries(devFacilitatorDependencies).map(([name, version]) => `${name}@${version}`),
 ];
 
 /** Where the x402 client is installed on first use (node_modules/.cache of the project, or of create-agent). */

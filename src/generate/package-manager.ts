@@ -1,4 +1,4 @@
-import { callerDependencies, dependencies } from "../versions.js";
+import { x402ClientSpecs } from "../versions.js";
 
 /** The package managers a project can be set up with, and how each runs the project's scripts. */
 export const PACKAGE_MANAGERS = ["npm", "pnpm", "yarn", "bun"] as const;
@@ -16,15 +16,6 @@ export function scriptCommand(pm: PackageManager, script: string, args = ""): st
 }
 
 /** The commands a project's README and the CLI's next steps show, for one package manager. */
-/** The official x402 client's packages a paying script imports, pinned. */
-export function x402ClientSpecs(): string[] {
-  return [
-    `@x402/fetch@${callerDependencies["@x402/fetch"]}`,
-    `@x402/evm@${callerDependencies["@x402/evm"]}`,
-    `viem@${dependencies.viem}`,
-  ];
-}
-
 export function projectCommands(pm: PackageManager) {
   return {
     name: pm,
@@ -46,7 +37,7 @@ export function projectCommands(pm: PackageManager) {
     smoke: (args: string) => scriptCommand(pm, "smoke", args),
     addFeature: (args: string) => featureCommand(pm, "add", args),
     /** Your own paying code's x402 client (no project carries it; `call` installs its own on first use). */
-    installX402: `${pm === "npm" ? "npm install --save-dev" : `${pm} add ${pm === "bun" ? "-d" : "-D"}`} ${x402ClientSpecs().join(" ")}`,
+    installX402: `${pm === "npm" ? "npm install --save-dev" : `${pm} add ${pm === "bun" ? "-d" : "-D"}`} ${x402ClientSpecs.join(" ")}`,
     removeFeature: (args: string) => featureCommand(pm, "remove", args),
   };
 }
