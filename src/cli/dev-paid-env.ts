@@ -4,8 +4,9 @@
  * credentials, the Solana fee payer, a shared Redis ledger, PUBLIC_URL), whether it comes from the
  * environment or the project's .env, is replaced by dev:paid's own value (its chain's RPC and settler key,
  * or the URL of the facilitator it runs on 127.0.0.1) or unset (an empty value: the server's .env loader
- * never fills in a variable that is set), with one line saying so for each one the user had set. Left alone: the caller's key (X402_PAYER_KEY, which the server never reads) and the two
- * timeouts, which change no destination.
+ * never fills in a variable that is set), with one line saying so for each one the user had set. Left
+ * alone: the caller's key (X402_PAYER_KEY, which the server never reads) and the two timeouts, which
+ * change no destination.
  */
 import { readDotEnv } from "../dot-env.js";
 
