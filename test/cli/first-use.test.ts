@@ -1,7 +1,7 @@
 // The first-use install (src/first-use.ts) that call, smoke --pay and dev:paid share, run by plain node
 // (vitest would resolve the cache folder's imports from this repo), with no registry: a package made
 // here with `npm pack`, or one another process "installed" while this one waited for the lock.
-import { mkdir, utimes, writeFile } from "node:fs/promises";
+import { mkdir, rm, utimes, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -39,9 +39,7 @@ describe("installing on first use", () => {
     await new Promise((r) => setTimeout(r, 1500));
     expect(waiting.exitCode).toBeNull(); // still running: waiting for the lock
     await tinyPackage(join(cache, "node_modules/tinypkg")); // ... which the other process installed
-    await import("node:fs/promises").then((fs) =>
-      fs.rm(`${cache}.installing`, { recursive: true }),
-    );
+    await rm(`${cache}.installing`, { recursive: true });
     const result = await waiting;
     expect(result.stdout, result.stderr).toBe("loaded 42");
     expect(result.stderr).not.toContain("First use: installing"); // npm did not run again
