@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { captureLogger, job, listen, makeAgent, PAY_TO, post } from "./helpers.js";
+import type { RoutedNetworkConfig } from "../../templates/runtime/payments/config.js";
 import { FEATURE_FOLDERS, type RuntimeCopy, runtimeWithout } from "./without-features.js";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -140,6 +141,18 @@ describe("a project without the redis, metrics, facilitator-auth and onchain fea
       ]);
       expect(prod).toEqual([]);
       expect(emptied).toEqual([]);
+      // The start-up log's hint names the feature X402_RPC_URL needs here.
+      const { resolveConfig } = (await copy.load("config.ts")) as ConfigModule;
+      const { FAMILIES } = (await copy.load(
+        "features.ts",
+      )) as typeof import("../../templates/runtime/features.js");
+      const config = resolveConfig({
+        env: { ...PROD, X402_FACILITATOR_URL: "https://x402.org/facilitator" },
+      });
+      const [net] = config.payment!.networks as RoutedNetworkConfig[];
+      expect(FAMILIES[0]!.describeRoute(net!)).toContain(
+        "no on-chain checks before running jobs (with the onchain feature, npm run add -- onchain, set X402_RPC_URL",
+      );
       const { createApp } = (await copy.load(
         "app.ts",
       )) as typeof import("../../templates/runtime/app.js");

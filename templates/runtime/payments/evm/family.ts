@@ -27,7 +27,8 @@ export const createEvmFamily = (
   readConfig: (input) => readEvmConfig(input, onchain ? undefined : missing),
   createScheme: (net, settings, deps) =>
     createEvmScheme(net as RoutedEvmNetwork, settings, deps, onchain),
-  describeRoute: (net) => describeEvmRoute((net as RoutedEvmNetwork).settlement, net.rpcUrl),
+  describeRoute: (net) =>
+    describeEvmRoute((net as RoutedEvmNetwork).settlement, net.rpcUrl, onchain !== undefined),
   async checkRoute(net, config, logger) {
     const n = net as RoutedEvmNetwork;
     if (n.settlement.kind !== "facilitator") return;

@@ -90,8 +90,15 @@ function createSettler(
   }
 }
 
-/** How payments on the network are settled and checked, for the startup log. Never includes secrets. */
-export function describeEvmRoute(route: SettlementRoute, rpcUrl: string | undefined): string {
+/**
+ * How payments on the network are settled and checked, for the startup log. Never includes secrets.
+ * `onchain`: whether the project has that feature (X402_RPC_URL needs it).
+ */
+export function describeEvmRoute(
+  route: SettlementRoute,
+  rpcUrl: string | undefined,
+  onchain: boolean,
+): string {
   // URLs lose their query, credentials and (for RPC endpoints, which often embed an API key) path.
   const origin = (url: string): string => redactUrl(url, "origin");
   const settle =
@@ -104,7 +111,7 @@ export function describeEvmRoute(route: SettlementRoute, rpcUrl: string | undefi
         : "payments settle through the custom settler passed as option payment.settler";
   const chain = rpcUrl
     ? `balances, nonces and contract-wallet signatures are checked on chain via ${origin(rpcUrl)}`
-    : "no on-chain checks before running jobs (set X402_RPC_URL to refuse unfunded payers and used nonces up front)";
+    : `no on-chain checks before running jobs (${onchain ? "" : "with the onchain feature, npm run add -- onchain, "}set X402_RPC_URL to refuse unfunded payers and used nonces up front)`;
   return `${settle}; ${chain}`;
 }
 
@@ -182,6 +189,6 @@ export function createEvmScheme(
       const [, , from, nonce] = auth.split(":") as [string, string, Hex, Hex];
       return (await checks).settlementState(from, nonce, tx as Hex | undefined, validBefore);
     },
-    describe: () => describeEvmRoute(route, rpcUrl),
+    describe: () => describeEvmRoute(route, rpcUrl, onchain !== undefined),
   };
 }
