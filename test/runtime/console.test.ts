@@ -370,6 +370,20 @@ describe("the console page says where it is paid, how else to pay, and every end
       "a local chain on the agent's machine",
     );
     expect(local.data.localNetworks).toEqual(["eip155:84532"]);
+    for (const onThisMachine of [
+      "http://[::1]:4021",
+      "http://facilitator.localhost:4021,http://127.0.0.2:4021",
+    ])
+      expect(
+        (
+          await pageOf({
+            PAY_TO,
+            X402_NETWORK: "base-sepolia",
+            X402_FACILITATOR_URL: onThisMachine,
+          })
+        ).data.localNetworks,
+        onThisMachine,
+      ).toEqual(["eip155:84532"]);
     const remote = await pageOf({
       PAY_TO,
       X402_NETWORK: "base-sepolia",

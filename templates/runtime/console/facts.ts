@@ -30,17 +30,20 @@ export interface ConsoleFacts {
   endpoints: ReadonlyArray<{ path: string; methods: string }>;
 }
 
-/** Whether an RPC URL points at this machine (localhost, 127.0.0.0/8, ::1). */
+/** Whether an RPC or facilitator URL points at this machine: localhost, 127.0.0.0/8 or [::1]. */
 export function isLocalRpc(url: string | undefined): boolean {
-  if (url === undefined) return false;
+  let host: string;
   try {
-    const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
-    return (
-      host === "localhost" || host.endsWith(".localhost") || host === "::1" || /^127\./.test(host)
-    );
+    host = new URL(url ?? "").hostname; // an IPv6 hostname keeps its brackets
   } catch {
     return false;
   }
+  return (
+    host === "localhost" ||
+    host.endsWith(".localhost") ||
+    host === "[::1]" ||
+    host.startsWith("127.")
+  );
 }
 
 export function consoleFacts(
