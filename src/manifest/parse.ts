@@ -12,14 +12,17 @@ function jsonc(): typeof import("jsonc-parser") {
   return createRequire(import.meta.url)("jsonc-parser") as typeof import("jsonc-parser");
 }
 
-// Numeric values of jsonc-parser's ParseErrorCode (an ambient const enum, unusable under isolatedModules).
-const INVALID_SYMBOL = 1;
-const VALUE_EXPECTED = 4;
-const PROPERTY_NAME_EXPECTED = 3;
-const END_OF_FILE_EXPECTED = 9;
-const INVALID_COMMENT_TOKEN = 10;
-const UNEXPECTED_END_OF_COMMENT = 11;
-const UNEXPECTED_END_OF_STRING = 12;
+/**
+ * jsonc-parser's name for an error's code ("InvalidSymbol", ...), which this file compares: its
+ * ParseErrorCode is an ambient const enum, unusable under isolatedModules.
+ */
+type CodeName = ReturnType<typeof import("jsonc-parser").printParseErrorCode>;
+
+const COMMENT_CODES: readonly CodeName[] = ["InvalidCommentToken", "UnexpectedEndOfComment"];
+
+function codeName(error: ParseError): CodeName {
+  return jsonc().printParseErrorCode(error.error);
+}
 
 /** Returns the root object node, or undefined when the text is not a JSON object (problems recorded). */
 export function parseJsonText(source: Source): Node | undefined {
@@ -62,8 +65,7 @@ export function parseJsonText(source: Source): Node | undefined {
  * so only that one is reported. Comment errors do not disturb parsing, so every comment is reported.
  */
 function reportSyntaxErrors(source: Source, errors: ParseError[]): void {
-  const isComment = (e: ParseError) =>
-    e.error === INVALID_COMMENT_TOKEN || e.error === UNEXPECTED_END_OF_COMMENT;
+  const isComment = (e: ParseError) => COMMENT_CODES.includes(codeName(e));
   const firstOther = errors.find((e) => !isComment(e));
   for (const error of errors.filter((e) => isComment(e) || e === firstOther)) {
     const { offset, message } = describeSyntaxError(source.text, error);
@@ -73,17 +75,15 @@ function reportSyntaxErrors(source: Source, errors: ParseError[]): void {
 
 function describeSyntaxError(text: string, error: ParseError): { offset: number; message: string } {
   const found = text.slice(error.offset, error.offset + error.length);
-  if (error.error === INVALID_COMMENT_TOKEN || error.error === UNEXPECTED_END_OF_COMMENT) {
+  const code = codeName(error);
+  if (COMMENT_CODES.includes(code)) {
     return {
       offset: error.offset,
       message: "comments are not allowed (agent.json is strict JSON)",
     };
   }
   // A trailing comma surfaces as "value expected" / "property name expected" at the closing bracket.
-  if (
-    (error.error === VALUE_EXPECTED || error.error === PROPERTY_NAME_EXPECTED) &&
-    /^[}\]]$/.test(found)
-  ) {
+  if ((code === "ValueExpected" || code === "PropertyNameExpected") && /^[}\]]$/.test(found)) {
     const comma = precedingNonSpace(text, error.offset);
     if (comma !== undefined && text[comma] === ",") {
       return {
@@ -92,42 +92,34 @@ function describeSyntaxError(text: string, error: ParseError): { offset: number;
       };
     }
   }
-  const words = codeAsWords(error.error);
+  const words = code.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase(); // "close brace expected"
   if (error.offset >= text.trimEnd().length) {
     return {
       offset: error.offset,
       message: `unexpected end of file (the JSON is incomplete): ${words}`,
     };
   }
-  if (error.error === INVALID_SYMBOL && found.startsWith("'")) {
+  if (code === "InvalidSymbol" && found.startsWith("'")) {
     return {
       offset: error.offset,
       message: `${words} ${found}: use double quotes for strings and keys`,
     };
   }
-  if (error.error === END_OF_FILE_EXPECTED) {
+  if (code === "EndOfFileExpected") {
     return {
       offset: error.offset,
       message: `${words}: there is more text after the end of the top-level object`,
     };
   }
-  if (error.error === INVALID_SYMBOL)
+  if (code === "InvalidSymbol")
     return { offset: error.offset, message: `${words} ${JSON.stringify(found)}` };
-  if (error.error === UNEXPECTED_END_OF_STRING) {
+  if (code === "UnexpectedEndOfString") {
     return {
       offset: error.offset,
       message: `${words}: close the string on the same line (write \\n for a line break)`,
     };
   }
   return { offset: error.offset, message: words };
-}
-
-/** "CloseBraceExpected" -> "close brace expected". */
-function codeAsWords(code: number): string {
-  const { printParseErrorCode } = jsonc();
-  return printParseErrorCode(code as Parameters<typeof printParseErrorCode>[0])
-    .replace(/([a-z])([A-Z])/g, "$1 $2")
-    .toLowerCase();
 }
 
 function precedingNonSpace(text: string, offset: number): number | undefined {
