@@ -10,7 +10,7 @@ import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "vi
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { EVM_NETWORKS as KNOWN_NETWORKS } from "../../templates/runtime/payments/evm/networks.js";
 import { USDC_ABI } from "../../templates/runtime/payments/evm/onchain/checks.js";
-import { formatEth, SETTLEMENT_GAS } from "../../templates/runtime/payments/evm/route-health.js";
+import { formatEth, SETTLEMENT_GAS } from "../../templates/runtime/payments/evm/onchain/route-health.js";
 import { transferTypedData } from "../../templates/runtime/payments/x402.js";
 import { startServer } from "../../templates/runtime/server.js";
 import { captureLogger, closeAfterEach, logText, makeAgent } from "../runtime/helpers.js";

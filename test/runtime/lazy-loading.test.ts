@@ -3,9 +3,9 @@
 // loads Ajv (to compile that capability's validators) and still no viem; production loads the payment
 // check and the paid-job steps up front, and viem only when it talks to a chain; the MCP SDK loads with
 // the first MCP request; the console page's code with the first browser GET /; the discovery documents'
-// builders with the first document asked for.
+// builders with the first document asked for; the onchain feature's entry point loads no viem.
 import { execFile } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -165,6 +165,24 @@ describe("lazy loading", () => {
     expect(has(production.started, /runtime\/jobs\/paid\.js$/)).not.toEqual([]);
     expect(production.job).toBe(402);
     expect(has(production.afterJob, OPTIONAL_CLIENTS)).toEqual([]);
+  }, 60_000);
+
+  it("the onchain feature's entry point loads no viem: its start-up route checks are plain JSON-RPC", async () => {
+    writeFileSync(join(work, "imports.txt"), "");
+    await promisify(execFile)(
+      process.execPath,
+      [
+        "--import",
+        "./register.mjs",
+        "--input-type=module",
+        "-e",
+        'await import("./out/runtime/payments/evm/onchain/module.js")',
+      ],
+      { cwd: work },
+    );
+    const loaded = readFileSync(join(work, "imports.txt"), "utf8").split("\n");
+    expect(has(loaded, /runtime\/payments\/evm\/onchain\/route-health\.js$/)).not.toEqual([]);
+    expect(has(loaded, OPTIONAL_CLIENTS)).toEqual([]);
   }, 60_000);
 
   it("the console page's code loads with the first browser GET /; no document builder loads before a document is asked for", async () => {

@@ -2,8 +2,8 @@
  * Whether the settlement routes can still collect payments, network by network: checked before the
  * server listens (production refuses to start otherwise) and again by GET /health and each metrics
  * scrape. Each network family watches its own networks (FamilyWatch, family.ts: the EVM family's
- * RPC chain and settler funds in evm/route-health.ts, Solana's RPC genesis and fee payer in
- * svm/route-check.ts), with the same reuse window and timeout, each under `networks`; the
+ * RPC chain and settler funds in evm/watch.ts, with the onchain feature; Solana's RPC genesis and
+ * fee payer in svm/route-check.ts), with the same reuse window and timeout, each under `networks`; the
  * facilitators of X402_FACILITATOR_URL are asked here, once for every network they serve (server.ts
  * checks them at start-up). Part of your project: edit freely.
  */

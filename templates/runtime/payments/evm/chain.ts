@@ -4,7 +4,10 @@
  * the family a loader for it, or none in a project without the feature; then configuration naming
  * either setting is refused with the fix (npm run add -- onchain). Part of your project: edit freely.
  */
-import type { VerifiedPayment } from "../../types.js";
+import type { Metrics } from "../../ops/metrics.js";
+import type { Logger, VerifiedPayment } from "../../types.js";
+import type { ProductionPaymentConfig, RoutedNetworkConfig } from "../config.js";
+import type { FamilyWatch } from "../family.js";
 import type { ResolvedNetwork } from "../networks.js";
 import type { Reconciled } from "../scheme.js";
 import type { Settler } from "../settlement.js";
@@ -52,12 +55,21 @@ export interface DirectSettlerOptions {
   exclusive?: <T>(name: string, holdMs: number, work: () => Promise<T>) => Promise<T>;
 }
 
-/** The `onchain` feature's entry point (onchain/module.ts). */
+/**
+ * The `onchain` feature's entry point (onchain/module.ts). Loading it loads no viem: each of these
+ * that needs viem loads it when first called.
+ */
 export interface EvmOnchainModule {
-  createChainChecks(rpcUrl: string, network: ResolvedNetwork): ChainChecks;
-  createDirectSettler(options: DirectSettlerOptions): Settler;
+  createChainChecks(rpcUrl: string, network: ResolvedNetwork): Promise<ChainChecks>;
+  createDirectSettler(options: DirectSettlerOptions): Promise<Settler>;
   /** The address of a settler key. */
   settlerAddress(key: Hex): Promise<Hex>;
+  /** The watch of the networks with an RPC endpoint (onchain/route-health.ts; watch.ts passes only those). */
+  watchChain(
+    nets: RoutedNetworkConfig[],
+    config: ProductionPaymentConfig,
+    deps: { logger: Logger; metrics: Metrics },
+  ): FamilyWatch;
 }
 
 /** Loads the feature; undefined in a project without it. */

@@ -1,6 +1,6 @@
 /**
  * The EVM family, as the core sees it (family.ts): its network ids (evm/networks.ts), its settings
- * (evm/config.ts), its scheme (evm/scheme.ts), its route checks (evm/route-health.ts and, for the
+ * (evm/config.ts), its scheme (evm/scheme.ts), its route checks (evm/watch.ts and, for the
  * facilitators, ../facilitator.ts) and its discovery facts. features.ts registers it, with the
  * `onchain` feature's loader when the project has it. Part of your project: edit freely.
  */
@@ -10,8 +10,8 @@ import type { NetworkFamily } from "../family.js";
 import { type EvmNetworkPaymentConfig, readEvmConfig, type RoutedEvmNetwork } from "./config.js";
 import type { EvmOnchainLoader } from "./chain.js";
 import { EVM_NETWORKS, parseEvmNetwork } from "./networks.js";
-import { watchEvm } from "./route-health.js";
 import { createEvmScheme, describeEvmRoute } from "./scheme.js";
+import { watchEvm } from "./watch.js";
 
 /**
  * The EVM family, with the `onchain` feature's loader (X402_RPC_URL, X402_SETTLER_KEY) or none in

@@ -1,7 +1,8 @@
 /**
- * The EVM family's settlement routes, watched: checked before the server listens (production refuses
- * to start otherwise) and again by GET /health and each metrics scrape (../route-health.ts asks
- * through the family). For every EVM network offered (X402_NETWORK, or each of X402_NETWORKS):
+ * The `onchain` feature's watch of the EVM settlement routes that reach the chain themselves: checked
+ * before the server listens (production refuses to start otherwise) and again by GET /health and
+ * each metrics scrape (../../route-health.ts asks through the family, ../watch.ts). For every EVM
+ * network offered with an RPC endpoint:
  *   - its JSON-RPC endpoint (X402_RPC_URL_<NET>, else X402_RPC_URL; direct settlement, or on-chain
  *     checks): reachable, and serving that network's chain; a node of another chain would make
  *     every paid job on it fail after it ran.
@@ -9,19 +10,24 @@
  *     network's chain. Below one settlement's gas there it refuses to start (every paid job would
  *     run, then fail to settle); below LOW_BALANCE_SETTLEMENTS settlements' gas it warns. The
  *     balance is the metric agent_settler_balance_eth{network}.
- * Plain JSON-RPC over fetch (../json-rpc.ts: eth_chainId, eth_getBalance, eth_gasPrice): no viem
- * client is needed for three reads. Part of your project: edit freely.
+ * Plain JSON-RPC over fetch (../../json-rpc.ts: eth_chainId, eth_getBalance, eth_gasPrice): viem is
+ * loaded only for the settler key's address. Part of your project: edit freely.
  */
-import type { Metrics } from "../../ops/metrics.js";
-import type { EvmOnchainLoader } from "./chain.js";
-import { redactUrl } from "../../ops/redact.js";
-import { clip } from "../../ops/text.js";
-import type { Logger } from "../../types.js";
-import type { ProductionPaymentConfig, RoutedNetworkConfig, SettlementRoute } from "../config.js";
-import type { FamilyWatch } from "../family.js";
-import { rpcCall } from "../json-rpc.js";
-import { networkSettingSuffix } from "../networks.js";
-import type { RoutedEvmNetwork } from "./config.js";
+import type { Metrics } from "../../../ops/metrics.js";
+import { redactUrl } from "../../../ops/redact.js";
+import { clip } from "../../../ops/text.js";
+import type { Logger } from "../../../types.js";
+import type {
+  ProductionPaymentConfig,
+  RoutedNetworkConfig,
+  SettlementRoute,
+} from "../../config.js";
+import type { FamilyWatch } from "../../family.js";
+import { rpcCall } from "../../json-rpc.js";
+import { networkSettingSuffix } from "../../networks.js";
+import type { RoutedEvmNetwork } from "../config.js";
+import { loadViemAccounts } from "./viem.js";
+import { chainRpcUrl } from "../watch.js";
 
 type Hex = `0x${string}`;
 
@@ -61,11 +67,9 @@ export function formatEth(wei: bigint): string {
   return `${whole}${fraction ? `.${fraction}` : ""} ETH`;
 }
 
-/** The address of the settler key (the `onchain` feature's, loaded only for direct settlement). */
-async function settlerAddress(onchain: EvmOnchainLoader, key: Hex): Promise<Hex> {
-  if (!onchain)
-    throw new Error("direct settlement needs the onchain feature: npm run add -- onchain");
-  return (await onchain()).settlerAddress(key);
+/** The address of the settler key (direct settlement, which loads viem anyway). */
+async function settlerAddress(key: Hex): Promise<Hex> {
+  return (await loadViemAccounts()).privateKeyToAddress(key);
 }
 
 /**
@@ -108,7 +112,7 @@ function checkedNetworks(
       written: n.written,
       caip2: n.network.caip2,
       chainId,
-      rpcUrl: n.rpcUrl ?? (route.kind === "direct" ? route.rpcUrl : undefined),
+      rpcUrl: chainRpcUrl(n),
       rpcSetting: several ? `X402_RPC_URL_${suffix} (else X402_RPC_URL)` : "X402_RPC_URL",
       rpcFix: several ? `X402_RPC_URL_${suffix}` : "X402_RPC_URL",
       offered: several ? "X402_NETWORKS lists" : "X402_NETWORK is",
@@ -250,22 +254,17 @@ async function lookAt(w: Watcher, n: CheckedNetwork, timeoutMs: number): Promise
   }
 }
 
-/** The EVM networks' watch: each with an RPC endpoint (chain, settler funds) or a facilitator route. */
-export function watchEvm(
+/** The watch of the EVM networks with an RPC endpoint (../watch.ts passes only those): chain, settler funds. */
+export function watchChain(
   nets: RoutedNetworkConfig[],
   config: ProductionPaymentConfig,
   deps: { logger: Logger; metrics: Metrics },
-  onchain: EvmOnchainLoader,
-): FamilyWatch | undefined {
-  // Every network is checked that has an RPC endpoint or a facilitator route.
-  const networks = checkedNetworks(config, nets as RoutedEvmNetwork[]).filter(
-    (n) => n.rpcUrl !== undefined || n.kind === "facilitator",
-  );
-  if (networks.length === 0) return undefined;
+): FamilyWatch {
+  const networks = checkedNetworks(config, nets as RoutedEvmNetwork[]);
   const addresses = new Map<Hex, Promise<Hex>>();
   const settler = (key: Hex): Promise<Hex> => {
     let address = addresses.get(key);
-    if (!address) addresses.set(key, (address = settlerAddress(onchain, key)));
+    if (!address) addresses.set(key, (address = settlerAddress(key)));
     return address;
   };
   const w: Watcher = {
@@ -286,10 +285,6 @@ export function watchEvm(
     probe(net, timeoutMs) {
       const n = networks.find((c) => c.caip2 === net.network.caip2);
       return n && (() => lookAt(w, n, timeoutMs));
-    },
-    texts: {
-      unfunded: (where) =>
-        `settler account${where === undefined ? "" : ` on ${where}`} out of gas money: ${where === undefined ? "paid jobs" : "paid jobs on that network"} cannot settle until it is funded`,
     },
   };
 }
