@@ -74,6 +74,3 @@ export interface EvmOnchainModule {
 
 /** Loads the feature; undefined in a project without it. */
 export type EvmOnchainLoader = (() => Promise<EvmOnchainModule>) | undefined;
-
-/** The settings only the feature serves (configuration naming one is refused without it). */
-export const ONCHAIN_SETTINGS = "X402_RPC_URL, X402_RPC_URL_<NET> and X402_SETTLER_KEY";
