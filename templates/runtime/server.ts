@@ -15,7 +15,6 @@ import { createApp, runtimeOf, type AppRuntime } from "./app.js";
 import { missingFeature, SERVICES } from "./features.js";
 import { loadHandlers } from "./handlers.js";
 import { startMetricsServer } from "./ops/metrics-loader.js";
-import { freePortNear, portInUse } from "./ops/port-help.js";
 import { ConfigError, type AppOptions } from "./config.js";
 import { TRANSIENT_EXIT_CODE } from "./ops/settings.js";
 import type { AgentDefinition } from "./types.js";
@@ -60,12 +59,13 @@ async function cannotListen(
   err: Error,
   host?: string,
 ): Promise<string> {
-  const busy = (err as NodeJS.ErrnoException).code === "EADDRINUSE";
   const where = variable === "PORT" ? `port ${port}` : `METRICS_PORT ${port}`;
-  const help = busy
-    ? `(EADDRINUSE) ${portInUse(variable, port, await freePortNear(port, host))}`
-    : err.message;
-  return `Could not listen on ${where}: ${help}\n`;
+  if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE")
+    return `Could not listen on ${where}: ${err.message}\n`;
+  // Loaded only for this message, so a server that starts never loads it.
+  const { freePortNear, portInUse } = await import("./ops/port-help.js");
+  const help = portInUse(variable, port, await freePortNear(port, host));
+  return `Could not listen on ${where}: (EADDRINUSE) ${help}\n`;
 }
 
 /**
