@@ -334,6 +334,30 @@ describe("startServer with a facilitator", () => {
     expect(healed.status).toBe(200);
   });
 
+  it("with two networks, GET /health names each one degraded while their facilitator does not answer", async () => {
+    answer = json(200, { kinds: [...TESTNET, kind(2, "eip155:421614")] });
+    const { X402_NETWORK: _one, ...env } = productionEnv("base-sepolia", url);
+    server = await startServer(makeAgent(), {
+      env: { PORT: "0", ...env, X402_NETWORKS: "base-sepolia,arbitrum-sepolia" },
+      logger: captureLogger(),
+    });
+    expect((await healthOf(urlOf(server))).body).toMatchObject({
+      status: "ok",
+      networks: { "eip155:84532": { status: "ok" }, "eip155:421614": { status: "ok" } },
+    });
+    answer = json(502, { error: "bad gateway" });
+    const down = {
+      status: "degraded",
+      problems: ["settlement route unreachable: paid jobs are refused until it is back"],
+    };
+    const degraded = await healthUntil(urlOf(server), (status) => status === 503);
+    expect(degraded.body).toMatchObject({
+      status: "degraded",
+      problems: ["settlement route unreachable: paid jobs are refused until it is back"],
+      networks: { "eip155:84532": down, "eip155:421614": down },
+    });
+  });
+
   it("refuses to start (stderr + exit 1, nothing listening) when it does not", async () => {
     answer = json(200, { kinds: TESTNET });
     const sigterm = process.listenerCount("SIGTERM");

@@ -116,7 +116,7 @@ export function describeEvmRoute(
 }
 
 /** The `onchain` feature's loader; configuration that needs it is refused without it (config.ts). */
-function needOnchain(onchain: EvmOnchainLoader) {
+export function needOnchain(onchain: EvmOnchainLoader) {
   if (onchain) return onchain;
   throw new Error(
     "X402_RPC_URL and X402_SETTLER_KEY need the onchain feature: npm run add -- onchain",

@@ -14,6 +14,7 @@ import type { ProductionPaymentConfig, RoutedNetworkConfig } from "../config.js"
 import type { FamilyWatch } from "../family.js";
 import type { EvmOnchainLoader } from "./chain.js";
 import type { RoutedEvmNetwork } from "./config.js";
+import { needOnchain } from "./scheme.js";
 
 /** The JSON-RPC endpoint a network's route is checked through: X402_RPC_URL's, else direct settlement's. */
 export const chainRpcUrl = (n: RoutedEvmNetwork): string | undefined =>
@@ -33,13 +34,8 @@ export function watchEvm(
   );
   if (listed.size === 0) return undefined;
   let chain: Promise<FamilyWatch> | undefined;
-  // Configuration with an RPC endpoint is refused in a project without the feature (config.ts).
   const chainWatch = () =>
-    (chain ??= onchain
-      ? onchain().then((m) => m.watchChain(onChain, config, deps))
-      : Promise.reject(
-          new Error("X402_RPC_URL needs the onchain feature: npm run add -- onchain"),
-        ));
+    (chain ??= needOnchain(onchain)().then((m) => m.watchChain(onChain, config, deps)));
   const onChainIds = new Set(onChain.map((n) => n.network.caip2));
   return {
     refusals: async (timeoutMs) =>
@@ -47,7 +43,13 @@ export function watchEvm(
     probe(net, timeoutMs) {
       if (!listed.has(net.network.caip2)) return undefined;
       if (!onChainIds.has(net.network.caip2)) return async () => [];
-      return async () => (await (await chainWatch()).probe(net, timeoutMs)?.()) ?? [];
+      return async () => {
+        try {
+          return (await (await chainWatch()).probe(net, timeoutMs)?.()) ?? [];
+        } catch {
+          return ["unreachable"]; // its checks could not load (start-up refused for the same reason)
+        }
+      };
     },
     texts: {
       unfunded: (where) =>
