@@ -9,9 +9,8 @@
 import type { ResolvedNetwork } from "../../networks.js";
 import type { Settler } from "../../settlement.js";
 import type { ChainChecks, DirectSettlerOptions } from "../chain.js";
-import { loadViemAccounts } from "./viem.js";
 
-export { watchChain } from "./route-health.js";
+export { settlerAddress, watchChain } from "./route-health.js";
 
 export const createChainChecks = async (
   rpcUrl: string,
@@ -20,7 +19,3 @@ export const createChainChecks = async (
 
 export const createDirectSettler = async (options: DirectSettlerOptions): Promise<Settler> =>
   (await import("./direct-settlement.js")).createDirectSettler(options);
-
-/** The address of a settler key. */
-export const settlerAddress = async (key: `0x${string}`): Promise<`0x${string}`> =>
-  (await loadViemAccounts()).privateKeyToAddress(key);

@@ -67,8 +67,8 @@ export function formatEth(wei: bigint): string {
   return `${whole}${fraction ? `.${fraction}` : ""} ETH`;
 }
 
-/** The address of the settler key (direct settlement, which loads viem anyway). */
-async function settlerAddress(key: Hex): Promise<Hex> {
+/** The address of a settler key (direct settlement; module.ts gives it to the scheme too). */
+export async function settlerAddress(key: Hex): Promise<Hex> {
   return (await loadViemAccounts()).privateKeyToAddress(key);
 }
 
