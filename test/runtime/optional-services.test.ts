@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { captureLogger, job, listen, makeAgent, PAY_TO, post } from "./helpers.js";
+import { closedUrl } from "./servers.js";
 import type { RoutedNetworkConfig } from "../../templates/runtime/payments/config.js";
 import { FEATURE_FOLDERS, type RuntimeCopy, runtimeWithout } from "./without-features.js";
 
@@ -152,6 +153,21 @@ describe("a project without the redis, metrics, facilitator-auth and onchain fea
       const [net] = config.payment!.networks as RoutedNetworkConfig[];
       expect(FAMILIES[0]!.describeRoute(net!)).toContain(
         "no on-chain checks before running jobs (with the onchain feature, npm run add -- onchain, set X402_RPC_URL",
+      );
+      // A facilitator that cannot be asked refuses the start; the fix it offers besides another
+      // facilitator, settling directly, names the feature that needs.
+      const unreachable = resolveConfig({
+        env: { ...PROD, X402_FACILITATOR_URL: await closedUrl() },
+      });
+      const [far] = unreachable.payment!.networks as RoutedNetworkConfig[];
+      const { ConfigError } = (await copy.load("config.ts")) as ConfigModule;
+      const refused = await FAMILIES[0]!.checkRoute!(far!, unreachable, captureLogger()).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(refused).toBeInstanceOf(ConfigError);
+      expect((refused as InstanceType<typeof ConfigError>).problems[0]).toMatch(
+        /or settle directly from this server: X402_RPC_URL and X402_SETTLER_KEY \(that account pays the gas\) instead of X402_FACILITATOR_URL \(direct settlement, which this project does not include: run npm run add -- onchain\)$/,
       );
       const { createApp } = (await copy.load(
         "app.ts",

@@ -131,6 +131,10 @@ export function supportProblem(
 /** How long startup waits for GET /supported, at most (and never longer than the settle timeout). */
 export const SUPPORTED_TIMEOUT_MS = 10_000;
 
+/** The other fix a refusal names: settling from this server (the EVM family says when that needs a feature). */
+export const SETTLE_DIRECTLY =
+  "settle directly from this server: X402_RPC_URL and X402_SETTLER_KEY (that account pays the gas) instead of X402_FACILITATOR_URL";
+
 /**
  * Startup check for the facilitator route (fail closed): some facilitator's GET /supported must
  * list our network (with several in X402_FACILITATOR_URL, every one must answer). Throws
@@ -138,7 +142,11 @@ export const SUPPORTED_TIMEOUT_MS = 10_000;
  * network; logs the kinds that matched. No-op in dev mode and for the other routes. The answers
  * are kept: the payment gate routes each payment with them (facilitator-router.ts).
  */
-export async function checkFacilitator(config: ResolvedConfig, logger: Logger): Promise<void> {
+export async function checkFacilitator(
+  config: ResolvedConfig,
+  logger: Logger,
+  settleDirectly = SETTLE_DIRECTLY,
+): Promise<void> {
   if (config.devMode) return;
   const { settlement, network, settleTimeoutSeconds } = config.payment;
   if (settlement?.kind !== "facilitator" || network === undefined) return;
@@ -149,7 +157,7 @@ export async function checkFacilitator(config: ResolvedConfig, logger: Logger): 
   const instead =
     `set X402_FACILITATOR_URL to a facilitator that settles "exact" payments on ${ours}` +
     (several ? " (or add one to the list)" : "") +
-    ", or settle directly from this server: X402_RPC_URL and X402_SETTLER_KEY (that account pays the gas) instead of X402_FACILITATOR_URL";
+    `, or ${settleDirectly}`;
 
   try {
     await router.initialize();

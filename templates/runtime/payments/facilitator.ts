@@ -26,6 +26,7 @@ export {
   fetchSupported,
   matchingKinds,
   networkLabel,
+  SETTLE_DIRECTLY,
   SUPPORTED_TIMEOUT_MS,
   type SupportedKind,
   supportProblem,

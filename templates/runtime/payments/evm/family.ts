@@ -32,14 +32,18 @@ export const createEvmFamily = (
   async checkRoute(net, config, logger) {
     const n = net as RoutedEvmNetwork;
     if (n.settlement.kind !== "facilitator") return;
-    const { checkFacilitator } = await import("../facilitator.js");
+    const { checkFacilitator, SETTLE_DIRECTLY } = await import("../facilitator.js");
     const payment = {
       ...config.payment,
       network: n.network,
       payTo: n.payTo,
       settlement: n.settlement,
     };
-    await checkFacilitator({ ...config, payment } as ResolvedConfig, logger);
+    // Without the onchain feature, settling directly (X402_RPC_URL, X402_SETTLER_KEY) needs it first.
+    const direct = onchain
+      ? SETTLE_DIRECTLY
+      : `${SETTLE_DIRECTLY} (${missing("direct settlement")})`;
+    await checkFacilitator({ ...config, payment } as ResolvedConfig, logger, direct);
   },
   watch: (nets, config, deps) => watchEvm(nets, config, deps, onchain),
   announce: (logger) => logRecoveryPath(logger),
