@@ -4,7 +4,9 @@
  * the local chain `dev --paid` runs. Each is imported from where create-agent runs when it is there (the
  * repo's install, a project that installed it), else installed once into a cache folder
  * (node_modules/.cache/<name> of the project create-agent is vendored in, or of create-agent itself),
- * saying so on stderr, and imported from there. No package.json changes.
+ * saying so on stderr, and imported from there. No package.json changes. A set that brings dependencies
+ * of its own (the x402 client: viem, ox, zod, @noble/*) is installed from a lockfile shipped in locks/, so
+ * every package in it, not only the ones named, is the version and the bytes create-agent was tested with.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -45,12 +47,41 @@ export async function importerIn(folder: string): Promise<Importer> {
   return loaded.default;
 }
 
+/** A package-lock.json (lockfileVersion 3) shipped with create-agent for one first-use set. */
+interface Lockfile {
+  name: string;
+  packages: Record<string, { version?: string; dependencies?: Record<string, string> }>;
+}
+
 /**
- * `npm install` of `specs` (name@version) into `folder`, its output on stderr (stdout may be a
- * command's result). True when npm succeeded, or when another process installed them meanwhile: one
- * install at a time per folder (a lock folder beside it), so parallel first uses never mix two npm runs.
+ * The lockfile at `path`, checked to pin exactly `specs` (name@version) as its root's dependencies;
+ * throws naming the script that rewrites it when it does not (a version table changed without it).
  */
-export function installInto(folder: string, specs: readonly string[], what: string): boolean {
+export function readLock(path: string, specs: readonly string[]): Lockfile {
+  const lock = JSON.parse(readFileSync(path, "utf8")) as Lockfile;
+  const root = lock.packages[""]?.dependencies ?? {};
+  const pinned = Object.entries(root).map(([name, version]) => `${name}@${version}`);
+  const same = pinned.length === specs.length && specs.every((spec) => pinned.includes(spec));
+  if (!same)
+    throw new Error(
+      `${path} pins ${pinned.join(", ") || "nothing"}, not ${specs.join(", ")}: run node scripts/first-use-lock.mjs`,
+    );
+  return lock;
+}
+
+/**
+ * Installs `specs` (name@version) into `folder`, npm's output on stderr (stdout may be a command's
+ * result): with `lockfile` (one from locks/), `npm ci` of exactly that tree, each package checked
+ * against the lock's integrity; else `npm install` of the specs. True when npm succeeded, or when another
+ * process installed them meanwhile: one install at a time per folder (a lock folder beside it), so
+ * parallel first uses never mix two npm runs.
+ */
+export function installInto(
+  folder: string,
+  specs: readonly string[],
+  what: string,
+  lockfile?: string,
+): boolean {
   mkdirSync(folder, { recursive: true });
   const lock = `${folder}.installing`;
   if (!takeLock(lock)) return false;
@@ -60,8 +91,13 @@ export function installInto(folder: string, specs: readonly string[], what: stri
       `First use: installing ${what} (${specs.join(", ")}) into ${folder} (once; your package.json is not changed)\n`,
     );
     const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-    const flags = ["--no-save", "--no-audit", "--no-fund", "--no-package-lock"];
-    const result = spawnSync(npm, ["install", "--prefix", folder, ...flags, ...specs], {
+    const quiet = ["--no-audit", "--no-fund"];
+    if (lockfile) writeLockedTree(folder, lockfile, specs);
+    const argv = lockfile
+      ? ["ci", ...quiet]
+      : ["install", "--no-save", "--no-package-lock", ...quiet, ...specs];
+    const result = spawnSync(npm, ["--prefix", folder, ...argv], {
+      cwd: folder,
       stdio: ["ignore", process.stderr, process.stderr],
       shell: process.platform === "win32",
     });
@@ -69,6 +105,14 @@ export function installInto(folder: string, specs: readonly string[], what: stri
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }
+}
+
+/** Writes the lockfile `lock` and the package.json it was made from into `folder`, for `npm ci`. */
+function writeLockedTree(folder: string, lock: string, specs: readonly string[]): void {
+  const tree = readLock(lock, specs);
+  const pkg = { name: tree.name, private: true, dependencies: tree.packages[""]?.dependencies };
+  writeFileSync(join(folder, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);
+  writeFileSync(join(folder, "package-lock.json"), `${JSON.stringify(tree, null, 2)}\n`);
 }
 
 /** Whether `name@version` is installed in `folder` (false for any other kind of spec). */
@@ -110,7 +154,7 @@ function takeLock(lock: string): boolean {
  */
 export async function importOnFirstUse(
   specifiers: readonly string[],
-  install: { cache: string; specs: readonly string[]; what: string },
+  install: { cache: string; specs: readonly string[]; what: string; lockfile?: string },
   own: Importer = (specifier) => import(specifier),
 ): Promise<unknown[]> {
   try {
@@ -122,7 +166,7 @@ export async function importOnFirstUse(
       return await Promise.all(specifiers.map((s) => cached(s)));
     } catch (cacheError) {
       if (!notInstalled(cacheError)) throw cacheError;
-      if (!installInto(install.cache, install.specs, install.what)) throw error;
+      if (!installInto(install.cache, install.specs, install.what, install.lockfile)) throw error;
       return Promise.all(specifiers.map((s) => cached(s)));
     }
   }

@@ -5,6 +5,7 @@
  * they are missing (../first-use.ts), and, if even that fails, reported before anything is signed
  * with the exact command that installs them. Dev-mode servers need none of it.
  */
+import { join } from "node:path";
 import {
   cacheFolder,
   importOnFirstUse,
@@ -143,11 +144,16 @@ const X402_SPECS = [
   ...Object.entries(devFacilitatorDependencies).map(([name, version]) => `${name}@${version}`),
 ];
 
-/** Where the x402 client is installed on first use (node_modules/.cache of the project, or of create-agent). */
+/**
+ * Where the x402 client is installed on first use (node_modules/.cache of the project, or of create-agent),
+ * from a lockfile shipped with create-agent (scripts/first-use-lock.mjs writes it): the payer holds a key,
+ * so none of its dependencies is left to a version range.
+ */
 export const X402_FIRST_USE = {
   cache: cacheFolder("create-agent-x402"),
   specs: X402_SPECS,
   what: "the official x402 client",
+  lockfile: join(toolRoot(), "locks", "x402-client.json"),
 };
 
 /**

@@ -109,7 +109,7 @@ interface Source {
 
 /**
  * What an installed copy gets, in archive order: package.json, the bin, dist/ (no source maps), templates,
- * schema, and the payer's guard sources (copied into every generated client).
+ * schema, the first-use lockfiles (locks/), and the payer's guard sources (copied into every generated client).
  */
 function shippedFiles(root: string): Source[] {
   const files: Source[] = [
@@ -117,7 +117,7 @@ function shippedFiles(root: string): Source[] {
     { path: "bin/create-agent.js", mode: 0o755 },
     ...CLIENT_SHARED_FILES.map((path) => ({ path })),
   ];
-  for (const dir of ["dist", "templates", "schema"]) {
+  for (const dir of ["dist", "templates", "schema", "locks"]) {
     for (const path of listFiles(root, dir)) {
       if (dir === "dist" && !path.endsWith(".js")) continue; // no source maps (they point at src/, not shipped)
       files.push({ path });

@@ -526,6 +526,7 @@ describe("a production service (402)", () => {
     await mkdir(join(tool, "node_modules"), { recursive: true });
     await cp(join(ROOT, "bin"), join(tool, "bin"), { recursive: true });
     await cp(join(ROOT, "dist"), join(tool, "dist"), { recursive: true });
+    await cp(join(ROOT, "locks"), join(tool, "locks"), { recursive: true });
     await cp(join(ROOT, "package.json"), join(tool, "package.json"));
     const pkg = JSON.parse(
       await import("node:fs/promises").then((fs) =>
