@@ -10,7 +10,8 @@
  */
 import { dependencies } from "../versions.js";
 import { CallError } from "./errors.js";
-import { loadFailure, shellQuote, toolRoot } from "./payment.js";
+import { loadFailure, toolRoot } from "./payment.js";
+import { shellQuote } from "../shell-quote.js";
 
 /** The x402 v2 MCP transport's `_meta` keys (templates/runtime/mcp/payment.ts, the same names). */
 export const MCP_PAYMENT_META_KEY = "x402/payment";

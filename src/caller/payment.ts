@@ -15,6 +15,7 @@ import {
 } from "../first-use.js";
 import { devFacilitatorDependencies, x402ClientSpecs } from "../versions.js";
 import { CallError } from "./errors.js";
+import { shellQuote } from "../shell-quote.js";
 import { isObject } from "../json-object.js";
 
 /** What a settled payment's receipt says (PAYMENT-RESPONSE / X-PAYMENT-RESPONSE). */
@@ -126,11 +127,6 @@ export function payerKey(env: NodeJS.ProcessEnv, why: string): `0x${string}` {
 
 /** The folder create-agent is installed in (two levels above dist/caller and src/caller). */
 export { toolRoot } from "../first-use.js";
-
-/** `path` as one shell word: unchanged when it is plain, else single-quoted. */
-export function shellQuote(path: string): string {
-  return /^[\w./:@+-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
-}
 
 /** `npm install --no-save @x402/fetch@… @x402/evm@… viem@…`, the pinned versions create-agent is tested with. */
 export function x402InstallCommand(): string {

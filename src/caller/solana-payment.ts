@@ -8,10 +8,10 @@ import { PaymentGuardError } from "./guard.js";
 import { networkName, rpcUrlVariable } from "./payer-families.js";
 import type { SolanaReader } from "./guard-svm.js";
 import { CallError } from "./errors.js";
+import { shellQuote } from "../shell-quote.js";
 import {
   type CallFamily,
   loadFailure,
-  shellQuote,
   toolRoot,
   type X402Client,
   type X402Requirement,

@@ -29,7 +29,7 @@ import { askStarter, type Project, starterProject, summary } from "./create-ques
 import { askFolder, targetProblem } from "./create-target.js";
 import { CliError } from "./errors.js";
 import { CancelledError, openPrompter } from "./prompts.js";
-import { shellQuote } from "./shell-quote.js";
+import { shellQuote } from "../shell-quote.js";
 
 export interface CreateOptions {
   yes?: boolean;

@@ -18,7 +18,7 @@ import { importOnFirstUse, type Importer, toolRoot } from "../first-use.js";
 import { assertLoopback, DEV_CHAIN_ID, type Untyped } from "./dev-chain.js";
 import { isObject } from "../json-object.js";
 import { CliError } from "./errors.js";
-import { shellQuote } from "./shell-quote.js";
+import { shellQuote } from "../shell-quote.js";
 
 /** The feature whose server settles on the chain itself (X402_RPC_URL + X402_SETTLER_KEY). */
 export const ONCHAIN = "onchain";

@@ -21,7 +21,7 @@ import {
   startDevFacilitator,
 } from "./dev-facilitator.js";
 import { devPort, devProject, ensurePortFree } from "./dev.js";
-import { shellQuote } from "./shell-quote.js";
+import { shellQuote } from "../shell-quote.js";
 
 const usdc = (atomic: bigint) => {
   const text = atomic.toString().padStart(7, "0");
