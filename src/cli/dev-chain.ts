@@ -14,18 +14,31 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
-import { installInto } from "../first-use.js";
+import { X402_FIRST_USE, loadFailure, x402InstallCommand } from "../caller/payment.js";
+import { importOnFirstUse, installInto, toolRoot } from "../first-use.js";
+import { shellQuote } from "../shell-quote.js";
 import { devChainDependencies } from "../versions.js";
 import { CliError } from "./errors.js";
 
 /**
- * viem comes from the project (a dependency of every project), not from create-agent's light install, which
- * builds without it: loaded through a specifier TypeScript does not resolve, so it is untyped here. The
- * dev:paid end-to-end test runs every call below against a real anvil.
+ * viem (`specifier`: viem or a subpath): the project's when it has one (the `onchain` feature), else the one
+ * installed on first use with the x402 client (dev:paid's facilitator has loaded that set already). Never
+ * create-agent's own: its light install builds without viem, so it is untyped here. The dev:paid
+ * end-to-end test runs every call below against a real anvil.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Untyped = any;
-export const load = (specifier: string): Promise<Untyped> => import(specifier);
+export async function load(specifier: string): Promise<Untyped> {
+  try {
+    const [module] = await importOnFirstUse([specifier], X402_FIRST_USE);
+    return module;
+  } catch (error) {
+    throw new CliError(
+      `dev:paid drives its local chain with viem, which ${loadFailure(error)}, so nothing was started. ` +
+        `Install it in the create-agent folder:\n  cd ${shellQuote(toolRoot())} && ${x402InstallCommand()}`,
+    );
+  }
+}
 
 /** Base Sepolia's chain id: the official x402 clients pay "eip155:84532" with no extra settings. */
 export const DEV_CHAIN_ID = 84532;

@@ -1,11 +1,11 @@
 // `create-agent call`: the real CLI (node bin/create-agent.js) against real in-process servers made
 // with createApp. Dev-mode servers run jobs for free; production servers answer 402 and are paid
 // through the official x402 client (here with a recording settler: on-chain money is test/chain/).
-import { cp, mkdir, symlink, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempDir } from "./helpers.js";
+import { lightTool, tempDir } from "./helpers.js";
 import { ANVIL_KEY, PAY_TO, production, recordingSettler } from "../runtime/helpers.js";
 import { explorerUrl, isLoopbackUrl } from "../../src/caller/payment.js";
 import {
@@ -521,22 +521,7 @@ describe("a production service (402)", () => {
   });
 
   it("without the x402 packages (the light install): installs them on first use, saying so; when that fails, the exact install command, nothing signed", async () => {
-    // A copy of the tool with only its runtime dependencies, as `npm ci --omit=dev` leaves it.
-    const tool = join(await tempDir(), "create-agent");
-    await mkdir(join(tool, "node_modules"), { recursive: true });
-    await cp(join(ROOT, "bin"), join(tool, "bin"), { recursive: true });
-    await cp(join(ROOT, "dist"), join(tool, "dist"), { recursive: true });
-    await cp(join(ROOT, "locks"), join(tool, "locks"), { recursive: true });
-    await cp(join(ROOT, "package.json"), join(tool, "package.json"));
-    const pkg = JSON.parse(
-      await import("node:fs/promises").then((fs) =>
-        fs.readFile(join(ROOT, "package.json"), "utf8"),
-      ),
-    );
-    for (const name of Object.keys(pkg.dependencies)) {
-      await mkdir(join(tool, "node_modules", name, ".."), { recursive: true });
-      await symlink(join(ROOT, "node_modules", name), join(tool, "node_modules", name), "dir");
-    }
+    const tool = await lightTool();
     const before = server.paidExecutes();
     // The first-use install cannot reach a registry here (none answers, an empty npm cache): it fails fast.
     const r = await runCall([server.url, "echo", "--input", "message=x"], {

@@ -31,7 +31,7 @@ import * as exact from "@x402/evm/exact/facilitator";
 import * as viem from "viem";
 import * as accounts from "viem/accounts";
 import { withApp } from "../runtime/helpers.js";
-import { expectFunctions } from "./helpers.js";
+import { expectFunctions, lightTool } from "./helpers.js";
 import { officialPaidEcho } from "../runtime/official-pay.js";
 
 const REPO = join(import.meta.dirname, "../..");
@@ -142,6 +142,32 @@ describe("dev:paid", () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it("drives its chain with the viem of the x402 client's first-use install when the project has none (no onchain feature); else names the install, nothing started", async () => {
+    const loadIn = async (tool: string, env: Record<string, string> = {}) => {
+      const script = `
+        const { load } = await import(${JSON.stringify(join(tool, "dist/cli/dev-chain.js"))});
+        const [viem, accounts] = [await load("viem"), await load("viem/accounts")];
+        console.log(typeof viem.createPublicClient, typeof accounts.privateKeyToAccount);`;
+      return execa("node", ["--input-type=module", "-e", script], { reject: false, env });
+    };
+    // A default project's create-agent: no viem of its own or around it; dev:paid's facilitator installed it.
+    const ok = await loadIn(await lightTool(["viem"]));
+    expect(ok.stdout, ok.stderr).toBe("function function");
+    expect(ok.stderr).not.toContain("First use: installing"); // already there
+    // Neither there nor installable (no registry answers): the command that installs it, nothing else.
+    const tool = await lightTool();
+    const none = await loadIn(tool, {
+      npm_config_registry: "http://127.0.0.1:9/",
+      npm_config_cache: join(tool, "npm-cache"),
+      npm_config_fetch_retries: "0",
+    });
+    expect(none.exitCode).not.toBe(0);
+    expect(none.stderr).toContain(
+      "dev:paid drives its local chain with viem, which is not installed, so nothing was started",
+    );
+    expect(none.stderr).toContain(`cd ${tool} && npm install --no-save @x402/fetch@`);
   });
 
   it("installs the chain's tools at the versions the repo's own chain tests run", () => {

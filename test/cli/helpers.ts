@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { execa } from "execa";
@@ -28,6 +28,31 @@ export async function tempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "create-agent-test-"));
   made.push(dir);
   return dir;
+}
+
+const ROOT = join(import.meta.dirname, "../..");
+
+/**
+ * A copy of the tool with only its runtime dependencies, as `npm ci --omit=dev` leaves it (no x402 client,
+ * no viem): its folder. With `cached`, those packages of this repo are linked into its first-use cache
+ * (node_modules/.cache/create-agent-x402), as a first use would have installed them.
+ */
+export async function lightTool(cached: string[] = []): Promise<string> {
+  const tool = join(await tempDir(), "create-agent");
+  await mkdir(join(tool, "node_modules"), { recursive: true });
+  for (const part of ["bin", "dist", "locks", "package.json"])
+    await cp(join(ROOT, part), join(tool, part), { recursive: true });
+  const pkg = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as {
+    dependencies: Record<string, string>;
+  };
+  const link = async (name: string, into: string) => {
+    await mkdir(join(into, name, ".."), { recursive: true });
+    await symlink(join(ROOT, "node_modules", name), join(into, name), "dir");
+  };
+  for (const name of Object.keys(pkg.dependencies)) await link(name, join(tool, "node_modules"));
+  const cache = join(tool, "node_modules/.cache/create-agent-x402/node_modules");
+  for (const name of cached) await link(name, cache);
+  return tool;
 }
 
 /**
