@@ -85,14 +85,15 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
   mountHealth(app, services, runtime.settlement);
   mountAbout(app, agent);
   const surface = surfaceOf(TRANSPORTS, routes, config);
-  services.endpoints = [...surface.paths].map((path) => routes.get(path)!);
+  const served = [...surface.paths].map((path) => routes.get(path)!);
+  services.endpoints = served;
   const discovery = createDiscovery(agent, config, surface);
   mountDiscovery(app, discovery, config, logger);
   if (runtime.metrics && config.metrics?.token)
     app.get("/metrics", metricsRoute(runtime.metrics, config.metrics.token));
   for (const transport of TRANSPORTS) transport.mount(app, services, logger);
   for (const route of routes.values()) app.all(route.path, methodNotAllowed(route, logger));
-  app.use(notFound(logger, routes));
+  app.use(notFound(logger, served));
   app.use(errorHandler(logger));
   return app;
 }

@@ -127,6 +127,11 @@ describe("MCP in dev mode", () => {
     });
     expect(res.status).toBe(404);
     expect(((await res.json()) as { error: string }).error).toMatch(/MCP=off/);
+    // Any other unknown path names the endpoints this instance serves: /mcp is not one of them.
+    const lost = await fetch(`${off.url}/nope`);
+    const endpoints = ((await lost.json()) as { error: string }).error.split("endpoints: ")[1];
+    expect(endpoints).toContain("POST /execute");
+    expect(endpoints).not.toContain("/mcp");
   });
 
   it("refuses a Host that is not local on a local server (DNS rebinding)", async () => {

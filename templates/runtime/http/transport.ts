@@ -18,7 +18,6 @@ import { afterLogs } from "../ops/logger.js";
 import { clip, quote } from "../ops/text.js";
 import type { Logger } from "../types.js";
 import type { TransportRoute } from "../transport.js";
-import type { Routes } from "./cors.js";
 import { requestIdOf } from "./request-id.js";
 
 /** The reason logged for a refused request is clipped to this many characters. */
@@ -122,8 +121,9 @@ export function methodNotAllowed(route: TransportRoute, logger: Logger): Request
   };
 }
 
-export function notFound(logger: Logger, routes: Routes): RequestHandler {
-  const endpoints = [...routes.values()]
+/** An unknown path: 404 naming the endpoints this instance serves (`served`: none a setting turned off). */
+export function notFound(logger: Logger, served: readonly TransportRoute[]): RequestHandler {
+  const endpoints = served
     .map(({ path, methods }) => `${methods.split(",")[0]} ${path}`)
     .join(", ");
   return (req, res) => {
