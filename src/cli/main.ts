@@ -30,7 +30,9 @@ export async function main(argv: string[]): Promise<number> {
     )
     .version(VERSION)
     .exitOverride()
-    .showHelpAfterError("(add --help for usage)");
+    .showHelpAfterError(
+      "(for usage, the same command with --help; through npm run: npm run <script> -- --help)",
+    );
 
   for (const declare of COMMANDS) declare(program, (exit) => (code = exit), VERSION);
 

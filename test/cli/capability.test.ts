@@ -140,6 +140,13 @@ describe("create-agent add-capability", () => {
     expect(await snapshotTree(dir)).toEqual({});
   });
 
+  it("without its name: says what is missing and how to see the usage, also through npm run (not `npm run add`)", async () => {
+    const result = await cli(["add-capability"], await tempDir());
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain("missing required argument 'name'");
+    expect(result.stderr).toContain("npm run <script> -- --help");
+  });
+
   it("works on another folder with --cwd", async () => {
     const dir = await scaffold();
     expect((await cli(["add-capability", "shout", "--cwd", dir], await tempDir())).exitCode).toBe(
