@@ -44,8 +44,8 @@ export interface FeaturePlan {
   /** Packages added or removed; packages of the feature you had pinned otherwise (kept). */
   packages: string[];
   keptPackages: string[];
-  /** README.md could not take the change without a clash: left as it is. */
-  readmeLeft: boolean;
+  /** Files rendered from the feature set (README.md, compose.yaml...) that clashed with your edits: left as they are. */
+  left: string[];
   /** The project's parsed package.json. */
   pkg: Record<string, unknown>;
 }
@@ -109,7 +109,7 @@ export async function planFeature(
     forced: [],
     packages: [],
     keptPackages: [],
-    readmeLeft: false,
+    left: [],
     pkg: state.pkg,
   };
   if (verb === "add") await planFolderCopy(state.root, plan);

@@ -54,7 +54,7 @@ export async function changeFeature(
     return 0;
   }
   const pm = projectPackageManager(root, state.pkg);
-  await planReadme(root, plan, pm);
+  await planProjectFiles(root, plan, pm);
   await apply(root, plan);
   report(plan, pm);
   if (!options.install) {
@@ -85,8 +85,12 @@ async function readProject(root: string): Promise<ProjectState> {
   return { root, pkgText, pkg: pkg as Record<string, unknown> };
 }
 
-/** README.md's feature table, re-rendered and merged with your edits; left as it is on a clash. */
-async function planReadme(
+/**
+ * The project files rendered from the feature set (README.md's feature table, compose.yaml's worker and
+ * Redis, fly.toml, deploy/agent.service), re-rendered for the new set and merged with your edits; a file
+ * that clashes is left as it is and named. Files you deleted stay deleted.
+ */
+async function planProjectFiles(
   root: string,
   plan: FeaturePlan,
   pm: ReturnType<typeof projectPackageManager>,
@@ -95,14 +99,23 @@ async function planReadme(
   try {
     model = parseManifest(await readFile(pathInside(root, "agent.json"), "utf8"), "agent.json");
   } catch {
-    plan.readmeLeft = true; // a broken agent.json: the README is only documentation
+    plan.left.push(
+      "the files rendered from the feature set: README.md, compose.yaml, fly.toml, deploy/agent.service (agent.json is not valid, so they cannot be re-rendered)",
+    );
     return;
   }
-  const readme = (features: string[]) =>
-    generateProjectFiles(model, pm, features).find((f) => f.path === "README.md")!.contents;
-  const text = await mergedFile(root, "README.md", readme(plan.before), readme(plan.after), plan);
-  if (text === undefined) plan.readmeLeft = true;
-  else if (text !== null) plan.writes.set("README.md", text);
+  const before = generateProjectFiles(model, pm, plan.before);
+  const after = new Map(
+    generateProjectFiles(model, pm, plan.after).map((f) => [f.path, f.contents]),
+  );
+  for (const { path, contents } of before) {
+    const next = after.get(path);
+    if (next === undefined || next === contents) continue;
+    const text = await mergedFile(root, path, contents, next, plan);
+    if (text === undefined)
+      plan.left.push(`${path} (your edits clash with its lines about features)`);
+    else if (text !== null) plan.writes.set(path, text);
+  }
 }
 
 /** Writes the plan: every file staged first; the folder to delete moved aside, then removed. */
@@ -155,8 +168,7 @@ function report(plan: FeaturePlan, pm: ReturnType<typeof projectPackageManager>)
     );
   for (const spec of plan.keptPackages) lines.push(`  package.json: kept your ${spec}`);
   lines.push(`  features: ${plan.after.join(", ") || "none (the core only)"}`);
-  if (plan.readmeLeft)
-    lines.push("  README.md left as it is (your edits clash with its feature table)");
+  for (const path of plan.left) lines.push(`  left as it is: ${path}`);
   if (verb === "add" && feature.settings.length > 0)
     lines.push(`Its settings: ${feature.settings.join(", ")} (see README.md).`);
   lines.push(`Then: ${projectCommands(pm).typecheck}.`);

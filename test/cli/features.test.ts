@@ -9,6 +9,11 @@ import { CLI, cli, scaffold, snapshotTree, tempDir } from "./helpers.js";
 
 const readJson = async (dir: string, file: string) =>
   JSON.parse(await readFile(join(dir, file), "utf8")) as Record<string, any>;
+/** A command's stdout once it succeeded. */
+const succeeded = (result: { exitCode?: number; all?: string; stdout: string }) => {
+  expect(result.exitCode, result.all).toBe(0);
+  return result.stdout;
+};
 const files = async (dir: string, under: string) =>
   Object.keys(await snapshotTree(dir)).filter((p) => p.startsWith(under));
 
@@ -88,6 +93,32 @@ describe("create-agent add / remove", () => {
     const removed = await cli(["remove", "solana", "--no-install"], dir);
     expect(removed.exitCode, removed.all).toBe(0);
     expect(await snapshotTree(dir)).toEqual(before);
+  });
+
+  it("add and remove re-render the deployment files as a project made with that set has them (compose's worker, Redis), your edits kept", async () => {
+    const dir = await scaffold("mcp");
+    const before = await snapshotTree(dir);
+    const compose = join(dir, "compose.yaml");
+    await writeFile(compose, `# my note\n${await readFile(compose, "utf8")}`); // an edit of yours
+    expect(succeeded(await cli(["add", "redis", "--no-install"], dir))).toMatch(
+      /updated .*compose\.yaml/,
+    );
+    for (const feature of ["queue", "metrics"])
+      succeeded(await cli(["add", feature, "--no-install"], dir));
+    const made = await snapshotTree(await scaffold("mcp,redis,queue,metrics"));
+    const after = await snapshotTree(dir);
+    for (const path of ["README.md", "fly.toml", "deploy/agent.service"])
+      expect(after[path], path).toBe(made[path]);
+    expect(after["compose.yaml"]).toBe(`# my note\n${made["compose.yaml"]}`);
+    expect(after["compose.yaml"]).toContain("worker:");
+
+    for (const feature of ["metrics", "queue", "redis"])
+      expect((await cli(["remove", feature, "--no-install"], dir)).exitCode).toBe(0);
+    const back = await snapshotTree(dir);
+    expect(back["compose.yaml"]).toBe(`# my note\n${before["compose.yaml"]}`);
+    expect(back["compose.yaml"]).not.toContain("worker:");
+    for (const path of ["README.md", "fly.toml", "deploy/agent.service"])
+      expect(back[path], path).toBe(before[path]);
   });
 
   it("add onchain brings its folder and viem; remove gives the project back", async () => {
