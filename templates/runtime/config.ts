@@ -21,6 +21,7 @@ import {
   type MetricsConfig,
   type RedisConfig,
   resolveMetrics,
+  refuseAbsentTransports,
   resolveRedis,
 } from "./ops/config-services.js";
 import { type QueueConfig, resolveQueue } from "./ops/config-queue.js";
@@ -122,6 +123,7 @@ export function resolveConfig(options: AppOptions = {}): ResolvedConfig {
   // Problems are collected in this order: dev mode, limits, MCP, hosts, services, web settings, payment.
   const devMode = resolveDevMode(options, env, read);
   const limits = resolveLimits(options, read);
+  refuseAbsentTransports(read);
   const mcp = resolveMcp(read, limits.maxDeadlineSeconds);
   const a2a = resolveA2a(read, limits.maxDeadlineSeconds);
   const hosts = resolveHosts(read);

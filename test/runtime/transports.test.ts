@@ -103,6 +103,39 @@ describe("a project without a transport's folder", () => {
   }, 180_000);
 });
 
+describe("settings of a transport the project lacks", () => {
+  it("refuse the start naming the fix, except its switch set to off", async () => {
+    const copy = project(["mcp", "a2a", "console"]);
+    const { ConfigError, resolveConfig } = (await copy.load("config.ts")) as {
+      ConfigError: new () => Error & { problems: string[] };
+      resolveConfig: (o: { env: Record<string, string> }) => unknown;
+    };
+    const problems = (env: Record<string, string>) => {
+      try {
+        resolveConfig({ env: { SERVICE_DEV_MODE: "true", ...env } });
+        return [];
+      } catch (err) {
+        if (err instanceof ConfigError) return err.problems;
+        throw err;
+      }
+    };
+    const fix = (feature: string) =>
+      `, which this project does not include: run npm run add -- ${feature}`;
+    expect(problems({ MCP: "on" })).toEqual([`MCP is set (MCP tools at POST /mcp)${fix("mcp")}`]);
+    expect(problems({ MCP_DEADLINE_SECONDS: "30" })).toEqual([
+      `MCP_DEADLINE_SECONDS is set (MCP tools at POST /mcp)${fix("mcp")}`,
+    ]);
+    expect(problems({ A2A_DEADLINE_SECONDS: "60" })).toEqual([
+      `A2A_DEADLINE_SECONDS is set (A2A at POST /a2a)${fix("a2a")}`,
+    ]);
+    expect(problems({ CONSOLE: "on" })).toEqual([
+      `CONSOLE is set (the console page at GET /)${fix("console")}`,
+    ]);
+    // Off is what a project without them is anyway (a .env kept from before `remove`).
+    expect(problems({ MCP: "off", A2A: "off", CONSOLE: "off" })).toEqual([]);
+  });
+});
+
 describe("a third transport", () => {
   it("is its folder plus one entry of TRANSPORTS: routes, CORS, 405s and discovery show it", async () => {
     const copy = project([], (dir) => {

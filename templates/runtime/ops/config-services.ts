@@ -40,6 +40,32 @@ export function serviceAbsent(feature: keyof typeof SERVICE_FEATURES, asked: str
   return missingFeature(feature, `${asked} is set (${SERVICE_FEATURES[feature].what})`);
 }
 
+/**
+ * Each optional transport's settings (its on/off switch first), and what it is. A project without the
+ * feature refuses any of them but the switch set to "off" (what it is anyway), with the fix.
+ */
+const TRANSPORT_FEATURES = {
+  mcp: {
+    settings: ["MCP", "MCP_DEADLINE_SECONDS", "MCP_PROGRESS_SECONDS"],
+    what: "MCP tools at POST /mcp",
+  },
+  a2a: { settings: ["A2A", "A2A_DEADLINE_SECONDS"], what: "A2A at POST /a2a" },
+  console: { settings: ["CONSOLE"], what: "the console page at GET /" },
+} as const;
+
+/** Settings of optional transports this project lacks (MCP=on without mcp/...): refused, with the fix. */
+export function refuseAbsentTransports(read: Reader): void {
+  for (const [feature, { settings, what }] of Object.entries(TRANSPORT_FEATURES)) {
+    if (hasFeature(feature)) continue;
+    const set = (name: string, i: number) => {
+      const value = read.fromEnv(name).value;
+      return value !== undefined && !(i === 0 && value === "off");
+    };
+    const asked = settings.find(set);
+    if (asked) read.problems.push(missingFeature(feature, `${asked} is set (${what})`));
+  }
+}
+
 /** REDIS_URL (redis:// or rediss://) and REDIS_KEY_PREFIX. */
 export function resolveRedis(read: Reader): RedisConfig | undefined {
   if (!hasFeature("redis")) return absent(read, "redis");
