@@ -45,6 +45,13 @@ export function missingFeature(feature: string, asked: string): string {
   return `${asked}, which this project does not include: run npm run add -- ${feature}`;
 }
 
+/** How an owner turns on `setting` of an optional `feature`: set it, or first add the feature. */
+export function howToSet(setting: string, feature: string): string {
+  return hasFeature(feature)
+    ? `set ${setting}`
+    : `add the ${feature} feature (npm run add -- ${feature}) and set ${setting}`;
+}
+
 /**
  * The optional services' entry points, as the core reaches them, each loaded only when configuration
  * asks for it (REDIS_URL, METRICS_PORT or METRICS_TOKEN, CDP_API_KEY_ID; npm run worker; X402_RPC_URL or

@@ -126,6 +126,25 @@ describe("a project without the redis, metrics, facilitator-auth and onchain fea
     },
   );
 
+  it("points at the redis feature where Redis would help: the in-memory ledger's line, and the queue's WORKER=off", async () => {
+    const [workerOff] = await problems([{ SERVICE_DEV_MODE: "true", WORKER: "off" }]);
+    expect(workerOff).toEqual([
+      expect.stringContaining(
+        "add the redis feature (npm run add -- redis) and set REDIS_URL to share the queue",
+      ),
+    ]);
+    const { resolveConfig } = (await copy.load("config.ts")) as ConfigModule;
+    const { selectLedger } = (await copy.load(
+      "ledger/select.ts",
+    )) as typeof import("../../templates/runtime/ledger/select.js");
+    const config = resolveConfig({
+      env: { ...PROD, X402_FACILITATOR_URL: "https://x402.org/facilitator" },
+    });
+    expect(selectLedger(config, "a", captureLogger(), undefined).describe()).toBe(
+      "payment ledger: in memory: protects this process only; with several instances add the redis feature (npm run add -- redis) and set REDIS_URL so they share one",
+    );
+  });
+
   it(
     "starts without them: production settings resolve, and a dev server answers a job",
     { timeout: 60_000 },

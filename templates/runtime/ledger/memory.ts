@@ -12,6 +12,8 @@ export interface MemoryLedgerOptions {
   maxResults?: number;
   /** Most bytes of cached results kept (default 64 MiB); one result over a quarter of it is not cached. */
   maxResultBytes?: number;
+  /** How its start-up line tells the owner to share a ledger (default "set REDIS_URL"). */
+  shareHint?: string;
 }
 
 /** `heldUntil`: a claim on a held authorization, which is held again (until then) when its lease ends. */
@@ -187,7 +189,7 @@ export function createMemoryLedger(options: MemoryLedgerOptions = {}): Ledger {
 
   return {
     describe: () =>
-      "payment ledger: in memory: protects this process only; with several instances set REDIS_URL so they share one",
+      `payment ledger: in memory: protects this process only; with several instances ${options.shareHint ?? "set REDIS_URL"} so they share one`,
 
     async reserve(auth, leaseMs) {
       if (Date.now() >= nextSweep) {

@@ -3,7 +3,7 @@
  * instance; the `redis` feature, ledger/redis/, reached through features.ts and loaded only then),
  * else memory (this process only). Part of your project: edit freely.
  */
-import { SERVICES } from "../features.js";
+import { howToSet, SERVICES } from "../features.js";
 import type { ResolvedConfig } from "../config.js";
 import { serviceAbsent } from "../ops/config-services.js";
 import { ConfigError } from "../ops/settings.js";
@@ -25,7 +25,10 @@ export function selectLedger(
   if (own) return own;
   // Dev mode never reserves or settles: no Redis connection for it.
   if (!config.redis || config.devMode)
-    return createMemoryLedger({ maxResultBytes: config.resultCacheMaxBytes });
+    return createMemoryLedger({
+      maxResultBytes: config.resultCacheMaxBytes,
+      shareHint: howToSet("REDIS_URL", "redis"),
+    });
   const { url, keyPrefix = `create-agent:${agentName}:` } = config.redis;
   const load = SERVICES.redisLedger;
   // resolveConfig refuses REDIS_URL without the feature; this is for configurations made by hand.

@@ -6,7 +6,7 @@
  * project without the feature, setting one of them refuses the start, with the fix.
  * Part of your project: edit freely.
  */
-import { hasFeature, missingFeature } from "../features.js";
+import { hasFeature, howToSet, missingFeature } from "../features.js";
 import type { Reader } from "./settings.js";
 
 export interface QueueConfig {
@@ -36,7 +36,7 @@ export function resolveQueue(read: Reader, redisUrl: string | undefined): QueueC
     );
   if (worker === "off" && redisUrl === undefined)
     read.problems.push(
-      "WORKER is off but REDIS_URL is not set: without Redis the job queue lives in this process, so this process must run its worker; set REDIS_URL to share the queue with separate workers (npm run worker)",
+      `WORKER is off but REDIS_URL is not set: without Redis the job queue lives in this process, so this process must run its worker; ${howToSet("REDIS_URL", "redis")} to share the queue with separate workers (npm run worker)`,
     );
   const concurrency = read.count(undefined, "", "WORKER_CONCURRENCY", {
     min: 1,

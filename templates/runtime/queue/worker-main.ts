@@ -11,6 +11,7 @@ import { existsSync } from "node:fs";
 import { createApp, runtimeOf } from "../app.js";
 import { ConfigError, type AppOptions } from "../config.js";
 import { onStopSignals } from "../server.js";
+import { howToSet } from "../features.js";
 import { loadHandlers } from "../handlers.js";
 import type { AgentDefinition } from "../types.js";
 import type { AsyncJobsService } from "./service.js";
@@ -40,7 +41,7 @@ export async function runWorker(agent: AgentDefinition, options: AppOptions = {}
   const { config, logger } = runtime;
   if (!config.redis)
     refuse(
-      "npm run worker needs REDIS_URL: without Redis the job queue lives in the web process (npm start runs its worker)",
+      `npm run worker needs REDIS_URL (${howToSet("REDIS_URL", "redis")}): without Redis the job queue lives in the web process (npm start runs its worker)`,
     );
   try {
     await runtime.settlement?.checkAtStart();
