@@ -21,7 +21,7 @@ import {
   runtimeTemplates,
 } from "../generate/runtime.js";
 import { listFiles, pathInside, readIfExists } from "../write/apply.js";
-import { merge3 } from "../upgrade/merge3.js";
+import { merge3, ownLineEndings } from "../upgrade/merge3.js";
 import { toolVersionOf } from "../upgrade/project-version.js";
 import { CliError } from "./errors.js";
 
@@ -137,7 +137,7 @@ async function planFolderCopy(root: string, plan: FeaturePlan): Promise<void> {
   for (const [path, text] of folderTemplates(plan.feature)) {
     const current = await readIfExists(pathInside(root, path));
     if (current === undefined) plan.writes.set(path, text);
-    else if (current.toString("utf8") !== text) plan.kept.push(path);
+    else if (ownLineEndings(current.toString("utf8")).lf !== text) plan.kept.push(path);
   }
 }
 
@@ -148,7 +148,8 @@ async function planFolderRemoval(root: string, plan: FeaturePlan, force: boolean
   const edited: string[] = [];
   for (const path of await listFiles(root, folder)) {
     const current = await readIfExists(pathInside(root, path));
-    if (templates.get(path) !== current?.toString("utf8")) edited.push(path);
+    const text = current && ownLineEndings(current.toString("utf8")).lf;
+    if (templates.get(path) !== text) edited.push(path);
   }
   if (edited.length > 0 && !force)
     throw new CliError(
@@ -175,15 +176,16 @@ export async function mergedFile(
   next: string,
   plan: Pick<FeaturePlan, "verb" | "feature">,
 ): Promise<string | null | undefined> {
-  const ours = (await readIfExists(pathInside(root, path)))?.toString("utf8");
-  if (ours === undefined) return path === FEATURES_FILE ? next : null; // the runtime needs its features.ts
+  const raw = (await readIfExists(pathInside(root, path)))?.toString("utf8");
+  if (raw === undefined) return path === FEATURES_FILE ? next : null; // the runtime needs its features.ts
+  const { lf: ours, back } = ownLineEndings(raw);
   const merged = merge3(base, ours, next, {
     ours: "yours",
     base: "as create-agent wrote it",
     theirs: `${plan.verb} ${plan.feature.name}`,
   });
   if (merged.conflicts > 0) return undefined;
-  return merged.text === ours ? null : merged.text;
+  return merged.text === ours ? null : back(merged.text);
 }
 
 /** package.json with the feature's packages added (or dropped) and the record updated; your layout kept. */

@@ -128,3 +128,16 @@ function append(out: string[], lines: readonly string[]): void {
 function sameLines(x: readonly string[], y: readonly string[]): boolean {
   return x.length === y.length && x.every((line, i) => line === y[i]);
 }
+
+/**
+ * A project file as create-agent compares and merges it: with LF line endings, and how to give a result
+ * back in the file's own (CRLF where git's core.autocrlf or an editor on Windows made them so), so a
+ * checkout's line endings are never taken for edits of every line.
+ */
+export function ownLineEndings(text: string): { lf: string; back: (result: string) => string } {
+  if (!text.includes("\r\n")) return { lf: text, back: (result) => result };
+  return {
+    lf: text.replaceAll("\r\n", "\n"),
+    back: (result) => result.replaceAll("\r\n", "\n").replaceAll("\n", "\r\n"),
+  };
+}

@@ -5,7 +5,7 @@ import { GENERATED_DIR, generateProject } from "../generate/index.js";
 import type { PackageManager } from "../generate/package-manager.js";
 import { parseManifest } from "../manifest/index.js";
 import { bytes, listFiles, pathInside, readIfExists, textOf } from "../write/apply.js";
-import { merge3, type MergeLabels } from "./merge3.js";
+import { merge3, type MergeLabels, ownLineEndings } from "./merge3.js";
 import { newHomes } from "./new-home.js";
 import { type DependencyChange, mergePackageJson } from "./package-json.js";
 import { pristineProject } from "./pristine.js";
@@ -243,7 +243,13 @@ export function mergeFile(
   next: string | Uint8Array | undefined,
   labels: MergeLabels,
 ): FileChange | undefined {
-  const ours = current?.toString("utf8");
+  const raw = current?.toString("utf8");
+  // Text is compared and merged with LF endings and written back in the project's own; binary as it is.
+  const own =
+    raw === undefined || typeof next === "object"
+      ? { lf: raw, back: (text: string) => text }
+      : ownLineEndings(raw);
+  const ours = own.lf;
   const nextText = next === undefined ? undefined : textOf(next);
   if (nextText === undefined) {
     // Dropped by this create-agent: removed if you never edited it.
@@ -256,13 +262,14 @@ export function mergeFile(
     return base === nextText ? undefined : { path, action: "keep-deleted" };
   }
   if (ours === nextText) return undefined;
-  if (ours === base) return { path, action: "update", before: current, after: nextText };
+  if (ours === base) return { path, action: "update", before: current, after: own.back(nextText) };
   // A file you created where this create-agent now has one counts as all yours against an empty base.
   const merged = merge3(base ?? "", ours, nextText, labels);
   if (merged.text === ours) return undefined;
+  const after = own.back(merged.text);
   return merged.conflicts > 0
-    ? { path, action: "conflict", before: current, after: merged.text, conflicts: merged.conflicts }
-    : { path, action: "merge", before: current, after: merged.text };
+    ? { path, action: "conflict", before: current, after, conflicts: merged.conflicts }
+    : { path, action: "merge", before: current, after };
 }
 
 /** The package manager the project uses: its lockfile, else package.json's packageManager, else npm. */

@@ -121,6 +121,19 @@ describe("create-agent add / remove", () => {
       expect(back[path], path).toBe(before[path]);
   });
 
+  it("a checkout with CRLF line endings (git's autocrlf on Windows) is not taken for edits: add and remove work, keeping CRLF", async () => {
+    const dir = await scaffold("mcp");
+    const tree = await snapshotTree(dir);
+    expect(tree[".gitattributes"]).toContain("* text=auto eol=lf"); // what prevents it in git checkouts
+    for (const [path, text] of Object.entries(tree))
+      if (!path.endsWith(".tgz")) await writeFile(join(dir, path), text.replaceAll("\n", "\r\n"));
+    succeeded(await cli(["add", "redis", "--no-install"], dir));
+    const features = await readFile(join(dir, "src/runtime/features.ts"), "utf8");
+    expect(features).toContain('  "redis", // feature: redis\r\n');
+    expect(features.replaceAll("\r\n", "")).not.toContain("\n"); // every line still CRLF
+    expect(succeeded(await cli(["remove", "mcp", "--no-install"], dir))).toContain("Removed mcp");
+  });
+
   it("add onchain brings its folder and viem; remove gives the project back", async () => {
     const dir = await scaffold("mcp");
     const before = await snapshotTree(dir);

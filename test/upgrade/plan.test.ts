@@ -21,6 +21,27 @@ describe("mergeFile", () => {
     expect(decide("a\n", "a\n", "a\n")).toBeUndefined();
   });
 
+  it("takes a CRLF checkout (git's autocrlf) for what it is, not an edit of every line, and keeps it CRLF; binary files as they are", () => {
+    const crlf = (text: string) => text.replaceAll("\n", "\r\n");
+    expect(decide("a\nb\n", crlf("a\nb\n"), "a\nc\n")).toMatchObject({
+      action: "update",
+      after: "a\r\nc\r\n",
+    });
+    expect(decide("a\nb\n", crlf("a\nb\n"), "a\nb\n")).toBeUndefined();
+    expect(
+      decide("1\n2\n3\n4\n5\n", crlf("1\nmine\n3\n4\n5\n"), "1\n2\n3\n4\ntheirs\n"),
+    ).toMatchObject({
+      action: "merge",
+      after: crlf("1\nmine\n3\n4\ntheirs\n"),
+    });
+    expect(decide("a\n", crlf("a\n"), undefined)).toMatchObject({ action: "remove" });
+    const old = Buffer.from([0x0d, 0x0a, 0x00]);
+    const binary = Uint8Array.from([0x0d, 0x0a, 0x00, 0x01]);
+    const change = mergeFile("v.bin", old.toString("utf8"), old, binary, labels);
+    expect(change).toMatchObject({ action: "update" });
+    expect(Buffer.from((change as { after: Uint8Array }).after)).toEqual(Buffer.from(binary));
+  });
+
   it("merges your edits with create-agent's where they do not clash", () => {
     const change = decide("1\n2\n3\n4\n5\n", "1\nmine\n3\n4\n5\n", "1\n2\n3\n4\ntheirs\n");
     expect(change).toMatchObject({ action: "merge", after: "1\nmine\n3\n4\ntheirs\n" });
