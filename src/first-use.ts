@@ -9,8 +9,9 @@
  * every package in it, not only the ones named, is the version and the bytes create-agent was tested with.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { takeLock } from "./lock.js";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 export type Importer = (specifier: string) => Promise<unknown>;
@@ -125,26 +126,6 @@ function installedIn(folder: string, spec: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** A lock older than this was left by a process that died: it is taken over. */
-const STALE_LOCK_MS = 10 * 60_000;
-
-/** Creates the lock folder, waiting (up to STALE_LOCK_MS) while another process holds it. */
-function takeLock(lock: string): boolean {
-  const pause = new Int32Array(new SharedArrayBuffer(4));
-  for (const start = Date.now(); Date.now() - start < STALE_LOCK_MS + 60_000;) {
-    try {
-      mkdirSync(lock);
-      return true;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") return false;
-    }
-    const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-    if (age > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
-    else Atomics.wait(pause, 0, 0, 200); // a synchronous pause: the install itself is synchronous
-  }
-  return false;
 }
 
 /**

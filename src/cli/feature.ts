@@ -4,6 +4,9 @@
  * manager (unless --no-install).
  */
 import { readFile, rename, rm } from "node:fs/promises";
+import { join } from "node:path";
+import type { Feature } from "../features.js";
+import { withLock } from "../lock.js";
 import { generateProjectFiles } from "../generate/project.js";
 import { projectCommands } from "../generate/package-manager.js";
 import { parseManifest } from "../manifest/index.js";
@@ -39,6 +42,40 @@ export async function changeFeature(
 ): Promise<number> {
   const feature = namedFeature(name);
   const root = projectRoot(options.cwd);
+  // One add or remove at a time per project: each plans from the files the one before it wrote.
+  const lock = {
+    path: join(root, "node_modules", ".cache", "create-agent-features.lock"),
+    staleMs: 60_000,
+  };
+  const busy = () =>
+    new CliError(
+      `another add or remove kept this project busy (${lock.path}); nothing was changed`,
+    );
+  const pm = await withLock(lock, busy, () =>
+    planAndApply(root, feature, verb, options, toolVersion),
+  );
+  if (pm === undefined) return 0;
+  if (!options.install) {
+    process.stdout.write(`\nNot installed (--no-install): run ${projectCommands(pm).install}.\n`);
+    return 0;
+  }
+  process.stdout.write(`\nInstalling with ${pm}...\n`);
+  const outcome = await installDependencies(root, pm);
+  if (outcome.ok) return 0;
+  process.stderr.write(
+    `\n\`${pm} install\` ${describeFailure(outcome)}. The project's files already have the change: fix the problem shown above, then run \`${pm} install\`.\n`,
+  );
+  return 1;
+}
+
+/** Plans the change on the project as it is now and writes it; the package manager, or undefined when nothing was to do. */
+async function planAndApply(
+  root: string,
+  feature: Feature,
+  verb: FeatureVerb,
+  options: FeatureOptions,
+  toolVersion: string,
+): Promise<ReturnType<typeof projectPackageManager> | undefined> {
   const state = await readProject(root);
   checkSameTool(state, toolVersion, `${verb} -- ${feature.name}`);
   const plan = await planFeature(state, feature, verb, options).catch((error: unknown) => {
@@ -51,23 +88,13 @@ export async function changeFeature(
     process.stdout.write(
       `This project ${verb === "add" ? "already has" : "does not include"} ${feature.name}: nothing to do.\n`,
     );
-    return 0;
+    return undefined;
   }
   const pm = projectPackageManager(root, state.pkg);
   await planProjectFiles(root, plan, pm);
   await apply(root, plan);
   report(plan, pm);
-  if (!options.install) {
-    process.stdout.write(`\nNot installed (--no-install): run ${projectCommands(pm).install}.\n`);
-    return 0;
-  }
-  process.stdout.write(`\nInstalling with ${pm}...\n`);
-  const outcome = await installDependencies(root, pm);
-  if (outcome.ok) return 0;
-  process.stderr.write(
-    `\n\`${pm} install\` ${describeFailure(outcome)}. The project's files already have the change: fix the problem shown above, then run \`${pm} install\`.\n`,
-  );
-  return 1;
+  return pm;
 }
 
 async function readProject(root: string): Promise<ProjectState> {

@@ -134,6 +134,23 @@ describe("create-agent add / remove", () => {
     expect(succeeded(await cli(["remove", "mcp", "--no-install"], dir))).toContain("Removed mcp");
   });
 
+  it("two adds at once both land: one waits for the other, then plans from what it wrote", async () => {
+    const dir = await scaffold("mcp");
+    const results = await Promise.all(
+      ["redis", "metrics", "queue"].map((f) => cli(["add", f, "--no-install"], dir)),
+    );
+    for (const result of results) expect(result.exitCode, result.all).toBe(0);
+    const pkg = await readJson(dir, "package.json");
+    expect(pkg.createAgent.features).toEqual(["mcp", "redis", "queue", "metrics"]);
+    expect(Object.keys(pkg.dependencies)).toEqual(
+      expect.arrayContaining(["ioredis", "bullmq", "prom-client"]),
+    );
+    const features = await readFile(join(dir, "src/runtime/features.ts"), "utf8");
+    for (const f of ["redis", "queue", "metrics"])
+      expect(features).toContain(`"${f}", // feature: ${f}`);
+    expect(await files(dir, "node_modules/.cache/create-agent-features.lock")).toEqual([]);
+  });
+
   it("add onchain brings its folder and viem; remove gives the project back", async () => {
     const dir = await scaffold("mcp");
     const before = await snapshotTree(dir);
