@@ -46,6 +46,8 @@ export interface FeaturePlan {
   keptPackages: string[];
   /** Files rendered from the feature set (README.md, compose.yaml...) that clashed with your edits: left as they are. */
   left: string[];
+  /** add of a feature already recorded: only its missing files are written back. */
+  restored?: true;
   /** The project's parsed package.json. */
   pkg: Record<string, unknown>;
 }
@@ -95,7 +97,8 @@ export async function planFeature(
   options: { force?: boolean },
 ): Promise<FeaturePlan | undefined> {
   const before = recordedFeatures(state.pkg);
-  if (before.includes(feature.name) === (verb === "add")) return undefined;
+  if (before.includes(feature.name) === (verb === "add"))
+    return verb === "add" ? restoration(state, feature, before) : undefined;
   const after = inTableOrder(
     verb === "add" ? [...before, feature.name] : before.filter((n) => n !== feature.name),
   );
@@ -114,22 +117,71 @@ export async function planFeature(
   };
   if (verb === "add") await planFolderCopy(state.root, plan);
   else await planFolderRemoval(state.root, plan, options.force === true);
-  const featuresText = await mergedFile(
-    state.root,
-    FEATURES_FILE,
-    featuresFileFor(before),
-    featuresFileFor(after),
-    plan,
-  );
+  const featuresText = await featuresFileAfter(state.root, plan);
   if (featuresText === undefined)
     throw new CliError(
       `${FEATURES_FILE}: your edits clash with the lines ${verb} ${feature.name} changes (nothing was changed). ` +
         `Make the change yourself: ${verb === "add" ? "add" : "delete"} the lines ending in \`// feature: ${feature.name}\` ` +
-        `(see ${RUNTIME_DIR}/features.ts in a new project made with --features ${after.join(",") || "none"}), then run this again`,
+        `(see ${RUNTIME_DIR}/features.ts in a new project made with --features ${after.join(",") || "none"}), then run this again ` +
+        `(or undo your edit next to where they go, and run this again)`,
     );
   if (featuresText !== null) plan.writes.set(FEATURES_FILE, featuresText);
   plan.writes.set("package.json", packageJsonFor(state, plan));
   return plan;
+}
+
+/**
+ * features.ts for the new set, merged with your edits (undefined: a clash). Already as the new set has it
+ * (you added or deleted the feature's lines yourself): nothing to write.
+ */
+async function featuresFileAfter(
+  root: string,
+  plan: FeaturePlan,
+): Promise<string | null | undefined> {
+  const next = featuresFileFor(plan.after);
+  const merged = await mergedFile(root, FEATURES_FILE, featuresFileFor(plan.before), next, plan);
+  if (merged !== undefined) return merged;
+  const ours = (await readIfExists(pathInside(root, FEATURES_FILE)))?.toString("utf8") ?? "";
+  const mine = new Set(
+    ownLineEndings(ours)
+      .lf.split("\n")
+      .map((line) => line.trim()),
+  );
+  const marker = `// feature: ${plan.feature.name}`;
+  const lines = next.split("\n").filter((line) => line.trimEnd().endsWith(marker));
+  const done =
+    plan.verb === "add"
+      ? lines.every((l) => mine.has(l.trim()))
+      : ![...mine].some((l) => l.endsWith(marker));
+  return done ? null : undefined;
+}
+
+/**
+ * add of a feature the project records: the files of its folder that are missing (deleted by hand, an
+ * interrupted add), copied back; undefined when none is.
+ */
+async function restoration(
+  state: ProjectState,
+  feature: Feature,
+  features: string[],
+): Promise<FeaturePlan | undefined> {
+  const plan: FeaturePlan = {
+    feature,
+    verb: "add",
+    before: features,
+    after: features,
+    writes: new Map(),
+    kept: [],
+    forced: [],
+    packages: [],
+    keptPackages: [],
+    left: [],
+    pkg: state.pkg,
+    restored: true,
+  };
+  await planFolderCopy(state.root, plan);
+  plan.kept = [];
+  return plan.writes.size > 0 ? plan : undefined;
 }
 
 /** add: every file of the folder this create-agent ships; one you already have is never overwritten. */

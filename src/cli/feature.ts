@@ -4,7 +4,7 @@
  * manager (unless --no-install).
  */
 import { readFile, rename, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { Feature } from "../features.js";
 import { withLock } from "../lock.js";
 import { generateProjectFiles } from "../generate/project.js";
@@ -147,8 +147,11 @@ async function planProjectFiles(
 
 /** Writes the plan: every file staged first; the folder to delete moved aside, then removed. */
 async function apply(root: string, plan: FeaturePlan): Promise<void> {
-  const aside = plan.removeFolder
-    ? `${pathInside(root, plan.removeFolder)}.${process.pid}.removed`
+  // Moved aside, then deleted: to a dot-folder beside it, which tsc's include skips, so a remove that is
+  // interrupted between the two leaves no code the build compiles.
+  const folder = plan.removeFolder;
+  const aside = folder
+    ? pathInside(root, `${dirname(folder)}/.${basename(folder)}.${process.pid}.removed`)
     : undefined;
   try {
     await writeAllOrNothing(
@@ -178,6 +181,13 @@ function missingIsFine(error: NodeJS.ErrnoException): void {
 
 function report(plan: FeaturePlan, pm: ReturnType<typeof projectPackageManager>): void {
   const { feature, verb } = plan;
+  if (plan.restored) {
+    const files = [...plan.writes.keys()];
+    process.stdout.write(
+      `This project has ${feature.name}, but ${files.length} of its files ${files.length === 1 ? "was" : "were"} missing: copied back ${files.join(", ")}.\nThen: ${projectCommands(pm).typecheck}.\n`,
+    );
+    return;
+  }
   const lines = [
     verb === "add"
       ? `Added ${feature.name}: ${feature.summary}.`

@@ -1,6 +1,6 @@
 // Optional features on a real scaffolded project, through the built CLI: `create --features`, then
 // `add` and `remove` (what the project's `npm run add -- <feature>` runs), all without installing.
-import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { execa } from "execa";
@@ -149,6 +149,38 @@ describe("create-agent add / remove", () => {
     for (const f of ["redis", "queue", "metrics"])
       expect(features).toContain(`"${f}", // feature: ${f}`);
     expect(await files(dir, "node_modules/.cache/create-agent-features.lock")).toEqual([]);
+  });
+
+  it("add of a feature the project has copies back the files of its folder that are missing, keeping your edits", async () => {
+    const dir = await scaffold("mcp");
+    const made = await snapshotTree(dir);
+    const [gone, edited] = (await files(dir, "src/runtime/mcp/")).slice(0, 2) as [string, string];
+    await rm(join(dir, gone));
+    await writeFile(join(dir, edited), "// mine\n");
+    const restored = succeeded(await cli(["add", "mcp", "--no-install"], dir));
+    expect(restored).toContain(`1 of its files was missing: copied back ${gone}`);
+    const after = await snapshotTree(dir);
+    expect(after[gone]).toBe(made[gone]);
+    expect(after[edited]).toBe("// mine\n");
+    expect(after["package.json"]).toBe(made["package.json"]);
+    expect(succeeded(await cli(["add", "mcp", "--no-install"], dir))).toContain("nothing to do");
+  });
+
+  it("add after you made the features.ts change yourself (the clash message's advice) succeeds, keeping your file", async () => {
+    const dir = await scaffold("mcp");
+    const file = join(dir, "src/runtime/features.ts");
+    const edit = (text: string) => text.replace('  "evm",\n', '  "evm", // always\n');
+    await writeFile(file, edit(await readFile(file, "utf8")));
+    const clash = await cli(["add", "solana", "--no-install"], dir);
+    expect(clash.exitCode).toBe(1);
+    expect(clash.stderr).toContain("your edits clash");
+    const wanted = edit(
+      await readFile(join(await scaffold("solana,mcp"), "src/runtime/features.ts"), "utf8"),
+    );
+    await writeFile(file, wanted); // the solana lines added by hand, next to the edit
+    succeeded(await cli(["add", "solana", "--no-install"], dir));
+    expect(await readFile(file, "utf8")).toBe(wanted);
+    expect((await readJson(dir, "package.json")).createAgent.features).toEqual(["solana", "mcp"]);
   });
 
   it("add onchain brings its folder and viem; remove gives the project back", async () => {
