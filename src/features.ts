@@ -138,7 +138,7 @@ export class FeatureNameError extends Error {}
 
 /** The feature called `name`; throws FeatureNameError listing the valid names. */
 export function featureNamed(name: string): Feature {
-  const found = FEATURES.find((f) => f.name === name);
+  const found = FEATURES.find((f) => f.name === name.trim().toLowerCase()); // as --features reads them
   if (found) return found;
   if (name === ALWAYS)
     throw new FeatureNameError(

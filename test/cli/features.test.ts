@@ -273,6 +273,8 @@ describe("create-agent add / remove", () => {
     const evm = await cli(["remove", "evm", "--no-install"], dir);
     expect(evm.exitCode).toBe(1);
     expect(evm.stderr).toContain("evm is always included");
+    // Names are read as --features reads them: case and spaces do not matter.
+    expect(succeeded(await cli(["add", " Redis", "--no-install"], dir))).toContain("Added redis");
   });
 
   it("refuses a project whose runtime is another create-agent's, naming upgrade", async () => {
