@@ -326,7 +326,7 @@ describe("GET /llms.txt", () => {
       "Assistants (Claude, Cursor, VS Code) connect here",
       "but cannot pay: their paid calls stop at the PaymentRequired",
       "`x402Client.createPaymentPayload` of `@x402/fetch`; Python: `x402MCPSession` of `x402`, over Streamable HTTP",
-      "same signature, capability, input; /execute or MCP",
+      "same signature, capability, input; over any of the endpoints that take jobs",
       "| 408 | deadline |",
       `A2A: JSON-RPC \`${apps.prod.url}/a2a\`, HTTP+JSON \`/a2a/rest\`; DataPart \`{capability, input}\`; a2a-x402 v0.2, a task paid once; long job: return_immediately + GetTask.`,
       `(${apps.prod.url}/openapi.json)`,

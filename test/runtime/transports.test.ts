@@ -84,6 +84,7 @@ describe("a project without a transport's folder", () => {
       expect(doc.body).toContain("/execute");
       expect(doc.body).not.toContain("/mcp");
     }
+    expect((await text(`${url}/llms.txt`)).body).not.toMatch(/\bMCP\b/);
     const mcp = await text(`${url}/mcp`, { method: "POST" });
     expect(mcp.status).toBe(404);
     const endpoints = (JSON.parse(mcp.body) as { error: string }).error.split("endpoints: ")[1];
