@@ -58,7 +58,7 @@ describe("packSelf", () => {
     expect(pkg).not.toHaveProperty("devDependencies");
   });
 
-  it("packs the bin, the built CLI, templates, schema and the payer's guard source, and no source maps", async () => {
+  it("packs the bin, the built CLI, templates, schema, the first-use lockfiles and the payer's guard source, and no source maps", async () => {
     const { dir, files } = await extractSelf();
     expect(files).toContain("package/bin/create-agent.js");
     expect(files).toContain("package/dist/cli/main.js");
@@ -84,6 +84,10 @@ describe("packSelf", () => {
     expect((await stat(join(dir, "package/bin/create-agent.js"))).mode & 0o111).not.toBe(0);
     expect(await readFile(join(dir, "package/schema/agent.schema.json"))).toEqual(
       await readFile(join(ROOT, "schema/agent.schema.json")),
+    );
+    // call installs the x402 client from it on first use, in every project.
+    expect(await readFile(join(dir, "package/locks/x402-client.json"))).toEqual(
+      await readFile(join(ROOT, "locks/x402-client.json")),
     );
   });
 
@@ -175,6 +179,7 @@ async function fakePackage(): Promise<string> {
     "dist/cli/main.js.map": "{}",
     "templates/project/README.md.hbs": "# {{name}}\n",
     "schema/agent.schema.json": "{}\n",
+    "locks/x402-client.json": "{}\n",
     "src/caller/guard.ts": "export {};\n",
     "src/caller/guard-read.ts": "export {};\n",
     "src/caller/guard-signed.ts": "export {};\n",
@@ -226,6 +231,7 @@ describe("packPackage's disk cache", () => {
     expect(Object.keys(await unpack(again.contents)).sort()).toEqual([
       "bin/create-agent.js",
       "dist/cli/main.js",
+      "locks/x402-client.json",
       "package.json",
       "schema/agent.schema.json",
       "src/caller/guard-asset.ts",
