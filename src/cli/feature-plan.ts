@@ -102,19 +102,7 @@ export async function planFeature(
   const after = inTableOrder(
     verb === "add" ? [...before, feature.name] : before.filter((n) => n !== feature.name),
   );
-  const plan: FeaturePlan = {
-    feature,
-    verb,
-    before,
-    after,
-    writes: new Map(),
-    kept: [],
-    forced: [],
-    packages: [],
-    keptPackages: [],
-    left: [],
-    pkg: state.pkg,
-  };
+  const plan = emptyPlan(state, feature, verb, before, after);
   if (verb === "add") await planFolderCopy(state.root, plan);
   else await planFolderRemoval(state.root, plan, options.force === true);
   const featuresText = await featuresFileAfter(state.root, plan);
@@ -128,6 +116,18 @@ export async function planFeature(
   if (featuresText !== null) plan.writes.set(FEATURES_FILE, featuresText);
   plan.writes.set("package.json", packageJsonFor(state, plan));
   return plan;
+}
+
+/** A plan that changes nothing yet. */
+function emptyPlan(
+  state: ProjectState,
+  feature: Feature,
+  verb: FeatureVerb,
+  before: string[],
+  after: string[],
+): FeaturePlan {
+  const lists = { kept: [], forced: [], packages: [], keptPackages: [], left: [] };
+  return { feature, verb, before, after, writes: new Map(), ...lists, pkg: state.pkg };
 }
 
 /**
@@ -165,20 +165,7 @@ async function restoration(
   feature: Feature,
   features: string[],
 ): Promise<FeaturePlan | undefined> {
-  const plan: FeaturePlan = {
-    feature,
-    verb: "add",
-    before: features,
-    after: features,
-    writes: new Map(),
-    kept: [],
-    forced: [],
-    packages: [],
-    keptPackages: [],
-    left: [],
-    pkg: state.pkg,
-    restored: true,
-  };
+  const plan = { ...emptyPlan(state, feature, "add", features, features), restored: true as const };
   await planFolderCopy(state.root, plan);
   plan.kept = [];
   return plan.writes.size > 0 ? plan : undefined;
