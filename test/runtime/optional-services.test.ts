@@ -44,6 +44,12 @@ async function problems(envs: Record<string, string>[]): Promise<string[][]> {
   });
 }
 
+/** The copy's configuration for production, settled through `facilitator` (x402.org's by default). */
+async function productionConfig(facilitator = "https://x402.org/facilitator") {
+  const { resolveConfig } = (await copy.load("config.ts")) as ConfigModule;
+  return resolveConfig({ env: { ...PROD, X402_FACILITATOR_URL: facilitator } });
+}
+
 describe("a project without the redis, metrics, facilitator-auth and onchain features", () => {
   it(
     "type-checks with the project's compiler options, and carries none of their packages",
@@ -133,14 +139,10 @@ describe("a project without the redis, metrics, facilitator-auth and onchain fea
         "add the redis feature (npm run add -- redis) and set REDIS_URL to share the queue",
       ),
     ]);
-    const { resolveConfig } = (await copy.load("config.ts")) as ConfigModule;
     const { selectLedger } = (await copy.load(
       "ledger/select.ts",
     )) as typeof import("../../templates/runtime/ledger/select.js");
-    const config = resolveConfig({
-      env: { ...PROD, X402_FACILITATOR_URL: "https://x402.org/facilitator" },
-    });
-    expect(selectLedger(config, "a", captureLogger(), undefined).describe()).toBe(
+    expect(selectLedger(await productionConfig(), "a", captureLogger(), undefined).describe()).toBe(
       "payment ledger: in memory: protects this process only; with several instances add the redis feature (npm run add -- redis) and set REDIS_URL so they share one",
     );
   });
@@ -162,22 +164,17 @@ describe("a project without the redis, metrics, facilitator-auth and onchain fea
       expect(prod).toEqual([]);
       expect(emptied).toEqual([]);
       // The start-up log's hint names the feature X402_RPC_URL needs here.
-      const { resolveConfig } = (await copy.load("config.ts")) as ConfigModule;
       const { FAMILIES } = (await copy.load(
         "features.ts",
       )) as typeof import("../../templates/runtime/features.js");
-      const config = resolveConfig({
-        env: { ...PROD, X402_FACILITATOR_URL: "https://x402.org/facilitator" },
-      });
+      const config = await productionConfig();
       const [net] = config.payment!.networks as RoutedNetworkConfig[];
       expect(FAMILIES[0]!.describeRoute(net!)).toContain(
         "no on-chain checks before running jobs (with the onchain feature, npm run add -- onchain, set X402_RPC_URL",
       );
       // A facilitator that cannot be asked refuses the start; the fix it offers besides another
       // facilitator, settling directly, names the feature that needs.
-      const unreachable = resolveConfig({
-        env: { ...PROD, X402_FACILITATOR_URL: await closedUrl() },
-      });
+      const unreachable = await productionConfig(await closedUrl());
       const [far] = unreachable.payment!.networks as RoutedNetworkConfig[];
       const { ConfigError } = (await copy.load("config.ts")) as ConfigModule;
       const refused = await FAMILIES[0]!.checkRoute!(far!, unreachable, captureLogger()).then(
