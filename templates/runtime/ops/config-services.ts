@@ -1,7 +1,8 @@
 /**
  * The optional services' settings: the shared ledger (REDIS_URL, REDIS_KEY_PREFIX; the `redis`
  * feature) and Prometheus metrics (METRICS_PORT, METRICS_HOST, METRICS_TOKEN; the `metrics`
- * feature). In a project without the feature, setting one of them refuses the start, with the fix.
+ * feature). In a project without the feature, setting one of them refuses the start, with the fix;
+ * so does a setting of an optional transport the project lacks (MCP, A2A, the console).
  * Part of your project: edit freely.
  */
 import { hasFeature, missingFeature } from "../features.js";
@@ -23,9 +24,10 @@ export interface MetricsConfig {
 }
 
 /**
- * Each optional service's feature: the settings that ask for it, and what it is. The one source of
- * the refusal when a project lacks it (here at start-up; ledger/select.ts and ops/metrics-loader.ts
- * for configurations made by hand).
+ * Each optional service's or transport's feature checked here: the settings that ask for it, and what
+ * it is; a transport's on/off switch (`off`) set to "off" asks for nothing (what a project without it
+ * is anyway). The one source of the refusal when a project lacks it (here at start-up;
+ * ledger/select.ts and ops/metrics-loader.ts for configurations made by hand).
  */
 export const SERVICE_FEATURES = {
   redis: { settings: ["REDIS_URL", "REDIS_KEY_PREFIX"], what: "the shared payment ledger" },
@@ -33,37 +35,26 @@ export const SERVICE_FEATURES = {
     settings: ["METRICS_PORT", "METRICS_TOKEN", "METRICS_HOST"],
     what: "Prometheus metrics",
   },
-} as const;
-
-/** What setting `asked` is told in a project without the service's `feature`: refused, with the fix. */
-export function serviceAbsent(feature: keyof typeof SERVICE_FEATURES, asked: string): string {
-  return missingFeature(feature, `${asked} is set (${SERVICE_FEATURES[feature].what})`);
-}
-
-/**
- * Each optional transport's settings (its on/off switch first), and what it is. A project without the
- * feature refuses any of them but the switch set to "off" (what it is anyway), with the fix.
- */
-const TRANSPORT_FEATURES = {
   mcp: {
     settings: ["MCP", "MCP_DEADLINE_SECONDS", "MCP_PROGRESS_SECONDS"],
     what: "MCP tools at POST /mcp",
+    off: "MCP",
   },
-  a2a: { settings: ["A2A", "A2A_DEADLINE_SECONDS"], what: "A2A at POST /a2a" },
-  console: { settings: ["CONSOLE"], what: "the console page at GET /" },
+  a2a: { settings: ["A2A", "A2A_DEADLINE_SECONDS"], what: "A2A at POST /a2a", off: "A2A" },
+  console: { settings: ["CONSOLE"], what: "the console page at GET /", off: "CONSOLE" },
 } as const;
+
+type CheckedFeature = keyof typeof SERVICE_FEATURES;
+
+/** What setting `asked` is told in a project without the service's `feature`: refused, with the fix. */
+export function serviceAbsent(feature: CheckedFeature, asked: string): string {
+  return missingFeature(feature, `${asked} is set (${SERVICE_FEATURES[feature].what})`);
+}
 
 /** Settings of optional transports this project lacks (MCP=on without mcp/...): refused, with the fix. */
 export function refuseAbsentTransports(read: Reader): void {
-  for (const [feature, { settings, what }] of Object.entries(TRANSPORT_FEATURES)) {
-    if (hasFeature(feature)) continue;
-    const set = (name: string, i: number) => {
-      const value = read.fromEnv(name).value;
-      return value !== undefined && !(i === 0 && value === "off");
-    };
-    const asked = settings.find(set);
-    if (asked) read.problems.push(missingFeature(feature, `${asked} is set (${what})`));
-  }
+  for (const feature of ["mcp", "a2a", "console"] as const)
+    if (!hasFeature(feature)) absent(read, feature);
 }
 
 /** REDIS_URL (redis:// or rediss://) and REDIS_KEY_PREFIX. */
@@ -89,9 +80,11 @@ export function resolveRedis(read: Reader): RedisConfig | undefined {
 }
 
 /** A feature the project lacks: the first of its settings that is set is refused, with the fix. */
-function absent(read: Reader, feature: keyof typeof SERVICE_FEATURES): undefined {
-  const { settings } = SERVICE_FEATURES[feature];
-  const asked = settings.find((name) => read.fromEnv(name).value !== undefined);
+function absent(read: Reader, feature: CheckedFeature): undefined {
+  const entry: { settings: readonly string[]; off?: string } = SERVICE_FEATURES[feature];
+  const asks = (name: string, value = read.fromEnv(name).value) =>
+    value !== undefined && !(name === entry.off && value === "off");
+  const asked = entry.settings.find((name) => asks(name));
   if (asked) read.problems.push(serviceAbsent(feature, asked));
   return undefined;
 }
