@@ -178,7 +178,10 @@ export function parseFeatureList(text: string): string[] {
 export function recordedFeatures(pkg: unknown): string[] {
   if (!hasFeatureRecord(pkg)) return [...UNRECORDED_FEATURES];
   const record = (pkg as { createAgent: { features: unknown[] } }).createAgent.features;
-  return inTableOrder(record.filter((name): name is string => typeof name === "string"));
+  // As --features and `add` read names: " Solana" hand-edited into the record is solana.
+  return inTableOrder(
+    record.flatMap((name) => (typeof name === "string" ? [name.trim().toLowerCase()] : [])),
+  );
 }
 
 /**

@@ -124,6 +124,11 @@ describe("the table", () => {
       "redis",
     ]);
     expect(recordedFeatures({ createAgent: { features: [] } })).toEqual([]);
+    // A record edited by hand reads as the names are typed elsewhere.
+    expect(recordedFeatures({ createAgent: { features: [" Redis", "MCP", 3] } })).toEqual([
+      "mcp",
+      "redis",
+    ]);
   });
 });
 
