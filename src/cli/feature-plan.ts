@@ -190,6 +190,7 @@ async function planFolderRemoval(root: string, plan: FeaturePlan, force: boolean
     const text = current && ownLineEndings(current.toString("utf8")).lf;
     if (templates.get(path) !== text) edited.push(path);
   }
+  edited.push(...(await listFiles(root, folder, "other"))); // a link you made is yours too
   if (edited.length > 0 && !force)
     throw new CliError(
       `${folder}/ holds your work: ${edited.join(", ")} ${edited.length === 1 ? "differs" : "differ"} from what create-agent writes there (nothing was changed). ` +

@@ -91,8 +91,15 @@ export async function readIfExists(path: string): Promise<Buffer | undefined> {
   }
 }
 
-/** Project-relative POSIX paths of every file below root/dir (none if it does not exist). */
-export async function listFiles(root: string, dir: string): Promise<string[]> {
+/**
+ * Project-relative POSIX paths of every file below root/dir (none if it does not exist); with
+ * `"other"`, of everything else that is not a folder (symbolic links, sockets...).
+ */
+export async function listFiles(
+  root: string,
+  dir: string,
+  which: "files" | "other" = "files",
+): Promise<string[]> {
   let entries;
   try {
     entries = await readdir(join(root, dir), { withFileTypes: true, recursive: true });
@@ -101,7 +108,7 @@ export async function listFiles(root: string, dir: string): Promise<string[]> {
     throw error;
   }
   return entries
-    .filter((e) => e.isFile())
+    .filter((e) => (which === "files") === e.isFile() && (which === "files" || !e.isDirectory()))
     .map((e) => relative(root, join(e.parentPath, e.name)).split(sep).join("/"))
     .sort();
 }

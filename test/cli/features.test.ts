@@ -1,6 +1,6 @@
 // Optional features on a real scaffolded project, through the built CLI: `create --features`, then
 // `add` and `remove` (what the project's `npm run add -- <feature>` runs), all without installing.
-import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { execa } from "execa";
@@ -256,6 +256,12 @@ describe("create-agent add / remove", () => {
     );
     expect(refused.stderr).toContain("--force");
     expect(await snapshotTree(dir)).toEqual(before);
+    // A link made there is work too (it used to go without a word).
+    await rm(join(dir, "src/runtime/console/notes.ts"));
+    await symlink("../../capabilities", join(dir, "src/runtime/console/mine"));
+    const link = await cli(["remove", "console", "--no-install"], dir);
+    expect(link.stderr).toContain("holds your work: src/runtime/console/mine differs");
+    expect((await lstat(join(dir, "src/runtime/console/mine"))).isSymbolicLink()).toBe(true);
 
     const forced = await cli(["remove", "console", "--no-install", "--force"], dir);
     expect(forced.exitCode, forced.all).toBe(0);
