@@ -55,8 +55,10 @@ export function generatePackageJson(
       }).sort(([a], [b]) => (a < b ? -1 : 1)),
     ),
     // tsx's esbuild checks its platform binary in an install script: allowed by name, so npm 11,
-    // pnpm 10 and bun install without a warning about unreviewed scripts.
-    allowScripts: { esbuild: true },
+    // pnpm 10 and bun install without a warning about unreviewed scripts. bullmq's msgpackr-extract
+    // (the queue feature) loads its prebuilt binary without its script, which only builds one from
+    // source where none fits (msgpackr then runs in plain JS): denied by name, as pnpm and bun do.
+    allowScripts: { esbuild: true, "msgpackr-extract": false },
     pnpm: { onlyBuiltDependencies: ["esbuild"] },
     trustedDependencies: ["esbuild"],
     // Which create-agent made (or last upgraded) the project: `create-agent upgrade` merges from it;

@@ -9,6 +9,8 @@ import type { TestProject } from "vitest/node";
 declare module "vitest" {
   export interface ProvidedContext {
     projectDir: string;
+    /** What `create-agent` printed while it scaffolded and installed the project. */
+    scaffoldOutput: string;
     workDir: string;
   }
 }
@@ -21,7 +23,7 @@ export default async function setup(project: TestProject) {
   const projectDir = join(workDir, "shop-agent");
   // Every optional feature: the e2e tests pay on Solana, share a Redis ledger, read metrics, sign CDP requests.
   const args = [projectDir, "--yes", "--no-git", "--features", "all", "--manifest", E2E_MANIFEST];
-  await execa("node", [CLI, ...args], {
+  const scaffolded = await execa("node", [CLI, ...args], {
     env: { npm_config_audit: "false", npm_config_fund: "false", npm_config_prefer_offline: "true" },
     all: true,
   }).catch((error: { all?: string }) => {
@@ -40,6 +42,7 @@ export default async function setup(project: TestProject) {
     );
   });
   project.provide("projectDir", projectDir);
+  project.provide("scaffoldOutput", scaffolded.all ?? "");
   project.provide("workDir", workDir);
   return async () => {
     await rm(workDir, { recursive: true, force: true });

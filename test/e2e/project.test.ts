@@ -91,6 +91,12 @@ describe("a scaffolded project", () => {
     expect(result.all).toContain("Generated code is up to date with agent.json.");
   });
 
+  it("installs every feature's packages without npm asking to review an install script", () => {
+    // npm 11 warns of each dependency's install script not named in allowScripts (msgpackr-extract, queue's).
+    expect(inject("scaffoldOutput")).toContain("added");
+    expect(inject("scaffoldOutput")).not.toContain("install-scripts");
+  });
+
   it("carries no x402 client: paying installed it on first use into node_modules/.cache, package.json untouched", () => {
     const pkg = JSON.parse(readFileSync(join(projectDir, "package.json"), "utf8")) as Record<
       string,
