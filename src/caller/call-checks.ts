@@ -16,6 +16,8 @@ import { SOLANA_PAYER_KEY_VARIABLE } from "./solana-payment.js";
 import type { CallParams } from "./call.js";
 
 export const DEFAULT_DEADLINE_SECONDS = 300;
+/** The most a job costs without --max-price, in USDC (the official x402 client's default cap is $1). */
+export const DEFAULT_MAX_PRICE = "1";
 /** The runtime's jobs/request.ts MAX_JOB_ID_LENGTH: the longest job_id, in characters (code points). */
 export const MAX_JOB_ID_LENGTH = 256;
 
@@ -43,6 +45,13 @@ export function checkJob(
     throw new CallError(
       "price",
       `"${capability.name}" costs ${capability.price} USDC per job, more than --max-price ${params.maxPrice}; nothing was sent`,
+    );
+  // Without --max-price the service's own /about sets the price: a mistyped or hostile URL could declare
+  // any amount. Above the official x402 client's default cap, the user says the price once.
+  if (limit === undefined && declared > BigInt(toAtomicAmount(DEFAULT_MAX_PRICE)))
+    throw new CallError(
+      "price",
+      `"${capability.name}" costs ${capability.price} USDC per job, more than call pays without --max-price (${DEFAULT_MAX_PRICE} USDC, as the x402 client's default cap): pass --max-price ${capability.price} to pay it; nothing was sent`,
     );
   return { input, limit };
 }

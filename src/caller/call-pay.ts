@@ -13,6 +13,7 @@ import {
   type PaymentOffer,
   signableAmount,
   type SignedPayment,
+  signingWindow,
 } from "./guard.js";
 import { type AllowedAsset, assetAllowed, isNetworkUsdc } from "./guard-asset.js";
 import {
@@ -213,7 +214,11 @@ function checkedSending(
         checkPaymentToSend(
           header,
           usable,
-          { maxAtomic: allowed, payer: payer.payer },
+          {
+            maxAtomic: allowed,
+            payer: payer.payer,
+            validForAtMost: signingWindow(step.deadlineSeconds),
+          },
           payer.reader,
         ),
       step.executeUrl,

@@ -25,7 +25,8 @@ import {
 /**
  * Checks the payment a request is about to carry, at the last moment before it is sent: it must be an
  * EIP-3009 transfer authorization (the exact scheme on EVM, the only one this payer signs) from `payer`,
- * whose signed `value` is a decimal string of at most `maxAtomic`, for one of `offers` (same x402 version,
+ * whose signed `value` is a decimal string of at most `maxAtomic`, valid for at most `validForAtMost`
+ * seconds, for one of `offers` (same x402 version,
  * scheme, network, payee, amount and, in v2, asset). Returns what was signed; throws otherwise.
  */
 export function checkSignedPayment(
@@ -49,6 +50,7 @@ export function checkSignedPayment(
   if (typeof from !== "string" || typeof to !== "string")
     throw refuse("has no payer or payee address in its authorization");
   checkSignedAmount(head, amount, limit, refuse, "signs");
+  checkValidity(authorization.validBefore, limit, refuse);
   if (from.toLowerCase() !== limit.payer.toLowerCase())
     throw refuse(`is signed for the account ${from}, not the payer ${limit.payer}`);
   const offer = offersSignedFor(head, amount, offers).find(
@@ -61,6 +63,21 @@ export function checkSignedPayment(
       `(${amount} atomic units to ${to} on ${String(head.network)}) matches none of the offers that were checked`,
     );
   return signedPayment(offer, amount, from);
+}
+
+/** Refuses an authorization valid for longer than the limit allows (validBefore, Unix seconds). */
+function checkValidity(
+  validBefore: unknown,
+  limit: SigningLimit,
+  refuse: (problem: string) => Error,
+): void {
+  if (typeof validBefore !== "string" || !/^\d{1,15}$/.test(validBefore))
+    throw refuse(`is valid before ${shown(validBefore)}, not a decimal string of Unix seconds`);
+  const seconds = Number(validBefore) - Math.floor(Date.now() / 1000);
+  if (seconds > limit.validForAtMost)
+    throw refuse(
+      `stays valid for ${seconds} s, longer than the job's deadline plus an hour (${limit.validForAtMost} s): the service offers a payment window (maxTimeoutSeconds) it could settle long after the job`,
+    );
 }
 
 /** The EVM payer family: the exact scheme's EIP-3009 authorizations on eip155 networks. */

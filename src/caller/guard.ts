@@ -202,10 +202,23 @@ export function paymentHeaderOf(headers: Headers): string | undefined {
 /** A payer family's id: the kind of payment its networks take. */
 export type PayerFamilyId = "evm" | "svm";
 
-/** What a payment may sign at most, and who must sign it. */
+/** What a payment may sign at most, who must sign it, and how long it may stay valid. */
 export interface SigningLimit {
   maxAtomic: bigint;
   payer: string;
+  /**
+   * The longest, in seconds from now, a payment that says when it expires may stay valid (signingWindow):
+   * a service offering a window of years could hold the authorization and settle it at any time.
+   */
+  validForAtMost: number;
+}
+
+/** How long past the job's deadline a payment may stay valid (a seller's own default window is 5 minutes). */
+export const WINDOW_PAST_DEADLINE_SECONDS = 3600;
+
+/** SigningLimit.validForAtMost for a job due in `deadlineSeconds`: its deadline plus an hour. */
+export function signingWindow(deadlineSeconds: number): number {
+  return Math.ceil(deadlineSeconds) + WINDOW_PAST_DEADLINE_SECONDS;
 }
 
 /**

@@ -11,7 +11,9 @@ environment, else from a PORT= line in ./.env, else 3000. Any of the service's U
 
 Payment: a service that asks for payment (HTTP 402) is paid in USDC with the official x402 client
 (@x402/fetch, x402 v2 or v1), never more than the price its /about declares nor more than
---max-price. Keys are read from the environment only: ${PAYER_KEY_VARIABLE} pays on EVM networks
+--max-price; without --max-price, never more than 1 USDC (the x402 client's default cap). An EVM
+authorization is valid for at most the job's deadline plus an hour, whatever window the service
+offers. Keys are read from the environment only: ${PAYER_KEY_VARIABLE} pays on EVM networks
 (0x + 64 hex digits), SOLANA_PAYER_KEY on Solana (base58, or solana-keygen's JSON byte array;
 loads @x402/svm and @solana/kit, and names the command that installs them when missing). The
 network is --network, else the first one the service offers that you hold a key for. Solana reads

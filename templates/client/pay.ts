@@ -17,6 +17,7 @@ import {
   type PaymentOffer,
   signableAmount,
   type SignedPayment,
+  signingWindow,
 } from "../../src/caller/guard.js";
 import {
   checkedPaying,
@@ -135,7 +136,11 @@ export async function sendPaying(
       const payment = await checkPaymentToSend(
         header,
         checked.filter((o) => assetAllowed(o.network, o.asset, limit.allowedAssets)),
-        { maxAtomic: limit.maxAtomic, payer },
+        {
+          maxAtomic: limit.maxAtomic,
+          payer,
+          validForAtMost: signingWindow(payers.deadlineSeconds),
+        },
         reader,
       );
       if (signed && signed.amount !== payment.amount)

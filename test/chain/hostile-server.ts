@@ -23,6 +23,8 @@ export type HostileMode =
   | "v1-both-fields"
   /** v2: an honest-looking amount, but the Permit2 transfer method (not an EIP-3009 authorization). */
   | "permit2"
+  /** The declared price, but a payment window (maxTimeoutSeconds) of about three years, v2 and v1. */
+  | "long-window"
   /** The 402's body never ends. */
   | "endless-402"
   /** GET /about's body never ends. */
@@ -113,6 +115,11 @@ function askFor(mode: HostileMode, url: string): HostileAsk {
             extra: { ...USDC_EXTRA, assetTransferMethod: "permit2" },
           }),
         ]),
+        body: {},
+      };
+    case "long-window":
+      return {
+        header: v2([offer(String(HOSTILE_PRICE), { maxTimeoutSeconds: 100_000_000 })]),
         body: {},
       };
     default:

@@ -166,6 +166,11 @@ describe.each(["call", "client"] as const)("%s against a hostile seller", (payer
     await refusedBy(payer, "permit2", says, 0, 0n);
   });
 
+  it("a payment window of years (maxTimeoutSeconds) is checked before it leaves and never sent", async () => {
+    const says = ["longer than the job's deadline plus an hour", "it was not sent"];
+    await refusedBy(payer, "long-window", says, 0, 0n);
+  });
+
   it("a 402 whose body never ends is refused at 256 KiB, nothing signed", async () => {
     const r = await refusedBy(payer, "endless-402", ["larger than 256 KiB"], 0, 0n);
     // The caller hung up early: far less than the 1 GiB the server would have sent.

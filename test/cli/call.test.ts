@@ -2,6 +2,8 @@
 // with createApp. Dev-mode servers run jobs for free; production servers answer 402 and are paid
 // through the official x402 client (here with a recording settler: on-chain money is test/chain/).
 import { writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -570,5 +572,48 @@ describe("explorer links of a receipt", () => {
       expect(isLoopbackUrl(url), url).toBe(true);
     for (const url of ["https://agent.example.com/execute", "http://10.0.0.2:3000/", "nonsense"])
       expect(isLoopbackUrl(url), url).toBe(false);
+  });
+});
+
+describe("a service declaring a price above 1 USDC", () => {
+  it("is not paid without --max-price (a mistyped or hostile URL sets its own price); with it the job goes", async () => {
+    const posts: string[] = [];
+    const server = createServer(async (req, res) => {
+      for await (const _ of req);
+      if (req.method === "POST") posts.push(req.url ?? "");
+      res.writeHead(req.method === "GET" ? 200 : 500, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify(
+          req.method === "GET"
+            ? {
+                service_version: "1.0",
+                name: "dear",
+                capabilities: {
+                  pricey: {
+                    pricing: { model: "per_job", amount: "2.5", currency: "USDC" },
+                    input_schema: { text: { type: "string", required: true } },
+                    output_schema: { text: { type: "string" } },
+                  },
+                },
+              }
+            : { status: "failed", error_type: "internal", error: "stop here" },
+        ),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const refused = await runCall([url, "pricey", "--input", "text=x"]);
+      expect(refused.exitCode).toBe(1);
+      expect(refused.stderr).toContain(
+        '"pricey" costs 2.5 USDC per job, more than call pays without --max-price (1 USDC, as the x402 client\'s default cap): pass --max-price 2.5 to pay it; nothing was sent',
+      );
+      expect(posts).toEqual([]);
+      const allowed = await runCall([url, "pricey", "--input", "text=x", "--max-price", "2.5"]);
+      expect(allowed.stderr).toContain("stop here");
+      expect(posts).toEqual(["/execute"]);
+    } finally {
+      server.close();
+    }
   });
 });

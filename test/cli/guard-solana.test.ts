@@ -114,7 +114,7 @@ const requirement = (amount = "10000") => ({
 });
 const offersOf = (amount = "10000") =>
   readOffers({ x402Version: 2, accepts: [requirement(amount)] });
-const limit = () => ({ maxAtomic: 10_000n, payer: payer.address });
+const limit = () => ({ maxAtomic: 10_000n, payer: payer.address, validForAtMost: 3900 });
 
 /** The header the official client sends: x402 v2, accepted = the requirement, payload from ExactSvmScheme. */
 async function official(amount = "10000"): Promise<string> {
@@ -316,7 +316,12 @@ describe("checkSignedSolanaPayment", () => {
     const header = await official();
     const other = (await generateKeyPairSigner()).address;
     await expect(
-      checkSignedSolanaPayment(header, offersOf(), { maxAtomic: 10_000n, payer: other }, reader),
+      checkSignedSolanaPayment(
+        header,
+        offersOf(),
+        { maxAtomic: 10_000n, payer: other, validForAtMost: 3900 },
+        reader,
+      ),
     ).rejects.toThrow(`is signed for the account ${payer.address}, not the payer ${other}`);
   });
 });

@@ -3,7 +3,7 @@
 // against a seller that settles whatever it gets.
 import { describe, expect, it } from "vitest";
 import { checkSignedPayment } from "../../src/caller/guard-evm.js";
-import { offerAmount, offersOf402, readOffers } from "../../src/caller/guard.js";
+import { offerAmount, offersOf402, readOffers, signingWindow } from "../../src/caller/guard.js";
 import { readLimited } from "../../src/caller/guard-read.js";
 
 const PAYER = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
@@ -101,7 +101,7 @@ describe("checkSignedPayment: the payment about to leave", () => {
     to: PAYEE,
     value,
     validAfter: "0",
-    validBefore: "9999999999",
+    validBefore: String(Math.floor(Date.now() / 1000) + 600), // the official client: now + maxTimeoutSeconds
     nonce: `0x${"11".repeat(32)}`,
     ...more,
   });
@@ -115,7 +115,7 @@ describe("checkSignedPayment: the payment about to leave", () => {
       accepted,
       payload: { signature: "0x00", authorization: authorization(value, more) },
     });
-  const limit = { maxAtomic: 10000n, payer: PAYER };
+  const limit = { maxAtomic: 10000n, payer: PAYER, validForAtMost: signingWindow(300) };
 
   it("passes the checked offer's authorization and reports what it signs", () => {
     expect(checkSignedPayment(v2("10000"), offers, limit)).toEqual({
@@ -149,6 +149,16 @@ describe("checkSignedPayment: the payment about to leave", () => {
       "is not an EIP-3009 transfer authorization",
     ],
     ["not base64 JSON", "!!", "the payment header about to be sent is not base64 JSON"],
+    [
+      "a window of years (a hostile maxTimeoutSeconds)",
+      v2("10000", { validBefore: String(Math.floor(Date.now() / 1000) + 100_000_000) }),
+      "longer than the job's deadline plus an hour (3900 s)",
+    ],
+    [
+      "a validBefore that is a number",
+      v2("10000", { validBefore: 1 }),
+      "is valid before the number 1, not a decimal string of Unix seconds",
+    ],
   ])("refuses %s", (_, header, message) => {
     expect(() => checkSignedPayment(header, offers, limit)).toThrow(message);
   });

@@ -122,7 +122,7 @@ describe("the console's copy of the payer guard answers as src/caller/guard.ts d
     to: PAYEE,
     value: "10000",
     validAfter: "0",
-    validBefore: "9999999999",
+    validBefore: String(Math.floor(Date.now() / 1000) + 600),
     nonce: `0x${"11".repeat(32)}`,
   };
   const payment = (change: (p: Record<string, unknown>) => unknown) =>
@@ -144,6 +144,11 @@ describe("the console's copy of the payer guard answers as src/caller/guard.ts d
     ["a value as a number", payment(with_({ value: 10000 }))],
     ["a value in hex", payment(with_({ value: "0x2710" }))],
     ["another payer", payment(with_({ from: PAYEE }))],
+    [
+      "a window of years",
+      payment(with_({ validBefore: String(Math.floor(Date.now() / 1000) + 1e8) })),
+    ],
+    ["a validBefore as a number", payment(with_({ validBefore: 1 }))],
     ["another payee", payment(with_({ to: PAYER }))],
     ["no payee", payment(with_({ to: undefined }))],
     [
@@ -179,7 +184,7 @@ describe("the console's copy of the payer guard answers as src/caller/guard.ts d
   ];
   it.each(PAYMENTS)("checkSignedPayment: %s", (_name, header) => {
     for (const maxAtomic of [10_000n, 9_999n, 1_000_000n]) {
-      const limit = { maxAtomic, payer: PAYER };
+      const limit = { maxAtomic, payer: PAYER, validForAtMost: 3900 };
       expect(outcome(() => copy.checkSignedPayment(header, offers, limit))).toEqual(
         outcome(() => guard.checkSignedPayment(header, offers, limit)),
       );
@@ -194,8 +199,16 @@ describe("the console's copy of the payer guard answers as src/caller/guard.ts d
       copy.checkSignedPayment(payment(with_({ value: "1000000" })), offers, {
         maxAtomic: 10_000n,
         payer: PAYER,
+        validForAtMost: 3900,
       }),
     ).toThrow("more than the 10000 allowed");
+    expect(() =>
+      copy.checkSignedPayment(
+        payment(with_({ validBefore: String(Math.floor(Date.now() / 1000) + 1e8) })),
+        offers,
+        { maxAtomic: 10_000n, payer: PAYER, validForAtMost: 3900 },
+      ),
+    ).toThrow("longer than the job's deadline plus an hour (3900 s)");
   });
 });
 

@@ -8,7 +8,7 @@
  * - an offer's amount is read by its x402 version as the scheme signs it (v2 `amount`, v1
  *   `maxAmountRequired`), decimal strings only, a second amount field must agree, one bad entry refuses all;
  * - the payment header about to be sent is decoded and checked: an EIP-3009 authorization from the payer,
- *   for one checked offer, of at most the cap.
+ *   for one checked offer, of at most the cap, valid for at most the job's deadline plus an hour.
  *
  * Kept free of backticks and template substitutions: it lives in a String.raw literal.
  */
@@ -161,6 +161,13 @@ function checkSignedPayment(header, offers, limit) {
     throw refuse("signs " + amount + " atomic units, more than the " + limit.maxAtomic + " allowed");
   if (acceptedAmount !== undefined && acceptedAmount !== amount)
     throw refuse("signs " + amount + " atomic units for an offer of " + acceptedAmount);
+  var validBefore = authorization.validBefore;
+  if (typeof validBefore !== "string" || !/^\d{1,15}$/.test(validBefore))
+    throw refuse("is valid before " + shown(validBefore) + ", not a decimal string of Unix seconds");
+  var seconds = Number(validBefore) - Math.floor(Date.now() / 1000);
+  if (seconds > limit.validForAtMost)
+    throw refuse("stays valid for " + seconds + " s, longer than the job's deadline plus an hour (" + limit.validForAtMost +
+      " s): the service offers a payment window (maxTimeoutSeconds) it could settle long after the job");
   if (from.toLowerCase() !== limit.payer.toLowerCase())
     throw refuse("is signed for the account " + from + ", not the payer " + limit.payer);
   var offer = offers.find(function (o) {
