@@ -151,6 +151,7 @@ async function answerOf(
     executeUrl: step.executeUrl,
     accepted: { headers: paid.headers, text },
     signedNote,
+    paid: sent !== undefined,
   });
 }
 

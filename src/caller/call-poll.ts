@@ -3,10 +3,13 @@
  * respond-async`), and the job's answer is fetched from its `Location` (GET /jobs/<id>) with the 202's
  * `job_token` as `Authorization: Bearer <job_token>`, until it is no longer "queued" or "running".
  * Waits start at 1 s and grow 1.5x up to 15 s, never sooner than the service's Retry-After; polling stops
- * at the job's deadline plus the settlement margin. The token is sent only to the service's own origin
- * and never printed. Polling is a GET: it never signs or pays anything, and a lost poll is asked again.
+ * at the job's deadline plus the settlement margin. The token is sent only to the service's own origin,
+ * and printed only when the user stops waiting (Ctrl-C): the job was accepted with its payment and is charged
+ * once it completes, so the way to its answer is then printed, with the token. Polling is a GET: it never
+ * signs or pays anything, and a lost poll is asked again.
  */
 import { isObject } from "../json-object.js";
+import { shellQuote } from "../shell-quote.js";
 import { CallError } from "./errors.js";
 import { ANSWER_LIMITS, readLimited } from "./guard-read.js";
 import { isNetworkFailure } from "./retry.js";
@@ -40,6 +43,8 @@ export interface PollOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Added to every error: what may have been paid. */
   signedNote?: string;
+  /** Whether a payment went with the job (it is then charged once it completes, waited for or not). */
+  paid?: boolean;
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -78,11 +83,51 @@ export function acceptedJob(
 /** Polls the queued job until its answer arrives; throws when polling must stop. */
 export async function pollJob(options: PollOptions): Promise<PolledAnswer> {
   const { executeUrl, note, signedNote = "" } = options;
-  const sleep = options.sleep ?? defaultSleep;
   const { url, token, jobId } = acceptedJob(executeUrl, options.accepted, signedNote);
   const named = jobId === undefined ? "the job" : `job ${jobId}`;
-  note(`${named} was queued by the service (HTTP 202); polling ${url} until it finishes`);
-  let wait = Math.max(POLL_DELAYS.firstMs, retryAfterMs(options.accepted.headers) ?? 0);
+  const charged = options.paid ? "it is charged once it completes, even if you stop waiting: " : "";
+  // Listening before the line that tells the user Ctrl-C is theirs to press.
+  const stopWaiting = onInterrupt(() =>
+    note(
+      `stopped waiting. ${named} still runs${options.paid ? " and, once it completes, is charged" : ""}. Fetch its answer (kept for a while, JOB_RESULT_TTL_SECONDS on the service) with:\n  curl -H ${shellQuote(`authorization: Bearer ${token}`)} ${shellQuote(url)}`,
+    ),
+  );
+  note(
+    `${named} was queued by the service (HTTP 202); polling ${url} until it finishes (${charged}Ctrl-C prints how to fetch its answer later)`,
+  );
+  try {
+    return await pollUntilDone(options, url, token, wait0(options));
+  } finally {
+    stopWaiting();
+  }
+}
+
+/** The first wait: at least POLL_DELAYS.firstMs, at least the 202's Retry-After. */
+const wait0 = (options: PollOptions) =>
+  Math.max(POLL_DELAYS.firstMs, retryAfterMs(options.accepted.headers) ?? 0);
+
+/**
+ * Until the handler it returns is called: on SIGINT or SIGTERM, `say` what to do next, then exit 130 (the
+ * process would otherwise end without a word).
+ */
+function onInterrupt(say: () => void): () => void {
+  const handler = () => {
+    say();
+    process.exit(130);
+  };
+  process.once("SIGINT", handler).once("SIGTERM", handler);
+  return () => process.off("SIGINT", handler).off("SIGTERM", handler);
+}
+
+async function pollUntilDone(
+  options: PollOptions,
+  url: string,
+  token: string,
+  first: number,
+): Promise<PolledAnswer> {
+  const { note, signedNote = "" } = options;
+  const sleep = options.sleep ?? defaultSleep;
+  let wait = first;
   let backoff: number = POLL_DELAYS.firstMs;
   for (;;) {
     if (Date.now() + wait > options.untilMs)

@@ -24,8 +24,9 @@ refused before anything is signed). A dropped connection re-sends the identical 
 job_id, same signed payment): the job is paid once. Services in dev mode are called without payment.
 
 Async jobs: --async sends Prefer: respond-async. A service with async jobs checks the job and its
-payment, then answers 202 with a Location; call prints that the job is queued (never its job_token)
-and polls it with the token (1 s, growing 1.5x to 15 s, never sooner than the service's Retry-After)
+payment, then answers 202 with a Location; call prints that the job is queued (its job_token only if you
+stop waiting: Ctrl-C prints the curl command that fetches the answer, since the job is charged once it
+completes) and polls it with the token (1 s, growing 1.5x to 15 s, never sooner than the service's Retry-After)
 until the job finishes, at most until its deadline plus a minute, then prints the result and receipt
 as usual: the payment is settled only when the job completed. A lost 202 re-sends the identical
 request (same signed payment): the service names the same job. A service that answers at once is

@@ -133,6 +133,7 @@ describe("create-agent call --async against a production server with async jobs 
       /queued by the service \(HTTP 202\); polling http:\S+\/jobs\/job_[0-9a-f]{32}/,
     );
     expect(r.stderr).toContain("paid 0.01 USDC on eip155:84532");
+    expect(r.stderr).toContain("it is charged once it completes, even if you stop waiting");
     expect(r.stderr).not.toMatch(/job_token|Bearer/);
 
     expect(server.paidExecutes()).toBeGreaterThanOrEqual(1);

@@ -617,3 +617,53 @@ describe("a service declaring a price above 1 USDC", () => {
     }
   });
 });
+
+describe("call --async when the user stops waiting", () => {
+  it("Ctrl-C prints how to fetch the answer later (token quoted for the shell) and exits 130", async () => {
+    const token = "t'k; echo pwned";
+    const server = createServer(async (req, res) => {
+      for await (const _ of req);
+      res.setHeader("content-type", "application/json");
+      if (req.method === "GET" && req.url === "/about") {
+        res.end(
+          JSON.stringify({
+            service_version: "1.0",
+            name: "slow",
+            capabilities: {
+              work: {
+                pricing: { model: "per_job", amount: "0.01", currency: "USDC" },
+                input_schema: { text: { type: "string", required: true } },
+                output_schema: { text: { type: "string" } },
+              },
+            },
+          }),
+        );
+      } else if (req.method === "POST") {
+        res.writeHead(202, { location: "/jobs/j1" });
+        res.end(JSON.stringify({ job_id: "j1", status: "queued", job_token: token }));
+      } else res.end(JSON.stringify({ job_id: "j1", status: "running" }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const child = runCall([url, "work", "--input", "text=x", "--async"]);
+      let stderr = "";
+      child.stderr?.on("data", function stop(chunk: Buffer) {
+        stderr += chunk.toString();
+        if (!stderr.includes("Ctrl-C prints how to fetch")) return;
+        child.stderr?.off("data", stop);
+        process.kill(child.pid!, "SIGINT"); // as a terminal's Ctrl-C (execa's kill() counts as its own)
+      });
+      const r = await child;
+      expect(r.exitCode, r.stderr).toBe(130);
+      expect(r.stderr).toContain("stopped waiting. job j1 still runs. Fetch its answer");
+      expect(r.stderr).toContain(
+        `curl -H 'authorization: Bearer t'\\''k; echo pwned' ${url}/jobs/j1`,
+      );
+      // Dev mode (no payment went with it): no word of a charge.
+      expect(r.stderr).not.toContain("charged");
+    } finally {
+      server.close();
+    }
+  });
+});
