@@ -304,6 +304,17 @@ describe("transport errors", () => {
     expect(res.body.error).toMatch(/not valid JSON: .*position \d+/);
   });
 
+  it("a body that does not decompress as its Content-Encoding says -> 400 validation, not 500", async () => {
+    for (const encoding of ["gzip", "deflate", "br"]) {
+      const res = await post(app.url, job("echo", { text: "x" }), {
+        "content-encoding": encoding,
+      });
+      expect(res.status, encoding).toBe(400);
+      expect(res.body.error_type).toBe("validation");
+      expect(res.body.error).toContain("does not decompress as its Content-Encoding says");
+    }
+  });
+
   it("body over maxBodyBytes -> 413 validation", async () => {
     const res = await post(app.url, job("echo", { text: "x".repeat(3000) }));
     expect(res.status).toBe(413);

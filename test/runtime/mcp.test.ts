@@ -171,6 +171,25 @@ describe("MCP in dev mode", () => {
     });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32700 } });
+    // A body that says it is compressed and is not: the same parse error, not a 500.
+    for (const encoding of ["gzip", "br"]) {
+      const bad = await fetch(`${url}/mcp`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "content-encoding": encoding,
+          accept: "application/json, text/event-stream",
+        },
+        body: '{"jsonrpc":"2.0"}',
+      });
+      expect(bad.status, encoding).toBe(400);
+      expect(await bad.json()).toMatchObject({
+        error: {
+          code: -32700,
+          message: expect.stringContaining("does not decompress as its Content-Encoding says"),
+        },
+      });
+    }
   });
 });
 

@@ -11,6 +11,7 @@
 import express, { type ErrorRequestHandler, type RequestHandler, type Response } from "express";
 import { UnavailableError } from "../errors.js";
 import { MAX_NESTING_DEPTH, nestedDeeperThan } from "../jobs/request.js";
+import { bodyParserError } from "./transport.js";
 
 /** Seconds a caller is asked to wait before retrying while the server is shutting down. */
 const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
@@ -52,6 +53,10 @@ export function jsonRpcBody(
       return answer(res, 400, -32700, "Parse error: the body is not valid JSON");
     if (type === "entity.too.large")
       return answer(res, 413, -32600, `request body is larger than ${maxBodyBytes} bytes`);
+    // A body that cannot be read (does not decompress, an unsupported encoding or charset).
+    const unreadable = bodyParserError(err);
+    if (unreadable)
+      return answer(res, unreadable.status, -32700, `Parse error: ${unreadable.message}`);
     next(err);
   };
   const deep: RequestHandler = (req, res, next) => {

@@ -62,12 +62,19 @@ export function loadOnce<T>(create: () => Promise<T>): () => Promise<T> {
     }));
 }
 
-/** Maps body-parser's errors (they carry `type` and `status`) to validation errors. */
-function bodyParserError(err: unknown): ValidationError | undefined {
-  if (typeof err !== "object" || err === null || !("type" in err) || typeof err.type !== "string")
-    return undefined;
+/**
+ * Maps body-parser's errors (they carry `type` and `status`; a body that does not decompress carries
+ * zlib's `errno` instead) to validation errors.
+ */
+export function bodyParserError(err: unknown): ValidationError | undefined {
+  if (typeof err !== "object" || err === null) return undefined;
   const message =
     "message" in err && typeof err.message === "string" ? err.message.slice(0, 200) : "";
+  if ("errno" in err && "status" in err && err.status === 400 && !("type" in err))
+    return new ValidationError(
+      `request body does not decompress as its Content-Encoding says: ${message}`,
+    );
+  if (!("type" in err) || typeof err.type !== "string") return undefined;
   switch (err.type) {
     case "entity.parse.failed":
       return new ValidationError(`request body is not valid JSON: ${message}`);
