@@ -151,7 +151,11 @@ export async function createBullQueue(options: BullQueueOptions): Promise<JobQue
         maxStalledCount: MAX_STALLS,
       });
       worker.on("error", (err: unknown) =>
-        logger.warn("job worker: Redis error (it reconnects by itself)", { error: String(err) }),
+        logger.warn(
+          "job worker: error (Redis away: it reconnects by itself; or a running job's lock lost, the process busy " +
+            "longer than JOB_LOCK_SECONDS: another worker may run that job again, charged once)",
+          { error: String(err) },
+        ),
       );
       worker.on("failed", (_job: unknown, err: unknown) => {
         if (!(err instanceof RunAgainLater))
