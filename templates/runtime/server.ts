@@ -12,6 +12,7 @@
 import { existsSync } from "node:fs";
 import type { Server } from "node:http";
 import { createApp, runtimeOf, type AppRuntime } from "./app.js";
+import { answerClientErrors } from "./http/transport.js";
 import { missingFeature, SERVICES } from "./features.js";
 import { loadHandlers } from "./handlers.js";
 import { startMetricsServer } from "./ops/metrics-loader.js";
@@ -162,6 +163,7 @@ async function listenOn(
         ? app.listen(config.port, listening)
         : app.listen(config.port, config.host, listening);
   });
+  answerClientErrors(server);
   const address = server.address();
   const actualPort = typeof address === "object" && address ? address.port : config.port;
   const anywhere = config.host === undefined || config.host === "0.0.0.0" || config.host === "::";

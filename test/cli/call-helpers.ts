@@ -198,3 +198,41 @@ export async function refusedBeforeSending(
   expect(server.executes()).toBe(before);
   return r;
 }
+
+/**
+ * A plain service for `call` to meet: GET /about declares one capability `name` (one string input `text`) at
+ * `amount` USDC; every other request is answered by `answer` (status and JSON body; headers optional).
+ * Its URL, the POSTs it received, and close().
+ */
+export async function plainService(
+  name: string,
+  amount: string,
+  answer: (req: IncomingMessage) => {
+    status: number;
+    body: unknown;
+    headers?: Record<string, string>;
+  },
+) {
+  const posts: string[] = [];
+  const about = {
+    service_version: "1.0",
+    name: "plain",
+    capabilities: {
+      [name]: {
+        pricing: { model: "per_job", amount, currency: "USDC" },
+        input_schema: { text: { type: "string", required: true } },
+        output_schema: { text: { type: "string" } },
+      },
+    },
+  };
+  const server = createServer(async (req, res) => {
+    for await (const _ of req);
+    if (req.method === "POST") posts.push(req.url ?? "");
+    const { status, body, headers } =
+      req.method === "GET" && req.url === "/about" ? { status: 200, body: about } : answer(req);
+    res.writeHead(status, { "content-type": "application/json", ...headers });
+    res.end(JSON.stringify(body));
+  });
+  const url = await listenLocal(server);
+  return { url, posts, close: () => closeServer(server) };
+}

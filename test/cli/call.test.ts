@@ -2,8 +2,6 @@
 // with createApp. Dev-mode servers run jobs for free; production servers answer 402 and are paid
 // through the official x402 client (here with a recording settler: on-chain money is test/chain/).
 import { writeFile } from "node:fs/promises";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +12,7 @@ import {
   callAgent,
   type CallAgent,
   type CountingServer,
+  plainService,
   refusedBeforeSending,
   runCall,
   startCounted,
@@ -577,43 +576,27 @@ describe("explorer links of a receipt", () => {
 
 describe("a service declaring a price above 1 USDC", () => {
   it("is not paid without --max-price (a mistyped or hostile URL sets its own price); with it the job goes", async () => {
-    const posts: string[] = [];
-    const server = createServer(async (req, res) => {
-      for await (const _ of req);
-      if (req.method === "POST") posts.push(req.url ?? "");
-      res.writeHead(req.method === "GET" ? 200 : 500, { "content-type": "application/json" });
-      res.end(
-        JSON.stringify(
-          req.method === "GET"
-            ? {
-                service_version: "1.0",
-                name: "dear",
-                capabilities: {
-                  pricey: {
-                    pricing: { model: "per_job", amount: "2.5", currency: "USDC" },
-                    input_schema: { text: { type: "string", required: true } },
-                    output_schema: { text: { type: "string" } },
-                  },
-                },
-              }
-            : { status: "failed", error_type: "internal", error: "stop here" },
-        ),
-      );
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const stop = { status: "failed", error_type: "internal", error: "stop here" };
+    const service = await plainService("pricey", "2.5", () => ({ status: 500, body: stop }));
     try {
-      const refused = await runCall([url, "pricey", "--input", "text=x"]);
+      const refused = await runCall([service.url, "pricey", "--input", "text=x"]);
       expect(refused.exitCode).toBe(1);
       expect(refused.stderr).toContain(
         '"pricey" costs 2.5 USDC per job, more than call pays without --max-price (1 USDC, as the x402 client\'s default cap): pass --max-price 2.5 to pay it; nothing was sent',
       );
-      expect(posts).toEqual([]);
-      const allowed = await runCall([url, "pricey", "--input", "text=x", "--max-price", "2.5"]);
+      expect(service.posts).toEqual([]);
+      const allowed = await runCall([
+        service.url,
+        "pricey",
+        "--input",
+        "text=x",
+        "--max-price",
+        "2.5",
+      ]);
       expect(allowed.stderr).toContain("stop here");
-      expect(posts).toEqual(["/execute"]);
+      expect(service.posts).toEqual(["/execute"]);
     } finally {
-      server.close();
+      await service.close();
     }
   });
 });
@@ -621,32 +604,17 @@ describe("a service declaring a price above 1 USDC", () => {
 describe("call --async when the user stops waiting", () => {
   it("Ctrl-C prints how to fetch the answer later (token quoted for the shell) and exits 130", async () => {
     const token = "t'k; echo pwned";
-    const server = createServer(async (req, res) => {
-      for await (const _ of req);
-      res.setHeader("content-type", "application/json");
-      if (req.method === "GET" && req.url === "/about") {
-        res.end(
-          JSON.stringify({
-            service_version: "1.0",
-            name: "slow",
-            capabilities: {
-              work: {
-                pricing: { model: "per_job", amount: "0.01", currency: "USDC" },
-                input_schema: { text: { type: "string", required: true } },
-                output_schema: { text: { type: "string" } },
-              },
-            },
-          }),
-        );
-      } else if (req.method === "POST") {
-        res.writeHead(202, { location: "/jobs/j1" });
-        res.end(JSON.stringify({ job_id: "j1", status: "queued", job_token: token }));
-      } else res.end(JSON.stringify({ job_id: "j1", status: "running" }));
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const service = await plainService("work", "0.01", (req) =>
+      req.method === "POST"
+        ? {
+            status: 202,
+            headers: { location: "/jobs/j1" },
+            body: { job_id: "j1", status: "queued", job_token: token },
+          }
+        : { status: 200, body: { job_id: "j1", status: "running" } },
+    );
     try {
-      const child = runCall([url, "work", "--input", "text=x", "--async"]);
+      const child = runCall([service.url, "work", "--input", "text=x", "--async"]);
       let stderr = "";
       child.stderr?.on("data", function stop(chunk: Buffer) {
         stderr += chunk.toString();
@@ -658,12 +626,12 @@ describe("call --async when the user stops waiting", () => {
       expect(r.exitCode, r.stderr).toBe(130);
       expect(r.stderr).toContain("stopped waiting. job j1 still runs. Fetch its answer");
       expect(r.stderr).toContain(
-        `curl -H 'authorization: Bearer t'\\''k; echo pwned' ${url}/jobs/j1`,
+        `curl -H 'authorization: Bearer t'\\''k; echo pwned' ${service.url}/jobs/j1`,
       );
       // Dev mode (no payment went with it): no word of a charge.
       expect(r.stderr).not.toContain("charged");
     } finally {
-      server.close();
+      await service.close();
     }
   });
 });

@@ -178,6 +178,21 @@ describe("the built server", () => {
       });
     });
 
+    it("answers a request Node refuses before Express (headers over 16 KiB) in the spec's error shape", async () => {
+      const res = await fetch(`${server.url}/execute`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "payment-signature": "x".repeat(20_000) },
+        body: "{}",
+      });
+      expect(res.status).toBe(431);
+      expect(await json(res)).toEqual({
+        status: "failed",
+        error_type: "validation",
+        error:
+          "request headers are larger than this server reads (16 KiB in all); nothing was run or charged",
+      });
+    });
+
     it("logs the dev-mode warning at startup", () => {
       expect(server.output()).toMatch(/payment verification is bypassed/i);
     });

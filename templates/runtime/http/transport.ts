@@ -3,10 +3,13 @@
  * a wrong Content-Type, an unknown path or method, and anything unexpected (never leaking details).
  * Each is logged ("request refused", at info) with its request id, client address (req.ip: see
  * ops/trust-proxy.ts), method, path, status and reason. Also what every transport's route does: answer
- * 404 when its setting turns it off (mountOff), and load its endpoint on first use (loadOnce).
+ * 404 when its setting turns it off (mountOff), and load its endpoint on first use (loadOnce); and
+ * what Node refuses before Express (answerClientErrors).
  * Part of your project: edit freely.
  */
 import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } from "express";
+import { type Server, STATUS_CODES } from "node:http";
+import type { Duplex } from "node:stream";
 import {
   AgentError,
   GENERIC_INTERNAL_MESSAGE,
@@ -168,4 +171,26 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     });
     res.status(500).json(errorBody("internal", GENERIC_INTERNAL_MESSAGE));
   };
+}
+
+/** Node's own refusals of a request it cannot parse: the code it reports -> status and why. */
+const CLIENT_ERRORS: Record<string, [number, string]> = {
+  HPE_HEADER_OVERFLOW: [431, "request headers are larger than this server reads (16 KiB in all)"],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, "the request did not arrive in time"],
+};
+
+/**
+ * A request Node refuses before Express sees it (headers too large, malformed HTTP) is answered in the
+ * spec's error shape, where Node's own answer has an empty body. Nothing was run or charged.
+ */
+export function answerClientErrors(server: Server): void {
+  server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable || err.code === "ECONNRESET") return void socket.destroy();
+    const [status, why] = CLIENT_ERRORS[err.code ?? ""] ?? [400, "malformed HTTP request"];
+    const body = JSON.stringify(errorBody("validation", `${why}; nothing was run or charged`));
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
 }
