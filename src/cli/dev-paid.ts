@@ -21,7 +21,9 @@ import {
   startDevFacilitator,
 } from "./dev-facilitator.js";
 import { devPort, devProject, ensurePortFree } from "./dev.js";
-import { shellQuote } from "../shell-quote.js";
+import { callInputWords } from "../generate/sample-values.js";
+import { parseManifest } from "../manifest/index.js";
+import type { AgentModel } from "../manifest/model.js";
 
 const usdc = (atomic: bigint) => {
   const text = atomic.toString().padStart(7, "0");
@@ -187,55 +189,17 @@ function printInstructions(
     .catch((error: unknown) => process.stderr.write(`dev:paid: ${String(error)}\n`));
 }
 
-type Field = Record<string, unknown>;
-
-/** A value of a manifest field: its example, default or first enum value, else one of its type (required parts only). */
-function sample(field: Field): unknown {
-  if (Array.isArray(field.examples) && field.examples.length > 0) return field.examples[0];
-  if (field.default !== undefined) return field.default;
-  if (Array.isArray(field.enum) && field.enum.length > 0) return field.enum[0];
-  switch (field.type) {
-    case "integer":
-    case "number":
-      return typeof field.minimum === "number" ? field.minimum : 1;
-    case "boolean":
-      return true;
-    case "array":
-      return [];
-    case "object": {
-      const properties = (field.properties ?? {}) as Record<string, Field>;
-      const required = Array.isArray(field.required) ? (field.required as string[]) : [];
-      return Object.fromEntries(
-        Object.entries(properties)
-          .filter(([key, sub]) => sub.required === true || required.includes(key))
-          .map(([key, sub]) => [key, sample(sub)]),
-      );
-    }
-    default:
-      return "hello";
-  }
-}
-
 /** `npm run call -- <capability> --input field=value ...` for each capability, with sample values of its required fields. */
 export function callCommands(root: string): string[] {
-  let manifest: {
-    capabilities?: Record<string, { input_schema?: Record<string, Record<string, unknown>> }>;
-  };
+  let model: AgentModel;
   try {
-    manifest = JSON.parse(readFileSync(join(root, "agent.json"), "utf8")) as typeof manifest;
+    model = parseManifest(readFileSync(join(root, "agent.json"), "utf8"), "agent.json");
   } catch {
     return [];
   }
-  return Object.entries(manifest.capabilities ?? {}).map(([name, capability]) => {
-    const inputs = Object.entries(capability.input_schema ?? {})
-      .filter(([, field]) => field.required === true)
-      .map(([field, schema]) => {
-        const value = sample(schema);
-        const text = typeof value === "string" ? value : JSON.stringify(value);
-        return ` --input ${shellQuote(`${field}=${text}`)}`;
-      });
-    return `npm run call -- ${name}${inputs.join("")}`;
-  });
+  return model.capabilities.map((capability) =>
+    ["npm run call --", capability.name, ...callInputWords(capability.inputSchema)].join(" "),
+  );
 }
 
 function instructions(o: {

@@ -3,7 +3,7 @@ import { DEFAULT_FEATURES, FEATURES, projectDependencies } from "../features.js"
 import { devDependencies, nodeEngines } from "../versions.js";
 import { DOC_FACTS } from "./doc-facts.js";
 import { type PackageManager, projectCommands } from "./package-manager.js";
-import { sampleValue } from "./sample-values.js";
+import { callInputWords, sampleValue } from "./sample-values.js";
 import { templateFolder } from "./templates.js";
 
 /**
@@ -123,17 +123,7 @@ function sampleJobShell(model: AgentModel): string {
 function callArgs(model: AgentModel): string {
   const first = model.capabilities[0];
   if (!first) return "<capability>";
-  const input = sampleValue(first.inputSchema, true) as Record<string, unknown>;
-  const required = new Set((first.inputSchema.required as string[] | undefined) ?? []);
-  const inputs = Object.entries(input)
-    .filter(([name, value]) => required.has(name) && typeof value !== "object")
-    .map(([name, value]) => `--input ${shellWord(`${name}=${String(value)}`)}`);
-  return [first.name, ...inputs].join(" ");
-}
-
-/** A word for sh: as is when plain, else single-quoted. */
-function shellWord(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+  return [first.name, ...callInputWords(first.inputSchema)].join(" ");
 }
 
 /** The first capability's `task` of a job request, as a JS object literal (valid JSON). */

@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import type { Ajv } from "ajv";
 import { conforms } from "../manifest/conforms.js";
 import type { JsonSchema } from "../manifest/model.js";
+import { shellQuote } from "../shell-quote.js";
 
 /** Values that satisfy common string formats. */
 const FORMAT_SAMPLES: Record<string, string> = {
@@ -141,4 +142,19 @@ export function checkedSample(schema: JsonSchema, minimal: boolean): Sample {
     ? []
     : (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? "is invalid"}`);
   return { value, problems };
+}
+
+/**
+ * The `--input name=value` words of `call` for the required fields of an input schema, with sample values
+ * that satisfy it (an object or array as JSON, as call reads it), quoted for sh.
+ */
+export function callInputWords(inputSchema: JsonSchema): string[] {
+  const input = sampleValue(inputSchema, true) as Record<string, unknown>;
+  const required = new Set((inputSchema.required as string[] | undefined) ?? []);
+  return Object.entries(input)
+    .filter(([name]) => required.has(name))
+    .map(([name, value]) => {
+      const text = typeof value === "string" ? value : JSON.stringify(value);
+      return `--input ${shellQuote(`${name}=${text}`)}`;
+    });
 }

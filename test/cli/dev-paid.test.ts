@@ -192,8 +192,36 @@ describe("dev:paid", () => {
         readFileSync(join(import.meta.dirname, "../../fixtures/e2e/agent.json")),
       );
       expect(callCommands(dir)).toEqual([
-        "npm run call -- summarize --input text=hello",
-        `npm run call -- classify-review --input review=hello --input 'product={"sku":"ABC-1234"}'`,
+        "npm run call -- summarize --input text=example",
+        `npm run call -- classify-review --input review=example --input 'product={"sku":"ABC-1234"}'`,
+      ]);
+      // Values that satisfy the schema (the generator's samples): at least minItems items, patterns kept.
+      const items = {
+        type: "array",
+        minItems: 1,
+        items: {
+          type: "object",
+          properties: { sku: { type: "string", pattern: "^[A-Z0-9-]+$", required: true } },
+        },
+      };
+      await writeFile(
+        join(dir, "agent.json"),
+        JSON.stringify({
+          name: "shop",
+          version: "1.0.0",
+          description: "checks prices",
+          capabilities: {
+            price_check: {
+              description: "prices a basket",
+              pricing: { model: "per_job", amount: "0.01", currency: "USDC" },
+              input_schema: { items: { ...items, required: true } },
+              output_schema: { total: { type: "number" } },
+            },
+          },
+        }),
+      );
+      expect(callCommands(dir)).toEqual([
+        `npm run call -- price_check --input 'items=[{"sku":"A"}]'`,
       ]);
     } finally {
       await rm(dir, { recursive: true, force: true });
