@@ -1,5 +1,7 @@
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { GENERATED_DIR, generateCode } from "../generate/index.js";
+import { handlerPath } from "../generate/handlers.js";
 import { loadManifest } from "../manifest/index.js";
 import { type ApplyReport, applyFiles, projectFileExists } from "../write/apply.js";
 import { projectScript } from "./hint.js";
@@ -25,7 +27,29 @@ export async function regenerate(
   // Handler stubs are written only when missing: existing ones are not even built.
   const { files, warnings } = await generateCode(model, { existing: projectFileExists(root) });
   const report = await applyFiles(root, files, { check, prune: GENERATED_DIR });
-  return { report, warnings };
+  const handlers = new Set(model.capabilities.map((c) => handlerPath(c.name)));
+  return { report, warnings: [...warnings, ...(await orphanedHandlers(root, handlers))] };
+}
+
+/**
+ * Handler files (a module under src/capabilities/ with a default export) of no capability in agent.json:
+ * a capability renamed there leaves its code behind, never run, while a new stub answers its jobs.
+ */
+async function orphanedHandlers(root: string, handlers: ReadonlySet<string>): Promise<string[]> {
+  const dir = "src/capabilities";
+  const names = await readdir(join(root, dir)).catch(() => [] as string[]);
+  const orphans: string[] = [];
+  for (const name of names.sort()) {
+    const path = `${dir}/${name}`;
+    if (!/\.[cm]?ts$/.test(name) || /\.(test|spec|d)\.[cm]?ts$/.test(name) || handlers.has(path))
+      continue;
+    const text = await readFile(join(root, path), "utf8").catch(() => "");
+    if (/^export default /m.test(text))
+      orphans.push(
+        `${path} is the handler of no capability in agent.json (renamed?): its code is never run. Move it into the new capability's handler, or delete it`,
+      );
+  }
+  return orphans;
 }
 
 /** One line per file written or removed. */

@@ -37,6 +37,21 @@ describe("create-agent generate", () => {
     expect((await cli(["generate", "--check"], dir)).exitCode).toBe(0);
   });
 
+  it("names the handler a renamed capability left behind (never run), and no helper module", async () => {
+    const dir = await scaffold();
+    await writeFile(join(dir, "src/capabilities/shared.ts"), "export const helper = 1;\n");
+    const manifest = JSON.parse(await readFile(join(dir, "agent.json"), "utf8"));
+    manifest.capabilities["summarize-text"] = manifest.capabilities.summarize;
+    delete manifest.capabilities.summarize;
+    await writeFile(join(dir, "agent.json"), JSON.stringify(manifest, null, 2));
+    const result = await cli(["generate"], dir);
+    expect(result.exitCode, result.all).toBe(0);
+    expect(result.stdout).toContain("wrote    src/capabilities/summarize-text.ts");
+    expect(result.stderr).toBe(
+      "warning: src/capabilities/summarize.ts is the handler of no capability in agent.json (renamed?): its code is never run. Move it into the new capability's handler, or delete it",
+    );
+  });
+
   it("removes generated files that are no longer produced", async () => {
     const dir = await scaffold();
     await writeFile(join(dir, "src/generated/old.ts"), "// left over\n");
