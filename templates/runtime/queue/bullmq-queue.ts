@@ -150,13 +150,7 @@ export async function createBullQueue(options: BullQueueOptions): Promise<JobQue
         stalledInterval: lockMs,
         maxStalledCount: MAX_STALLS,
       });
-      worker.on("error", (err: unknown) =>
-        logger.warn(
-          "job worker: error (Redis away: it reconnects by itself; or a running job's lock lost, the process busy " +
-            "longer than JOB_LOCK_SECONDS: another worker may run that job again, charged once)",
-          { error: String(err) },
-        ),
-      );
+      worker.on("error", workerErrorLog(logger));
       worker.on("failed", (_job: unknown, err: unknown) => {
         if (!(err instanceof RunAgainLater))
           logger.warn("job worker: a job failed in the queue", { error: String(err) });
@@ -183,5 +177,26 @@ function failedAnswer(): StoredResult {
       error:
         "the job could not be finished (its workers stopped before it did); nothing was charged; send it again with a new payment",
     }),
+  };
+}
+
+/**
+ * The worker's error line: an error text logged again only after a minute (BullMQ reports a Redis outage
+ * twice a second), saying how many repeats it left out.
+ */
+export function workerErrorLog(logger: Logger, everyMs = 60_000): (err: unknown) => void {
+  let last = "";
+  let at = 0;
+  let repeats = 0;
+  return (err) => {
+    const error = String(err);
+    if (error !== last) repeats = 0;
+    else if (Date.now() - at < everyMs) return void repeats++;
+    logger.warn(
+      "job worker: error (Redis away: it reconnects by itself; or a running job's lock lost, the process busy " +
+        "longer than JOB_LOCK_SECONDS: another worker may run that job again, charged once)",
+      { error, ...(repeats > 0 && { repeats_not_logged: repeats }) },
+    );
+    [last, at, repeats] = [error, Date.now(), 0];
   };
 }
