@@ -40,6 +40,7 @@ function note(change: FileChange, plan: UpgradePlan): string {
     case "regenerate":
       return change.after === undefined ? " (no longer generated: removed)" : "";
     case "vendor":
+      if (change.path === "package-lock.json") return " (the vendored create-agent's integrity)";
       return change.after === undefined ? " (removed)" : "";
     default:
       return "";

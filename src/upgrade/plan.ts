@@ -10,6 +10,7 @@ import { newHomes } from "./new-home.js";
 import { type DependencyChange, mergePackageJson } from "./package-json.js";
 import { pristineProject } from "./pristine.js";
 import { compareVersions, toolVersionOf, vendoredToolPath } from "./project-version.js";
+import { lockfileChange } from "./lockfile.js";
 
 /**
  * What `upgrade` does to one file:
@@ -101,6 +102,8 @@ export async function planUpgrade(root: string, toolVersion: string): Promise<Up
   const baseOwned = new Map([...base].filter(([path]) => isWrittenOnce(path)));
   changes.push(...(await mergeOwned(baseOwned, nextOwned, read, labels)));
   locateDropped(changes, baseOwned, nextOwned);
+  const lock = lockfileChange((await read("package-lock.json"))?.toString("utf8"), changes);
+  if (lock) changes.push(lock);
 
   // package.json, key by key.
   const basePackage = base.get("package.json")?.toString("utf8");
