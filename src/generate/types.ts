@@ -7,14 +7,16 @@ import { interfaceText, type TypeTextOptions } from "./type-text.js";
 /**
  * The input and output interfaces of every capability, e.g. SummarizeInput / SummarizeOutput.
  * Nested objects are inlined (only the two roots get names), so two capabilities can never collide.
- * The text is json-schema-to-typescript's (type-text.ts writes it without that package), laid out as
- * prettier would lay it out (print/ts.ts).
+ * The text is json-schema-to-typescript's (type-text.ts writes it without that package; inputs with its
+ * default maxItems 20, outputs with -1), laid out as prettier would lay it out (print/ts.ts).
  */
 export function generateTypes(model: AgentModel): SourceFile {
   const interfaces = model.capabilities.map((c) => ({
     name: c.name,
     input: interfaceText(handlerView(c.inputSchema), `${c.typeName}Input`),
-    output: interfaceText(c.outputSchema, `${c.typeName}Output`),
+    // A handler builds its output: a bounded array is a plain array (a union of tuples would reject
+    // `list.slice(0, 3)`); the output validator still holds it to maxItems before anything is charged.
+    output: interfaceText(c.outputSchema, `${c.typeName}Output`, { maxItems: -1 }),
   }));
   return {
     source: () => {

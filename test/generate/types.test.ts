@@ -35,3 +35,29 @@ describe("generated type names", () => {
     expect(declared.sort()).toEqual(imported.sort());
   });
 });
+
+describe("bounded arrays", () => {
+  it("are plain arrays in an output (the handler builds it), tuples up to maxItems in an input", async () => {
+    const list = { type: "array", items: { type: "string" }, maxItems: 3 };
+    const model = parseManifest(
+      JSON.stringify({
+        name: "a",
+        version: "1.0.0",
+        capabilities: {
+          translate: {
+            ...capability,
+            input_schema: { tags: list },
+            output_schema: { alternatives: list },
+          },
+        },
+      }),
+      "agent.json",
+    );
+    const { files } = await generateCode(model);
+    const types = String(files.find((f) => f.path === "src/generated/types.ts")!.contents);
+    expect(types).toMatch(/TranslateOutput \{[^}]*\n {2}alternatives: string\[\];/);
+    expect(types).toMatch(
+      /tags\?: \[\] \| \[string\] \| \[string, string\] \| \[string, string, string\];/,
+    );
+  });
+});
