@@ -17,6 +17,7 @@ import {
 import type { AgentDefinition, FieldDescriptor } from "../../templates/runtime/types.js";
 import { consoleEnabled } from "../../templates/runtime/console/route.js";
 import { PAGE_STYLE } from "../../templates/runtime/console/style.js";
+import { FORM_SCRIPT } from "../../templates/runtime/console/form-script.js";
 import { ANVIL_KEY, captureLogger, PAY_TO, withApp } from "./helpers.js";
 import { createHash } from "node:crypto";
 
@@ -413,5 +414,51 @@ describe("the console page says where it is paid, how else to pay, and every end
     });
     expect(data.deadlineSeconds).toBe(30);
     expect(html).toContain("solana-devnet (solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1), paid to");
+  });
+});
+
+describe("the console's check of a JSON field", () => {
+  // The form script's own functions (page-script.ts supplies isRecord), run as the browser runs them.
+  const form = new Function(
+    `function isRecord(v) { return typeof v === "object" && v !== null && !Array.isArray(v); }\n${FORM_SCRIPT}\nreturn { check, serverProblems };`,
+  )() as {
+    check: (
+      schema: unknown,
+      value: unknown,
+      path: string[],
+      problems: unknown[],
+      required: boolean,
+    ) => void;
+    serverProblems: (message: string) => Array<{ path: string[]; message: string }>;
+  };
+  const items = {
+    type: "array",
+    minItems: 1,
+    items: {
+      type: "object",
+      properties: {
+        sku: { type: "string", pattern: "^[A-Z0-9-]+$", required: true },
+        qty: { type: "integer", minimum: 1 },
+      },
+    },
+  };
+
+  it("names the item of each problem and refuses an unknown field, as the server does", () => {
+    const problems: unknown[] = [];
+    form.check(items, [{ sku: "ab" }, { sku: "A", qty: 0, x: 1 }], ["items"], problems, true);
+    expect(problems).toEqual([
+      { path: ["items", "[0]", "sku"], message: 'must match pattern "^[A-Z0-9-]+$"' },
+      { path: ["items", "[1]", "qty"], message: "must be >= 1" },
+      { path: ["items", "[1]"], message: 'unknown field "x"' },
+    ]);
+    // The server's words for the same input read back to the same places.
+    expect(
+      form.serverProblems(
+        'input.items[0].sku: must match pattern "^[A-Z0-9-]+$"; input.items[1]: unknown field "x"',
+      ),
+    ).toEqual([
+      { path: ["items", "[0]", "sku"], message: 'must match pattern "^[A-Z0-9-]+$"' },
+      { path: ["items", "[1]"], message: 'unknown field "x"' },
+    ]);
   });
 });

@@ -99,13 +99,17 @@ function check(schema, value, path, problems, required) {
   if (Array.isArray(value)) {
     if (typeof schema.minItems === "number" && value.length < schema.minItems) problems.push({ path: path, message: "must NOT have fewer than " + schema.minItems + " items" });
     if (typeof schema.maxItems === "number" && value.length > schema.maxItems) problems.push({ path: path, message: "must NOT have more than " + schema.maxItems + " items" });
-    if (isRecord(schema.items)) value.forEach(function (item) { check(schema.items, item, path, problems, false); });
+    if (isRecord(schema.items)) value.forEach(function (item, i) { check(schema.items, item, path.concat(["[" + i + "]"]), problems, false); });
   }
   if (isRecord(value) && isRecord(schema.properties)) {
     var requiredList = Array.isArray(schema.required) ? schema.required : [];
     Object.keys(schema.properties).forEach(function (key) {
       var sub = schema.properties[key];
       check(sub, value[key], path.concat([key]), problems, sub.required === true || requiredList.indexOf(key) >= 0);
+    });
+    /* A declared object is closed, as the server's schema is. */
+    Object.keys(value).forEach(function (key) {
+      if (!Object.prototype.hasOwnProperty.call(schema.properties, key)) problems.push({ path: path, message: "unknown field " + JSON.stringify(key) });
     });
   }
 }
@@ -128,6 +132,7 @@ function serverProblems(message) {
     var re = /\.?([A-Za-z_$][\w$]*)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]/g, step;
     while ((step = re.exec(match[1]))) {
       if (step[1] !== undefined) path.push(step[1]);
+      else if (step[2] !== undefined) path.push("[" + step[2] + "]");
       else if (step[3] !== undefined) path.push(JSON.parse('"' + step[3] + '"'));
     }
     var missing = /^missing required field "((?:[^"\\]|\\.)*)"$/.exec(match[2]);
@@ -148,10 +153,13 @@ function showProblems(form, capability, problems) {
   var general = [];
   problems.forEach(function (problem) {
     var path = problem.path.slice();
-    var slot = null;
-    while (path.length > 0 && !(slot = document.getElementById(fieldId(capability, path) + "-error"))) path.pop();
+    var slot = null, inside = [];
+    while (path.length > 0 && !(slot = document.getElementById(fieldId(capability, path) + "-error"))) inside.unshift(path.pop());
     if (!slot) { general.push(problem.message); return; }
-    slot.textContent = (slot.textContent ? slot.textContent + "; " : "") + problem.message;
+    /* Within a JSON field, where: "[1].sku: must match ...". */
+    var where = inside.map(function (p, i) { return p.charAt(0) === "[" || i === 0 ? p : "." + p; }).join("");
+    var message = where ? where + ": " + problem.message : problem.message;
+    slot.textContent = (slot.textContent ? slot.textContent + "; " : "") + message;
     slot.hidden = false;
     var control = document.getElementById(fieldId(capability, path));
     if (control) {
