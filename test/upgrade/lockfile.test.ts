@@ -31,10 +31,9 @@ describe("lockfileChange", () => {
     try {
       await writeFile(join(dir, "package.json"), '{"name":"t","version":"1.0.0"}\n');
       const packed = await execa("npm", ["pack", "--json"], { cwd: dir });
-      const [{ filename, integrity }] = JSON.parse(packed.stdout) as Array<{
-        filename: string;
-        integrity: string;
-      }>;
+      const { filename, integrity } = (
+        JSON.parse(packed.stdout) as Array<{ filename: string; integrity: string }>
+      )[0]!;
       const bytes = new Uint8Array(await readFile(join(dir, filename)));
       expect(integrityOf(bytes)).toBe(integrity); // npm's own figure
       const vendored: FileChange = { path: TARBALL, action: "vendor", after: bytes };
