@@ -1,36 +1,63 @@
-// `npm test`'s runner: the container tests (test/containers: a docker build and compose, mostly waiting
-// on the engine and the npm registry) run in a second vitest process beside the rest of the suite (unit,
-// chain, e2e), which vitest runs one file at a time on a 2-core machine. Side by side, the whole suite
-// stays within CI's 25 minutes. The containers' output is printed when they end, so the two never
-// interleave. Arguments (`npm test -- test/x.test.ts`) run plain `vitest run` with them instead.
+// `npm test`'s runner: four vitest processes side by side on CI's 2 cores, each running its files one at a time.
+// - unit and e2e: CPU-bound (they spawn the real CLI, tsc, npm and built servers);
+// - chain: mostly waiting on anvil, the Solana kit, deadlines and the x402 libraries' own confirmation loops
+//   (three Solana tests wait 30 s each on @x402/svm); e2e starts its own chain (its global setup);
+// - containers: mostly waiting on the docker engine and the npm registry.
+// One after the other they took 27 minutes at stop 40 with the CPU busy half the time (user + sys about 30 CPU
+// minutes); side by side they use both cores. chain prints as it runs; the others' output is printed after it,
+// so they never interleave, and also if the runner is stopped (CI's `timeout`), so a hang shows where it was. Arguments (`npm test -- test/x.test.ts`) run plain
+// `vitest run` with them instead.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 
 const root = join(import.meta.dirname, "..");
 const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
 const args = process.argv.slice(2);
+const children = [];
 
-/** Runs vitest with `args`; resolves its exit code, its output kept when `quiet`. */
-function run(vitestArgs, quiet) {
+/** Runs vitest with `args`; resolves its exit code, its output kept when `label` is given. */
+function run(vitestArgs, label) {
+  const child = spawn(process.execPath, [vitest, "run", ...vitestArgs], {
+    cwd: root,
+    stdio: label ? ["ignore", "pipe", "pipe"] : "inherit",
+  });
+  const entry = { label, out: [], printed: false };
+  children.push({ child, entry });
+  child.stdout?.on("data", (chunk) => entry.out.push(chunk));
+  child.stderr?.on("data", (chunk) => entry.out.push(chunk));
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [vitest, "run", ...vitestArgs], {
-      cwd: root,
-      stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit",
-    });
-    const out = [];
-    child.stdout?.on("data", (chunk) => out.push(chunk));
-    child.stderr?.on("data", (chunk) => out.push(chunk));
-    child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), out }));
+    child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), entry }));
   });
 }
 
-if (args.length > 0) {
-  process.exit((await run(args, false)).code);
+/** Prints a buffered run's output once, under its label. */
+function print(entry) {
+  if (!entry.label || entry.printed) return;
+  entry.printed = true;
+  console.log(`\n── ${entry.label} (run beside test/chain) ──`);
+  process.stdout.write(Buffer.concat(entry.out));
 }
-const containers = run(["--project", "containers"], true);
-const rest = await run(["--project", "unit", "--project", "chain", "--project", "e2e"], false);
-const boxed = await containers;
-console.log("\n── test/containers (run beside the rest) ──");
-process.stdout.write(Buffer.concat(boxed.out));
-console.log(`suite: unit, chain and e2e exited ${rest.code}; containers exited ${boxed.code}`);
-process.exit(rest.code !== 0 ? rest.code : boxed.code);
+
+if (args.length > 0) {
+  process.exit((await run(args, undefined)).code);
+}
+for (const signal of ["SIGTERM", "SIGINT"]) {
+  process.on(signal, () => {
+    for (const { child, entry } of children) {
+      child.kill(signal);
+      print(entry);
+    }
+    process.exit(1);
+  });
+}
+const unit = run(["--project", "unit"], "test/ unit");
+const e2e = run(["--project", "e2e"], "test/e2e");
+const containers = run(["--project", "containers"], "test/containers");
+const chain = await run(["--project", "chain"], undefined);
+const results = [await unit, await e2e, await containers];
+for (const { entry } of results) print(entry);
+const [u, e, c] = results;
+console.log(
+  `suite: unit exited ${u.code}; chain ${chain.code}; e2e ${e.code}; containers ${c.code}`,
+);
+process.exit([u.code, chain.code, e.code, c.code].find((code) => code !== 0) ?? 0);
