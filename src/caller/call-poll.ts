@@ -10,6 +10,7 @@
  */
 import { isObject } from "../json-object.js";
 import { shellQuote } from "../shell-quote.js";
+import { onStopSignals } from "../stop-signals.js";
 import { CallError } from "./errors.js";
 import { ANSWER_LIMITS, readLimited } from "./guard-read.js";
 import { isNetworkFailure } from "./retry.js";
@@ -96,38 +97,32 @@ export async function pollJob(options: PollOptions): Promise<PolledAnswer> {
     `${named} was queued by the service (HTTP 202); polling ${url} until it finishes (${charged}Ctrl-C prints how to fetch its answer later)`,
   );
   try {
-    return await pollUntilDone(options, url, token, wait0(options));
+    return await pollUntilDone(options, url, token);
   } finally {
     stopWaiting();
   }
 }
-
-/** The first wait: at least POLL_DELAYS.firstMs, at least the 202's Retry-After. */
-const wait0 = (options: PollOptions) =>
-  Math.max(POLL_DELAYS.firstMs, retryAfterMs(options.accepted.headers) ?? 0);
 
 /**
  * Until the handler it returns is called: on SIGINT or SIGTERM, `say` what to do next, then exit 130 (the
  * process would otherwise end without a word).
  */
 function onInterrupt(say: () => void): () => void {
-  const handler = () => {
+  return onStopSignals(() => {
     say();
     process.exit(130);
-  };
-  process.once("SIGINT", handler).once("SIGTERM", handler);
-  return () => process.off("SIGINT", handler).off("SIGTERM", handler);
+  });
 }
 
 async function pollUntilDone(
   options: PollOptions,
   url: string,
   token: string,
-  first: number,
 ): Promise<PolledAnswer> {
   const { note, signedNote = "" } = options;
   const sleep = options.sleep ?? defaultSleep;
-  let wait = first;
+  // The first wait: at least POLL_DELAYS.firstMs, at least the 202's Retry-After.
+  let wait = Math.max(POLL_DELAYS.firstMs, retryAfterMs(options.accepted.headers) ?? 0);
   let backoff: number = POLL_DELAYS.firstMs;
   for (;;) {
     if (Date.now() + wait > options.untilMs)

@@ -11,6 +11,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { onStopSignals } from "../stop-signals.js";
 import { ANVIL_KEYS, DEV_CHAIN_ID, DEV_USDC, devChainTools, startDevChain } from "./dev-chain.js";
 import { placeUsdc, usdcBalanceOf } from "./dev-usdc.js";
 import { devServerEnv, readDotEnv } from "./dev-paid-env.js";
@@ -148,9 +149,7 @@ export async function devPaid(options: { cwd?: string }): Promise<number> {
     if (chain.child.exitCode === null && chain.child.signalCode === null)
       chain.child.kill("SIGTERM");
   };
-  const onSignal = () => stop();
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  const offSignals = onStopSignals(() => stop());
   process.once("exit", () => stop());
   try {
     const { payer, payee } = await placeUsdc(chain.rpcUrl, tools.artifacts);
@@ -174,8 +173,7 @@ export async function devPaid(options: { cwd?: string }): Promise<number> {
     stop();
     await settles?.stop();
     await chain.exited;
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    offSignals();
   }
 }
 

@@ -2,6 +2,7 @@ import { type FSWatcher, watch } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ManifestError } from "../manifest/index.js";
+import { onStopSignals } from "../stop-signals.js";
 import { CliError } from "./errors.js";
 import { describeReport, regenerate } from "./generate.js";
 
@@ -13,7 +14,6 @@ export interface WatchOptions {
 }
 
 const MANIFEST = "agent.json";
-const SIGNALS = ["SIGINT", "SIGTERM"] as const;
 
 /** What the last look at agent.json found; decides which headline a run prints. */
 type State = "initial" | "ok" | "invalid" | "missing";
@@ -135,8 +135,8 @@ export async function watchManifest(root: string, options: WatchOptions = {}): P
   }
 
   return new Promise<number>((resolvePromise) => {
-    const onSignal = () => stop(0);
     const onAbort = () => stop(0);
+    const offSignals = onStopSignals(() => stop(0));
 
     function stop(code: number): void {
       if (stopped) return;
@@ -144,7 +144,7 @@ export async function watchManifest(root: string, options: WatchOptions = {}): P
       watcher.close();
       clearTimeout(timer);
       // Removing our listeners restores Node's default, so a second Ctrl-C while we wait still kills the process.
-      for (const signal of SIGNALS) process.off(signal, onSignal);
+      offSignals();
       options.signal?.removeEventListener("abort", onAbort);
       // Let an in-flight regeneration finish so no file is left half-applied.
       void (running ?? Promise.resolve()).then(() => {
@@ -157,7 +157,6 @@ export async function watchManifest(root: string, options: WatchOptions = {}): P
       err(`create-agent: the file watcher failed: ${error.message}`);
       stop(1);
     });
-    for (const signal of SIGNALS) process.on(signal, onSignal);
     options.signal?.addEventListener("abort", onAbort, { once: true });
     if (options.signal?.aborted) return stop(0);
 
