@@ -192,6 +192,13 @@ describe("the console's copy of the payer guard answers as src/caller/guard.ts d
     }
   });
 
+  it.each([0, 1, 299.5, 86_400])(
+    "signingWindow(%s): the same window as create-agent's payers",
+    (deadline) => {
+      expect(copy.signingWindow(deadline)).toBe(guard.signingWindow(deadline));
+    },
+  );
+
   it("refuses the hostile forms at all (the comparison above is not between two things that accept everything)", () => {
     expect(() =>
       copy.readOffers({ x402Version: 2, accepts: [{ ...entry, amount: 1000000 }] }),

@@ -193,6 +193,12 @@ function checkSignedPayment(header, offers, limit) {
     asset: offer.asset,
   };
 }
+
+// How long past the job's deadline a payment may stay valid, for a job due in deadlineSeconds (its deadline plus
+// an hour): checkSignedPayment's validForAtMost.
+function signingWindow(deadlineSeconds) {
+  return Math.ceil(deadlineSeconds) + 3600;
+}
 `;
 
 /** The names GUARD_SCRIPT defines that the page script (and the parity test) use. */
@@ -201,4 +207,5 @@ export const GUARD_EXPORTS = [
   "readOffers",
   "offersOf402",
   "checkSignedPayment",
+  "signingWindow",
 ] as const;

@@ -193,7 +193,7 @@ async function pay(capability, form, body, started) {
   }, extensions && { extensions: extensions }));
   var signed;
   try {
-    signed = checkSignedPayment(payment, offers, { maxAtomic: cap, payer: payer, validForAtMost: data.deadlineSeconds + 3600 });
+    signed = checkSignedPayment(payment, offers, { maxAtomic: cap, payer: payer, validForAtMost: signingWindow(data.deadlineSeconds) });
   } catch (error) {
     return refuse(capability, error.message);
   }
