@@ -418,6 +418,32 @@ describe("an MCP buyer who gives up, or waits with progress", () => {
     expect(await nonceUsed(rpcUrl, asset, from, nonce)).toBe(true);
   });
 
+  it("a client that cancels its call, its connection still open, is not charged; the identical retry runs and settles once", async () => {
+    const payer = await freshPayer(rpcUrl, asset, PRICE);
+    const args = { text: "cancelled", ms: 1500 };
+    const mcp = await connect(one.app.url);
+    try {
+      const payment = await x402Pay(payer, await paymentRequired(mcp, "slow", args));
+      const params = { name: "slow", arguments: args, _meta: { "x402/payment": payment } };
+      const payeeBefore = await usdcBalance(rpcUrl, asset, payTo);
+      const runsBefore = runs.slow ?? 0;
+      // The official client's timeout sends notifications/cancelled and keeps the transport open.
+      await expect(mcp.callTool(params, undefined, { timeout: 300 })).rejects.toThrow(/timed out/i);
+      await new Promise((resolve) => setTimeout(resolve, 4_000)); // past the handler's 1.5 s
+      expect(runs.slow).toBe(runsBefore + 1);
+      expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore);
+      const { from, nonce } = (payment.payload as any).authorization;
+      expect(await nonceUsed(rpcUrl, asset, from, nonce)).toBe(false);
+
+      const result = await mcp.callTool(params);
+      expect(result.isError, JSON.stringify(result)).toBeFalsy();
+      expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(payeeBefore + PRICE);
+      expect(await nonceUsed(rpcUrl, asset, from, nonce)).toBe(true);
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it("a call with a progressToken gets progress notifications, so a resetTimeoutOnProgress client waits for a long job", async () => {
     const payer = await freshPayer(rpcUrl, asset, PRICE);
     const args = { text: "patient", ms: 3500 };

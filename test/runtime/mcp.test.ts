@@ -19,6 +19,12 @@ import { mcpServers } from "./mcp-helpers.js";
 
 const { running, serve, connect } = mcpServers("mcp-test");
 
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !done(); i++) await sleep(25);
+  expect(done()).toBe(true);
+}
+
 const decode = (header: string | null) =>
   JSON.parse(Buffer.from(header ?? "", "base64").toString("utf8"));
 
@@ -107,6 +113,31 @@ describe("MCP in dev mode", () => {
     expect(a._meta!.job_id).toBe(b._meta!.job_id);
     const c = await client.callTool({ name: "echo", arguments: { text: "b", times: 2 } });
     expect(c._meta!.job_id).not.toBe(a._meta!.job_id);
+  });
+
+  it("stops a call its client cancels (notifications/cancelled) while the connection stays open", async () => {
+    const { url, agent } = await serve();
+    const client = await connect(url);
+    const controller = new AbortController();
+    const call = client.callTool({ name: "slow", arguments: { ms: 20_000 } }, undefined, {
+      signal: controller.signal,
+    });
+    await until(() => agent.calls.slow === 1);
+    controller.abort(); // the official client sends notifications/cancelled, its POST still open
+    await expect(call).rejects.toThrow();
+    expect(await Promise.race([agent.aborted.then(() => "stopped"), sleep(5_000)])).toBe("stopped");
+  });
+
+  it("does not stop a call on a cancel from another session", async () => {
+    const { url, agent } = await serve();
+    const buyer = await connect(url);
+    const other = await connect(url);
+    const call = buyer.callTool({ name: "slow", arguments: { ms: 1_500 } });
+    await until(() => agent.calls.slow === 1);
+    // Both clients number their requests alike (initialize 0, this call 1): the other names the buyer's id.
+    for (const requestId of [0, 1, 2])
+      await other.notification({ method: "notifications/cancelled", params: { requestId } });
+    expect(await call).toMatchObject({ structuredContent: { text: "done" } });
   });
 
   it("answers GET and DELETE with 405, and is a 404 with MCP=off", async () => {

@@ -44,6 +44,8 @@ export interface ToolCallOptions {
   discovery: DiscoveryData | undefined;
   /** The SDK's request context: aborted when the caller is gone; progress notifications. */
   extra?: McpRequestExtra;
+  /** Aborted when the client cancels the call (notifications/cancelled): the handler's ctx.signal aborts. */
+  cancel?: AbortSignal;
 }
 
 export async function callTool(
@@ -77,6 +79,7 @@ export async function callTool(
     resourceUrl: () => toolResource(params.name),
     logger: options.logger,
     ...(extra && { callerGone: extra.signal }),
+    ...(options.cancel && { cancel: options.cancel }),
   }).finally(() => progress?.stop());
   const offers = { gate: s.gate, discovery: options.discovery };
   return toolResult(answer, typeof jobId === "string" ? jobId : undefined, offers);

@@ -3,7 +3,8 @@
  * HTTP transport, stateless (a Server and a transport per request, no session), answering JSON (an
  * event stream for a call that asks for progress: progress.ts).
  * tools/list lists the capabilities (tools.ts); tools/call runs one as a job (call.ts); an unknown
- * tool is a JSON-RPC error (-32602), as the MCP specification says. A client that accepts only JSON
+ * tool is a JSON-RPC error (-32602), as the MCP specification says; a client's notifications/cancelled
+ * stops its call (cancel.ts). A client that accepts only JSON
  * (or sends no Accept) is served as well, with JSON. Loaded, with the SDK, when the
  * first MCP request arrives. Part of your project: edit freely.
  */
@@ -14,6 +15,7 @@ import type { JobServices } from "../jobs/services.js";
 import { quote } from "../ops/text.js";
 import type { AgentDefinition, Logger } from "../types.js";
 import { callTool } from "./call.js";
+import { createCancels } from "./cancel.js";
 import { devModeResult } from "./dev-output.js";
 import { wantsProgress } from "./progress.js";
 import {
@@ -81,16 +83,18 @@ export async function createMcpEndpoint(s: JobServices, logger: Logger): Promise
   const tools = listTools(agent);
   const info = { name: agent.name, version: agent.version, description: agentDescription(agent) };
   const options = { capabilities: { tools: {} }, instructions: instructions(s) };
+  const cancels = createCancels();
   const call = async (
     params: CallToolParams,
     logger: Logger,
     extra: McpRequestExtra,
+    cancel: AbortSignal | undefined,
   ): Promise<CallToolResult> => {
     const capability = Object.hasOwn(agent.capabilities, params.name)
       ? agent.capabilities[params.name]
       : undefined;
     if (!capability) throw unknownTool(agent, params.name);
-    const result = await callTool(s, params, { logger, discovery, extra });
+    const result = await callTool(s, params, { logger, discovery, extra, cancel });
     return config.devMode ? devModeResult(result, capability) : result;
   };
 
@@ -107,9 +111,15 @@ export async function createMcpEndpoint(s: JobServices, logger: Logger): Promise
       async (request: McpRequest<CallToolParams>, extra: McpRequestExtra) => {
         // In flight until answered: a graceful shutdown waits for it (and its settlement).
         const leave = s.drain.enter();
+        // A cancel stops the handler (ctx.signal) and, like a closed connection, any settlement.
+        const cancel = cancels.track(req, extra.requestId);
+        const signal = cancel.signal
+          ? AbortSignal.any([extra.signal, cancel.signal])
+          : extra.signal;
         try {
-          return await call(request.params, requestLogger, extra);
+          return await call(request.params, requestLogger, { ...extra, signal }, cancel.signal);
         } finally {
+          cancel.done();
           leave();
         }
       },
@@ -125,6 +135,7 @@ export async function createMcpEndpoint(s: JobServices, logger: Logger): Promise
       void server.close();
     });
     await server.connect(transport);
+    cancels.receive(req, res);
     acceptJson(req);
     await transport.handleRequest(
       req as IncomingMessage,

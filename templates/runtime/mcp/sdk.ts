@@ -10,6 +10,8 @@
 export interface McpRequestExtra {
   /** Aborted when the request is cancelled or its connection closes. */
   signal: AbortSignal;
+  /** The request's JSON-RPC id. */
+  requestId: string | number;
   /** Sends a notification related to this request (on its response stream). */
   sendNotification(notification: McpNotification): Promise<void>;
 }
