@@ -286,12 +286,12 @@ describe("the card lists the HTTP+JSON interface", () => {
       await fetch(`${apps.prod.url}${CARD}`, { headers: { "A2A-Version": "1.0" } })
     ).json();
     expect(v1.supportedInterfaces.map((i: any) => i.protocolBinding)).toEqual([
-      "x402-job",
-      "MCP",
       "JSONRPC",
       "HTTP+JSON",
+      "x402-job",
+      "MCP",
     ]);
-    expect(v1.supportedInterfaces.slice(2)).toEqual([
+    expect(v1.supportedInterfaces.slice(0, 2)).toEqual([
       { url: `${apps.prod.url}/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
       { url: `${apps.prod.url}/a2a/rest`, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
     ]);

@@ -275,7 +275,7 @@ describe("the agent card by A2A-Version", () => {
       const card = JSON.parse((await get(`${a2a.url}${CARD}`, headers)).text);
       if (shape === "0.3") expect(card.url, version).toBe(`${a2a.url}/a2a`);
       else
-        expect(card.supportedInterfaces[2], version).toEqual(
+        expect(card.supportedInterfaces[0], version).toEqual(
           A2A_STAND_IN.discovery!.cardInterface!(a2a.url),
         );
       expect("supportedInterfaces" in card, version).toBe(shape === "1.0");

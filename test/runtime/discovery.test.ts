@@ -78,20 +78,9 @@ describe("GET /.well-known/agent-card.json (A2A 1.0)", () => {
     // writes back exactly the served card: it is canonical ProtoJSON.
     expect(AgentCard.toJSON(AgentCard.fromJSON(card))).toStrictEqual(card);
     const parsed = AgentCard.fromJSON(card);
+    // A2A 1.0 reads the first interface as the preferred one: A2A's JSON-RPC endpoint and its HTTP+JSON one
+    // (the `a2a` feature: a2a/) lead, then the job endpoint and MCP, which A2A clients skip.
     expect(parsed.supportedInterfaces).toEqual([
-      {
-        url: `${apps.prod.url}/execute`,
-        protocolBinding: "x402-job",
-        protocolVersion: "1.0",
-        tenant: "",
-      },
-      {
-        url: `${apps.prod.url}/mcp`,
-        protocolBinding: "MCP",
-        protocolVersion: "2025-11-25",
-        tenant: "",
-      },
-      // A2A's JSON-RPC endpoint and its HTTP+JSON one (the `a2a` feature: a2a/).
       {
         url: `${apps.prod.url}/a2a`,
         protocolBinding: "JSONRPC",
@@ -102,6 +91,18 @@ describe("GET /.well-known/agent-card.json (A2A 1.0)", () => {
         url: `${apps.prod.url}/a2a/rest`,
         protocolBinding: "HTTP+JSON",
         protocolVersion: "1.0",
+        tenant: "",
+      },
+      {
+        url: `${apps.prod.url}/execute`,
+        protocolBinding: "x402-job",
+        protocolVersion: "1.0",
+        tenant: "",
+      },
+      {
+        url: `${apps.prod.url}/mcp`,
+        protocolBinding: "MCP",
+        protocolVersion: "2025-11-25",
         tenant: "",
       },
     ]);
@@ -514,7 +515,7 @@ describe("base URL and memory", () => {
     try {
       const res = await getWithHost(`${app.url}${CARD}?A2A-Version=1.0`, "attacker.example");
       const card = JSON.parse(res.body);
-      expect(card.supportedInterfaces[0].url).toBe("https://agent.example.com/execute");
+      expect(card.supportedInterfaces[0].url).toBe("https://agent.example.com/a2a");
       expect(res.body).not.toContain("attacker");
       const llms = await getWithHost(`${app.url}/llms.txt`, "attacker.example");
       expect(llms.body).toContain("https://agent.example.com/execute");

@@ -182,12 +182,13 @@ export const ECHO_TRANSPORT: Transport = {
       (await text(`${url}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } }))
         .body,
     );
+    // A2A 1.0 reads the first interface as the preferred one: A2A's own bindings lead.
     expect(card.supportedInterfaces.map((i: { url: string }) => i.url)).toEqual([
+      `${url}/a2a`,
+      `${url}/a2a/rest`,
       `${url}/execute`,
       `${url}/mcp`,
       `${url}/echo`,
-      `${url}/a2a`,
-      `${url}/a2a/rest`,
     ]);
     const llms = (await text(`${url}/llms.txt`)).body;
     expect(llms).toContain(`## Echo\n\nPOST ${url}/echo answers {"echoed":true}.`);

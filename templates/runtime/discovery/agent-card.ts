@@ -96,9 +96,21 @@ export function capabilityDescription(agent: AgentDefinition, name: string): str
   );
 }
 
+/** A2A's own protocol bindings (A2A 1.0, AgentInterface.protocolBinding). */
+const A2A_BINDINGS: ReadonlySet<string> = new Set(["JSONRPC", "GRPC", "HTTP+JSON"]);
+
+/**
+ * A2A's interfaces first: A2A 1.0 reads the first entry of supportedInterfaces as the preferred one, so an A2A
+ * client that takes it must find an A2A binding there; the job endpoint and other protocols follow.
+ */
+const a2aFirst = (all: AgentInterface[]): AgentInterface[] => [
+  ...all.filter((i) => A2A_BINDINGS.has(i.protocolBinding)),
+  ...all.filter((i) => !A2A_BINDINGS.has(i.protocolBinding)),
+];
+
 /**
  * The agent card for the service at `base` (its public base URL, no trailing slash); `interfaces`:
- * the other transports' (transport.ts), listed after the job endpoint; `extensions`: theirs (the
+ * the other transports' (transport.ts), listed after the job endpoint, A2A's own first (a2aFirst); `extensions`: theirs (the
  * a2a-x402 extension is the A2A transport's, a2a/card.ts).
  */
 export function buildAgentCard(
@@ -122,10 +134,10 @@ export function buildAgentCard(
   return {
     name: agent.name,
     description: agentDescription(agent),
-    supportedInterfaces: [
+    supportedInterfaces: a2aFirst([
       { url: endpoint, protocolBinding: JOB_PROTOCOL_BINDING, protocolVersion: SERVICE_VERSION },
       ...interfaces,
-    ],
+    ]),
     version: agent.version,
     documentationUrl: `${base}/llms.txt`,
     capabilities: {
