@@ -6,7 +6,6 @@
  */
 import {
   errorSchema,
-  FREE,
   type Json,
   jsonContent,
   ref,
@@ -82,6 +81,16 @@ export function withAsync(operation: Json): Json {
   };
 }
 
+/** The security scheme of GET /jobs/{id}: the 202's job_token, sent as a bearer token. */
+export const JOB_TOKEN_SCHEME = "jobToken";
+
+export const jobTokenScheme = (): Json => ({
+  type: "http",
+  scheme: "bearer",
+  description:
+    "The `job_token` of the 202 that accepted the async job: `Authorization: Bearer <job_token>`. It reads that one job only; without it (or with another) the answer is 404.",
+});
+
 /** GET /jobs/{id}: the job's state for the holder of its job_token. */
 export function jobsPathItem(results: Json): Json {
   const failed = (description: string): Json => ({
@@ -95,8 +104,8 @@ export function jobsPathItem(results: Json): Json {
       tags: ["jobs"],
       operationId: "getJob",
       summary: "Poll an async job",
-      // Nothing to pay: the job's own bearer token (its 202's job_token) reads it, see the description.
-      security: FREE,
+      // Nothing to pay: the job's own bearer token (its 202's job_token) reads it.
+      security: [{ [JOB_TOKEN_SCHEME]: [] }],
       description:
         "Send `Authorization: Bearer <job_token>` (the 202's). While the job waits or runs: 200 with `status` `queued` or `running` and `Retry-After`. Then the answer POST /execute would have sent: 200 with the job result and the settlement receipt (`PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`), or the error body with its status. Answers are kept JOB_RESULT_TTL_SECONDS (default one day). Anyone without the token gets 404.",
       parameters: [

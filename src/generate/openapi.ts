@@ -10,7 +10,14 @@
 import type { AgentModel, CapabilityModel } from "../manifest/model.js";
 import { MCP_PATH, MCP_SCHEMAS, mcpPathItem } from "./openapi-mcp.js";
 import { executeOperation } from "./openapi-execute.js";
-import { JOB_SCHEMAS, JOBS_PATH, jobsPathItem, withAsync } from "./openapi-jobs.js";
+import {
+  JOB_SCHEMAS,
+  JOB_TOKEN_SCHEME,
+  JOBS_PATH,
+  jobsPathItem,
+  jobTokenScheme,
+  withAsync,
+} from "./openapi-jobs.js";
 import {
   DISCOVERY_PATHS,
   errorSchema,
@@ -121,7 +128,7 @@ export function buildOpenApi(
     components: {
       schemas: { ...componentSchemas(model), ...MCP_SCHEMAS, ...JOB_SCHEMAS },
       headers: componentHeaders(),
-      securitySchemes: securitySchemes(),
+      securitySchemes: { ...securitySchemes(), [JOB_TOKEN_SCHEME]: jobTokenScheme() },
     },
   };
 }

@@ -205,20 +205,23 @@ describe.each(MANIFESTS)("%s", (path) => {
     expect(responses["200"].headers).toHaveProperty("X-PAYMENT-RESPONSE");
   });
 
-  it("declares the payment as the credential of /execute (either header), and every other operation free", () => {
-    const schemes = doc.components.securitySchemes as Json;
+  it("declares the payment as the credential of /execute (either header), the job token as GET /jobs/{id}'s, and every other operation free", () => {
+    const { jobToken, ...schemes } = doc.components.securitySchemes as Json;
     expect(Object.values(schemes).map((s: Json) => [s.type, s.in, s.name])).toEqual([
       ["apiKey", "header", "PAYMENT-SIGNATURE"],
       ["apiKey", "header", "X-PAYMENT"],
     ]);
     // Alternatives: one requirement object per header, so either one satisfies it.
     expect(executeOp(doc).security).toEqual(Object.keys(schemes).map((name) => ({ [name]: [] })));
+    // The 202's job_token reads its job: Authorization: Bearer, so a generated SDK sends it.
+    expect(jobToken).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(doc.paths["/jobs/{id}"].get.security).toEqual([{ jobToken: [] }]);
     // The headers are the security schemes', not also parameters of their own: the one parameter is
     // Prefer (respond-async: an async job).
     expect(executeOp(doc).parameters.map((p: Json) => p.name)).toEqual(["Prefer"]);
     for (const [path, item] of Object.entries(doc.paths as Json))
       for (const [method, operation] of Object.entries(item as Json))
-        if (path !== "/execute")
+        if (path !== "/execute" && path !== "/jobs/{id}")
           expect((operation as Json).security, `${method} ${path}`).toEqual([]);
   });
 
@@ -345,6 +348,24 @@ describe("the generated discovery files", () => {
     expect(priced.paths["/execute"].post["x-x402"].prices).toEqual({ echo: "0.02" });
     expect(priced.components.schemas.EchoJobRequest.description).toContain("0.02 USDC per job");
     expect(generateDiscovery(model(base))).toEqual(before); // and only then
+  });
+
+  it("serves only the security schemes its operations use: dev mode keeps the job token, no queue drops it", () => {
+    const doc = JSON.parse(generateDiscovery(model(base)).openapiJson) as Json;
+    const data = { openapi: doc, capabilities: {} } as unknown as DiscoveryData;
+    const schemes = (served: Json) => Object.keys(served.components.securitySchemes ?? {});
+    const all = ["PAYMENT-SIGNATURE", "X-PAYMENT", "jobToken"];
+    expect(schemes(serveOpenApi(data, "https://a.example"))).toEqual(all);
+    const dev = serveOpenApi(data, "https://a.example", { free: true }) as Json;
+    expect(schemes(dev)).toEqual(["jobToken"]);
+    expect(dev.paths["/jobs/{id}"].get.security).toEqual([{ jobToken: [] }]);
+    const noQueue = { served: new Set(["/health", "/about", "/execute", "/mcp"]) };
+    expect(schemes(serveOpenApi(data, "https://a.example", noQueue) as Json)).toEqual(
+      all.slice(0, 2),
+    );
+    const devNoQueue = serveOpenApi(data, "https://a.example", { ...noQueue, free: true }) as Json;
+    expect(devNoQueue.components).not.toHaveProperty("securitySchemes");
+    expect(doc.components.securitySchemes).toHaveProperty("X-PAYMENT"); // the shared document is untouched
   });
 
   it("the offline openapi.json describes POST /mcp, served by default; MCP=off serves it without", () => {

@@ -37,7 +37,7 @@ export function buildOpenApi(
     };
   if (mode.served) withoutUnserved(rest, mode.served, mode.unusedSchemas ?? []);
   const doc: JsonObject = { openapi, info, servers: [{ url: base }], ...rest };
-  return mode.free ? withoutPayment(doc) : doc;
+  return withoutUnusedSchemes(mode.free ? withoutPayment(doc) : doc);
 }
 
 /** Paths not served go, and with them the schemas only they use (`unused`). */
@@ -57,9 +57,31 @@ function withoutUnserved(doc: JsonObject, served: ReadonlySet<string>, unused: r
 type Operation = JsonObject & { security?: unknown; description?: string };
 
 /**
+ * Security schemes no operation uses go (the payment headers' in dev mode, the job token's without
+ * GET /jobs/{id}): a document declares only the credentials its server takes.
+ */
+function withoutUnusedSchemes(doc: JsonObject): JsonObject {
+  const components = doc.components as JsonObject | undefined;
+  const schemes = components?.securitySchemes as JsonObject | undefined;
+  if (!components || !schemes) return doc;
+  const used = new Set<string>();
+  for (const item of Object.values((doc.paths ?? {}) as Record<string, Record<string, Operation>>))
+    for (const op of Object.values(item))
+      if (Array.isArray(op?.security))
+        for (const requirement of op.security)
+          Object.keys(requirement ?? {}).forEach((k) => used.add(k));
+  const kept = Object.entries(schemes).filter(([name]) => used.has(name));
+  const { securitySchemes: _, ...others } = components;
+  return {
+    ...doc,
+    components: kept.length > 0 ? { ...others, securitySchemes: Object.fromEntries(kept) } : others,
+  };
+}
+
+/**
  * Dev mode skips the payment gate, so the document must not require a payment for /execute: its
- * security becomes `[]` (none), its description says why, and the payment headers' security
- * schemes, now used by nothing, go. Only the objects on the way to what changes are copied.
+ * security becomes `[]` (none) and its description says why (its schemes then go: withoutUnusedSchemes).
+ * Only the objects on the way to what changes are copied.
  */
 function withoutPayment(doc: JsonObject): JsonObject {
   const paths = doc.paths as Record<string, Record<string, Operation>> | undefined;
@@ -70,10 +92,5 @@ function withoutPayment(doc: JsonObject): JsonObject {
     security: [],
     description: `This server runs in dev mode: jobs are free and payment headers are ignored.\n\n${execute.description ?? ""}`,
   };
-  const { securitySchemes: _, ...components } = (doc.components ?? {}) as JsonObject;
-  return {
-    ...doc,
-    paths: { ...paths, "/execute": { ...paths["/execute"], post } },
-    ...(doc.components ? { components } : {}),
-  };
+  return { ...doc, paths: { ...paths, "/execute": { ...paths["/execute"], post } } };
 }
