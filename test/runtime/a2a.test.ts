@@ -58,6 +58,20 @@ describe("A2A in dev mode", () => {
   });
 });
 
+describe("A2A in dev mode, a job still running", () => {
+  it("a non-blocking message/send: GetTask says working until the job answers, then completed", async () => {
+    const params = {
+      ...message03({ capability: "slow", input: { ms: 1500 } }),
+      configuration: { blocking: false },
+    };
+    const { body } = await rpc03(apps.dev.url, "message/send", params);
+    const state = async () =>
+      (await rpc03(apps.dev.url, "tasks/get", { id: body.result.id })).body.result.status.state;
+    expect(await state()).toBe("working");
+    await vi.waitFor(async () => expect(await state()).toBe("completed"), { timeout: 5_000 });
+  });
+});
+
 describe("hostile and large bodies on /a2a, refused or taken as on POST /execute", () => {
   const raw = (body: string) =>
     fetch(`${apps.dev.url}/a2a`, {

@@ -103,6 +103,8 @@ class TaskTurns {
     const job = taskJob(ctx.userMessage, this.s.config.a2a.deadlineSeconds, resourceUrl);
     const events = new TurnEvents(this.sdk, bus, { id: ctx.taskId, contextId: ctx.contextId });
     events.submitted(ctx.userMessage, { [REQUEST_KEY]: job });
+    // Dev mode runs the job on this turn: the task is working until it answers (GetTask shows it).
+    if (!this.s.gate) events.status(TaskState.working, [textPart("running the job")]);
     // Paid: no payment on this turn, so the pipeline answers with what to pay (nothing runs).
     const { answer, cancelled } = await this.run(ctx, job);
     if (!cancelled || charged(answer)) writeOutcome(events, answer, job, this.s.gate);
