@@ -19,6 +19,9 @@ const children = [];
 function run(vitestArgs, label) {
   const child = spawn(process.execPath, [vitest, "run", ...vitestArgs], {
     cwd: root,
+    // `npm test` built dist before this runner: tests must not rebuild it under the other processes' CLIs
+    // (test/cli/client-project.ts buildCli).
+    env: { ...process.env, CREATE_AGENT_TEST_DIST_BUILT: "1" },
     stdio: label ? ["ignore", "pipe", "pipe"] : "inherit",
   });
   const entry = { label, out: [], printed: false };

@@ -2,8 +2,6 @@
 // over /mcp): the test agent of call-helpers.ts served in production on the shared anvil, paid in Circle's
 // USDC at Base Sepolia's address through the reference facilitator; its payers minted fresh, its chain read
 // directly.
-import { join } from "node:path";
-import { execa } from "execa";
 import { createPublicClient, http, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { expect, inject } from "vitest";
@@ -18,6 +16,7 @@ import { PAYEE } from "./accounts.js";
 import { type DropProxy, dropProxy } from "./call-proxy.js";
 import { localChain } from "./anvil.js";
 import { BASE_SEPOLIA_USDC, ensureBaseSepoliaUsdc, mintUsdc, usdcBalance } from "./usdc.js";
+import { buildCli } from "../cli/client-project.js";
 
 const { rpcUrl, chainId, facilitatorUrl } = inject("chain");
 
@@ -59,12 +58,7 @@ export interface CallSeller {
 
 /** The CLI built (dist, without deleting it first) and the seller started; close its server after. */
 export async function startCallSeller(): Promise<CallSeller> {
-  // `npm run build` would delete dist under other running tests; tsc still writes every file when someone
-  // else's work in progress has a type error.
-  await execa("npx", ["tsc", "-p", "tsconfig.build.json"], {
-    reject: false,
-    cwd: join(import.meta.dirname, "../.."),
-  });
+  await buildCli();
   await ensureBaseSepoliaUsdc(rpcUrl);
   const agent = callAgent({ slowMs: 3000 });
   const server = await startCounted(agent, { devMode: false, payment: sellerPayment });

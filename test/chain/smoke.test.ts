@@ -2,7 +2,6 @@
 // Sepolia's address, the reference facilitator), the real CLI in a child process: it passes when the
 // deployment matches the seller's configuration (from the project's .env or flags), fails naming the
 // field that differs, pays one job with --pay, and never signs on a mainnet without --mainnet.
-import { execa } from "execa";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +13,7 @@ import { callAgent, type CountingServer, runCli, startCounted } from "../cli/cal
 import { only, withDiscovery } from "../runtime/discovery-fixture.js";
 import { PAYEE } from "./accounts.js";
 import { BASE_SEPOLIA_USDC, ensureBaseSepoliaUsdc, mintUsdc, usdcBalance } from "./usdc.js";
+import { buildCli } from "../cli/client-project.js";
 
 const { rpcUrl, facilitatorUrl } = inject("chain");
 const PRICE = 10_000n; // echo's price: 0.01 USDC
@@ -34,11 +34,7 @@ let mainnet: CountingServer;
 let project: string;
 
 beforeAll(async () => {
-  // dist without deleting it first (`npm run build` would, under other running tests).
-  await execa("npx", ["tsc", "-p", "tsconfig.build.json"], {
-    reject: false,
-    cwd: join(import.meta.dirname, "../.."),
-  });
+  await buildCli();
   await ensureBaseSepoliaUsdc(rpcUrl);
   server = await startCounted(agent(), { devMode: false, payment: payment("base-sepolia") });
   // A server whose 402 offers Base mainnet, correctly configured otherwise.

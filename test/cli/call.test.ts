@@ -3,7 +3,6 @@
 // through the official x402 client (here with a recording settler: on-chain money is test/chain/).
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lightTool, tempDir } from "./helpers.js";
 import { ANVIL_KEY, PAY_TO, production, recordingSettler } from "../runtime/helpers.js";
@@ -17,16 +16,10 @@ import {
   runCall,
   startCounted,
 } from "./call-helpers.js";
-
-const ROOT = join(import.meta.dirname, "../..");
+import { buildCli } from "./client-project.js";
 
 beforeAll(async () => {
-  // Build dist without deleting it first (`npm run build` would, under other running tests).
-  await execa("npx", ["tsc", "-p", "tsconfig.build.json"], {
-    // tsc still writes every file when someone else's work in progress has a type error.
-    reject: false,
-    cwd: ROOT,
-  });
+  await buildCli();
 }, 120_000);
 
 /** The one JSON document on stdout (fails if there is anything else). */

@@ -16,8 +16,11 @@ const TSC = join(ROOT, "node_modules/.bin/tsc");
 /**
  * Builds dist/ for bin/create-agent.js, without deleting it first (`npm run build` would). tsc writes every
  * file even when someone else's work in progress elsewhere in src/ has a type error, hence no reject.
+ * Not under `npm test`, which built dist before any test (scripts/run-tests.mjs says so in the environment):
+ * there tests run in parallel processes, and rewriting dist under another's running CLI breaks it.
  */
 export async function buildCli(): Promise<void> {
+  if (process.env.CREATE_AGENT_TEST_DIST_BUILT === "1") return;
   await execa("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, reject: false });
 }
 
