@@ -27,6 +27,7 @@ import {
 } from "./payment.js";
 import { progressTokenOf, reportProgress } from "./progress.js";
 import type { CallToolParams, CallToolResult, McpRequestExtra } from "./sdk.js";
+import { isObject } from "./messages.js";
 
 /** The `_meta` keys a caller may set on tools/call (documented in the README and /llms.txt). */
 export const JOB_ID_META_KEY = "job_id";
@@ -84,9 +85,6 @@ export async function callTool(
   const offers = { gate: s.gate, discovery: options.discovery };
   return toolResult(answer, typeof jobId === "string" ? jobId : undefined, offers);
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** What a tool result's PaymentRequired is made from (no gate: dev mode, no offers). */
 export interface ToolOffers {

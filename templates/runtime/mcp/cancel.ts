@@ -13,6 +13,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { isObject, messagesOf } from "./messages.js";
 
 const SESSION_HEADER = "mcp-session-id";
 
@@ -21,12 +22,6 @@ function sessionOf(req: IncomingMessage): string | undefined {
   const value = req.headers[SESSION_HEADER];
   return typeof value === "string" && value.length > 0 && value.length <= 200 ? value : undefined;
 }
-
-/** The JSON-RPC messages of a POST body (one, or a batch). */
-const messagesOf = (body: unknown): unknown[] => (Array.isArray(body) ? body : [body]);
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 export interface Cancels {
   /** Before the SDK answers: names a new session on initialize; aborts the calls a cancel names. */

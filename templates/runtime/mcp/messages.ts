@@ -30,8 +30,11 @@ export interface RpcRefusal {
 }
 
 type Id = string | number;
-const isObject = (v: unknown): v is Record<string, unknown> =>
+/** A JSON object (not null, not an array). */
+export const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
+/** The JSON-RPC messages of a POST body: one, or a batch's. */
+export const messagesOf = (body: unknown): unknown[] => (Array.isArray(body) ? body : [body]);
 /** A JSON-RPC request (not a notification or a response): a method and an id. */
 const requestId = (m: unknown): Id | undefined =>
   isObject(m) &&

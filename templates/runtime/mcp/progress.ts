@@ -6,6 +6,7 @@
  * answer cannot carry notifications). Part of your project: edit freely.
  */
 import type { Logger } from "../types.js";
+import { isObject, messagesOf } from "./messages.js";
 import type { McpNotification } from "./sdk.js";
 
 /** The progress token a tools/call asked for progress with, if it sent one (a string or an integer). */
@@ -20,9 +21,8 @@ export function progressTokenOf(
 
 /** Whether a JSON-RPC body (one message or a batch) holds a tools/call that asked for progress. */
 export function wantsProgress(body: unknown): boolean {
-  const messages = Array.isArray(body) ? body : [body];
-  return messages.some((m) => {
-    if (typeof m !== "object" || m === null) return false;
+  return messagesOf(body).some((m) => {
+    if (!isObject(m)) return false;
     const { method, params } = m as { method?: unknown; params?: { _meta?: unknown } };
     const meta = typeof params === "object" && params !== null ? params._meta : undefined;
     return (
