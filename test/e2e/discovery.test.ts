@@ -97,9 +97,8 @@ describe("a generated project's discovery documents", () => {
       // Dev mode takes no payment: the generated document, except that /execute requires none, and so
       // the payment headers' schemes go; the job token's stays with GET /jobs/{id} (the queue feature).
       const { securitySchemes: schemes, ...others } = offline.components;
-      const components = openapi.body.paths["/jobs/{id}"]
-        ? { ...others, securitySchemes: { jobToken: schemes.jobToken } }
-        : others;
+      expect(openapi.body.paths["/jobs/{id}"].get.security).toEqual([{ jobToken: [] }]);
+      const components = { ...others, securitySchemes: { jobToken: schemes.jobToken } };
       const execute = openapi.body.paths["/execute"].post;
       expect(execute.security).toEqual([]);
       expect(execute.description).toMatch(/^This server runs in dev mode: jobs are free/);
