@@ -1,12 +1,13 @@
-// `npm test`'s runner: four vitest processes side by side on CI's 2 cores, each running its files one at a time.
+// `npm test`'s runner: four vitest processes side by side on CI's 2 cores, each running its files one at a
+// time.
 // - unit and e2e: CPU-bound (they spawn the real CLI, tsc, npm and built servers);
 // - chain: mostly waiting on anvil, the Solana kit, deadlines and the x402 libraries' own confirmation loops
 //   (three Solana tests wait 30 s each on @x402/svm); e2e starts its own chain (its global setup);
 // - containers: mostly waiting on the docker engine and the npm registry.
 // One after the other they took 27 minutes at stop 40 with the CPU busy half the time (user + sys about 30 CPU
 // minutes); side by side they use both cores. chain prints as it runs; the others' output is printed after it,
-// so they never interleave, and also if the runner is stopped (CI's `timeout`), so a hang shows where it was. Arguments (`npm test -- test/x.test.ts`) run plain
-// `vitest run` with them instead.
+// so they never interleave, and also if the runner is stopped (CI's `timeout`), so a hang shows where it was.
+// Arguments (`npm test -- test/x.test.ts`) run plain `vitest run` with them instead.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 

@@ -110,8 +110,8 @@ const a2aFirst = (all: AgentInterface[]): AgentInterface[] => [
 
 /**
  * The agent card for the service at `base` (its public base URL, no trailing slash); `interfaces`:
- * the other transports' (transport.ts), listed after the job endpoint, A2A's own first (a2aFirst); `extensions`: theirs (the
- * a2a-x402 extension is the A2A transport's, a2a/card.ts).
+ * the other transports' (transport.ts), listed after the job endpoint, A2A's own first (a2aFirst);
+ * `extensions`: theirs (the a2a-x402 extension is the A2A transport's, a2a/card.ts).
  */
 export function buildAgentCard(
   agent: AgentDefinition,
