@@ -142,6 +142,7 @@ async function paying03(
   payload: unknown,
   signal?: AbortSignal,
   configuration?: Record<string, unknown>,
+  parts: unknown[] = [{ kind: "text", text: "paying" }],
 ) {
   const message = {
     kind: "message",
@@ -149,7 +150,7 @@ async function paying03(
     role: "user",
     taskId: task.id,
     contextId: task.contextId,
-    parts: [{ kind: "text", text: "paying" }],
+    parts,
     metadata: { "x402.payment.status": "payment-submitted", "x402.payment.payload": payload },
   };
   const res = await fetch(`${url}/a2a`, {
@@ -366,6 +367,27 @@ describe("a paid A2A task", () => {
     expect(late.error.message).toMatch(/is completed: a task runs one job for one payment/);
     expect(runs.slow).toBe(runsSoFar + 1);
     expect(await balances()).toEqual(after);
+  }, 30_000);
+
+  it("a paying turn asking for another job than the first turn's is refused unrun and unclaimed; the same payment with the first turn's data pays that job", async () => {
+    const task = await offered(a.url, "echo", "cheap job");
+    const before = await balances();
+    const payload = await pay(required03(task));
+    const data = (capability: string, text: string) => [
+      { kind: "data", data: { capability, input: { text } } },
+    ];
+    for (const parts of [data("echo", "another job"), data("slow", "1500")]) {
+      const changed = await paying03(b.url, task, payload, undefined, undefined, parts);
+      expect(changed.error.message).toMatch(/another job than its task's first turn/);
+      expect(changed.error.message).toMatch(/nothing was run or charged/);
+    }
+    expect(await balances()).toEqual(before);
+    const done = (
+      await paying03(a.url, task, payload, undefined, undefined, data("echo", "cheap job"))
+    ).result;
+    expect(done.status.state).toBe("completed");
+    expect(done.artifacts[0].parts[0].data).toEqual({ text: "echo: cheap job" });
+    await chargedOnce(before);
   }, 30_000);
 
   it("a task whose job failed is final: another payment on it is refused, nothing run or moved", async () => {

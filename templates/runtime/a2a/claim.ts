@@ -9,13 +9,14 @@
  *     final, like completed and canceled: the task is not retried; send the job again as a new task);
  *   - the same payment sent again passes (a caller that left before settlement gets its kept
  *     result then; two copies at once: the ledger runs one, executor.ts);
- *   - a message on a finished task is refused the same way, saying so.
+ *   - a message on a finished task is refused the same way, saying so;
+ *   - a paying message asking for another job than the first turn's is refused before any claim.
  * A claim is kept until the task's deadline plus TASK_TTL_MS (as long as any copy of the task).
  * Part of your project: edit freely.
  */
 import { paymentHash } from "../jobs/identity.js";
 import { LedgerUnavailableError } from "../ledger/ledger.js";
-import { storedJob } from "./request.js";
+import { changedRequest, storedJob } from "./request.js";
 import type { A2aSdk, Message, Task, TaskStore } from "./sdk.js";
 import { TaskState, TERMINAL_STATES } from "./sdk.js";
 import { TASK_TTL_MS, type TaskRecords } from "./task-store.js";
@@ -55,6 +56,9 @@ export async function claimRefusal(
     return new sdk.UnsupportedOperationError(
       `task ${task.id} is ${STATE_NAMES[state]}: a task runs one job for one payment; nothing was run or charged for this message; send the job again as a new task`,
     );
+  const job = storedJob(task.metadata);
+  const changed = job && changedRequest(message, job);
+  if (changed) return new sdk.RequestMalformedError(changed);
   const payment = paymentHash({ name: PAYLOAD_KEY, object: message.metadata?.[PAYLOAD_KEY] });
   let kept: string | undefined;
   try {

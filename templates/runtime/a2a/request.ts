@@ -4,6 +4,7 @@
  * generated validator before any offer is made or anything runs; a wrong part is refused with a
  * message naming the capabilities. Part of your project: edit freely.
  */
+import { isDeepStrictEqual } from "node:util";
 import { AgentError } from "../errors.js";
 import { findCapability, SERVICE_VERSION, validateInput } from "../jobs/request.js";
 import { quote } from "../ops/text.js";
@@ -89,6 +90,19 @@ export const jobBody = (taskId: string, job: TaskJob) => ({
   task: { capability: job.capability, input: structuredClone(job.input) },
   deadline: job.deadline,
 });
+
+/**
+ * Why a paying turn may not run its task's job, when it asks for another one: a data part naming a
+ * capability or an input other than the first turn's (the job the offer priced). A paying turn
+ * with no data part, or the same one again, pays for the task's job.
+ */
+export function changedRequest(message: Message, job: TaskJob): string | undefined {
+  if (!namesCapability(message)) return undefined;
+  const asked = dataRequest(message);
+  const same = { capability: job.capability, input: job.input };
+  if (asked && isDeepStrictEqual(asked, same)) return undefined;
+  return `this message asks for another job than its task's first turn (${quote(job.capability, 80)} with that turn's input): the offer paid for is that job's; nothing was run or charged; pay with no data part (or the same one), or send the other job as a new task`;
+}
 
 /** A task's job, read back from its metadata (undefined when it has none). */
 export function storedJob(metadata: Record<string, unknown> | undefined): TaskJob | undefined {
