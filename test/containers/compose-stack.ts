@@ -9,6 +9,8 @@ import type { ProvidedContext } from "vitest";
 export interface ComposeStack {
   /** `docker compose -p <project> <args>` in the clone; its stdout, or throws with its output. */
   run(...args: string[]): Promise<string>;
+  /** The compose project's name (its network: `<project>_default`). */
+  project: string;
   /** The proxy's published address, http://127.0.0.1:<port>. */
   base: string;
   /** A service's container id. */
@@ -43,6 +45,7 @@ export async function composeUp(
   await run("up", "-d", "--no-build", "--wait", "--wait-timeout", "240");
   return {
     run,
+    project,
     base: `http://${await run("port", "proxy", "8080")}`,
     idOf: (service) => run("ps", "-q", service),
     down: () =>

@@ -4,7 +4,7 @@
 // payments on chain, is compose-paid.test.ts's.
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { type ComposeStack, composeUp } from "./compose-stack.js";
-import { docker, execute, job } from "./docker.js";
+import { docker, execute, job, waitFor } from "./docker.js";
 
 const ctx = inject("containers");
 let stack: ComposeStack;
@@ -26,13 +26,17 @@ afterAll(async () => {
 });
 
 it.skipIf(ctx.skip)(
-  "only the proxy is published, on 127.0.0.1; Redis keeps its data and never evicts",
+  "only the proxy is published, on 127.0.0.1, and it passes no /metrics scrape; Redis keeps its data and never evicts",
   async () => {
     expect(stack.base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     for (const service of ["web1", "web2", "redis"]) {
       const id = await stack.idOf(service);
       expect(await docker("port", id), service).toBe("");
     }
+    // Metrics are per instance: the proxy does not pass a scrape to one at random.
+    const metrics = await fetch(`${stack.base}/metrics`);
+    expect(metrics.status).toBe(404);
+    expect(await metrics.json()).toMatchObject({ error: expect.stringMatching(/each instance/) });
     const redis = await stack.idOf("redis");
     expect(await docker("exec", redis, "redis-cli", "config", "get", "appendonly")).toMatch(/yes/);
     expect(await docker("exec", redis, "redis-cli", "config", "get", "maxmemory-policy")).toMatch(
@@ -42,16 +46,68 @@ it.skipIf(ctx.skip)(
 );
 
 it.skipIf(ctx.skip)("jobs through the proxy are answered by both instances", async () => {
-  const hosts = [await hostOf("web1"), await hostOf("web2")];
-  const answers = await Promise.all(
-    Array.from({ length: 8 }, (_, i) => execute(stack.base, job(`spread-${i}`, "hello"))),
-  );
-  const seen = new Set<string>();
-  for (const a of answers) {
-    expect(a.status, JSON.stringify(a.body)).toBe(200);
-    seen.add(String((a.body.output as { summary: string }).summary.split(":")[0]));
-  }
-  expect([...seen].sort()).toEqual([...hosts].sort());
+  const hosts = [await hostOf("web1"), await hostOf("web2")].sort();
+  expect(await answeredBy("spread")).toEqual(hosts);
 });
+
+/** A service's address on the stack's network. */
+const addressOf = async (service: string) =>
+  docker(
+    "inspect",
+    "-f",
+    "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}",
+    await stack.idOf(service),
+  );
+
+/** Eight jobs through the proxy: the instances that answered them (all answered 200, or throws). */
+async function answeredBy(tag: string): Promise<string[]> {
+  const answers = await Promise.all(
+    Array.from({ length: 8 }, (_, i) => execute(stack.base, job(`${tag}-${i}`, "hello"))),
+  );
+  for (const a of answers) if (a.status !== 200) throw new Error(JSON.stringify(a.body));
+  return [
+    ...new Set(
+      answers.map((a) => String((a.body.output as { summary: string }).summary.split(":")[0])),
+    ),
+  ].sort();
+}
+
+it.skipIf(ctx.skip)(
+  "both instances recreated at new addresses (a redeploy), the proxy not restarted: it follows them",
+  async () => {
+    const before = [await addressOf("web1"), await addressOf("web2")];
+    await stack.run("rm", "-s", "-f", "web1", "web2");
+    // Two containers take the freed addresses, so the recreated instances get others.
+    const holders: string[] = [];
+    for (const _ of before)
+      holders.push(
+        await docker(
+          "run",
+          "-d",
+          "--network",
+          `${stack.project}_default`,
+          "--entrypoint",
+          "sleep",
+          ctx.image,
+          "300",
+        ),
+      );
+    try {
+      await stack.run("up", "-d", "--no-build", "--wait", "--wait-timeout", "120", "web1", "web2");
+      const after = [await addressOf("web1"), await addressOf("web2")];
+      expect(after.filter((a) => before.includes(a))).toEqual([]);
+      const hosts = [await hostOf("web1"), await hostOf("web2")].sort();
+      let seen: string[] = [];
+      await waitFor("the proxy answering from the new instances", 30_000, async () => {
+        seen = await answeredBy(`redeploy-${Date.now()}`);
+        return seen.join() === hosts.join();
+      });
+      expect(seen).toEqual(hosts);
+    } finally {
+      await docker("rm", "-f", ...holders).catch(() => undefined);
+    }
+  },
+  240_000,
+);
 
 if (ctx.skip) it("container tests", () => console.log(`container tests skipped: ${ctx.skip}`));
