@@ -179,7 +179,7 @@ async function listenOn(
 }
 
 /** The metrics server on METRICS_PORT, when metrics are on and that port is set; a busy port exits 1. */
-async function startMetrics(runtime: AppRuntime): Promise<Server | undefined> {
+export async function startMetrics(runtime: AppRuntime): Promise<Server | undefined> {
   if (!runtime.metrics || runtime.config.metrics?.port === undefined) return undefined;
   const { port, host } = runtime.config.metrics;
   // Not awaited straight into `metricsServer`: that contextual type (Server | undefined) makes tsc

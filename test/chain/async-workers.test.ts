@@ -46,7 +46,8 @@ beforeAll(async () => {
     redisUrl: redis.url,
     webs: 2,
     workers: 2,
-    env: { RUNS_FILE: runsFile },
+    // Each process its own metrics listener (an ephemeral port): a worker counts the jobs it ran.
+    env: { RUNS_FILE: runsFile, METRICS_PORT: "0" },
   });
   ({ webUrls, workers } = processes);
 }, 120_000);
@@ -120,6 +121,14 @@ describe("two web and two worker processes on one Redis", () => {
     expect(runs()).toEqual([victim.pid, survivor.pid]); // the handler ran twice
     expect(await usdcBalance(rpcUrl, asset, payer.address)).toBe(payerBefore - PRICE); // charged once
     expect(await usdcBalance(rpcUrl, asset, PAYEE)).toBe(payeeBefore + PRICE);
+    // The survivor serves GET /metrics on METRICS_PORT: the job it completed and settled is counted there.
+    const metricsUrl = /metrics on (http:\S+\/metrics)/.exec(processes.output(survivor))?.[1];
+    expect(metricsUrl, processes.output(survivor)).toBeDefined();
+    const metrics = await (await fetch(metricsUrl!)).text();
+    expect(metrics).toMatch(/^agent_jobs_total\{capability="slow",outcome="completed"\} 1$/m);
+    expect(metrics).toMatch(
+      /^agent_settlements_total\{capability="slow",result="settled",network="eip155:84532"\} 1$/m,
+    );
     workers = [survivor];
   }, 90_000);
 

@@ -4,13 +4,14 @@
  * serve HTTP only) and workers scale separately on one Redis. It checks what `npm start` checks
  * before taking a job (configuration, every network's settlement route, the handlers' modules),
  * and on SIGINT/SIGTERM takes no new job, lets the running ones finish (up to
- * SHUTDOWN_TIMEOUT_SECONDS; then cut ones go back to the queue), and exits.
+ * SHUTDOWN_TIMEOUT_SECONDS; then cut ones go back to the queue), and exits. With METRICS_PORT (the
+ * `metrics` feature) it serves GET /metrics there: the async jobs it ran are counted by it alone.
  * Part of your project: edit freely.
  */
 import { existsSync } from "node:fs";
 import { createApp, runtimeOf } from "../app.js";
 import { ConfigError, type AppOptions } from "../config.js";
-import { onStopSignals } from "../server.js";
+import { onStopSignals, startMetrics } from "../server.js";
 import { howToSet } from "../features.js";
 import { loadHandlers } from "../handlers.js";
 import type { AgentDefinition } from "../types.js";
@@ -56,11 +57,16 @@ export async function runWorker(agent: AgentDefinition, options: AppOptions = {}
     throw err;
   }
   const jobs = await (app.locals.asyncJobs as JobsHandle).load();
-  stopOnSignals(runtime, jobs);
+  const metricsServer = await startMetrics(runtime);
+  stopOnSignals(runtime, jobs, () => metricsServer?.close());
 }
 
 /** SIGINT/SIGTERM: no new job, the running ones finish (or are cut, back to the queue), exit. */
-function stopOnSignals(runtime: ReturnType<typeof runtimeOf>, jobs: AsyncJobsService): void {
+function stopOnSignals(
+  runtime: ReturnType<typeof runtimeOf>,
+  jobs: AsyncJobsService,
+  closeMetrics: () => void,
+): void {
   const seconds = runtime.config.shutdownTimeoutSeconds;
   onStopSignals(runtime.logger, async (signal) => {
     runtime.logger.info(
@@ -68,6 +74,7 @@ function stopOnSignals(runtime: ReturnType<typeof runtimeOf>, jobs: AsyncJobsSer
     );
     await runtime.drain.drain(seconds * 1000);
     await jobs.close();
+    closeMetrics();
     await runtime.ledger.close().catch(() => undefined);
   });
 }
