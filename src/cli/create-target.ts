@@ -18,7 +18,7 @@ export function targetProblem(
   target: string,
   state: TargetState,
   options: Pick<CreateOptions, "force" | "insideToolRepo">,
-): { kind: "folder" | "tool"; text: string } | undefined {
+): { kind: "folder" | "tool" | "project"; text: string } | undefined {
   if (!options.insideToolRepo && insideToolHome(target))
     return {
       kind: "tool",
@@ -29,6 +29,13 @@ export function targetProblem(
     };
   if (state.kind === "file")
     return { kind: "folder", text: `${displayPath(target)} exists and is a file, not a folder` };
+  if (state.kind === "non-empty" && state.entries.includes("agent.json"))
+    return {
+      kind: "project",
+      text:
+        `${displayPath(target)} already holds an agent project (agent.json): create would replace its manifest and handlers, even with --force. ` +
+        "To bring it to this create-agent, run upgrade in it; to start over, create into another folder",
+    };
   if (state.kind === "non-empty" && !options.force)
     return { kind: "folder", text: `${displayPath(target)} is not empty (${listEntries(state)})` };
   return undefined;
@@ -54,7 +61,7 @@ export async function askFolder(
       }
       const problem = targetProblem(resolve(folder), state, options);
       if (!problem) return undefined;
-      if (problem.kind === "tool") return problem.text;
+      if (problem.kind !== "folder") return problem.text;
       return state.kind === "file"
         ? `${problem.text}: choose another name`
         : `${problem.text}: choose a new or empty folder (or rerun with --force to write into this one)`;

@@ -23,7 +23,9 @@ import {
 import { listFiles, pathInside, readIfExists } from "../write/apply.js";
 import { merge3, ownLineEndings } from "../upgrade/merge3.js";
 import { toolVersionOf } from "../upgrade/project-version.js";
+import { isObject } from "../json-object.js";
 import { CliError } from "./errors.js";
+import { thisCli } from "./project-root.js";
 
 export type FeatureVerb = "add" | "remove";
 
@@ -78,14 +80,18 @@ export function checkSameTool(state: ProjectState, toolVersion: string, command:
     throw new CliError(
       'cannot tell which create-agent made this project (package.json has no "createAgent": { "version" }); nothing was changed',
     );
+  const upgrade = thisCli(`upgrade --cwd ${JSON.stringify(state.root)}`);
+  const scripts = isObject(state.pkg.scripts) ? state.pkg.scripts : {};
   if (made !== toolVersion)
     throw new CliError(
       `this project's runtime is create-agent ${made}'s and this is create-agent ${toolVersion}: a feature folder of one does not fit the runtime of the other (nothing was changed). ` +
-        `Use the project's own create-agent (npm run ${command}), or bring the project to ${toolVersion} first with its upgrade command (create-agent upgrade).`,
+        (typeof scripts[command.split(" ")[0]!] === "string"
+          ? `Use the project's own create-agent (npm run ${command}), or bring the project to ${toolVersion} first: ${upgrade}`
+          : `Bring the project to ${toolVersion} first (its create-agent ${made} has no features to add or remove): ${upgrade}`),
     );
   if (!hasFeatureRecord(state.pkg))
     throw new CliError(
-      'this project predates optional features (package.json has no "createAgent": { "features" }): it has them all. Run create-agent upgrade first (nothing was changed)',
+      `this project predates optional features (package.json has no "createAgent": { "features" }): it has them all. Run upgrade first (nothing was changed): ${upgrade}`,
     );
 }
 

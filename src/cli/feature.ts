@@ -11,7 +11,7 @@ import { generateProjectFiles } from "../generate/project.js";
 import { projectCommands } from "../generate/package-manager.js";
 import { parseManifest } from "../manifest/index.js";
 import { describeFailure, installDependencies } from "../scaffold/install.js";
-import { projectPackageManager } from "../upgrade/plan.js";
+import { projectPackageManager } from "../upgrade/lockfile.js";
 import { pathInside } from "../write/apply.js";
 import { writeAllOrNothing } from "../write/staged.js";
 import { CliError } from "./errors.js";

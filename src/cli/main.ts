@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { ManifestError } from "../manifest/errors.js";
 import { COMMANDS } from "./commands.js";
+import { OutsideProjectError } from "../write/outside.js";
 import { CliError } from "./errors.js";
 import { toolVersion } from "./project-root.js";
 
@@ -41,7 +42,11 @@ export async function main(argv: string[]): Promise<number> {
     return code;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
-    if (error instanceof ManifestError || error instanceof CliError) {
+    if (
+      error instanceof ManifestError ||
+      error instanceof CliError ||
+      error instanceof OutsideProjectError
+    ) {
       process.stderr.write(`create-agent: ${error.message}\n`);
       return 1;
     }

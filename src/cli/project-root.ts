@@ -40,7 +40,12 @@ export function thisCli(args: string): string {
  * generate...) run the create-agent that made it, so they are never refused.
  */
 export function requireUpgraded(root: string): void {
-  const made = projectToolVersion(root);
+  let made: string | undefined;
+  try {
+    made = projectToolVersion(root);
+  } catch (error) {
+    throw new CliError(`${(error as Error).message}; fix it first (nothing was changed)`);
+  }
   const current = toolVersion();
   if (made === undefined || compareVersions(made, current) >= 0) return;
   throw new CliError(

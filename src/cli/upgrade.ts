@@ -1,4 +1,4 @@
-import { mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { formatProblem, ManifestError } from "../manifest/index.js";
 import { pathInside, textOf } from "../write/apply.js";
@@ -79,6 +79,10 @@ export async function upgrade(options: UpgradeOptions, toolVersion: string): Pro
   );
   const plan = await planOrExplain(root, toolVersion);
   if (options.check) return reportCheck(plan);
+  if (plan.unresolved.length > 0)
+    throw new CliError(
+      `${unresolvedList(plan)}Resolve them (keep what you want between the markers, delete the marker lines) and run upgrade again; merging over them would nest the markers. Nothing was changed.`,
+    );
 
   const out = process.stdout;
   const pending = plan.changes.filter(writes);
@@ -123,8 +127,22 @@ function changeLine(change: FileChange, plan: UpgradePlan): string {
   return `  ${LABELS[change.action].padEnd(12)} ${change.path}${note(change, plan)}\n`;
 }
 
-/** --check: 0 when up to date, else 1 with the files upgrading would change (src/generated/ left out). */
+/** The files still holding an earlier upgrade's conflict markers, as a paragraph ending in a newline. */
+const unresolvedList = (plan: UpgradePlan): string =>
+  `${plan.unresolved.length} file${plan.unresolved.length === 1 ? "" : "s"} still hold${plan.unresolved.length === 1 ? "s" : ""} the conflict markers of an upgrade (<<<<<<< yours ... >>>>>>> create-agent):\n` +
+  plan.unresolved.map((path) => `  ${path}\n`).join("");
+
+/**
+ * --check: 0 when up to date, else 1 with the files upgrading would change (src/generated/ left out),
+ * or with the files an upgrade left in conflict and nobody resolved.
+ */
 function reportCheck(plan: UpgradePlan): number {
+  if (plan.unresolved.length > 0) {
+    process.stderr.write(
+      `Unresolved upgrade: ${unresolvedList(plan)}Resolve them, then run the typecheck and tests.\n`,
+    );
+    return 1;
+  }
   const runtimeChanges = plan.changes.filter(
     (c) => (writes(c) || c.action === "modify-delete") && c.action !== "regenerate",
   );
@@ -176,37 +194,72 @@ function reportConflicts(plan: UpgradePlan, dryRun: boolean): boolean {
 
 /**
  * Writes the plan, as nearly all-or-nothing as a file system allows: every new content is first written
- * to a temp file beside its target; only when all of them are written are they renamed into place (then
- * removals). A failure while staging (a read-only folder, a full disk) removes the temp files and leaves
- * the project as it was. package.json is renamed last, so an interrupted upgrade can be run again.
+ * to a temp file beside its target (with the target's permissions); only when all of them are written
+ * are they renamed into place, then removals, then package.json, last, so an interrupted upgrade can be
+ * run again. A failure while staging (a read-only folder, a full disk, a symbolic link where a file
+ * goes, Ctrl-C) removes the temp files and leaves the project as it was; Ctrl-C while renaming waits
+ * for the renames (a moment) and then stops.
  */
 async function apply(plan: UpgradePlan): Promise<void> {
   const changes = plan.changes.filter(writes);
   const staged: Array<{ temp: string; target: string }> = [];
+  const signals = holdStopSignals();
   try {
     for (const change of changes) {
       if (change.after === undefined) continue;
       const target = pathInside(plan.root, change.path);
-      const temp = `${target}.${process.pid}.upgrade.tmp`;
-      // A folder where a file goes would make its rename fail after others were done: refuse it now.
-      const existing = await stat(target).catch(() => undefined);
-      if (existing?.isDirectory()) throw new Error(`${change.path} is a folder, where a file goes`);
-      await mkdir(dirname(target), { recursive: true });
-      staged.push({ temp, target });
-      await writeFile(temp, change.after);
+      staged.push({ temp: `${target}.${process.pid}.upgrade.tmp`, target });
+      await stage(change, target, staged.at(-1)!.temp);
+      if (signals.caught) throw new Error(`${signals.caught} received`);
     }
   } catch (error) {
     await Promise.all(staged.map(({ temp }) => rm(temp, { force: true })));
+    if (signals.caught)
+      process.stderr.write(`upgrade stopped (${signals.caught}): nothing was changed\n`);
+    signals.release();
     throw new CliError(
       `cannot write the upgrade (nothing was changed): ${(error as Error).message}`,
     );
   }
   const manifestFile = pathInside(plan.root, "package.json");
-  const last = staged.filter(({ target }) => target === manifestFile);
-  for (const { temp, target } of [...staged.filter((s) => !last.includes(s)), ...last])
-    await rename(temp, target);
+  for (const { temp, target } of staged) if (target !== manifestFile) await rename(temp, target);
   for (const change of changes)
     if (change.after === undefined) await rm(pathInside(plan.root, change.path), { force: true });
+  for (const { temp, target } of staged) if (target === manifestFile) await rename(temp, target);
+  if (signals.caught)
+    process.stderr.write(
+      `${signals.caught} received while the upgrade was being put in place: it is complete (git status shows it)\n`,
+    );
+  signals.release();
+}
+
+/** One change's new content in `temp`, beside `target`; what would make its rename fail later is refused now. */
+async function stage(change: FileChange, target: string, temp: string): Promise<void> {
+  const existing = await lstat(target).catch(() => undefined);
+  if (existing?.isDirectory()) throw new Error(`${change.path} is a folder, where a file goes`);
+  if (existing?.isSymbolicLink())
+    throw new Error(
+      `${change.path} is a symbolic link, which upgrade would replace by a file: make it a file (or move it aside) and run upgrade again`,
+    );
+  await mkdir(dirname(target), { recursive: true });
+  await writeFile(temp, change.after!);
+  if (existing) await chmod(temp, existing.mode & 0o7777); // the file keeps its permissions
+}
+
+/** SIGINT/SIGTERM noted, not acted on, until released (then the process stops as it would have). */
+function holdStopSignals(): { readonly caught: string | undefined; release(): void } {
+  let caught: NodeJS.Signals | undefined;
+  const note = (signal: NodeJS.Signals) => (caught ??= signal);
+  process.on("SIGINT", note).on("SIGTERM", note);
+  return {
+    get caught() {
+      return caught;
+    },
+    release() {
+      process.off("SIGINT", note).off("SIGTERM", note);
+      if (caught) process.kill(process.pid, caught);
+    },
+  };
 }
 
 function diffOf(change: FileChange): string {

@@ -5,6 +5,9 @@
  * old bytes from its cache). So the lock entry of the tarball upgrade writes gets that tarball's integrity.
  */
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { PackageManager } from "../generate/package-manager.js";
 import { isObject } from "../json-object.js";
 import type { FileChange } from "./plan.js";
 
@@ -44,4 +47,21 @@ export function lockfileChange(
   const indent = /^\{\r?\n([ \t]+)"/.exec(lockText)?.[1] ?? "  ";
   const after = JSON.stringify(lock, null, indent) + (lockText.endsWith("\n") ? "\n" : "");
   return { path: "package-lock.json", action: "vendor", before: Buffer.from(lockText), after };
+}
+
+/** The package manager the project uses: its lockfile, else package.json's packageManager, else npm. */
+export function projectPackageManager(root: string, pkg: unknown): PackageManager {
+  const lockfiles: Array<[string, PackageManager]> = [
+    ["pnpm-lock.yaml", "pnpm"],
+    ["yarn.lock", "yarn"],
+    ["bun.lock", "bun"],
+    ["bun.lockb", "bun"],
+    ["package-lock.json", "npm"],
+  ];
+  for (const [file, pm] of lockfiles) if (existsSync(join(root, file))) return pm;
+  const declared =
+    typeof pkg === "object" && pkg !== null && "packageManager" in pkg
+      ? String((pkg as { packageManager: unknown }).packageManager).split("@")[0]
+      : undefined;
+  return declared === "pnpm" || declared === "yarn" || declared === "bun" ? declared : "npm";
 }

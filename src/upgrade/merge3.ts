@@ -141,3 +141,20 @@ export function ownLineEndings(text: string): { lf: string; back: (result: strin
     back: (result) => result.replaceAll("\r\n", "\n").replaceAll("\n", "\r\n"),
   };
 }
+
+/** Whether `text` holds a conflict an upgrade wrote (<<<<<<< yours ... >>>>>>> create-agent x.y.z). */
+const hasUpgradeMarkers = (text: string): boolean =>
+  /^<<<<<<< yours\r?$/m.test(text) && /^>>>>>>> create-agent \S+\r?$/m.test(text);
+
+/** Which of `paths` still hold an earlier upgrade's conflict markers (read with `read`). */
+export async function unresolvedConflicts(
+  paths: string[],
+  read: (path: string) => Promise<Buffer | undefined>,
+): Promise<string[]> {
+  const unresolved: string[] = [];
+  for (const path of paths) {
+    const text = (await read(path))?.toString("utf8");
+    if (text !== undefined && hasUpgradeMarkers(text)) unresolved.push(path);
+  }
+  return unresolved;
+}

@@ -5,12 +5,17 @@ import { GENERATED_DIR, generateProject } from "../generate/index.js";
 import type { PackageManager } from "../generate/package-manager.js";
 import { parseManifest } from "../manifest/index.js";
 import { bytes, listFiles, pathInside, readIfExists, textOf } from "../write/apply.js";
-import { merge3, type MergeLabels, ownLineEndings } from "./merge3.js";
+import { merge3, type MergeLabels, ownLineEndings, unresolvedConflicts } from "./merge3.js";
 import { newHomes } from "./new-home.js";
 import { type DependencyChange, mergePackageJson } from "./package-json.js";
 import { pristineProject } from "./pristine.js";
-import { compareVersions, toolVersionOf, vendoredToolPath } from "./project-version.js";
-import { lockfileChange } from "./lockfile.js";
+import {
+  compareVersions,
+  parsePackageJson,
+  toolVersionOf,
+  vendoredToolPath,
+} from "./project-version.js";
+import { lockfileChange, projectPackageManager } from "./lockfile.js";
 
 /**
  * What `upgrade` does to one file:
@@ -59,6 +64,8 @@ export interface UpgradePlan {
   overridden: string[];
   /** The project's package manager (its lockfile), for the commands upgrade suggests. */
   packageManager: PackageManager;
+  /** Files upgrade merges that still hold an earlier upgrade's conflict markers (a merge now would nest them). */
+  unresolved: string[];
 }
 
 /** Files upgrade never touches: your handlers and manifest; package.json and vendor/ are handled apart. */
@@ -121,7 +128,9 @@ export async function planUpgrade(root: string, toolVersion: string): Promise<Up
     });
 
   changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const merged = new Set(["package.json", ...baseOwned.keys(), ...nextOwned.keys()]);
   return {
+    unresolved: await unresolvedConflicts([...merged].sort(), read),
     root,
     from,
     to: toolVersion,
@@ -144,12 +153,7 @@ const isWrittenOnce = (path: string): boolean =>
 /** package.json and what it says made the project (its version and vendored tarball); throws when it cannot tell, or is newer. */
 async function readMadeBy(root: string, toolVersion: string) {
   const packageText = await readText(root, "package.json");
-  let pkg: unknown;
-  try {
-    pkg = JSON.parse(packageText);
-  } catch (error) {
-    throw new Error(`package.json is not valid JSON: ${(error as Error).message}`);
-  }
+  const pkg = parsePackageJson(packageText);
   const from = toolVersionOf(pkg);
   const tarball = vendoredToolPath(pkg);
   if (!from || !tarball)
@@ -273,23 +277,6 @@ export function mergeFile(
   return merged.conflicts > 0
     ? { path, action: "conflict", before: current, after, conflicts: merged.conflicts }
     : { path, action: "merge", before: current, after };
-}
-
-/** The package manager the project uses: its lockfile, else package.json's packageManager, else npm. */
-export function projectPackageManager(root: string, pkg: unknown): PackageManager {
-  const lockfiles: Array<[string, PackageManager]> = [
-    ["pnpm-lock.yaml", "pnpm"],
-    ["yarn.lock", "yarn"],
-    ["bun.lock", "bun"],
-    ["bun.lockb", "bun"],
-    ["package-lock.json", "npm"],
-  ];
-  for (const [file, pm] of lockfiles) if (existsSync(join(root, file))) return pm;
-  const declared =
-    typeof pkg === "object" && pkg !== null && "packageManager" in pkg
-      ? String((pkg as { packageManager: unknown }).packageManager).split("@")[0]
-      : undefined;
-  return declared === "pnpm" || declared === "yarn" || declared === "bun" ? declared : "npm";
 }
 
 /** A project file as text; missing, or a folder where it goes, is an error naming it. */

@@ -9,13 +9,29 @@ import { isObject } from "../json-object.js";
  * Undefined when neither is there (not a project made by create-agent, or a hand-edited one).
  */
 export function projectToolVersion(root: string): string | undefined {
-  let pkg: unknown;
+  let text: string;
   try {
-    pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+    text = readFileSync(join(root, "package.json"), "utf8");
   } catch {
-    return undefined;
+    return undefined; // no package.json: not a project create-agent made
   }
-  return toolVersionOf(pkg);
+  return toolVersionOf(parsePackageJson(text));
+}
+
+/** package.json parsed; when it is not JSON, an Error naming the line and column (and a conflict left in it). */
+export function parsePackageJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const message = (error as Error).message;
+    const at = /position (\d+)/.exec(message);
+    const before = at ? text.slice(0, Number(at[1])).split("\n") : undefined;
+    const where = before ? ` at line ${before.length}, column ${before.at(-1)!.length + 1}` : "";
+    const markers = /^<<<<<<< /m.test(text)
+      ? " (it holds conflict markers <<<<<<<: resolve them)"
+      : "";
+    throw new Error(`package.json is not valid JSON${where}${markers}: ${message}`);
+  }
 }
 
 /** The create-agent version a parsed package.json records (see projectToolVersion). */

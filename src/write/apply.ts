@@ -1,8 +1,9 @@
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { readdir, readFile, rm } from "node:fs/promises";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { GeneratedFile } from "../generate/file-set.js";
 import { writeFileAtomic } from "./atomic.js";
+import { OutsideProjectError } from "./outside.js";
 
 export interface ApplyOptions {
   /** Report what would change, write nothing. */
@@ -61,14 +62,38 @@ export function projectFileExists(root: string): (path: string) => boolean {
   return (path) => existsSync(pathInside(root, path));
 }
 
-/** The absolute path of a project-relative path, refusing anything that would land outside the project. */
+/**
+ * The absolute path of a project-relative path, refusing anything that would land outside the project:
+ * by its name (`../x`), or through a symbolic link on its way (a folder of the project linked elsewhere,
+ * whose files a prune would delete there).
+ */
 export function pathInside(root: string, path: string): string {
   const target = resolve(root, path);
-  const rel = relative(resolve(root), target);
-  if (rel === "" || rel.startsWith(`..${sep}`) || rel === ".." || isAbsolute(rel)) {
+  if (!within(resolve(root), target))
     throw new Error(`refusing to write outside the project: ${path}`);
-  }
+  const folder = realExisting(dirname(target));
+  if (!within(realExisting(root), join(folder, basename(target))))
+    throw new OutsideProjectError(
+      `refusing to write outside the project: ${path} (a folder on its way is a symbolic link to ${folder})`,
+    );
   return target;
+}
+
+/** Whether `target` is strictly inside `folder` (both absolute). */
+function within(folder: string, target: string): boolean {
+  const rel = relative(folder, target);
+  return !(rel === "" || rel.startsWith(`..${sep}`) || rel === ".." || isAbsolute(rel));
+}
+
+/** The real path (links resolved) of `path`'s nearest existing ancestor, with the rest appended as is. */
+function realExisting(path: string): string {
+  const parent = dirname(path);
+  try {
+    return realpathSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT" || parent === path) throw error;
+    return join(realExisting(parent), relative(parent, path));
+  }
 }
 
 /** A file's contents as bytes (text as UTF-8). */

@@ -84,6 +84,20 @@ describe("create-agent <dir>", () => {
     expect(await readFile(join(dir, "README.md"), "utf8")).not.toBe("old readme");
   });
 
+  it("refuses a folder holding an agent project, even with --force: its manifest and handlers stay", async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, "agent.json"), "{}");
+    await writeFile(join(dir, "notes.txt"), "mine");
+    const stderr = await refusedLeaving(
+      [dir, "--yes", "--no-install", "--no-git", "--force"],
+      dir,
+      ["agent.json", "notes.txt"],
+    );
+    expect(stderr).toContain("already holds an agent project (agent.json)");
+    expect(stderr).toContain("upgrade");
+    expect(await readFile(join(dir, "agent.json"), "utf8")).toBe("{}");
+  });
+
   it("rejects a bad manifest naming the file, path and problem, and writes nothing", async () => {
     const parent = await tempDir();
     const manifest = join(parent, "bad.json");

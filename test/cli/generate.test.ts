@@ -1,4 +1,4 @@
-import { readFile, stat, writeFile } from "node:fs/promises";
+import { cp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli, scaffold, tempDir } from "./helpers.js";
@@ -57,6 +57,23 @@ describe("create-agent generate", () => {
     await writeFile(join(dir, "src/generated/old.ts"), "// left over\n");
     const result = await cli(["generate"], dir);
     expect(result.stdout).toContain("removed  src/generated/old.ts");
+  });
+
+  it("src/generated/ linked to a folder outside the project: refused, nothing written or removed there", async () => {
+    const dir = await scaffold();
+    const outside = await tempDir();
+    await cp(join(dir, "src/generated"), outside, { recursive: true });
+    await writeFile(join(outside, "precious.txt"), "mine");
+    await rm(join(dir, "src/generated"), { recursive: true });
+    await symlink(outside, join(dir, "src/generated"));
+    await writeFile(join(outside, "types.ts"), "// edited\n");
+    const result = await cli(["generate"], dir);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain("refusing to write outside the project: src/generated/");
+    expect(result.stderr).toContain("symbolic link");
+    expect(result.stderr).not.toContain("unexpected error");
+    expect(await readFile(join(outside, "precious.txt"), "utf8")).toBe("mine");
+    expect(await readFile(join(outside, "types.ts"), "utf8")).toBe("// edited\n");
   });
 
   it("refuses to run outside a project", async () => {

@@ -4,7 +4,19 @@
 // added dependency), then upgraded by this create-agent. The reference for "the new templates" is a project
 // this create-agent scaffolds from the same agent.json.
 import { createHash } from "node:crypto";
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import {
+  chmod,
+  cp,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { execa } from "execa";
@@ -257,6 +269,18 @@ describe("create-agent upgrade, from a project made by create-agent 0.1.0", () =
     expect(pkg.dependencies["left-pad"]).toBe("1.3.0");
     expect(pkg.scripts.start).toBe(START);
     expect(pkg.createAgent).toEqual({ version: NEW_VERSION, features: UNRECORDED_FEATURES }); // no record before: every feature of its time
+
+    // The markers left unresolved: --check is not "up to date", and upgrade will not merge over them.
+    const check = await upgrade(dir, "--check");
+    expect(check.exitCode).toBe(1);
+    expect(check.stderr).toMatch(
+      /Unresolved upgrade: 1 file still holds the conflict markers[^\n]*\n {2}src\/runtime\/app\.ts\n/,
+    );
+    const before = await snapshot(dir);
+    const again = await upgrade(dir);
+    expect(again.exitCode).toBe(1);
+    expect(again.stderr).toMatch(/still holds the conflict markers[^]*Nothing was changed/);
+    expect(await snapshot(dir)).toEqual(before);
   });
 
   it("a file you edited that the new version no longer ships: a modify/delete conflict, exit 1, your copy kept, its code's new home named", async () => {
@@ -295,6 +319,49 @@ describe("create-agent upgrade, from a project made by create-agent 0.1.0", () =
     expect(clean.exitCode, clean.stdout + clean.stderr).toBe(0);
     expect(clean.stdout).toMatch(/removed +src\/runtime\/http\/legacy-drain\.ts\n/);
     await expect(readFile(join(untouched, "src/runtime/http/legacy-drain.ts"))).rejects.toThrow();
+  });
+
+  it("keeps a file's permissions; refuses, writing nothing, a symbolic link where it writes a file", async () => {
+    const dir = await oldProject("modes");
+    await chmod(join(dir, "src/runtime/app.ts"), 0o600);
+    const shared = join(work, "shared-errors.ts");
+    await cp(join(dir, "src/runtime/errors.ts"), shared);
+    await rm(join(dir, "src/runtime/errors.ts"));
+    await symlink(shared, join(dir, "src/runtime/errors.ts"));
+    const before = await snapshot(dir);
+    const refused = await upgrade(dir);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toContain("src/runtime/errors.ts is a symbolic link");
+    expect(refused.stderr).toContain("nothing was changed");
+    expect(await snapshot(dir)).toEqual(before);
+    expect((await lstat(join(dir, "src/runtime/errors.ts"))).isSymbolicLink()).toBe(true);
+
+    await rm(join(dir, "src/runtime/errors.ts"));
+    await cp(shared, join(dir, "src/runtime/errors.ts"));
+    const done = await upgrade(dir);
+    expect(done.exitCode, done.stderr).toBe(0);
+    expect(await read(dir, "src/runtime/app.ts")).not.toBe(
+      await read(oldPristine, "src/runtime/app.ts"),
+    );
+    expect((await stat(join(dir, "src/runtime/app.ts"))).mode & 0o777).toBe(0o600);
+  });
+
+  it("this create-agent's add on a 0.1.0 project points to upgrade (0.1.0 has no add script); a package.json that does not parse is named, not taken for no project", async () => {
+    const dir = await oldProject("old-add");
+    const add = await execa("node", [CLI, "add", "redis", "--no-install"], {
+      cwd: dir,
+      reject: false,
+    });
+    expect(add.exitCode).toBe(1);
+    expect(add.stderr).toMatch(/Bring the project to \S+ first[^\n]*upgrade --cwd/);
+    expect(add.stderr).not.toContain("npm run add");
+
+    await edit(dir, "package.json", (t) => t.replace('"private": true,', '"private": true'));
+    const before = await snapshot(dir);
+    const generate = await execa("node", [CLI, "generate"], { cwd: dir, reject: false });
+    expect(generate.exitCode).toBe(1);
+    expect(generate.stderr).toMatch(/package\.json is not valid JSON at line \d+, column \d+/);
+    expect(await snapshot(dir)).toEqual(before);
   });
 
   it("refuses, writing nothing, when agent.json is broken or the vendored create-agent is missing", async () => {
