@@ -9,6 +9,11 @@ import type { Prompter } from "./prompts.js";
 /** --features <list> as feature names; undefined when the flag was not given. Throws CliError on a bad name. */
 export function featuresFromFlag(text: string | undefined): string[] | undefined {
   if (text === undefined) return undefined;
+  // Likely an unset shell variable (--features "$FEATURES"): the core alone is asked for as "none".
+  if (text.trim() === "")
+    throw new CliError(
+      '--features is empty: list the features (e.g. mcp,console), "all", or "none" for the core alone',
+    );
   try {
     return parseFeatureList(text);
   } catch (error) {

@@ -25,6 +25,7 @@ import { merge3, ownLineEndings } from "../upgrade/merge3.js";
 import { toolVersionOf } from "../upgrade/project-version.js";
 import { isObject } from "../json-object.js";
 import { CliError } from "./errors.js";
+import { importersOf } from "./feature-imports.js";
 import { thisCli } from "./project-root.js";
 
 export type FeatureVerb = "add" | "remove";
@@ -120,7 +121,11 @@ export async function planFeature(
         `(or undo your edit next to where they go, and run this again)`,
     );
   if (featuresText !== null) plan.writes.set(FEATURES_FILE, featuresText);
-  plan.writes.set("package.json", packageJsonFor(state, plan));
+  const yours =
+    verb === "remove"
+      ? await importersOf(state.root, Object.keys(feature.dependencies), plan.removeFolder!)
+      : new Map<string, string>();
+  plan.writes.set("package.json", packageJsonFor(state, plan, yours));
   return plan;
 }
 
@@ -235,7 +240,11 @@ export async function mergedFile(
 }
 
 /** package.json with the feature's packages added (or dropped) and the record updated; your layout kept. */
-function packageJsonFor(state: ProjectState, plan: FeaturePlan): string {
+function packageJsonFor(
+  state: ProjectState,
+  plan: FeaturePlan,
+  importedByYou: ReadonlyMap<string, string>,
+): string {
   const pkg = structuredClone(state.pkg);
   const deps = { ...((pkg.dependencies as Record<string, string> | undefined) ?? {}) };
   const names = Object.keys(deps);
@@ -250,8 +259,10 @@ function packageJsonFor(state: ProjectState, plan: FeaturePlan): string {
         plan.packages.push(`${name}@${version}`);
       } else if (deps[name] !== version) plan.keptPackages.push(`${name}@${deps[name]}`);
     } else if (!stillNeeded.has(name) && deps[name] !== undefined) {
-      // Only the pin create-agent wrote goes: a version you chose is yours (your code may use it).
-      if (deps[name] === version) {
+      // Only the pin create-agent wrote goes: a version you chose is yours, as is one your code imports.
+      const importer = importedByYou.get(name);
+      if (importer) plan.keptPackages.push(`${name}@${deps[name]} (${importer} imports it)`);
+      else if (deps[name] === version) {
         delete deps[name];
         plan.packages.push(`${name}@${version}`);
       } else plan.keptPackages.push(`${name}@${deps[name]}`);

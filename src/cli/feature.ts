@@ -12,6 +12,7 @@ import { projectCommands } from "../generate/package-manager.js";
 import { parseManifest } from "../manifest/index.js";
 import { describeFailure, installDependencies } from "../scaffold/install.js";
 import { projectPackageManager } from "../upgrade/lockfile.js";
+import { parsePackageJson } from "../upgrade/project-version.js";
 import { pathInside } from "../write/apply.js";
 import { writeAllOrNothing } from "../write/staged.js";
 import { CliError } from "./errors.js";
@@ -103,9 +104,9 @@ async function readProject(root: string): Promise<ProjectState> {
   });
   let pkg: unknown;
   try {
-    pkg = JSON.parse(pkgText);
+    pkg = parsePackageJson(pkgText);
   } catch (error) {
-    throw new CliError(`package.json is not valid JSON: ${(error as Error).message}`);
+    throw new CliError(`${(error as Error).message} (nothing was changed)`);
   }
   if (typeof pkg !== "object" || pkg === null || Array.isArray(pkg))
     throw new CliError("package.json is not a JSON object");
@@ -173,6 +174,18 @@ async function apply(root: string, plan: FeaturePlan): Promise<void> {
     );
   }
   if (aside) await rm(aside, { recursive: true, force: true });
+  if (folder) await forgetBuilds(root, folder);
+}
+
+/**
+ * A removed folder's compiled output: `tsc -b` keeps the declarations of deleted files, and sees the
+ * project as up to date, so its typecheck would pass code still importing them; dist/ keeps the .js.
+ * The typecheck cache goes whole (the next typecheck is a full one); dist/ loses the folder.
+ */
+async function forgetBuilds(root: string, folder: string): Promise<void> {
+  const gone = (path: string) => rm(join(root, path), { recursive: true, force: true });
+  await gone("node_modules/.cache/create-agent").catch(() => undefined); // only a cache
+  await gone(folder.replace(/^src\//, "dist/"));
 }
 
 function missingIsFine(error: NodeJS.ErrnoException): void {

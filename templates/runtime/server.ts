@@ -15,6 +15,7 @@ import { createApp, runtimeOf, type AppRuntime } from "./app.js";
 import { answerClientErrors } from "./http/transport.js";
 import { missingFeature, SERVICES } from "./features.js";
 import { loadHandlers } from "./handlers.js";
+import { missingPackages, notInstalled } from "./ops/installed.js";
 import { startMetricsServer } from "./ops/metrics-loader.js";
 import { ConfigError, type AppOptions } from "./config.js";
 import { TRANSIENT_EXIT_CODE } from "./ops/settings.js";
@@ -80,6 +81,12 @@ function refuseToStart(err: unknown): never {
   return process.exit(err.transient ? TRANSIENT_EXIT_CODE : 1);
 }
 
+/** Every package of package.json's dependencies installed, or no start (ops/installed.ts). */
+function refuseMissingPackages(): void {
+  const missing = missingPackages();
+  if (missing.length > 0) refuseToStart(new ConfigError([notInstalled(missing)]));
+}
+
 /** What the `queue` feature (queue/worker-main.ts) gives: a process that only runs async jobs. */
 export interface WorkerModule {
   runWorker(agent: AgentDefinition, options?: AppOptions): Promise<void>;
@@ -87,6 +94,7 @@ export interface WorkerModule {
 
 /** `npm run worker` (the project's server.ts with --worker): async jobs only, no HTTP. */
 export async function startWorker(agent: AgentDefinition, options: AppOptions = {}): Promise<void> {
+  refuseMissingPackages();
   const load = SERVICES.worker;
   if (!load)
     refuseToStart(new ConfigError([missingFeature("queue", "npm run worker runs async jobs")]));
@@ -99,6 +107,7 @@ export async function startServer(
 ): Promise<Server> {
   // .env in the working directory fills in variables that are not already set (real env wins).
   if (options.env === undefined && existsSync(".env")) process.loadEnvFile(".env");
+  refuseMissingPackages();
 
   let app: ReturnType<typeof createApp>;
   try {

@@ -1,5 +1,6 @@
 // Optional features on a real scaffolded project, through the built CLI: `create --features`, then
 // `add` and `remove` (what the project's `npm run add -- <feature>` runs), all without installing.
+import { existsSync } from "node:fs";
 import { chmod, lstat, mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -65,6 +66,13 @@ describe("create --features", () => {
     expect(result.stderr).toBe(
       'create-agent: --features: unknown feature "sol": the features are solana, onchain, mcp, a2a, console, redis, queue, metrics, facilitator-auth',
     );
+    // An empty list (an unset shell variable) is no silent core-only project.
+    const empty = await cli([dir, "--yes", "--no-install", "--no-git", "--features", ""]);
+    expect(empty.exitCode).toBe(1);
+    expect(empty.stderr).toContain(
+      '--features is empty: list the features (e.g. mcp,console), "all", or "none"',
+    );
+    expect(existsSync(dir)).toBe(false);
   });
 });
 
@@ -211,6 +219,32 @@ describe("create-agent add / remove", () => {
     const removed = await cli(["remove", "onchain", "--no-install"], dir);
     expect(removed.exitCode, removed.all).toBe(0);
     expect(await snapshotTree(dir)).toEqual(before);
+  });
+
+  it("remove keeps a package your own code imports, and drops the removed folder's typecheck cache and dist/ output", async () => {
+    const dir = await scaffold("onchain,mcp");
+    await mkdir(join(dir, "src/lib"), { recursive: true });
+    await writeFile(
+      join(dir, "src/lib/chain.ts"),
+      'import { isAddress } from "viem";\nexport const ok = isAddress;\n',
+    );
+    const cached = join(
+      dir,
+      "node_modules/.cache/create-agent/runtime/payments/evm/onchain/module.d.ts",
+    );
+    const built = join(dir, "dist/runtime/payments/evm/onchain/module.js");
+    const kept = join(dir, "dist/runtime/app.js");
+    for (const file of [cached, built, kept]) {
+      await mkdir(join(file, ".."), { recursive: true });
+      await writeFile(file, "// built\n");
+    }
+    const removed = await cli(["remove", "onchain", "--no-install"], dir);
+    expect(removed.exitCode, removed.all).toBe(0);
+    expect(removed.stdout).toContain("kept your viem@2.57.1 (src/lib/chain.ts imports it)");
+    expect((await readJson(dir, "package.json")).dependencies.viem).toBe("2.57.1");
+    await expect(lstat(cached)).rejects.toThrow();
+    await expect(lstat(built)).rejects.toThrow();
+    expect(await readFile(kept, "utf8")).toBe("// built\n");
   });
 
   it("add keeps a file you already have in the folder, and merges your edits to features.ts", async () => {

@@ -2,11 +2,18 @@
 // HTTP in dev mode and in production mode (402s and refused payments; paid runs that settle on a real chain
 // are in payments.test.ts).
 import { existsSync, readFileSync } from "node:fs";
+import { cp, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { decodeHeader, type Requirement, signPayment, startServer } from "./helpers.js";
+import {
+  copyProject,
+  decodeHeader,
+  type Requirement,
+  signPayment,
+  startServer,
+} from "./helpers.js";
 
 const projectDir = inject("projectDir");
 // anvil's second well-known test key (public, tests only)
@@ -279,6 +286,21 @@ describe("the built server", () => {
     const said = await refusedToStart(projectDir, { PAY_TO: payTo, X402_NETWORK: "base-sepolia" });
     expect(said).toContain("X402_FACILITATOR_URL");
     expect(said).toContain("X402_SETTLER_KEY");
+  });
+
+  it("refuses to start when a dependency is not installed (a feature added or a pull without npm install), naming it", async () => {
+    const dir = await copyProject(projectDir, "create-agent-e2e-uninstalled-");
+    await cp(join(projectDir, "dist"), join(dir, "dist"), { recursive: true });
+    await rm(join(dir, "node_modules/@modelcontextprotocol"), { recursive: true });
+    const pkg = JSON.parse(await readFile(join(dir, "package.json"), "utf8"));
+    pkg.dependencies["left-pad"] = "1.3.0";
+    await writeFile(join(dir, "package.json"), JSON.stringify(pkg, null, 2));
+    const said = await refusedToStart(dir, { SERVICE_DEV_MODE: "true" });
+    expect(said).toContain(
+      "package.json's dependencies @modelcontextprotocol/sdk, left-pad are not installed",
+    );
+    expect(said).toContain("run npm install");
+    expect(said).not.toContain("listening");
   });
 
   it("refuses dev mode when NODE_ENV=production", async () => {

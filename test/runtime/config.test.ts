@@ -50,6 +50,10 @@ describe("production refusals", () => {
       { PAY_TO: "0x70997970c51812DC3A010C7d01b50e0d17dc79C8" },
       /^PAY_TO is .*checksummed or all lowercase/,
     ], // bad checksum
+    [
+      { PAY_TO: "0x0000000000000000000000000000000000000000" },
+      /^PAY_TO is the zero address, which USDC cannot pay/,
+    ],
     [{ X402_ASSET: "usdc" }, /^X402_ASSET is "usdc"/],
     [
       { X402_NETWORK: "mainnet" },

@@ -43,6 +43,11 @@ export function settlementRouteFor(network: RoutedNetworkConfig): SettlementRout
 /** A checksummed address, or undefined (with a problem recorded when the value is bad). */
 function readAddress(read: Reader, s: Setting, what: string): `0x${string}` | undefined {
   if (s.value === undefined) return undefined;
+  // The zero address: USDC refuses a transfer to it, so every job would run and never be paid.
+  if (/^0x0{40}$/i.test(s.value)) {
+    read.problems.push(`${s.name} is the zero address, which USDC cannot pay: set it to ${what}`);
+    return undefined;
+  }
   if (isAddress(s.value)) return checksumAddress(s.value);
   read.problems.push(
     `${s.name} is ${JSON.stringify(s.value)}: set it to ${what} (0x and 40 hex digits, checksummed or all lowercase)`,

@@ -1,0 +1,33 @@
+/**
+ * The packages package.json lists under `dependencies`, checked installed before the service starts.
+ * A feature added (npm run add -- <feature> --no-install), or a pull that brought new dependencies,
+ * without an install would otherwise start, offer that feature (a network in the 402, /mcp in the
+ * card), and answer everything that needs it with a 500. Only looked up, not loaded: a heavy package
+ * still loads when first used. Part of your project: edit freely.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The project's folder: this file is src/runtime/ops/installed.ts, or dist/runtime/ops/installed.js. */
+const PROJECT = fileURLToPath(new URL("../../../", import.meta.url));
+
+/** The dependencies not installed (empty with no package.json, or under Yarn PnP: nothing to look in). */
+export function missingPackages(root: string = PROJECT): string[] {
+  const file = join(root, "package.json");
+  if (!existsSync(file) || existsSync(join(root, ".pnp.cjs"))) return [];
+  const pkg = JSON.parse(readFileSync(file, "utf8")) as { dependencies?: Record<string, string> };
+  return Object.keys(pkg.dependencies ?? {}).filter((name) => !installed(root, name));
+}
+
+/** Whether node_modules/<name> is there, in the project's folder or one above it (as Node looks). */
+function installed(from: string, name: string): boolean {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, "node_modules", name, "package.json"))) return true;
+    if (dirname(dir) === dir) return false;
+  }
+}
+
+/** The start's refusal when some are missing: what to run. */
+export const notInstalled = (missing: string[]): string =>
+  `package.json's dependencies ${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} not installed (a feature added, or changes pulled, without an install): run npm install (in a container, rebuild the image)`;
