@@ -62,8 +62,14 @@ async function cannotListen(
   host?: string,
 ): Promise<string> {
   const where = variable === "PORT" ? `port ${port}` : `METRICS_PORT ${port}`;
-  if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE")
-    return `Could not listen on ${where}: ${err.message}\n`;
+  const code = (err as NodeJS.ErrnoException).code;
+  // An address this machine does not have, or a name that does not resolve: the HOST setting's fault.
+  if (
+    host !== undefined &&
+    (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAI_AGAIN")
+  )
+    return `Could not listen on ${where}: ${variable === "PORT" ? "HOST" : "METRICS_HOST"} is ${JSON.stringify(host)}, not an address of this machine (${err.message}): set it to one (127.0.0.1, 0.0.0.0, ::) or unset it\n`;
+  if (code !== "EADDRINUSE") return `Could not listen on ${where}: ${err.message}\n`;
   // Loaded only for this message, so a server that starts never loads it.
   const { freePortNear, portInUse } = await import("./ops/port-help.js");
   const help = portInUse(variable, port, await freePortNear(port, host));

@@ -152,6 +152,28 @@ describe("startServer on a busy port", () => {
     expect(devHelp(port, undefined)).toBe(portInUse("PORT", port, undefined));
   });
 
+  it("HOST naming an address this machine does not have: the start names HOST, exit 1", async () => {
+    const written: string[] = [];
+    vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const exited = new Promise<number | undefined>((resolve) =>
+      vi.spyOn(process, "exit").mockImplementation(((code?: number) => {
+        resolve(code);
+        return undefined as never;
+      }) as typeof process.exit),
+    );
+    void startServer(makeAgent(), {
+      env: { SERVICE_DEV_MODE: "true", PORT: "0", HOST: "192.0.2.1" }, // TEST-NET-1: nobody's address
+      logger: captureLogger(),
+    });
+    expect(await exited).toBe(1);
+    expect(written.join("")).toMatch(
+      /^Could not listen on port 0: HOST is "192\.0\.2\.1", not an address of this machine \(.*EADDRNOTAVAIL.*\): set it to one/,
+    );
+  });
+
   it("`npm run dev` on a busy PORT suggests a port it checked is free, not the busy next one", async () => {
     const { port, squatters } = await twoBusyPorts();
     const refused = await ensurePortFree(String(port)).then(
