@@ -71,6 +71,12 @@ describe("production refusals", () => {
     [{ PUBLIC_URL: "agent.example.com" }, /^PUBLIC_URL is "agent.example.com"/],
     [{ SERVICE_DEV_MODE: "yes" }, /^SERVICE_DEV_MODE is "yes": set it to "true"/],
     [{ SERVICE_DEV_MODE: "1" }, /^SERVICE_DEV_MODE is "1"/],
+    // A network's own setting naming no listed network (a typo) would leave that network on its defaults.
+    [
+      { X402_RPC_URL_BASESEPOLIA: "http://127.0.0.1:8545" },
+      /^X402_RPC_URL_BASESEPOLIA is set, but no listed network's settings end in _BASESEPOLIA \(X402_NETWORK: base-sepolia; their X402_RPC_URL settings: X402_RPC_URL_BASE_SEPOLIA\)/,
+    ],
+    [{ X402_ASSET_NAME_BASE: "USD Coin" }, /^X402_ASSET_NAME_BASE is set, but no listed network/],
   ])("%j is refused", (env, message) => {
     const p = problems({ env: { ...PROD_ENV, ...env } });
     expect(p).toHaveLength(1);

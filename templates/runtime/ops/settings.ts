@@ -36,6 +36,11 @@ export class Reader {
   readonly problems: string[] = [];
   constructor(private readonly env: Record<string, string | undefined>) {}
 
+  /** The names of the environment's set (non-empty) variables. */
+  names(): string[] {
+    return Object.keys(this.env).filter((name) => this.fromEnv(name).value !== undefined);
+  }
+
   /** Empty env values (`PAY_TO=` in a .env file) count as unset. */
   fromEnv(envName: string): Setting {
     const value = this.env[envName];

@@ -15,7 +15,7 @@ import {
 } from "./families.js";
 import type { FamilyConfigReader } from "./family.js";
 import type { FacilitatorAuth } from "./facilitator-credentials.js";
-import { readNetworkList, unknownNetwork } from "./config-list.js";
+import { readNetworkList, strayNetworkSettings, unknownNetwork } from "./config-list.js";
 import { readFacilitators } from "./config-facilitators.js";
 import type { ResolvedNetwork } from "./networks.js";
 import { SETTLEMENT_MARGIN_SECONDS, type Settler } from "./settlement.js";
@@ -132,6 +132,7 @@ export function resolvePayment(
   const before = problems.length;
   const listed = readNetworkList(options, devMode, read);
   problems.push(...absentFamilyProblems(listed, options, read));
+  strayNetworkSettings(listed, read);
   const maxTimeoutSeconds = read.count(
     options.maxTimeoutSeconds,
     "payment.maxTimeoutSeconds",
