@@ -63,6 +63,10 @@ export interface ProjectState {
 
 /** The feature named on the command line; CliError listing the valid ones. */
 export function namedFeature(name: string): Feature {
+  if (name.includes(","))
+    throw new CliError(
+      `add and remove take one feature at a time ("${name}"): run the command once for each`,
+    );
   try {
     return featureNamed(name);
   } catch (error) {

@@ -102,7 +102,10 @@ export async function upgrade(options: UpgradeOptions, toolVersion: string): Pro
   for (const change of plan.changes) out.write(changeLine(change, plan));
 
   const pm = projectCommands(plan.packageManager);
-  printDependencies(plan, options.dryRun === true, pm.install);
+  // package.json in conflict is no JSON until resolved: an install now would fail on it.
+  const pjConflict = plan.changes.some((c) => c.path === "package.json" && c.action === "conflict");
+  const install = pjConflict ? `resolve package.json's conflict, then ${pm.install}` : pm.install;
+  printDependencies(plan, options.dryRun === true, install);
   if (reportConflicts(plan, options.dryRun === true)) return 1;
   if (!options.dryRun) out.write(`\nNext: ${pm.install}, then ${pm.typecheck} and ${pm.test}.\n`);
   return 0;

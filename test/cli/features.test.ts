@@ -310,6 +310,9 @@ describe("create-agent add / remove", () => {
     expect(unknown.stderr).toBe(
       'create-agent: unknown feature "solanna": the features are solana, onchain, mcp, a2a, console, redis, queue, metrics, facilitator-auth',
     );
+    const list = await cli(["add", "mcp,a2a", "--no-install"], dir);
+    expect(list.exitCode).toBe(1);
+    expect(list.stderr).toContain('add and remove take one feature at a time ("mcp,a2a")');
     const evm = await cli(["remove", "evm", "--no-install"], dir);
     expect(evm.exitCode).toBe(1);
     expect(evm.stderr).toContain("evm is always included");
