@@ -206,17 +206,19 @@ function reportConflicts(plan: UpgradePlan, dryRun: boolean): boolean {
 async function apply(plan: UpgradePlan): Promise<void> {
   const changes = plan.changes.filter(writes);
   const staged: Array<{ temp: string; target: string }> = [];
+  const folders: string[] = []; // made for new files: gone again if the upgrade stops
   const signals = holdStopSignals();
   try {
     for (const change of changes) {
       if (change.after === undefined) continue;
       const target = pathInside(plan.root, change.path);
       staged.push({ temp: `${target}.${process.pid}.upgrade.tmp`, target });
-      await stage(change, target, staged.at(-1)!.temp);
+      await stage(change, target, staged.at(-1)!.temp, folders);
       if (signals.caught) throw new Error(`${signals.caught} received`);
     }
   } catch (error) {
     await Promise.all(staged.map(({ temp }) => rm(temp, { force: true })));
+    for (const folder of folders.reverse()) await rm(folder, { recursive: true, force: true });
     if (signals.caught)
       process.stderr.write(`upgrade stopped (${signals.caught}): nothing was changed\n`);
     signals.release();
@@ -237,14 +239,20 @@ async function apply(plan: UpgradePlan): Promise<void> {
 }
 
 /** One change's new content in `temp`, beside `target`; what would make its rename fail later is refused now. */
-async function stage(change: FileChange, target: string, temp: string): Promise<void> {
+async function stage(
+  change: FileChange,
+  target: string,
+  temp: string,
+  folders: string[],
+): Promise<void> {
   const existing = await lstat(target).catch(() => undefined);
   if (existing?.isDirectory()) throw new Error(`${change.path} is a folder, where a file goes`);
   if (existing?.isSymbolicLink())
     throw new Error(
       `${change.path} is a symbolic link, which upgrade would replace by a file: make it a file (or move it aside) and run upgrade again`,
     );
-  await mkdir(dirname(target), { recursive: true });
+  const made = await mkdir(dirname(target), { recursive: true });
+  if (made) folders.push(made);
   await writeFile(temp, change.after!);
   if (existing) await chmod(temp, existing.mode & 0o7777); // the file keeps its permissions
 }

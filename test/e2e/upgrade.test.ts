@@ -91,6 +91,13 @@ async function snapshot(dir: string, prefix = ""): Promise<Map<string, string>> 
 
 const read = (dir: string, path: string) => readFile(join(dir, path), "utf8");
 
+/** Every folder of a project (but node_modules), sorted. */
+const folders = async (dir: string): Promise<string[]> =>
+  (await readdir(dir, { withFileTypes: true, recursive: true }))
+    .filter((e) => e.isDirectory() && !join(e.parentPath, e.name).includes("node_modules"))
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
+
 async function edit(dir: string, path: string, change: (text: string) => string) {
   const before = await read(dir, path);
   const after = change(before);
@@ -329,11 +336,14 @@ describe("create-agent upgrade, from a project made by create-agent 0.1.0", () =
     await rm(join(dir, "src/runtime/errors.ts"));
     await symlink(shared, join(dir, "src/runtime/errors.ts"));
     const before = await snapshot(dir);
+    const foldersBefore = await folders(dir);
     const refused = await upgrade(dir);
     expect(refused.exitCode).toBe(1);
     expect(refused.stderr).toContain("src/runtime/errors.ts is a symbolic link");
     expect(refused.stderr).toContain("nothing was changed");
     expect(await snapshot(dir)).toEqual(before);
+    // Nor a folder made for the new files staged before it (deploy/, src/runtime/console/ sort first).
+    expect(await folders(dir)).toEqual(foldersBefore);
     expect((await lstat(join(dir, "src/runtime/errors.ts"))).isSymbolicLink()).toBe(true);
 
     await rm(join(dir, "src/runtime/errors.ts"));
