@@ -10,7 +10,10 @@ import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "vi
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { EVM_NETWORKS as KNOWN_NETWORKS } from "../../templates/runtime/payments/evm/networks.js";
 import { USDC_ABI } from "../../templates/runtime/payments/evm/onchain/checks.js";
-import { formatEth, SETTLEMENT_GAS } from "../../templates/runtime/payments/evm/onchain/route-health.js";
+import {
+  formatEth,
+  SETTLEMENT_GAS,
+} from "../../templates/runtime/payments/evm/onchain/route-health.js";
 import { transferTypedData } from "../../templates/runtime/payments/x402.js";
 import { startServer } from "../../templates/runtime/server.js";
 import { captureLogger, closeAfterEach, logText, makeAgent } from "../runtime/helpers.js";
@@ -79,8 +82,11 @@ describe("start-up with direct settlement (X402_RPC_URL + X402_SETTLER_KEY)", ()
     );
   });
 
-  it("refuses an X402_RPC_URL nobody answers on", async () => {
-    const stderr = await refusal(directEnv(closedUrl));
+  it("refuses an X402_RPC_URL nobody answers on: transient, exit 75 (the node may answer later)", async () => {
+    const stderr = await refusedStart(makeAgent(), directEnv(closedUrl), 75);
+    expect(stderr).toMatch(
+      /^Cannot start yet \(a transient failure: exit 75, try again later\):\n/,
+    );
     expect(stderr).toContain(
       `could not reach the JSON-RPC endpoint X402_RPC_URL at ${closedUrl}: unreachable (ECONNREFUSED). ` +
         "The server does not start without a base-sepolia (eip155:84532) node there: direct settlement sends every transfer through it; check the URL and that the node is up",
@@ -88,14 +94,18 @@ describe("start-up with direct settlement (X402_RPC_URL + X402_SETTLER_KEY)", ()
   });
 
   it("never repeats the RPC URL's path or query (they often hold an API key)", async () => {
-    const stderr = await refusal(directEnv(`${closedUrl}/v2/secret-key?apikey=hidden`));
+    const stderr = await refusedStart(
+      makeAgent(),
+      directEnv(`${closedUrl}/v2/secret-key?apikey=hidden`),
+      75,
+    );
     expect(stderr).toContain(`X402_RPC_URL at ${closedUrl}:`);
     expect(stderr).not.toMatch(/secret-key|hidden/);
   });
 
   it("never prints the RPC URL's user and password, query keys or key-like path", async () => {
     const withSecrets = `${closedUrl.replace("http://", "http://alice:s3cretPW@")}/v2/AbCdEf0123456789xyzKEY?api-key=hiddenKEY`;
-    const stderr = await refusal(directEnv(withSecrets));
+    const stderr = await refusedStart(makeAgent(), directEnv(withSecrets), 75);
     expect(stderr).not.toMatch(/alice|s3cretPW|hiddenKEY|AbCdEf0123456789xyzKEY/);
     expect(stderr).toContain(`X402_RPC_URL at ${closedUrl}: unreachable (ECONNREFUSED)`);
   });
@@ -255,7 +265,7 @@ describe("start-up with two networks settled directly (X402_NETWORKS + X402_SETT
   });
 
   it("refuses when the second network's RPC is unreachable, naming it and its setting", async () => {
-    const stderr = await refusal(twoNetworks(`${closedUrl}/v2/secret-key`));
+    const stderr = await refusedStart(makeAgent(), twoNetworks(`${closedUrl}/v2/secret-key`), 75);
     expect(stderr).toContain(
       `could not reach the JSON-RPC endpoint X402_RPC_URL_ARBITRUM_SEPOLIA (else X402_RPC_URL) at ${closedUrl}: unreachable (ECONNREFUSED). ` +
         "The server does not start without an arbitrum-sepolia (eip155:421614) node there",

@@ -74,10 +74,16 @@ export interface SchemeSettings {
   settleTimeoutSeconds: number;
 }
 
+/** Why the server must not start; `transient`: a node that did not answer (it may, later: exit 75). */
+export interface StartRefusal {
+  text: string;
+  transient?: boolean;
+}
+
 /** A family's watch over its networks' routes, for start-up, GET /health and metrics scrapes. */
 export interface FamilyWatch {
-  /** Before listening: why the server must not start, one message per refused network; warns when low. */
-  refusals?(timeoutMs: number): Promise<string[]>;
+  /** Before listening: why the server must not start, one per refused network; warns when low. */
+  refusals?(timeoutMs: number): Promise<StartRefusal[]>;
   /** The probe of one of its networks (problem kinds, never throws), or undefined when not watched. */
   probe(net: RoutedNetworkConfig, timeoutMs: number): (() => Promise<string[]>) | undefined;
   /** The text of its own problem kinds (besides "unreachable" and "wrong_chain"), of `where` when given. */

@@ -80,7 +80,12 @@ async function refuseAtStart(
     [...new Set(watches.values())].map((w) => w.refusals?.(timeoutMs) ?? []),
   );
   const problems = found.flat();
-  if (problems.length > 0) throw new ConfigError(problems);
+  // Transient only when every refusal is: a wrong setting among them needs its owner, not a retry.
+  if (problems.length > 0)
+    throw new ConfigError(
+      problems.map((p) => p.text),
+      problems.every((p) => p.transient),
+    );
 }
 
 /** The facilitators, with their credentials (facilitator-router.ts): undefined when they answer. */

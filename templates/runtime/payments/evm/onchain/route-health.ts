@@ -22,7 +22,7 @@ import type {
   RoutedNetworkConfig,
   SettlementRoute,
 } from "../../config.js";
-import type { FamilyWatch } from "../../family.js";
+import type { FamilyWatch, StartRefusal } from "../../family.js";
 import { rpcCall } from "../../json-rpc.js";
 import { networkSettingSuffix } from "../../networks.js";
 import type { RoutedEvmNetwork } from "../config.js";
@@ -182,7 +182,7 @@ async function refusal(
   w: Watcher,
   n: CheckedNetwork,
   timeoutMs: number,
-): Promise<string | undefined> {
+): Promise<StartRefusal | undefined> {
   const rpcUrl = n.rpcUrl;
   if (rpcUrl === undefined) return undefined; // the facilitator is checked by server.ts
   const why =
@@ -192,19 +192,26 @@ async function refusal(
   try {
     await checkChain(n, rpcUrl, timeoutMs);
   } catch (err) {
-    return (
-      `${(err as Error).message}. The server does not start without ${aNode(n)} there: ${why}` +
-      (err instanceof WrongChain ? "" : "; check the URL and that the node is up")
-    );
+    const wrong = err instanceof WrongChain; // a setting to fix; else a node that may answer later
+    return {
+      text:
+        `${(err as Error).message}. The server does not start without ${aNode(n)} there: ${why}` +
+        (wrong ? "" : "; check the URL and that the node is up"),
+      transient: !wrong,
+    };
   }
   if (n.settlerKey === undefined) return undefined;
   let f: SettlerFunds;
   try {
     f = await w.funds(n, rpcUrl, n.settlerKey, timeoutMs);
   } catch (err) {
-    return `could not read the balance of the settler account (X402_SETTLER_KEY) on ${n.label} through ${n.rpcSetting} at ${origin(rpcUrl)}: ${(err as Error).message}`;
+    return {
+      text: `could not read the balance of the settler account (X402_SETTLER_KEY) on ${n.label} through ${n.rpcSetting} at ${origin(rpcUrl)}: ${(err as Error).message}`,
+      transient: true,
+    };
   }
-  return fundsRefusal(w, n, f);
+  const unfunded = fundsRefusal(w, n, f);
+  return unfunded === undefined ? undefined : { text: unfunded };
 }
 
 /** The settler's funds at start-up: too little refuses to start; low warns; else says how much. */
