@@ -4,19 +4,8 @@
 // added dependency), then upgraded by this create-agent. The reference for "the new templates" is a project
 // this create-agent scaffolds from the same agent.json.
 import { createHash } from "node:crypto";
-import {
-  chmod,
-  cp,
-  lstat,
-  mkdir,
-  mkdtemp,
-  readdir,
-  readFile,
-  rm,
-  stat,
-  symlink,
-  writeFile,
-} from "node:fs/promises";
+import { chmodSync, lstatSync, statSync } from "node:fs";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { execa } from "execa";
@@ -330,21 +319,16 @@ describe("create-agent upgrade, from a project made by create-agent 0.1.0", () =
 
   it("keeps a file's permissions; refuses, writing nothing, a symbolic link where it writes a file", async () => {
     const dir = await oldProject("modes");
-    await chmod(join(dir, "src/runtime/app.ts"), 0o600);
+    chmodSync(join(dir, "src/runtime/app.ts"), 0o600);
     const shared = join(work, "shared-errors.ts");
     await cp(join(dir, "src/runtime/errors.ts"), shared);
     await rm(join(dir, "src/runtime/errors.ts"));
     await symlink(shared, join(dir, "src/runtime/errors.ts"));
-    const before = await snapshot(dir);
     const foldersBefore = await folders(dir);
-    const refused = await upgrade(dir);
-    expect(refused.exitCode).toBe(1);
-    expect(refused.stderr).toContain("src/runtime/errors.ts is a symbolic link");
-    expect(refused.stderr).toContain("nothing was changed");
-    expect(await snapshot(dir)).toEqual(before);
+    await refusedUnchanged(dir, "src/runtime/errors.ts is a symbolic link");
     // Nor a folder made for the new files staged before it (deploy/, src/runtime/console/ sort first).
     expect(await folders(dir)).toEqual(foldersBefore);
-    expect((await lstat(join(dir, "src/runtime/errors.ts"))).isSymbolicLink()).toBe(true);
+    expect(lstatSync(join(dir, "src/runtime/errors.ts")).isSymbolicLink()).toBe(true);
 
     await rm(join(dir, "src/runtime/errors.ts"));
     await cp(shared, join(dir, "src/runtime/errors.ts"));
@@ -353,7 +337,7 @@ describe("create-agent upgrade, from a project made by create-agent 0.1.0", () =
     expect(await read(dir, "src/runtime/app.ts")).not.toBe(
       await read(oldPristine, "src/runtime/app.ts"),
     );
-    expect((await stat(join(dir, "src/runtime/app.ts"))).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, "src/runtime/app.ts")).mode & 0o777).toBe(0o600);
   });
 
   it("this create-agent's add on a 0.1.0 project points to upgrade (0.1.0 has no add script); a package.json that does not parse is named, not taken for no project", async () => {
@@ -377,30 +361,26 @@ describe("create-agent upgrade, from a project made by create-agent 0.1.0", () =
   it("refuses, writing nothing, when agent.json is broken or the vendored create-agent is missing", async () => {
     const dir = await oldProject("broken");
     await writeFile(join(dir, "agent.json"), '{ "name": "x", ');
-    let before = await snapshot(dir);
-    let result = await upgrade(dir);
-    expect(result.exitCode).toBe(1);
-    expect(result.stderr).toContain("agent.json");
-    expect(result.stderr).toContain("nothing was changed");
-    expect(await snapshot(dir)).toEqual(before);
+    await refusedUnchanged(dir, "agent.json");
 
     await cp(join(oldPristine, "agent.json"), join(dir, "agent.json"));
     // A write that fails: a folder where the new runtime file goes. Nothing else changes either.
     await mkdir(join(dir, "src/runtime/handlers.ts"));
-    before = await snapshot(dir);
-    result = await upgrade(dir);
-    expect(result.exitCode).toBe(1);
-    expect(result.stderr).toContain("src/runtime/handlers.ts is a folder");
-    expect(result.stderr).toContain("nothing was changed");
-    expect(await snapshot(dir)).toEqual(before);
+    await refusedUnchanged(dir, "src/runtime/handlers.ts is a folder");
     expect((await readdir(dir)).filter((f) => f.endsWith(".tmp"))).toEqual([]);
     await rm(join(dir, "src/runtime/handlers.ts"), { recursive: true });
 
     await rm(join(dir, "vendor"), { recursive: true });
-    before = await snapshot(dir);
-    result = await upgrade(dir);
-    expect(result.exitCode).toBe(1);
-    expect(result.stderr).toContain("vendor/create-agent-0.1.0.tgz is missing");
-    expect(await snapshot(dir)).toEqual(before);
+    await refusedUnchanged(dir, "vendor/create-agent-0.1.0.tgz is missing");
   });
 });
+
+/** upgrade in `dir` refused (exit 1) saying `why` and that nothing was changed; and nothing was. */
+async function refusedUnchanged(dir: string, why: string): Promise<void> {
+  const before = await snapshot(dir);
+  const result = await upgrade(dir);
+  expect(result.exitCode).toBe(1);
+  expect(result.stderr).toContain(why);
+  expect(result.stderr).toMatch(/nothing was changed/i);
+  expect(await snapshot(dir)).toEqual(before);
+}

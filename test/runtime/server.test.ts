@@ -109,9 +109,8 @@ describe("startServer on a busy port", () => {
     return probe !== undefined;
   };
 
-  /** startServer's stderr and exit code when PORT is a port another process holds. */
-  async function busyPort() {
-    const { port, squatters } = await twoBusyPorts();
+  /** startServer on `env` with stderr and process.exit stubbed: the code it exits with, and what it wrote. */
+  async function startExiting(env: Record<string, string>) {
     const written: string[] = [];
     vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
       written.push(String(chunk));
@@ -123,12 +122,15 @@ describe("startServer on a busy port", () => {
         return undefined as never;
       }) as typeof process.exit),
     );
-    void startServer(makeAgent(), {
-      env: { SERVICE_DEV_MODE: "true", PORT: String(port) },
-      logger: captureLogger(),
-    });
+    void startServer(makeAgent(), { env, logger: captureLogger() });
     const code = await exited;
-    const stderr = written.join("");
+    return { code, stderr: written.join("") };
+  }
+
+  /** startServer's stderr and exit code when PORT is a port another process holds. */
+  async function busyPort() {
+    const { port, squatters } = await twoBusyPorts();
+    const { code, stderr } = await startExiting({ SERVICE_DEV_MODE: "true", PORT: String(port) });
     const suggested = Number(/`PORT=(\d+)`/.exec(stderr)?.[1]);
     const free = await canListen(suggested);
     for (const s of squatters) await close(s);
@@ -153,23 +155,14 @@ describe("startServer on a busy port", () => {
   });
 
   it("HOST naming an address this machine does not have: the start names HOST, exit 1", async () => {
-    const written: string[] = [];
-    vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
-      written.push(String(chunk));
-      return true;
+    // 192.0.2.1 (TEST-NET-1): nobody's address.
+    const { code, stderr } = await startExiting({
+      SERVICE_DEV_MODE: "true",
+      PORT: "0",
+      HOST: "192.0.2.1",
     });
-    const exited = new Promise<number | undefined>((resolve) =>
-      vi.spyOn(process, "exit").mockImplementation(((code?: number) => {
-        resolve(code);
-        return undefined as never;
-      }) as typeof process.exit),
-    );
-    void startServer(makeAgent(), {
-      env: { SERVICE_DEV_MODE: "true", PORT: "0", HOST: "192.0.2.1" }, // TEST-NET-1: nobody's address
-      logger: captureLogger(),
-    });
-    expect(await exited).toBe(1);
-    expect(written.join("")).toMatch(
+    expect(code).toBe(1);
+    expect(stderr).toMatch(
       /^Could not listen on port 0: HOST is "192\.0\.2\.1", not an address of this machine \(.*EADDRNOTAVAIL.*\): set it to one/,
     );
   });
