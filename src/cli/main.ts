@@ -1,7 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { ManifestError } from "../manifest/errors.js";
 import { COMMANDS } from "./commands.js";
-import { OutsideProjectError } from "../write/outside.js";
 import { CliError } from "./errors.js";
 import { toolVersion } from "./project-root.js";
 
@@ -42,11 +41,9 @@ export async function main(argv: string[]): Promise<number> {
     return code;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
-    if (
-      error instanceof ManifestError ||
-      error instanceof CliError ||
-      error instanceof OutsideProjectError
-    ) {
+    // OutsideProjectError (write/outside.ts) by its name: importing it would load it on every command.
+    const outside = error instanceof Error && error.name === "OutsideProjectError";
+    if (error instanceof ManifestError || error instanceof CliError || outside) {
       process.stderr.write(`create-agent: ${error.message}\n`);
       return 1;
     }
