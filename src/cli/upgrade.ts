@@ -7,6 +7,7 @@ import type { FileChange, UpgradePlan } from "../upgrade/plan.js";
 import { CliError } from "./errors.js";
 import { projectCommands } from "../generate/package-manager.js";
 import { projectRoot } from "./project-root.js";
+import { hasUncommittedChanges } from "../scaffold/git.js";
 
 export interface UpgradeOptions {
   cwd?: string;
@@ -96,6 +97,10 @@ export async function upgrade(options: UpgradeOptions, toolVersion: string): Pro
     for (const change of pending) out.write(diffOf(change));
     out.write(`\nWould upgrade (${from}), writing nothing now:\n`);
   } else {
+    if (await hasUncommittedChanges(root))
+      process.stderr.write(
+        "note: this project has uncommitted changes: `git diff` will show upgrade's changes mixed with them (commit first to see them alone)\n",
+      );
     await apply(plan);
     out.write(`Upgraded (${from}):\n`);
   }

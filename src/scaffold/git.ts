@@ -40,3 +40,16 @@ async function gitExit(args: string[], cwd: string): Promise<number | "missing">
     child.on("close", (code) => resolve(code ?? 1));
   });
 }
+
+/**
+ * Whether the repository dir is in has changes not committed (false without git, or outside a
+ * repository): upgrade says so, since its own changes then mix with them in `git diff`.
+ */
+export async function hasUncommittedChanges(dir: string): Promise<boolean> {
+  const { execFile } = await import("node:child_process"); // loaded only when git runs
+  return new Promise((resolve) => {
+    execFile("git", ["status", "--porcelain"], { cwd: dir, timeout: 10_000 }, (error, stdout) =>
+      resolve(!error && stdout.trim() !== ""),
+    );
+  });
+}

@@ -330,10 +330,17 @@ describe("create-agent upgrade, from a project made by create-agent 0.1.0", () =
     expect(await folders(dir)).toEqual(foldersBefore);
     expect(lstatSync(join(dir, "src/runtime/errors.ts")).isSymbolicLink()).toBe(true);
 
+    // Committed, then the link made a file again, uncommitted: upgrade says its diff mixes with that.
+    const git = (...args: string[]) =>
+      execa("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd: dir });
+    await git("init", "-q");
+    await git("add", "-A");
+    await git("commit", "-qm", "before upgrade");
     await rm(join(dir, "src/runtime/errors.ts"));
     await cp(shared, join(dir, "src/runtime/errors.ts"));
     const done = await upgrade(dir);
     expect(done.exitCode, done.stderr).toBe(0);
+    expect(done.stderr).toContain("note: this project has uncommitted changes");
     expect(await read(dir, "src/runtime/app.ts")).not.toBe(
       await read(oldPristine, "src/runtime/app.ts"),
     );
