@@ -85,7 +85,10 @@ function absent(read: Reader, feature: CheckedFeature): undefined {
   const asks = (name: string, value = read.fromEnv(name).value) =>
     value !== undefined && !(name === entry.off && value === "off");
   const asked = entry.settings.find((name) => asks(name));
-  if (asked) read.problems.push(serviceAbsent(feature, asked));
+  const value = asked && read.fromEnv(asked).value;
+  if (asked === entry.off && value?.toLowerCase() === "off")
+    read.problems.push(`${asked} is ${JSON.stringify(value)}: write "off" (lower case)`);
+  else if (asked) read.problems.push(serviceAbsent(feature, asked));
   return undefined;
 }
 
