@@ -135,7 +135,9 @@ describe("settings of a transport the project lacks", () => {
     // Off is what a project without them is anyway (a .env kept from before `remove`).
     expect(problems({ MCP: "off", A2A: "off", CONSOLE: "off" })).toEqual([]);
     // "OFF" is refused as in a project with them, not taken for asking for the feature.
-    expect(problems({ MCP: "OFF" })).toEqual(['MCP is "OFF": write "off" (lower case)']);
+    expect(problems({ MCP: "OFF" })).toEqual([
+      'MCP is "OFF": set it to "off" (no POST /mcp) or "on" (the default)',
+    ]);
   });
 });
 

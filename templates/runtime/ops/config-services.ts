@@ -83,12 +83,10 @@ export function resolveRedis(read: Reader): RedisConfig | undefined {
 function absent(read: Reader, feature: CheckedFeature): undefined {
   const entry: { settings: readonly string[]; off?: string } = SERVICE_FEATURES[feature];
   const asks = (name: string, value = read.fromEnv(name).value) =>
-    value !== undefined && !(name === entry.off && value === "off");
+    // "OFF" asks for nothing either: the switch's own check (config.ts) says to write "off".
+    value !== undefined && !(name === entry.off && value.toLowerCase() === "off");
   const asked = entry.settings.find((name) => asks(name));
-  const value = asked && read.fromEnv(asked).value;
-  if (asked === entry.off && value?.toLowerCase() === "off")
-    read.problems.push(`${asked} is ${JSON.stringify(value)}: write "off" (lower case)`);
-  else if (asked) read.problems.push(serviceAbsent(feature, asked));
+  if (asked) read.problems.push(serviceAbsent(feature, asked));
   return undefined;
 }
 
