@@ -7,8 +7,11 @@
 # anew; requests in flight finish on the old workers). A name that does not resolve yet (an instance
 # being recreated) is retried, and the running configuration kept, until `nginx -t` passes.
 names=$(sed -n 's/^ *server \([A-Za-z0-9_.-]*\):[0-9]*.*/\1/p' /etc/nginx/nginx.conf)
+# Every address of each name, sorted (a name with several, in varying order, is no change).
 addresses() {
-  for name in $names; do getent hosts "$name" || echo "$name unresolved"; done
+  for name in $names; do
+    echo "$name: $(getent ahosts "$name" | awk '{ print $1 }' | sort -u | tr '\n' ' ')"
+  done
 }
 
 nginx -g 'daemon off;' &
