@@ -200,17 +200,24 @@ async function planFolderRemoval(root: string, plan: FeaturePlan, force: boolean
   const folder = `${RUNTIME_DIR}/${plan.feature.folder}`;
   const templates = folderTemplates(plan.feature);
   const edited: string[] = [];
+  const added: string[] = [];
   for (const path of await listFiles(root, folder)) {
     const current = await readIfExists(pathInside(root, path));
     const text = current && ownLineEndings(current.toString("utf8")).lf;
-    if (templates.get(path) !== text) edited.push(path);
+    if (!templates.has(path)) added.push(path);
+    else if (templates.get(path) !== text) edited.push(path);
   }
-  edited.push(...(await listFiles(root, folder, "other"))); // a link you made is yours too
-  if (edited.length > 0 && !force)
+  added.push(...(await listFiles(root, folder, "other"))); // a link you made is yours too
+  const yours = [
+    ...(edited.length ? [`${edited.join(", ")} (edited)`] : []),
+    ...(added.length ? [`${added.join(", ")} (yours: create-agent writes no such file)`] : []),
+  ];
+  if (yours.length > 0 && !force)
     throw new CliError(
-      `${folder}/ holds your work: ${edited.join(", ")} ${edited.length === 1 ? "differs" : "differ"} from what create-agent writes there (nothing was changed). ` +
+      `${folder}/ holds your work: ${yours.join("; ")} (nothing was changed). ` +
         `Move what you want to keep elsewhere, or pass --force to delete the folder anyway`,
     );
+  edited.push(...added);
   plan.forced = edited;
   plan.removeFolder = folder;
 }

@@ -282,19 +282,24 @@ describe("create-agent add / remove", () => {
   it("remove refuses a folder holding your edits, changing nothing; --force removes it", async () => {
     const dir = await scaffold("mcp,console");
     await writeFile(join(dir, "src/runtime/console/notes.ts"), "// my notes\n");
+    const page = join(dir, "src/runtime/console/page.ts");
+    await writeFile(page, (await readFile(page, "utf8")) + "// mine\n");
     const before = await snapshotTree(dir);
     const refused = await cli(["remove", "console", "--no-install"], dir);
     expect(refused.exitCode).toBe(1);
     expect(refused.stderr).toContain(
-      "src/runtime/console/ holds your work: src/runtime/console/notes.ts differs from what create-agent writes there (nothing was changed)",
+      "src/runtime/console/ holds your work: src/runtime/console/page.ts (edited); src/runtime/console/notes.ts (yours: create-agent writes no such file) (nothing was changed)",
     );
     expect(refused.stderr).toContain("--force");
     expect(await snapshotTree(dir)).toEqual(before);
+    await writeFile(page, (await readFile(page, "utf8")).replace("// mine\n", ""));
     // A link made there is work too (it used to go without a word).
     await rm(join(dir, "src/runtime/console/notes.ts"));
     await symlink("../../capabilities", join(dir, "src/runtime/console/mine"));
     const link = await cli(["remove", "console", "--no-install"], dir);
-    expect(link.stderr).toContain("holds your work: src/runtime/console/mine differs");
+    expect(link.stderr).toContain(
+      "holds your work: src/runtime/console/mine (yours: create-agent writes no such file)",
+    );
     expect((await lstat(join(dir, "src/runtime/console/mine"))).isSymbolicLink()).toBe(true);
 
     const forced = await cli(["remove", "console", "--no-install", "--force"], dir);
