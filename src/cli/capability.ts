@@ -133,6 +133,8 @@ async function commit(root: string, nextText: string) {
     );
   }
   const { files } = await generateCode(model);
+  // A dry run first: a path it refuses (a folder linked out of the project) leaves agent.json unedited.
+  await applyFiles(root, files, { prune: GENERATED_DIR, check: true });
   await writeFileAtomic(join(root, "agent.json"), nextText);
   return applyFiles(root, files, { prune: GENERATED_DIR });
 }

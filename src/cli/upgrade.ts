@@ -262,17 +262,17 @@ async function stage(
   if (existing) await chmod(temp, existing.mode & 0o7777); // the file keeps its permissions
 }
 
-/** SIGINT/SIGTERM noted, not acted on, until released (then the process stops as it would have). */
+/** SIGINT/SIGTERM/SIGHUP noted, not acted on, until released (then the process stops as it would have). */
 function holdStopSignals(): { readonly caught: string | undefined; release(): void } {
   let caught: NodeJS.Signals | undefined;
   const note = (signal: NodeJS.Signals) => (caught ??= signal);
-  process.on("SIGINT", note).on("SIGTERM", note);
+  process.on("SIGINT", note).on("SIGTERM", note).on("SIGHUP", note); // HUP: the terminal closed
   return {
     get caught() {
       return caught;
     },
     release() {
-      process.off("SIGINT", note).off("SIGTERM", note);
+      process.off("SIGINT", note).off("SIGTERM", note).off("SIGHUP", note);
       if (caught) process.kill(process.pid, caught);
     },
   };

@@ -142,9 +142,12 @@ export function ownLineEndings(text: string): { lf: string; back: (result: strin
   };
 }
 
-/** Whether `text` holds a conflict an upgrade wrote (<<<<<<< yours ... >>>>>>> create-agent x.y.z). */
+/**
+ * Whether `text` holds a conflict an upgrade wrote (<<<<<<< yours ... >>>>>>> create-agent x.y.z), or
+ * half of one: a marker line left by a resolution that stopped halfway.
+ */
 const hasUpgradeMarkers = (text: string): boolean =>
-  /^<<<<<<< yours\r?$/m.test(text) && /^>>>>>>> create-agent \S+\r?$/m.test(text);
+  /^<<<<<<< yours\r?$/m.test(text) || /^>>>>>>> create-agent \S+\r?$/m.test(text);
 
 /** Which of `paths` still hold an earlier upgrade's conflict markers (read with `read`). */
 export async function unresolvedConflicts(

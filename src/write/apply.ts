@@ -1,4 +1,4 @@
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, readlinkSync, realpathSync } from "node:fs";
 import { readdir, readFile, rm } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { GeneratedFile } from "../generate/file-set.js";
@@ -85,14 +85,31 @@ function within(folder: string, target: string): boolean {
   return !(rel === "" || rel.startsWith(`..${sep}`) || rel === ".." || isAbsolute(rel));
 }
 
-/** The real path (links resolved) of `path`'s nearest existing ancestor, with the rest appended as is. */
+/**
+ * The real path (links resolved) of `path`'s nearest existing ancestor, with the rest appended as is.
+ * A link to nothing on the way is refused: nothing could be written through it.
+ */
 function realExisting(path: string): string {
   const parent = dirname(path);
   try {
     return realpathSync(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT" || parent === path) throw error;
+    const link = linkTarget(path);
+    if (link !== undefined)
+      throw new OutsideProjectError(
+        `cannot write through ${path}: it is a symbolic link to ${resolve(parent, link)}, which does not exist (remove the link, or create what it points to)`,
+      );
     return join(realExisting(parent), relative(parent, path));
+  }
+}
+
+/** What a symbolic link points to, or undefined when `path` is no link. */
+function linkTarget(path: string): string | undefined {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return undefined;
   }
 }
 

@@ -4,7 +4,8 @@
 // a metric; and GET /health reports the route once its node has gone away, the way it reports the ledger.
 // With two EVM networks settled directly, each network's route is checked the same way: its own RPC endpoint
 // (X402_RPC_URL_<NET>), the settler's gas on its own chain, its own /health record and balance series.
-import type { Server } from "node:http";
+import { type Server, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createPublicClient, http } from "viem";
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -91,6 +92,19 @@ describe("start-up with direct settlement (X402_RPC_URL + X402_SETTLER_KEY)", ()
       `could not reach the JSON-RPC endpoint X402_RPC_URL at ${closedUrl}: unreachable (ECONNREFUSED). ` +
         "The server does not start without a base-sepolia (eip155:84532) node there: direct settlement sends every transfer through it; check the URL and that the node is up",
     );
+  });
+
+  it("refuses an X402_RPC_URL that answers no JSON-RPC (a web page): a setting to fix, exit 1, not retried", async () => {
+    const page = createServer((_req, res) => res.end("<html>not a node</html>"));
+    await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
+      const stderr = await refusal(directEnv(url));
+      expect(stderr).toMatch(/^Invalid configuration:\n/);
+      expect(stderr).toContain("eth_chainId got HTTP 200, not a JSON-RPC result");
+    } finally {
+      page.close();
+    }
   });
 
   it("never repeats the RPC URL's path or query (they often hold an API key)", async () => {

@@ -74,6 +74,21 @@ describe("create-agent generate", () => {
     expect(result.stderr).not.toContain("unexpected error");
     expect(await readFile(join(outside, "precious.txt"), "utf8")).toBe("mine");
     expect(await readFile(join(outside, "types.ts"), "utf8")).toBe("// edited\n");
+    // add-capability is refused the same way before it edits agent.json.
+    const manifest = await readFile(join(dir, "agent.json"), "utf8");
+    const add = await cli(["add-capability", "translate"], dir);
+    expect(add.exitCode).toBe(1);
+    expect(add.stderr).toContain("refusing to write outside the project");
+    expect(await readFile(join(dir, "agent.json"), "utf8")).toBe(manifest);
+    // A link to nothing: named, no stack trace.
+    await rm(join(dir, "src/generated"));
+    await symlink(join(outside, "gone"), join(dir, "src/generated"));
+    const dangling = await cli(["generate"], dir);
+    expect(dangling.exitCode).toBe(1);
+    expect(dangling.stderr).toMatch(
+      /src\/generated: it is a symbolic link to .*gone, which does not exist/,
+    );
+    expect(dangling.stderr).not.toContain("unexpected error");
   });
 
   it("refuses to run outside a project", async () => {

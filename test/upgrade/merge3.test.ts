@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { splitLines } from "../../src/upgrade/line-diff.js";
-import { merge3, type MergeResult } from "../../src/upgrade/merge3.js";
+import { merge3, type MergeResult, unresolvedConflicts } from "../../src/upgrade/merge3.js";
 import { seededRandom, type Random } from "./seeded-random.js";
 
 const LABELS = { ours: "yours", base: "base", theirs: "theirs" };
@@ -369,5 +369,27 @@ describe("merge3: big files", () => {
     const [base, ours, theirs] = [noise(5000), noise(5000), noise(5000)];
     const result = merge3(base, ours, theirs, LABELS);
     expect(result.conflicts).toBeGreaterThan(0);
+  });
+});
+
+describe("unresolvedConflicts: files an earlier upgrade left in conflict", () => {
+  it("names a file holding a whole conflict or half of one (a resolution stopped halfway), not one merely quoting it", async () => {
+    const files: Record<string, string> = {
+      whole: "a\n<<<<<<< yours\nx\n=======\ny\n>>>>>>> create-agent 0.2.0\nb\n",
+      crlf: "a\r\n<<<<<<< yours\r\nx\r\n=======\r\ny\r\n>>>>>>> create-agent 0.2.0\r\n",
+      start: "a\n<<<<<<< yours\nx\n",
+      end: "y\n>>>>>>> create-agent 0.2.0\nb\n",
+      quoted: "the markers look like `<<<<<<< yours` in a file\n",
+      git: "<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> main\n",
+      clean: "nothing here\n",
+    };
+    const read = async (path: string) =>
+      files[path] === undefined ? undefined : Buffer.from(files[path]!);
+    expect(await unresolvedConflicts([...Object.keys(files), "missing"], read)).toEqual([
+      "whole",
+      "crlf",
+      "start",
+      "end",
+    ]);
   });
 });

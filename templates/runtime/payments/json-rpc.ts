@@ -29,6 +29,9 @@ export function request(url: string): { target: URL; headers: Record<string, str
  * an HTTP error or a body without a result), never the URL's user info, path or query (they often hold a
  * password or an API key), even where the node or fetch repeats them.
  */
+/** A call that may succeed later: no answer in time, unreachable, or HTTP 429 or 5xx. */
+export class TransientRpcError extends Error {}
+
 export async function rpcCall(
   url: string,
   method: string,
@@ -38,7 +41,8 @@ export async function rpcCall(
   try {
     return await rpcCallUnscrubbed(url, method, params, timeoutMs);
   } catch (err) {
-    throw new Error(scrubUrl(err instanceof Error ? err.message : String(err), url));
+    const message = scrubUrl(err instanceof Error ? err.message : String(err), url);
+    throw err instanceof TransientRpcError ? new TransientRpcError(message) : new Error(message);
   }
 }
 
@@ -63,10 +67,10 @@ async function rpcCallUnscrubbed(
     text = await res.text();
   } catch (err) {
     if (err instanceof Error && err.name === "TimeoutError")
-      throw new Error(`no answer to ${method} within ${timeoutMs / 1000} s`);
+      throw new TransientRpcError(`no answer to ${method} within ${timeoutMs / 1000} s`);
     const cause = err instanceof Error ? (err.cause as { code?: unknown } | undefined) : undefined;
     const code = typeof cause?.code === "string" ? cause.code : undefined;
-    throw new Error(
+    throw new TransientRpcError(
       `unreachable (${code ?? (cause instanceof Error ? cause.message : String(err))})`,
     );
   }
@@ -81,7 +85,7 @@ async function rpcCallUnscrubbed(
       `${method} answered an error: ${clip(oneLine(String(body.error.message)), 200)}`,
     );
   if (status < 200 || status > 299 || body?.result === undefined)
-    throw new Error(
+    throw new (status === 429 || status >= 500 ? TransientRpcError : Error)(
       `${method} got HTTP ${status}, not a JSON-RPC result: ${clip(oneLine(text), 200)}`,
     );
   return body.result;

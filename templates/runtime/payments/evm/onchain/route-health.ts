@@ -23,7 +23,7 @@ import type {
   SettlementRoute,
 } from "../../config.js";
 import type { FamilyWatch, StartRefusal } from "../../family.js";
-import { rpcCall } from "../../json-rpc.js";
+import { rpcCall, TransientRpcError } from "../../json-rpc.js";
 import { networkSettingSuffix } from "../../networks.js";
 import type { RoutedEvmNetwork } from "../config.js";
 import { loadViemAccounts } from "./viem.js";
@@ -138,6 +138,7 @@ async function checkChain(n: CheckedNetwork, rpcUrl: string, timeoutMs: number):
   } catch (err) {
     throw new Error(
       `could not reach the JSON-RPC endpoint ${n.rpcSetting} at ${origin(rpcUrl)}: ${(err as Error).message}`,
+      { cause: err },
     );
   }
   if (id !== BigInt(n.chainId))
@@ -192,12 +193,12 @@ async function refusal(
   try {
     await checkChain(n, rpcUrl, timeoutMs);
   } catch (err) {
-    const wrong = err instanceof WrongChain; // a setting to fix; else a node that may answer later
+    const wrong = err instanceof WrongChain; // a setting to fix, as is an answer that is no node's
     return {
       text:
         `${(err as Error).message}. The server does not start without ${aNode(n)} there: ${why}` +
         (wrong ? "" : "; check the URL and that the node is up"),
-      transient: !wrong,
+      transient: (err as Error).cause instanceof TransientRpcError,
     };
   }
   if (n.settlerKey === undefined) return undefined;
@@ -207,7 +208,7 @@ async function refusal(
   } catch (err) {
     return {
       text: `could not read the balance of the settler account (X402_SETTLER_KEY) on ${n.label} through ${n.rpcSetting} at ${origin(rpcUrl)}: ${(err as Error).message}`,
-      transient: true,
+      transient: err instanceof TransientRpcError,
     };
   }
   const unfunded = fundsRefusal(w, n, f);
