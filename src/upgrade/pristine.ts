@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { constants, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { PackageManager } from "../generate/package-manager.js";
 import { TOOL_ROOT } from "../scaffold/tool-home.js";
@@ -77,6 +77,12 @@ export async function pristineProject(
       `${tarball} is missing: upgrade needs the create-agent that made this project (its vendored tarball) to know what it generated. Restore it (e.g. \`git checkout -- ${tarball}\`)`,
     );
   const work = await mkdtemp(join(tmpdir(), "create-agent-upgrade-"));
+  // Stopped meanwhile (Ctrl-C, a closed terminal): the temporary folder goes too, then the process.
+  const stop = (signal: NodeJS.Signals) => {
+    rmSync(work, { recursive: true, force: true });
+    process.exit(128 + (constants.signals[signal] ?? 1));
+  };
+  for (const signal of STOP_SIGNALS) process.once(signal, stop);
   try {
     const tool = join(work, "tool");
     let entries;
@@ -123,9 +129,12 @@ export async function pristineProject(
       if (!SKIPPED.has(path.split("/")[0]!)) files.set(path, await readFile(join(base, path)));
     return files;
   } finally {
+    for (const signal of STOP_SIGNALS) process.off(signal, stop);
     await rm(work, { recursive: true, force: true });
   }
 }
+
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 
 /**
  * node_modules/<dependency> links for the unpacked tool: each dependency its package.json lists, found in
