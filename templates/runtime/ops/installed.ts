@@ -28,6 +28,17 @@ function installed(from: string, name: string): boolean {
   }
 }
 
+/** The install command of the project's package manager, by its lockfile. */
+function installCommand(root: string): string {
+  const found = [
+    ["pnpm-lock.yaml", "pnpm install"],
+    ["yarn.lock", "yarn install"],
+    ["bun.lock", "bun install"],
+    ["bun.lockb", "bun install"],
+  ].find(([lockfile]) => existsSync(join(root, lockfile!)));
+  return found?.[1] ?? "npm install";
+}
+
 /** The start's refusal when some are missing: what to run. */
-export const notInstalled = (missing: string[]): string =>
-  `package.json's dependencies ${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} not installed (a feature added, or changes pulled, without an install): run npm install (in a container, rebuild the image)`;
+export const notInstalled = (missing: string[], root: string = PROJECT): string =>
+  `package.json's dependencies ${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} not installed (a feature added, or changes pulled, without an install): run ${installCommand(root)} (in a container, rebuild the image)`;
