@@ -27,7 +27,10 @@ const create: CommandDeclaration = (program, done) => {
     .argument("[directory]", "folder to create the project in")
     .option("-y, --yes", "use defaults for every question (no prompts)")
     .option("-m, --manifest <file>", "start from an existing agent.json")
-    .option("-f, --force", "write into a non-empty folder, replacing files the project needs")
+    .option(
+      "-f, --force",
+      "write into a non-empty folder (not a project's), replacing files the project needs",
+    )
     .option("--no-install", "do not install dependencies")
     .option("--no-git", "do not create a git repository")
     .option(

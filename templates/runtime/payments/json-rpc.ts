@@ -23,15 +23,15 @@ export function request(url: string): { target: URL; headers: Record<string, str
   return { target, headers };
 }
 
+/** A call that may succeed later: no answer in time, unreachable, or HTTP 429 or 5xx. */
+export class TransientRpcError extends Error {}
+
 /**
  * One JSON-RPC call: its `result`, whatever its type (the caller checks the shape it expects). Throws
  * an Error whose message names what failed (no answer in time, unreachable and why, a JSON-RPC error,
  * an HTTP error or a body without a result), never the URL's user info, path or query (they often hold a
  * password or an API key), even where the node or fetch repeats them.
  */
-/** A call that may succeed later: no answer in time, unreachable, or HTTP 429 or 5xx. */
-export class TransientRpcError extends Error {}
-
 export async function rpcCall(
   url: string,
   method: string,
