@@ -85,25 +85,7 @@ export async function pristineProject(
   for (const signal of STOP_SIGNALS) process.once(signal, stop);
   try {
     const tool = join(work, "tool");
-    let entries;
-    try {
-      entries = readTarGz(await readFile(tarballFile), MAX_TOOL_BYTES);
-    } catch (error) {
-      throw new Error(
-        `${tarball} is not a valid create-agent tarball: ${(error as Error).message}`,
-      );
-    }
-    const paths = new Set(entries.map((entry) => entry.path));
-    const missing = TOOL_FILES.filter((path) => !paths.has(`package/${path}`));
-    if (missing.length > 0)
-      throw new Error(
-        `${tarball} is not a valid create-agent tarball: it has no ${missing.map((p) => `package/${p}`).join(" or ")}`,
-      );
-    for (const entry of entries) {
-      const path = entry.path.replace(/^package\//, "");
-      await mkdir(dirname(join(tool, path)), { recursive: true });
-      await writeFile(join(tool, path), entry.contents);
-    }
+    await unpackTool(tarballFile, tarball, tool);
     await linkDependencies(tool, [root, TOOL_ROOT]);
     const base = join(work, "base");
     const manifest = join(work, "agent.json");
@@ -135,6 +117,27 @@ export async function pristineProject(
 }
 
 const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/** The vendored create-agent (`tarball`, at `tarballFile`) unpacked into `tool`; one that is none is refused. */
+async function unpackTool(tarballFile: string, tarball: string, tool: string): Promise<void> {
+  let entries;
+  try {
+    entries = readTarGz(await readFile(tarballFile), MAX_TOOL_BYTES);
+  } catch (error) {
+    throw new Error(`${tarball} is not a valid create-agent tarball: ${(error as Error).message}`);
+  }
+  const paths = new Set(entries.map((entry) => entry.path));
+  const missing = TOOL_FILES.filter((path) => !paths.has(`package/${path}`));
+  if (missing.length > 0)
+    throw new Error(
+      `${tarball} is not a valid create-agent tarball: it has no ${missing.map((p) => `package/${p}`).join(" or ")}`,
+    );
+  for (const entry of entries) {
+    const path = entry.path.replace(/^package\//, "");
+    await mkdir(dirname(join(tool, path)), { recursive: true });
+    await writeFile(join(tool, path), entry.contents);
+  }
+}
 
 /**
  * node_modules/<dependency> links for the unpacked tool: each dependency its package.json lists, found in
