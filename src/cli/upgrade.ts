@@ -1,7 +1,8 @@
-import { chmod, lstat, mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { formatProblem, ManifestError } from "../manifest/index.js";
 import { pathInside, textOf } from "../write/apply.js";
+import { keepMode } from "../write/atomic.js";
 import { unifiedDiff } from "../upgrade/unified-diff.js";
 import type { FileChange, UpgradePlan } from "../upgrade/plan.js";
 import { CliError } from "./errors.js";
@@ -259,7 +260,7 @@ async function stage(
   const made = await mkdir(dirname(target), { recursive: true });
   if (made) folders.push(made);
   await writeFile(temp, change.after!);
-  if (existing) await chmod(temp, existing.mode & 0o7777); // the file keeps its permissions
+  await keepMode(temp, existing);
 }
 
 /** SIGINT/SIGTERM/SIGHUP noted, not acted on, until released (then the process stops as it would have). */

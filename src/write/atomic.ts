@@ -1,3 +1,4 @@
+import type { Stats } from "node:fs";
 import { chmod, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 
@@ -11,11 +12,15 @@ export async function writeFileAtomic(path: string, contents: string | Uint8Arra
   const temp = `${path}.${process.pid}-${Math.random().toString(36).slice(2, 10)}.tmp`;
   try {
     await writeFile(temp, contents);
-    const existing = await stat(path).catch(() => undefined);
-    if (existing?.isFile()) await chmod(temp, existing.mode & 0o7777);
+    await keepMode(temp, await stat(path).catch(() => undefined));
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
   }
+}
+
+/** Gives `file` the permissions of the file it replaces (`was`, its stat), if there was one. */
+export async function keepMode(file: string, was: Stats | undefined): Promise<void> {
+  if (was?.isFile()) await chmod(file, was.mode & 0o7777);
 }
