@@ -128,6 +128,7 @@ function testFamily(): NetworkFamily {
   return {
     id: "test",
     names: { known: [], shapes: ["test:<name>"] },
+    perNetworkSettings: ["TEST_NODE_URL"],
     cannotWait: "are never paid in test money",
     parse: (name) =>
       /^test:[a-z0-9-]+$/.test(name) ? { family: "test", v1Name: name, caip2: name } : undefined,
@@ -179,6 +180,20 @@ describe("a third family: its folder plus one registry line", () => {
         payment: { settler: recordingSettler() },
       }),
     ).toThrow(/TEST_PAY_TO is not set/);
+  });
+
+  it("has its per-network settings checked: one naming no listed network is refused", () => {
+    const env = { X402_NETWORKS: "test:net-1,base-sepolia", PAY_TO, TEST_PAY_TO: "test-payee" };
+    const resolve = (extra: Record<string, string>) =>
+      resolveConfig({
+        devMode: false,
+        env: { ...env, ...extra },
+        payment: { settler: recordingSettler() },
+      });
+    expect(() => resolve({ TEST_NODE_URL_TEST_NET_1: "http://127.0.0.1:1" })).not.toThrow();
+    expect(() => resolve({ TEST_NODE_URL_TEST_NET_2: "http://127.0.0.1:1" })).toThrow(
+      /TEST_NODE_URL_TEST_NET_2 is set, but no listed network's settings end in _TEST_NET_2 .*TEST_NODE_URL_TEST_NET_1/,
+    );
   });
 
   it("is offered in the 402 (v2 header; not in the v1 body, which knows no such network)", async () => {

@@ -4,7 +4,7 @@
  * from the families of features.ts. Part of your project: edit freely.
  */
 import type { Reader, Setting } from "../ops/settings.js";
-import { networkNames } from "./families.js";
+import { networkNames, perNetworkSettings } from "./families.js";
 import { networkSettingSuffix } from "./networks.js";
 import type { PaymentOptions } from "./config.js";
 
@@ -59,19 +59,18 @@ export function unknownNetwork(written: string, setting: Setting, several: boole
   );
 }
 
-/** The settings a network can have of its own (`<name>_<NETWORK>`), the longer names first. */
-const PER_NETWORK = ["X402_ASSET_VERSION", "X402_ASSET_NAME", "X402_RPC_URL", "X402_ASSET"];
-
 /**
- * A network's own setting naming no listed network (X402_RPC_URL_BASESEPOLIA for base-sepolia): read by
- * nothing, it would silently leave that network on its defaults (no RPC: no on-chain checks).
+ * A network's own setting (one of its family's perNetworkSettings) naming no listed network
+ * (X402_RPC_URL_BASESEPOLIA for base-sepolia): read by nothing, it would silently leave that network
+ * on its defaults (no RPC: no on-chain checks).
  */
 export function strayNetworkSettings(listed: readonly Listed[], read: Reader): void {
   if (listed.length === 0) return;
   const suffixes = listed.map((l) => networkSettingSuffix(l.written));
+  const own = perNetworkSettings(); // the families' (`<setting>_<NET>`), the longer names first
   for (const name of read.names()) {
-    const prefix = PER_NETWORK.find((p) => name.startsWith(`${p}_`));
-    if (!prefix || PER_NETWORK.includes(name)) continue;
+    const prefix = own.find((p) => name.startsWith(`${p}_`));
+    if (!prefix || own.includes(name)) continue;
     if (suffixes.includes(name.slice(prefix.length + 1))) continue;
     read.problems.push(
       `${name} is set, but no listed network's settings end in _${name.slice(prefix.length + 1)} (${listed[0]!.setting.name}: ${listed.map((l) => l.written).join(", ")}; their ${prefix} settings: ${suffixes.map((s) => `${prefix}_${s}`).join(", ")}): rename it, list its network, or unset it`,

@@ -32,6 +32,12 @@ export function parseNetwork(name: string): ParsedNetwork | undefined {
   return undefined;
 }
 
+/** The per-network settings (`<setting>_<NET>`) of every family, the longer names first. */
+export function perNetworkSettings(): string[] {
+  const names = new Set(FAMILIES.flatMap((f) => f.perNetworkSettings));
+  return [...names].sort((a, b) => b.length - a.length);
+}
+
 /** Every family, each saying whether a listed network is its (none listed or known: the first one is). */
 export function usedFamilies(written: readonly string[]) {
   const used = FAMILIES.map((family) => ({

@@ -108,6 +108,11 @@ export interface NetworkFamily {
    * so long); absent: any deadline. The 402s, MCP errors, the console and the start-up warnings read it.
    */
   readonly payableWithinSeconds?: number;
+  /**
+   * The settings it reads for one network as `<setting>_<NET>` (X402_RPC_URL_BASE): one of them naming
+   * no listed network is refused at start (config-list.ts), so a family adding one lists it here.
+   */
+  readonly perNetworkSettings: readonly string[];
   /** A network id of this family parsed (known name or CAIP-2 id); undefined when not one of its. */
   parse(name: string): ParsedNetwork | undefined;
   /** Reads its settings for one configuration. */

@@ -23,6 +23,7 @@ export const createEvmFamily = (
 ): NetworkFamily => ({
   id: "evm",
   names: { known: Object.keys(EVM_NETWORKS), shapes: ["eip155:<chainId>"] },
+  perNetworkSettings: ["X402_RPC_URL", "X402_ASSET", "X402_ASSET_NAME", "X402_ASSET_VERSION"],
   parse: parseEvmNetwork,
   readConfig: (input) => readEvmConfig(input, onchain ? undefined : missing),
   createScheme: (net, settings, deps) =>

@@ -14,6 +14,7 @@ import { createSvmScheme, describeSolanaRoute, type RoutedSolanaNetwork } from "
 export const svmFamily: NetworkFamily = {
   id: "svm",
   names: { known: Object.keys(SOLANA_NETWORKS), shapes: ["solana:<genesis hash prefix>"] },
+  perNetworkSettings: ["X402_RPC_URL", "X402_ASSET"],
   parse: parseSolanaNetwork,
   payableWithinSeconds: SOLANA_PAYABLE_WITHIN_SECONDS,
   readConfig: readSolanaConfig,
