@@ -180,7 +180,8 @@ async function apply(root: string, plan: FeaturePlan): Promise<void> {
 /**
  * A removed folder's compiled output: `tsc -b` keeps the declarations of deleted files, and sees the
  * project as up to date, so its typecheck would pass code still importing them; dist/ keeps the .js.
- * The typecheck cache goes whole (the next typecheck is a full one); dist/ loses the folder.
+ * The typecheck cache goes whole (the next typecheck is a full one); dist/ loses the folder. Both are
+ * where the project's tsconfig files put them (templates/project; test/cli/features.test.ts reads them).
  */
 async function forgetBuilds(root: string, folder: string): Promise<void> {
   const gone = (path: string) => rm(join(root, path), { recursive: true, force: true });

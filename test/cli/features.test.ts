@@ -5,6 +5,7 @@ import { chmod, lstat, mkdir, readFile, rm, symlink, writeFile } from "node:fs/p
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { execa } from "execa";
+import { parse as parseJsonc } from "jsonc-parser";
 import { featureCommand } from "../../src/generate/package-manager.js";
 import { CLI, cli, scaffold, snapshotTree, tempDir } from "./helpers.js";
 
@@ -228,12 +229,25 @@ describe("create-agent add / remove", () => {
       join(dir, "src/lib/chain.ts"),
       'import { isAddress } from "viem";\nexport const ok = isAddress;\n',
     );
+    // Where the project's own tsconfig files put the runtime's declarations and the build (so a move of
+    // either in the templates that remove does not follow fails here).
+    const outDir = async (file: string) =>
+      join(
+        dir,
+        file,
+        "..",
+        parseJsonc(await readFile(join(dir, file), "utf8")).compilerOptions.outDir,
+      );
     const cached = join(
-      dir,
-      "node_modules/.cache/create-agent/runtime/payments/evm/onchain/module.d.ts",
+      await outDir("src/runtime/tsconfig.json"),
+      "payments/evm/onchain/module.d.ts",
     );
-    const built = join(dir, "dist/runtime/payments/evm/onchain/module.js");
-    const kept = join(dir, "dist/runtime/app.js");
+    const built = join(
+      await outDir("tsconfig.build.json"),
+      "runtime/payments/evm/onchain/module.js",
+    );
+    const kept = join(await outDir("tsconfig.build.json"), "runtime/app.js");
+    expect(cached).toContain("/node_modules/"); // a cache, never the user's files
     for (const file of [cached, built, kept]) {
       await mkdir(join(file, ".."), { recursive: true });
       await writeFile(file, "// built\n");
