@@ -5,6 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { missingPackages, notInstalled } from "../../templates/runtime/ops/installed.js";
+import { projectCommands } from "../../src/generate/package-manager.js";
+import { projectPackageManager } from "../../src/upgrade/lockfile.js";
 
 async function project(dependencies: Record<string, string>): Promise<string> {
   const parent = await mkdtemp(join(tmpdir(), "installed-"));
@@ -43,5 +45,24 @@ describe("missingPackages", () => {
     );
     await writeFile(join(root, "pnpm-lock.yaml"), "");
     expect(notInstalled(["a", "b"], root)).toMatch(/a, b are not installed .*: run pnpm install/);
+  });
+
+  // The runtime cannot import the tool: its lockfile table is its own, kept equal to the tool's here.
+  it.each(["pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb", "package-lock.json", undefined])(
+    "names the command the tool names for the project's manager (lockfile %s)",
+    async (lockfile) => {
+      const root = await project({});
+      if (lockfile) await writeFile(join(root, lockfile), "");
+      const tool = projectCommands(projectPackageManager(root, {})).install;
+      expect(notInstalled(["a"], root)).toMatch(new RegExp(`: run ${tool} \\(`));
+    },
+  );
+
+  it("without a lockfile, names the manager package.json declares, as the tool does", async () => {
+    const root = await project({});
+    const pkg = { dependencies: {}, packageManager: "pnpm@9.15.0" };
+    await writeFile(join(root, "package.json"), JSON.stringify(pkg));
+    expect(projectCommands(projectPackageManager(root, pkg)).install).toBe("pnpm install");
+    expect(notInstalled(["a"], root)).toMatch(/: run pnpm install \(/);
   });
 });

@@ -14,9 +14,8 @@ const PROJECT = fileURLToPath(new URL("../../../", import.meta.url));
 
 /** The dependencies not installed (empty with no package.json, or under Yarn PnP: nothing to look in). */
 export function missingPackages(root: string = PROJECT): string[] {
-  const file = join(root, "package.json");
-  if (!existsSync(file) || existsSync(join(root, ".pnp.cjs"))) return [];
-  const pkg = JSON.parse(readFileSync(file, "utf8")) as { dependencies?: Record<string, string> };
+  const pkg = readPackage(root);
+  if (!pkg || existsSync(join(root, ".pnp.cjs"))) return [];
   return Object.keys(pkg.dependencies ?? {}).filter((name) => !installed(root, name));
 }
 
@@ -28,15 +27,25 @@ function installed(from: string, name: string): boolean {
   }
 }
 
-/** The install command of the project's package manager, by its lockfile. */
+/** The install command of the project's package manager: by its lockfile, else package.json's packageManager. */
 function installCommand(root: string): string {
   const found = [
-    ["pnpm-lock.yaml", "pnpm install"],
-    ["yarn.lock", "yarn install"],
-    ["bun.lock", "bun install"],
-    ["bun.lockb", "bun install"],
+    ["pnpm-lock.yaml", "pnpm"],
+    ["yarn.lock", "yarn"],
+    ["bun.lock", "bun"],
+    ["bun.lockb", "bun"],
+    ["package-lock.json", "npm"],
   ].find(([lockfile]) => existsSync(join(root, lockfile!)));
-  return found?.[1] ?? "npm install";
+  const declared = found ? found[1] : readPackage(root)?.packageManager?.split("@")[0];
+  return `${declared === "pnpm" || declared === "yarn" || declared === "bun" ? declared : "npm"} install`;
+}
+
+function readPackage(root: string): { dependencies?: object; packageManager?: string } | undefined {
+  try {
+    return JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The start's refusal when some are missing: what to run. */
