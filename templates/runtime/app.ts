@@ -188,6 +188,7 @@ function surfaceOf(
     transports: served,
     paths: new Set([...routes.keys()].filter((path) => !offPaths.has(path))),
     unusedSchemas: off.flatMap((t) => t.discovery?.openapiSchemas ?? []),
+    off: off.map((t) => t.name),
   };
 }
 

@@ -326,7 +326,7 @@ describe("how long tasks are kept", () => {
 });
 
 /** No A2A at `url`: POST /a2a is a 404; neither the agent card nor llms.txt names /a2a or a2a-x402. */
-async function expectNoA2a(url: string): Promise<void> {
+async function expectNoA2a(url: string): Promise<string> {
   const res = await fetch(`${url}/a2a`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -339,13 +339,15 @@ async function expectNoA2a(url: string): Promise<void> {
   const llms = await (await fetch(`${url}/llms.txt`)).text();
   expect(llms).not.toContain("/a2a");
   expect(llms).not.toContain("a2a-x402");
+  return /optional features: (.*) \(its owner/.exec(llms)![1]!;
 }
 
 describe("A2A=off", () => {
   it("POST /a2a is a 404 and the card lists neither the interface nor the extension", async () => {
     const off = await startApp(withDiscovery(makeAgent()), { ...PRODUCTION, env: { A2A: "off" } });
     try {
-      await expectNoA2a(off.url);
+      // The project has A2A, its owner turned it off: llms.txt says both.
+      expect(await expectNoA2a(off.url)).toMatch(/(^|, )a2a \(off here\)(,|$)/);
     } finally {
       await off.close();
     }
@@ -363,7 +365,7 @@ describe("a project without the a2a feature", () => {
         createApp(withDiscovery(makeAgent()), { ...PRODUCTION, env: {}, logger: captureLogger() }),
       );
       try {
-        await expectNoA2a(app.url);
+        expect(await expectNoA2a(app.url)).not.toMatch(/a2a/);
       } finally {
         await app.close();
       }

@@ -73,8 +73,14 @@ function capabilityLines(
   return lines;
 }
 
+/** The project's optional features, those that are off here (`off`: their names) said so. */
+function featuresText(off: readonly string[]): string {
+  const named = OPTIONAL_FEATURES.map((name) => (off.includes(name) ? `${name} (off here)` : name));
+  return named.join(", ") || "none";
+}
+
 /** The error table and the links to the other documents. */
-function errorLines(facts: PaymentFacts, base: string): string[] {
+function errorLines(facts: PaymentFacts, base: string, off: readonly string[]): string[] {
   return [
     "",
     "## Errors",
@@ -101,7 +107,7 @@ function errorLines(facts: PaymentFacts, base: string): string[] {
     `- [A2A agent card](${base}/.well-known/agent-card.json)`,
     `- [Prices and field schemas (GET /about)](${base}/about)`,
     "",
-    `Made with create-agent; this service's optional features: ${OPTIONAL_FEATURES.join(", ") || "none"} (its owner adds one with \`npm run add -- <feature>\`).`,
+    `Made with create-agent; this service's optional features: ${featuresText(off)} (its owner adds one with \`npm run add -- <feature>\`).`,
     "",
   ];
 }
@@ -135,13 +141,17 @@ function callLines(endpoint: string, data: DiscoveryData, names: readonly string
 /** `json` inside single quotes for a POSIX shell. */
 const shellQuoted = (json: string): string => `'${json.replace(/'/g, `'\\''`)}'`;
 
-/** `sections`: the other transports' (transport.ts), each after the job endpoint's. */
+/**
+ * `sections`: the other transports' (transport.ts), each after the job endpoint's; `off`: the names of
+ * the project's transports that are off here.
+ */
 export function buildLlmsTxt(
   agent: AgentDefinition,
   data: DiscoveryData,
   facts: PaymentFacts,
   base: string,
   sections: readonly (readonly string[])[] = [],
+  off: readonly string[] = [],
 ): string {
   const endpoint = `${base}/execute`;
   const names = Object.keys(agent.capabilities);
@@ -173,7 +183,7 @@ export function buildLlmsTxt(
       '4. Lost the answer? Put an id (16-128 of `A-Za-z0-9_-`) in your payment\'s `extensions["payment-identifier"].info.id` (x402 `payment-identifier`) and resend the identical request (same payment and id) to get that answer and receipt back until `validBefore`. Same id, other payment or request: 409; still running: 402 "in use".',
     );
   for (const section of sections) lines.push("", ...section);
-  lines.push(...errorLines(facts, base));
+  lines.push(...errorLines(facts, base, off));
   return lines.join("\n");
 }
 

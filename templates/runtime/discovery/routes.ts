@@ -132,6 +132,8 @@ export interface ServedSurface {
   paths: ReadonlySet<string>;
   /** OpenAPI schemas of transports that are off. */
   unusedSchemas: readonly string[];
+  /** The names of the transports this project has that are off here (MCP=off, ...). */
+  off?: readonly string[];
 }
 
 /** What a document is built from. */
@@ -178,7 +180,7 @@ function buildDocument(name: DocumentName, base: string, from: DocumentSources):
         return lines ? [lines] : [];
       });
       return served(
-        builders.buildLlmsTxt(agent, data, facts, base, sections),
+        builders.buildLlmsTxt(agent, data, facts, base, sections, surface?.off),
         "text/plain; charset=utf-8",
       );
     }
