@@ -4,10 +4,13 @@
 // blocks.ts), the official @x402/svm client, and transactions built with @solana/kit in the official layout
 // (SetComputeUnitLimit, SetComputeUnitPrice, TransferChecked, memo) with the compute budget a buyer chose.
 import {
+  AccountRole,
   appendTransactionMessageInstructions,
   createSolanaRpc,
   createTransactionMessage,
+  getAddressEncoder,
   getBase64EncodedWireTransaction,
+  getProgramDerivedAddress,
   type Address,
   type Instruction,
   partiallySignTransactionMessageWithSigners,
@@ -59,10 +62,14 @@ const soon = () => ({ deadline: Math.floor(Date.now() / 1000) + 20 });
 
 const solanaOffer = (server: SolanaServer, body: unknown) => servers.required(server, body);
 
-/** A transaction in the official layout, with the compute budget given, partially signed by the payer. */
+/**
+ * A transaction in the official layout, with the compute budget given (or these compute-budget
+ * instructions instead) and `extra` instructions after the memo, partially signed by the payer.
+ */
 async function budgetTransaction(
   offer: { payTo: string; extra: { feePayer: string } },
-  budget: { units: number; microLamports: bigint },
+  budget: { units: number; microLamports: bigint } | Instruction[],
+  extra: Instruction[] = [],
 ): Promise<string> {
   const owner = (o: string) =>
     findAssociatedTokenPda({
@@ -83,8 +90,12 @@ async function budgetTransaction(
     (m) =>
       appendTransactionMessageInstructions(
         [
-          getSetComputeUnitLimitInstruction({ units: budget.units }),
-          getSetComputeUnitPriceInstruction({ microLamports: budget.microLamports }),
+          ...(Array.isArray(budget)
+            ? budget
+            : [
+                getSetComputeUnitLimitInstruction({ units: budget.units }),
+                getSetComputeUnitPriceInstruction({ microLamports: budget.microLamports }),
+              ]),
           getTransferCheckedInstruction({
             source,
             mint: kit.mint,
@@ -94,6 +105,7 @@ async function budgetTransaction(
             decimals: 6,
           }),
           memo,
+          ...extra,
         ],
         m,
       ),
@@ -119,6 +131,36 @@ const headers = (offer: object, transaction: string) => ({
     }),
   },
 });
+
+const COMPUTE_BUDGET = "ComputeBudget111111111111111111111111111111" as Address;
+const LIGHTHOUSE = "L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95" as Address;
+
+/**
+ * An instruction to Lighthouse's address (the associated-token program's code put there) that funds a
+ * new account with the fee payer's SOL: its Create, with the fee payer as the funding signer.
+ */
+async function lighthouseStandIn(feePayer: Address): Promise<Instruction> {
+  const ata = kit.svm.getAccount("ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL" as Address);
+  if (!ata.exists) throw new Error("the kit has no associated-token program");
+  kit.svm.setAccount({ ...ata, address: LIGHTHOUSE });
+  const wallet = (await kit.newAccount(0n)).address;
+  const [created] = await getProgramDerivedAddress({
+    programAddress: LIGHTHOUSE,
+    seeds: [wallet, TOKEN_PROGRAM_ADDRESS, kit.mint].map((a) => getAddressEncoder().encode(a)),
+  });
+  return {
+    programAddress: LIGHTHOUSE,
+    accounts: [
+      { address: feePayer, role: AccountRole.WRITABLE_SIGNER },
+      { address: created, role: AccountRole.WRITABLE },
+      { address: wallet, role: AccountRole.READONLY },
+      { address: kit.mint, role: AccountRole.READONLY },
+      { address: "11111111111111111111111111111111" as Address, role: AccountRole.READONLY },
+      { address: TOKEN_PROGRAM_ADDRESS, role: AccountRole.READONLY },
+    ],
+    data: new Uint8Array([]),
+  };
+}
 
 const runs = (server: SolanaServer) => (server.agent as HostileAgent).calls.echo ?? 0;
 
@@ -175,6 +217,51 @@ describe.each([
     // Two signatures at 5,000 lamports, plus 40,000 units at 10,000 micro-lamports (400 lamports).
     expect(lamports - kit.lamports(feePayer())).toBe(10_400n);
     expect(usdc - (await kit.usdcBalance(payer.address))).toBe(PRICE);
+  });
+
+  // Found by a hostile tester: the runtime reads a compute-budget value and ignores the bytes after it, so
+  // a price of 5,000,000 micro-lamports with one byte more was read as none; and the official checks let
+  // a Lighthouse instruction through with any accounts, the fee payer's among them (it funded an account
+  // the buyer chose, 2,039,280 lamports of rent). Lighthouse is not in the kit: the associated-token
+  // program's code stands in at its address (its Create spends a funding signer's SOL the same way).
+  it("a compute-budget instruction with a byte more, or an instruction naming the fee payer, is refused on v2 and v1 before the handler runs; the fee payer spends nothing", async () => {
+    const body = job("echo", { text: "fee payer" }, soon());
+    const { offer } = await solanaOffer(server(), body);
+    const data = (bytes: number[]): Instruction => ({
+      programAddress: COMPUTE_BUDGET,
+      data: new Uint8Array(bytes),
+    });
+    const limit = data([2, 0x40, 0x9c, 0, 0]); // 40,000 units
+    const trailing = await budgetTransaction(offer, [
+      limit,
+      data([3, 0x40, 0x4b, 0x4c, 0, 0, 0, 0, 0, 0]), // 5,000,000 micro-lamports, and a byte more
+    ]);
+    const lighthouse = await lighthouseStandIn(offer.extra.feePayer as Address);
+    const exposed = await budgetTransaction(offer, { units: 40_000, microLamports: 1n }, [
+      lighthouse,
+    ]);
+    for (const [transaction, reason] of [
+      [
+        trailing,
+        /instruction 2 is a compute-budget instruction other than SetComputeUnitLimit \(5 bytes\) or SetComputeUnitPrice \(9 bytes\)/,
+      ],
+      [exposed, /instruction 5 names the fee payer\. The fee payer only pays the fees/],
+    ] as const)
+      for (const version of [2, 1] as const) {
+        const before = {
+          lamports: kit.lamports(feePayer()),
+          usdc: await kit.usdcBalance(payer.address),
+          runs: runs(server()),
+        };
+        const res = await post(server().running.url, body, headers(offer, transaction)[version]);
+        expect(res.status, `x402 v${version}`).toBe(402);
+        expect(res.body.error).toMatch(reason);
+        expect({
+          lamports: kit.lamports(feePayer()),
+          usdc: await kit.usdcBalance(payer.address),
+          runs: runs(server()),
+        }).toEqual(before);
+      }
   });
 
   it("a payment whose blockhash expires before the job's deadline plus the settlement margin is refused with a 402 naming it; nothing runs or moves", async () => {

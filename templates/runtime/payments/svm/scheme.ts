@@ -40,10 +40,10 @@ import { messageSearch, solanaSettlementState } from "./reconcile.js";
 import { loadSolanaKit } from "./solana.js";
 import {
   type ComputeBudgetCaps,
-  computeBudgetProblem,
   DEFAULT_MAX_COMPUTE_UNITS,
   DEFAULT_MAX_PRIORITY_FEE_MICROLAMPORTS,
   type ReadTransaction,
+  transactionProblem,
   transactionReader,
 } from "./transaction.js";
 
@@ -201,11 +201,11 @@ class SvmScheme implements NetworkScheme {
         `${name} payload.transaction is not a Solana transaction in base64`,
       );
     }
-    const costly = computeBudgetProblem(decoded, this.caps);
-    if (costly)
+    const problem = transactionProblem(decoded, this.caps);
+    if (problem)
       throw refuse(
-        "compute_budget_too_high",
-        `payment on ${this.caip2} refused before running the job: ${costly}. This server's fee payer pays for it; sign a transaction within the cap (the official x402 client asks 20000 units at 1 micro-lamport)`,
+        problem.code,
+        `payment on ${this.caip2} refused before running the job: ${problem.text}`,
       );
     return decoded;
   }

@@ -21,7 +21,11 @@ export interface SolanaTransaction {
 /** A compiled message (@solana/kit): its accounts, its instructions by account index, its blockhash. */
 export interface CompiledMessage {
   staticAccounts: readonly string[];
-  instructions: readonly { programAddressIndex: number; data?: Bytes }[];
+  instructions: readonly {
+    programAddressIndex: number;
+    accountIndices?: readonly number[];
+    data?: Bytes;
+  }[];
   /** The recent blockhash (or durable nonce), base58. */
   lifetimeToken: string;
 }

@@ -7,7 +7,12 @@
  *   - its blockhash (blockhash.ts checks it outlives the job);
  *   - its compute budget: SetComputeUnitLimit and SetComputeUnitPrice, which set what this server's
  *     (or the facilitator's) fee payer pays for it, checked against SOLANA_MAX_COMPUTE_UNITS and
- *     SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS.
+ *     SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS; any other compute-budget instruction, or one of these two
+ *     with other data than its layout's (the runtime reads the value and ignores what follows, so a
+ *     byte more would have hidden a price from the cap), is refused;
+ *   - that no instruction names the fee payer (the message's first account): it only pays the fees.
+ *     The official checks let up to four Lighthouse or Memo instructions through with any accounts,
+ *     which could spend the fee payer's SOL (rent of accounts it funds); no x402 client sends one so.
  * The official verification (svm/scheme.ts confirm()) still checks everything else.
  * Part of your project: edit freely.
  */
@@ -40,6 +45,8 @@ export interface ReadTransaction {
   computeUnitLimit: number | undefined;
   /** SetComputeUnitPrice's micro-lamports per compute unit; 0 when it sets none. */
   computeUnitPrice: bigint;
+  /** Why the fee payer could be made to pay more than fees (the instructions above), or undefined. */
+  unsafe: string | undefined;
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -68,7 +75,10 @@ function readTransaction(decoders: Decoders, base64: string): ReadTransaction {
   const message = decoders.message.decode(transaction.messageBytes);
   let computeUnitLimit: number | undefined;
   let computeUnitPrice = 0n;
-  for (const instruction of message.instructions) {
+  let unsafe: string | undefined;
+  for (const [n, instruction] of message.instructions.entries()) {
+    const accounts = [instruction.programAddressIndex, ...(instruction.accountIndices ?? [])];
+    if (accounts.includes(0)) unsafe ??= `instruction ${n + 1} names the fee payer`;
     if (message.staticAccounts[instruction.programAddressIndex] !== COMPUTE_BUDGET_PROGRAM)
       continue;
     const data = instruction.data;
@@ -80,7 +90,8 @@ function readTransaction(decoders: Decoders, base64: string): ReadTransaction {
     } else if (data?.[0] === SET_COMPUTE_UNIT_PRICE && data.length === 9) {
       const price = decoders.u64.decode(data, 1);
       if (price > computeUnitPrice) computeUnitPrice = price;
-    }
+    } else
+      unsafe ??= `instruction ${n + 1} is a compute-budget instruction other than SetComputeUnitLimit (5 bytes) or SetComputeUnitPrice (9 bytes)`;
   }
   return {
     messageHash: createHash("sha256")
@@ -89,14 +100,31 @@ function readTransaction(decoders: Decoders, base64: string): ReadTransaction {
     blockhash: message.lifetimeToken,
     computeUnitLimit,
     computeUnitPrice,
+    unsafe,
   };
 }
 
-/** Why the fee payer would pay more than the caps allow for this transaction, or undefined. */
-export function computeBudgetProblem(
+/** Why this transaction is refused before anything runs (a code and the words), or undefined. */
+export function transactionProblem(
   read: ReadTransaction,
   caps: ComputeBudgetCaps,
-): string | undefined {
+): { code: string; text: string } | undefined {
+  if (read.unsafe)
+    return {
+      code: "fee_payer_exposed",
+      text: `${read.unsafe}. The fee payer only pays the fees: sign the transaction an x402 client builds (compute budget, TransferChecked, memo)`,
+    };
+  const costly = computeBudgetProblem(read, caps);
+  if (costly)
+    return {
+      code: "compute_budget_too_high",
+      text: `${costly}. This server's fee payer pays for it; sign a transaction within the cap (the official x402 client asks 20000 units at 1 micro-lamport)`,
+    };
+  return undefined;
+}
+
+/** Why the fee payer would pay more than the caps allow for this transaction, or undefined. */
+function computeBudgetProblem(read: ReadTransaction, caps: ComputeBudgetCaps): string | undefined {
   const units = read.computeUnitLimit ?? RUNTIME_MAX_COMPUTE_UNITS;
   if (units > caps.maxComputeUnits)
     return read.computeUnitLimit === undefined
