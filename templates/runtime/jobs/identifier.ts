@@ -12,7 +12,9 @@
  *   - the same id with another payload or another request: refused (409), nothing runs;
  *   - while the first request with the id still runs: refused "in use" (no new offer, retry after
  *     1 s), nothing runs: the same request sent again shortly gets the answer;
- *   - an attempt that did not complete (refused, failed, timed out) leaves the id free again.
+ *   - an attempt that did not complete (refused, failed, timed out) leaves the id free again;
+ *   - an async job claims the id when it is accepted (queue/accept.ts), and its worker ends the claim
+ *     with the job's answer (queue/work.ts): the same rules, across the 202.
  * The ledger keeps it under the key `pid:<id>` with its usual primitives: reserve() while the first
  * request runs (its lease renewed as an authorization's is), markSettled() with the answer once it
  * completed. Part of your project: edit freely.
@@ -46,6 +48,19 @@ interface Fingerprint {
 }
 
 /**
+ * A payment's id claimed for one job (the ledger's reservation of `pid:<id>`): what ends it, once
+ * the job has its answer, and what the answer is kept with. An async job carries it to its worker.
+ */
+export interface PaymentIdClaim extends Fingerprint {
+  key: string;
+  token: string;
+  /** Its first lease ends then (ms since the epoch). */
+  leaseEndsAt: number;
+  /** How long the answer is kept once completed: the payment's remaining life at the claim. */
+  keepUntil: number;
+}
+
+/**
  * Runs `attempt` (the paid job) under the payment's id, if it carries one; answers a resend from the
  * ledger instead. Without an id, just runs `attempt`.
  */
@@ -53,10 +68,34 @@ export async function withPaymentIdentifier(
   p: PaidJob,
   attempt: () => Promise<JobAnswer>,
 ): Promise<JobAnswer> {
+  const claim = await claimPaymentId(p);
+  if (claim === undefined) return attempt();
+  if ("kind" in claim) return claim;
+  const hold = holdReservation(p.s.ledger, claim.key, claim.token, {
+    leaseEndsAt: claim.leaseEndsAt,
+    logger: p.logger,
+    metrics: p.s.metrics,
+  });
+  let answer: JobAnswer | undefined;
+  try {
+    answer = await attempt();
+    return answer;
+  } finally {
+    if (answer?.kind === "completed") await hold.spent(keptMs(claim), keptUnderId(claim, answer));
+    else await hold.release(); // nothing completed: the id may pay for another attempt
+  }
+}
+
+/**
+ * The payment's id claimed for this job, for as long as the job and its settlement may take (an
+ * async job's worker ends it: endPaymentId); undefined when the payment carries none; the answer
+ * instead when a resend is answered from the ledger or the id is refused.
+ */
+export async function claimPaymentId(p: PaidJob): Promise<PaymentIdClaim | JobAnswer | undefined> {
   const sent = p.call.payment.sent();
   const payload = sent && decodedPayload(sent);
   const found = paymentIdOf(payload);
-  if (!sent || found.kind === "none") return attempt();
+  if (!sent || found.kind === "none") return undefined;
   const answers = idAnswers(p, sent);
   if (found.kind === "invalid") return answers.invalid(found.problem);
 
@@ -81,21 +120,29 @@ export async function withPaymentIdentifier(
     const late = await read();
     return late ? answers.stored(id, late, mine) : answers.forgotten(id);
   }
-  const hold = holdReservation(p.s.ledger, key, claim.token, {
-    leaseEndsAt: now + leaseMs,
-    logger: p.logger,
-    metrics: p.s.metrics,
-  });
-  let answer: JobAnswer | undefined;
-  try {
-    answer = await attempt();
-    return answer;
-  } finally {
-    if (answer?.kind === "completed")
-      await hold.spent(lifeMs(payload), { jobId: ANSWER_SLOT, value: keptRecord(answer), ...mine });
-    else await hold.release(); // nothing completed: the id may pay for another attempt
-  }
+  const keepUntil = now + lifeMs(payload);
+  return { key, token: claim.token, leaseEndsAt: now + leaseMs, keepUntil, ...mine };
 }
+
+/** An async job's id claim ends with its answer: kept under the id when completed, else freed. */
+export async function endPaymentId(
+  ledger: PaidJob["s"]["ledger"],
+  claim: PaymentIdClaim,
+  answer: JobAnswer,
+): Promise<void> {
+  if (answer.kind === "completed")
+    await ledger.markSettled(claim.key, keptMs(claim), keptUnderId(claim, answer));
+  else await ledger.release(claim.key, claim.token);
+}
+
+const keptMs = (claim: PaymentIdClaim): number => Math.max(1000, claim.keepUntil - Date.now());
+
+const keptUnderId = (claim: PaymentIdClaim, answer: JobAnswer & { kind: "completed" }) => ({
+  jobId: ANSWER_SLOT,
+  value: keptRecord(answer),
+  payment: claim.payment,
+  request: claim.request,
+});
 
 /** The answers that end a request here, each counted and logged. */
 function idAnswers(p: PaidJob, sent: SentPayment) {

@@ -2,7 +2,8 @@
  * POST /execute with `Prefer: respond-async` (RFC 7240): everything a synchronous job checks before
  * its handler runs, with the pipeline's own steps (jobs/request.ts, jobs/paid-steps.ts): the
  * request, the capability, the input, then the payment (verified, its authorization reserved in
- * the ledger for this job, its chain state confirmed) and the deadline on arrival. Then the job is
+ * the ledger for this job, its chain state confirmed, its payment-identifier id, if any, claimed for
+ * it: jobs/identifier.ts) and the deadline on arrival. Then the job is
  * queued and the caller gets 202 with where to poll (Location) and the read credential
  * (`job_token`). Nothing is charged here: the worker settles only once the job completed and its
  * output passed validation (work.ts). The reservation, made here, is the worker's to end: it lasts
@@ -18,15 +19,20 @@ import { notOurs } from "../jobs/ledger-step.js";
 import { type JobAnswer, outcomeOf, refusedBy } from "../jobs/outcome.js";
 import { confirm, leaseMsFor, ledgerStep, type PaidJob, refuse } from "../jobs/paid-steps.js";
 import { verifiedPayment } from "../jobs/paid.js";
+import { claimPaymentId } from "../jobs/identifier.js";
 import { familyById } from "../payments/families.js";
 import type { JobCall, JobServices } from "../jobs/pipeline.js";
 import { findCapability, parseRequest, SERVICE_VERSION, validateInput } from "../jobs/request.js";
 import type { PaidPayment } from "../types.js";
-import { JOBS_PATH, type JobQueue, type QueuedJob } from "./queue.js";
+import { JOBS_PATH, type JobQueue, type QueuedJob, type QueuedPayment } from "./queue.js";
 
-/** The job's URL id: one per payment and job_id (paid), so an identical retry finds the same job. */
-export function queueIdOf(auth: string | undefined, jobId: string): string {
-  const seed = auth === undefined ? randomBytes(16).toString("hex") : `${auth}\n${jobId}`;
+/**
+ * The job's URL id: one per payment, job_id and request (paid), so an identical retry finds the same
+ * job, and another request under the same job_id (after a failed attempt freed the payment) another.
+ */
+export function queueIdOf(auth: string | undefined, jobId: string, request = ""): string {
+  const seed =
+    auth === undefined ? randomBytes(16).toString("hex") : `${auth}\n${jobId}\n${request}`;
   return `job_${createHash("sha256").update(seed).digest("hex").slice(0, 32)}`;
 }
 
@@ -133,7 +139,7 @@ async function acceptPaid(
   queue: JobQueue,
   base: Omit<QueuedJob, "id" | "paid">,
 ): Promise<JobAnswer | QueuedJob> {
-  const { s, call, job, input, logger } = p;
+  const { s, job, input } = p;
   // Verified, or the answer instead (an offer, a refusal, or an identical request's kept answer).
   const verified = await verifiedPayment(p);
   if ("kind" in verified) return verified;
@@ -143,31 +149,56 @@ async function acceptPaid(
   const auth = s.gate.replayKey(payment);
 
   const ids = { payment: paymentHash(sent), request: requestHash(job.capability, input) };
-  const id = queueIdOf(auth, job.jobId);
+  const id = queueIdOf(auth, job.jobId, ids.request);
   // The identical request again (its 202 was lost): the same job, with its credential.
   const existing = await reachQueue(() => queue.get(id));
   if (existing?.data.paid?.payment === ids.payment && existing.data.paid.request === ids.request)
     return existing.data;
 
-  // One authorization, one job: reserved until the deadline plus the settlement; the worker ends it.
+  // A payment-identifier id pays for one request: claimed for this job, which its worker ends.
+  const paymentId = await claimPaymentId(p);
+  if (paymentId && "kind" in paymentId) return paymentId;
+  const paid = { sent, auth, ...ids, ...(paymentId && { paymentId }) };
+  let answer: JobAnswer | QueuedJob | undefined;
+  try {
+    answer = await reserveAndQueue(p, queue, { ...base, id }, payment, paid);
+    return answer;
+  } finally {
+    // Not queued: the id may pay for another attempt.
+    if ((!answer || "kind" in answer) && paymentId)
+      await s.ledger.release(paymentId.key, paymentId.token).catch(() => undefined);
+  }
+}
+
+/** One authorization, one job: reserved until the deadline plus the settlement (the worker ends it), then queued. */
+async function reserveAndQueue(
+  p: PaidJob,
+  queue: JobQueue,
+  job: Omit<QueuedJob, "paid">,
+  payment: PaidPayment,
+  paid: Omit<QueuedPayment, "reservation" | "resourceUrl">,
+): Promise<JobAnswer | QueuedJob> {
+  const { s } = p;
   const leaseMs = leaseMsFor(p, payment);
   const claim = await ledgerStep(p, "reserve the authorization", () =>
-    s.ledger.reserve(auth, leaseMs),
+    s.ledger.reserve(paid.auth, leaseMs),
   );
   if (claim.status !== "reserved") return refuse(p, notOurs(claim.status));
-  const release = () => s.ledger.release(auth, claim.token).catch(() => undefined);
+  const release = () => s.ledger.release(paid.auth, claim.token).catch(() => undefined);
   try {
     const refused = await confirm(p, payment);
     if (refused) {
       await release();
       return refuse(p, refused);
     }
-    checkArrival(job);
-    const resourceUrl = call.resourceUrl();
-    const paid = { sent, resourceUrl, auth, reservation: claim.token, ...ids };
-    const queued: QueuedJob = { ...base, id, paid };
+    checkArrival(p.job);
+    const reservation = claim.token;
+    const queued: QueuedJob = {
+      ...job,
+      paid: { ...paid, resourceUrl: p.call.resourceUrl(), reservation },
+    };
     await enqueue(queue, queued);
-    logger.info("async job queued", { queue_id: id });
+    p.logger.info("async job queued", { queue_id: job.id });
     return queued;
   } catch (err) {
     await release();
@@ -188,5 +219,16 @@ export async function reachQueue<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-const enqueue = (queue: JobQueue, job: QueuedJob): Promise<void> =>
-  reachQueue(() => queue.add(job));
+/**
+ * Adds the job; a job already there under its id (the same payment, job_id and request, sent
+ * otherwise: as a header, then as MCP's payload) keeps it, and this one is refused.
+ */
+async function enqueue(queue: JobQueue, job: QueuedJob): Promise<void> {
+  await reachQueue(() => queue.add(job));
+  const there = await reachQueue(() => queue.get(job.id));
+  if (there && there.data.token !== job.token)
+    throw new PaymentError(
+      `job_id ${JSON.stringify(job.jobId)} with this payment already names a queued job (the same request, its payment sent otherwise), so nothing more was queued or charged: send it as first sent to get that job, or use another job_id`,
+      { code: "job_id_reused" },
+    );
+}

@@ -7,6 +7,7 @@
  * Part of your project: edit freely.
  */
 import type { ResolvedConfig } from "../config.js";
+import type { PaymentIdClaim } from "../jobs/identifier.js";
 import type { StoredResult } from "../ledger/ledger.js";
 import type { AsyncQueueCounts } from "../ops/metrics.js";
 import type { SentPayment } from "../payments/scheme.js";
@@ -29,6 +30,8 @@ export interface QueuedPayment {
   /** identity.ts's hashes of the payment as sent and of the request. */
   payment: string;
   request: string;
+  /** Its payment-identifier id, claimed at acceptance: the worker keeps the answer under it, or frees it. */
+  paymentId?: PaymentIdClaim;
 }
 
 export interface QueuedJob {
@@ -78,7 +81,7 @@ export interface JobQueue {
 /** What the BullMQ queue module (bullmq-queue.ts) gives. */
 export interface BullQueueOptions {
   url: string;
-  /** Every key starts with it (REDIS_KEY_PREFIX's, then "bull"). */
+  /** Every key starts with it (REDIS_KEY_PREFIX's, then "bull"; in dev mode "dev:bull"). */
   prefix: string;
   resultTtlSeconds: number;
   lockSeconds: number;
@@ -103,7 +106,9 @@ export async function selectQueue(
   const { url, keyPrefix = `create-agent:${agentName}:` } = config.redis;
   return createBullQueue({
     url,
-    prefix: `${keyPrefix}bull`,
+    // Dev mode's own queue: a dev worker on the production Redis (a copied .env) would run paid jobs
+    // unpaid, and a production worker would refuse dev mode's unpaid ones.
+    prefix: `${keyPrefix}${config.devMode ? "dev:" : ""}bull`,
     resultTtlSeconds: settings.resultTtlSeconds,
     lockSeconds: settings.lockSeconds,
     logger,

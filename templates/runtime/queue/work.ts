@@ -18,6 +18,7 @@ import { httpAnswer } from "../http/answer.js";
 import { checkArrival, type HandlerRun, startHandler } from "../jobs/handler.js";
 import { type JobAnswer, outcomeOf, refusedBy } from "../jobs/outcome.js";
 import { settleAnswer } from "../jobs/paid.js";
+import { endPaymentId } from "../jobs/identifier.js";
 import {
   answerOf,
   confirm,
@@ -71,6 +72,8 @@ export async function runQueuedJob(
     cancel.stop();
     leave();
   }
+  const id = data.paid?.paymentId;
+  if (id) await endPaymentId(s.ledger, id, answer).catch((err) => idNotEnded(s, log, err));
   const written = httpAnswer(answer, s.gate);
   const headers = Object.fromEntries(
     Object.entries(written.headers).filter(([name]) => KEPT_HEADERS.has(name)),
@@ -83,6 +86,12 @@ export async function runQueuedJob(
     headers: { ...headers, "Cache-Control": "no-store" },
     body: written.body,
   };
+}
+
+/** The payment id's claim could not be ended: its lease frees it (the answer is in the job's record). */
+function idNotEnded(s: JobServices, log: Logger, err: unknown): void {
+  s.metrics.ledgerError("end a payment id's claim");
+  log.error("payment ledger: could not end a payment id's claim", { error: String(err) });
 }
 
 /** Its metrics: time queued now, then how it ended (a metrics error never fails the job). */
@@ -135,8 +144,11 @@ async function run(
     };
     return runPaid(p, data, options);
   }
-  // Never run work nobody paid for: a job queued in dev mode reaches a production worker unpaid.
+  // Never run work nobody paid for: a job queued in dev mode reaches a production worker unpaid, or
+  // a paid one a dev-mode worker, which would never settle it (their queues differ: queue.ts).
   if (s.gate) throw new InternalError("the job was queued without a payment");
+  if (data.paid)
+    throw new InternalError("a paid job reached a dev-mode worker, which cannot settle it");
   checkArrival(job);
   if (await cancelRequested(s, data.id)) throw cancelledError();
   const run = startHandler(job, capability, input, {
