@@ -36,7 +36,7 @@ function parseJson(text: string): unknown {
 /** What an error message adds when a payment was sent with the request that failed ("" when none). */
 export function sentNote(sent: SignedPayment | undefined): string {
   return sent
-    ? ` (a payment authorization of ${describePayment(sent.amount, sent.network, sent.asset)} was sent with this request)`
+    ? ` (a signed payment of ${describePayment(sent.amount, sent.network, sent.asset)} was sent with this request)`
     : "";
 }
 

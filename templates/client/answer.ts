@@ -36,7 +36,7 @@ export async function decodeAnswer<Output>(
   const fields = isRecord(body) ? body : {};
   const { status } = response;
   const sent = signed
-    ? ` (a payment authorization of ${formatUsdc(signed.amount)} USDC was sent with this request)`
+    ? ` (a signed payment of ${formatUsdc(signed.amount)} USDC was sent with this request)`
     : "";
   const fail = (errorType: AgentErrorType, message: string) =>
     new AgentCallError(`${message}${sent}`, {
