@@ -114,8 +114,8 @@ export interface AsyncProcessOptions {
   redisUrl: string;
   webs: number;
   workers: number;
-  /** Added to every process's environment. */
-  env?: Record<string, string>;
+  /** Added to every process's environment (undefined: removed from it). */
+  env?: Record<string, string | undefined>;
   service?: string;
 }
 
@@ -127,7 +127,7 @@ export async function startAsyncProcesses(o: AsyncProcessOptions): Promise<Async
   const start = (env: Record<string, string>, args: string[] = []): ChildProcess => {
     const child = spawn(process.execPath, [join(dir, "dist/main.js"), ...args], {
       cwd: dir,
-      env: {
+      env: withoutUnset({
         PATH: process.env.PATH,
         PAY_TO: PAYEE,
         X402_NETWORK: "base-sepolia",
@@ -138,7 +138,7 @@ export async function startAsyncProcesses(o: AsyncProcessOptions): Promise<Async
         WORKER_CONCURRENCY: "1",
         ...o.env,
         ...env,
-      },
+      }),
       stdio: ["ignore", "pipe", "pipe"],
     });
     output.set(child, "");
@@ -174,6 +174,9 @@ export async function startAsyncProcesses(o: AsyncProcessOptions): Promise<Async
     throw err;
   }
 }
+
+const withoutUnset = (env: Record<string, string | undefined>) =>
+  Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined));
 
 /** Resolves with the exit code once `child` exited. */
 export const exited = (child: ChildProcess) =>

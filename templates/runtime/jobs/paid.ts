@@ -6,7 +6,10 @@
  *     and checked before settlement; a caller who left before settlement is not charged, its
  *     answer waits for an identical retry, which settles then; an identical retry of a settled job
  *     gets the same answer from the ledger: stored-answer.ts);
- *   - without a working ledger no paid job starts (503, nothing run or charged).
+ *   - without a working ledger no paid job starts (503, nothing run or charged);
+ *   - a settlement is written down before it is sent (stored-answer.ts's settling): a process killed
+ *     before recording its outcome leaves the answer, which the next identical retry (or the job's
+ *     next worker) gets once the chain shows the charge, instead of hearing "sign a new payment".
  * Part of your project: edit freely.
  */
 import { PaymentError } from "../errors.js";
@@ -61,13 +64,15 @@ async function runPayment(p: PaidJob): Promise<JobAnswer> {
   if (call.callerGone?.aborted) return stored.gone(false);
 
   // One authorization, one job: claim it before anything runs.
+  // (In use by a settlement that stopped before recording it: that answer, once the chain says.)
+  const auth = s.gate.replayKey(payment);
   const hold = await reserve(p, payment);
-  if (hold instanceof PaymentError) return refuse(p, hold);
+  if (hold instanceof PaymentError) return stored.refused(auth, hold);
 
   let run: HandlerRun | undefined;
   try {
     const refused = await confirm(p, payment);
-    if (refused) return refuse(p, refused);
+    if (refused) return await stored.refused(auth, refused);
 
     checkArrival(job); // 4
     run = startPaidHandler(p, payment);
@@ -105,7 +110,8 @@ export async function verifiedPayment(p: PaidJob): Promise<VerifiedPayment | Job
   const early = await stored.lookup(p.s.gate.replayKeyOf(sent));
   if (early) return early;
   const payment = await verify(p, sent);
-  if (payment instanceof PaymentError) return refuse(p, payment);
+  // Refused (used by a settlement of this job that stopped before recording it: that answer).
+  if (payment instanceof PaymentError) return stored.refused(p.s.gate.replayKeyOf(sent), payment);
   const cached = await stored.lookup(p.s.gate.replayKey(payment), payment);
   return cached ?? { sent, payment, stored };
 }
@@ -124,6 +130,23 @@ export async function settleAnswer(
   // The caller left: nothing is charged; the answer waits for an identical retry.
   if (p.call.callerGone?.aborted) return stored.keepForRetry(hold, payment, body);
 
+  // Written down first: a process that dies before recording the outcome leaves the answer behind.
+  const noted = await stored.settling(payment, body);
+  try {
+    return await settleAndRecord(p, stored, hold, payment, body);
+  } finally {
+    await noted();
+  }
+}
+
+/** Settles, and records the outcome: the answer with its receipt, held unconfirmed, or refused. */
+async function settleAndRecord(
+  p: PaidJob,
+  stored: StoredAnswers,
+  hold: Hold,
+  payment: PaidPayment,
+  body: string,
+): Promise<JobAnswer> {
   const settled = await settle(p, payment);
   // Sent but not confirmed: held with the answer until the chain says (reconcile.ts).
   if (settled instanceof PaymentError && settled.code === "settlement_uncertain")

@@ -8,7 +8,11 @@
  *   - held (not charged): the job succeeded but its caller had left before settlement, so nothing
  *     was charged; the first identical retry settles it then (one retry only: it claims it in the
  *     ledger first) and gets it without the handler running again;
- *   - the same payment and job_id with another capability or input: refused, nothing run or charged.
+ *   - the same payment and job_id with another capability or input: refused, nothing run or charged;
+ *   - settling (a settlement started, its outcome not yet recorded): written down first, with the
+ *     answer, as the ledger record `settling:<auth>`; a process that died in between (kill -9) leaves
+ *     it, and whoever next finds the payment used (an identical retry, the job's next worker) holds
+ *     that answer until the chain says whether it was charged (reconcile.ts), never "pay again".
  * Part of your project: edit freely.
  */
 import { PaymentError } from "../errors.js";
@@ -82,7 +86,7 @@ export function storedAnswers(p: PaidJob, sent: SentPayment) {
   };
 
   /** What is held for an unconfirmed settlement of `payment` (reconcile.ts resolves it). */
-  const unconfirmed = (payment: PaidPayment, settled: UncertainSettlement, body: string) => ({
+  const unconfirmed = (payment: PaidPayment, settled: { broadcastTx?: string }, body: string) => ({
     ...result({ kind: "completed", body }),
     unconfirmed: {
       ...(settled.broadcastTx && { tx: settled.broadcastTx }),
@@ -169,10 +173,47 @@ export function storedAnswers(p: PaidJob, sent: SentPayment) {
     return answer;
   }
 
+  const settlingKey = (auth: string) => `settling:${auth}`;
+
   return {
     result,
     /** The answer for a caller who left (`kept`: its job's answer waits for an identical retry). */
     gone: callerGone,
+
+    /**
+     * Writes down that `payment`'s settlement starts, with its answer; returns what ends the note once
+     * the outcome is recorded. A ledger without records, or one failing here, settles as before.
+     */
+    async settling(payment: PaidPayment, body: string): Promise<() => Promise<void>> {
+      const key = settlingKey(s.gate.replayKey(payment));
+      if (!ledger.putRecord) return async () => undefined;
+      const note = JSON.stringify(unconfirmed(payment, {}, body));
+      const ttlMs = unconfirmedTtlMs(validBefore(payment));
+      await quietly("note a settlement", () => ledger.putRecord!(key, note, ttlMs));
+      return () => quietly("end a settlement's note", () => ledger.putRecord!(key, "", 1));
+    },
+
+    /**
+     * This payment was refused as used (`refusal`): if a settlement of it for this request was
+     * started and never recorded, its answer held until the chain says (else undefined).
+     */
+    async interrupted(auth: string | undefined): Promise<JobAnswer | undefined> {
+      if (auth === undefined || !ledger.getRecord) return undefined;
+      const key = settlingKey(auth);
+      const note = await ledgerStep(p, "read a settlement's note", () => ledger.getRecord!(key));
+      if (!note) return undefined;
+      const found = JSON.parse(note) as JobResult;
+      if (found.payment !== paymentId() || found.request !== requestId()) return undefined;
+      const ttlMs = unconfirmedTtlMs(found.unconfirmed!.validBefore);
+      await ledgerStep(p, "hold an interrupted settlement", () => ledger.hold(auth, ttlMs, found));
+      logger.warn("a settlement of this payment was started and never recorded: asking the chain");
+      return reconcileHeld(auth, { ...found, settled: false });
+    },
+
+    /** Refuses the payment (`retry`: with a new offer), unless a settlement of it was interrupted. */
+    async refused(auth: string | undefined, error: PaymentError, retry = true): Promise<JobAnswer> {
+      return (await this.interrupted(auth)) ?? refuse(p, error, retry);
+    },
 
     /**
      * The answer stored under `auth` for this job, if this payment and request made it: replayed

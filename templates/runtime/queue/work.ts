@@ -182,9 +182,12 @@ async function runPaid(p: PaidJob, data: QueuedJob, options: WorkOptions): Promi
     throw err;
   }
   const payment = await verify(p, paid.sent);
+  // Refused, or used by this job's settlement on a worker that died before recording it: that answer.
+  const kept = storedAnswers(p, paid.sent);
   if (payment instanceof PaymentError) {
+    const answer = await kept.refused(paid.auth, payment, false);
     await freeNow();
-    return refuse(p, payment, false);
+    return answer;
   }
   // Still this job's: an attempt that failed and freed it (then died before saying so) leaves it
   // to whatever the payer sends next, so this one runs nothing.
@@ -200,7 +203,7 @@ async function runPaid(p: PaidJob, data: QueuedJob, options: WorkOptions): Promi
   let requeued = false;
   try {
     const refused = await confirm(p, payment);
-    if (refused) return refuse(p, refused, false);
+    if (refused) return await kept.refused(paid.auth, refused, false);
     run = startPaidHandler(p, payment);
     const body = await settledElsewhereOr(p, paid, () =>
       cutOrResult(p, run!, options, () => (requeued = true)).then((output) => answerOf(p, output)),

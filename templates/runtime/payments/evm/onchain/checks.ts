@@ -18,6 +18,8 @@ const { BaseError, ContractFunctionRevertedError, createPublicClient, defineChai
 
 /** Blocks a settlement transaction must be deep before a reconciled one counts as paid. */
 export const RECONCILE_CONFIRMATIONS = 1n;
+/** How far back (blocks) a settlement whose transaction is unknown is looked for (hours on L2s). */
+const USED_BY_BLOCKS = 10_000n;
 /** Seconds past validBefore after which an unused authorization can no longer be mined (block time skew). */
 const RECONCILE_CONFIRMATIONS_SECONDS = 30;
 
@@ -39,6 +41,14 @@ export const USDC_ABI = [
       { name: "nonce", type: "bytes32" },
     ],
     outputs: [{ type: "bool" }],
+  },
+  {
+    type: "event",
+    name: "AuthorizationUsed",
+    inputs: [
+      { name: "authorizer", type: "address", indexed: true },
+      { name: "nonce", type: "bytes32", indexed: true },
+    ],
   },
   {
     type: "function",
@@ -148,6 +158,19 @@ export function createChainChecks(rpcUrl: string, network: ResolvedNetwork): Cha
     }
   };
 
+  /** The transaction whose AuthorizationUsed event names this authorization, in recent blocks. */
+  async function usedBy(from: Hex, nonce: Hex): Promise<Hex | undefined> {
+    const latest = await client.getBlockNumber();
+    const events = await client.getContractEvents({
+      address: network.asset,
+      abi: USDC_ABI,
+      eventName: "AuthorizationUsed",
+      args: { authorizer: from, nonce },
+      fromBlock: latest > USED_BY_BLOCKS ? latest - USED_BY_BLOCKS : 0n,
+    });
+    return events[0]?.transactionHash ?? undefined;
+  }
+
   return {
     async contractSignature(auth, signature) {
       const from = auth.from;
@@ -159,8 +182,10 @@ export function createChainChecks(rpcUrl: string, network: ResolvedNetwork): Cha
       return valid ? "valid" : "invalid";
     },
 
-    async settlementState(from, nonce, tx, validBefore) {
+    async settlementState(from, nonce, known, validBefore) {
       await ensureChain();
+      // No transaction known (a settlement whose sender died before saying): the one that used it.
+      const tx = known ?? (await usedBy(from, nonce));
       const receipt = tx ? await receiptOf(tx) : undefined;
       if (receipt?.status === "success") {
         const depth = (await client.getBlockNumber()) - receipt.blockNumber + 1n;

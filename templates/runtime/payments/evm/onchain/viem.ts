@@ -84,6 +84,14 @@ export interface PublicClient {
     hash: Hex;
   }): Promise<{ status: "success" | "reverted"; blockNumber: bigint }>;
   getBlockNumber(): Promise<bigint>;
+  /** Logs of USDC's AuthorizationUsed(authorizer, nonce) from `fromBlock` on. */
+  getContractEvents(args: {
+    address: Hex;
+    abi: UsdcAbi;
+    eventName: "AuthorizationUsed";
+    args: { authorizer: Hex; nonce: Hex };
+    fromBlock: bigint;
+  }): Promise<Array<{ transactionHash: Hex | null }>>;
 }
 
 export interface WalletClient {
