@@ -48,7 +48,7 @@ export function notOurs(status: "in-flight" | "settled" | "held"): PaymentError 
       { code: "held" },
     );
   return new PaymentError(
-    "this payment authorization is in use by a job that is still running: wait for that result, or sign a new authorization",
+    "this payment authorization is in use by a job that is still running: for that job's result, send the identical request (same payment, capability and input) again in a moment; a new authorization pays for another job",
     { code: "in_use" },
   );
 }
