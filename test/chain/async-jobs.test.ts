@@ -3,7 +3,8 @@
 // @x402/evm) paying with `Prefer: respond-async`. Two web instances (WORKER=off) and a worker
 // instance share one Redis: the job is accepted by one web instance, polled on the other, run by the
 // worker. The money is read back from the chain: nothing moves until the job completed, then exactly
-// the price, once; a failed job, or one whose deadline passed while it waited, moves nothing.
+// the price, once; a failed job, or one whose deadline passed while it waited, moves nothing. At the
+// edges: payment-identifier ids, a freed payment's job_id reused, a dev-mode worker on the same Redis.
 import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import type { PrivateKeyAccount } from "viem/accounts";
@@ -19,6 +20,7 @@ import {
   type Running,
   type TestAgent,
 } from "../runtime/helpers.js";
+import { b64, post, signAuthorization, v2Header } from "../runtime/helpers.js"; // the edges' own payments
 import { startRedis, type RedisServer } from "../redis/redis-server.js";
 import { PAYEE, SETTLER_KEY } from "./accounts.js";
 import { ensureBaseSepoliaUsdc, freshPayer, usdcBalance } from "./usdc.js";
@@ -34,9 +36,9 @@ const apps: Running[] = [];
 let web: [Running, Running];
 const appsLocals: Array<{ load(): Promise<{ close(): Promise<void> }> }> = [];
 
-function instance(worker: boolean, prefix = "async-test:"): Promise<Running> {
+function instance(worker: boolean, prefix = "async-test:", devMode = false): Promise<Running> {
   const app = createApp(agent, {
-    devMode: false,
+    devMode,
     logger: captureLogger(),
     env: {
       REDIS_URL: redis.url,
@@ -44,7 +46,9 @@ function instance(worker: boolean, prefix = "async-test:"): Promise<Running> {
       WORKER: worker ? "on" : "off",
       JOB_LOCK_SECONDS: "3",
     },
-    payment: { payTo: PAYEE, network: "base-sepolia", rpcUrl, settlerKey: SETTLER_KEY },
+    ...(!devMode && {
+      payment: { payTo: PAYEE, network: "base-sepolia", rpcUrl, settlerKey: SETTLER_KEY },
+    }),
   });
   appsLocals.push(app.locals.asyncJobs);
   return listen(app).then((running) => {
@@ -170,4 +174,117 @@ describe("async paid jobs on BullMQ, two web instances and a worker on one Redis
     expect(agent.calls.echo ?? 0).toBe(runs);
     expect(await balance(payer.address)).toBe(before);
   });
+});
+
+const async = { prefer: "respond-async" };
+/** The job a 202 (`accepted`) queued, polled until it ended. */
+const ended = (accepted: Awaited<ReturnType<typeof post>>, url = web[1].url) =>
+  finished(url, accepted.headers.get("location")!, accepted.body.job_token);
+
+async function offerFor(url: string, body: unknown) {
+  const first = await post(url, body, async);
+  expect(first.status).toBe(402);
+  return unb64(first.headers.get("payment-required")!).accepts[0];
+}
+
+/** A fresh EIP-3009 authorization for `accepted`, as the PaymentPayload object. */
+async function payload(payer: Awaited<ReturnType<typeof freshPayer>>, accepted: any) {
+  return signAuthorization(payer, {
+    to: accepted.payTo,
+    value: accepted.amount,
+    validBefore: String(nowSeconds() + 280),
+    domain: { name: "USDC", version: "2", chainId: 84532, verifyingContract: asset },
+  });
+}
+
+// Found by a hostile tester: a payment-identifier id pays for one request on async jobs as on synchronous
+// ones; another request under a payment and job_id whose first job failed runs (no 202 for a job that
+// never runs); a dev-mode worker on the production Redis takes no paid job.
+describe("async jobs at their edges", () => {
+  it("a payment-identifier id pays for one request: the same id with another payment is in use, then 409, async or not; the identical resend gets the answer", async () => {
+    const payer = await freshPayer(rpcUrl, asset, 1_000_000n);
+    const before = await balance(payer.address);
+    const body = job("slow", { ms: 1500 }, { deadline: nowSeconds() + 60 });
+    const accepted = await offerFor(web[0].url, body);
+    const id = `edges-${Date.now()}-0123456789`;
+    const withId = async () =>
+      b64({
+        x402Version: 2,
+        resource: { url: `${web[0].url}/execute` },
+        accepted,
+        payload: await payload(payer, accepted),
+        extensions: { "payment-identifier": { info: { id } } },
+      });
+    const first = await withId();
+    const runs = agent.calls.slow ?? 0;
+    const a = await post(web[0].url, body, { ...async, "payment-signature": first });
+    expect(a.status, a.text).toBe(202);
+    // While it runs: another payment with its id is not run.
+    const during = await post(web[0].url, body, { ...async, "payment-signature": await withId() });
+    expect(during.status).toBe(402);
+    expect(during.body.error).toMatch(
+      /payment id ".*" is in use by a request that is still running/,
+    );
+    expect((await ended(a)).status).toBe(200);
+    for (const headers of [{ ...async }, {}]) {
+      const again = await post(web[0].url, body, {
+        ...headers,
+        "payment-signature": await withId(),
+      });
+      expect(again.status, again.text).toBe(409);
+      expect(again.body.error).toMatch(/already used with another payment/);
+    }
+    // The identical resend (same payment and id), synchronously: the job's answer, not run again.
+    const resend = await post(web[0].url, body, { "payment-signature": first });
+    expect(resend.status, resend.text).toBe(200);
+    expect(resend.headers.get("payment-response")).toBeTruthy();
+    expect(agent.calls.slow! - runs).toBe(1);
+    expect(before - (await balance(payer.address))).toBe(BigInt(accepted.amount));
+  }, 60_000);
+
+  it("another request under the payment and job_id of a failed async job runs (its own job), and is charged once", async () => {
+    const payer = await freshPayer(rpcUrl, asset, 1_000_000n);
+    const before = await balance(payer.address);
+    const late = job(
+      "slow",
+      { ms: 3000 },
+      { job_id: `reuse-${Date.now()}`, deadline: nowSeconds() + 2 },
+    );
+    const accepted = await offerFor(web[0].url, late);
+    const header = v2Header(accepted, await payload(payer, accepted));
+    const a = await post(web[0].url, late, { ...async, "payment-signature": header });
+    expect(a.status, a.text).toBe(202);
+    expect((await ended(a)).status).toBe(408); // nothing charged: the payment is free again
+    const next = {
+      ...late,
+      task: { ...late.task, input: { ms: 10 } },
+      deadline: nowSeconds() + 60,
+    };
+    const b = await post(web[0].url, next, { ...async, "payment-signature": header });
+    expect(b.status, b.text).toBe(202);
+    expect(b.headers.get("location")).not.toBe(a.headers.get("location"));
+    const done = await ended(b);
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect((await poll(web[0].url, a.headers.get("location")!, a.body.job_token)).status).toBe(408);
+    expect(before - (await balance(payer.address))).toBe(BigInt(accepted.amount));
+  }, 60_000);
+
+  it("a dev-mode worker on the production Redis and prefix (a copied .env) takes no paid job: a production worker runs it, charged", async () => {
+    const prefix = "async-edges-shared:";
+    await instance(true, prefix, true); // npm run dev with the production REDIS_URL
+    const prodWeb = await instance(false, prefix);
+    const prodWorker = instance(true, prefix); // started later: the dev worker was free first
+    const payer = await freshPayer(rpcUrl, asset, 1_000_000n);
+    const before = await balance(payer.address);
+    const body = job("echo", { text: "paid" });
+    const accepted = await offerFor(prodWeb.url, body);
+    const header = v2Header(accepted, await payload(payer, accepted));
+    const a = await post(prodWeb.url, body, { ...async, "payment-signature": header });
+    expect(a.status, a.text).toBe(202);
+    await prodWorker;
+    const done = await ended(a, prodWeb.url);
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect(done.headers.get("payment-response")).toBeTruthy();
+    expect(before - (await balance(payer.address))).toBe(BigInt(accepted.amount));
+  }, 60_000);
 });

@@ -101,6 +101,8 @@ export interface AsyncProcesses {
   webUrls: string[];
   webs: ChildProcess[];
   workers: ChildProcess[];
+  /** The process ids of the `slow` runs so far, in order (each appends its own to RUNS_FILE). */
+  runs(): number[];
   /** Everything `child` printed so far (stdout and stderr). */
   output(child: ChildProcess): string;
   /** Resolves once `child` printed something matching `pattern` (within `ms`). */
@@ -122,6 +124,9 @@ export interface AsyncProcessOptions {
 /** Compiles the service, starts the web and worker processes, and resolves once all are ready. */
 export async function startAsyncProcesses(o: AsyncProcessOptions): Promise<AsyncProcesses> {
   const dir = await compile(o.service ?? SLOW_SERVICE);
+  const runsFile = join(dir, "runs");
+  writeFileSync(runsFile, "");
+  const runs = () => readFileSync(runsFile, "utf8").split("\n").filter(Boolean).map(Number);
   const children: ChildProcess[] = [];
   const output = new Map<ChildProcess, string>();
   const start = (env: Record<string, string>, args: string[] = []): ChildProcess => {
@@ -134,6 +139,7 @@ export async function startAsyncProcesses(o: AsyncProcessOptions): Promise<Async
         X402_RPC_URL: o.rpcUrl,
         X402_SETTLER_KEY: SETTLER_KEY,
         REDIS_URL: o.redisUrl,
+        RUNS_FILE: runsFile,
         JOB_LOCK_SECONDS: "2",
         WORKER_CONCURRENCY: "1",
         ...o.env,
@@ -168,7 +174,8 @@ export async function startAsyncProcesses(o: AsyncProcessOptions): Promise<Async
     const webUrls = ports.map((port) => `http://127.0.0.1:${port}`);
     for (const url of webUrls) expect((await healthUntil(url, (s) => s === 200)).status).toBe(200);
     await Promise.all(workers.map((w) => printed(w, /job worker: up to \d+ async jobs/)));
-    return { dir, webUrls, webs, workers, output: (child) => output.get(child)!, printed, close };
+    const outputOf = (child: ChildProcess) => output.get(child)!;
+    return { dir, webUrls, webs, workers, runs, output: outputOf, printed, close };
   } catch (err) {
     await close();
     throw err;

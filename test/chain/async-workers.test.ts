@@ -5,9 +5,6 @@
 // project. SIGKILL of the worker running a job: the other worker takes it over (BullMQ's stalled-job
 // recovery) and finishes it; the handler ran twice, the payer is charged once. SIGTERM of a worker
 // running a job: the job finishes there, the worker exits, and takes no new job.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { ChildProcess } from "node:child_process";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -30,24 +27,18 @@ let asset: `0x${string}`;
 let processes: AsyncProcesses;
 let webUrls: string[] = [];
 let workers: ChildProcess[] = [];
-let runsDir: string;
-let runsFile: string;
-
-const runs = (): number[] => readFileSync(runsFile, "utf8").split("\n").filter(Boolean).map(Number);
+const runs = () => processes.runs();
 
 beforeAll(async () => {
   asset = await ensureBaseSepoliaUsdc(rpcUrl);
   redis = await startRedis();
-  runsDir = mkdtempSync(join(tmpdir(), "async-workers-runs-"));
-  runsFile = join(runsDir, "pids");
-  writeFileSync(runsFile, "");
   processes = await startAsyncProcesses({
     rpcUrl,
     redisUrl: redis.url,
     webs: 2,
     workers: 2,
     // Each process its own metrics listener (an ephemeral port): a worker counts the jobs it ran.
-    env: { RUNS_FILE: runsFile, METRICS_PORT: "0" },
+    env: { METRICS_PORT: "0" },
   });
   ({ webUrls, workers } = processes);
 }, 120_000);
@@ -55,7 +46,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await processes?.close();
   await redis?.stop();
-  if (runsDir) rmSync(runsDir, { recursive: true, force: true });
 });
 
 async function submit(payer: PrivateKeyAccount, body: unknown) {

@@ -7,9 +7,6 @@
 // web and worker processes (async-processes.ts) on Debian's redis-server, anvil's FiatTokenV2_2,
 // the official x402 facilitator.
 import { createServer, type IncomingMessage } from "node:http";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { job, nowSeconds, post, signAuthorization, unb64, v2Header } from "../runtime/helpers.js";
@@ -22,9 +19,7 @@ const { rpcUrl, facilitatorUrl } = inject("chain");
 let redis: RedisServer;
 let asset: `0x${string}`;
 let processes: AsyncProcesses;
-let runsDir: string;
-let runsFile: string;
-const runs = (): number[] => readFileSync(runsFile, "utf8").split("\n").filter(Boolean).map(Number);
+const runs = () => processes.runs();
 
 /** A facilitator front: forwards everything; a /settle is forwarded, then its answer held. */
 let settled: (() => void) | undefined;
@@ -52,16 +47,13 @@ beforeAll(async () => {
   asset = await ensureBaseSepoliaUsdc(rpcUrl);
   redis = await startRedis();
   const frontUrl = await listenLocal(front);
-  runsDir = mkdtempSync(join(tmpdir(), "settle-interrupted-"));
-  runsFile = join(runsDir, "pids");
-  writeFileSync(runsFile, "");
   processes = await startAsyncProcesses({
     rpcUrl,
     redisUrl: redis.url,
     webs: 2,
     workers: 2,
     // Settled by the facilitator (through the front); X402_RPC_URL checks payments on chain.
-    env: { RUNS_FILE: runsFile, X402_FACILITATOR_URL: frontUrl, X402_SETTLER_KEY: undefined },
+    env: { X402_FACILITATOR_URL: frontUrl, X402_SETTLER_KEY: undefined },
   });
 }, 120_000);
 
@@ -71,7 +63,6 @@ afterAll(async () => {
   await redis?.stop();
   front.closeAllConnections();
   await closeServer(front);
-  if (runsDir) rmSync(runsDir, { recursive: true, force: true });
 });
 
 async function paidRequest(web: string, body: unknown, headers: Record<string, string> = {}) {

@@ -168,6 +168,12 @@ describe.each([
   ["directly (SOLANA_FEE_PAYER_KEY)", () => servers.direct, () => servers.feePayer.address],
   ["through the facilitator", () => servers.viaFacilitator, () => servers.facilitator.feePayer],
 ])("Solana fees and blockhash life, settled %s", (_route, server, feePayer) => {
+  /** What a refused payment must leave as it was: the fee payer's SOL, the payer's USDC, the runs. */
+  const moved = async () => ({
+    lamports: kit.lamports(feePayer()),
+    usdc: await kit.usdcBalance(payer.address),
+    runs: runs(server()),
+  });
   it("SetComputeUnitLimit 1,400,000 at SetComputeUnitPrice 5,000,000 is refused on x402 v2 and v1 before the handler runs, naming the cap; the fee payer spends nothing", async () => {
     const body = job("echo", { text: "fees" }, soon());
     const { offer } = await solanaOffer(server(), body);
@@ -176,21 +182,13 @@ describe.each([
         units: 1_400_000,
         microLamports: 5_000_000n,
       });
-      const before = {
-        lamports: kit.lamports(feePayer()),
-        usdc: await kit.usdcBalance(payer.address),
-        runs: runs(server()),
-      };
+      const before = await moved();
       const res = await post(server().running.url, body, headers(offer, transaction)[version]);
       expect(res.status, `x402 v${version}`).toBe(402);
       expect(res.body.error).toMatch(
         /SetComputeUnitLimit asks for 1400000 compute units, above this server's cap of 40000 \(SOLANA_MAX_COMPUTE_UNITS\)/,
       );
-      expect({
-        lamports: kit.lamports(feePayer()),
-        usdc: await kit.usdcBalance(payer.address),
-        runs: runs(server()),
-      }).toEqual(before);
+      expect(await moved()).toEqual(before);
     }
   });
 
@@ -248,19 +246,11 @@ describe.each([
       [exposed, /instruction 5 names the fee payer\. The fee payer only pays the fees/],
     ] as const)
       for (const version of [2, 1] as const) {
-        const before = {
-          lamports: kit.lamports(feePayer()),
-          usdc: await kit.usdcBalance(payer.address),
-          runs: runs(server()),
-        };
+        const before = await moved();
         const res = await post(server().running.url, body, headers(offer, transaction)[version]);
         expect(res.status, `x402 v${version}`).toBe(402);
         expect(res.body.error).toMatch(reason);
-        expect({
-          lamports: kit.lamports(feePayer()),
-          usdc: await kit.usdcBalance(payer.address),
-          runs: runs(server()),
-        }).toEqual(before);
+        expect(await moved()).toEqual(before);
       }
   });
 

@@ -133,36 +133,25 @@ export async function settleAnswer(
   // Written down first: a process that dies before recording the outcome leaves the answer behind.
   const noted = await stored.settling(payment, body);
   try {
-    return await settleAndRecord(p, stored, hold, payment, body);
+    const settled = await settle(p, payment);
+    // Sent but not confirmed: held with the answer until the chain says (reconcile.ts).
+    if (settled instanceof PaymentError && settled.code === "settlement_uncertain")
+      return await stored.keepUnconfirmed(hold, payment, body, settled);
+    if (settled instanceof PaymentError) {
+      // Refused by the token: this authorization never runs a job again. Only an outage
+      // (settlement_failed) frees it for another attempt.
+      if (settled.code !== "settlement_failed") await hold.spent(authorizationTtlMs(payment));
+      return refuse(p, settled);
+    }
+    const { transaction, network, payer } = settled;
+    const answer: Completed = {
+      kind: "completed",
+      body,
+      settlement: { x402Version: payment.x402Version, transaction, network, payer },
+    };
+    await hold.spent(authorizationTtlMs(payment), stored.result(answer));
+    return answer;
   } finally {
-    await noted();
+    await noted(); // the outcome is recorded (or the ledger failed: logged, as before)
   }
-}
-
-/** Settles, and records the outcome: the answer with its receipt, held unconfirmed, or refused. */
-async function settleAndRecord(
-  p: PaidJob,
-  stored: StoredAnswers,
-  hold: Hold,
-  payment: PaidPayment,
-  body: string,
-): Promise<JobAnswer> {
-  const settled = await settle(p, payment);
-  // Sent but not confirmed: held with the answer until the chain says (reconcile.ts).
-  if (settled instanceof PaymentError && settled.code === "settlement_uncertain")
-    return stored.keepUnconfirmed(hold, payment, body, settled);
-  if (settled instanceof PaymentError) {
-    // Refused by the token: this authorization never runs a job again. Only an outage
-    // (settlement_failed) frees it for another attempt.
-    if (settled.code !== "settlement_failed") await hold.spent(authorizationTtlMs(payment));
-    return refuse(p, settled);
-  }
-  const { transaction, network, payer } = settled;
-  const answer: Completed = {
-    kind: "completed",
-    body,
-    settlement: { x402Version: payment.x402Version, transaction, network, payer },
-  };
-  await hold.spent(authorizationTtlMs(payment), stored.result(answer));
-  return answer;
 }
