@@ -12,6 +12,7 @@ import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
 import {
+  b64,
   captureLogger,
   job,
   listen,
@@ -139,6 +140,35 @@ describe("a settlement sent but not confirmed in time", () => {
     expect(agent.calls.echo).toBe(runs + 1);
     expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(before + PRICE);
   }, 30_000);
+
+  // Found by a hostile tester: the id was freed with the settlement unconfirmed, so a re-signed
+  // payment under it ran and was charged again (sync and async: jobs/identifier.ts).
+  it("a payment-identifier id whose settlement is unconfirmed stays bound: a re-signed payment under it is refused; the identical resend gets the answer", async () => {
+    const payer = await freshPayer(rpcUrl, asset, 3n * PRICE);
+    const id = `unconfirmed-${Date.now()}-0123456789`;
+    const withId = async () => {
+      const { header } = await signOffer(payer, accepted, { to: payTo, value: String(PRICE) });
+      return b64({ ...unb64(header), extensions: { "payment-identifier": { info: { id } } } });
+    };
+    const body = job("echo", { text: "one id" });
+    const before = await usdcBalance(rpcUrl, asset, payTo);
+    const first = await withId();
+    node.mode = "receipts";
+    expect((await post(app.url, body, { "payment-signature": first })).body.error).toMatch(
+      /unconfirmed/,
+    );
+    node.mode = "normal";
+    const again = await post(app.url, body, { "payment-signature": await withId() });
+    expect(again.status, again.text).toBe(409);
+    // Until the chain has answered (the reconciler, every second here): "still unconfirmed".
+    let resend = await post(app.url, body, { "payment-signature": first });
+    for (let i = 0; i < 50 && resend.status === 402; i++) {
+      await sleep(200);
+      resend = await post(app.url, body, { "payment-signature": first });
+    }
+    expect(resend.status, resend.text).toBe(200);
+    expect(await usdcBalance(rpcUrl, asset, payTo)).toBe(before + PRICE);
+  });
 
   it("a transfer that never landed is resolved as failed once the authorization expired: nothing charged", async () => {
     const payer = await freshPayer(rpcUrl, asset, PRICE);

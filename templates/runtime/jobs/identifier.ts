@@ -34,6 +34,11 @@ import type { JobRequest } from "./request.js";
 
 /** The jobId an id's answer is kept with in the ledger (under the key `pid:<id>`). */
 const ANSWER_SLOT = "answer";
+/**
+ * The jobId of an id whose payment may have been charged (its settlement unconfirmed): bound to its
+ * payment and request (another is 409), the identical resend goes on to the payment's own answer.
+ */
+const UNCONFIRMED_SLOT = "unconfirmed";
 /** Seconds a resend is asked to wait while the first request with its id still runs. */
 const IN_USE_RETRY_AFTER_SECONDS = 1;
 /** A payment with no validBefore (Solana) keeps its id as long as the ledger remembers the transaction. */
@@ -82,7 +87,8 @@ export async function withPaymentIdentifier(
     return answer;
   } finally {
     if (answer?.kind === "completed") await hold.spent(keptMs(claim), keptUnderId(claim, answer));
-    else await hold.release(); // nothing completed: the id may pay for another attempt
+    else if (maybeCharged(answer)) await hold.spent(keptMs(claim), unconfirmedUnderId(claim));
+    else await hold.release(); // nothing completed or charged: the id may pay for another attempt
   }
 }
 
@@ -132,8 +138,21 @@ export async function endPaymentId(
 ): Promise<void> {
   if (answer.kind === "completed")
     await ledger.markSettled(claim.key, keptMs(claim), keptUnderId(claim, answer));
+  else if (maybeCharged(answer))
+    await ledger.markSettled(claim.key, keptMs(claim), unconfirmedUnderId(claim));
   else await ledger.release(claim.key, claim.token);
 }
+
+/** An answer whose payment may have been charged: its settlement is unconfirmed. */
+const maybeCharged = (answer: JobAnswer | undefined): boolean =>
+  answer?.kind === "refused" && answer.error.code === "settlement_uncertain";
+
+const unconfirmedUnderId = (claim: PaymentIdClaim) => ({
+  jobId: UNCONFIRMED_SLOT,
+  value: keptRecord({ kind: "refused", error: new PaymentError("settlement unconfirmed") }),
+  payment: claim.payment,
+  request: claim.request,
+});
 
 const keptMs = (claim: PaymentIdClaim): number => Math.max(1000, claim.keepUntil - Date.now());
 
@@ -154,7 +173,8 @@ function idAnswers(p: PaidJob, sent: SentPayment) {
       const message = `${where}: extensions["payment-identifier"] ${problem}; nothing was run or charged`;
       return refuse(p, new PaymentError(message, { code: "payment_id_invalid" }), true);
     },
-    stored(id: string, stored: FoundResult, mine: Fingerprint): JobAnswer {
+    /** The answer kept under the id; undefined: the identical request of an unconfirmed one, go on. */
+    stored(id: string, stored: FoundResult, mine: Fingerprint): JobAnswer | undefined {
       if (stored.payment !== mine.payment)
         return conflict(
           `payment id "${id}" was already used with another payment (payment-identifier binds an id to one exact PaymentPayload); nothing was run or charged: give a new payment its own id`,
@@ -163,6 +183,7 @@ function idAnswers(p: PaidJob, sent: SentPayment) {
         return conflict(
           `payment id "${id}" already paid for another request (its capability or input differ); nothing was run or charged`,
         );
+      if (stored.jobId === UNCONFIRMED_SLOT) return undefined; // the payment's own answer decides
       p.logger.info("payment-identifier resend: returning the answer kept under its id");
       return fromKept(keptAnswer(stored.value), p.job.jobId);
     },

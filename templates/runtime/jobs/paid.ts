@@ -64,15 +64,14 @@ async function runPayment(p: PaidJob): Promise<JobAnswer> {
   if (call.callerGone?.aborted) return stored.gone(false);
 
   // One authorization, one job: claim it before anything runs.
-  // (In use by a settlement that stopped before recording it: that answer, once the chain says.)
-  const auth = s.gate.replayKey(payment);
   const hold = await reserve(p, payment);
-  if (hold instanceof PaymentError) return stored.refused(auth, hold);
+  if (hold instanceof PaymentError) return refuse(p, hold);
 
   let run: HandlerRun | undefined;
   try {
+    // Refused (used by a settlement of this job that stopped before recording it: that answer).
     const refused = await confirm(p, payment);
-    if (refused) return await stored.refused(auth, refused);
+    if (refused) return await stored.refused(s.gate.replayKey(payment), refused, true, owned);
 
     checkArrival(job); // 4
     run = startPaidHandler(p, payment);
@@ -87,6 +86,9 @@ async function runPayment(p: PaidJob): Promise<JobAnswer> {
     else await hold.release();
   }
 }
+
+/** The authorization is this request's already (reserved above). */
+const owned = async () => true;
 
 /** A payment verified for a new job, with its stored answers (stored-answer.ts). */
 export interface VerifiedPayment {

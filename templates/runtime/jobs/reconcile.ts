@@ -48,7 +48,8 @@ export async function resolveUnconfirmed(
   if (claim.status !== "reserved") return { status: "busy", reason: "being checked" };
   let answer;
   try {
-    answer = await s.gate.reconcile(u.network, auth, u.tx, u.validBefore, u.blockhash, u.payer);
+    const { network, tx, validBefore, blockhash, payer, amount } = u;
+    answer = await s.gate.reconcile(network, auth, tx, validBefore, blockhash, payer, amount);
   } catch (err) {
     answer = {
       status: "unknown" as const,

@@ -9,10 +9,7 @@
  *     was charged; the first identical retry settles it then (one retry only: it claims it in the
  *     ledger first) and gets it without the handler running again;
  *   - the same payment and job_id with another capability or input: refused, nothing run or charged;
- *   - settling (a settlement started, its outcome not yet recorded): written down first, with the
- *     answer, as the ledger record `settling:<auth>`; a process that died in between (kill -9) leaves
- *     it, and whoever next finds the payment used (an identical retry, the job's next worker) holds
- *     that answer until the chain says whether it was charged (reconcile.ts), never "pay again".
+ *   - settling: a settlement is written down first, with its answer (settling.ts).
  * Part of your project: edit freely.
  */
 import { PaymentError } from "../errors.js";
@@ -39,6 +36,7 @@ import {
   verify,
 } from "./paid-steps.js";
 import { resolveUnconfirmed, unconfirmedTtlMs } from "./reconcile.js";
+import { settlingNotes } from "./settling.js";
 
 /** Added to a held answer's settlement claim beyond the settlement timeout. */
 const CLAIM_MARGIN_MS = 10_000;
@@ -94,6 +92,7 @@ export function storedAnswers(p: PaidJob, sent: SentPayment) {
       network: payment.network,
       payer: payment.payer,
       validBefore: validBefore(payment),
+      amount: payment.amount,
       ...(payment.blockhash !== undefined && { blockhash: payment.blockhash }),
     },
   });
@@ -173,47 +172,13 @@ export function storedAnswers(p: PaidJob, sent: SentPayment) {
     return answer;
   }
 
-  const settlingKey = (auth: string) => `settling:${auth}`;
-
   return {
     result,
     /** The answer for a caller who left (`kept`: its job's answer waits for an identical retry). */
     gone: callerGone,
 
-    /**
-     * Writes down that `payment`'s settlement starts, with its answer; returns what ends the note once
-     * the outcome is recorded. A ledger without records, or one failing here, settles as before.
-     */
-    async settling(payment: PaidPayment, body: string): Promise<() => Promise<void>> {
-      const key = settlingKey(s.gate.replayKey(payment));
-      if (!ledger.putRecord) return async () => undefined;
-      const note = JSON.stringify(unconfirmed(payment, {}, body));
-      const ttlMs = unconfirmedTtlMs(validBefore(payment));
-      await quietly("note a settlement", () => ledger.putRecord!(key, note, ttlMs));
-      return () => quietly("end a settlement's note", () => ledger.putRecord!(key, "", 1));
-    },
-
-    /**
-     * This payment was refused as used (`refusal`): if a settlement of it for this request was
-     * started and never recorded, its answer held until the chain says (else undefined).
-     */
-    async interrupted(auth: string | undefined): Promise<JobAnswer | undefined> {
-      if (auth === undefined || !ledger.getRecord) return undefined;
-      const key = settlingKey(auth);
-      const note = await ledgerStep(p, "read a settlement's note", () => ledger.getRecord!(key));
-      if (!note) return undefined;
-      const found = JSON.parse(note) as JobResult;
-      if (found.payment !== paymentId() || found.request !== requestId()) return undefined;
-      const ttlMs = unconfirmedTtlMs(found.unconfirmed!.validBefore);
-      await ledgerStep(p, "hold an interrupted settlement", () => ledger.hold(auth, ttlMs, found));
-      logger.warn("a settlement of this payment was started and never recorded: asking the chain");
-      return reconcileHeld(auth, { ...found, settled: false });
-    },
-
-    /** Refuses the payment (`retry`: with a new offer), unless a settlement of it was interrupted. */
-    async refused(auth: string | undefined, error: PaymentError, retry = true): Promise<JobAnswer> {
-      return (await this.interrupted(auth)) ?? refuse(p, error, retry);
-    },
+    // A settlement written down before it is sent, and the answer it leaves (settling.ts).
+    ...settlingNotes(p, { paymentId, requestId, replay, reconcileHeld, unconfirmed, quietly }),
 
     /**
      * The answer stored under `auth` for this job, if this payment and request made it: replayed

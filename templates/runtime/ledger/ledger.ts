@@ -68,6 +68,8 @@ export interface UnconfirmedSettlement {
   validBefore: number;
   /** Solana: the transaction's blockhash (once expired, a transaction not landed never will). */
   blockhash?: string;
+  /** The amount it pays (atomic units): a transaction found without being recorded must pay it. */
+  amount?: string;
 }
 
 /** A result found by getResult: settled (charged, the answer to replay) or held (not charged yet). */

@@ -71,6 +71,8 @@ export interface NetworkScheme {
     validBefore: number,
     blockhash?: string,
     payer?: string,
+    /** What it pays (atomic units): a transaction found without being recorded must pay it to us. */
+    amount?: string,
   ): Promise<Reconciled>;
   /**
    * Whether a job due at `deadline` (Unix seconds) can be paid on this network: a Solana payment

@@ -4,10 +4,15 @@
  * it runs the handler, while it runs (its ctx.signal aborts: watchCancel) and, under the lock its
  * settlement takes, just before it settles (work.ts). A cancel takes that same lock and first looks
  * whether the job was charged, so one of the two wins: a job cancelled is never charged, and a job
- * charged first is not cancelled (its result stands). Part of your project: edit freely.
+ * charged first is not cancelled (its result stands). The same lock keeps a worker that finds the
+ * job's payment used from taking over a settlement a live twin is still sending (refusedUnlessSettled).
+ * Part of your project: edit freely.
  */
-import { UnavailableError } from "../errors.js";
+import { type PaymentError, UnavailableError } from "../errors.js";
+import type { JobAnswer } from "../jobs/outcome.js";
+import type { PaidJob } from "../jobs/paid-steps.js";
 import type { JobServices } from "../jobs/services.js";
+import { storedAnswers } from "../jobs/stored-answer.js";
 import type { JobQueue, QueuedPayment } from "./queue.js";
 
 /** How often a running job looks whether it was cancelled. */
@@ -72,4 +77,24 @@ export function watchCancel(s: JobServices, id: string): { signal: AbortSignal; 
   }, CANCEL_CHECK_MS);
   timer.unref();
   return { signal: cancelled.signal, stop: () => clearInterval(timer) };
+}
+
+/**
+ * Refused, unless this job's settlement was written down and never recorded (a worker died settling
+ * it: jobs/settling.ts): that answer. A twin still settling it (a stalled but live worker) holds the
+ * job's settle lock: waited for, its recorded answer is the job's.
+ */
+export async function refusedUnlessSettled(
+  p: PaidJob,
+  paid: QueuedPayment,
+  error: PaymentError,
+): Promise<JobAnswer> {
+  const { ledger } = p.s;
+  const [lock, lockMs] = settleLock(p.s, paid);
+  const own = () =>
+    ledger.exclusive(lock, lockMs, async () => {
+      if (await ledger.renew(paid.auth, paid.reservation, lockMs)) return true;
+      return (await ledger.reserve(paid.auth, lockMs)).status === "reserved";
+    });
+  return storedAnswers(p, paid.sent).refused(paid.auth, error, false, own);
 }

@@ -37,7 +37,13 @@ import { holdReservation } from "../ledger/reservation.js";
 import { PaymentError } from "../errors.js";
 import type { AsyncJobState } from "../ops/metrics.js";
 import type { Logger } from "../types.js";
-import { cancelledError, cancelRequested, settleLock, watchCancel } from "./cancel.js";
+import {
+  cancelledError,
+  cancelRequested,
+  refusedUnlessSettled,
+  settleLock,
+  watchCancel,
+} from "./cancel.js";
 import { type QueuedJob, type QueuedPayment, RunAgainLater } from "./queue.js";
 
 /** Headers a finished job's answer keeps: the settlement's receipt only (no new offer to pay). */
@@ -182,10 +188,8 @@ async function runPaid(p: PaidJob, data: QueuedJob, options: WorkOptions): Promi
     throw err;
   }
   const payment = await verify(p, paid.sent);
-  // Refused, or used by this job's settlement on a worker that died before recording it: that answer.
-  const kept = storedAnswers(p, paid.sent);
   if (payment instanceof PaymentError) {
-    const answer = await kept.refused(paid.auth, payment, false);
+    const answer = await refusedUnlessSettled(p, paid, payment);
     await freeNow();
     return answer;
   }
@@ -203,7 +207,7 @@ async function runPaid(p: PaidJob, data: QueuedJob, options: WorkOptions): Promi
   let requeued = false;
   try {
     const refused = await confirm(p, payment);
-    if (refused) return await kept.refused(paid.auth, refused, false);
+    if (refused) return await refusedUnlessSettled(p, paid, refused);
     run = startPaidHandler(p, payment);
     const body = await settledElsewhereOr(p, paid, () =>
       cutOrResult(p, run!, options, () => (requeued = true)).then((output) => answerOf(p, output)),

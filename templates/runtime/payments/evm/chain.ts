@@ -31,6 +31,8 @@ export interface ChainChecks {
     nonce: Hex,
     tx: Hex | undefined,
     validBefore: number,
+    /** Without `tx`: the transaction that used the nonce counts only if it paid `amount` to `payTo`. */
+    paid?: { payTo: Hex; amount: bigint },
   ): Promise<Reconciled>;
   /**
    * Throws PaymentError if the token would refuse this transfer: the payer cannot cover the value,

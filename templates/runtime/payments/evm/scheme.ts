@@ -183,11 +183,13 @@ export function createEvmScheme(
       if (settler.verify) await settler.verify(evm(payment));
     },
     settle: (payment) => settler.settle(evm(payment)),
-    async reconcile(auth, tx, validBefore) {
+    async reconcile(auth, tx, validBefore, _blockhash, _payer, amount) {
       const checks = chain?.(); // X402_RPC_URL (the direct route's node too)
       if (!checks) return { status: "unknown", reason: "no RPC to check it (set X402_RPC_URL)" };
       const [, , from, nonce] = auth.split(":") as [string, string, Hex, Hex];
-      return (await checks).settlementState(from, nonce, tx as Hex | undefined, validBefore);
+      const paid =
+        amount === undefined ? undefined : { payTo: payTo as Hex, amount: BigInt(amount) };
+      return (await checks).settlementState(from, nonce, tx as Hex | undefined, validBefore, paid);
     },
     describe: () => describeEvmRoute(route, rpcUrl, onchain !== undefined),
   };

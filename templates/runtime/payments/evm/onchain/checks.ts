@@ -10,7 +10,10 @@ import type { ResolvedNetwork } from "../../networks.js";
 import type { VerifiedPayment } from "../../../types.js";
 import type { ChainChecks } from "../chain.js";
 import { loadViem, type Chain, type Hex, type TransferArgs } from "./viem.js";
-import { TRANSFER_WITH_AUTHORIZATION, transferTypedData } from "../../x402.js";
+import { USDC_ABI } from "./usdc-abi.js";
+
+export { USDC_ABI };
+import { transferTypedData } from "../../x402.js";
 
 // viem, typed by what this file uses (see viem.ts: its declarations stay out of your type-check).
 const { BaseError, ContractFunctionRevertedError, createPublicClient, defineChain, http } =
@@ -18,50 +21,11 @@ const { BaseError, ContractFunctionRevertedError, createPublicClient, defineChai
 
 /** Blocks a settlement transaction must be deep before a reconciled one counts as paid. */
 export const RECONCILE_CONFIRMATIONS = 1n;
-/** How far back (blocks) a settlement whose transaction is unknown is looked for (hours on L2s). */
+/** How far back (blocks) a settlement never recorded is looked for (hours on L2s). */
 const USED_BY_BLOCKS = 10_000n;
+type Paid = { payTo: Hex; amount: bigint };
 /** Seconds past validBefore after which an unused authorization can no longer be mined (block time skew). */
 const RECONCILE_CONFIRMATIONS_SECONDS = 30;
-
-/** The parts of USDC (FiatTokenV2_2) the runtime calls. */
-export const USDC_ABI = [
-  {
-    type: "function",
-    name: "balanceOf",
-    stateMutability: "view",
-    inputs: [{ name: "account", type: "address" }],
-    outputs: [{ type: "uint256" }],
-  },
-  {
-    type: "function",
-    name: "authorizationState",
-    stateMutability: "view",
-    inputs: [
-      { name: "authorizer", type: "address" },
-      { name: "nonce", type: "bytes32" },
-    ],
-    outputs: [{ type: "bool" }],
-  },
-  {
-    type: "event",
-    name: "AuthorizationUsed",
-    inputs: [
-      { name: "authorizer", type: "address", indexed: true },
-      { name: "nonce", type: "bytes32", indexed: true },
-    ],
-  },
-  {
-    type: "function",
-    name: "transferWithAuthorization",
-    stateMutability: "nonpayable",
-    // EIP-3009's signed fields, then the signature over them.
-    inputs: [
-      ...TRANSFER_WITH_AUTHORIZATION.TransferWithAuthorization,
-      { name: "signature", type: "bytes" },
-    ],
-    outputs: [],
-  },
-] as const;
 
 /** The arguments of USDC's `transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, signature)`. */
 export function transferArgs(p: VerifiedPayment): TransferArgs {
@@ -158,17 +122,33 @@ export function createChainChecks(rpcUrl: string, network: ResolvedNetwork): Cha
     }
   };
 
-  /** The transaction whose AuthorizationUsed event names this authorization, in recent blocks. */
-  async function usedBy(from: Hex, nonce: Hex): Promise<Hex | undefined> {
+  /**
+   * No transaction recorded (its sender died before saying: jobs/stored-answer.ts): the one that used
+   * the authorization (USDC's AuthorizationUsed, in recent blocks) counts only if it also paid the
+   * amount to us (Transfer in the same transaction): the payer could have used the nonce itself.
+   */
+  async function usedBy(from: Hex, nonce: Hex, paid: Paid): Promise<Hex | undefined> {
     const latest = await client.getBlockNumber();
-    const events = await client.getContractEvents({
+    const [used] = await client.getContractEvents({
       address: network.asset,
       abi: USDC_ABI,
       eventName: "AuthorizationUsed",
       args: { authorizer: from, nonce },
       fromBlock: latest > USED_BY_BLOCKS ? latest - USED_BY_BLOCKS : 0n,
     });
-    return events[0]?.transactionHash ?? undefined;
+    if (!used?.transactionHash || used.blockNumber === null) return undefined;
+    const transfers = await client.getContractEvents({
+      address: network.asset,
+      abi: USDC_ABI,
+      eventName: "Transfer",
+      args: { from, to: paid.payTo },
+      fromBlock: used.blockNumber,
+      toBlock: used.blockNumber,
+    });
+    const pays = transfers.some(
+      (t) => t.transactionHash === used.transactionHash && t.args.value === paid.amount,
+    );
+    return pays ? used.transactionHash : undefined;
   }
 
   return {
@@ -182,10 +162,11 @@ export function createChainChecks(rpcUrl: string, network: ResolvedNetwork): Cha
       return valid ? "valid" : "invalid";
     },
 
-    async settlementState(from, nonce, known, validBefore) {
+    async settlementState(from, nonce, known, validBefore, paid) {
       await ensureChain();
-      // No transaction known (a settlement whose sender died before saying): the one that used it.
-      const tx = known ?? (await usedBy(from, nonce));
+      // No transaction known (a settlement whose sender died before saying): the one that used it,
+      // if it paid us.
+      const tx = known ?? (paid && (await usedBy(from, nonce, paid)));
       const receipt = tx ? await receiptOf(tx) : undefined;
       if (receipt?.status === "success") {
         const depth = (await client.getBlockNumber()) - receipt.blockNumber + 1n;

@@ -15,7 +15,8 @@
  */
 import { keccak256 } from "../keccak.js";
 import type { DirectSettlerOptions } from "../chain.js";
-import { chainFor, shortMessage, transferArgs, USDC_ABI } from "./checks.js";
+import { chainFor, shortMessage, transferArgs } from "./checks.js";
+import { USDC_ABI } from "./usdc-abi.js";
 import { SettlementError, type Settler } from "../../settlement.js";
 import { loadViem, loadViemAccounts, type Hex, type TransferArgs } from "./viem.js";
 

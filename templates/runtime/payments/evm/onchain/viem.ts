@@ -8,11 +8,11 @@
  * to the interfaces (or import viem directly: it type-checks either way, only slower).
  * Part of your project: edit freely.
  */
-import type { USDC_ABI } from "./checks.js";
+import type { USDC_ABI } from "./usdc-abi.js";
 import type { transferTypedData } from "../../x402.js";
 
 export type Hex = `0x${string}`;
-type UsdcAbi = typeof USDC_ABI;
+export type UsdcAbi = typeof USDC_ABI;
 
 /** USDC's transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, signature). */
 export type TransferArgs = readonly [Hex, Hex, bigint, bigint, bigint, Hex, Hex];
@@ -91,7 +91,16 @@ export interface PublicClient {
     eventName: "AuthorizationUsed";
     args: { authorizer: Hex; nonce: Hex };
     fromBlock: bigint;
-  }): Promise<Array<{ transactionHash: Hex | null }>>;
+  }): Promise<Array<{ transactionHash: Hex | null; blockNumber: bigint | null }>>;
+  /** Logs of USDC's Transfer(from, to, value) in blocks `fromBlock` to `toBlock`. */
+  getContractEvents(args: {
+    address: Hex;
+    abi: UsdcAbi;
+    eventName: "Transfer";
+    args: { from: Hex; to: Hex };
+    fromBlock: bigint;
+    toBlock: bigint;
+  }): Promise<Array<{ transactionHash: Hex | null; args: { value?: bigint } }>>;
 }
 
 export interface WalletClient {
