@@ -22,7 +22,7 @@
 import { PaymentConflictError, PaymentError } from "../errors.js";
 import type { FoundResult } from "../ledger/ledger.js";
 import { holdReservation } from "../ledger/reservation.js";
-import { keptAnswer, keptRecord } from "../payments/kept-answer.js";
+import { keptAnswer, keptRecord, type KeptAnswer } from "../payments/kept-answer.js";
 import { paymentIdOf } from "../payments/payment-identifier.js";
 import type { SentPayment } from "../payments/scheme.js";
 import { decodeSentJson } from "../payments/x402.js";
@@ -147,17 +147,20 @@ export async function endPaymentId(
 const maybeCharged = (answer: JobAnswer | undefined): boolean =>
   answer?.kind === "refused" && answer.error.code === "settlement_uncertain";
 
-const unconfirmedUnderId = (claim: PaymentIdClaim) => ({
-  jobId: UNCONFIRMED_SLOT,
-  value: keptRecord({ kind: "refused", error: new PaymentError("settlement unconfirmed") }),
-  payment: claim.payment,
-  request: claim.request,
-});
+const unconfirmedUnderId = (claim: PaymentIdClaim) =>
+  underId(claim, UNCONFIRMED_SLOT, {
+    kind: "refused",
+    error: new PaymentError("settlement unconfirmed"),
+  });
 
 const keptMs = (claim: PaymentIdClaim): number => Math.max(1000, claim.keepUntil - Date.now());
 
-const keptUnderId = (claim: PaymentIdClaim, answer: JobAnswer & { kind: "completed" }) => ({
-  jobId: ANSWER_SLOT,
+const keptUnderId = (claim: PaymentIdClaim, answer: JobAnswer & { kind: "completed" }) =>
+  underId(claim, ANSWER_SLOT, answer);
+
+/** What the ledger keeps under a claimed id: `answer` in `slot`, with the claim's fingerprint. */
+const underId = (claim: PaymentIdClaim, slot: string, answer: KeptAnswer) => ({
+  jobId: slot,
   value: keptRecord(answer),
   payment: claim.payment,
   request: claim.request,

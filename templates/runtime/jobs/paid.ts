@@ -109,11 +109,12 @@ export async function verifiedPayment(p: PaidJob): Promise<VerifiedPayment | Job
   const sent = p.call.payment.sent();
   if (!sent) return paymentRequired(p);
   const stored = storedAnswers(p, sent);
-  const early = await stored.lookup(p.s.gate.replayKeyOf(sent));
+  const decoded = p.s.gate.replayKeyOf(sent);
+  const early = await stored.lookup(decoded);
   if (early) return early;
   const payment = await verify(p, sent);
   // Refused (used by a settlement of this job that stopped before recording it: that answer).
-  if (payment instanceof PaymentError) return stored.refused(p.s.gate.replayKeyOf(sent), payment);
+  if (payment instanceof PaymentError) return stored.refused(decoded, payment);
   const cached = await stored.lookup(p.s.gate.replayKey(payment), payment);
   return cached ?? { sent, payment, stored };
 }

@@ -23,7 +23,7 @@ const CLAIM_MS = 10_000;
 export interface NoteParts {
   paymentId(): string;
   requestId(): string;
-  replay(found: FoundResult): JobAnswer;
+  settledMeanwhile(auth: string): Promise<JobAnswer | undefined>;
   reconcileHeld(auth: string, found: FoundResult): Promise<JobAnswer>;
   unconfirmed(payment: PaidPayment, settled: { broadcastTx?: string }, body: string): JobResult;
   quietly(operation: string, work: () => Promise<void>): Promise<void>;
@@ -80,10 +80,8 @@ export function settlingNotes(p: PaidJob, parts: NoteParts) {
       const note = auth === undefined ? undefined : await noteOf(auth);
       if (!note || auth === undefined) return refuse(p, error, retry);
       if (!(own ? await own() : await reserved(auth))) {
-        const after = await ledgerStep(p, "read the result cache", () => ledger.getResult(auth));
-        const ours = after?.payment === parts.paymentId() && after.request === parts.requestId();
-        if (after?.settled && ours) return parts.replay(after); // its settler recorded it meanwhile
-        return refuse(p, notOurs("in-flight"), false);
+        // Its settler is on it, or recorded it meanwhile: that answer.
+        return (await parts.settledMeanwhile(auth)) ?? refuse(p, notOurs("in-flight"), false);
       }
       const ttlMs = unconfirmedTtlMs(note.unconfirmed!.validBefore);
       await ledgerStep(p, "hold an interrupted settlement", () => ledger.hold(auth, ttlMs, note));

@@ -83,6 +83,13 @@ export function storedAnswers(p: PaidJob, sent: SentPayment) {
     return fromKept(keptAnswer(found.value), job.jobId);
   };
 
+  /** The answer another request for this payment and request settled under `auth` meanwhile, if any. */
+  const settledMeanwhile = async (auth: string): Promise<JobAnswer | undefined> => {
+    const again = await ledgerStep(p, "read the result cache", () => ledger.getResult(auth));
+    const ours = again?.payment === paymentId() && again.request === requestId();
+    return again?.settled && ours ? replay(again) : undefined;
+  };
+
   /** What is held for an unconfirmed settlement of `payment` (reconcile.ts resolves it). */
   const unconfirmed = (payment: PaidPayment, settled: { broadcastTx?: string }, body: string) => ({
     ...result({ kind: "completed", body }),
@@ -129,10 +136,8 @@ export function storedAnswers(p: PaidJob, sent: SentPayment) {
     const claim = await ledgerStep(p, "claim a held result", () => ledger.claimHeld(auth, leaseMs));
     if (claim.status !== "reserved") {
       // Another identical retry settled it meanwhile: its answer.
-      const again = await ledgerStep(p, "read the result cache", () => ledger.getResult(auth));
-      if (again?.settled && again.payment === paymentId() && again.request === requestId())
-        return replay(again);
-      return refuse(p, notOurs(claim.status === "held" ? "in-flight" : claim.status));
+      const again = await settledMeanwhile(auth);
+      return again ?? refuse(p, notOurs(claim.status === "held" ? "in-flight" : claim.status));
     }
     const unclaim = () =>
       quietly("return a held result", () => ledger.returnHeld(auth, claim.token));
@@ -178,7 +183,14 @@ export function storedAnswers(p: PaidJob, sent: SentPayment) {
     gone: callerGone,
 
     // A settlement written down before it is sent, and the answer it leaves (settling.ts).
-    ...settlingNotes(p, { paymentId, requestId, replay, reconcileHeld, unconfirmed, quietly }),
+    ...settlingNotes(p, {
+      paymentId,
+      requestId,
+      settledMeanwhile,
+      reconcileHeld,
+      unconfirmed,
+      quietly,
+    }),
 
     /**
      * The answer stored under `auth` for this job, if this payment and request made it: replayed
