@@ -9,6 +9,7 @@ import { CliError } from "./errors.js";
 import { projectCommands } from "../generate/package-manager.js";
 import { projectRoot } from "./project-root.js";
 import { hasUncommittedChanges } from "../scaffold/git.js";
+import { STOP_SIGNALS } from "../upgrade/pristine.js";
 
 export interface UpgradeOptions {
   cwd?: string;
@@ -267,13 +268,13 @@ async function stage(
 function holdStopSignals(): { readonly caught: string | undefined; release(): void } {
   let caught: NodeJS.Signals | undefined;
   const note = (signal: NodeJS.Signals) => (caught ??= signal);
-  process.on("SIGINT", note).on("SIGTERM", note).on("SIGHUP", note); // HUP: the terminal closed
+  for (const signal of STOP_SIGNALS) process.on(signal, note);
   return {
     get caught() {
       return caught;
     },
     release() {
-      process.off("SIGINT", note).off("SIGTERM", note).off("SIGHUP", note);
+      for (const signal of STOP_SIGNALS) process.off(signal, note);
       if (caught) process.kill(process.pid, caught);
     },
   };

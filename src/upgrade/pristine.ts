@@ -116,7 +116,8 @@ export async function pristineProject(
   }
 }
 
-const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+/** The signals that stop upgrade (HUP: the terminal closed); cli/upgrade.ts holds the same while it writes. */
+export const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 
 /** The vendored create-agent (`tarball`, at `tarballFile`) unpacked into `tool`; one that is none is refused. */
 async function unpackTool(tarballFile: string, tarball: string, tool: string): Promise<void> {
