@@ -7,7 +7,13 @@
  * the identical request goes with it through the retrying fetch (retry.ts), never a second signature.
  */
 import { CallError } from "./errors.js";
-import { checkedPaying, checkPaymentToSend, networkId, payerFamily } from "./payer-families.js";
+import {
+  type CheckedPaying,
+  checkedPaying,
+  checkPaymentToSend,
+  networkId,
+  payerFamily,
+} from "./payer-families.js";
 import {
   type PayerFamilyId,
   type PaymentOffer,
@@ -123,7 +129,7 @@ export async function payJob(step: PaymentStep): Promise<CallResult> {
     );
   }
   const sent = sending.sent();
-  const { status, text, headers } = await answerOf(step, paid, sent);
+  const { status, text, headers } = await answerOf(step, paid, sent, sending.resend);
   if (status !== 200)
     throw (step.errorAnswer ?? errorAnswer)(status, text, executeUrl, sent, headers);
   const result = completed(text, executeUrl, step.jobId, capability);
@@ -133,12 +139,14 @@ export async function payJob(step: PaymentStep): Promise<CallResult> {
 
 /**
  * The paid request's answer; with --async, a 202 is the job queued, and its answer is polled for. A lost
- * 202 was re-sent identically (same payment) by the retrying fetch: the service names the same job.
+ * 202 was re-sent identically (same payment) by the retrying fetch: the service names the same job; so is
+ * the paid request once when a poll answers 404 (the service lost the job: see call-poll.ts).
  */
 async function answerOf(
   step: PaymentStep,
   paid: Response,
   sent: SignedPayment | undefined,
+  resend: CheckedPaying["resend"],
 ): Promise<{ status: number; text: string; headers: Headers }> {
   const text = await paid.text();
   if (paid.status !== 202 || !step.queued)
@@ -152,6 +160,10 @@ async function answerOf(
     accepted: { headers: paid.headers, text },
     signedNote,
     paid: sent !== undefined,
+    resend: async () => {
+      const again = await resend();
+      return again && { status: again.status, text: await again.text(), headers: again.headers };
+    },
   });
 }
 
@@ -203,7 +215,7 @@ function checkedSending(
   usable: readonly PaymentOffer[],
   allowed: bigint,
   payer: CallPayer,
-): { fetch: typeof fetch; sent: () => SignedPayment | undefined } {
+): CheckedPaying & { sent: () => SignedPayment | undefined } {
   const first = new Response(step.firstText, {
     status: step.first.status,
     headers: step.first.headers,
@@ -228,7 +240,7 @@ function checkedSending(
       throw new CallError("payment", "refused to send a second, different payment for this job");
     sent = checked;
   };
-  return { fetch: checkedPaying(first, check, step.send), sent: () => sent };
+  return { ...checkedPaying(first, check, step.send), sent: () => sent };
 }
 
 /** What was signed, never what the receipt claims; the receipt only names the transaction. */

@@ -6,7 +6,11 @@
  * at the job's deadline plus the settlement margin. The token is sent only to the service's own origin,
  * and printed only when the user stops waiting (Ctrl-C): the job was accepted with its payment and is charged
  * once it completes, so the way to its answer is then printed, with the token. Polling is a GET: it never
- * signs or pays anything, and a lost poll is asked again.
+ * signs or pays anything, and a lost poll is asked again. A poll answered 404 means the service lost the job
+ * (it restarted with an empty queue, or its Redis did) or never had it on this instance: the job's request is
+ * then sent again, once, identically (`resend`: the same payment, settled at most once), and the service
+ * answers it from its ledger (the job completed and was charged: its result and receipt) or queues it again
+ * under the same payment (polled as before). A second 404 is final.
  */
 import { isObject } from "../json-object.js";
 import { shellQuote } from "../shell-quote.js";
@@ -46,6 +50,8 @@ export interface PollOptions {
   signedNote?: string;
   /** Whether a payment went with the job (it is then charged once it completes, waited for or not). */
   paid?: boolean;
+  /** Sends the job's request again, identically; undefined when there is nothing to send. */
+  resend?: () => Promise<PolledAnswer | undefined>;
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -121,6 +127,8 @@ async function pollUntilDone(
 ): Promise<PolledAnswer> {
   const { note, signedNote = "" } = options;
   const sleep = options.sleep ?? defaultSleep;
+  let job = { url, token };
+  let resend = options.resend;
   // The first wait: at least POLL_DELAYS.firstMs, at least the 202's Retry-After.
   let wait = Math.max(POLL_DELAYS.firstMs, retryAfterMs(options.accepted.headers) ?? 0);
   let backoff: number = POLL_DELAYS.firstMs;
@@ -128,17 +136,46 @@ async function pollUntilDone(
     if (Date.now() + wait > options.untilMs)
       throw new CallError(
         "deadline",
-        `the job at ${url} had no answer by its deadline plus the settlement margin; polling stopped${signedNote}`,
+        `the job at ${job.url} had no answer by its deadline plus the settlement margin; polling stopped${signedNote}`,
       );
     await sleep(wait);
-    const answer = await pollOnce(url, token, options.fetchImpl ?? fetch, note);
+    const answer = await pollOnce(job.url, job.token, options.fetchImpl ?? fetch, note);
     backoff = Math.min(POLL_DELAYS.maxMs, backoff * POLL_DELAYS.factor);
     if (answer === undefined) {
       wait = backoff;
       continue;
     }
+    if (answer.status === 404 && resend) {
+      const again = await askAgain(resend, options, job.url);
+      resend = undefined;
+      if (again === undefined || again.status !== 202) return again ?? answer;
+      job = acceptedJob(options.executeUrl, again, signedNote);
+      wait = Math.max(POLL_DELAYS.firstMs, retryAfterMs(again.headers) ?? 0);
+      continue;
+    }
     if (!stillRunning(answer)) return answer;
     wait = Math.max(backoff, retryAfterMs(answer.headers) ?? 0);
+  }
+}
+
+/** The job's request sent again after its poll answered 404 (the service lost the job), saying so. */
+async function askAgain(
+  resend: NonNullable<PollOptions["resend"]>,
+  options: PollOptions,
+  url: string,
+): Promise<PolledAnswer | undefined> {
+  options.note(
+    `the service no longer knows the job at ${url} (HTTP 404: it restarted, or lost its queue); sending the job's request again, once, identically${options.paid ? " (the same payment: it is settled at most once)" : ""}`,
+  );
+  try {
+    return await resend();
+  } catch (error) {
+    if (error instanceof CallError) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new CallError(
+      "network",
+      `POST ${options.executeUrl}, sent again after the poll's 404, failed: ${message}${options.signedNote ?? ""}`,
+    );
   }
 }
 

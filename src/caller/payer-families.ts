@@ -91,6 +91,17 @@ export async function checkPaymentToSend(
 /** A fetch as the x402 client calls it. */
 export type PayingFetch = (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
 
+/** The paying fetch `checkedPaying` makes, and how to send its paid request once more. */
+export interface CheckedPaying {
+  fetch: PayingFetch;
+  /**
+   * Sends the last request that carried a payment again, identically (the same payment, which is settled at
+   * most once): undefined when none was sent. For a job the service lost track of (an async job's poll
+   * answered 404): the service answers it from its ledger, or queues it again under the same payment.
+   */
+  resend: () => Promise<Response> | undefined;
+}
+
 /**
  * The fetch the x402 client pays through, in `call` and every generated client alike. Its first request
  * without a payment gets `first` (the 402 already read and checked, so the service is not asked twice);
@@ -101,9 +112,10 @@ export function checkedPaying(
   first: Response,
   check: (header: string) => Promise<void>,
   send: PayingFetch,
-): PayingFetch {
+): CheckedPaying {
   let replay: Response | undefined = first;
-  return async (input, init) => {
+  let paid: Request | undefined;
+  const fetch: PayingFetch = async (input, init) => {
     const header = paymentHeaderOf(
       new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)),
     );
@@ -112,9 +124,13 @@ export function checkedPaying(
       replay = undefined;
       return answer;
     }
-    if (header !== undefined) await check(header);
+    if (header !== undefined) {
+      await check(header);
+      paid = new Request(input instanceof Request ? input.clone() : input, init);
+    }
     return send(input, init);
   };
+  return { fetch, resend: () => paid && send(paid.clone()) };
 }
 
 /** The network a payer pays on, or why there is none (for the payer to say in its own words). */

@@ -168,7 +168,7 @@ export function createCaller(service: ServiceInfo, options: AgentClientOptions):
   const payer = (capability: string, jobId: string) =>
     (account ??= payerAccount(evmKey, capability, jobId));
 
-  return async <Output>(capability: string, input: unknown, call: CallOptions = {}) => {
+  return async <Output,>(capability: string, input: unknown, call: CallOptions = {}) => {
     const jobId = call.jobId ?? globalThis.crypto.randomUUID();
     const deadline = deadlineOf(call.deadline, deadlineSeconds);
     const limit = jobLimit(service, capability, jobId, maxPrice, allowedAssets);
@@ -192,8 +192,9 @@ export function createCaller(service: ServiceInfo, options: AgentClientOptions):
       queued: !!call.async,
     };
     const url = `${baseUrl}/execute`;
-    const { response, signed } = await sendPaying(send, url, init, limit, payers);
-    // Queued (202): its answer is polled; a lost 202 was re-sent with the same payment (the same job).
+    const { response, signed, resend } = await sendPaying(send, url, init, limit, payers);
+    // Queued (202): its answer is polled; a lost 202 was re-sent with the same payment (the same job), and
+    // so is the request once if a poll answers 404 (the service lost the job).
     const answer =
       call.async && response.status === 202
         ? await pollAccepted(response, {
@@ -203,6 +204,7 @@ export function createCaller(service: ServiceInfo, options: AgentClientOptions):
             signal: call.signal,
             capability,
             jobId,
+            resend,
           })
         : response;
     return decodeAnswer<Output>(answer, url, capability, jobId, signed);

@@ -75,6 +75,8 @@ const CLIENT_FAMILIES: Record<PayerFamilyId, ClientFamily> = { evm: EVM_CLIENT, 
 export interface PaidAnswer {
   response: Response;
   signed?: SignedPayment;
+  /** Sends the job's request again, identically (with the same payment, if one was sent). */
+  resend: () => Promise<Response> | undefined;
 }
 
 /**
@@ -92,7 +94,8 @@ export async function sendPaying(
   payers: Payers,
 ): Promise<PaidAnswer> {
   const first = await send(url, init);
-  if (first.status !== 402) return { response: first };
+  const unpaid = { resend: () => send(url, init) };
+  if (first.status !== 402) return { response: first, ...unpaid };
 
   const { capability, jobId } = limit;
   const refuse = (error: PaymentGuardError, what: string) =>
@@ -110,7 +113,7 @@ export async function sendPaying(
     if (error instanceof PaymentGuardError) throw refuse(error, "nothing was signed");
     throw error;
   }
-  if (!offers) return { response: first };
+  if (!offers) return { response: first, ...unpaid };
   const checked = offers;
 
   const chosen = chooseNetwork(
@@ -151,10 +154,11 @@ export async function sendPaying(
       throw error;
     }
   };
-  const checkedSend = checkedPaying(first, check, send);
+  const paying = checkedPaying(first, check, send);
   try {
-    const response = await wrapFetchWithPayment(checkedSend, client)(url, init);
-    return signed ? { response, signed } : { response };
+    const response = await wrapFetchWithPayment(paying.fetch, client)(url, init);
+    const resend = signed ? paying.resend : unpaid.resend;
+    return signed ? { response, signed, resend } : { response, resend };
   } catch (error) {
     if (error instanceof AgentCallError) throw error;
     if (signed) {

@@ -3,7 +3,10 @@
  * respond-async`); its answer is fetched from the 202's `Location` with its `job_token` (`Authorization:
  * Bearer`), until it is no longer "queued" or "running". Waits start at 1 s and grow 1.5x up to 15 s, never
  * sooner than the service's Retry-After; polling stops at the deadline plus a minute. The token goes only to
- * the service's own origin. A poll is a GET: nothing is signed or paid again.
+ * the service's own origin. A poll is a GET: nothing is signed or paid again. A poll answered 404 means the
+ * service lost the job (it restarted with an empty queue, or its Redis did): the job's request is sent again,
+ * once, identically (`resend`: the same payment, settled at most once); the service answers it from its ledger
+ * (the result and receipt of a job that completed) or queues it again, polled as before.
  */
 import { AgentCallError } from "./errors.js";
 import { type FetchLike, retryAfterMs } from "./retry.js";
@@ -24,10 +27,44 @@ export interface PollJob {
   signal?: AbortSignal | undefined;
   capability: string;
   jobId: string;
+  /** Sends the job's request again, identically (the same payment); undefined when none was sent. */
+  resend?: () => Promise<Response> | undefined;
 }
 
 /** The job's final answer (a result or an error body), as POST /execute would have sent it. */
 export async function pollAccepted(accepted: Response, job: PollJob): Promise<Response> {
+  let target = await pollTarget(accepted, job);
+  let resend = job.resend;
+  let wait = Math.max(POLL_FIRST_MS, retryAfterMs(accepted) ?? 0);
+  let backoff = POLL_FIRST_MS;
+  for (;;) {
+    if (Date.now() + wait > job.untilMs)
+      throw new AgentCallError(
+        `the queued job at ${target.url.href} had no answer by its deadline plus a minute; polling stopped (the payment is settled only if it completes)`,
+        { errorType: "deadline", capability: job.capability, jobId: job.jobId },
+      );
+    await pause(wait, job.signal);
+    const answer = await job.send(target.url.href, target.init);
+    backoff = Math.min(POLL_MAX_MS, backoff * POLL_FACTOR);
+    if (answer.status === 404 && resend) {
+      // The service lost the job: its request once more, identically (one resend, whatever it answers).
+      const again = await resend();
+      resend = undefined;
+      if (again === undefined || again.status !== 202) return again ?? answer;
+      target = await pollTarget(again, job);
+      wait = Math.max(POLL_FIRST_MS, retryAfterMs(again) ?? 0);
+      continue;
+    }
+    if (!(await stillRunning(answer))) return answer;
+    wait = Math.max(backoff, Math.min(retryAfterMs(answer) ?? 0, POLL_MAX_RETRY_AFTER_MS));
+  }
+}
+
+/** Where a 202 says to poll (its Location, same origin only) and with what (its job_token). */
+async function pollTarget(
+  accepted: Response,
+  job: PollJob,
+): Promise<{ url: URL; init: RequestInit }> {
   const fail = (message: string) =>
     new AgentCallError(`${message}; the payment is settled only for a job that completed`, {
       errorType: "protocol",
@@ -40,24 +77,10 @@ export async function pollAccepted(accepted: Response, job: PollJob): Promise<Re
   const token = (body as { job_token?: unknown } | undefined)?.job_token;
   if (!location || typeof token !== "string")
     throw fail(`POST ${job.url} answered 202 without a Location and job_token to poll`);
-  const target = new URL(location, job.url);
-  if (target.origin !== new URL(job.url).origin)
-    throw fail(`POST ${job.url} answered 202 with a Location on another origin (${target.origin})`);
-  const init: RequestInit = { headers: { authorization: `Bearer ${token}` } };
-  let wait = Math.max(POLL_FIRST_MS, retryAfterMs(accepted) ?? 0);
-  let backoff = POLL_FIRST_MS;
-  for (;;) {
-    if (Date.now() + wait > job.untilMs)
-      throw new AgentCallError(
-        `the queued job at ${target.href} had no answer by its deadline plus a minute; polling stopped (the payment is settled only if it completes)`,
-        { errorType: "deadline", capability: job.capability, jobId: job.jobId },
-      );
-    await pause(wait, job.signal);
-    const answer = await job.send(target.href, init);
-    if (!(await stillRunning(answer))) return answer;
-    backoff = Math.min(POLL_MAX_MS, backoff * POLL_FACTOR);
-    wait = Math.max(backoff, Math.min(retryAfterMs(answer) ?? 0, POLL_MAX_RETRY_AFTER_MS));
-  }
+  const url = new URL(location, job.url);
+  if (url.origin !== new URL(job.url).origin)
+    throw fail(`POST ${job.url} answered 202 with a Location on another origin (${url.origin})`);
+  return { url, init: { headers: { authorization: `Bearer ${token}` } } };
 }
 
 /** A 200 whose status is "queued" or "running". */

@@ -119,3 +119,47 @@ describe("the BullMQ job queue's metrics", () => {
     }
   });
 });
+
+describe("a poll while Redis is away", () => {
+  it("answers 503 with Retry-After, saying the job is unaffected (never the 500 of a failed job); once Redis is back, it answers again", async () => {
+    const app = createApp(makeAgent(), {
+      devMode: true,
+      logger: captureLogger(),
+      env: { REDIS_URL: redis.url, REDIS_KEY_PREFIX: "queue-away:" },
+    });
+    const jobs = app.locals.asyncJobs as { load(): Promise<{ close(): Promise<void> }> };
+    const running = await listen(app);
+    try {
+      const res = await post(running.url, job("echo", { text: "kept" }), {
+        prefer: "respond-async",
+      });
+      expect(res.status).toBe(202);
+      const location = res.headers.get("location")!;
+      const token = res.body.job_token as string;
+      expect((await finished(running.url, location, token, 10_000, 50)).status).toBe(200);
+      await redis.stop();
+      const away = await fetch(`${running.url}${location}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(away.status).toBe(503);
+      expect(away.headers.get("retry-after")).toBe("2");
+      const body = (await away.json()) as { error: string };
+      expect(body).toMatchObject({ status: "failed", error_type: "internal" });
+      expect(body.error).toMatch(/job queue is unreachable right now: the job is unaffected/);
+      expect(body.error).not.toMatch(/failed on the server/);
+      // Back (empty: it kept nothing): the poll answers again, as for any job it does not know.
+      await redis.restart();
+      let back = away;
+      for (let i = 0; i < 200 && back.status === 503; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        back = await fetch(`${running.url}${location}`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+      }
+      expect(back.status).toBe(404);
+    } finally {
+      await (await jobs.load()).close();
+      await running.close();
+    }
+  });
+});

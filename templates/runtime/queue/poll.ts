@@ -8,13 +8,20 @@
  * Part of your project: edit freely.
  */
 import { timingSafeEqual } from "node:crypto";
-import { type AgentError, DeadlineError, errorResponse, ValidationError } from "../errors.js";
+import {
+  type AgentError,
+  DeadlineError,
+  errorResponse,
+  UnavailableError,
+  ValidationError,
+} from "../errors.js";
 import type { HttpAnswer } from "../http/answer.js";
 import { deadlinePassed } from "../jobs/deadline.js";
 import type { JobServices } from "../jobs/pipeline.js";
 import { SERVICE_VERSION } from "../jobs/request.js";
 import { withJobId } from "../jobs/result.js";
 import type { StoredResult } from "../ledger/ledger.js";
+import type { Logger } from "../types.js";
 import { cancelledError, cancelRequested } from "./cancel.js";
 import type { JobQueue, JobRecord } from "./queue.js";
 
@@ -56,18 +63,37 @@ const pending = (record: JobRecord, status: "queued" | "running"): HttpAnswer =>
   body: JSON.stringify({ service_version: SERVICE_VERSION, job_id: record.data.jobId, status }),
 });
 
+/**
+ * The poll's answer. The queue unreachable (Redis away) is a 503 with Retry-After: the job itself is
+ * unaffected (it runs, and is charged if it completes), so the poller asks again; never the 500 that
+ * says a job failed.
+ */
 export async function pollJob(
   s: JobServices,
   queue: JobQueue,
   id: string,
   authorization: string | undefined,
+  logger: Logger,
 ): Promise<HttpAnswer> {
-  const record = ID.test(id) ? await queue.get(id) : undefined;
-  if (!record || !tokenMatches(record.data.token, authorization)) return notFound(id);
-  const state = await jobState(s, record);
-  if (state === "cancelled") return error(cancelledError());
-  return typeof state === "string" ? pending(record, state) : state;
+  try {
+    const record = ID.test(id) ? await queue.get(id) : undefined;
+    if (!record || !tokenMatches(record.data.token, authorization)) return notFound(id);
+    const state = await jobState(s, record);
+    if (state === "cancelled") return error(cancelledError());
+    return typeof state === "string" ? pending(record, state) : state;
+  } catch (err) {
+    logger.warn("a job's poll could not read the job queue", { error: String(err) });
+    const answer = error(new UnavailableError(UNREACHABLE, UNREACHABLE_RETRY_SECONDS));
+    return {
+      ...answer,
+      headers: { ...answer.headers, "Retry-After": String(UNREACHABLE_RETRY_SECONDS) },
+    };
+  }
 }
+
+const UNREACHABLE =
+  "the job queue is unreachable right now: the job is unaffected (it is charged only if it completes); poll again";
+const UNREACHABLE_RETRY_SECONDS = 2;
 
 /**
  * Where a job is (GET /jobs/<id>, and an A2A task on the queue through JobServices.asyncJobs):

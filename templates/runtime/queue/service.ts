@@ -44,7 +44,7 @@ export async function createAsyncJobs(s: JobServices, logger: Logger): Promise<A
   };
   return {
     accept: (call) => acceptJob(s, queue, call),
-    poll: (id, authorization) => pollJob(s, queue, id, authorization),
+    poll: (id, authorization) => pollJob(s, queue, id, authorization, logger),
     async enqueue(call) {
       const got = await queueJob(s, queue, call);
       return "kind" in got ? got : { queued: got.id };
