@@ -27,7 +27,15 @@ export interface AgentCallErrorDetails {
   jobId: string;
   /** Seconds the service asked to wait before trying again (503 Retry-After). */
   retryAfterSeconds?: number | undefined;
+  /** An async job whose polling stopped before its answer: see AgentCallError.queued. */
+  queued?: QueuedJob | undefined;
   cause?: unknown;
+}
+
+/** Where a queued job's answer is: GET `url` with `Authorization: Bearer <token>`. */
+export interface QueuedJob {
+  url: string;
+  token: string;
 }
 
 export class AgentCallError extends Error {
@@ -36,6 +44,12 @@ export class AgentCallError extends Error {
   readonly capability: string;
   readonly jobId: string;
   readonly retryAfterSeconds: number | undefined;
+  /**
+   * A queued job ({ async: true }) whose polling stopped (its deadline passed, or `signal` aborted) before
+   * its answer came: it may still complete, and is then charged; its answer is kept for a while
+   * (JOB_RESULT_TTL_SECONDS on the service) at `url`, for `Authorization: Bearer <token>`.
+   */
+  readonly queued: QueuedJob | undefined;
 
   constructor(message: string, details: AgentCallErrorDetails) {
     const where = details.status === undefined ? "" : ` (HTTP ${details.status})`;
@@ -49,5 +63,6 @@ export class AgentCallError extends Error {
     this.capability = details.capability;
     this.jobId = details.jobId;
     this.retryAfterSeconds = details.retryAfterSeconds;
+    this.queued = details.queued;
   }
 }

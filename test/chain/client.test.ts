@@ -13,6 +13,7 @@ import {
   type DropMode,
   type DropProxy,
   payingProject,
+  type PollOutage,
   priceRefusal,
   type ProxiedRequest,
   type TsProject,
@@ -115,9 +116,10 @@ async function expectCharged(before: Moved, payer: Hex, jobs: 0 | 1): Promise<vo
 async function throughProxy(
   mode: DropMode,
   test: (payer: { key: Hex; address: Hex }, proxy: DropProxy, before: Moved) => Promise<void>,
+  outage?: PollOutage,
 ): Promise<void> {
   const payer = await fundedPayer();
-  const proxy = await dropProxy(server.url, mode);
+  const proxy = await dropProxy(server.url, mode, outage);
   try {
     await test(payer, proxy, await moved(payer.address));
   } finally {
@@ -270,6 +272,36 @@ describe("a generated client paying on chain", () => {
         await expectCharged(before, payer.address, 1);
       });
     });
+
+    it.each([503, "reset"] as const)(
+      "the polls meet an outage for 6 s (%s: a deploy, a restart): asked again until the answer; charged once, the result returned",
+      async (as) => {
+        await throughProxy(
+          "never",
+          async (payer, proxy, before) => {
+            const r = await project.run(
+              "pay.js",
+              [proxy.url, "", `job-outage-${as}`, "", "async"],
+              {
+                X402_PAYER_KEY: payer.key,
+              },
+            );
+            expect(r.exitCode, r.stderr).toBe(0);
+            expect(JSON.parse(r.stdout), r.stdout).toMatchObject({
+              ok: true,
+              text: "echo: on chain",
+            });
+            const outcomes = polls(proxy).map((q) => q.outcome);
+            expect(
+              outcomes.filter((o) => o === (as === 503 ? 503 : "dropped")).length,
+            ).toBeGreaterThan(3);
+            expect(outcomes.at(-1)).toBe(200);
+            await expectCharged(before, payer.address, 1);
+          },
+          { as, ms: 6_000 },
+        );
+      },
+    );
 
     it("Redis restarted empty while the job ran (its poll answers 404): the identical request once more, answered from the ledger; charged once", async () => {
       const agent = echoAgent("chain-echo", "echo, paid on chain", PRICE, {});

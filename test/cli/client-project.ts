@@ -152,13 +152,37 @@ export interface DropProxy {
   close(): Promise<void>;
 }
 
-/** An HTTP proxy in front of `target` that loses the answer to the first paid request. */
-export async function dropProxy(target: string, mode: DropMode): Promise<DropProxy> {
+/** Polls (GET /jobs/...) met by an outage: answered 503, or their connection reset, for `ms` from the first. */
+export interface PollOutage {
+  as: 503 | "reset";
+  ms: number;
+}
+
+/**
+ * An HTTP proxy in front of `target` that loses the answer to the first paid request; with `outage`, also
+ * the polls of an async job for a while (a deploy or restart of the service).
+ */
+export async function dropProxy(
+  target: string,
+  mode: DropMode,
+  outage?: PollOutage,
+): Promise<DropProxy> {
   const upstream = new URL(target);
   const requests: ProxiedRequest[] = [];
   let dropped = mode === "never";
+  let firstPoll: number | undefined;
   const server: Server = createServer(async (req, res) => {
     const body = await readBody(req);
+    if (outage && req.method === "GET" && req.url?.startsWith("/jobs/")) {
+      firstPoll ??= Date.now();
+      if (Date.now() - firstPoll < outage.ms) {
+        const outcome = outage.as === "reset" ? "dropped" : 503;
+        requests.push({ method: "GET", path: req.url, payment: undefined, body: "", outcome });
+        if (outage.as === "reset") return void req.socket.destroy();
+        res.writeHead(503, { "content-type": "text/html" });
+        return void res.end("<html><body>503 Service Unavailable</body></html>");
+      }
+    }
     const header = req.headers["payment-signature"] ?? req.headers["x-payment"];
     const entry: ProxiedRequest = {
       method: req.method ?? "",

@@ -2,6 +2,7 @@
 // type-checked in a fresh strict project and run with node against real in-process servers (createApp):
 // a dev-mode one (free, no key) and production ones paid through the official x402 client, settled here by
 // a recording settler (on-chain money is test/chain/client.test.ts).
+import { finished } from "../runtime/async-poll.js";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -251,6 +252,21 @@ describe("from running services", () => {
       message: `echo failed: network: no answer from POST ${down}/execute after 2 attempts: ECONNREFUSED (connect ECONNREFUSED ${down.slice(7)})`,
     });
     expect(printed.sent).toEqual([`${dev.url}/execute`]);
+    // The job it stopped waiting for runs on; its answer is where the error said, for its token.
+    expect(printed.stopped).toMatchObject({
+      errorType: "aborted",
+      queued: {
+        url: expect.stringMatching(/\/jobs\/job_[0-9a-f]{32}$/),
+        token: expect.any(String),
+      },
+    });
+    const { url, token } = printed.stopped.queued;
+    expect(new URL(url).origin).toBe(dev.url);
+    const answer = await finished(dev.url, new URL(url).pathname, token, 10_000, 100);
+    expect(answer).toMatchObject({
+      status: 200,
+      body: { status: "completed", output: { text: "later" } },
+    });
   });
 
   it("pays a production service once, within the declared price, and decodes the receipt", async () => {
@@ -470,6 +486,16 @@ console.log(
     // Nothing listens on that port: one try and one retry, then a network error.
     down: await failure(() => createAgentClient({ baseUrl: process.argv[2] ?? "", retries: 1 }).echo({ text: "x" })),
     sent: await injected(),
+    // An async job whose caller stops waiting (before its first poll): the error says where its answer is.
+    stopped: await (async () => {
+      try {
+        await agent.echo({ text: "later" }, { async: true, signal: AbortSignal.timeout(600) });
+        return null;
+      } catch (error) {
+        if (!(error instanceof AgentCallError)) throw error;
+        return { errorType: error.errorType, queued: error.queued ?? null };
+      }
+    })(),
   }),
 );
 `;
