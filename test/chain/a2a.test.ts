@@ -419,6 +419,37 @@ describe("a paid A2A task", () => {
     const got = await rpc03(b.url, "tasks/get", { id: task.id }, EXTENSIONS);
     expect(got.body.result.status.state).toBe("canceled");
   }, 30_000);
+
+  it("CancelTask on the other instance while the paid job runs here: refused (only this one can stop it); the job completes, charged once, its receipt on the task", async () => {
+    const task = await offered(a.url, "slow", "1500");
+    const before = await balances();
+    const payload = await pay(required03(task));
+    const turn = paying(a.url, task, payload);
+    await sleep(400);
+    const { body } = await rpc03(b.url, "tasks/cancel", { id: task.id }, EXTENSIONS);
+    expect(body.error, JSON.stringify(body)).toMatchObject({
+      code: -32002, // TaskNotCancelableError
+      message: expect.stringMatching(/running, or has run, on another instance .* not cancelled/),
+    });
+    const done = await turn;
+    expect(done.status.state).toBe("completed");
+    expect(done.status.message.metadata["x402.payment.status"]).toBe("payment-completed");
+    await chargedOnce(before);
+    const got = await rpc03(b.url, "tasks/get", { id: task.id }, EXTENSIONS);
+    expect(got.body.result.status.state).toBe("completed");
+  }, 30_000);
+
+  it("CancelTask on a task waiting for its payment, on the other instance: canceled; its payment then runs nothing", async () => {
+    const task = await offered(a.url, "echo", "never paid");
+    const { body } = await rpc03(b.url, "tasks/cancel", { id: task.id }, EXTENSIONS);
+    expect(body.result.status.state).toBe("canceled");
+    const before = await balances();
+    const runsSoFar = runs.echo ?? 0;
+    const again = await paying03(a.url, task, await pay(required03(task)));
+    expect(again.error.message).toMatch(/canceled|cancelled/);
+    expect(runs.echo ?? 0).toBe(runsSoFar);
+    expect(await balances()).toEqual(before);
+  }, 30_000);
 });
 
 /** GetTask (0.3) on `url` until the task leaves `working`. */

@@ -107,6 +107,24 @@ describe("hostile and large bodies on /a2a, refused or taken as on POST /execute
     expect(apps.devAgent.calls.echo ?? 0).toBe(calls);
   });
 
+  it.each([
+    [1e300, /deadline: 1e\+300 is more than 7 days from now/],
+    ["tomorrow", /metadata\.deadline: must be a positive number/],
+  ])(
+    "a deadline of %s in the metadata: invalid params (-32602) naming it, as /execute's 400; no task, nothing run",
+    async (deadline, named) => {
+      const calls = apps.devAgent.calls.echo ?? 0;
+      const res = await raw(
+        send(message03({ capability: "echo", input: { text: "d" } }, { deadline })),
+      );
+      const body: any = await res.json();
+      expect(body, JSON.stringify(body)).toMatchObject({ id: 7, error: { code: -32602 } });
+      expect(body.error.message).toMatch(named);
+      expect(body.error.message).toMatch(/nothing was run or charged/);
+      expect(apps.devAgent.calls.echo ?? 0).toBe(calls);
+    },
+  );
+
   it("an input nested 5,000 deep: invalid params (-32602) naming the limit, as /execute's 400; nothing run", async () => {
     const calls = apps.devAgent.calls.echo ?? 0;
     const deep = "[".repeat(5000) + "]".repeat(5000);

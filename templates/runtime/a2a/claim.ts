@@ -10,7 +10,11 @@
  *   - the same payment sent again passes (a caller that left before settlement gets its kept
  *     result then; two copies at once: the ledger runs one, executor.ts);
  *   - a message on a finished task is refused the same way, saying so;
- *   - a paying message asking for another job than the first turn's is refused before any claim.
+ *   - a paying message asking for another job than the first turn's is refused before any claim;
+ *   - a CancelTask on an instance that is not running the task's turn claims it too (cancelRefusal):
+ *     once a payment holds it, its job may be running on another instance, which alone can stop
+ *     it, so the cancel is refused (TaskNotCancelableError); once the cancel holds it, no payment
+ *     runs on the task.
  * A claim is kept until the task's deadline plus TASK_TTL_MS (as long as any copy of the task).
  * Part of your project: edit freely.
  */
@@ -68,7 +72,36 @@ export async function claimRefusal(
     return new Error(`${err.message}; nothing was run or charged; send it again`);
   }
   if (kept === undefined || kept === payment) return undefined;
+  if (kept === CANCEL_CLAIM)
+    return new sdk.UnsupportedOperationError(
+      `task ${task.id} was cancelled: nothing was run or charged for this message; send the job again as a new task`,
+    );
   return new sdk.UnsupportedOperationError(
     `task ${task.id} is already paid with another payment (its job is running or has run, or its result waits for that same payment to be sent again): nothing was run or charged for this message`,
+  );
+}
+
+/** What a cancel claims a task with (a payment's claim is its hash, never this). */
+const CANCEL_CLAIM = "cancelled";
+
+/**
+ * Why CancelTask may not cancel `task` here, where its turn is not running (an SDK error to throw),
+ * or undefined once the cancel holds the task's claim: no payment can run on it then.
+ */
+export async function cancelRefusal(
+  records: TaskRecords,
+  sdk: A2aSdk,
+  task: Task,
+): Promise<Error | undefined> {
+  let kept: string | undefined;
+  try {
+    kept = await records.claimRecord(claimKey(task.id), CANCEL_CLAIM, claimTtlMs(task));
+  } catch (err) {
+    if (!(err instanceof LedgerUnavailableError)) throw err;
+    return new Error(`${err.message}; the task was not cancelled; send the cancel again`);
+  }
+  if (kept === undefined || kept === CANCEL_CLAIM) return undefined;
+  return new sdk.TaskNotCancelableError(
+    `task ${task.id} is paid and its job is running, or has run, on another instance of this service, which alone can stop it: it was not cancelled; it is charged only if its job completes and its result is delivered (then tasks/get shows it, with the receipt)`,
   );
 }

@@ -20,7 +20,7 @@ import type { RequestHandler } from "express";
 import { agentDescription } from "../discovery/agent-card.js";
 import type { JobServices } from "../jobs/services.js";
 import type { Logger } from "../types.js";
-import { claimRefusal } from "./claim.js";
+import { cancelRefusal, claimRefusal } from "./claim.js";
 import { createExecutor } from "./executor.js";
 import { followQueued, queuedJobOf } from "./queued.js";
 import { namesCapability, requestProblem, storedJob } from "./request.js";
@@ -79,7 +79,7 @@ function refusal(
     context.addActivatedExtension(uri);
   }
   if (!message.taskId) {
-    const problem = requestProblem(s.agent, message);
+    const problem = requestProblem(s.agent, message, s.config.maxDeadlineSeconds);
     return problem === undefined ? undefined : new sdk.RequestMalformedError(problem);
   }
   if (!s.gate) return undefined;
@@ -113,13 +113,22 @@ export async function createA2aEndpoint(s: JobServices, logger: Logger): Promise
   const follow = (task: Task) =>
     followQueued(task, s.asyncJobs, storedJob(task.metadata)?.capability);
   const store = ledgerTaskStore(records, sdk, window, follow);
+  const executor = createExecutor(s, sdk, logger);
   class CheckedRequestHandler extends sdk.DefaultRequestHandler {
-    /** A task whose job is queued: that job is cancelled first (or has ended: then not cancelable). */
+    /**
+     * A task whose job is queued: that job is cancelled first (or has ended: then not cancelable).
+     * A task whose turn runs on another instance: refused once paid (claim.ts cancelRefusal).
+     */
     override async cancelTask(params: { id: string }, context: CallContext): Promise<unknown> {
       const task = await store.load(params.id, context);
-      const queued = task && queuedJobOf(task);
-      if (queued && s.asyncJobs && !TERMINAL_STATES.includes(task.status?.state ?? 0))
-        await s.asyncJobs.cancel(queued);
+      if (task && !TERMINAL_STATES.includes(task.status?.state ?? 0)) {
+        const queued = queuedJobOf(task);
+        if (queued && s.asyncJobs) await s.asyncJobs.cancel(queued);
+        else if (!queued && !executor.runsHere(task.id)) {
+          const refused = await cancelRefusal(records, sdk, task);
+          if (refused) throw refused;
+        }
+      }
       return super.cancelTask(params, context);
     }
 
@@ -137,7 +146,7 @@ export async function createA2aEndpoint(s: JobServices, logger: Logger): Promise
   const handler = new CheckedRequestHandler(
     handlerCard(s),
     store,
-    createExecutor(s, sdk, logger),
+    executor,
     undefined,
     undefined,
     undefined,

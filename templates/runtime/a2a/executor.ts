@@ -182,6 +182,10 @@ class TaskTurns {
     writeOutcome(events, got, job, this.s.gate, offer);
   }
 
+  runsHere(taskId: string): boolean {
+    return this.running.has(taskId);
+  }
+
   /** CancelTask: the handler's ctx.signal aborts and its caller counts as gone (nothing charged); the task says canceled. */
   async cancel(taskId: string, bus: EventBus): Promise<void> {
     const turn = this.running.get(taskId);
@@ -194,9 +198,15 @@ class TaskTurns {
   }
 }
 
-export function createExecutor(s: JobServices, sdk: A2aSdk, fallback: Logger): AgentExecutor {
+/** The executor, and whether this instance is running a turn of task `taskId` now. */
+export function createExecutor(
+  s: JobServices,
+  sdk: A2aSdk,
+  fallback: Logger,
+): AgentExecutor & { runsHere(taskId: string): boolean } {
   const turns = new TaskTurns(s, sdk, fallback);
   return {
+    runsHere: (taskId) => turns.runsHere(taskId),
     execute: async (ctx, bus) => {
       if (ctx.task) return turns.paying(ctx, bus);
       if (namesCapability(ctx.userMessage)) return turns.first(ctx, bus);

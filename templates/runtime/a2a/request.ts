@@ -6,7 +6,12 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import { AgentError } from "../errors.js";
-import { findCapability, SERVICE_VERSION, validateInput } from "../jobs/request.js";
+import {
+  deadlineProblem,
+  findCapability,
+  SERVICE_VERSION,
+  validateInput,
+} from "../jobs/request.js";
 import { quote } from "../ops/text.js";
 import type { AgentDefinition } from "../types.js";
 import type { Message } from "./sdk.js";
@@ -58,12 +63,25 @@ function capabilityList(agent: AgentDefinition): string {
 
 /**
  * Why `message` is no job of this agent (a sentence to answer with), or undefined when it names a
- * capability and an input that capability accepts. The input is validated on a copy.
+ * capability and an input that capability accepts, and a deadline (metadata, optional) at most
+ * `maxDeadlineSeconds` ahead, as POST /execute checks it. The input is validated on a copy.
  */
-export function requestProblem(agent: AgentDefinition, message: Message): string | undefined {
+export function requestProblem(
+  agent: AgentDefinition,
+  message: Message,
+  maxDeadlineSeconds: number,
+): string | undefined {
   const asked = dataRequest(message);
   if (!asked)
     return `send a data part {"capability": <name>, "input": {...}}; capabilities: ${capabilityList(agent)}; nothing was run or charged`;
+  const deadline: unknown = message.metadata?.deadline;
+  if (deadline !== undefined) {
+    const problem =
+      typeof deadline !== "number" || !Number.isFinite(deadline) || deadline <= 0
+        ? "metadata.deadline: must be a positive number (Unix timestamp in seconds)"
+        : deadlineProblem(deadline, maxDeadlineSeconds);
+    if (problem !== undefined) return `${problem}; nothing was run or charged`;
+  }
   try {
     const capability = findCapability(agent, asked.capability);
     validateInput(capability, structuredClone(asked.input));

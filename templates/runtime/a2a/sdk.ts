@@ -128,6 +128,8 @@ export interface A2aSdk {
   ExtensionSupportRequiredError: new (message: string) => Error;
   /** A message the task cannot take (the SDK's answer to a message on a finished task). */
   UnsupportedOperationError: new (message: string) => Error;
+  /** A CancelTask refused (A2A's TaskNotCancelableError). */
+  TaskNotCancelableError: new (message: string) => Error;
 }
 
 /** Imports one SDK module; a string the compiler does not resolve, so it reads none of its types. */
@@ -152,5 +154,6 @@ export async function loadSdk(): Promise<A2aSdk> {
     RequestMalformedError: errors.RequestMalformedError,
     ExtensionSupportRequiredError: errors.ExtensionSupportRequiredError,
     UnsupportedOperationError: errors.UnsupportedOperationError,
+    TaskNotCancelableError: errors.TaskNotCancelableError,
   };
 }
