@@ -125,6 +125,28 @@ describe("hostile and large bodies on /a2a, refused or taken as on POST /execute
     },
   );
 
+  it.each([
+    [
+      "message/send",
+      {
+        message: { ...message03({ capability: "echo", input: { text: "n" } }).message, taskId: 12 },
+      },
+      /message\.taskId must be a task id/,
+    ],
+    ["tasks/get", { id: { a: 1 } }, /^id must be a task id/],
+    ["tasks/cancel", { id: 7 }, /^id must be a task id/],
+  ])(
+    "%s with a task id that is not a string: invalid params (-32602) naming it; nothing run",
+    async (method, params, named) => {
+      const calls = apps.devAgent.calls.echo ?? 0;
+      const res = await raw(JSON.stringify({ jsonrpc: "2.0", id: 7, method, params }));
+      const body: any = await res.json();
+      expect(body, JSON.stringify(body)).toMatchObject({ id: 7, error: { code: -32602 } });
+      expect(body.error.message).toMatch(named);
+      expect(apps.devAgent.calls.echo ?? 0).toBe(calls);
+    },
+  );
+
   it("an input nested 5,000 deep: invalid params (-32602) naming the limit, as /execute's 400; nothing run", async () => {
     const calls = apps.devAgent.calls.echo ?? 0;
     const deep = "[".repeat(5000) + "]".repeat(5000);

@@ -96,6 +96,45 @@ describe("JSON-RPC batches on /mcp", () => {
   });
 });
 
+describe("a tools/call whose params are not {name, arguments?, _meta?}", () => {
+  it.each([
+    [
+      "arguments an array",
+      { name: "echo", arguments: ["x"] },
+      /params\.arguments must be an object/,
+    ],
+    ["arguments null", { name: "echo", arguments: null }, /params\.arguments must be an object/],
+    ["no name", { arguments: { text: "x" } }, /params\.name must be the tool's name/],
+    [
+      "_meta a string",
+      { name: "echo", arguments: { text: "x" }, _meta: "x" },
+      /params\._meta must be an object/,
+    ],
+    ["params missing", undefined, /params must be an object/],
+  ])(
+    "%s: invalid params (-32602) under its id, saying what is wrong; nothing run",
+    async (_what, params, named) => {
+      const { url, agent } = await serve();
+      const res = await fetch(`${url}/mcp`, {
+        method: "POST",
+        headers: MCP_HEADERS,
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 9,
+          method: "tools/call",
+          ...(params !== undefined && { params }),
+        }),
+      });
+      expect(res.status).toBe(200);
+      const answer = (await res.json()) as { error: { message: string } };
+      expect(answer).toMatchObject({ jsonrpc: "2.0", id: 9, error: { code: -32602 } });
+      expect(answer.error.message).toMatch(named);
+      expect(answer.error.message).toMatch(/nothing was run or charged/);
+      expect(agent.calls.echo).toBeUndefined();
+    },
+  );
+});
+
 describe("tool arguments nested too deep", () => {
   const nested = (levels: number) => {
     let deep: Record<string, unknown> = { text: "x" };

@@ -95,6 +95,14 @@ function refusal(
   return undefined;
 }
 
+/** A task id that is not a string (the SDK would fail on it with an internal error): invalid params. */
+function idRefusal(sdk: A2aSdk, id: unknown, field: string): Error | undefined {
+  if (typeof id === "string") return undefined;
+  return new sdk.RequestMalformedError(
+    `${field} must be a task id (a string); nothing was run or charged`,
+  );
+}
+
 /** The payment window of a task in dev mode without payment settings (X402_MAX_TIMEOUT_SECONDS's default). */
 const DEFAULT_PAYMENT_WINDOW_SECONDS = 300;
 
@@ -120,6 +128,8 @@ export async function createA2aEndpoint(s: JobServices, logger: Logger): Promise
      * A task whose turn runs on another instance: refused once paid (claim.ts cancelRefusal).
      */
     override async cancelTask(params: { id: string }, context: CallContext): Promise<unknown> {
+      const wrongId = idRefusal(sdk, params.id, "id");
+      if (wrongId) throw wrongId;
       const task = await store.load(params.id, context);
       if (task && !TERMINAL_STATES.includes(task.status?.state ?? 0)) {
         const queued = queuedJobOf(task);
@@ -132,7 +142,16 @@ export async function createA2aEndpoint(s: JobServices, logger: Logger): Promise
       return super.cancelTask(params, context);
     }
 
+    override async getTask(params: { id: string }, context: CallContext): Promise<unknown> {
+      const wrongId = idRefusal(sdk, params.id, "id");
+      if (wrongId) throw wrongId;
+      return super.getTask(params, context);
+    }
+
     override async sendMessage(params: SendParams, context: CallContext): Promise<unknown> {
+      const taskId = params.message?.taskId;
+      const wrongId = taskId === undefined ? undefined : idRefusal(sdk, taskId, "message.taskId");
+      if (wrongId) throw wrongId;
       const refused = refusal(s, sdk, params, context);
       if (refused) throw refused;
       // A paying turn: its payment must hold the task's claim (one task, one job: claim.ts).

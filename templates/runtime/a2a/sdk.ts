@@ -109,6 +109,7 @@ export interface A2aSdk {
   ) => {
     sendMessage(params: SendParams, context: CallContext): Promise<unknown>;
     cancelTask(params: { id: string }, context: CallContext): Promise<unknown>;
+    getTask(params: { id: string }, context: CallContext): Promise<unknown>;
   };
   jsonRpcHandler(options: Record<string, unknown>): RequestHandler;
   /** The HTTP+JSON (REST) binding's router: POST /message:send, GET /tasks/{id}... under its mount path. */

@@ -7,7 +7,9 @@
  *   batch of them would turn a small request into a large answer);
  * - no message nests objects or arrays deeper than /execute accepts (jobs/request.ts
  *   MAX_NESTING_DEPTH, counted from the message as /execute counts from its body): -32602 invalid
- *   params, as /execute answers 400.
+ *   params, as /execute answers 400;
+ * - a tools/call has params {name: string, arguments?: object, _meta?: object}: -32602 invalid
+ *   params naming what is wrong (the SDK would answer -32603 with its schema library's dump).
  * Part of your project: edit freely.
  */
 import { MAX_NESTING_DEPTH, nestedDeeperThan } from "../jobs/request.js";
@@ -81,20 +83,43 @@ function batchProblem(batch: unknown[]): RpcRefusal | undefined {
 const tooDeep = (what: string): string =>
   `Invalid params: ${what} is nested more than ${MAX_NESTING_DEPTH} levels deep (POST /execute refuses the same); flatten the tool's arguments; nothing was run or charged`;
 
+/** Why a tools/call's params are not {name: string, arguments?: object, _meta?: object}, or undefined. */
+function callProblem(message: unknown): string | undefined {
+  if (!isObject(message) || message.method !== "tools/call") return undefined;
+  const { params } = message;
+  const wrong = !isObject(params)
+    ? "params must be an object"
+    : typeof params.name !== "string"
+      ? "params.name must be the tool's name (a string)"
+      : params.arguments !== undefined && !isObject(params.arguments)
+        ? "params.arguments must be an object of the tool's input fields"
+        : params._meta !== undefined && !isObject(params._meta)
+          ? "params._meta must be an object"
+          : undefined;
+  return wrong && `Invalid params: tools/call: ${wrong}; nothing was run or charged`;
+}
+
+/** Why one message is refused (its reason), or undefined. */
+function messageProblem(message: unknown, what: string): string | undefined {
+  return nestedDeeperThan(message, MAX_NESTING_DEPTH) ? tooDeep(what) : callProblem(message);
+}
+
 /** Why a JSON-RPC body (one message or a batch) is refused before the SDK reads it, or undefined. */
 export function checkMessages(body: unknown): RpcRefusal | undefined {
   if (!Array.isArray(body)) {
-    if (!nestedDeeperThan(body, MAX_NESTING_DEPTH)) return undefined;
+    const problem = messageProblem(body, "the request");
+    if (problem === undefined) return undefined;
     // A request gets its error under its own id (HTTP 200, as every JSON-RPC error of a request).
     const id = requestId(body);
     return id === undefined
-      ? refusal(400, INVALID_PARAMS, tooDeep("the message"))
-      : refusal(200, INVALID_PARAMS, tooDeep("the request"), id);
+      ? refusal(400, INVALID_PARAMS, problem.replace("the request", "the message"))
+      : refusal(200, INVALID_PARAMS, problem, id);
   }
   const problem = batchProblem(body);
   if (problem) return problem;
-  for (const message of body)
-    if (nestedDeeperThan(message, MAX_NESTING_DEPTH))
-      return refusal(400, INVALID_PARAMS, tooDeep("a message of this batch"));
+  for (const message of body) {
+    const wrong = messageProblem(message, "a message of this batch");
+    if (wrong) return refusal(400, INVALID_PARAMS, wrong);
+  }
   return undefined;
 }
