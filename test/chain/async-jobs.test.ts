@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
 import {
   captureLogger,
+  countedCapability,
   job,
   listen,
   makeAgent,
@@ -267,6 +268,38 @@ describe("async jobs at their edges", () => {
     expect(done.status, JSON.stringify(done.body)).toBe(200);
     expect((await poll(web[0].url, a.headers.get("location")!, a.body.job_token)).status).toBe(408);
     expect(before - (await balance(payer.address))).toBe(BigInt(accepted.amount));
+  }, 60_000);
+
+  it("Redis refuses writes (full) as the worker is to settle: nothing settled, the job goes back to the queue and runs again once Redis takes writes; completed, charged once", async () => {
+    const { Redis } = await import("ioredis");
+    const admin = new Redis(redis.url);
+    const runs: Record<string, number> = {};
+    agent.capabilities.fill = countedCapability("fill", PRICE, runs, async (input) => {
+      if (runs.fill === 1) {
+        await admin.config("SET", "maxmemory", "1"); // every write refused from now: OOM
+        setTimeout(() => void admin.config("SET", "maxmemory", "0"), 2000);
+      }
+      return { text: input.text };
+    });
+    try {
+      const payer = await freshPayer(rpcUrl, asset, 1_000_000n);
+      const before = await balance(payer.address);
+      const body = job("fill", { text: "kept" });
+      const accepted = await offerFor(web[0].url, body);
+      const header = v2Header(accepted, await payload(payer, accepted));
+      const a = await post(web[0].url, body, { ...async, "payment-signature": header });
+      expect(a.status, a.text).toBe(202);
+      const done = await ended(a);
+      expect(done.status, JSON.stringify(done.body)).toBe(200);
+      expect(done.body.output).toEqual({ text: "kept" });
+      expect(done.headers.get("payment-response")).toBeTruthy();
+      expect(runs.fill).toBeGreaterThanOrEqual(2); // run again (each attempt while Redis is full is not settled)
+      expect(before - (await balance(payer.address))).toBe(BigInt(accepted.amount));
+    } finally {
+      delete agent.capabilities.fill;
+      await admin.config("SET", "maxmemory", "0");
+      admin.disconnect();
+    }
   }, 60_000);
 
   it("a dev-mode worker on the production Redis and prefix (a copied .env) takes no paid job: a production worker runs it, charged", async () => {

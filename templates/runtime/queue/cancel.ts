@@ -12,7 +12,9 @@ import { type PaymentError, UnavailableError } from "../errors.js";
 import type { JobAnswer } from "../jobs/outcome.js";
 import type { PaidJob } from "../jobs/paid-steps.js";
 import type { JobServices } from "../jobs/services.js";
-import { storedAnswers } from "../jobs/stored-answer.js";
+import { type StoredAnswers, storedAnswers } from "../jobs/stored-answer.js";
+import { LedgerUnavailableError } from "../ledger/ledger.js";
+import type { PaidPayment } from "../types.js";
 import type { JobQueue, QueuedPayment } from "./queue.js";
 
 /** How often a running job looks whether it was cancelled. */
@@ -97,4 +99,36 @@ export async function refusedUnlessSettled(
       return (await ledger.reserve(paid.auth, lockMs)).status === "reserved";
     });
   return storedAnswers(p, paid.sent).refused(paid.auth, error, false, own);
+}
+
+/**
+ * `settle`'s answer, under the job's settle lock (a cancel takes it too: cancelled before now, the
+ * job is never settled); the ledger's answer if another attempt recorded one; undefined when the
+ * lock could not be taken (the ledger unreachable): nothing was settled.
+ */
+export async function underSettleLock(
+  p: PaidJob,
+  paid: QueuedPayment,
+  id: string,
+  payment: PaidPayment,
+  settle: (stored: StoredAnswers) => Promise<JobAnswer>,
+): Promise<JobAnswer | undefined> {
+  const [lock, lockMs] = settleLock(p.s, paid);
+  let locked = false;
+  try {
+    return await p.s.ledger.exclusive(lock, lockMs, async () => {
+      locked = true;
+      const stored = storedAnswers(p, paid.sent);
+      const again = await stored.lookup(paid.auth, payment);
+      if (again) return again;
+      if (await cancelRequested(p.s, id)) throw cancelledError();
+      return settle(stored);
+    });
+  } catch (err) {
+    if (locked || !(err instanceof LedgerUnavailableError)) throw err;
+    p.logger.error("payment ledger unreachable: the job's settle lock was not taken", {
+      error: String(err),
+    });
+    return undefined;
+  }
 }

@@ -7,9 +7,9 @@
  *   - only then is it settled, and the answer kept with the settlement in the ledger in the same
  *     step (what GET /jobs/<id> reads first); a failed job, a broken output or a missed deadline
  *     moves nothing and frees the authorization.
- * A job run again (its first worker died, and the queue gave it to another) may run its handler
- * twice, but the ledger decides the charge: under the ledger's lock for this authorization, an
- * answer already settled is taken as it is, and nothing is settled twice. A job cancelled (an A2A
+ * A job run again (its first worker died, or the ledger was away when it was to settle) may run its
+ * handler twice, but the ledger decides the charge: under the ledger's lock for this authorization,
+ * an answer already settled is taken as it is, and nothing is settled twice. A job cancelled (an A2A
  * CancelTask: cancel.ts) runs no handler, or has its ctx.signal aborted, and is never settled.
  * Part of your project: edit freely.
  */
@@ -41,7 +41,7 @@ import {
   cancelledError,
   cancelRequested,
   refusedUnlessSettled,
-  settleLock,
+  underSettleLock,
   watchCancel,
 } from "./cancel.js";
 import { type QueuedJob, type QueuedPayment, RunAgainLater } from "./queue.js";
@@ -213,15 +213,12 @@ async function runPaid(p: PaidJob, data: QueuedJob, options: WorkOptions): Promi
       cutOrResult(p, run!, options, () => (requeued = true)).then((output) => answerOf(p, output)),
     );
     if (typeof body !== "string") return body;
-    const [lock, lockMs] = settleLock(s, paid);
-    return await s.ledger.exclusive(lock, lockMs, async () => {
-      const stored = storedAnswers(p, paid.sent);
-      const again = await stored.lookup(paid.auth, payment);
-      if (again) return again;
-      // Under the lock a cancel takes too (cancel.ts): cancelled before now, it is never settled.
-      if (await cancelRequested(s, data.id)) throw cancelledError();
-      return settleAnswer(p, stored, hold, payment, body);
-    });
+    const settled = await underSettleLock(p, paid, data.id, payment, (stored) =>
+      settleAnswer(p, stored, hold, payment, body),
+    );
+    if (settled) return settled;
+    requeued = options.requeue; // no lock (the ledger away), nothing settled: the reservation stays
+    throw ledgerAway(p, options, "the job ran, but could not be settled");
   } finally {
     // Requeued: the reservation stays for the worker that runs it next (it holds it until the deadline).
     if (!requeued) {
@@ -262,13 +259,15 @@ async function stillReserved(
   try {
     return await p.s.ledger.renew(paid.auth, paid.reservation, leaseMs);
   } catch (err) {
-    p.logger.error("payment ledger unreachable: the async job waits", { error: String(err) });
-    if (options.requeue) throw new RunAgainLater("payment ledger unreachable");
-    throw new UnavailableError(
-      "the payment ledger is unreachable, so the job could not run; nothing was charged",
-      5,
-    );
+    throw ledgerAway(p, options, "the job could not run", err);
   }
+}
+
+/** The ledger unreachable: back to the queue (BullMQ), or the job's answer (in-process). */
+function ledgerAway(p: PaidJob, options: WorkOptions, what: string, err?: unknown): Error {
+  p.logger.error(`payment ledger unreachable: ${what}`, { error: String(err ?? "no lock") });
+  if (options.requeue) return new RunAgainLater("payment ledger unreachable");
+  return new UnavailableError(`the payment ledger is unreachable, so ${what}; nothing charged`, 5);
 }
 
 const reservationEnded = (): PaymentError =>
