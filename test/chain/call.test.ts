@@ -19,7 +19,7 @@ import {
   throughLostAnswer,
 } from "./call-seller.js";
 import { expectResentVerbatim } from "./call-proxy.js";
-import { lostQueueSeller } from "./lost-queue.js";
+import { paidThroughLostQueue } from "./lost-queue.js";
 import { job, post, unb64 } from "../runtime/helpers.js";
 import {
   extractAndValidatePaymentIdentifier,
@@ -180,28 +180,27 @@ describe("create-agent call --async against a production server with async jobs 
   });
 
   it("Redis restarted empty while the job ran (its poll answers 404): call sends the identical request once, and the ledger answers it; charged once", async () => {
-    const lost = await lostQueueSeller(seller.agent, "echo", sellerPayment);
-    try {
-      const payer = await fundedPayer(1_000_000n);
-      const [payeeBefore, payerBefore] = [await balance(PAYEE), await balance(payer.address)];
-      const r = await runCall([lost.url, "echo", "--input", "message=kept", "--async", "--json"], {
-        env: { X402_PAYER_KEY: payer.key },
-      });
-      expect(r.exitCode, r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout)).toMatchObject({
-        ok: true,
-        output: { text: "kept" },
-        payment: { network: "eip155:84532", payer: payer.address, amount: "0.01" },
-      });
-      expect(r.stderr).toMatch(
-        /no longer knows the job at \S+ \(HTTP 404[^)]*\); sending the job's request again, once, identically \(the same payment: it is settled at most once\)/,
-      );
-      expect(lost.restarts()).toBe(1);
-      expect(lost.settled()).toBe(1);
-      expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
-      expect(await balance(payer.address)).toBe(payerBefore - PRICE);
-    } finally {
-      await lost.close();
-    }
+    const payer = await fundedPayer(1_000_000n);
+    await paidThroughLostQueue(
+      seller.agent,
+      "echo",
+      sellerPayment!,
+      payer.address,
+      PRICE,
+      async (url) => {
+        const r = await runCall([url, "echo", "--input", "message=kept", "--async", "--json"], {
+          env: { X402_PAYER_KEY: payer.key },
+        });
+        expect(r.exitCode, r.stderr).toBe(0);
+        expect(JSON.parse(r.stdout)).toMatchObject({
+          ok: true,
+          output: { text: "kept" },
+          payment: { network: "eip155:84532", payer: payer.address, amount: "0.01" },
+        });
+        expect(r.stderr).toMatch(
+          /no longer knows the job at \S+ \(HTTP 404[^)]*\); sending the job's request again, once, identically \(the same payment: it is settled at most once\)/,
+        );
+      },
+    );
   });
 });

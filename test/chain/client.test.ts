@@ -20,7 +20,7 @@ import {
 } from "../cli/client-project.js";
 import { captureLogger, echoAgent, listen, type Running } from "../runtime/helpers.js";
 import { PAYEE } from "./accounts.js";
-import { lostQueueSeller } from "./lost-queue.js";
+import { paidThroughLostQueue } from "./lost-queue.js";
 import { localChain } from "./anvil.js";
 import { BASE_SEPOLIA_USDC, mintUsdc, usdcBalance, ensureBaseSepoliaUsdc } from "./usdc.js";
 
@@ -311,24 +311,16 @@ describe("a generated client paying on chain", () => {
         asset: BASE_SEPOLIA_USDC,
         facilitatorUrl,
       };
-      const lost = await lostQueueSeller(agent, "echo", payment);
-      try {
-        const payer = await fundedPayer();
-        const [payeeBefore, payerBefore] = [await balance(PAYEE), await balance(payer.address)];
-        const r = await project.run("pay.js", [lost.url, "", "job-lost-queue", "", "async"], {
+      const payer = await fundedPayer();
+      await paidThroughLostQueue(agent, "echo", payment, payer.address, PRICE, async (url) => {
+        const r = await project.run("pay.js", [url, "", "job-lost-queue", "", "async"], {
           X402_PAYER_KEY: payer.key,
         });
         expect(r.exitCode, r.stderr).toBe(0);
         const printed = JSON.parse(r.stdout);
         expect(printed, r.stdout).toMatchObject({ ok: true, text: "echo: on chain" });
         expect(printed.payment).toMatchObject({ payer: payer.address });
-        expect(lost.restarts()).toBe(1);
-        expect(lost.settled()).toBe(1);
-        expect(await balance(PAYEE)).toBe(payeeBefore + PRICE);
-        expect(await balance(payer.address)).toBe(payerBefore - PRICE);
-      } finally {
-        await lost.close();
-      }
+      });
     });
   });
 });

@@ -6,8 +6,11 @@
 import type { AppOptions } from "../../templates/runtime/config.js";
 import { createApp } from "../../templates/runtime/app.js";
 import type { AgentDefinition } from "../../templates/runtime/types.js";
+import type { Hex } from "viem";
+import { expect, inject } from "vitest";
 import { startRedis } from "../redis/redis-server.js";
 import { captureLogger, listen } from "../runtime/helpers.js";
+import { usdcBalance } from "./usdc.js";
 
 export interface LostQueueSeller {
   url: string;
@@ -71,4 +74,34 @@ export async function lostQueueSeller(
       await redis.stop();
     },
   };
+}
+
+/**
+ * `pay` (the payer's job, sent to the seller's URL) against a new lost-queue seller of `capability`
+ * paid in `payment`: then Redis was restarted once, one payment was settled, and exactly `price` moved
+ * from `payer` to the payee.
+ */
+export async function paidThroughLostQueue(
+  agent: AgentDefinition,
+  capability: string,
+  payment: NonNullable<AppOptions["payment"]>,
+  payer: Hex,
+  price: bigint,
+  pay: (url: string) => Promise<void>,
+): Promise<void> {
+  const { rpcUrl } = inject("chain");
+  const balances = async () =>
+    Promise.all(
+      [payment.payTo, payer].map((who) => usdcBalance(rpcUrl, payment.asset as Hex, who as Hex)),
+    );
+  const lost = await lostQueueSeller(agent, capability, payment);
+  try {
+    const [payeeBefore, payerBefore] = await balances();
+    await pay(lost.url);
+    expect(lost.restarts()).toBe(1);
+    expect(lost.settled()).toBe(1);
+    expect(await balances()).toEqual([payeeBefore! + price, payerBefore! - price]);
+  } finally {
+    await lost.close();
+  }
 }
