@@ -3,7 +3,8 @@
 // the key's public half (jose), issuer "cdp", subject and kid = the key id, not expired, not used
 // before, and its uris claim = this request's method, host and path; (2) filters the kinds its
 // GET /supported lists (a facilitator that settles fewer networks); (3) refuses /settle with 401,
-// echoing the Authorization header it got (a hostile or broken facilitator).
+// echoing the Authorization header it got (a hostile or broken facilitator); (4) forwards /settle, then
+// holds its answer until `settled` resolves (a settlement done on chain whose sender dies meanwhile).
 import { createServer, type IncomingMessage } from "node:http";
 import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import type { AddressInfo } from "node:net";
@@ -39,6 +40,8 @@ export interface ProxyOptions {
   cdp?: { keyId: string; publicKey: KeyObject };
   kinds?: (kind: { x402Version: number; scheme: string; network: string }) => boolean;
   refuseSettle?: boolean;
+  /** Called with the facilitator's answer to a /settle, which is sent on once it resolves. */
+  settled?: (answer: string) => Promise<void>;
 }
 
 const readBody = async (req: IncomingMessage): Promise<Buffer> => {
@@ -117,6 +120,7 @@ export async function startFacilitatorProxy(
         };
         text = JSON.stringify({ ...supported, kinds: supported.kinds.filter(options.kinds) });
       }
+      if (options.settled && path.endsWith("/settle")) await options.settled(text);
       res.writeHead(answer.status, { "content-type": "application/json" });
       res.end(text);
     })().catch((err: unknown) => {

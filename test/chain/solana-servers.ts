@@ -5,8 +5,11 @@
 //   direct:         this server is the Solana fee payer (SOLANA_FEE_PAYER_KEY), EVM through the facilitator.
 // Shared by the Solana chain tests (v2 clients, v1 clients, call, fees), with the balances they compare, the
 // 402 they are offered and the two routes for describe.each.
+import { x402Client } from "@x402/core/client";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { expect, inject } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
+import { encodeBase64Json } from "../../templates/runtime/payments/x402.js";
 import {
   captureLogger,
   listen,
@@ -119,16 +122,7 @@ export async function startSolanaServers(
       payer: await kit.usdcBalance(payer),
       basePayee: await usdcBalance(base.rpcUrl, baseUsdc, PAYEE),
     }),
-    async required(server, body) {
-      for (let i = 0; ; i++) {
-        const res = await post(server.running.url, body);
-        expect(res.status).toBe(402);
-        const required = unb64(res.headers.get("payment-required")!);
-        const offer = required.accepts.find((a: { network: string }) => a.network === kit.network);
-        if (offer || i >= 50) return { required, offer, body: res.body };
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    },
+    required: (server, body) => solanaRequired(server.running.url, kit.network, body),
     async close() {
       await viaFacilitator.running.close();
       await direct.running.close();
@@ -136,6 +130,36 @@ export async function startSolanaServers(
       await kit.close();
     },
   };
+}
+
+/** SolanaServers.required, of the server at `url` offering `network`. */
+export async function solanaRequired(url: string, network: string, body: unknown) {
+  for (let i = 0; ; i++) {
+    const res = await post(url, body);
+    expect(res.status).toBe(402);
+    const required = unb64(res.headers.get("payment-required")!);
+    const offer = required.accepts.find((a: { network: string }) => a.network === network);
+    if (offer || i >= 50) return { required, offer, body: res.body };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * The official client's payment (@x402/svm, as `by`) for the Solana offer the server at `url` makes
+ * for `body`, as a PAYMENT-SIGNATURE value.
+ */
+export async function solanaPaymentHeader(
+  url: string,
+  body: unknown,
+  kit: SolanaKit,
+  by: SolanaAccount,
+): Promise<string> {
+  const { required, offer } = await solanaRequired(url, kit.network, body);
+  const client = new x402Client().register(
+    kit.network as `${string}:${string}`,
+    new ExactSvmScheme(by.signer, { rpcUrl: kit.rpcUrl }),
+  );
+  return encodeBase64Json(await client.createPaymentPayload({ ...required, accepts: [offer] }));
 }
 
 /**

@@ -9,15 +9,17 @@
 // with an error on chain (the payer's token account frozen by the mint's authority), the same. When the signature
 // is not known (our request to the facilitator timed out, or an x402 v1 facilitator named none), the transaction is
 // found by its message among the payer's recent transactions (svm/landed.ts).
-import { x402Client } from "@x402/core/client";
-import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { createPaymentHeader } from "x402/client";
 import { createSigner, decodeXPaymentResponse } from "x402-fetch";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { encodeBase64Json } from "../../templates/runtime/payments/x402.js";
 import { job, logText, post, unb64 } from "../runtime/helpers.js";
 import type { SolanaAccount, SolanaKit } from "../solana/kit.js";
-import { type SolanaServer, type SolanaServers, startSolanaServers } from "./solana-servers.js";
+import {
+  type SolanaServer,
+  type SolanaServers,
+  solanaPaymentHeader,
+  startSolanaServers,
+} from "./solana-servers.js";
 
 const base = inject("chain");
 const PRICE = 10_000n;
@@ -80,24 +82,8 @@ afterAll(async () => {
 const soon = () => ({ deadline: Math.floor(Date.now() / 1000) + 20 });
 
 /** The official client's payment for the server's Solana offer for `body`, as a PAYMENT-SIGNATURE value. */
-async function pay(server: SolanaServer, body: unknown, by = payer): Promise<string> {
-  let required;
-  // The facilitator route offers Solana once it learned the facilitator's fee payer.
-  for (let i = 0; i < 50; i++) {
-    const offer = await post(server.running.url, body);
-    expect(offer.status).toBe(402);
-    required = unb64(offer.headers.get("payment-required")!);
-    if (required.accepts.some((a: { network: string }) => a.network === kit.network)) break;
-    await sleep(100);
-  }
-  const client = new x402Client().register(
-    kit.network as `${string}:${string}`,
-    new ExactSvmScheme(by.signer, { rpcUrl: kit.rpcUrl }),
-  );
-  const accepted = required.accepts.find((a: { network: string }) => a.network === kit.network);
-  const payload = await client.createPaymentPayload({ ...required, accepts: [accepted] });
-  return encodeBase64Json(payload);
-}
+const pay = (server: SolanaServer, body: unknown, by = payer) =>
+  solanaPaymentHeader(server.running.url, body, kit, by);
 
 /** The official v1 client's X-PAYMENT for the server's solana-devnet offer for `body`. */
 async function payV1(server: SolanaServer, body: unknown): Promise<string> {
