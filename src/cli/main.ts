@@ -47,9 +47,20 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`create-agent: ${error.message}\n`);
       return 1;
     }
+    // The file system said no (permissions, a read-only or full disk): its message names the path.
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    if (code !== undefined && FILE_SYSTEM_REFUSALS.has(code)) {
+      process.stderr.write(
+        `create-agent: ${(error as Error).message} (check that folder's owner and permissions, or the disk)\n`,
+      );
+      return 1;
+    }
     process.stderr.write(
       `create-agent: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
     );
     return 1;
   }
 }
+
+/** File-system errors that are the machine's answer, not a bug: said plainly, without a stack trace. */
+const FILE_SYSTEM_REFUSALS = new Set(["EACCES", "EPERM", "EROFS", "ENOSPC", "EDQUOT"]);

@@ -2,8 +2,8 @@ import { existsSync, readlinkSync, realpathSync } from "node:fs";
 import { readdir, readFile, rm } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { GeneratedFile } from "../generate/file-set.js";
-import { writeFileAtomic } from "./atomic.js";
 import { OutsideProjectError } from "./outside.js";
+import { writeAllOrNothing } from "./staged.js";
 
 export interface ApplyOptions {
   /** Report what would change, write nothing. */
@@ -25,7 +25,10 @@ export interface ApplyReport {
 
 /**
  * The one place that decides what touches disk. Generated files are rewritten only when their contents differ;
- * user-owned files are written only when missing; leftovers under `prune` are removed.
+ * user-owned files are written only when missing; leftovers under `prune` are removed. Everything is read and
+ * decided first, then written all or nothing (staged.ts): a file that cannot be written (a folder not
+ * writable, a folder where a file goes) leaves the project as it was, never generated code that imports a
+ * handler file that is not there.
  */
 export async function applyFiles(
   root: string,
@@ -33,16 +36,17 @@ export async function applyFiles(
   options: ApplyOptions = {},
 ): Promise<ApplyReport> {
   const report: ApplyReport = { written: [], unchanged: [], kept: [], removed: [] };
+  const toWrite: GeneratedFile[] = [];
   for (const file of files) {
-    const target = pathInside(root, file.path);
-    const current = await readIfExists(target);
+    const current = await readIfExists(pathInside(root, file.path));
     if (current !== undefined && file.owner === "user") report.kept.push(file.path);
     else if (current?.equals(bytes(file.contents))) report.unchanged.push(file.path);
     else {
-      if (!options.check) await writeFileAtomic(target, file.contents);
+      toWrite.push(file);
       report.written.push(file.path);
     }
   }
+  if (!options.check && toWrite.length > 0) await writeAllOrNothing(root, toWrite);
   if (options.prune) {
     const wanted = new Set(files.map((f) => f.path));
     for (const path of await listFiles(root, options.prune)) {

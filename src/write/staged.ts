@@ -7,6 +7,7 @@
 import { mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { pathInside } from "./apply.js";
+import { keepMode } from "./atomic.js";
 
 export interface StagedOptions {
   /** The path renamed into place last (e.g. package.json, which records what was done). */
@@ -43,6 +44,7 @@ export async function writeAllOrNothing(
       const temp = `${target}.${process.pid}.staged.tmp`;
       staged.push({ temp, target });
       await writeFile(temp, file.contents);
+      await keepMode(temp, existing);
     }
     await options.before?.();
   } catch (error) {

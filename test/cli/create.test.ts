@@ -113,6 +113,21 @@ describe("create-agent <dir>", () => {
     expect(stderr).toContain("$.capabilities.summarize.pricing.amount");
   });
 
+  it.skipIf(process.platform !== "linux")(
+    "a folder the file system refuses (under /sys): the system's reason and the path, no stack trace; exit 1",
+    async () => {
+      const r = await cli(
+        ["/sys/create-agent-here", "--yes", "--no-install", "--no-git"],
+        await tempDir(),
+      );
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toMatch(
+        /^create-agent: E(PERM|ROFS|ACCES): .*\/sys\/.*\(check that folder's owner and permissions, or the disk\)/,
+      );
+      expect(r.stderr).not.toMatch(/unexpected error|\n\s+at /);
+    },
+  );
+
   it("reports a missing manifest file", async () => {
     const parent = await tempDir();
     const stderr = await refusedLeaving(
