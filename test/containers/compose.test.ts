@@ -45,6 +45,39 @@ it.skipIf(ctx.skip)(
   },
 );
 
+it.skipIf(ctx.skip)(
+  "what the proxy refuses itself is a typed JSON error as the agent's, never an HTML page: a body over its limit, a header over its buffers",
+  async () => {
+    const typed = async (res: Response, status: number, error: RegExp) => {
+      expect(res.status).toBe(status);
+      expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(await res.json()).toMatchObject({ status: "failed", error_type: "validation", error });
+    };
+    const execute = `${stack.base}/execute`;
+    const json = { "content-type": "application/json" };
+    // Above the agent's MAX_BODY_BYTES but within the proxy's: the agent's own 413.
+    await typed(
+      await fetch(execute, { method: "POST", headers: json, body: "x".repeat(1_500_000) }),
+      413,
+      /./,
+    );
+    await typed(
+      await fetch(execute, { method: "POST", headers: json, body: "x".repeat(3_000_000) }),
+      413,
+      /larger than this service accepts; nothing was run or charged/,
+    );
+    await typed(
+      await fetch(execute, {
+        method: "POST",
+        headers: { ...json, "payment-signature": "a".repeat(70_000) },
+        body: "{}",
+      }),
+      400,
+      /headers larger than it accepts/,
+    );
+  },
+);
+
 it.skipIf(ctx.skip)("jobs through the proxy are answered by both instances", async () => {
   const hosts = [await hostOf("web1"), await hostOf("web2")].sort();
   expect(await answeredBy("spread")).toEqual(hosts);
