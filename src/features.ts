@@ -28,6 +28,8 @@ export interface Feature {
    * whatever its record says (it was made before the split, with that code in its core).
    */
   splitFrom?: readonly string[];
+  /** Another feature it works best with, and what it does without it (said on add and remove). */
+  pairsWith?: { feature: string; without: string };
 }
 
 const pick = <K extends keyof typeof dependencies>(...names: K[]): Record<string, string> =>
@@ -103,6 +105,11 @@ export const FEATURES: readonly Feature[] = [
     settings: ["WORKER", "WORKER_CONCURRENCY", "JOB_RESULT_TTL_SECONDS", "JOB_LOCK_SECONDS"],
     byDefault: false,
     newer: true,
+    pairsWith: {
+      feature: "redis",
+      without:
+        "its jobs run in this process only (one instance, lost if it stops; no worker service: compose.yaml's needs REDIS_URL)",
+    },
   },
   {
     name: "metrics",

@@ -5,7 +5,7 @@
  */
 import { readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import type { Feature } from "../features.js";
+import { type Feature, FEATURES } from "../features.js";
 import { withLock } from "../lock.js";
 import { generateProjectFiles } from "../generate/project.js";
 import { projectCommands } from "../generate/package-manager.js";
@@ -94,7 +94,7 @@ async function planAndApply(
   const pm = projectPackageManager(root, state.pkg);
   await planProjectFiles(root, plan, pm);
   await apply(root, plan);
-  report(plan, pm);
+  report(plan, pm, options.install);
   return pm;
 }
 
@@ -193,7 +193,11 @@ function missingIsFine(error: NodeJS.ErrnoException): void {
   if (error.code !== "ENOENT") throw error;
 }
 
-function report(plan: FeaturePlan, pm: ReturnType<typeof projectPackageManager>): void {
+function report(
+  plan: FeaturePlan,
+  pm: ReturnType<typeof projectPackageManager>,
+  installs: boolean,
+): void {
   const { feature, verb } = plan;
   if (plan.restored) {
     const files = [...plan.writes.keys()];
@@ -222,6 +226,19 @@ function report(plan: FeaturePlan, pm: ReturnType<typeof projectPackageManager>)
   for (const path of plan.left) lines.push(`  left as it is: ${path}`);
   if (verb === "add" && feature.settings.length > 0)
     lines.push(`Its settings: ${feature.settings.join(", ")} (see README.md).`);
-  lines.push(`Then: ${projectCommands(pm).typecheck}.`);
+  const commands = projectCommands(pm);
+  for (const note of pairNotes(plan, commands.addFeature)) lines.push(note);
+  lines.push(`Then: ${installs ? "" : `${commands.install}, then `}${commands.typecheck}.`);
   process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+/** What a feature does without the one it pairs with, once the change leaves it so (features.ts). */
+function pairNotes(plan: FeaturePlan, addCommand: (name: string) => string): string[] {
+  const has = new Set(plan.after);
+  return FEATURES.filter((f) => f.pairsWith && has.has(f.name) && !has.has(f.pairsWith.feature))
+    .filter((f) => f.name === plan.feature.name || f.pairsWith!.feature === plan.feature.name)
+    .map(
+      (f) =>
+        `Note: without ${f.pairsWith!.feature}, ${f.name}: ${f.pairsWith!.without}. ${addCommand(f.pairsWith!.feature)} adds it.`,
+    );
 }

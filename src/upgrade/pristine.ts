@@ -79,7 +79,12 @@ export async function pristineProject(
   const work = await mkdtemp(join(tmpdir(), "create-agent-upgrade-"));
   // Stopped meanwhile (Ctrl-C, a closed terminal): the temporary folder goes too, then the process.
   const stop = (signal: NodeJS.Signals) => {
-    rmSync(work, { recursive: true, force: true });
+    try {
+      // The old create-agent may still be writing there: retried, and never a crash instead of the exit.
+      rmSync(work, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+    } catch {
+      process.stderr.write(`create-agent: stopped; remove the temporary folder ${work}\n`);
+    }
     process.exit(128 + (constants.signals[signal] ?? 1));
   };
   for (const signal of STOP_SIGNALS) process.once(signal, stop);

@@ -170,9 +170,10 @@ function resolveDevMode(
         `SERVICE_DEV_MODE is ${JSON.stringify(s.value)}: set it to "true" (payments bypassed) or "false"/unset (payments required)`,
       );
   }
-  if (devMode && env.NODE_ENV === "production")
+  // "Production" or " production " are production too: dev mode is never on by a spelling.
+  if (devMode && env.NODE_ENV?.trim().toLowerCase() === "production")
     problems.push(
-      'dev mode is on while NODE_ENV is "production": dev mode lets anyone run jobs for free; unset SERVICE_DEV_MODE (or set it to "false") in production',
+      `dev mode is on while NODE_ENV is ${JSON.stringify(env.NODE_ENV)}: dev mode lets anyone run jobs for free; unset SERVICE_DEV_MODE (or set it to "false") in production`,
     );
   return devMode;
 }

@@ -130,6 +130,17 @@ describe("create-agent add / remove", () => {
       expect(back[path], path).toBe(before[path]);
   });
 
+  it("says what queue does without redis when a change leaves it so (add queue alone, remove redis under it), and to install first", async () => {
+    const dir = await scaffold("mcp");
+    const without =
+      /Note: without redis, queue: its jobs run in this process only .*add -- redis adds it\./;
+    const added = succeeded(await cli(["add", "queue", "--no-install"], dir));
+    expect(added).toMatch(without);
+    expect(added).toMatch(/Then: npm install, then npm run typecheck\./);
+    expect(succeeded(await cli(["add", "redis", "--no-install"], dir))).not.toMatch(without);
+    expect(succeeded(await cli(["remove", "redis", "--no-install"], dir))).toMatch(without);
+  });
+
   it("a checkout with CRLF line endings (git's autocrlf on Windows) is not taken for edits: add and remove work, keeping CRLF", async () => {
     const dir = await scaffold("mcp");
     const tree = await snapshotTree(dir);

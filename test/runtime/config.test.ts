@@ -114,6 +114,11 @@ describe("dev mode", () => {
       /dev mode is on while NODE_ENV is "production"/,
     );
     expect(problems({ devMode: true, env: { NODE_ENV: "production" } })[0]).toMatch(/NODE_ENV/);
+    // However it is spelled.
+    for (const spelled of ["Production", " PRODUCTION "])
+      expect(problems({ env: { SERVICE_DEV_MODE: "true", NODE_ENV: spelled } })[0]).toMatch(
+        /dev mode is on while NODE_ENV is/,
+      );
   });
 
   it("validates payment settings that are given", () => {
