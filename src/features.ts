@@ -102,7 +102,13 @@ export const FEATURES: readonly Feature[] = [
     dependencies: pick("bullmq"),
     summary:
       "async paid jobs (Prefer: respond-async, GET /jobs/<id>; A2A return_immediately) on a queue, BullMQ with REDIS_URL",
-    settings: ["WORKER", "WORKER_CONCURRENCY", "JOB_RESULT_TTL_SECONDS", "JOB_LOCK_SECONDS"],
+    settings: [
+      "WORKER",
+      "WORKER_CONCURRENCY",
+      "JOB_RESULT_TTL_SECONDS",
+      "JOB_LOCK_SECONDS",
+      "WORKER_HEALTH_PORT",
+    ],
     byDefault: false,
     newer: true,
     pairsWith: {

@@ -101,6 +101,8 @@ export interface AsyncProcesses {
   webUrls: string[];
   webs: ChildProcess[];
   workers: ChildProcess[];
+  /** Each worker's GET /health base URL (with workerHealth). */
+  workerHealthUrls: string[];
   /** The process ids of the `slow` runs so far, in order (each appends its own to RUNS_FILE). */
   runs(): number[];
   /** Everything `child` printed so far (stdout and stderr). */
@@ -118,6 +120,8 @@ export interface AsyncProcessOptions {
   workers: number;
   /** Added to every process's environment (undefined: removed from it). */
   env?: Record<string, string | undefined>;
+  /** Each worker answers GET /health on a port of its own (WORKER_HEALTH_PORT): workerHealthUrls. */
+  workerHealth?: boolean;
   service?: string;
 }
 
@@ -169,13 +173,31 @@ export async function startAsyncProcesses(o: AsyncProcessOptions): Promise<Async
   try {
     const ports = Array.from({ length: o.webs }, () => 20_000 + Math.floor(Math.random() * 20_000));
     const webs = ports.map((port) => start({ PORT: String(port), WORKER: "off" }));
-    const workers = Array.from({ length: o.workers }, () => start({}, ["--worker"]));
+    const healthPorts = Array.from({ length: o.workers }, () =>
+      o.workerHealth ? 20_000 + Math.floor(Math.random() * 20_000) : undefined,
+    );
+    const workers = healthPorts.map((port) =>
+      start(port ? { WORKER_HEALTH_PORT: String(port) } : {}, ["--worker"]),
+    );
+    const workerHealthUrls = healthPorts.map((port) => `http://127.0.0.1:${port}`);
     await Promise.all(webs.map((web) => printed(web, /listening on/)));
     const webUrls = ports.map((port) => `http://127.0.0.1:${port}`);
     for (const url of webUrls) expect((await healthUntil(url, (s) => s === 200)).status).toBe(200);
     await Promise.all(workers.map((w) => printed(w, /job worker: up to \d+ async jobs/)));
+    if (o.workerHealth)
+      await Promise.all(workers.map((w) => printed(w, /worker health: GET \/health on port/)));
     const outputOf = (child: ChildProcess) => output.get(child)!;
-    return { dir, webUrls, webs, workers, runs, output: outputOf, printed, close };
+    return {
+      dir,
+      webUrls,
+      webs,
+      workers,
+      workerHealthUrls,
+      runs,
+      output: outputOf,
+      printed,
+      close,
+    };
   } catch (err) {
     await close();
     throw err;

@@ -39,6 +39,7 @@ beforeAll(async () => {
     workers: 2,
     // Each process its own metrics listener (an ephemeral port): a worker counts the jobs it ran.
     env: { METRICS_PORT: "0" },
+    workerHealth: true,
   });
   ({ webUrls, workers } = processes);
 }, 120_000);
@@ -81,6 +82,17 @@ async function runningOn(count: number): Promise<number> {
   }
   return runs()[count - 1]!;
 }
+
+describe("a worker's health (WORKER_HEALTH_PORT, what its container's check asks)", () => {
+  it("GET /health, the app's own check (its ledger, so its Redis, and settlement routes): 200; nothing else is served", async () => {
+    const url = processes.workerHealthUrls[0]!;
+    const health = () => fetch(`${url}/health`);
+    expect((await health()).status).toBe(200);
+    const other = await fetch(`${url}/execute`, { method: "POST", body: "{}" });
+    expect(other.status).toBe(404);
+    expect(await other.json()).toMatchObject({ error: "a worker answers GET /health only" });
+  }, 30_000);
+});
 
 describe("two web and two worker processes on one Redis", () => {
   it("SIGKILL of the worker running a job: the other worker finishes it; charged once", async () => {

@@ -18,9 +18,17 @@ export interface QueueConfig {
   resultTtlSeconds: number;
   /** JOB_LOCK_SECONDS: a worker silent this long loses its job to another worker (default 30). */
   lockSeconds: number;
+  /** WORKER_HEALTH_PORT: where `npm run worker` answers GET /health (the container's check); unset: nowhere. */
+  healthPort?: number;
 }
 
-const SETTINGS = ["WORKER", "WORKER_CONCURRENCY", "JOB_RESULT_TTL_SECONDS", "JOB_LOCK_SECONDS"];
+const SETTINGS = [
+  "WORKER",
+  "WORKER_CONCURRENCY",
+  "JOB_RESULT_TTL_SECONDS",
+  "JOB_LOCK_SECONDS",
+  "WORKER_HEALTH_PORT",
+];
 
 /** The queue's settings, or undefined in a project without the `queue` feature. */
 export function resolveQueue(read: Reader, redisUrl: string | undefined): QueueConfig | undefined {
@@ -56,5 +64,17 @@ export function resolveQueue(read: Reader, redisUrl: string | undefined): QueueC
     fallback: 30,
     hint: "set it to a whole number of seconds from 2 to 3600 (default 30)",
   });
-  return { worker: worker !== "off", concurrency, resultTtlSeconds, lockSeconds };
+  const healthPort = read.fromEnv("WORKER_HEALTH_PORT").value;
+  const health =
+    healthPort === undefined
+      ? {}
+      : {
+          healthPort: read.count(undefined, "", "WORKER_HEALTH_PORT", {
+            min: 1,
+            max: 65_535,
+            fallback: 0,
+            hint: "set it to the port npm run worker answers GET /health on (1-65535), or unset it",
+          }),
+        };
+  return { worker: worker !== "off", concurrency, resultTtlSeconds, lockSeconds, ...health };
 }

@@ -6,9 +6,13 @@
  * and on SIGINT/SIGTERM takes no new job, lets the running ones finish (up to
  * SHUTDOWN_TIMEOUT_SECONDS; then cut ones go back to the queue), and exits. With METRICS_PORT (the
  * `metrics` feature) it serves GET /metrics there: the async jobs it ran are counted by it alone.
+ * With WORKER_HEALTH_PORT it answers GET /health there (what a web instance's says: its ledger, so
+ * its Redis, and each network's settlement route; 503 while it stops), and nothing else: the image's
+ * HEALTHCHECK and compose's ask it, so a worker cut off from Redis is seen unhealthy.
  * Part of your project: edit freely.
  */
 import { existsSync } from "node:fs";
+import { createServer, type Server } from "node:http";
 import { createApp, runtimeOf } from "../app.js";
 import { ConfigError, type AppOptions } from "../config.js";
 import { onStopSignals, startMetrics } from "../server.js";
@@ -58,7 +62,29 @@ export async function runWorker(agent: AgentDefinition, options: AppOptions = {}
   }
   const jobs = await (app.locals.asyncJobs as JobsHandle).load();
   const metricsServer = await startMetrics(runtime);
-  stopOnSignals(runtime, jobs, () => metricsServer?.close());
+  const health = config.queue?.healthPort && serveHealth(app, config.queue.healthPort, config.host);
+  stopOnSignals(runtime, jobs, () => {
+    metricsServer?.close();
+    if (health) health.close();
+  });
+}
+
+/** GET /health on `port`, answered by the app's own check; anything else: 404. */
+function serveHealth(app: ReturnType<typeof createApp>, port: number, host?: string): Server {
+  const server = createServer((req, res) => {
+    if (req.method === "GET" && req.url?.split("?")[0] === "/health") return void app(req, res);
+    res.writeHead(404, { "content-type": "application/json" });
+    res.end(
+      '{"status":"failed","error_type":"validation","error":"a worker answers GET /health only"}',
+    );
+  });
+  server.on("error", (err) =>
+    runtimeOf(app).logger.error("worker health: could not listen", { port, error: String(err) }),
+  );
+  server.listen(port, host ?? "0.0.0.0", () =>
+    runtimeOf(app).logger.info(`worker health: GET /health on port ${port}`),
+  );
+  return server;
 }
 
 /** SIGINT/SIGTERM: no new job, the running ones finish (or are cut, back to the queue), exit. */
