@@ -64,14 +64,9 @@ export async function claimRefusal(
   const changed = job && changedRequest(message, job);
   if (changed) return new sdk.RequestMalformedError(changed);
   const payment = paymentHash({ name: PAYLOAD_KEY, object: message.metadata?.[PAYLOAD_KEY] });
-  let kept: string | undefined;
-  try {
-    kept = await records.claimRecord(claimKey(task.id), payment, claimTtlMs(task));
-  } catch (err) {
-    if (!(err instanceof LedgerUnavailableError)) throw err;
-    return new Error(`${err.message}; nothing was run or charged; send it again`);
-  }
-  if (kept === undefined || kept === payment) return undefined;
+  const kept = await claimTask(records, task, payment, "nothing was run or charged; send it again");
+  if (kept instanceof Error) return kept;
+  if (kept === payment) return undefined;
   if (kept === CANCEL_CLAIM)
     return new sdk.UnsupportedOperationError(
       `task ${task.id} was cancelled: nothing was run or charged for this message; send the job again as a new task`,
@@ -93,15 +88,34 @@ export async function cancelRefusal(
   sdk: A2aSdk,
   task: Task,
 ): Promise<Error | undefined> {
-  let kept: string | undefined;
-  try {
-    kept = await records.claimRecord(claimKey(task.id), CANCEL_CLAIM, claimTtlMs(task));
-  } catch (err) {
-    if (!(err instanceof LedgerUnavailableError)) throw err;
-    return new Error(`${err.message}; the task was not cancelled; send the cancel again`);
-  }
-  if (kept === undefined || kept === CANCEL_CLAIM) return undefined;
+  const kept = await claimTask(
+    records,
+    task,
+    CANCEL_CLAIM,
+    "the task was not cancelled; send the cancel again",
+  );
+  if (kept instanceof Error) return kept;
+  if (kept === CANCEL_CLAIM) return undefined;
   return new sdk.TaskNotCancelableError(
     `task ${task.id} is paid and its job is running, or has run, on another instance of this service, which alone can stop it: it was not cancelled; it is charged only if its job completes and its result is delivered (then tasks/get shows it, with the receipt)`,
   );
+}
+
+/**
+ * Claims `task` for `value` (a payment's hash, or CANCEL_CLAIM): what holds the claim now (`value`
+ * when this took it, or had it already), or, the ledger unreachable, the error to answer, saying
+ * `notDone`.
+ */
+async function claimTask(
+  records: TaskRecords,
+  task: Task,
+  value: string,
+  notDone: string,
+): Promise<string | Error> {
+  try {
+    return (await records.claimRecord(claimKey(task.id), value, claimTtlMs(task))) ?? value;
+  } catch (err) {
+    if (!(err instanceof LedgerUnavailableError)) throw err;
+    return new Error(`${err.message}; ${notDone}`);
+  }
 }

@@ -30,7 +30,9 @@ const NO_STORE = { "Cache-Control": "no-store" } as const;
 
 const error = (err: AgentError): HttpAnswer => {
   const { status, body } = errorResponse(err);
-  return { status, headers: NO_STORE, body: JSON.stringify(body) };
+  const wait = err instanceof UnavailableError ? err.retryAfterSeconds : 0;
+  const headers = wait > 0 ? { ...NO_STORE, "Retry-After": String(wait) } : NO_STORE;
+  return { status, headers, body: JSON.stringify(body) };
 };
 
 /** The same answer for an unknown job and a wrong credential: nothing tells them apart. */
@@ -83,17 +85,12 @@ export async function pollJob(
     return typeof state === "string" ? pending(record, state) : state;
   } catch (err) {
     logger.warn("a job's poll could not read the job queue", { error: String(err) });
-    const answer = error(new UnavailableError(UNREACHABLE, UNREACHABLE_RETRY_SECONDS));
-    return {
-      ...answer,
-      headers: { ...answer.headers, "Retry-After": String(UNREACHABLE_RETRY_SECONDS) },
-    };
+    return error(new UnavailableError(UNREACHABLE, 2));
   }
 }
 
 const UNREACHABLE =
   "the job queue is unreachable right now: the job is unaffected (it is charged only if it completes); poll again";
-const UNREACHABLE_RETRY_SECONDS = 2;
 
 /**
  * Where a job is (GET /jobs/<id>, and an A2A task on the queue through JobServices.asyncJobs):

@@ -18,7 +18,7 @@ import { ConfigError, type AppOptions } from "../config.js";
 import { onStopSignals, startMetrics } from "../server.js";
 import { howToSet } from "../features.js";
 import { loadHandlers } from "../handlers.js";
-import type { AgentDefinition } from "../types.js";
+import type { AgentDefinition, Logger } from "../types.js";
 import type { AsyncJobsService } from "./service.js";
 
 /** What the queue's transport leaves for this entry point (transport.ts). */
@@ -62,15 +62,21 @@ export async function runWorker(agent: AgentDefinition, options: AppOptions = {}
   }
   const jobs = await (app.locals.asyncJobs as JobsHandle).load();
   const metricsServer = await startMetrics(runtime);
-  const health = config.queue?.healthPort && serveHealth(app, config.queue.healthPort, config.host);
+  const port = config.queue?.healthPort;
+  const health = port ? serveHealth(app, logger, port, config.host) : undefined;
   stopOnSignals(runtime, jobs, () => {
     metricsServer?.close();
-    if (health) health.close();
+    health?.close();
   });
 }
 
 /** GET /health on `port`, answered by the app's own check; anything else: 404. */
-function serveHealth(app: ReturnType<typeof createApp>, port: number, host?: string): Server {
+function serveHealth(
+  app: ReturnType<typeof createApp>,
+  logger: Logger,
+  port: number,
+  host?: string,
+): Server {
   const server = createServer((req, res) => {
     if (req.method === "GET" && req.url?.split("?")[0] === "/health") return void app(req, res);
     res.writeHead(404, { "content-type": "application/json" });
@@ -79,10 +85,10 @@ function serveHealth(app: ReturnType<typeof createApp>, port: number, host?: str
     );
   });
   server.on("error", (err) =>
-    runtimeOf(app).logger.error("worker health: could not listen", { port, error: String(err) }),
+    logger.error("worker health: could not listen", { port, error: String(err) }),
   );
   server.listen(port, host ?? "0.0.0.0", () =>
-    runtimeOf(app).logger.info(`worker health: GET /health on port ${port}`),
+    logger.info(`worker health: GET /health on port ${port}`),
   );
   return server;
 }
