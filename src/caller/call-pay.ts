@@ -160,10 +160,7 @@ async function answerOf(
     accepted: { headers: paid.headers, text },
     signedNote,
     paid: sent !== undefined,
-    resend: async () => {
-      const again = await resend();
-      return again && { status: again.status, text: await again.text(), headers: again.headers };
-    },
+    resend,
   });
 }
 

@@ -51,7 +51,7 @@ export interface PollOptions {
   /** Whether a payment went with the job (it is then charged once it completes, waited for or not). */
   paid?: boolean;
   /** Sends the job's request again, identically; undefined when there is nothing to send. */
-  resend?: () => Promise<PolledAnswer | undefined>;
+  resend?: () => Promise<Response> | undefined;
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -168,7 +168,14 @@ async function askAgain(
     `the service no longer knows the job at ${url} (HTTP 404: it restarted, or lost its queue); sending the job's request again, once, identically${options.paid ? " (the same payment: it is settled at most once)" : ""}`,
   );
   try {
-    return await resend();
+    const again = await resend();
+    if (again === undefined) return undefined;
+    const data = await readLimited(
+      again,
+      ANSWER_LIMITS.result,
+      `the answer to POST ${options.executeUrl}`,
+    );
+    return { status: again.status, text: new TextDecoder().decode(data), headers: again.headers };
   } catch (error) {
     if (error instanceof CallError) throw error;
     const message = error instanceof Error ? error.message : String(error);

@@ -125,10 +125,7 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
   if (queued && first.status === 202) {
     // Dev mode, asynchronously: the unpaid job was queued; its answer is polled, and never paid.
     const accepted = { headers: first.headers, text: firstText };
-    const resend = async () => {
-      const again = await post(send, executeUrl, init);
-      return { status: again.status, text: await again.text(), headers: again.headers };
-    };
+    const resend = () => post(send, executeUrl, init);
     const polled = await pollJob({ ...queued, executeUrl, accepted, resend });
     if (polled.status !== 200) throw errorAnswer(polled.status, polled.text, executeUrl);
     return free(polled.text);

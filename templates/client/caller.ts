@@ -168,7 +168,7 @@ export function createCaller(service: ServiceInfo, options: AgentClientOptions):
   const payer = (capability: string, jobId: string) =>
     (account ??= payerAccount(evmKey, capability, jobId));
 
-  return async <Output,>(capability: string, input: unknown, call: CallOptions = {}) => {
+  return async <Output>(capability: string, input: unknown, call: CallOptions = {}) => {
     const jobId = call.jobId ?? globalThis.crypto.randomUUID();
     const deadline = deadlineOf(call.deadline, deadlineSeconds);
     const limit = jobLimit(service, capability, jobId, maxPrice, allowedAssets);

@@ -4,11 +4,11 @@
  * Bearer`), until it is no longer "queued" or "running". Waits start at 1 s and grow 1.5x up to 15 s, never
  * sooner than the service's Retry-After; polling stops at the deadline plus a minute. A poll with no answer
  * (the network, or 502/503/504: a restart, a deploy) is asked again until then: the job runs on whatever the
- * poll meets. When polling stops before the answer, the error's `queued` says where to fetch it later. The
- * token goes only to the service's own origin. A poll is a GET: nothing is signed or paid again. A poll answered 404 means the
- * service lost the job (it restarted with an empty queue, or its Redis did): the job's request is sent again,
- * once, identically (`resend`: the same payment, settled at most once); the service answers it from its ledger
- * (the result and receipt of a job that completed) or queues it again, polled as before.
+ * poll meets. A poll answered 404 means the service lost the job (it restarted with an empty queue, or its
+ * Redis did): the job's request is sent again, once, identically (`resend`: the same payment, settled at most
+ * once); the service answers it from its ledger (the result and receipt of a job that completed) or queues it
+ * again, polled as before. When polling stops before the answer, the error's `queued` says where to fetch it
+ * later. The token goes only to the service's own origin. A poll is a GET: nothing is signed or paid again.
  */
 import { AgentCallError } from "./errors.js";
 import { type FetchLike, retryAfterMs } from "./retry.js";
