@@ -114,7 +114,7 @@ export const FEATURES: readonly Feature[] = [
     pairsWith: {
       feature: "redis",
       without:
-        "its jobs run in this process only (one instance, lost if it stops; no worker service: compose.yaml's needs REDIS_URL)",
+        "its jobs run in this process only (one instance, lost if it stops: compose.yaml runs one instance and no worker service)",
     },
   },
   {

@@ -136,13 +136,29 @@ async function planProjectFiles(
   const after = new Map(
     generateProjectFiles(model, pm, plan.after).map((f) => [f.path, f.contents]),
   );
+  const clashed = new Set<string>();
   for (const { path, contents } of before) {
     const next = after.get(path);
     if (next === undefined || next === contents) continue;
     const text = await mergedFile(root, path, contents, next, plan);
-    if (text === undefined)
+    if (text === undefined) {
+      clashed.add(path);
       plan.left.push(`${path} (your edits clash with its lines about features)`);
-    else if (text !== null) plan.writes.set(path, text);
+    } else if (text !== null) plan.writes.set(path, text);
+  }
+  keepPairs(plan, clashed);
+}
+
+/** Files that name each other's services (nginx's upstream lists compose's instances): changed together or not at all. */
+const PAIRS = [["compose.yaml", "deploy/proxy/nginx.conf"]];
+
+/** A file left as it is (its merge clashed) keeps its pair as it is too: nginx would not start naming an instance compose lacks. */
+function keepPairs(plan: FeaturePlan, clashed: ReadonlySet<string>): void {
+  for (const pair of PAIRS) {
+    const left = pair.find((p) => clashed.has(p));
+    if (left === undefined) continue;
+    for (const path of pair)
+      if (plan.writes.delete(path)) plan.left.push(`${path} (it goes with ${left}, left as it is)`);
   }
 }
 

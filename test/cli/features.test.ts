@@ -116,7 +116,7 @@ describe("create-agent add / remove", () => {
       succeeded(await cli(["add", feature, "--no-install"], dir));
     const made = await snapshotTree(await scaffold("mcp,redis,queue,metrics"));
     const after = await snapshotTree(dir);
-    for (const path of ["README.md", "fly.toml", "deploy/agent.service"])
+    for (const path of ["README.md", "fly.toml", "deploy/agent.service", "deploy/proxy/nginx.conf"])
       expect(after[path], path).toBe(made[path]);
     expect(after["compose.yaml"]).toBe(`# my note\n${made["compose.yaml"]}`);
     expect(after["compose.yaml"]).toContain("worker:");
@@ -126,8 +126,22 @@ describe("create-agent add / remove", () => {
     const back = await snapshotTree(dir);
     expect(back["compose.yaml"]).toBe(`# my note\n${before["compose.yaml"]}`);
     expect(back["compose.yaml"]).not.toContain("worker:");
-    for (const path of ["README.md", "fly.toml", "deploy/agent.service"])
+    for (const path of ["README.md", "fly.toml", "deploy/agent.service", "deploy/proxy/nginx.conf"])
       expect(back[path], path).toBe(before[path]);
+  });
+
+  it("an edit of compose.yaml that clashes leaves nginx.conf as it is too: nginx names compose's instances", async () => {
+    const dir = await scaffold("mcp");
+    const compose = join(dir, "compose.yaml");
+    await writeFile(compose, `${await readFile(compose, "utf8")}# my service\n`); // where redis goes
+    const before = await snapshotTree(dir);
+    const out = succeeded(await cli(["add", "redis", "--no-install"], dir));
+    expect(out).toMatch(/compose\.yaml \(your edits clash/);
+    expect(out).toMatch(/deploy\/proxy\/nginx\.conf \(it goes with compose\.yaml, left as it is\)/);
+    const after = await snapshotTree(dir);
+    for (const path of ["compose.yaml", "deploy/proxy/nginx.conf"])
+      expect(after[path], path).toBe(before[path]);
+    expect(after["README.md"]).not.toBe(before["README.md"]);
   });
 
   it("says what queue does without redis when a change leaves it so (add queue alone, remove redis under it), and to install first", async () => {

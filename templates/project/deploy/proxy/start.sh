@@ -1,6 +1,6 @@
 #!/bin/sh
 # The proxy's entry point (deploy/proxy/Dockerfile): nginx, and a watch on its instances' addresses.
-# nginx looks up the names in nginx.conf's upstream (web1, web2) once, when it loads its configuration.
+# nginx looks up the names in nginx.conf's upstream (compose.yaml's instances) once, when it loads its configuration.
 # An instance that compose recreates (`docker compose up -d --build` after a change) comes back at a new
 # address nginx would not see: its requests would go to the other instance, or fail once both are new.
 # So every 5 s the names are looked up again, and when an address changed nginx reloads (it looks them up
