@@ -3,7 +3,10 @@
  * its handler runs, with the pipeline's own steps (jobs/request.ts, jobs/paid-steps.ts): the
  * request, the capability, the input, then the payment (verified, its authorization reserved in
  * the ledger for this job, its chain state confirmed, its payment-identifier id, if any, claimed for
- * it: jobs/identifier.ts) and the deadline on arrival. Then the job is
+ * it: jobs/identifier.ts) and the deadline on arrival. Before any payment step, a worker must be
+ * running for the queue (worker-alive.ts): on a web instance without its own (WORKER=off) and no
+ * `npm run worker` alive, the job is refused (503, Retry-After; no offer, nothing verified, reserved,
+ * run or charged) instead of waiting for nobody until its deadline. Then the job is
  * queued and the caller gets 202 with where to poll (Location) and the read credential
  * (`job_token`). Nothing is charged here: the worker settles only once the job completed and its
  * output passed validation (work.ts). The reservation, made here, is the worker's to end: it lasts
@@ -113,6 +116,7 @@ async function accept(
   seen.capability = capability.name;
   const logger = call.logger.child({ job_id: job.jobId, capability: job.capability });
   const input = validateInput(capability, job.input);
+  await workerRunning(queue);
   const base = {
     jobId: job.jobId,
     capability: job.capability,
@@ -204,6 +208,19 @@ async function reserveAndQueue(
     await release();
     throw err;
   }
+}
+
+/** Seconds a caller is asked to wait when no worker runs (a worker counts from its first beat). */
+const NO_WORKER_RETRY_AFTER_SECONDS = 5;
+
+/** No worker takes the queue's jobs (none started, all stopped, or cut off from Redis): a 503. */
+async function workerRunning(queue: JobQueue): Promise<void> {
+  if (await reachQueue(() => queue.workerSeen())) return;
+  throw new UnavailableError(
+    `no worker is running for async jobs, so the job was not queued; nothing was run or charged: start one with npm run worker, or send the job without Prefer: respond-async (A2A: without return_immediately) to run it now; retry in ${NO_WORKER_RETRY_AFTER_SECONDS} s`,
+    NO_WORKER_RETRY_AFTER_SECONDS,
+    { code: "no_worker" },
+  );
 }
 
 /** A queue that cannot be reached is a 503 (nothing run or charged). */
