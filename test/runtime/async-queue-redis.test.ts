@@ -185,7 +185,7 @@ describe("a poll while Redis is away", () => {
 });
 
 describe("async jobs while no worker runs (WORKER=off)", () => {
-  it("refused 503 with Retry-After before the payment is even verified; a synchronous job runs; once a worker runs, the same payment is queued and charged; a worker stopped cleanly no longer counts", async () => {
+  it("refused 503 with Retry-After before anything is reserved (unpaid: before its offer); a synchronous job runs; once a worker runs, the same payment is queued and charged; a worker stopped cleanly no longer counts", async () => {
     const settler = recordingSettler();
     const instance = async (WORKER: string) => {
       const logger = captureLogger();
@@ -203,7 +203,7 @@ describe("async jobs while no worker runs (WORKER=off)", () => {
     try {
       const body = job("echo", { text: "later" });
       const header = await paymentSignature(anvilAccount());
-      // No offer for a job nobody would run; paid: refused before any payment step.
+      // No offer for a job nobody would run; paid: refused once verified, nothing reserved or settled.
       expect((await post(web.running.url, body, async)).status).toBe(503);
       const refused = await post(web.running.url, body, { ...async, "payment-signature": header });
       expect(refused.status).toBe(503);
@@ -212,7 +212,7 @@ describe("async jobs while no worker runs (WORKER=off)", () => {
       expect(refused.body.error).toMatch(
         /^no worker is running for async jobs, so the job was not queued; nothing was run or charged: start one with npm run worker, or send the job without Prefer: respond-async/,
       );
-      expect(settler.calls).toEqual([]);
+      expect(settler.settled()).toBe(0);
       expect(logText(web.logger)).toMatch(/no worker is running for async jobs: they are refused/);
       // Synchronously, on the same instance: run and charged at once.
       const sync = await post(web.running.url, job("echo", { text: "now" }), {
@@ -243,6 +243,10 @@ describe("async jobs while no worker runs (WORKER=off)", () => {
         after = await post(web.running.url, job("echo", { text: "x" }), async);
       }
       expect(after.status, after.text).toBe(503);
+      // The identical retry of the job it ran (its answer lost) still gets it, worker or not.
+      const again = await post(web.running.url, body, { ...async, "payment-signature": header });
+      expect([200, 202], again.text).toContain(again.status);
+      expect(JSON.stringify(again.body)).toContain(accepted.body.job_id);
       expect(settler.settled()).toBe(2);
     } finally {
       for (const { running, jobs } of started.reverse()) {
