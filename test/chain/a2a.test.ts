@@ -531,6 +531,30 @@ describe("a paid A2A task on the job queue (return_immediately)", () => {
     expect(got.body.result.status.state).toBe("canceled");
   }, 60_000);
 
+  it("no worker runs (WORKER=off, none on its prefix): the task asks for the payment again, nothing run or moved; the same payment without return_immediately runs it, charged once", async () => {
+    const app = createApp(agent, {
+      devMode: false,
+      env: { REDIS_URL: redis.url, REDIS_KEY_PREFIX: `a2a-idle-${randomUUID()}:`, WORKER: "off" },
+      logger: captureLogger(),
+      payment: { payTo, network: "base-sepolia", asset, facilitatorUrl },
+    });
+    const idle = await listen(app);
+    servers.push(idle);
+    const task = await offered(idle.url, "slow", "10");
+    const before = await balances();
+    const payload = await pay(required03(task));
+    const queued = await paying03(idle.url, task, payload, undefined, { blocking: false });
+    expect(queued.result.status.state).toBe("input-required");
+    expect(JSON.stringify(queued.result.status.message.parts)).toMatch(
+      /no worker is running for async jobs/,
+    );
+    expect(queued.result.status.message.metadata["x402.payment.status"]).toBe("payment-required");
+    expect(await balances()).toEqual(before);
+    const done = await paying03(idle.url, task, payload);
+    expect(done.result.status.state).toBe("completed");
+    await chargedOnce(before);
+  }, 60_000);
+
   it("a queued job that throws: failed, nothing moved, the authorization unused", async () => {
     const task = await offered(b.url, "throws", "x");
     const before = await balances();

@@ -4,7 +4,8 @@
 // instance share one Redis: the job is accepted by one web instance, polled on the other, run by the
 // worker. The money is read back from the chain: nothing moves until the job completed, then exactly
 // the price, once; a failed job, or one whose deadline passed while it waited, moves nothing. At the
-// edges: payment-identifier ids, a freed payment's job_id reused, a dev-mode worker on the same Redis.
+// edges: payment-identifier ids, a freed payment's job_id reused, a dev-mode worker on the same Redis
+// (it does not count as a worker: the job is refused, 503, its payment untouched, until one runs).
 import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import type { PrivateKeyAccount } from "viem/accounts";
@@ -24,8 +25,9 @@ import {
 import { b64, post, signAuthorization, v2Header } from "../runtime/helpers.js"; // the edges' own payments
 import { startRedis, type RedisServer } from "../redis/redis-server.js";
 import { PAYEE, SETTLER_KEY } from "./accounts.js";
-import { ensureBaseSepoliaUsdc, freshPayer, usdcBalance } from "./usdc.js";
+import { ensureBaseSepoliaUsdc, freshPayer, nonceUsed, usdcBalance } from "./usdc.js";
 import { finished as finishedAfter, poll } from "../runtime/async-poll.js";
+import { workersKey } from "../../templates/runtime/queue/worker-alive.js";
 
 const { rpcUrl } = inject("chain");
 let asset: `0x${string}`; // Base Sepolia's USDC address, which the official client pays by default
@@ -64,6 +66,7 @@ beforeAll(async () => {
   agent = makeAgent();
   web = [await instance(false), await instance(false)];
   await instance(true); // the worker (it serves HTTP too, unused here)
+  await appsLocals.at(-1)!.load(); // it counts (web instances refuse async jobs until a worker does)
 }, 60_000);
 
 afterAll(async () => {
@@ -150,8 +153,13 @@ describe("async paid jobs on BullMQ, two web instances and a worker on one Redis
     expect(await balance(payer.address)).toBe(before);
   });
   it("a deadline that passes while the job waits for a worker: 408, the handler never runs, nothing moved", async () => {
-    // Its own queue (another key prefix), with no worker until after the deadline.
+    // Its own queue (another key prefix), with no worker taking jobs until after the deadline: one
+    // elsewhere says it is alive (busy), else the job would be refused up front.
     const lonely = await instance(false, "async-lonely:");
+    const { Redis } = await import("ioredis");
+    const admin = new Redis(redis.url);
+    await admin.zadd(workersKey("async-lonely:bull", "jobs"), Date.now() + 60_000, "busy");
+    admin.disconnect();
     const payer = await freshPayer(rpcUrl, asset, 1_000_000n);
     const before = await balance(payer.address);
     const runs = agent.calls.echo ?? 0;
@@ -302,19 +310,32 @@ describe("async jobs at their edges", () => {
     }
   }, 60_000);
 
-  it("a dev-mode worker on the production Redis and prefix (a copied .env) takes no paid job: a production worker runs it, charged", async () => {
+  it("a dev-mode worker on the production Redis and prefix (a copied .env) is no worker for paid jobs: refused 503 up front, the payment untouched; once a production worker runs, the same payment runs there, charged once", async () => {
     const prefix = "async-edges-shared:";
     await instance(true, prefix, true); // npm run dev with the production REDIS_URL
     const prodWeb = await instance(false, prefix);
-    const prodWorker = instance(true, prefix); // started later: the dev worker was free first
     const payer = await freshPayer(rpcUrl, asset, 1_000_000n);
     const before = await balance(payer.address);
     const body = job("echo", { text: "paid" });
-    const accepted = await offerFor(prodWeb.url, body);
+    // No offer for an async job while no worker runs: the synchronous offer is the same one.
+    expect((await post(prodWeb.url, body, async)).status).toBe(503);
+    const offer = await post(prodWeb.url, body);
+    expect(offer.status).toBe(402);
+    const accepted = unb64(offer.headers.get("payment-required")!).accepts[0];
     const header = v2Header(accepted, await payload(payer, accepted));
+    const runs = agent.calls.echo ?? 0;
+    const refused = await post(prodWeb.url, body, { ...async, "payment-signature": header });
+    expect(refused.status, refused.text).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("5");
+    expect(refused.body.error).toMatch(/^no worker is running for async jobs/);
+    expect(agent.calls.echo ?? 0).toBe(runs);
+    expect(await balance(payer.address)).toBe(before);
+    const { nonce } = unb64(header).payload.authorization;
+    expect(await nonceUsed(rpcUrl, asset, payer.address, nonce)).toBe(false);
+    await instance(true, prefix); // a production worker
+    await appsLocals.at(-1)!.load(); // its first beat done: it counts
     const a = await post(prodWeb.url, body, { ...async, "payment-signature": header });
     expect(a.status, a.text).toBe(202);
-    await prodWorker;
     const done = await ended(a, prodWeb.url);
     expect(done.status, JSON.stringify(done.body)).toBe(200);
     expect(done.headers.get("payment-response")).toBeTruthy();

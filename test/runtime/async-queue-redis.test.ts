@@ -2,11 +2,24 @@
 // to change when Redis may lose jobs (an eviction policy other than noeviction), and async jobs run
 // on it (dev mode here: nothing to pay; paid ones: test/chain/async-jobs.test.ts). An instance with
 // metrics reports the shared queue's depth, even one that serves HTTP only and was never asked a job.
+// A web instance without a worker (WORKER=off) refuses async jobs while no worker says it is alive.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
+import { workersKey } from "../../templates/runtime/queue/worker-alive.js";
 import { startRedis, type RedisServer } from "../redis/redis-server.js";
 import { finished, scrape } from "./async-poll.js";
-import { captureLogger, job, listen, logText, makeAgent, post } from "./helpers.js";
+import {
+  anvilAccount,
+  captureLogger,
+  job,
+  listen,
+  logText,
+  makeAgent,
+  paymentSignature,
+  post,
+  production,
+  recordingSettler,
+} from "./helpers.js";
 
 let redis: RedisServer;
 beforeAll(async () => {
@@ -83,6 +96,13 @@ describe("the BullMQ job queue's metrics", () => {
     // Watched: serves HTTP only, with metrics, and is sent no job. Front: takes the jobs, no worker.
     const watched = await instance({ WORKER: "off", METRICS_TOKEN: token });
     const front = await instance({ WORKER: "off" });
+    // A worker elsewhere says it is alive (busy: the jobs wait), so the front takes jobs (dev mode: its prefix).
+    await redisCommand(
+      "ZADD",
+      workersKey("queue-metrics:dev:bull", "jobs"),
+      `${Date.now() + 60_000}`,
+      "busy",
+    );
     const started: Array<Awaited<ReturnType<typeof instance>>> = [watched, front];
     try {
       const sent = [];
@@ -160,6 +180,79 @@ describe("a poll while Redis is away", () => {
     } finally {
       await (await jobs.load()).close();
       await running.close();
+    }
+  });
+});
+
+describe("async jobs while no worker runs (WORKER=off)", () => {
+  it("refused 503 with Retry-After before anything is reserved (unpaid: before its offer); a synchronous job runs; once a worker runs, the same payment is queued and charged; a worker stopped cleanly no longer counts", async () => {
+    const settler = recordingSettler();
+    const instance = async (WORKER: string) => {
+      const logger = captureLogger();
+      const app = createApp(makeAgent(), {
+        ...production(settler),
+        logger,
+        env: { REDIS_URL: redis.url, REDIS_KEY_PREFIX: "queue-idle:", WORKER },
+      });
+      const jobs = app.locals.asyncJobs as { load(): Promise<{ close(): Promise<void> }> };
+      return { running: await listen(app), jobs, logger };
+    };
+    const web = await instance("off");
+    const started = [web];
+    const async = { prefer: "respond-async" };
+    try {
+      const body = job("echo", { text: "later" });
+      const header = await paymentSignature(anvilAccount());
+      // No offer for a job nobody would run; paid: refused once verified, nothing reserved or settled.
+      expect((await post(web.running.url, body, async)).status).toBe(503);
+      const refused = await post(web.running.url, body, { ...async, "payment-signature": header });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get("retry-after")).toBe("5");
+      expect(refused.body).toMatchObject({ status: "failed", error_type: "internal" });
+      expect(refused.body.error).toMatch(
+        /^no worker is running for async jobs, so the job was not queued; nothing was run or charged: start one with npm run worker, or send the job without Prefer: respond-async/,
+      );
+      expect(settler.settled()).toBe(0);
+      expect(logText(web.logger)).toMatch(/no worker is running for async jobs: they are refused/);
+      // Synchronously, on the same instance: run and charged at once.
+      const sync = await post(web.running.url, job("echo", { text: "now" }), {
+        "payment-signature": await paymentSignature(anvilAccount()),
+      });
+      expect(sync.status, sync.text).toBe(200);
+      expect(settler.settled()).toBe(1);
+
+      // A worker runs: the same payment is queued, run, and charged once.
+      const worker = await instance("on");
+      started.push(worker);
+      await worker.jobs.load();
+      const accepted = await post(web.running.url, body, { ...async, "payment-signature": header });
+      expect(accepted.status, accepted.text).toBe(202);
+      const location = accepted.headers.get("location")!;
+      const done = await finished(web.running.url, location, accepted.body.job_token, 10_000, 50);
+      expect(done.status).toBe(200);
+      expect(done.body.output).toEqual({ text: "later" });
+      expect(settler.settled()).toBe(2);
+
+      // Its clean shutdown removes it at once (its last beat would count 15 s): refused again
+      // once the web instance's 2 s trust in the worker it saw has passed.
+      await (await worker.jobs.load()).close();
+      const until = Date.now() + 4_000;
+      let after = await post(web.running.url, job("echo", { text: "x" }), async);
+      while (after.status === 402 && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 100));
+        after = await post(web.running.url, job("echo", { text: "x" }), async);
+      }
+      expect(after.status, after.text).toBe(503);
+      // The identical retry of the job it ran (its answer lost) still gets it, worker or not.
+      const again = await post(web.running.url, body, { ...async, "payment-signature": header });
+      expect([200, 202], again.text).toContain(again.status);
+      expect(JSON.stringify(again.body)).toContain(accepted.body.job_id);
+      expect(settler.settled()).toBe(2);
+    } finally {
+      for (const { running, jobs } of started.reverse()) {
+        await (await jobs.load()).close();
+        await running.close();
+      }
     }
   });
 });

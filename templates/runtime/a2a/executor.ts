@@ -13,7 +13,7 @@
  * CancelTask stops what this instance runs of the task: its handler's ctx.signal aborts and its
  * job's caller counts as gone, so nothing is charged. Part of your project: edit freely.
  */
-import { PaymentError } from "../errors.js";
+import { PaymentError, UnavailableError } from "../errors.js";
 import type { PaymentChannel } from "../jobs/channel.js";
 import { executeJob, type JobAnswer, type JobServices } from "../jobs/pipeline.js";
 import type { AsyncJobs } from "../jobs/services.js";
@@ -172,8 +172,12 @@ class TaskTurns {
         [QUEUE_KEY]: got.queued,
       });
     const refused = got.kind === "refused" ? got.error : undefined;
-    if (refused instanceof PaymentError && refused.code === "async_network")
-      // A payment that cannot wait (Solana): nothing reserved; the same payment may be sent again without return_immediately.
+    if (
+      (refused instanceof PaymentError && refused.code === "async_network") ||
+      (refused instanceof UnavailableError && refused.code === "no_worker")
+    )
+      // A payment that cannot wait (Solana), or no worker runs queued jobs: nothing reserved; the
+      // same payment may be sent again without return_immediately.
       return events.status(TaskState.inputRequired, [textPart(refused.message)], {
         [STATUS_KEY]: "payment-required",
         ...(offer && { [REQUIRED_KEY]: offer }),

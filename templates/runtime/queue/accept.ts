@@ -3,7 +3,11 @@
  * its handler runs, with the pipeline's own steps (jobs/request.ts, jobs/paid-steps.ts): the
  * request, the capability, the input, then the payment (verified, its authorization reserved in
  * the ledger for this job, its chain state confirmed, its payment-identifier id, if any, claimed for
- * it: jobs/identifier.ts) and the deadline on arrival. Then the job is
+ * it: jobs/identifier.ts) and the deadline on arrival. A new job needs a running worker
+ * (worker-alive.ts): on a web instance without its own (WORKER=off) and no `npm run worker` alive,
+ * it is refused (503, Retry-After; nothing reserved, run or charged) instead of waiting for nobody
+ * until its deadline: before its offer when it came without payment; once its payment is verified
+ * otherwise, so that an identical retry still gets its job (its 202 lost) or its kept answer. Then the job is
  * queued and the caller gets 202 with where to poll (Location) and the read credential
  * (`job_token`). Nothing is charged here: the worker settles only once the job completed and its
  * output passed validation (work.ts). The reservation, made here, is the worker's to end: it lasts
@@ -113,6 +117,7 @@ async function accept(
   seen.capability = capability.name;
   const logger = call.logger.child({ job_id: job.jobId, capability: job.capability });
   const input = validateInput(capability, job.input);
+  const working = await reachQueue(() => queue.workerSeen());
   const base = {
     jobId: job.jobId,
     capability: job.capability,
@@ -123,14 +128,17 @@ async function accept(
   const token = randomBytes(32).toString("base64url");
   if (!s.gate) {
     // Dev mode: nothing to pay; the job is queued as it is.
+    if (!working) throw noWorker();
     checkArrival(job);
     const queued: QueuedJob = { ...base, id: queueIdOf(undefined, job.jobId), token };
     await enqueue(queue, queued);
     logger.info("async job queued", { queue_id: queued.id });
     return queued;
   }
+  // Without a payment, the job would get an offer it could not use yet.
+  if (!working && call.payment.sent() === undefined) throw noWorker();
   const p: PaidJob = { s: { ...s, gate: s.gate }, call, job, capability, input, logger };
-  return acceptPaid(p, queue, { ...base, token });
+  return acceptPaid(p, queue, { ...base, token }, working);
 }
 
 /** A paid job: verified, reserved, confirmed, then queued (or what the synchronous job answers). */
@@ -138,6 +146,7 @@ async function acceptPaid(
   p: PaidJob,
   queue: JobQueue,
   base: Omit<QueuedJob, "id" | "paid">,
+  working: boolean,
 ): Promise<JobAnswer | QueuedJob> {
   const { s, job, input } = p;
   // Verified, or the answer instead (an offer, a refusal, or an identical request's kept answer).
@@ -154,6 +163,9 @@ async function acceptPaid(
   const existing = await reachQueue(() => queue.get(id));
   if (existing?.data.paid?.payment === ids.payment && existing.data.paid.request === ids.request)
     return existing.data;
+  // A new job no worker would run: refused before anything is claimed or reserved (the same
+  // payment is good once one runs). An identical request's job or kept answer is still given above.
+  if (!working) return refusedBy(noWorker());
 
   // A payment-identifier id pays for one request: claimed for this job, which its worker ends.
   const paymentId = await claimPaymentId(p);
@@ -204,6 +216,18 @@ async function reserveAndQueue(
     await release();
     throw err;
   }
+}
+
+/** Seconds a caller is asked to wait when no worker runs (a worker counts from its first beat). */
+const NO_WORKER_RETRY_AFTER_SECONDS = 5;
+
+/** No worker takes the queue's jobs (none started, all stopped, or cut off from Redis): a 503. */
+function noWorker(): UnavailableError {
+  return new UnavailableError(
+    `no worker is running for async jobs, so the job was not queued; nothing was run or charged: start one with npm run worker, or send the job without Prefer: respond-async (A2A: without return_immediately) to run it now; retry in ${NO_WORKER_RETRY_AFTER_SECONDS} s`,
+    NO_WORKER_RETRY_AFTER_SECONDS,
+    { code: "no_worker" },
+  );
 }
 
 /** A queue that cannot be reached is a 503 (nothing run or charged). */

@@ -8,6 +8,8 @@
  *
  * Redis for BullMQ needs `maxmemory-policy noeviction` (an evicted key loses a job) and persistence
  * (appendonly yes): both are checked at start-up, and a warning says what to change.
+ * Every running worker says it is alive in Redis (worker-alive.ts): a web instance without its own
+ * worker refuses async jobs while none is (accept.ts).
  * Part of your project: edit freely.
  */
 import { createRequire } from "node:module";
@@ -21,6 +23,7 @@ import {
   type QueuedJob,
   RunAgainLater,
 } from "./queue.js";
+import { type RedisConnection, workerLiveness, workersKey } from "./worker-alive.js";
 
 /** The queue's name under the prefix. */
 const QUEUE_NAME = "jobs";
@@ -33,9 +36,6 @@ const MAX_STALLS = 3;
 
 // What this module uses of bullmq: named here, so its declarations (and those of the Redis client
 // they reach, ~900 KB) stay out of the project's typecheck; it is loaded with require() only here.
-interface RedisConnection {
-  call(command: string, ...args: string[]): Promise<unknown>;
-}
 interface BullJob {
   data: QueuedJob;
   returnvalue: unknown;
@@ -108,6 +108,12 @@ export async function createBullQueue(options: BullQueueOptions): Promise<JobQue
   void checkDurability(queue, logger);
   const keep = { age: options.resultTtlSeconds };
   let worker: BullWorker | undefined;
+  const client = async (): Promise<RedisConnection> => {
+    const redis = await queue.backend?.client;
+    if (!redis) throw new Error("the job queue has no Redis client");
+    return redis;
+  };
+  const alive = workerLiveness(client, workersKey(prefix, QUEUE_NAME), logger);
 
   return {
     describe: () =>
@@ -155,11 +161,16 @@ export async function createBullQueue(options: BullQueueOptions): Promise<JobQue
         if (!(err instanceof RunAgainLater))
           logger.warn("job worker: a job failed in the queue", { error: String(err) });
       });
+      await alive.start();
     },
+    workerSeen: () => alive.seen(),
     async stopWorking() {
+      // No longer counted first: no web instance queues a job for this worker while it stops.
+      await alive.stop();
       await worker?.close();
     },
     async close() {
+      await alive.stop();
       await worker?.close();
       await queue.close();
     },

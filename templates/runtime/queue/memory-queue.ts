@@ -88,6 +88,8 @@ export function createMemoryQueue(resultTtlMs: number): JobQueue {
       concurrency = count;
       pump();
     },
+    // This process always runs its worker (WORKER=off needs REDIS_URL); a stopping one refuses jobs anyway (drain).
+    workerSeen: async () => true,
     async stopWorking() {
       stopping = true;
       if (running > 0) await new Promise<void>((resolve) => (whenIdle = resolve));

@@ -73,6 +73,11 @@ export interface JobQueue {
   counts(): Promise<AsyncQueueCounts>;
   /** Starts this process's worker: up to `concurrency` jobs at once. */
   work(processor: Processor, concurrency: number): Promise<void>;
+  /**
+   * Whether a worker takes this queue's jobs now: this process's, or (a shared queue) one that said
+   * it is alive in Redis (worker-alive.ts). Throws when the queue cannot be reached.
+   */
+  workerSeen(): Promise<boolean>;
   /** Stops taking jobs; resolves once the running ones have finished. */
   stopWorking(): Promise<void>;
   close(): Promise<void>;
