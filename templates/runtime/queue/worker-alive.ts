@@ -1,7 +1,7 @@
 /**
  * Whether a worker takes the shared queue's jobs (BullMQ on Redis), so that a web instance without
- * its own worker (WORKER=off) refuses an async job up front (accept.ts: 503, nothing verified,
- * reserved, run or charged) instead of queueing it for nobody until its deadline passes.
+ * its own worker (WORKER=off) refuses a new async job (accept.ts: 503, nothing reserved, run or
+ * charged) instead of queueing it for nobody until its deadline passes.
  *
  * Each running worker (`npm run worker`'s, or a web instance's own) beats every BEAT_MS: it writes
  * its id into one sorted set under the queue's prefix, scored with the moment it stops counting
