@@ -1,5 +1,5 @@
 // The generated compose.yaml, up as a seller runs it: nginx (deploy/proxy/) in front of two instances of
-// the agent sharing a Redis, only the proxy published, on 127.0.0.1. Jobs through the proxy reach both
+// the agent and a worker for async jobs sharing a Redis, only the proxy published, on 127.0.0.1. Jobs through the proxy reach both
 // instances. Dev mode here (no payment): .env.production asks for it. An instance stopped mid-load, with
 // payments on chain, is compose-paid.test.ts's.
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
@@ -141,6 +141,42 @@ it.skipIf(ctx.skip)(
     }
   },
   240_000,
+);
+
+it.skipIf(ctx.skip)(
+  "async jobs run on the worker service (the web instances run none); stopped, a new one is refused 503 until it is back",
+  async () => {
+    const worker = await stack.idOf("worker");
+    expect(await docker("inspect", "-f", "{{.State.Health.Status}}", worker)).toBe("healthy");
+    const submit = () =>
+      fetch(`${stack.base}/execute`, {
+        method: "POST",
+        headers: { "content-type": "application/json", prefer: "respond-async" },
+        body: JSON.stringify(job(`async-${Date.now()}`, "hello")),
+      });
+    const accepted = await submit();
+    expect(accepted.status).toBe(202);
+    const { job_token: token } = (await accepted.json()) as { job_token: string };
+    const poll = `${stack.base}${accepted.headers.get("location")}`;
+    let answer: Record<string, unknown> = {};
+    await waitFor("the async job's answer", 30_000, async () => {
+      const res = await fetch(poll, { headers: { authorization: `Bearer ${token}` } });
+      answer = (await res.json()) as Record<string, unknown>;
+      return res.status === 200 && answer.status === "completed";
+    });
+    expect((answer.output as { summary: string }).summary).toBe(`${worker.slice(0, 12)}: 5`);
+
+    await stack.run("stop", "worker");
+    let refused: Response | undefined;
+    await waitFor("a refusal while no worker runs", 10_000, async () => {
+      refused = await submit();
+      return refused.status === 503;
+    });
+    expect(((await refused!.json()) as { error: string }).error).toMatch(/no worker is running/);
+    await stack.run("up", "-d", "--no-build", "--wait", "--wait-timeout", "120", "worker");
+    expect((await submit()).status).toBe(202);
+  },
+  180_000,
 );
 
 if (ctx.skip) it("container tests", () => console.log(`container tests skipped: ${ctx.skip}`));

@@ -81,11 +81,19 @@ export default async function setup(project: TestProject) {
       .filter(Boolean);
   const before = new Set(skip ? [] : await dangling());
   if (!skip) {
-    // The project as created, with the redis feature (compose shares one ledger); the lockfile as an
+    // The project as created, with the redis and queue features (compose shares one ledger; a worker); the lockfile as an
     // install writes it (--package-lock-only: the same file, without installing here).
     await run(
       "node",
-      [CLI, projectDir, "--yes", "--no-install", "--no-git", "--features", "onchain,mcp,console,redis"],
+      [
+        CLI,
+        projectDir,
+        "--yes",
+        "--no-install",
+        "--no-git",
+        "--features",
+        "onchain,mcp,console,redis,queue",
+      ],
       workDir,
     );
     await writeFile(join(projectDir, "src/capabilities/summarize.ts"), HANDLER);
