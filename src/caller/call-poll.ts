@@ -10,7 +10,10 @@
  * (it restarted with an empty queue, or its Redis did) or never had it on this instance: the job's request is
  * then sent again, once, identically (`resend`: the same payment, settled at most once), and the service
  * answers it from its ledger (the job completed and was charged: its result and receipt) or queues it again
- * under the same payment (polled as before). A second 404 is final.
+ * under the same payment (polled as before). A second 404 is final. A 502/503/504 is asked again (the
+ * queue unreachable, a proxy, a restart) unless it says it is the job's answer: the service marks every
+ * answer about the job with `Job-Status` (templates/runtime/queue/poll.ts), and a job whose handler failed
+ * with a 503 (UnavailableError) is answered so on every poll: that is its failure, returned at once.
  */
 import { isObject } from "../json-object.js";
 import { shellQuote } from "../shell-quote.js";
@@ -24,7 +27,7 @@ import { describeFetchError } from "./service.js";
 export const POLL_DELAYS = { firstMs: 1000, factor: 1.5, maxMs: 15_000 } as const;
 /** Longest Retry-After honoured between polls. */
 const MAX_RETRY_AFTER_MS = 60_000;
-/** Answers to a poll that say "not now", never the job's answer. */
+/** Answers to a poll that say "not now", unless they carry a final Job-Status (isJobAnswer). */
 const ASK_AGAIN = new Set([502, 503, 504]);
 /** Longest wait for one poll's answer. */
 const POLL_TIMEOUT_MS = 30_000;
@@ -209,7 +212,7 @@ async function pollOnce(
     return undefined;
   }
   // "Not now" from the service or a proxy in front of it: the job is still there; ask again.
-  if (ASK_AGAIN.has(response.status)) return undefined;
+  if (ASK_AGAIN.has(response.status) && !isJobAnswer(response.headers)) return undefined;
   return {
     status: response.status,
     text: new TextDecoder().decode(data),
@@ -223,6 +226,12 @@ function pollFailure(url: string, error: unknown): CallError {
     "service",
     `GET ${url} failed: ${error instanceof Error ? error.message : String(error)}`,
   );
+}
+
+/** The job's own final answer, as the service marks it (its Job-Status); never a proxy's or an outage's. */
+function isJobAnswer(headers: Headers): boolean {
+  const status = headers.get("job-status")?.trim().toLowerCase();
+  return status === "completed" || status === "failed";
 }
 
 /** A 200 whose status is "queued" or "running": the job has not finished. */

@@ -4,13 +4,7 @@
  * (JobAccepted, JobPending). The generated document has them; a server without the feature serves
  * no GET /jobs/{id}, so the runtime removes that path (and JobPending) from the document it serves.
  */
-import {
-  errorSchema,
-  type Json,
-  jsonContent,
-  ref,
-  SERVICE_VERSION,
-} from "./openapi-parts.js";
+import { errorSchema, type Json, jsonContent, ref, SERVICE_VERSION } from "./openapi-parts.js";
 
 /** queue/queue.ts JOBS_PATH, as an OpenAPI path. */
 export const JOBS_PATH = "/jobs/{id}";
@@ -91,10 +85,20 @@ export const jobTokenScheme = (): Json => ({
     "The `job_token` of the 202 that accepted the async job: `Authorization: Bearer <job_token>`. It reads that one job only; without it (or with another) the answer is 404.",
 });
 
+/** The header naming the job's state on every answer about it (templates/runtime/queue/poll.ts). */
+const jobStatusHeader = (states: string[]): Json => ({
+  "Job-Status": {
+    schema: { type: "string", enum: states },
+    description:
+      "The job's state, as the body's `status` says. Absent on an answer that is not the job's (a 404, the queue unreachable, a proxy's page): a 502/503/504 without it is an outage, to poll again; one with it is the job's final answer.",
+  },
+});
+
 /** GET /jobs/{id}: the job's state for the holder of its job_token. */
 export function jobsPathItem(results: Json): Json {
-  const failed = (description: string): Json => ({
+  const failed = (description: string, final = true): Json => ({
     description,
+    ...(final ? { headers: jobStatusHeader(["failed"]) } : {}),
     content: jsonContent(
       errorSchema(["validation", "payment", "deadline", "capability", "internal"]),
     ),
@@ -107,7 +111,7 @@ export function jobsPathItem(results: Json): Json {
       // Nothing to pay: the job's own bearer token (its 202's job_token) reads it.
       security: [{ [JOB_TOKEN_SCHEME]: [] }],
       description:
-        "Send `Authorization: Bearer <job_token>` (the 202's). While the job waits or runs: 200 with `status` `queued` or `running` and `Retry-After`. Then the answer POST /execute would have sent: 200 with the job result and the settlement receipt (`PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`), or the error body with its status. Answers are kept JOB_RESULT_TTL_SECONDS (default one day). Anyone without the token gets 404.",
+        "Send `Authorization: Bearer <job_token>` (the 202's). While the job waits or runs: 200 with `status` `queued` or `running` and `Retry-After`. Then the answer POST /execute would have sent: 200 with the job result and the settlement receipt (`PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`), or the error body with its status. Every answer about the job carries `Job-Status` (`queued`, `running`, `completed`, `failed`); a 502/503/504 without it (the queue unreachable, a proxy) is an outage: poll again after `Retry-After`. Answers are kept JOB_RESULT_TTL_SECONDS (default one day). Anyone without the token gets 404.",
       parameters: [
         {
           name: "id",
@@ -120,13 +124,26 @@ export function jobsPathItem(results: Json): Json {
       responses: {
         "200": {
           description: "Still queued or running (JobPending), or completed (the job result).",
-          headers: { "Retry-After": { schema: { type: "integer" } } },
+          headers: {
+            "Retry-After": { schema: { type: "integer" } },
+            ...jobStatusHeader(["queued", "running", "completed"]),
+          },
           content: jsonContent({ anyOf: [ref("JobPending"), results] }),
         },
         "402": failed("The payment could not be settled: nothing was charged."),
-        "404": failed("No such job for this credential (or its answer expired)."),
+        "404": failed("No such job for this credential (or its answer expired).", false),
         "408": failed("The deadline passed (while queued or running): nothing was charged."),
         "500": failed("The handler failed or its output broke the schema: nothing was charged."),
+        "503": {
+          ...failed(
+            "With `Job-Status: failed`, the job's own answer (its handler said a service it needs is unavailable): nothing was charged. Without it, the job queue is unreachable right now (`Retry-After`): the job is unaffected; poll again.",
+            false,
+          ),
+          headers: {
+            "Retry-After": { schema: { type: "integer" } },
+            ...jobStatusHeader(["failed"]),
+          },
+        },
       },
     },
   };

@@ -4,21 +4,23 @@
  * Bearer`), until it is no longer "queued" or "running". Waits start at 1 s and grow 1.5x up to 15 s, never
  * sooner than the service's Retry-After; polling stops at the deadline plus a minute. A poll with no answer
  * (the network, or 502/503/504: a restart, a deploy) is asked again until then: the job runs on whatever the
- * poll meets. A poll answered 404 means the service lost the job (it restarted with an empty queue, or its
- * Redis did): the job's request is sent again, once, identically (`resend`: the same payment, settled at most
- * once); the service answers it from its ledger (the result and receipt of a job that completed) or queues it
- * again, polled as before. When polling stops before the answer, the error's `queued` says where to fetch it
- * later. The token goes only to the service's own origin. A poll is a GET: nothing is signed or paid again.
+ * poll meets. Not the job's own answer: the service marks every answer about the job with `Job-Status`, so a
+ * 503 with `Job-Status: failed` (its handler's UnavailableError) is the job's failure, returned at once. A
+ * poll answered 404 means the service lost the job (it restarted with an empty queue, or its Redis did): the
+ * job's request is sent again, once, identically (`resend`: the same payment, settled at most once); the
+ * service answers it from its ledger (the result and receipt of a job that completed) or queues it again,
+ * polled as before. When polling stops before the answer, the error's `queued` says where to fetch it later.
+ * The token goes only to the service's own origin. A poll is a GET: nothing is signed or paid again.
  */
 import { AgentCallError } from "./errors.js";
-import { type FetchLike, retryAfterMs } from "./retry.js";
+import { type FetchLike, isJobAnswer, retryAfterMs } from "./retry.js";
 
 const POLL_FIRST_MS = 1_000;
 const POLL_FACTOR = 1.5;
 const POLL_MAX_MS = 15_000;
 /** A longer Retry-After is cut to this. */
 const POLL_MAX_RETRY_AFTER_MS = 60_000;
-/** Poll answers that say "not now", never the job's answer. */
+/** Poll answers that say "not now", unless they carry a final Job-Status (isJobAnswer). */
 const ASK_AGAIN = new Set([502, 503, 504]);
 
 export interface PollJob {
@@ -53,7 +55,7 @@ export async function pollAccepted(accepted: Response, job: PollJob): Promise<Re
       backoff = Math.min(POLL_MAX_MS, backoff * POLL_FACTOR);
       const asked = answer && retryAfterMs(answer);
       wait = Math.max(backoff, Math.min(asked ?? 0, POLL_MAX_RETRY_AFTER_MS));
-      if (answer === undefined || ASK_AGAIN.has(answer.status)) continue;
+      if (answer === undefined || (ASK_AGAIN.has(answer.status) && !isJobAnswer(answer))) continue;
       if (answer.status === 404 && resend) {
         // The service lost the job: its request once more, identically (one resend, whatever it answers).
         const again = await resend();

@@ -71,13 +71,11 @@ export function retryingFetch(fetchImpl: FetchLike, policy: RetryPolicy): FetchL
         await sleep(backoff(retried++), policy);
         continue;
       }
-      if (RETRY_STATUSES.has(response.status) && retried < policy.retries) {
-        const wait = retryAfterMs(response) ?? backoff(retried);
-        if (wait <= MAX_RETRY_AFTER_MS) {
-          retried++;
-          await sleep(wait, policy);
-          continue;
-        }
+      const wait = retryWait(response, retried, policy);
+      if (wait !== undefined) {
+        retried++;
+        await sleep(wait, policy);
+        continue;
       }
       // Only a re-send can find its own payment in use: the first attempt is still running.
       if (paid && retried > 0 && response.status === 402 && (await saysInUse(response))) {
@@ -90,6 +88,14 @@ export function retryingFetch(fetchImpl: FetchLike, policy: RetryPolicy): FetchL
       return response;
     }
   };
+}
+
+/** The wait before asking again after a "not now" answer (502/503/504), or undefined: it is returned. */
+function retryWait(response: Response, retried: number, policy: RetryPolicy): number | undefined {
+  if (!RETRY_STATUSES.has(response.status) || isJobAnswer(response) || retried >= policy.retries)
+    return undefined;
+  const wait = retryAfterMs(response) ?? backoff(retried);
+  return wait <= MAX_RETRY_AFTER_MS ? wait : undefined;
 }
 
 /**
@@ -120,6 +126,16 @@ async function saysInUse(response: Response): Promise<boolean> {
 
 function backoff(retried: number): number {
   return Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** retried);
+}
+
+/**
+ * A queued job's own final answer (GET /jobs/<id>): the service marks it with `Job-Status`, so a 503 that
+ * is the job's failure (its handler's UnavailableError) is returned, while a proxy's or an outage's (none)
+ * is asked again.
+ */
+export function isJobAnswer(response: Response): boolean {
+  const status = response.headers.get("job-status")?.trim().toLowerCase();
+  return status === "completed" || status === "failed";
 }
 
 /** Retry-After in ms (seconds or an HTTP date), or undefined. */

@@ -7,7 +7,7 @@ import { expect } from "vitest";
 import { toJsonSchema } from "../../src/manifest/index.js";
 import { inputAjv, outputAjv } from "../../templates/runtime/ajv.js";
 import { createApp } from "../../templates/runtime/app.js";
-import { ValidationError } from "../../templates/runtime/errors.js";
+import { UnavailableError, ValidationError } from "../../templates/runtime/errors.js";
 import type { AppOptions } from "../../templates/runtime/config.js";
 import type {
   AgentDefinition,
@@ -49,8 +49,11 @@ export interface CallAgent extends AgentDefinition {
  * refuse (0.01 USDC): the handler throws a ValidationError (an error answer from the service).
  * greedy: /about declares 0.01 USDC but the 402 asks 0.02 (only with `greedy: true`).
  * slow: echo after `slowMs` ms (only with `slowMs`).
+ * unavailable: the handler throws an UnavailableError, a 503 (only with `unavailable: true`).
  */
-export function callAgent(options: { greedy?: boolean; slowMs?: number } = {}): CallAgent {
+export function callAgent(
+  options: { greedy?: boolean; slowMs?: number; unavailable?: boolean } = {},
+): CallAgent {
   const seen: Record<string, unknown[]> = {};
   const track = (name: string, input: unknown) => (seen[name] ??= []).push(input);
   const price = (amount: string) => ({
@@ -95,6 +98,11 @@ export function callAgent(options: { greedy?: boolean; slowMs?: number } = {}): 
     }),
   };
   if (options.greedy) capabilities.greedy = capability("greedy", echoDeclaration, echo, "20000");
+  if (options.unavailable)
+    capabilities.unavailable = capability("unavailable", echoDeclaration, async (input) => {
+      track("unavailable", input);
+      throw new UnavailableError("the upstream model is down: try again later", 30);
+    });
   const slowMs = options.slowMs;
   if (slowMs !== undefined)
     capabilities.slow = capability("slow", echoDeclaration, async (input) => {

@@ -380,7 +380,7 @@ describe("a production service (402)", () => {
   let server: CountingServer;
   let settler: ReturnType<typeof recordingSettler>;
   beforeAll(async () => {
-    agent = callAgent({ greedy: true });
+    agent = callAgent({ greedy: true, unavailable: true });
     settler = recordingSettler();
     server = await startCounted(agent, production(settler));
   });
@@ -462,6 +462,32 @@ describe("a production service (402)", () => {
     );
     expect(r.stderr).not.toContain(ANVIL_KEY.slice(2, 12));
     expect(PAY_TO).toBeTruthy();
+  });
+
+  it("--async: a job that fails with a 503 of its own (UnavailableError) is its answer at once, not polled to its deadline; nothing charged", async () => {
+    const before = { settled: settler.settled(), runs: agent.seen.unavailable?.length ?? 0 };
+    const polls = () =>
+      server.requests.filter((q) => q.method === "GET" && q.path.startsWith("/jobs/"));
+    const pollsBefore = polls().length;
+    const started = Date.now();
+    const r = await runCall(
+      [server.url, "unavailable", "--input", "message=x", "--async", "--json"],
+      { env: { X402_PAYER_KEY: ANVIL_KEY } },
+    );
+    // Polled to the deadline (300 s) plus the margin without the fix: runCall gives up at 60 s.
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/queued by the service \(HTTP 202\)/);
+    expect(onlyJson(r.stdout)).toEqual({
+      ok: false,
+      status: 503,
+      error_type: "internal",
+      error: "the upstream model is down: try again later",
+    });
+    expect(agent.seen.unavailable).toHaveLength(before.runs + 1);
+    // The job's 503 (Job-Status: failed) ended polling: not asked again and again.
+    expect(polls().length - pollsBefore).toBeLessThanOrEqual(2);
+    expect(settler.settled()).toBe(before.settled);
   });
 
   it("machine mode reports the payment", async () => {

@@ -252,6 +252,15 @@ describe("from running services", () => {
       message: `echo failed: network: no answer from POST ${down}/execute after 2 attempts: ECONNREFUSED (connect ECONNREFUSED ${down.slice(7)})`,
     });
     expect(printed.sent).toEqual([`${dev.url}/execute`]);
+    // A job that failed with a 503 of its own (Job-Status: failed): returned from its first 503, neither
+    // re-sent by the retrying fetch nor polled on (to the deadline, 300 s, plus a minute, before the fix).
+    expect(printed.unavailable).toMatchObject({
+      errorType: "internal",
+      status: 503,
+      message: expect.stringContaining("the upstream model is down: try again later"),
+    });
+    expect(printed.unavailable.ms).toBeLessThan(20_000);
+    expect(printed.unavailable.polls.filter((s: number) => s === 503)).toEqual([503]);
     // The job it stopped waiting for runs on; its answer is where the error said, for its token.
     expect(printed.stopped).toMatchObject({
       errorType: "aborted",
@@ -475,6 +484,23 @@ const injected = async () => {
   await counting.echo({ text: "counted" });
   return urls;
 };
+/**
+ * An async job whose handler fails with a 503 of its own (UnavailableError): that answer, at once (the default
+ * retries, 3), not polled to the deadline plus a minute; each poll's status, as the fetch saw it.
+ */
+const unavailable = async () => {
+  const polls: number[] = [];
+  const watched = createAgentClient({
+    fetch: async (input, init) => {
+      const answer = await fetch(input, init);
+      if (String(input instanceof Request ? input.url : input).includes("/jobs/")) polls.push(answer.status);
+      return answer;
+    },
+  });
+  const started = Date.now();
+  const failed = await failure(() => watched.throws({ text: "unavailable" }, { async: true }));
+  return { ...failed, ms: Date.now() - started, polls };
+};
 console.log(
   JSON.stringify({
     echo: { text, jobId: result.jobId, payment: result.payment ?? null },
@@ -486,6 +512,7 @@ console.log(
     // Nothing listens on that port: one try and one retry, then a network error.
     down: await failure(() => createAgentClient({ baseUrl: process.argv[2] ?? "", retries: 1 }).echo({ text: "x" })),
     sent: await injected(),
+    unavailable: await unavailable(),
     // An async job whose caller stops waiting (before its first poll): the error says where its answer is.
     stopped: await (async () => {
       try {

@@ -62,8 +62,10 @@ describe("POST /execute with Prefer: respond-async", () => {
     expect(running.status).toBe(200);
     expect(["queued", "running"]).toContain(running.body.status);
     expect(running.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(running.headers.get("job-status")).toBe(running.body.status);
     expect(settler.settled()).toBe(0);
     expect((await poll(url, location)).status).toBe(404);
+    expect((await poll(url, location)).headers.get("job-status")).toBeNull(); // not the job's answer
     expect((await poll(url, location, "x".repeat(token.length))).status).toBe(404);
     expect((await poll(url, "/jobs/job_00000000000000000000000000000000", token)).status).toBe(404);
 
@@ -75,6 +77,7 @@ describe("POST /execute with Prefer: respond-async", () => {
       output: { text: "done" },
     });
     expect(done.headers.get("payment-response")).toBeTruthy();
+    expect(done.headers.get("job-status")).toBe("completed");
     expect(settler.settled()).toBe(1);
     expect(agent.calls.slow).toBe(1);
     // Polled again: the same answer, no second charge; still 404 for anyone else.
@@ -109,8 +112,15 @@ describe("POST /execute with Prefer: respond-async", () => {
   it.each([
     ["a handler that throws", "throws", { text: "internal" }, 500, "internal"],
     ["an output that breaks its schema", "bad_output", { text: "hi" }, 500, "internal"],
+    [
+      "a handler whose upstream is down (UnavailableError)",
+      "throws",
+      { text: "unavailable" },
+      503,
+      "internal",
+    ],
   ])(
-    "%s: the failed body, nothing charged, the authorization free again",
+    "%s: the failed body, marked final (Job-Status), nothing charged, the authorization free again",
     async (_n, cap, input, status, type) => {
       const { url, settler } = await paidApp(makeAgent());
       const signature = await paymentSignature(payer);
@@ -119,6 +129,8 @@ describe("POST /execute with Prefer: respond-async", () => {
       const done = await finished(url, res.headers.get("location")!, res.body.job_token);
       expect(done.status).toBe(status);
       expect(done.body).toMatchObject({ status: "failed", error_type: type });
+      // The job's own answer, not an outage's: a poller stops here, a 503 too.
+      expect(done.headers.get("job-status")).toBe("failed");
       expect(done.headers.get("payment-response")).toBeNull();
       expect(settler.settled()).toBe(0);
       // Nothing was spent: the same authorization pays for another job.
@@ -148,6 +160,7 @@ describe("POST /execute with Prefer: respond-async", () => {
     await new Promise((r) => setTimeout(r, 2600));
     const expired = await poll(url, location, late.body.job_token);
     expect(expired.status).toBe(408);
+    expect(expired.headers.get("job-status")).toBe("failed");
     expect(expired.body).toMatchObject({ status: "failed", error_type: "deadline" });
     await finished(url, first.headers.get("location")!, first.body.job_token);
     const done = await finished(url, location, late.body.job_token);

@@ -156,13 +156,17 @@ describe("a poll while Redis is away", () => {
       expect(res.status).toBe(202);
       const location = res.headers.get("location")!;
       const token = res.body.job_token as string;
-      expect((await finished(running.url, location, token, 10_000, 50)).status).toBe(200);
+      const done = await finished(running.url, location, token, 10_000, 50);
+      expect(done.status).toBe(200);
+      expect(done.headers.get("job-status")).toBe("completed");
       await redis.stop();
       const away = await fetch(`${running.url}${location}`, {
         headers: { authorization: `Bearer ${token}` },
       });
       expect(away.status).toBe(503);
       expect(away.headers.get("retry-after")).toBe("2");
+      // Not the job's answer (a job that failed with a 503 says so): pollers ask again.
+      expect(away.headers.get("job-status")).toBeNull();
       const body = (await away.json()) as { error: string };
       expect(body).toMatchObject({ status: "failed", error_type: "internal" });
       expect(body.error).toMatch(/job queue is unreachable right now: the job is unaffected/);

@@ -14,6 +14,7 @@ import {
   InternalError,
   PaymentError,
   CapabilityError,
+  UnavailableError,
   ValidationError,
 } from "../../templates/runtime/errors.js";
 import type {
@@ -239,6 +240,8 @@ export function makeAgent(): TestAgent {
             throw new PaymentError("handler says pay more");
           case "capability":
             throw new CapabilityError("handler says no such capability");
+          case "unavailable": // 503: a service the handler needs is down (Retry-After 30)
+            throw new UnavailableError("the upstream model is down: try again later", 30);
           case "string":
             throw "a thrown string with /etc/secret";
           default:

@@ -5,6 +5,11 @@
  * Retry-After. Then the answer POST /execute would have sent: the job result with the settlement's
  * receipt (PAYMENT-RESPONSE / X-PAYMENT-RESPONSE), or the error body with its status. The ledger is
  * read first: a charge it recorded is what the caller gets, whatever a worker said later.
+ * Every answer about the job says where it is in a `Job-Status` header, as its body's `status` does:
+ * `queued` or `running`, then `completed` or `failed` on its final answer, which every later poll gets
+ * again. An answer without it is not the job's: the 404 above, a 503 while the queue is unreachable
+ * (Retry-After; the job is unaffected), a proxy's 502/503/504. So a poller asks again on a 502/503/504
+ * without Job-Status, and takes one with it (a handler's UnavailableError is a 503) as the job's failure.
  * Part of your project: edit freely.
  */
 import { timingSafeEqual } from "node:crypto";
@@ -27,6 +32,8 @@ import type { JobQueue, JobRecord } from "./queue.js";
 
 const ID = /^job_[0-9a-f]{32}$/;
 const NO_STORE = { "Cache-Control": "no-store" } as const;
+/** The header naming the job's state on every answer about it (never on a 404 or an outage's 503). */
+const JOB_STATUS = "Job-Status";
 
 const error = (err: AgentError): HttpAnswer => {
   const { status, body } = errorResponse(err);
@@ -61,8 +68,14 @@ function retryAfter(deadline: number): string {
 
 const pending = (record: JobRecord, status: "queued" | "running"): HttpAnswer => ({
   status: 200,
-  headers: { ...NO_STORE, "Retry-After": retryAfter(record.data.deadline) },
+  headers: { ...NO_STORE, "Retry-After": retryAfter(record.data.deadline), [JOB_STATUS]: status },
   body: JSON.stringify({ service_version: SERVICE_VERSION, job_id: record.data.jobId, status }),
+});
+
+/** The job's final answer, saying it is: a poller stops at it, whatever its status (a 503 too). */
+const final = (answer: HttpAnswer): HttpAnswer => ({
+  ...answer,
+  headers: { ...answer.headers, [JOB_STATUS]: answer.status === 200 ? "completed" : "failed" },
 });
 
 /**
@@ -81,8 +94,8 @@ export async function pollJob(
     const record = ID.test(id) ? await queue.get(id) : undefined;
     if (!record || !tokenMatches(record.data.token, authorization)) return notFound(id);
     const state = await jobState(s, record);
-    if (state === "cancelled") return error(cancelledError());
-    return typeof state === "string" ? pending(record, state) : state;
+    if (state === "cancelled") return final(error(cancelledError()));
+    return typeof state === "string" ? pending(record, state) : final(state);
   } catch (err) {
     logger.warn("a job's poll could not read the job queue", { error: String(err) });
     return error(new UnavailableError(UNREACHABLE, 2));

@@ -23,7 +23,7 @@ export const ASYNC_EXTENSION_URI = "https://www.rfc-editor.org/rfc/rfc7240#secti
 
 /** Headers a browser may read from a 202 and a poll's answer (besides the payment headers). */
 const EXPOSED =
-  "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After, Location, Preference-Applied";
+  "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After, Location, Preference-Applied, Job-Status";
 
 function mountJobs(app: Express, s: JobServices, logger: Logger): void {
   let loading: Promise<AsyncJobsService> | undefined;
@@ -84,7 +84,7 @@ export const QUEUE_TRANSPORT: Transport = {
     openapiSchemas: ["JobPending"],
     cardExtension: (base) => ({
       uri: ASYNC_EXTENSION_URI,
-      description: `Long jobs: POST the job to ${base}/execute with \`Prefer: respond-async\`: 202 Accepted with \`Location: /jobs/{id}\` and a \`job_token\`; poll GET ${base}${JOBS_PATH}/{id} with \`Authorization: Bearer <job_token>\` (honour Retry-After) until it is completed or failed. Paid jobs are charged only on completion (EVM payments only).`,
+      description: `Long jobs: POST the job to ${base}/execute with \`Prefer: respond-async\`: 202 Accepted with \`Location: /jobs/{id}\` and a \`job_token\`; poll GET ${base}${JOBS_PATH}/{id} with \`Authorization: Bearer <job_token>\` (honour Retry-After) until it is completed or failed (its \`Job-Status\` header says so; a 502/503/504 without it is an outage: poll again). Paid jobs are charged only on completion (EVM payments only).`,
       params: {
         prefer: "respond-async",
         poll: `${base}${JOBS_PATH}/{id}`,
