@@ -468,4 +468,14 @@ describe("the console's check of a JSON field", () => {
       { path: ["items", "[1]"], message: 'unknown field "x"' },
     ]);
   });
+
+  it("a server message naming a path with an escape JSON does not know is shown as the server's, not thrown", () => {
+    expect(form.serverProblems('input["\\q"]: bad; input.text: must be short')).toEqual([
+      { path: [], message: 'input["\\q"]: bad' },
+      { path: ["text"], message: "must be short" },
+    ]);
+    expect(form.serverProblems('input: missing required field "\\q"')).toEqual([
+      { path: [], message: 'input: missing required field "\\q"' },
+    ]);
+  });
 });
