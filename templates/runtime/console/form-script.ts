@@ -226,7 +226,9 @@ async function showAnswer(capability, form, response, started, paid) {
   var parts = [status, line("Time", seconds)];
   if (response.ok && isRecord(body)) {
     if (paid) {
-      parts.push(line("Paid", usdc(paid.amount) + " USDC"));
+      // The token and network were checked before signing (offer-script.ts): the configured network's USDC.
+      var where = data.networks.find(function (n) { return n.caip2 === paid.network; });
+      parts.push(line("Paid", usdc(paid.amount) + " USDC" + (where ? " on " + where.label : "")));
       var receipt = decodeHeader(response.headers.get("payment-response") || "");
       if (isRecord(receipt) && typeof receipt.transaction === "string") {
         // A local chain (dev:paid's): no public explorer has seen the transaction, so no link to one.
