@@ -472,10 +472,26 @@ describe("the console in production, paying with a browser wallet on anvil with 
     const { page, calls } = await walletPage();
     await page.setRequestInterception(true);
     const sent: string[] = [];
+    const refetched: string[] = [];
+    let duringRefetch: unknown;
     page.on("request", (request: HTTPRequest) => {
       const header = request.headers()["payment-signature"];
-      if (request.method() !== "POST" || !header || sent.length >= 4)
-        return void request.continue();
+      if (request.method() !== "POST" || !header) return void request.continue();
+      if (sent.length >= 4) {
+        // Fetched again on request: what the form shows while it runs.
+        refetched.push(header);
+        void page
+          .evaluate(() => ({
+            pay: document.querySelector("#cap-summarize button[type=submit]").disabled,
+            again: document.querySelector("#result-summarize button.again").disabled,
+            busy: document
+              .querySelector('form[data-capability="summarize"]')
+              .getAttribute("aria-busy"),
+          }))
+          .then((state) => void (duringRefetch ??= state))
+          .finally(() => request.continue());
+        return;
+      }
       sent.push(header);
       if (sent.length > 1) return void request.abort("connectionreset"); // the resends are lost too
       // The paid request reaches the server and settles; its answer never reaches the page.
@@ -491,7 +507,11 @@ describe("the console in production, paying with a browser wallet on anvil with 
     expect(new Set(sent).size).toBe(1);
     expect(await balance(PAYEE)).toBe(payeeBefore + 10_000n); // it did settle
     await shot(page, "production-answer-lost");
-    await page.click("button.again");
+    // Clicked three times at once: one request, the same payment; Pay and the button disabled, the form busy.
+    await page.evaluate(() => {
+      const again = document.querySelector("button.again");
+      for (let i = 0; i < 3; i++) again.click();
+    });
     await page.waitForFunction(
       () => /Status: 200/.test(document.getElementById("result-summarize").innerText),
       {
@@ -499,11 +519,165 @@ describe("the console in production, paying with a browser wallet on anvil with 
       },
     );
     expect(await resultText(page, "summarize")).toContain('"summary": "LOST ONCE"');
+    expect(refetched).toEqual([sent[0]]);
+    expect(duringRefetch).toEqual({ pay: true, again: true, busy: "true" });
     expect(calls.filter((c) => c === "eth_signTypedData_v4")).toHaveLength(1);
     expect(await balance(PAYEE)).toBe(payeeBefore + 10_000n);
     expect(await balance(payer)).toBe(payerBefore - 10_000n);
     await page.close();
   });
+
+  /**
+   * The page paying through a 402 whose offers `change` rewrote (the server's own 402 otherwise): what it
+   * shows, what the wallet was asked, and how much the payee and the payer gained. The page is closed
+   * unless `keep`.
+   */
+  async function hostile(change: (entry: Record<string, unknown>) => unknown, keep = false) {
+    const { page, calls } = await walletPage();
+    await page.setRequestInterception(true);
+    page.on("request", (request: HTTPRequest) => {
+      if (request.method() !== "POST" || request.headers()["payment-signature"])
+        return void request.continue();
+      void (async () => {
+        const real = await fetch(request.url(), {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: request.postData() ?? "",
+        });
+        const offer = JSON.parse(
+          Buffer.from(real.headers.get("payment-required")!, "base64").toString(),
+        ) as {
+          accepts: Array<Record<string, unknown>>;
+        };
+        offer.accepts = offer.accepts.map(change) as Array<Record<string, unknown>>;
+        await request.respond({
+          status: 402,
+          headers: { "PAYMENT-REQUIRED": Buffer.from(JSON.stringify(offer)).toString("base64") },
+          contentType: "application/json",
+          body: await real.text(),
+        });
+      })();
+    });
+    await page.goto(`${server.url}/`);
+    const [payeeBefore, payerBefore] = [await balance(PAYEE), await balance(payer)];
+    await page.type("#f-summarize-text", "hostile");
+    await submit(page, "summarize");
+    const text = await resultText(page, "summarize");
+    const moved = [(await balance(PAYEE)) - payeeBefore, (await balance(payer)) - payerBefore];
+    if (!keep) await page.close();
+    return { page: keep ? page : undefined, text, calls, moved };
+  }
+
+  it("a tab reloaded while its paid request settles asks first, then fetches the answer again on request: the identical request, signed once, paid once", async () => {
+    const { page, calls } = await walletPage();
+    await page.setRequestInterception(true);
+    const dialogs: string[] = [];
+    page.on("dialog", (dialog) => {
+      dialogs.push(dialog.type());
+      void dialog.accept();
+    });
+    const sent: Array<{ header: string; body: string }> = [];
+    let settled: Promise<string> | undefined;
+    let inFlight: () => void;
+    const firstPaid = new Promise<void>((resolve) => (inFlight = resolve));
+    page.on("request", (request: HTTPRequest) => {
+      const header = request.headers()["payment-signature"];
+      if (request.method() !== "POST" || !header) return void request.continue();
+      sent.push({ header, body: request.postData() ?? "" });
+      if (sent.length > 1) return void request.continue();
+      // The paid request reaches the server and settles; the page is reloaded before its answer arrives.
+      settled = fetch(request.url(), {
+        method: "POST",
+        headers: request.headers(),
+        body: request.postData() ?? "",
+      }).then((r) => r.text());
+      inFlight();
+    });
+    await page.goto(`${server.url}/`);
+    const [payeeBefore, payerBefore] = [await balance(PAYEE), await balance(payer)];
+    await page.type("#f-summarize-text", "reloaded meanwhile");
+    await page.click("#cap-summarize button[type=submit]");
+    await firstPaid;
+    await page.reload({ waitUntil: "load" });
+    expect(dialogs).toEqual(["beforeunload"]); // leaving while paying asked first
+    await page.waitForSelector("#result-summarize button.again", { timeout: 10_000 });
+    expect(await resultText(page, "summarize")).toContain("Answer not shown");
+    await settled;
+    expect(await balance(PAYEE)).toBe(payeeBefore + 10_000n); // it did settle
+    await page.focus("#result-summarize button.again"); // from the keyboard
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(
+      () => /Status: 200/.test(document.getElementById("result-summarize").innerText),
+      { timeout: 60_000 },
+    );
+    expect(await resultText(page, "summarize")).toContain('"summary": "RELOADED MEANWHILE"');
+    expect(sent).toHaveLength(2);
+    expect(sent[1]).toEqual(sent[0]); // the same body and signed payment, byte for byte
+    expect(calls.filter((c) => c === "eth_signTypedData_v4")).toHaveLength(1);
+    expect(await page.evaluate(() => window.sessionStorage.length)).toBe(0); // shown: nothing kept
+    expect(await balance(PAYEE)).toBe(payeeBefore + 10_000n);
+    expect(await balance(payer)).toBe(payerBefore - 10_000n);
+    await page.close();
+  });
+
+  const OTHER = "0x9999999999999999999999999999999999999999";
+  it.each([
+    [
+      "asks to be paid to another payee",
+      (entry: Record<string, unknown>) => ({ ...entry, payTo: OTHER }),
+      /asks to be paid to 0x9{40}, not 0x[0-9a-fA-F]{40}, the payee this page shows for base-sepolia/,
+    ],
+    [
+      "asks to be paid in another token",
+      (entry: Record<string, unknown>) => ({
+        ...entry,
+        asset: OTHER,
+        extra: { name: "Tether", version: "1" },
+      }),
+      /asks to be paid in the token 0x9{40}, not base-sepolia \(eip155:84532\)'s USDC/,
+    ],
+    [
+      "asks to be paid on a chain the page does not declare",
+      (entry: Record<string, unknown>) => ({ ...entry, network: "eip155:1" }),
+      /asks to be paid on eip155:1, a network this page does not declare/,
+    ],
+    [
+      "asks less than the price the page shows",
+      (entry: Record<string, unknown>) => ({ ...entry, amount: "1" }),
+      /asks 0.000001 USDC for "summarize", not the 0.01 USDC this page shows/,
+    ],
+  ])(
+    "a hostile 402 that %s is refused before the wallet is asked anything; nothing moves",
+    async (_what, change, message) => {
+      const { text, calls, moved } = await hostile(change);
+      expect(text).toMatch(message);
+      expect(text).toContain("nothing was signed");
+      expect(calls).toEqual([]);
+      expect(moved).toEqual([0n, 0n]);
+    },
+  );
+
+  it.each([
+    [
+      "a payment window of ten years",
+      (entry: Record<string, unknown>) => ({ ...entry, maxTimeoutSeconds: 10 * 365 * 86_400 }),
+      /stays valid for 315360000 s, longer than the job's deadline plus an hour/,
+    ],
+    [
+      "a fractional payment window",
+      (entry: Record<string, unknown>) => ({ ...entry, maxTimeoutSeconds: 1.5 }),
+      /ends at \d+\.5, not whole Unix seconds/,
+    ],
+  ])(
+    "a hostile 402 offering %s: the authorization's validBefore is refused before the wallet is asked to sign",
+    async (_what, change, message) => {
+      const { text, calls, moved } = await hostile(change);
+      expect(text).toMatch(message);
+      expect(text).toContain("nothing was signed");
+      expect(calls).not.toContain("eth_signTypedData_v4");
+      expect(moved).toEqual([0n, 0n]);
+    },
+  );
 
   it.each([
     [
@@ -527,42 +701,13 @@ describe("the console in production, paying with a browser wallet on anvil with 
   ])(
     "a hostile 402 that %s is refused before anything is signed; nothing moves",
     async (what, change, message) => {
-      const { page, calls } = await walletPage();
-      await page.setRequestInterception(true);
-      page.on("request", (request: HTTPRequest) => {
-        if (request.method() !== "POST" || request.headers()["payment-signature"])
-          return void request.continue();
-        void (async () => {
-          const real = await fetch(request.url(), {
-            method: "POST",
-            headers: { "Content-Type": "application/json" },
-            body: request.postData() ?? "",
-          });
-          const offer = JSON.parse(
-            Buffer.from(real.headers.get("payment-required")!, "base64").toString(),
-          ) as {
-            accepts: Array<Record<string, unknown>>;
-          };
-          offer.accepts = offer.accepts.map(change);
-          await request.respond({
-            status: 402,
-            headers: { "PAYMENT-REQUIRED": Buffer.from(JSON.stringify(offer)).toString("base64") },
-            contentType: "application/json",
-            body: await real.text(),
-          });
-        })();
-      });
-      await page.goto(`${server.url}/`);
-      const [payeeBefore, payerBefore] = [await balance(PAYEE), await balance(payer)];
-      await page.type("#f-summarize-text", "hostile");
-      await submit(page, "summarize");
-      expect(await resultText(page, "summarize")).toMatch(message);
-      expect(await resultText(page, "summarize")).toContain("nothing was signed");
+      const { page, text, calls, moved } = await hostile(change, true);
+      expect(text).toMatch(message);
+      expect(text).toContain("nothing was signed");
       expect(calls).not.toContain("eth_signTypedData_v4");
-      expect(await balance(PAYEE)).toBe(payeeBefore);
-      expect(await balance(payer)).toBe(payerBefore);
-      await shot(page, `production-hostile-${what.replace(/\W+/g, "-")}`);
-      await page.close();
+      expect(moved).toEqual([0n, 0n]);
+      await shot(page!, `production-hostile-${what.replace(/\W+/g, "-")}`);
+      await page!.close();
     },
   );
 

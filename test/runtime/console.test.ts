@@ -351,6 +351,20 @@ describe("the console page says where it is paid, how else to pay, and every end
       "a local chain on the agent's machine",
     );
     expect(data.localNetworks).toEqual(["eip155:84532"]);
+    // What the page pays, whatever a 402 asks: the configured network, its USDC and payee.
+    expect(data.networks).toEqual([
+      {
+        caip2: "eip155:84532",
+        label: "base-sepolia (eip155:84532)",
+        payTo: PAY_TO,
+        chainId: 84532,
+        asset: {
+          address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+          name: "USDC",
+          version: "2",
+        },
+      },
+    ]);
     expect(data.deadlineSeconds).toBe(120);
     const footer = /<footer>([\s\S]*?)<\/footer>/.exec(html)![1]!;
     for (const path of [
@@ -466,6 +480,16 @@ describe("the console's check of a JSON field", () => {
     ).toEqual([
       { path: ["items", "[0]", "sku"], message: 'must match pattern "^[A-Z0-9-]+$"' },
       { path: ["items", "[1]"], message: 'unknown field "x"' },
+    ]);
+  });
+
+  it("a server message naming a path with an escape JSON does not know is shown as the server's, not thrown", () => {
+    expect(form.serverProblems('input["\\q"]: bad; input.text: must be short')).toEqual([
+      { path: [], message: 'input["\\q"]: bad' },
+      { path: ["text"], message: "must be short" },
+    ]);
+    expect(form.serverProblems('input: missing required field "\\q"')).toEqual([
+      { path: [], message: 'input: missing required field "\\q"' },
     ]);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * What the console page states about where and how it is paid, read from the configuration: each
- * offered network with its payee and whether its chain is local (an RPC endpoint on this machine, or
+ * offered network with its payee, its token (the only offers the page pays: console/offer-script.ts) and whether its chain is local (an RPC endpoint on this machine, or
  * only facilitators on this machine, as `dev:paid`'s: no public explorer has seen its transactions), the deadline its jobs are given (one
  * every offered network can be paid for: payments/deadline-fit.ts), and the endpoints its footer
  * lists. Part of your project: edit freely.
@@ -8,6 +8,7 @@
 import type { ResolvedConfig } from "../config.js";
 import { networkLabel } from "../discovery/labels.js";
 import { fittingDeadline } from "../payments/deadline-fit.js";
+import { familyById } from "../payments/families.js";
 
 /** The deadline the page asks for when every network takes it (a person waits about this long at most). */
 const CONSOLE_DEADLINE_SECONDS = 120;
@@ -19,6 +20,10 @@ export interface ConsoleNetwork {
   payTo: string;
   /** Its RPC endpoint is on this machine (dev:paid's chain): transactions are shown without an explorer link. */
   local: boolean;
+  /** EVM: the chain id. */
+  chainId?: number;
+  /** Its token as configured (address, and EVM's EIP-712 name and version): the only one the page pays in. */
+  asset?: { address: string; name?: string; version?: string };
 }
 
 export interface ConsoleFacts {
@@ -54,11 +59,15 @@ export function consoleFacts(
     const route = n.settlement as { kind: string; rpcUrl?: string; urls?: string[] } | undefined;
     // dev:paid without the onchain feature settles through a facilitator it runs on 127.0.0.1.
     const localFacilitators = route?.kind === "facilitator" && (route.urls ?? []).every(isLocalRpc);
+    // Its family says its chain id and token (EVM: with the EIP-712 domain the page signs for).
+    const { chainId, asset } = familyById(n.family).facts(n);
     return {
       caip2: n.network.caip2,
       label: networkLabel(n.network),
       payTo: n.payTo,
       local: isLocalRpc(n.rpcUrl) || isLocalRpc(route?.rpcUrl) || localFacilitators,
+      ...(chainId !== undefined && { chainId }),
+      asset,
     };
   });
   return {

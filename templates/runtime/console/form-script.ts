@@ -124,20 +124,27 @@ function checkInput(capability, input) {
 }
 
 /* "input.product.sku: must match ...; input: missing required field \"text\"" -> field paths and messages. */
+/* A quoted name's JSON escapes read; undefined when they are not JSON's (the server's words are then shown as they are). */
+function unquote(text) {
+  try { return JSON.parse('"' + text + '"'); } catch (error) { return undefined; }
+}
+
 function serverProblems(message) {
   return String(message).split("; ").map(function (part) {
+    var whole = { path: [], message: part };
     var match = /^(?:input)?((?:\.[A-Za-z_$][\w$]*|\[\d+\]|\["(?:[^"\\]|\\.)*"\]|^[A-Za-z_$][\w$]*)*): (.*)$/.exec(part);
-    if (!match) return { path: [], message: part };
+    if (!match) return whole;
     var path = [];
     var re = /\.?([A-Za-z_$][\w$]*)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]/g, step;
     while ((step = re.exec(match[1]))) {
       if (step[1] !== undefined) path.push(step[1]);
       else if (step[2] !== undefined) path.push("[" + step[2] + "]");
-      else if (step[3] !== undefined) path.push(JSON.parse('"' + step[3] + '"'));
+      else if (step[3] !== undefined) path.push(unquote(step[3]));
     }
     var missing = /^missing required field "((?:[^"\\]|\\.)*)"$/.exec(match[2]);
-    if (missing) { path.push(JSON.parse('"' + missing[1] + '"')); return { path: path, message: "missing required field" }; }
-    return { path: path, message: match[2] };
+    if (missing) path.push(unquote(missing[1]));
+    if (path.indexOf(undefined) >= 0) return whole;
+    return missing ? { path: path, message: "missing required field" } : { path: path, message: match[2] };
   });
 }
 
@@ -219,7 +226,9 @@ async function showAnswer(capability, form, response, started, paid) {
   var parts = [status, line("Time", seconds)];
   if (response.ok && isRecord(body)) {
     if (paid) {
-      parts.push(line("Paid", usdc(paid.amount) + " USDC"));
+      // The token and network were checked before signing (offer-script.ts): the configured network's USDC.
+      var where = data.networks.find(function (n) { return n.caip2 === paid.network; });
+      parts.push(line("Paid", usdc(paid.amount) + " USDC" + (where ? " on " + where.label : "")));
       var receipt = decodeHeader(response.headers.get("payment-response") || "");
       if (isRecord(receipt) && typeof receipt.transaction === "string") {
         // A local chain (dev:paid's): no public explorer has seen the transaction, so no link to one.

@@ -6,13 +6,17 @@
  * - dev mode: posts the job, shows the output, status and time;
  * - production: pays the 402's offer with a browser wallet (EIP-1193), signing the EIP-3009
  *   TransferWithAuthorization with eth_signTypedData_v4, after the guard (guard-script.ts) read the offer
- *   strictly and only when the amount is at most the price the page shows; the typed data is checked once
- *   more right before the wallet is asked to sign, and the payment header right before it is sent; when
- *   the 402 declares the x402 payment-identifier extension the payment carries a fresh id ("pay_" and 32
- *   hex digits); an answer lost after paying (no response, or the id's first request still running) is
- *   fetched again with the SAME signed payment and id, a few times, saying so; never signed again;
+ *   strictly and only when it is what the service declares: one of its networks, that network's USDC and
+ *   payee as configured, the price the page shows (offer-script.ts, from the page's data block); the typed
+ *   data, its validity window included, is checked once more right before the wallet is asked to sign, and
+ *   the payment header right before it is sent; when the 402 declares the x402 payment-identifier extension
+ *   the payment carries a fresh id ("pay_" and 32 hex digits); an answer lost after paying (no response, or
+ *   the id's first request still running, or the tab reloaded meanwhile) is fetched again with the SAME
+ *   signed payment and id, a few times, saying so, then on request; never signed again (resume-script.ts:
+ *   one request per form at a time, the payment kept in sessionStorage until its answer is shown);
  * - shows a server's validation error beside the field it names.
- * Reading and checking a form, and showing a job's answer and errors, are in form-script.ts (spliced in
+ * Reading and checking a form, and showing a job's answer and errors, are in form-script.ts; choosing and
+ * checking what is signed in offer-script.ts; requests in flight in resume-script.ts (each spliced in
  * between this file's helpers and the rest, in one scope); EIP-3009's typed-data type comes first, from
  * payments/x402.ts, so the page signs exactly what the server verifies.
  *
@@ -20,6 +24,8 @@
  */
 import { TRANSFER_WITH_AUTHORIZATION } from "../payments/x402.js";
 import { FORM_SCRIPT } from "./form-script.js";
+import { OFFER_SCRIPT } from "./offer-script.js";
+import { RESUME_SCRIPT } from "./resume-script.js";
 
 export const PAGE_SCRIPT =
   // EIP-3009's typed-data type, the very one the server verifies signatures against.
@@ -53,6 +59,8 @@ function randomHex(bytes) {
 
 ` +
   FORM_SCRIPT +
+  OFFER_SCRIPT +
+  RESUME_SCRIPT +
   String.raw`function jobBody(capability, input) {
   return JSON.stringify({
     service_version: data.serviceVersion,
@@ -79,47 +87,6 @@ function refuse(capability, message) {
 
 function hex(n) { return "0x" + n.toString(16); }
 
-function typedDataFor(offer, entry, payer, chainId) {
-  var now = Math.floor(Date.now() / 1000);
-  var timeout = typeof entry.maxTimeoutSeconds === "number" ? entry.maxTimeoutSeconds : 300;
-  return {
-    types: {
-      EIP712Domain: [
-        { name: "name", type: "string" },
-        { name: "version", type: "string" },
-        { name: "chainId", type: "uint256" },
-        { name: "verifyingContract", type: "address" },
-      ],
-      TransferWithAuthorization: TRANSFER_WITH_AUTHORIZATION,
-    },
-    primaryType: "TransferWithAuthorization",
-    domain: { name: entry.extra.name, version: entry.extra.version, chainId: chainId, verifyingContract: offer.asset },
-    message: {
-      from: payer,
-      to: offer.payTo,
-      value: offer.amount.toString(),
-      validAfter: String(now - 600),
-      validBefore: String(now + timeout),
-      nonce: "0x" + randomHex(32),
-    },
-  };
-}
-
-/* The last look before the wallet is asked to sign: what it will sign is the checked offer, at most the cap. */
-function checkTypedData(typed, offer, cap, payer, chainId) {
-  var m = typed.message, d = typed.domain;
-  var problem =
-    typed.primaryType !== "TransferWithAuthorization" ? "is not a TransferWithAuthorization" :
-    typeof m.value !== "string" || !/^\d{1,78}$/.test(m.value) ? "has no decimal value" :
-    BigInt(m.value) !== offer.amount ? "signs " + m.value + " atomic units for an offer of " + offer.amount :
-    BigInt(m.value) > cap ? "signs " + m.value + " atomic units, more than the " + cap + " allowed" :
-    String(m.to).toLowerCase() !== offer.payTo.toLowerCase() ? "pays " + m.to + ", not the offer's payee" :
-    String(m.from).toLowerCase() !== payer.toLowerCase() ? "is from " + m.from + ", not the connected account" :
-    String(d.verifyingContract).toLowerCase() !== offer.asset.toLowerCase() ? "is for another token" :
-    d.chainId !== chainId ? "is for another chain" : "";
-  if (problem) throw new Error("the authorization about to be signed " + problem + "; nothing was signed");
-}
-
 /* The 402's payment-identifier extension with a fresh id in it (as create-agent call sends it), if declared. */
 function paymentIdentifier(paymentRequired) {
   var declared = isRecord(paymentRequired.extensions) ? paymentRequired.extensions["payment-identifier"] : undefined;
@@ -133,54 +100,50 @@ function walletError(error) {
   return (error && error.message ? error.message : String(error)) + code;
 }
 
+/* The wallet on the network's chain, its account asked for, then its signature of the checked typed data. */
+async function sign(ethereum, chosen, price) {
+  var offer = chosen.offer, net = chosen.net, chainId = net.chainId;
+  var name = NAMED_NETWORKS[offer.network] || net.label;
+  var accounts = await ethereum.request({ method: "eth_requestAccounts" });
+  var payer = accounts[0];
+  if (typeof payer !== "string") throw new Error("the wallet shared no account");
+  if (Number(await ethereum.request({ method: "eth_chainId" })) !== chainId) {
+    try {
+      await ethereum.request({ method: "wallet_switchEthereumChain", params: [{ chainId: hex(chainId) }] });
+    } catch (error) {
+      if (error && error.code === 4902)
+        throw new Error("the wallet does not know " + name + " (chain id " + chainId + "): add that network to the wallet, then try again; nothing was signed");
+      throw error;
+    }
+  }
+  if (Number(await ethereum.request({ method: "eth_chainId" })) !== chainId)
+    throw new Error("the wallet is not on " + name + " (chain id " + chainId + ")");
+  var typed = typedDataFor(offer, chosen.entry, payer, chainId);
+  checkTypedData(typed, offer, net, price, payer);
+  var signature = await ethereum.request({ method: "eth_signTypedData_v4", params: [payer, JSON.stringify(typed)] });
+  return { payer: payer, typed: typed, signature: signature };
+}
+
 async function pay(capability, form, body, started) {
-  var cap = BigInt(data.capabilities[capability].priceAtomic);
+  var price = BigInt(data.capabilities[capability].priceAtomic);
   var first = await post(body);
   if (first.status !== 402) return showAnswer(capability, form, first, started);
   var text = await first.text();
   if (text.length > 256 * 1024) return refuse(capability, "the service's 402 answer is larger than 256 KiB; nothing was signed");
-  var offers, paymentRequired;
+  var offers, paymentRequired, chosen;
   try {
     offers = offersOf402(first.headers, text);
     var header = first.headers.get("payment-required");
     paymentRequired = header ? decodeHeader(header) : JSON.parse(text);
+    // Only what the service declares: its network, that network's USDC and payee, the price.
+    if (offers) chosen = chooseOffer(offers, paymentRequired, capability);
   } catch (error) {
-    return refuse(capability, error.message + "; nothing was signed");
+    return refuse(capability, error.message + (/nothing was signed/.test(error.message) ? "" : "; nothing was signed"));
   }
-  if (!offers) {
-    return showAnswer(capability, form, new Response(text, { status: 402 }), started);
-  }
-  var index = offers.findIndex(function (o) { return o.x402Version === 2 && o.scheme === "exact" && /^eip155:\d+$/.test(o.network); });
-  if (index < 0) return refuse(capability, "the service offers no x402 v2 exact payment on an EVM network, the kind this page pays (it offers " +
-    offers.map(function (o) { return o.network; }).join(", ") + "); nothing was signed. Any x402 client that pays those networks can: see /llms.txt");
-  var offer = offers[index], entry = paymentRequired.accepts[index];
-  if (offer.amount > cap)
-    return refuse(capability, "the service asks " + usdc(offer.amount) + " USDC for \"" + capability + "\", more than the " +
-      usdc(cap) + " USDC this page shows (a service asking more than it declares is refused); nothing was signed");
-  if (!isRecord(entry.extra) || typeof entry.extra.name !== "string" || typeof entry.extra.version !== "string")
-    return refuse(capability, "the offer names no token (extra.name and extra.version); nothing was signed");
-  var chainId = Number(offer.network.slice("eip155:".length));
-  var ethereum = wallet();
-  var typed, signature, payer;
+  if (!offers) return showAnswer(capability, form, new Response(text, { status: 402 }), started);
+  var signing;
   try {
-    var accounts = await ethereum.request({ method: "eth_requestAccounts" });
-    payer = accounts[0];
-    if (typeof payer !== "string") throw new Error("the wallet shared no account");
-    if (Number(await ethereum.request({ method: "eth_chainId" })) !== chainId) {
-      try {
-        await ethereum.request({ method: "wallet_switchEthereumChain", params: [{ chainId: hex(chainId) }] });
-      } catch (error) {
-        if (error && error.code === 4902)
-          throw new Error("the wallet does not know " + (NAMED_NETWORKS[offer.network] || offer.network) +
-            " (chain id " + chainId + "): add that network to the wallet, then try again; nothing was signed");
-        throw error;
-      }
-    }
-    if (Number(await ethereum.request({ method: "eth_chainId" })) !== chainId)
-      throw new Error("the wallet is not on " + (NAMED_NETWORKS[offer.network] || offer.network) + " (chain id " + chainId + ")");
-    typed = typedDataFor(offer, entry, payer, chainId);
-    checkTypedData(typed, offer, cap, payer, chainId);
-    signature = await ethereum.request({ method: "eth_signTypedData_v4", params: [payer, JSON.stringify(typed)] });
+    signing = await sign(wallet(), chosen, price);
   } catch (error) {
     return refuse(capability, walletError(error));
   }
@@ -188,16 +151,16 @@ async function pay(capability, form, body, started) {
   var payment = encodeHeader(Object.assign({
     x402Version: 2,
     resource: paymentRequired.resource,
-    accepted: entry,
-    payload: { signature: signature, authorization: typed.message },
+    accepted: chosen.entry,
+    payload: { signature: signing.signature, authorization: signing.typed.message },
   }, extensions && { extensions: extensions }));
   var signed;
   try {
-    signed = checkSignedPayment(payment, offers, { maxAtomic: cap, payer: payer, validForAtMost: signingWindow(data.deadlineSeconds) });
+    signed = checkSignedPayment(payment, offers, { maxAtomic: price, payer: signing.payer, validForAtMost: signingWindow(data.deadlineSeconds) });
   } catch (error) {
     return refuse(capability, error.message);
   }
-  return send(capability, form, body, payment, signed, started);
+  return sendPaid(capability, form, body, payment, signed, started);
 }
 
 /* Seconds before each automatic resend of a paid request whose answer was lost. */
@@ -214,7 +177,10 @@ async function send(capability, form, body, payment, signed, started, resent) {
   }
   // 402 with Retry-After: the first request with this payment's id still runs; its answer comes soon.
   var wait = response && response.status === 402 ? Number(response.headers.get("retry-after")) : 0;
-  if (response && !(wait > 0 && resent < RESENDS.length)) return showAnswer(capability, form, response, started, signed);
+  if (response && !(wait > 0 && resent < RESENDS.length)) {
+    await showAnswer(capability, form, response, started, signed);
+    return dropPending(capability); // shown: nothing left to fetch again
+  }
   var what = "the signed payment of " + usdc(signed.amount) + " USDC was sent but " + (lost || "its first request is still running");
   if (resent < RESENDS.length) {
     var seconds = Math.min(wait || RESENDS[resent], 10);
@@ -223,9 +189,7 @@ async function send(capability, form, body, payment, signed, started, resent) {
     await new Promise(function (resolve) { setTimeout(resolve, seconds * 1000); });
     return send(capability, form, body, payment, signed, started, resent + 1);
   }
-  var again = element("button", "Fetch the answer again", "again");
-  again.type = "button";
-  again.addEventListener("click", function () { send(capability, form, body, payment, signed, performance.now()); });
+  var again = againButton(form, capability, body, payment, signed);
   show(capability, [line("Answer lost", what + ". It may have settled: fetching again sends the same job with the same signed payment, which is never charged twice."), again]);
   again.focus();
 }
@@ -244,28 +208,22 @@ function noWallet(capability) {
 document.querySelectorAll("form.capability").forEach(function (form) {
   var capability = form.getAttribute("data-capability");
   /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll(".needs-js")).forEach(function (e) { e.hidden = false; });
-  form.addEventListener("submit", async function (event) {
+  form.addEventListener("submit", function (event) {
     event.preventDefault();
+    if (form.hasAttribute("aria-busy")) return; // one request at a time
     clearErrors(form);
     /** @type {HTMLElement} */ (form.querySelector(".form-error")).hidden = true;
     var input = collect(form, capability);
     var problems = checkInput(capability, input);
     if (problems.length) return showProblems(form, capability, problems);
     if (!data.devMode && !wallet()) return noWallet(capability);
-    var button = /** @type {HTMLButtonElement} */ (form.querySelector("button[type=submit]"));
-    button.disabled = true;
-    form.setAttribute("aria-busy", "true");
     var started = performance.now();
     var body = jobBody(capability, input);
-    try {
+    whileBusy(form, capability, async function () {
       if (data.devMode) await showAnswer(capability, form, await post(body), started);
       else await pay(capability, form, body, started);
-    } catch (error) {
-      refuse(capability, String(error && error.message ? error.message : error));
-    } finally {
-      button.disabled = false;
-      form.removeAttribute("aria-busy");
-    }
+    });
   });
+  if (!data.devMode) offerResume(form, capability);
 });
 `;

@@ -98,7 +98,7 @@ ${outputList(d.output_schema)}
 </section>`;
 }
 
-/** The data the page script reads (the schemas and prices it checks against), as a JSON data block. */
+/** The data the page script reads (the schemas, prices and payment settings it checks against), as a JSON data block. */
 function dataBlock(agent: AgentDefinition, options: ConsoleOptions): string {
   const data = {
     name: agent.name,
@@ -106,6 +106,14 @@ function dataBlock(agent: AgentDefinition, options: ConsoleOptions): string {
     serviceVersion: options.serviceVersion,
     deadlineSeconds: options.deadlineSeconds ?? 120,
     localNetworks: (options.networks ?? []).filter((n) => n.local).map((n) => n.caip2),
+    // What the page pays, whatever a 402 asks: these networks, their token and payee (offer-script.ts).
+    networks: (options.networks ?? []).map(({ caip2, label, payTo, chainId, asset }) => ({
+      caip2,
+      label,
+      payTo,
+      chainId,
+      asset,
+    })),
     capabilities: Object.fromEntries(
       Object.entries(agent.capabilities).map(([name, c]) => [
         name,

@@ -14,6 +14,7 @@ h1 { margin: 0 0 .25rem; font-size: 1.6rem; }
 .help { margin: .15rem 0 .35rem; font-size: .92rem; }
 section.capability { border: 1px solid var(--line); border-radius: 6px; padding: 1rem; margin: 1rem 0; }
 section.capability h2 { margin-top: 0; font-size: 1.3rem; overflow-wrap: anywhere; }
+header p, section.capability > p, nav a, .result p { overflow-wrap: anywhere; }
 .price { font-weight: 600; }
 .field { margin: .75rem 0; }
 .field > label, legend { display: block; font-weight: 600; overflow-wrap: anywhere; }
