@@ -1,9 +1,10 @@
 /**
  * What the console page states about where and how it is paid, read from the configuration: each
- * offered network with its payee, its token (the only offers the page pays: console/offer-script.ts) and whether its chain is local (an RPC endpoint on this machine, or
- * only facilitators on this machine, as `dev:paid`'s: no public explorer has seen its transactions), the deadline its jobs are given (one
- * every offered network can be paid for: payments/deadline-fit.ts), and the endpoints its footer
- * lists. Part of your project: edit freely.
+ * offered network with its payee, its token (the only offers the page pays: console/offer-script.ts)
+ * and whether its chain is local (an RPC endpoint on this machine, or only facilitators on this
+ * machine, as `dev:paid`'s: no public explorer has seen its transactions), the deadline its jobs are
+ * given (one every offered network can be paid for: payments/deadline-fit.ts), and the endpoints its
+ * footer lists. Part of your project: edit freely.
  */
 import type { ResolvedConfig } from "../config.js";
 import { networkLabel } from "../discovery/labels.js";
