@@ -144,7 +144,7 @@ it.skipIf(ctx.skip)(
 );
 
 it.skipIf(ctx.skip)(
-  "async jobs run on the worker service (the web instances run none); stopped, a new one is refused 503 until it is back",
+  "async jobs run on the worker service (the web instances run none); stopped, a new one is refused 503",
   async () => {
     const worker = await stack.idOf("worker");
     expect(await docker("inspect", "-f", "{{.State.Health.Status}}", worker)).toBe("healthy");
@@ -173,8 +173,7 @@ it.skipIf(ctx.skip)(
       return refused.status === 503;
     });
     expect(((await refused!.json()) as { error: string }).error).toMatch(/no worker is running/);
-    await stack.run("up", "-d", "--no-build", "--wait", "--wait-timeout", "120", "worker");
-    expect((await submit()).status).toBe(202);
+    // Back once a worker beats again: async-queue-redis.test.ts (a restart here is a health check's wait).
   },
   180_000,
 );
