@@ -25,6 +25,7 @@ import type { DiscoveryData } from "./discovery/data.js";
 import { type BazaarDeclarations, createBazaar } from "./discovery/bazaar.js";
 import { createPaymentGate, describePayments, type PaymentGate } from "./payments/gate.js";
 import { unpayableDefaults } from "./payments/deadline-fit.js";
+import { familyById } from "./payments/families.js";
 import { createRouteHealth, type RouteHealth } from "./payments/route-health.js";
 import { servedTransports, type Transport } from "./transport.js";
 import type { AgentDefinition, Capability, Logger } from "./types.js";
@@ -87,6 +88,7 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
   const surface = surfaceOf(TRANSPORTS, routes, config);
   const served = [...surface.paths].map((path) => routes.get(path)!);
   services.endpoints = served;
+  services.networkFacts = (n) => familyById(n.family).facts(n);
   const discovery = createDiscovery(agent, config, surface);
   mountDiscovery(app, discovery, config, logger);
   if (runtime.metrics && config.metrics?.token)

@@ -9,7 +9,8 @@
 import type { ResolvedConfig } from "../config.js";
 import { networkLabel } from "../discovery/labels.js";
 import { fittingDeadline } from "../payments/deadline-fit.js";
-import { familyById } from "../payments/families.js";
+import type { NetworkPaymentConfig } from "../payments/config.js";
+import type { NetworkFacts } from "../payments/family.js";
 
 /** The deadline the page asks for when every network takes it (a person waits about this long at most). */
 const CONSOLE_DEADLINE_SECONDS = 120;
@@ -55,13 +56,15 @@ export function isLocalRpc(url: string | undefined): boolean {
 export function consoleFacts(
   config: ResolvedConfig,
   endpoints: ConsoleFacts["endpoints"] = [],
+  networkFacts?: (net: NetworkPaymentConfig) => NetworkFacts,
 ): ConsoleFacts {
   const networks = (config.payment?.networks ?? []).map((n) => {
     const route = n.settlement as { kind: string; rpcUrl?: string; urls?: string[] } | undefined;
     // dev:paid without the onchain feature settles through a facilitator it runs on 127.0.0.1.
     const localFacilitators = route?.kind === "facilitator" && (route.urls ?? []).every(isLocalRpc);
-    // Its family says its chain id and token (EVM: with the EIP-712 domain the page signs for).
-    const { chainId, asset } = familyById(n.family).facts(n);
+    // Its family says its chain id and token (EVM: with the EIP-712 domain the page signs for); not
+    // told, the page pays nothing there.
+    const { chainId, asset } = networkFacts?.(n) ?? {};
     return {
       caip2: n.network.caip2,
       label: networkLabel(n.network),

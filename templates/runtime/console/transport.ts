@@ -17,6 +17,6 @@ export const CONSOLE_TRANSPORT: Transport = {
     mountConsole(app, s.agent, {
       devMode: s.config.devMode,
       serviceVersion: SERVICE_VERSION,
-      ...consoleFacts(s.config, s.endpoints),
+      ...consoleFacts(s.config, s.endpoints, s.networkFacts),
     }),
 };

@@ -6,6 +6,8 @@ import type { HttpAnswer } from "../http/answer.js";
 import type { Ledger, StoredResult } from "../ledger/ledger.js";
 import type { ResolvedConfig } from "../config.js";
 import type { Metrics } from "../ops/metrics.js";
+import type { NetworkPaymentConfig } from "../payments/config.js";
+import type { NetworkFacts } from "../payments/family.js";
 import type { PaymentGate } from "../payments/gate.js";
 import type { AgentDefinition } from "../types.js";
 import type { JobAnswer } from "./outcome.js";
@@ -58,6 +60,12 @@ export interface JobServices {
   drain: JobDrain;
   /** The public endpoints this instance serves, with their methods (for pages that list them: the console). */
   endpoints?: ReadonlyArray<{ path: string; methods: string }>;
+  /**
+   * What an offered network's family says of it (chain id, token): for pages that check what they are
+   * asked to pay (the console). Set by app.ts: a transport importing the families' registry would import
+   * features.ts, which imports the transports.
+   */
+  networkFacts?: (net: NetworkPaymentConfig) => NetworkFacts;
   /** Async jobs (Prefer: respond-async); set by the `queue` feature, absent without it. */
   asyncJobs?: AsyncJobs;
 }
