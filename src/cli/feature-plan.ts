@@ -25,7 +25,7 @@ import { merge3, ownLineEndings } from "../upgrade/merge3.js";
 import { toolVersionOf } from "../upgrade/project-version.js";
 import { isObject } from "../json-object.js";
 import { CliError } from "./errors.js";
-import { importersOf } from "./feature-imports.js";
+import { checkFolderImporters, importersOf } from "./feature-imports.js";
 import { thisCli } from "./project-root.js";
 
 export type FeatureVerb = "add" | "remove";
@@ -44,6 +44,8 @@ export interface FeaturePlan {
   kept: string[];
   /** Files you had edited that --force deletes (remove). */
   forced: string[];
+  /** Your files' imports from the deleted folder, that --force breaks (remove): `file imports "spec"`. */
+  brokenImports: string[];
   /** Packages added or removed; packages of the feature you had pinned otherwise (kept). */
   packages: string[];
   keptPackages: string[];
@@ -125,6 +127,8 @@ export async function planFeature(
         `(or undo your edit next to where they go, and run this again)`,
     );
   if (featuresText !== null) plan.writes.set(FEATURES_FILE, featuresText);
+  if (verb === "remove")
+    plan.brokenImports = await checkFolderImporters(state.root, plan, options.force === true);
   const yours =
     verb === "remove"
       ? await importersOf(state.root, Object.keys(feature.dependencies), plan.removeFolder!)
@@ -141,7 +145,14 @@ function emptyPlan(
   before: string[],
   after: string[],
 ): FeaturePlan {
-  const lists = { kept: [], forced: [], packages: [], keptPackages: [], left: [] };
+  const lists = {
+    kept: [],
+    forced: [],
+    brokenImports: [],
+    packages: [],
+    keptPackages: [],
+    left: [],
+  };
   return { feature, verb, before, after, writes: new Map(), ...lists, pkg: state.pkg };
 }
 

@@ -30,7 +30,7 @@ import { projectRoot } from "./project-root.js";
 export interface FeatureOptions {
   cwd?: string;
   install: boolean;
-  /** remove: delete the folder even when it holds your edits. */
+  /** remove: delete the folder even when it holds your edits or your code imports from it. */
   force?: boolean;
 }
 
@@ -216,6 +216,8 @@ function report(
   const files = [...plan.writes.keys()].filter((p) => p !== "package.json" && !copied.includes(p));
   if (copied.length > 0) lines.push(`  copied ${copied.length} files into ${folder}`);
   if (files.length > 0) lines.push(`  updated ${files.join(", ")}`);
+  for (const spec of plan.brokenImports)
+    lines.push(`  your ${spec}: it no longer typechecks (--force)`);
   for (const path of plan.kept) lines.push(`  kept your ${path} (it differs from create-agent's)`);
   if (plan.packages.length > 0)
     lines.push(

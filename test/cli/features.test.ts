@@ -233,7 +233,7 @@ describe("create-agent add / remove", () => {
     expect(await snapshotTree(dir)).toEqual(before);
   });
 
-  it("remove keeps a package your own code imports, and drops the removed folder's typecheck cache and dist/ output", async () => {
+  it("remove refuses while your code imports from the folder (--force goes on); keeps a package your own code imports, and drops the removed folder's typecheck cache and dist/ output", async () => {
     const dir = await scaffold("onchain,mcp");
     await mkdir(join(dir, "src/lib"), { recursive: true });
     await writeFile(
@@ -263,8 +263,26 @@ describe("create-agent add / remove", () => {
       await mkdir(join(file, ".."), { recursive: true });
       await writeFile(file, "// built\n");
     }
-    const removed = await cli(["remove", "onchain", "--no-install"], dir);
+    // Your code importing from the folder: refused, naming it, nothing changed (it would no longer
+    // typecheck); features.ts imports it too, but remove rewrites that one.
+    const mine = join(dir, "src/lib/useonchain.ts");
+    await writeFile(
+      mine,
+      'export { watchChain } from "../runtime/payments/evm/onchain/module.js";\n',
+    );
+    const before = await snapshotTree(dir);
+    const refused = await cli(["remove", "onchain", "--no-install"], dir);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toContain(
+      'your code imports from src/runtime/payments/evm/onchain/, which remove onchain deletes: src/lib/useonchain.ts imports "../runtime/payments/evm/onchain/module.js" (nothing was changed). Remove those imports first',
+    );
+    expect(refused.stderr).not.toContain("features.ts");
+    expect(await snapshotTree(dir)).toEqual(before);
+    const removed = await cli(["remove", "onchain", "--no-install", "--force"], dir);
     expect(removed.exitCode, removed.all).toBe(0);
+    expect(removed.stdout).toContain(
+      'your src/lib/useonchain.ts imports "../runtime/payments/evm/onchain/module.js": it no longer typechecks (--force)',
+    );
     expect(removed.stdout).toContain("kept your viem@2.57.1 (src/lib/chain.ts imports it)");
     expect((await readJson(dir, "package.json")).dependencies.viem).toBe("2.57.1");
     await expect(lstat(cached)).rejects.toThrow();
