@@ -4,7 +4,7 @@ import { hasFeatureRecord, projectFeatures, recordedFeatures } from "../features
 import { GENERATED_DIR, generateProject } from "../generate/index.js";
 import type { PackageManager } from "../generate/package-manager.js";
 import { parseManifest } from "../manifest/index.js";
-import { bytes, listFiles, pathInside, readIfExists, textOf } from "../write/apply.js";
+import { bytes, isGenerated, listFiles, pathInside, readIfExists, textOf } from "../write/apply.js";
 import { merge3, type MergeLabels, ownLineEndings, unresolvedConflicts } from "./merge3.js";
 import { newHomes } from "./new-home.js";
 import { type DependencyChange, mergePackageJson } from "./package-json.js";
@@ -194,10 +194,10 @@ async function rewrittenFiles(
       nextOwned.set(file.path, file.contents);
     }
   }
-  // Generated files this create-agent no longer writes.
+  // Generated files this create-agent no longer writes (with its header: a file of yours there stays).
   const generated = new Set(files.map((f) => f.path));
   for (const path of await listFiles(root, GENERATED_DIR))
-    if (!generated.has(path))
+    if (!generated.has(path) && (await isGenerated(pathInside(root, path))))
       changes.push({ path, action: "regenerate", before: await read(path) });
   if (!files.some((f) => f.path === tarball) && existsSync(pathInside(root, tarball)))
     changes.push({ path: tarball, action: "vendor", before: await read(tarball) });

@@ -69,8 +69,10 @@ describe("upgrade with optional features", () => {
     expect(added.some((p) => p.startsWith("src/runtime/a2a/"))).toBe(false);
   }, 60_000);
 
-  it("a project with a recorded set is up to date with its own create-agent: absent folders stay absent", async () => {
+  it("a project with a recorded set is up to date with its own create-agent: absent folders stay absent, your file in src/generated/ stays", async () => {
     const dir = await scaffold("solana");
+    // A file of yours in src/generated/ (no generated header) is not a leftover to remove.
+    await writeFile(join(dir, "src/generated/mine.ts"), "export const mine = 1;\n");
     const plan = await planUpgrade(dir, VERSION);
     expect(plan.changes.map((c) => `${c.action} ${c.path}`)).toEqual([]);
     const check = await cli(["upgrade", "--check"], dir);
