@@ -12,6 +12,7 @@ import { projectCommands } from "../generate/package-manager.js";
 import { parseManifest } from "../manifest/index.js";
 import { describeFailure, installDependencies } from "../scaffold/install.js";
 import { projectPackageManager } from "../upgrade/lockfile.js";
+import { renderedAsMade } from "../upgrade/made-with.js";
 import { parsePackageJson } from "../upgrade/project-version.js";
 import { pathInside } from "../write/apply.js";
 import { writeAllOrNothing } from "../write/staged.js";
@@ -91,7 +92,7 @@ async function planAndApply(
     );
     return undefined;
   }
-  const pm = projectPackageManager(root, state.pkg);
+  const pm = state.packageManager;
   await planProjectFiles(root, plan, pm);
   await apply(root, plan);
   report(plan, pm, options.install);
@@ -110,7 +111,8 @@ async function readProject(root: string): Promise<ProjectState> {
   }
   if (typeof pkg !== "object" || pkg === null || Array.isArray(pkg))
     throw new CliError("package.json is not a JSON object");
-  return { root, pkgText, pkg: pkg as Record<string, unknown> };
+  const record = pkg as Record<string, unknown>;
+  return { root, pkgText, pkg: record, packageManager: projectPackageManager(root, record) };
 }
 
 /**
@@ -132,7 +134,14 @@ async function planProjectFiles(
     );
     return;
   }
-  const before = generateProjectFiles(model, pm, plan.before);
+  // The files as made (with the package manager the project was made with), against today's.
+  const { rendering: before } = await renderedAsMade(
+    root,
+    plan.pkg,
+    pm,
+    async (made) => generateProjectFiles(model, made, plan.before),
+    (files, path) => files.find((f) => f.path === path)?.contents,
+  );
   const after = new Map(
     generateProjectFiles(model, pm, plan.after).map((f) => [f.path, f.contents]),
   );

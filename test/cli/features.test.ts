@@ -383,8 +383,15 @@ describe("create-agent add / remove", () => {
 });
 
 describe("installing after add / remove", () => {
-  it("runs the install of the project's package manager (its lockfile), and exits 1 saying how to retry when it fails", async () => {
+  it("runs the install of the project's package manager (its lockfile), re-rendering files made for another without a false clash, and exits 1 saying how to retry when it fails", async () => {
     const dir = await scaffold("none");
+    // Made with npm, before the record of it (as 0.2.0 projects were), then switched to pnpm: the README
+    // as made is recognized (no false clash) and re-rendered for pnpm, which the record then names.
+    const pkgFile = join(dir, "package.json");
+    const made = await readJson(dir, "package.json");
+    expect(made.createAgent.packageManager).toBe("npm");
+    delete made.createAgent.packageManager;
+    await writeFile(pkgFile, `${JSON.stringify(made, null, 2)}\n`);
     await writeFile(join(dir, "pnpm-lock.yaml"), "lockfileVersion: '9.0'\n");
     const bin = await tempDir();
     await writeFile(join(bin, "pnpm"), `#!/bin/sh\necho "$@" >> pm-ran.txt\n`);
@@ -401,6 +408,10 @@ describe("installing after add / remove", () => {
     expect(added.exitCode, added.all).toBe(0);
     expect(added.stdout).toContain("Installing with pnpm...");
     expect(await readFile(join(dir, "pm-ran.txt"), "utf8")).toBe("install\n");
+    expect(added.stdout).toMatch(/updated .*README\.md/);
+    expect(added.stdout).not.toContain("left as it is");
+    expect(await readFile(join(dir, "README.md"), "utf8")).toContain("pnpm install");
+    expect((await readJson(dir, "package.json")).createAgent.packageManager).toBe("pnpm");
 
     await writeFile(join(bin, "pnpm"), "#!/bin/sh\nexit 7\n");
     const removed = await run(["remove", "mcp"]);
@@ -409,6 +420,7 @@ describe("installing after add / remove", () => {
       "`pnpm install` exited with code 7. The project's files already have the change",
     );
     expect((await readJson(dir, "package.json")).createAgent.features).toEqual([]);
+    expect(removed.stdout).not.toContain("left as it is");
   });
 
   it("the README and messages name the project's scripts through `run` (pnpm add would install an npm package)", () => {
