@@ -290,6 +290,37 @@ describe("create-agent <dir>", () => {
       expect(result.stdout).not.toContain("pnpm install");
     });
 
+    it("Ctrl-C during the install stops it and says what was done and what to run next (exit 130)", async () => {
+      const parent = await tempDir();
+      const bin = await tempDir();
+      const wait = `"${process.execPath}" -e "setTimeout(() => {}, 10000)"`;
+      await fakeTool(bin, "npm", `[ "$1" = --version ] && exit 0\nexec ${wait}`);
+      const child = execa(process.execPath, [CLI, "agent", "--yes"], {
+        cwd: parent,
+        reject: false,
+        all: true,
+        stdin: "ignore",
+        env: { PATH: bin, npm_config_user_agent: "" },
+      });
+      let out = "";
+      await new Promise<void>((started) =>
+        child.stdout!.on("data", (data: Buffer) => {
+          if ((out += data).includes("Installing dependencies")) started();
+        }),
+      );
+      child.kill("SIGINT");
+      const result = await child;
+      expect(result.exitCode, result.all).toBe(130);
+      expect(result.stderr).toContain(
+        "Stopped (SIGINT): the project's files are all in ./agent, but its dependencies (node_modules) and its git repository are not there yet",
+      );
+      expect(result.stderr).toContain(
+        '  cd agent\n  npm install\n  git init && git add -A && git commit -m "Initial commit from create-agent"',
+      );
+      expect(existsSync(join(parent, "agent/agent.json"))).toBe(true);
+      expect(existsSync(join(parent, "agent/.git"))).toBe(false);
+    });
+
     it("when install fails, names the command that failed and how to retry; the project stays", async () => {
       const parent = await tempDir();
       const bin = await tempDir();
