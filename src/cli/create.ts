@@ -87,7 +87,9 @@ async function createProject(
     packageManager: start.pm,
     ...(features && { features }),
   });
-  await writeProject(target, files, options.force === true);
+  await writeProject(target, files, options.force === true).catch((error: unknown) => {
+    throw writeRefused(target, error);
+  });
   const where = shownPath(target) === "." ? "the current folder" : shownPath(target);
   process.stdout.write(`\nCreated agent "${model.name}" in ${where} (${files.length} files).\n`);
   for (const warning of warnings) process.stdout.write(`warning: ${warning}\n`);
@@ -153,6 +155,19 @@ function stoppedBeforeDone(
       `\nStopped (${signal}): the project's files are all in ${where}, but ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not there yet (the folder now holds an agent project: create will not write into it again). To finish it:\n${steps.map((s) => `  ${s}`).join("\n")}\n`,
     );
   return 128 + (constants.signals[signal] ?? 2);
+}
+
+/**
+ * A folder the file system will not create there (ENOENT from mkdtemp under /proc, say): said with the
+ * path and its reason, not a stack trace. Permissions and full disks are main.ts's to say.
+ */
+function writeRefused(target: string, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (!code || !["ENOENT", "ENOTDIR", "EINVAL", "ELOOP", "ENAMETOOLONG", "EEXIST"].includes(code))
+    return error;
+  return new CliError(
+    `cannot create the project in ${displayPath(target)}: the file system refused (${(error as Error).message}). Choose another folder`,
+  );
 }
 
 /** What the flags settle before any question: the features, a manifest file, the package manager. */

@@ -128,6 +128,25 @@ describe("create-agent <dir>", () => {
     },
   );
 
+  it("a folder on the way that is a file, or a place the file system makes no folder in (/proc): named plainly, exit 1", async () => {
+    const cwd = await tempDir();
+    await writeFile(join(cwd, "afile"), "");
+    const through = await cli(["afile/sub", "--yes", "--no-install", "--no-git"], cwd);
+    expect(through.exitCode).toBe(1);
+    expect(through.stderr).toBe(
+      "create-agent: afile/sub cannot be a folder: afile, on its way, is a file",
+    );
+    expect((await cli(["afile", "--yes", "--no-install", "--no-git"], cwd)).stderr).toBe(
+      "create-agent: afile exists and is a file, not a folder",
+    );
+    if (process.platform !== "linux") return;
+    const proc = await cli(["/proc/create-agent-here", "--yes", "--no-install", "--no-git"], cwd);
+    expect(proc.exitCode).toBe(1);
+    expect(proc.stderr).toMatch(
+      /^create-agent: cannot create the project in \/proc\/create-agent-here: the file system refused \(ENOENT: .*\)\. Choose another folder$/,
+    );
+  });
+
   it("reports a missing manifest file", async () => {
     const parent = await tempDir();
     const stderr = await refusedLeaving(
