@@ -2,10 +2,10 @@
  * Until the returned function is called: on Ctrl-C (SIGINT) or SIGTERM, run `handler` (once). Removing the
  * listeners restores Node's default, so a second Ctrl-C while the handler's work finishes still kills the process.
  */
-export function onStopSignals(handler: () => void): () => void {
-  const once = () => {
+export function onStopSignals(handler: (signal: NodeJS.Signals) => void): () => void {
+  const once = (signal: NodeJS.Signals) => {
     off();
-    handler();
+    handler(signal);
   };
   const off = () => {
     process.off("SIGINT", once).off("SIGTERM", once);

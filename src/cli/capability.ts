@@ -17,7 +17,7 @@ import { writeFileAtomic } from "../write/atomic.js";
 import { CliError } from "./errors.js";
 import { projectScript } from "./hint.js";
 import { parseFieldSpecs } from "./field-spec.js";
-import { describeReport } from "./generate.js";
+import { describeReport, foreignWarnings } from "./generate.js";
 import { projectRoot, requireUpgraded } from "./project-root.js";
 
 export interface AddCapabilityOptions {
@@ -65,6 +65,7 @@ export async function addCapability(name: string, options: AddCapabilityOptions)
     `Added capability "${name}" (${options.price} USDC per job) to agent.json.\n`,
   );
   for (const line of describeReport(report)) process.stdout.write(`${line}\n`);
+  for (const warning of foreignWarnings(report)) process.stderr.write(`warning: ${warning}\n`);
   if (report.kept.includes(stub)) process.stdout.write(keptStubLine(stub, hadStub));
   process.stdout.write(`Write its logic in ${stub}.\n`);
   return 0;
@@ -97,6 +98,7 @@ export async function removeCapability(name: string, options: { cwd?: string }):
   const handler = handlerPath(name);
   process.stdout.write(`Removed capability "${name}" from agent.json.\n`);
   for (const line of describeReport(report)) process.stdout.write(`${line}\n`);
+  for (const warning of foreignWarnings(report)) process.stderr.write(`warning: ${warning}\n`);
   process.stdout.write(
     `Left ${handler} in place: it is your code. It imports types that no longer exist, so delete it (or move what you need) before \`npm run typecheck\`.\n`,
   );

@@ -146,7 +146,10 @@ function featureCommand(verb: "add" | "remove", description: string): CommandDec
       .option("--no-install", "do not install dependencies afterwards")
       .option(CWD_FLAGS, CWD_HELP);
     if (verb === "remove")
-      command.option("-f, --force", "delete the feature's folder even when it holds your edits");
+      command.option(
+        "-f, --force",
+        "delete the feature's folder even when it holds your edits or your code imports from it",
+      );
     command.action(async (name: string, options) => {
       const { changeFeature } = await import("./feature.js");
       done(await changeFeature(verb, name, options, version));
@@ -284,7 +287,7 @@ export const COMMANDS: readonly CommandDeclaration[] = [
   ),
   featureCommand(
     "remove",
-    "remove an optional feature: delete its runtime folder (refused if you edited it), drop its packages and record",
+    "remove an optional feature: delete its runtime folder (refused if you edited it or your code imports it), drop its packages and record",
   ),
   upgrade,
   call,

@@ -29,6 +29,11 @@ export function targetProblem(
     };
   if (state.kind === "file")
     return { kind: "folder", text: `${displayPath(target)} exists and is a file, not a folder` };
+  if (state.kind === "blocked")
+    return {
+      kind: "folder",
+      text: `${displayPath(target)} cannot be a folder: ${displayPath(state.file)}, on its way, is a file`,
+    };
   if (state.kind === "non-empty" && state.entries.includes("agent.json"))
     return {
       kind: "project",
@@ -62,7 +67,7 @@ export async function askFolder(
       const problem = targetProblem(resolve(folder), state, options);
       if (!problem) return undefined;
       if (problem.kind !== "folder") return problem.text;
-      return state.kind === "file"
+      return state.kind === "file" || state.kind === "blocked"
         ? `${problem.text}: choose another name`
         : `${problem.text}: choose a new or empty folder (or rerun with --force to write into this one)`;
     },

@@ -3,8 +3,10 @@
  * create-questions.ts, create-features.ts) or takes the defaults, then generates, writes, installs and
  * commits the project and prints the next steps.
  */
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { basename, resolve } from "node:path";
+import { constants } from "node:os";
+import { basename, join, resolve } from "node:path";
 import { generateProject } from "../generate/index.js";
 import { scriptCommand } from "../generate/package-manager.js";
 import { loadManifest } from "../manifest/index.js";
@@ -30,6 +32,7 @@ import { askFolder, targetProblem } from "./create-target.js";
 import { CliError } from "./errors.js";
 import { CancelledError, openPrompter } from "./prompts.js";
 import { shellQuote } from "../shell-quote.js";
+import { onStopSignals } from "../stop-signals.js";
 
 export interface CreateOptions {
   yes?: boolean;
@@ -84,21 +87,87 @@ async function createProject(
     packageManager: start.pm,
     ...(features && { features }),
   });
-  await writeProject(target, files, options.force === true);
+  await writeProject(target, files, options.force === true).catch((error: unknown) => {
+    throw writeRefused(target, error);
+  });
   const where = shownPath(target) === "." ? "the current folder" : shownPath(target);
   process.stdout.write(`\nCreated agent "${model.name}" in ${where} (${files.length} files).\n`);
   for (const warning of warnings) process.stdout.write(`warning: ${warning}\n`);
 
-  const installed = options.install ? await install(target, start.pm, where) : false;
-  if (options.git) {
-    const git = await initGit(target);
-    if (git !== "committed")
-      process.stdout.write(
-        `git: ${git === "initialized" ? "repository created, files staged (no git identity to commit with)" : git}\n`,
-      );
+  return finishProject(target, start.pm, where, options);
+}
+
+/**
+ * Install and git, once the files are written. Ctrl-C (or SIGTERM) meanwhile stops the install and skips
+ * what is left, saying what was done and what to run to finish it (exit 130): never a silent half project.
+ */
+async function finishProject(
+  target: string,
+  pm: PackageManager,
+  where: string,
+  options: CreateOptions,
+): Promise<number> {
+  const stop = new AbortController();
+  let stopped: NodeJS.Signals | undefined;
+  const off = onStopSignals((signal) => {
+    stopped = signal;
+    stop.abort();
+  });
+  try {
+    const installed = options.install ? await install(target, pm, where, stop.signal) : false;
+    if (!stopped && options.git) {
+      const git = await initGit(target);
+      if (git !== "committed")
+        process.stdout.write(
+          `git: ${git === "initialized" ? "repository created, files staged (no git identity to commit with)" : git}\n`,
+        );
+    }
+    if (stopped) return stoppedBeforeDone(target, pm, where, stopped, { ...options, installed });
+    printNextSteps(target, pm, options.install && installed);
+    return options.install && !installed ? 1 : 0;
+  } finally {
+    off();
   }
-  printNextSteps(target, start.pm, options.install && installed);
-  return options.install && !installed ? 1 : 0;
+}
+
+/** What a stopped create did and did not do, and the commands that finish it; the exit code of the signal. */
+function stoppedBeforeDone(
+  target: string,
+  pm: PackageManager,
+  where: string,
+  signal: NodeJS.Signals,
+  done: { installed: boolean; git: boolean },
+): number {
+  const installed = done.installed;
+  const git = !done.git || existsSync(join(target, ".git")); // none asked for (--no-git): none missing
+  const missing = [
+    ...(installed ? [] : ["its dependencies (node_modules)"]),
+    ...(git ? [] : ["its git repository"]),
+  ];
+  const steps = [
+    cdCommand(target),
+    ...(installed ? [] : [`${pm} install`]),
+    ...(git ? [] : ['git init && git add -A && git commit -m "Initial commit from create-agent"']),
+  ].filter(Boolean);
+  if (missing.length === 0) printNextSteps(target, pm, true);
+  else
+    process.stderr.write(
+      `\nStopped (${signal}): the project's files are all in ${where}, but ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not there yet (the folder now holds an agent project: create will not write into it again). To finish it:\n${steps.map((s) => `  ${s}`).join("\n")}\n`,
+    );
+  return 128 + (constants.signals[signal] ?? 2);
+}
+
+/**
+ * A folder the file system will not create there (ENOENT from mkdtemp under /proc, say): said with the
+ * path and its reason, not a stack trace. Permissions and full disks are main.ts's to say.
+ */
+function writeRefused(target: string, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (!code || !["ENOENT", "ENOTDIR", "EINVAL", "ELOOP", "ENAMETOOLONG", "EEXIST"].includes(code))
+    return error;
+  return new CliError(
+    `cannot create the project in ${displayPath(target)}: the file system refused (${(error as Error).message}). Choose another folder`,
+  );
 }
 
 /** What the flags settle before any question: the features, a manifest file, the package manager. */
@@ -160,9 +229,15 @@ function defaultProject(given: string, { flagFeatures, fromFile }: Start) {
 }
 
 /** Installs the dependencies, then builds src/runtime's declarations; false (said how to retry) when the install failed. */
-async function install(target: string, pm: PackageManager, where: string): Promise<boolean> {
+async function install(
+  target: string,
+  pm: PackageManager,
+  where: string,
+  stop: AbortSignal,
+): Promise<boolean> {
   process.stdout.write(`\nInstalling dependencies with ${pm}...\n`);
-  const outcome = await installDependencies(target, pm);
+  const outcome = await installDependencies(target, pm, stop);
+  if (stop.aborted) return outcome.ok; // the caller says what was done
   if (!outcome.ok) {
     const retry = [cdCommand(target), `${pm} install`].filter(Boolean).join(" && ");
     process.stderr.write(
@@ -174,7 +249,8 @@ async function install(target: string, pm: PackageManager, where: string): Promi
   const { prepareRuntimeTypes, runtimeTypesWarning } = await import("../scaffold/runtime-types.js");
   process.stdout.write("\nBuilding src/runtime's type declarations (tsc -b src/runtime)...\n");
   const types = await prepareRuntimeTypes(target);
-  if (!types.ok) process.stdout.write(runtimeTypesWarning(types, scriptCommand(pm, "typecheck")));
+  if (!types.ok && !stop.aborted)
+    process.stdout.write(runtimeTypesWarning(types, scriptCommand(pm, "typecheck")));
   return true;
 }
 

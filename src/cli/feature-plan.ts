@@ -9,7 +9,6 @@ import {
   featureNamed,
   FeatureNameError,
   type Feature,
-  FEATURES,
   hasFeatureRecord,
   inTableOrder,
   recordedFeatures,
@@ -24,8 +23,10 @@ import { listFiles, pathInside, readIfExists } from "../write/apply.js";
 import { merge3, ownLineEndings } from "../upgrade/merge3.js";
 import { toolVersionOf } from "../upgrade/project-version.js";
 import { isObject } from "../json-object.js";
+import type { PackageManager } from "../generate/package-manager.js";
 import { CliError } from "./errors.js";
-import { importersOf } from "./feature-imports.js";
+import { checkFolderImporters, importersOf } from "./feature-imports.js";
+import { packageJsonFor } from "./feature-package.js";
 import { thisCli } from "./project-root.js";
 
 export type FeatureVerb = "add" | "remove";
@@ -44,6 +45,8 @@ export interface FeaturePlan {
   kept: string[];
   /** Files you had edited that --force deletes (remove). */
   forced: string[];
+  /** Your files' imports from the deleted folder, that --force breaks (remove): `file imports "spec"`. */
+  brokenImports: string[];
   /** Packages added or removed; packages of the feature you had pinned otherwise (kept). */
   packages: string[];
   keptPackages: string[];
@@ -59,6 +62,8 @@ export interface ProjectState {
   root: string;
   pkgText: string;
   pkg: Record<string, unknown>;
+  /** The package manager it uses now (its lockfile): the files add/remove re-render are for it. */
+  packageManager: PackageManager;
 }
 
 /** The feature named on the command line; CliError listing the valid ones. */
@@ -125,6 +130,8 @@ export async function planFeature(
         `(or undo your edit next to where they go, and run this again)`,
     );
   if (featuresText !== null) plan.writes.set(FEATURES_FILE, featuresText);
+  if (verb === "remove")
+    plan.brokenImports = await checkFolderImporters(state.root, plan, options.force === true);
   const yours =
     verb === "remove"
       ? await importersOf(state.root, Object.keys(feature.dependencies), plan.removeFolder!)
@@ -141,7 +148,14 @@ function emptyPlan(
   before: string[],
   after: string[],
 ): FeaturePlan {
-  const lists = { kept: [], forced: [], packages: [], keptPackages: [], left: [] };
+  const lists = {
+    kept: [],
+    forced: [],
+    brokenImports: [],
+    packages: [],
+    keptPackages: [],
+    left: [],
+  };
   return { feature, verb, before, after, writes: new Map(), ...lists, pkg: state.pkg };
 }
 
@@ -248,41 +262,4 @@ export async function mergedFile(
   });
   if (merged.conflicts > 0) return undefined;
   return merged.text === ours ? null : back(merged.text);
-}
-
-/** package.json with the feature's packages added (or dropped) and the record updated; your layout kept. */
-function packageJsonFor(
-  state: ProjectState,
-  plan: FeaturePlan,
-  importedByYou: ReadonlyMap<string, string>,
-): string {
-  const pkg = structuredClone(state.pkg);
-  const deps = { ...((pkg.dependencies as Record<string, string> | undefined) ?? {}) };
-  const names = Object.keys(deps);
-  const sorted = names.every((n, i) => i === 0 || names[i - 1]! <= n);
-  const stillNeeded = new Set(
-    FEATURES.filter((f) => plan.after.includes(f.name)).flatMap((f) => Object.keys(f.dependencies)),
-  );
-  for (const [name, version] of Object.entries(plan.feature.dependencies)) {
-    if (plan.verb === "add") {
-      if (deps[name] === undefined) {
-        deps[name] = version;
-        plan.packages.push(`${name}@${version}`);
-      } else if (deps[name] !== version) plan.keptPackages.push(`${name}@${deps[name]}`);
-    } else if (!stillNeeded.has(name) && deps[name] !== undefined) {
-      // Only the pin create-agent wrote goes: a version you chose is yours, as is one your code imports.
-      const importer = importedByYou.get(name);
-      if (importer) plan.keptPackages.push(`${name}@${deps[name]} (${importer} imports it)`);
-      else if (deps[name] === version) {
-        delete deps[name];
-        plan.packages.push(`${name}@${version}`);
-      } else plan.keptPackages.push(`${name}@${deps[name]}`);
-    }
-  }
-  pkg.dependencies = sorted
-    ? Object.fromEntries(Object.entries(deps).sort(([a], [b]) => (a < b ? -1 : 1)))
-    : deps;
-  pkg.createAgent = { ...(pkg.createAgent as object), features: plan.after };
-  const indent = /^\{\r?\n([ \t]+)"/.exec(state.pkgText)?.[1] ?? "  ";
-  return JSON.stringify(pkg, null, indent) + (state.pkgText.endsWith("\n") ? "\n" : "");
 }

@@ -12,6 +12,7 @@ import { projectCommands } from "../generate/package-manager.js";
 import { parseManifest } from "../manifest/index.js";
 import { describeFailure, installDependencies } from "../scaffold/install.js";
 import { projectPackageManager } from "../upgrade/lockfile.js";
+import { renderedAsMade } from "../upgrade/made-with.js";
 import { parsePackageJson } from "../upgrade/project-version.js";
 import { pathInside } from "../write/apply.js";
 import { writeAllOrNothing } from "../write/staged.js";
@@ -30,7 +31,7 @@ import { projectRoot } from "./project-root.js";
 export interface FeatureOptions {
   cwd?: string;
   install: boolean;
-  /** remove: delete the folder even when it holds your edits. */
+  /** remove: delete the folder even when it holds your edits or your code imports from it. */
   force?: boolean;
 }
 
@@ -91,7 +92,7 @@ async function planAndApply(
     );
     return undefined;
   }
-  const pm = projectPackageManager(root, state.pkg);
+  const pm = state.packageManager;
   await planProjectFiles(root, plan, pm);
   await apply(root, plan);
   report(plan, pm, options.install);
@@ -110,7 +111,8 @@ async function readProject(root: string): Promise<ProjectState> {
   }
   if (typeof pkg !== "object" || pkg === null || Array.isArray(pkg))
     throw new CliError("package.json is not a JSON object");
-  return { root, pkgText, pkg: pkg as Record<string, unknown> };
+  const record = pkg as Record<string, unknown>;
+  return { root, pkgText, pkg: record, packageManager: projectPackageManager(root, record) };
 }
 
 /**
@@ -132,7 +134,14 @@ async function planProjectFiles(
     );
     return;
   }
-  const before = generateProjectFiles(model, pm, plan.before);
+  // The files as made (with the package manager the project was made with), against today's.
+  const { rendering: before } = await renderedAsMade(
+    root,
+    plan.pkg,
+    pm,
+    async (made) => generateProjectFiles(model, made, plan.before),
+    (files, path) => files.find((f) => f.path === path)?.contents,
+  );
   const after = new Map(
     generateProjectFiles(model, pm, plan.after).map((f) => [f.path, f.contents]),
   );
@@ -232,6 +241,8 @@ function report(
   const files = [...plan.writes.keys()].filter((p) => p !== "package.json" && !copied.includes(p));
   if (copied.length > 0) lines.push(`  copied ${copied.length} files into ${folder}`);
   if (files.length > 0) lines.push(`  updated ${files.join(", ")}`);
+  for (const spec of plan.brokenImports)
+    lines.push(`  your ${spec}: it no longer typechecks (--force)`);
   for (const path of plan.kept) lines.push(`  kept your ${path} (it differs from create-agent's)`);
   if (plan.packages.length > 0)
     lines.push(

@@ -115,7 +115,7 @@ export async function generateProject(
   const files: GeneratedFile[] = [{ path: "agent.json", contents: manifestText, owner: "user" }];
   files.push({
     path: "package.json",
-    contents: generatePackageJson(model, generator, features),
+    contents: generatePackageJson(model, generator, features, options.packageManager),
     owner: "user",
   });
   files.push({ path: generator.path, contents: generator.contents, owner: "user" });

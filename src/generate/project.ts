@@ -8,13 +8,15 @@ import { templateFolder } from "./templates.js";
 
 /**
  * The generated project's package.json: scripts, and exact versions from the one version table (the core's
- * dependencies and those of its `features`, recorded in createAgent.features). `generator` is the vendored
+ * dependencies and those of its `features`, recorded in createAgent.features, as is the `packageManager` its
+ * files are rendered for). `generator` is the vendored
  * create-agent tarball (a devDependency, so `npm run generate` finds the CLI on any machine).
  */
 export function generatePackageJson(
   model: AgentModel,
   generator: { path: string; version: string },
   features: readonly string[],
+  packageManager: PackageManager = "npm",
 ): string {
   const pkg = {
     name: model.name,
@@ -62,8 +64,10 @@ export function generatePackageJson(
     pnpm: { onlyBuiltDependencies: ["esbuild"] },
     trustedDependencies: ["esbuild"],
     // Which create-agent made (or last upgraded) the project: `create-agent upgrade` merges from it;
-    // and the optional features it has (`npm run add -- <feature>` / `npm run remove -- <feature>`).
-    createAgent: { version: generator.version, features: [...features] },
+    // the optional features it has (`npm run add -- <feature>` / `npm run remove -- <feature>`); and the
+    // package manager its files were rendered for (README's commands), so that upgrade and add/remove
+    // rebuild the same base after the project switched to another (a yarn.lock appeared).
+    createAgent: { version: generator.version, features: [...features], packageManager },
   };
   return `${JSON.stringify(pkg, null, 2)}\n`;
 }

@@ -1,14 +1,14 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { hasFeatureRecord, projectFeatures, recordedFeatures } from "../features.js";
+import { projectFeatures } from "../features.js";
 import { GENERATED_DIR, generateProject } from "../generate/index.js";
 import type { PackageManager } from "../generate/package-manager.js";
 import { parseManifest } from "../manifest/index.js";
-import { bytes, listFiles, pathInside, readIfExists, textOf } from "../write/apply.js";
+import { bytes, isGenerated, listFiles, pathInside, readIfExists, textOf } from "../write/apply.js";
 import { merge3, type MergeLabels, ownLineEndings, unresolvedConflicts } from "./merge3.js";
 import { newHomes } from "./new-home.js";
 import { type DependencyChange, mergePackageJson } from "./package-json.js";
-import { pristineProject } from "./pristine.js";
+import { baseProject } from "./made-with.js";
 import {
   compareVersions,
   parsePackageJson,
@@ -90,13 +90,8 @@ export async function planUpgrade(root: string, toolVersion: string): Promise<Up
   // A feature split out of the core since is kept where the project still carries its core files.
   const features = projectFeatures(pkg, (path) => existsSync(join(root, path)));
   const [base, next] = await Promise.all([
-    pristineProject(
-      root,
-      tarball,
-      manifestText,
-      packageManager,
-      hasFeatureRecord(pkg) ? recordedFeatures(pkg) : undefined,
-    ),
+    // The base with the package manager the project was made with; the new version with today's.
+    baseProject(root, tarball, manifestText, pkg, packageManager),
     generateProject(model, manifestText, { packageManager, features }),
   ]);
   const labels: MergeLabels = {
@@ -194,10 +189,10 @@ async function rewrittenFiles(
       nextOwned.set(file.path, file.contents);
     }
   }
-  // Generated files this create-agent no longer writes.
+  // Generated files this create-agent no longer writes (with its header: a file of yours there stays).
   const generated = new Set(files.map((f) => f.path));
   for (const path of await listFiles(root, GENERATED_DIR))
-    if (!generated.has(path))
+    if (!generated.has(path) && (await isGenerated(pathInside(root, path))))
       changes.push({ path, action: "regenerate", before: await read(path) });
   if (!files.some((f) => f.path === tarball) && existsSync(pathInside(root, tarball)))
     changes.push({ path: tarball, action: "vendor", before: await read(tarball) });

@@ -2,13 +2,14 @@ import { existsSync, readlinkSync, realpathSync } from "node:fs";
 import { readdir, readFile, rm } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { GeneratedFile } from "../generate/file-set.js";
+import { GENERATED_HEADER } from "../generate/header.js";
 import { OutsideProjectError } from "./outside.js";
 import { writeAllOrNothing } from "./staged.js";
 
 export interface ApplyOptions {
   /** Report what would change, write nothing. */
   check?: boolean;
-  /** A folder (relative to root) whose files not in the set are generated leftovers, to be removed. */
+  /** A folder (relative to root) whose generated files (with the header) not in the set are leftovers, to be removed. */
   prune?: string;
 }
 
@@ -21,6 +22,8 @@ export interface ApplyReport {
   kept: string[];
   /** Generated leftovers removed (or, in check mode, that would be). */
   removed: string[];
+  /** Files under `prune` without the generated header: not create-agent's, so kept (the caller warns). */
+  foreign: string[];
 }
 
 /**
@@ -35,7 +38,7 @@ export async function applyFiles(
   files: GeneratedFile[],
   options: ApplyOptions = {},
 ): Promise<ApplyReport> {
-  const report: ApplyReport = { written: [], unchanged: [], kept: [], removed: [] };
+  const report: ApplyReport = { written: [], unchanged: [], kept: [], removed: [], foreign: [] };
   const toWrite: GeneratedFile[] = [];
   for (const file of files) {
     const current = await readIfExists(pathInside(root, file.path));
@@ -51,11 +54,22 @@ export async function applyFiles(
     const wanted = new Set(files.map((f) => f.path));
     for (const path of await listFiles(root, options.prune)) {
       if (wanted.has(path)) continue;
+      // Only what create-agent wrote goes: a file you put there (no header) is your work.
+      if (!(await isGenerated(pathInside(root, path)))) {
+        report.foreign.push(path);
+        continue;
+      }
       if (!options.check) await rm(pathInside(root, path));
       report.removed.push(path);
     }
   }
   return report;
+}
+
+/** Whether a file starts with the header create-agent puts on every file it generates (any line ending). */
+export async function isGenerated(path: string): Promise<boolean> {
+  const head = (await readIfExists(path))?.subarray(0, 200).toString("utf8") ?? "";
+  return head.replace(/\r\n/g, "\n").startsWith(GENERATED_HEADER.split("\n")[0]!);
 }
 
 /**

@@ -128,6 +128,25 @@ describe("create-agent <dir>", () => {
     },
   );
 
+  it("a folder on the way that is a file, or a place the file system makes no folder in (/proc): named plainly, exit 1", async () => {
+    const cwd = await tempDir();
+    await writeFile(join(cwd, "afile"), "");
+    const through = await cli(["afile/sub", "--yes", "--no-install", "--no-git"], cwd);
+    expect(through.exitCode).toBe(1);
+    expect(through.stderr).toBe(
+      "create-agent: afile/sub cannot be a folder: afile, on its way, is a file",
+    );
+    expect((await cli(["afile", "--yes", "--no-install", "--no-git"], cwd)).stderr).toBe(
+      "create-agent: afile exists and is a file, not a folder",
+    );
+    if (process.platform !== "linux") return;
+    const proc = await cli(["/proc/create-agent-here", "--yes", "--no-install", "--no-git"], cwd);
+    expect(proc.exitCode).toBe(1);
+    expect(proc.stderr).toMatch(
+      /^create-agent: cannot create the project in \/proc\/create-agent-here: the file system refused \(ENOENT: .*\)\. Choose another folder$/,
+    );
+  });
+
   it("reports a missing manifest file", async () => {
     const parent = await tempDir();
     const stderr = await refusedLeaving(
@@ -288,6 +307,37 @@ describe("create-agent <dir>", () => {
       expect(await readFile(join(parent, "agent/pm-ran.txt"), "utf8")).toBe("install\n");
       expect(result.stdout).toContain("  cd agent\n  pnpm dev ");
       expect(result.stdout).not.toContain("pnpm install");
+    });
+
+    it("Ctrl-C during the install stops it and says what was done and what to run next (exit 130)", async () => {
+      const parent = await tempDir();
+      const bin = await tempDir();
+      const wait = `"${process.execPath}" -e "setTimeout(() => {}, 10000)"`;
+      await fakeTool(bin, "npm", `[ "$1" = --version ] && exit 0\nexec ${wait}`);
+      const child = execa(process.execPath, [CLI, "agent", "--yes"], {
+        cwd: parent,
+        reject: false,
+        all: true,
+        stdin: "ignore",
+        env: { PATH: bin, npm_config_user_agent: "" },
+      });
+      let out = "";
+      await new Promise<void>((started) =>
+        child.stdout!.on("data", (data: Buffer) => {
+          if ((out += data).includes("Installing dependencies")) started();
+        }),
+      );
+      child.kill("SIGINT");
+      const result = await child;
+      expect(result.exitCode, result.all).toBe(130);
+      expect(result.stderr).toContain(
+        "Stopped (SIGINT): the project's files are all in ./agent, but its dependencies (node_modules) and its git repository are not there yet",
+      );
+      expect(result.stderr).toContain(
+        '  cd agent\n  npm install\n  git init && git add -A && git commit -m "Initial commit from create-agent"',
+      );
+      expect(existsSync(join(parent, "agent/agent.json"))).toBe(true);
+      expect(existsSync(join(parent, "agent/.git"))).toBe(false);
     });
 
     it("when install fails, names the command that failed and how to retry; the project stays", async () => {

@@ -247,7 +247,7 @@ describe("create-agent add / remove", () => {
     expect(await snapshotTree(dir)).toEqual(before);
   });
 
-  it("remove keeps a package your own code imports, and drops the removed folder's typecheck cache and dist/ output", async () => {
+  it("remove refuses while your code imports from the folder (--force goes on); keeps a package your own code imports, and drops the removed folder's typecheck cache and dist/ output", async () => {
     const dir = await scaffold("onchain,mcp");
     await mkdir(join(dir, "src/lib"), { recursive: true });
     await writeFile(
@@ -277,8 +277,26 @@ describe("create-agent add / remove", () => {
       await mkdir(join(file, ".."), { recursive: true });
       await writeFile(file, "// built\n");
     }
-    const removed = await cli(["remove", "onchain", "--no-install"], dir);
+    // Your code importing from the folder: refused, naming it, nothing changed (it would no longer
+    // typecheck); features.ts imports it too, but remove rewrites that one.
+    const mine = join(dir, "src/lib/useonchain.ts");
+    await writeFile(
+      mine,
+      'export { watchChain } from "../runtime/payments/evm/onchain/module.js";\n',
+    );
+    const before = await snapshotTree(dir);
+    const refused = await cli(["remove", "onchain", "--no-install"], dir);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toContain(
+      'your code imports from src/runtime/payments/evm/onchain/, which remove onchain deletes: src/lib/useonchain.ts imports "../runtime/payments/evm/onchain/module.js" (nothing was changed). Remove those imports first',
+    );
+    expect(refused.stderr).not.toContain("features.ts");
+    expect(await snapshotTree(dir)).toEqual(before);
+    const removed = await cli(["remove", "onchain", "--no-install", "--force"], dir);
     expect(removed.exitCode, removed.all).toBe(0);
+    expect(removed.stdout).toContain(
+      'your src/lib/useonchain.ts imports "../runtime/payments/evm/onchain/module.js": it no longer typechecks (--force)',
+    );
     expect(removed.stdout).toContain("kept your viem@2.57.1 (src/lib/chain.ts imports it)");
     expect((await readJson(dir, "package.json")).dependencies.viem).toBe("2.57.1");
     await expect(lstat(cached)).rejects.toThrow();
@@ -379,8 +397,15 @@ describe("create-agent add / remove", () => {
 });
 
 describe("installing after add / remove", () => {
-  it("runs the install of the project's package manager (its lockfile), and exits 1 saying how to retry when it fails", async () => {
+  it("runs the install of the project's package manager (its lockfile), re-rendering files made for another without a false clash, and exits 1 saying how to retry when it fails", async () => {
     const dir = await scaffold("none");
+    // Made with npm, before the record of it (as 0.2.0 projects were), then switched to pnpm: the README
+    // as made is recognized (no false clash) and re-rendered for pnpm, which the record then names.
+    const pkgFile = join(dir, "package.json");
+    const made = await readJson(dir, "package.json");
+    expect(made.createAgent.packageManager).toBe("npm");
+    delete made.createAgent.packageManager;
+    await writeFile(pkgFile, `${JSON.stringify(made, null, 2)}\n`);
     await writeFile(join(dir, "pnpm-lock.yaml"), "lockfileVersion: '9.0'\n");
     const bin = await tempDir();
     await writeFile(join(bin, "pnpm"), `#!/bin/sh\necho "$@" >> pm-ran.txt\n`);
@@ -397,6 +422,10 @@ describe("installing after add / remove", () => {
     expect(added.exitCode, added.all).toBe(0);
     expect(added.stdout).toContain("Installing with pnpm...");
     expect(await readFile(join(dir, "pm-ran.txt"), "utf8")).toBe("install\n");
+    expect(added.stdout).toMatch(/updated .*README\.md/);
+    expect(added.stdout).not.toContain("left as it is");
+    expect(await readFile(join(dir, "README.md"), "utf8")).toContain("pnpm install");
+    expect((await readJson(dir, "package.json")).createAgent.packageManager).toBe("pnpm");
 
     await writeFile(join(bin, "pnpm"), "#!/bin/sh\nexit 7\n");
     const removed = await run(["remove", "mcp"]);
@@ -405,6 +434,7 @@ describe("installing after add / remove", () => {
       "`pnpm install` exited with code 7. The project's files already have the change",
     );
     expect((await readJson(dir, "package.json")).createAgent.features).toEqual([]);
+    expect(removed.stdout).not.toContain("left as it is");
   });
 
   it("the README and messages name the project's scripts through `run` (pnpm add would install an npm package)", () => {

@@ -194,7 +194,11 @@ describe("create-agent upgrade, from a project made by create-agent 0.1.0", () =
     expect(pkg.scripts).toEqual({ ...freshPkg.scripts, start: START });
     expect(pkg.dependencies).toEqual(freshPkg.dependencies);
     expect(pkg.devDependencies).toEqual(freshPkg.devDependencies);
-    expect(pkg.createAgent).toEqual({ version: NEW_VERSION, features: UNRECORDED_FEATURES }); // no record before: every feature of its time
+    expect(pkg.createAgent).toEqual({
+      version: NEW_VERSION,
+      features: UNRECORDED_FEATURES, // no record before: every feature of its time
+      packageManager: "npm",
+    });
     expect(await readdir(join(dir, "vendor"))).toEqual([`create-agent-${NEW_VERSION}.tgz`]);
     expect(await readFile(join(dir, "vendor", `create-agent-${NEW_VERSION}.tgz`))).toEqual(
       await readFile(join(fresh, "vendor", `create-agent-${NEW_VERSION}.tgz`)),
@@ -264,7 +268,11 @@ describe("create-agent upgrade, from a project made by create-agent 0.1.0", () =
     const pkg = JSON.parse(await read(dir, "package.json"));
     expect(pkg.dependencies["left-pad"]).toBe("1.3.0");
     expect(pkg.scripts.start).toBe(START);
-    expect(pkg.createAgent).toEqual({ version: NEW_VERSION, features: UNRECORDED_FEATURES }); // no record before: every feature of its time
+    expect(pkg.createAgent).toEqual({
+      version: NEW_VERSION,
+      features: UNRECORDED_FEATURES, // no record before: every feature of its time
+      packageManager: "npm",
+    });
 
     // The markers left unresolved: --check is not "up to date", and upgrade will not merge over them.
     const check = await upgrade(dir, "--check");

@@ -39,9 +39,16 @@ async function madeBy010(): Promise<string> {
 }
 
 describe("upgrade with optional features", () => {
-  it("a project without createAgent.features gets every feature's folder and packages of its time (not queue or a2a), and drops none", async () => {
+  it("a project without createAgent.features gets every feature's folder and packages of its time (not queue or a2a), and drops none; switched to yarn since, no false conflicts", async () => {
     const dir = await madeBy010();
+    // Made with npm, then switched to yarn: the base is still npm's (the README untouched, not a clash
+    // of every command in it), the new version yarn's; the record names yarn from then on.
+    await writeFile(join(dir, "yarn.lock"), "");
     const plan = await planUpgrade(dir, VERSION);
+    expect(plan.changes.filter((c) => c.action === "conflict").map((c) => c.path)).toEqual([]);
+    const readme = plan.changes.find((c) => c.path === "README.md");
+    expect(readme?.action).toBe("update");
+    expect(String(readme?.after)).toContain("yarn install");
     const runtime = plan.changes.filter((c) => c.path.startsWith("src/runtime/"));
     // Files this runtime moved (e.g. payments/verify.ts to payments/evm/verify.ts) leave their old
     // path, unedited; nothing the new runtime still ships at a path is removed.
@@ -58,6 +65,7 @@ describe("upgrade with optional features", () => {
     const pkg = JSON.parse(String(plan.changes.find((c) => c.path === "package.json")?.after));
     // Every feature 0.1.0 carried, none added since (queue: async jobs and BullMQ, asked for by `add
     // queue`; a2a: POST /a2a and @a2a-js/sdk, by `add a2a`).
+    expect(pkg.createAgent.packageManager).toBe("yarn");
     expect(pkg.createAgent.features).toEqual(
       FEATURE_NAMES.filter((name) => name !== "queue" && name !== "a2a"),
     );
@@ -69,8 +77,10 @@ describe("upgrade with optional features", () => {
     expect(added.some((p) => p.startsWith("src/runtime/a2a/"))).toBe(false);
   }, 60_000);
 
-  it("a project with a recorded set is up to date with its own create-agent: absent folders stay absent", async () => {
+  it("a project with a recorded set is up to date with its own create-agent: absent folders stay absent, your file in src/generated/ stays", async () => {
     const dir = await scaffold("solana");
+    // A file of yours in src/generated/ (no generated header) is not a leftover to remove.
+    await writeFile(join(dir, "src/generated/mine.ts"), "export const mine = 1;\n");
     const plan = await planUpgrade(dir, VERSION);
     expect(plan.changes.map((c) => `${c.action} ${c.path}`)).toEqual([]);
     const check = await cli(["upgrade", "--check"], dir);
