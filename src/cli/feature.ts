@@ -3,6 +3,7 @@
  * plan the change (feature-plan.ts), write it all or nothing, then install with the project's package
  * manager (unless --no-install).
  */
+import { existsSync } from "node:fs";
 import { readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { type Feature, FEATURES } from "../features.js";
@@ -87,8 +88,12 @@ async function planAndApply(
     );
   });
   if (!plan) {
+    const missing = verb === "add" ? uninstalled(root, feature, state.pkg) : [];
     process.stdout.write(
-      `This project ${verb === "add" ? "already has" : "does not include"} ${feature.name}: nothing to do.\n`,
+      `This project ${verb === "add" ? "already has" : "does not include"} ${feature.name}: nothing to do.\n` +
+        (missing.length > 0
+          ? `Its packages are not all installed (${missing.join(", ")}: an install stopped early?): run ${projectCommands(state.packageManager).install}.\n`
+          : ""),
     );
     return undefined;
   }
@@ -212,6 +217,20 @@ async function forgetBuilds(root: string, folder: string): Promise<void> {
   const gone = (path: string) => rm(join(root, path), { recursive: true, force: true });
   await gone("node_modules/.cache/create-agent").catch(() => undefined); // only a cache
   await gone(folder.replace(/^src\//, "dist/"));
+}
+
+/**
+ * A present feature's packages missing from node_modules, once the project's other dependencies are
+ * installed (an install that stopped early; never installed at all: nothing to say).
+ */
+function uninstalled(root: string, feature: Feature, pkg: Record<string, unknown>): string[] {
+  const has = (name: string) => existsSync(join(root, "node_modules", name, "package.json"));
+  const deps = pkg.dependencies;
+  const others = Object.keys(typeof deps === "object" && deps !== null ? deps : {}).filter(
+    (name) => !(name in feature.dependencies),
+  );
+  if (!others.some(has)) return [];
+  return Object.keys(feature.dependencies).filter((name) => !has(name));
 }
 
 function missingIsFine(error: NodeJS.ErrnoException): void {

@@ -144,6 +144,20 @@ describe("create-agent add / remove", () => {
     expect(after["README.md"]).not.toBe(before["README.md"]);
   });
 
+  it("add of a feature the project has, whose packages an interrupted install left out, says to install them", async () => {
+    const dir = await scaffold("mcp");
+    succeeded(await cli(["add", "queue", "--no-install"], dir));
+    const again = () => cli(["add", "queue", "--no-install"], dir).then(succeeded);
+    expect(await again()).not.toMatch(/not all installed/); // never installed: nothing to say
+    for (const name of ["express", "ioredis"]) {
+      await mkdir(join(dir, "node_modules", name), { recursive: true });
+      await writeFile(join(dir, "node_modules", name, "package.json"), "{}");
+    }
+    expect(await again()).toMatch(
+      /already has queue: nothing to do\.\nIts packages are not all installed \(bullmq: .*\): run npm install\./,
+    );
+  });
+
   it("says what queue does without redis when a change leaves it so (add queue alone, remove redis under it), and to install first", async () => {
     const dir = await scaffold("mcp");
     const without =
