@@ -38,5 +38,7 @@ export function packageJsonFor(
   const packageManager = state.packageManager;
   pkg.createAgent = { ...(pkg.createAgent as object), features: plan.after, packageManager };
   const indent = /^\{\r?\n([ \t]+)"/.exec(state.pkgText)?.[1] ?? "  ";
-  return JSON.stringify(pkg, null, indent) + (state.pkgText.endsWith("\n") ? "\n" : "");
+  const text = JSON.stringify(pkg, null, indent) + (state.pkgText.endsWith("\n") ? "\n" : "");
+  // Its line endings as they were (a CRLF checkout stays CRLF, as every other file add/remove writes).
+  return state.pkgText.includes("\r\n") ? text.replaceAll("\n", "\r\n") : text;
 }

@@ -101,6 +101,8 @@ export function mergePackageJson(
     },
   );
   if (oursText.endsWith("\n")) text += "\n";
+  // Its line endings as they were (a CRLF checkout stays CRLF, as the files merged beside it).
+  if (oursText.includes("\r\n")) text = text.replaceAll("\n", "\r\n");
 
   return {
     text,

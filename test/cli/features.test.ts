@@ -179,6 +179,9 @@ describe("create-agent add / remove", () => {
     const features = await readFile(join(dir, "src/runtime/features.ts"), "utf8");
     expect(features).toContain('  "redis", // feature: redis\r\n');
     expect(features.replaceAll("\r\n", "")).not.toContain("\n"); // every line still CRLF
+    const pkg = await readFile(join(dir, "package.json"), "utf8");
+    expect(pkg).toContain('"ioredis"');
+    expect(pkg.replaceAll("\r\n", "")).not.toContain("\n"); // package.json too
     expect(succeeded(await cli(["remove", "mcp", "--no-install"], dir))).toContain("Removed mcp");
   });
 

@@ -101,6 +101,12 @@ describe("mergePackageJson", () => {
     const tabbed = `${JSON.stringify(ours, null, "\t")}\n`;
     const result = mergePackageJson(text(base), tabbed, text(base), labels);
     expect(result.text).toBe(tabbed);
+    // A CRLF checkout (git's autocrlf) stays CRLF, create-agent's changes too.
+    const crlf = text(ours).replaceAll("\n", "\r\n");
+    const theirs = { ...base, scripts: { ...base.scripts, build: "tsc" } };
+    const merged = mergePackageJson(text(base), crlf, text(theirs), labels).text;
+    expect(merged).toContain('"build": "tsc"\r\n');
+    expect(merged.replaceAll("\r\n", "")).not.toContain("\n");
   });
 
   it("refuses a package.json that is not JSON, naming which", () => {
