@@ -87,11 +87,14 @@ async function createProject(
     packageManager: start.pm,
     ...(features && { features }),
   });
-  await writeProject(target, files, options.force === true).catch((error: unknown) => {
-    throw writeRefused(target, error);
-  });
+  const replaced = await writeProject(target, files, options.force === true).catch(
+    (error: unknown) => {
+      throw writeRefused(target, error);
+    },
+  );
   const where = shownPath(target) === "." ? "the current folder" : shownPath(target);
   process.stdout.write(`\nCreated agent "${model.name}" in ${where} (${files.length} files).\n`);
+  if (replaced.length > 0) process.stdout.write(`Replaced (--force): ${replaced.join(", ")}.\n`);
   for (const warning of warnings) process.stdout.write(`warning: ${warning}\n`);
 
   return finishProject(target, start.pm, where, options);

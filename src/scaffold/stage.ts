@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from "node:fs";
-import { chmod, mkdir, mkdtemp, readdir, rename, rm } from "node:fs/promises";
+import { chmod, lstat, mkdir, mkdtemp, readdir, rename, rm } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import type { GeneratedFile } from "../generate/file-set.js";
 import { pathInside } from "../write/apply.js";
@@ -7,14 +7,15 @@ import { pathInside } from "../write/apply.js";
 /**
  * Writes a new project without ever leaving half of one behind: every file goes into a staging folder beside
  * the target (same file system, so moves are renames), and only a complete project is moved into place.
- * With `overwrite`, files the project writes replace existing ones; other existing files are left alone.
+ * With `overwrite`, files the project writes replace existing ones (returned, for the report); other
+ * existing files are left alone.
  * A new project folder gets the permissions of any folder the user creates (mkdtemp makes it owner-only).
  */
 export async function writeProject(
   target: string,
   files: GeneratedFile[],
   overwrite: boolean,
-): Promise<void> {
+): Promise<string[]> {
   await mkdir(dirname(target), { recursive: true });
   const staging = await mkdtemp(join(dirname(target), `.${basename(target)}.staging-`));
   try {
@@ -26,14 +27,25 @@ export async function writeProject(
     if (!targetExists) {
       await rename(staging, target);
       await chmod(target, 0o777 & ~process.umask());
-      return;
+      return [];
     }
+    const replaced: string[] = [];
     for (const file of files) {
       const to = join(target, file.path);
       await mkdir(dirname(to), { recursive: true });
-      if (overwrite) await rm(to, { force: true, recursive: true });
+      if (
+        overwrite &&
+        (await lstat(to).then(
+          () => true,
+          () => false,
+        ))
+      ) {
+        replaced.push(file.path);
+        await rm(to, { force: true, recursive: true });
+      }
       await rename(join(staging, file.path), to);
     }
+    return replaced;
   } finally {
     await rm(staging, { recursive: true, force: true });
   }

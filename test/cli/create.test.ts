@@ -74,12 +74,15 @@ describe("create-agent <dir>", () => {
     expect(existsSync(join(dir, "agent.json"))).toBe(true);
   });
 
-  it("with --force writes into a non-empty folder and keeps unrelated files", async () => {
+  it("with --force writes into a non-empty folder, keeps unrelated files, and names those it replaced", async () => {
     const dir = await tempDir();
     await writeFile(join(dir, "notes.txt"), "mine");
     await writeFile(join(dir, "README.md"), "old readme");
+    await writeFile(join(dir, "package.json"), "{}");
     const result = await scaffold(dir, "--force");
     expect(result.exitCode, result.all).toBe(0);
+    const replaced = /Replaced \(--force\): (.*)\.\n/.exec(result.stdout)?.[1]?.split(", ");
+    expect(replaced?.sort()).toEqual(["README.md", "package.json"]);
     expect(await readFile(join(dir, "notes.txt"), "utf8")).toBe("mine");
     expect(await readFile(join(dir, "README.md"), "utf8")).not.toBe("old readme");
   });
