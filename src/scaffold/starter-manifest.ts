@@ -17,7 +17,11 @@ export interface StarterAnswers {
   outputs?: Record<string, FieldDescriptor>;
 }
 
-export const STARTER_DEFAULTS = { description: "A pay-per-job agent", capability: "summarize", price: "0.01" } as const;
+export const STARTER_DEFAULTS = {
+  description: "A pay-per-job agent",
+  capability: "summarize",
+  price: "0.01",
+} as const;
 
 /** A starter field: its `--input`/`--output` spec (what the questions offer) and the full descriptor written. */
 interface StarterField {
@@ -33,8 +37,14 @@ const MAX_WORDS: StarterField = {
   spec: "max_words:integer",
   descriptor: { type: "integer", minimum: 1, default: 100, description: "Longest summary wanted" },
 };
-const SUMMARY: StarterField = { spec: "summary:string", descriptor: { type: "string", description: "The summary" } };
-const RESULT: StarterField = { spec: "result:string", descriptor: { type: "string", description: "The result" } };
+const SUMMARY: StarterField = {
+  spec: "summary:string",
+  descriptor: { type: "string", description: "The summary" },
+};
+const RESULT: StarterField = {
+  spec: "result:string",
+  descriptor: { type: "string", description: "The result" },
+};
 
 function starterFields(capability: string): {
   description: string;
@@ -53,7 +63,11 @@ function starterFields(capability: string): {
  * What a starter capability of this name gets unless told otherwise: its description, and its input and output
  * fields in the `name:type` spec syntax of `--input`/`--output` (the defaults the questions offer).
  */
-export function starterCapability(capability: string): { description: string; inputs: string[]; outputs: string[] } {
+export function starterCapability(capability: string): {
+  description: string;
+  inputs: string[];
+  outputs: string[];
+} {
   const { description, inputs, outputs } = starterFields(capability);
   return {
     description,
@@ -101,7 +115,9 @@ export function starterManifest(answers: StarterAnswers): string {
       [answers.capability]: {
         description: answers.capabilityDescription ?? starter.description,
         pricing: { model: "per_job", amount: answers.price, currency: "USDC" },
-        input_schema: answers.inputs ? withStarterDetails(answers.inputs, starter.inputs) : descriptors(starter.inputs),
+        input_schema: answers.inputs
+          ? withStarterDetails(answers.inputs, starter.inputs)
+          : descriptors(starter.inputs),
         output_schema: answers.outputs
           ? withStarterDetails(answers.outputs, starter.outputs)
           : descriptors(starter.outputs),
@@ -121,9 +137,11 @@ export function withSchemaRef(text: string, hasSchema: boolean): string {
   return applyEdits(text, edits);
 }
 
-/** An npm package name derived from a folder name: "My Agent!" -> "my-agent". */
+/** An npm package name derived from a folder name: "My Agent!" -> "my-agent", "über" -> "uber". */
 export function packageNameFromDir(dir: string): string {
   const name = dir
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "") // accents dropped, their letters kept
     .toLowerCase()
     .replace(/[^a-z0-9._-]+/g, "-")
     .replace(/^[._-]+|[._-]+$/g, "");

@@ -205,15 +205,14 @@ describe("create-agent <dir>", () => {
 
   it("quotes the folder in `cd` when a POSIX shell needs it", async () => {
     const cwd = await tempDir();
-    for (const [folder, cd] of [
-      ["My Agent", "cd 'My Agent'"],
-      ["Bob's Agent", "cd 'Bob'\\''s Agent'"],
+    for (const [folder, cd, name] of [
+      ["My Agent", "cd 'My Agent'", "my-agent"],
+      ["Bob's Agent", "cd 'Bob'\\''s Agent'", "bob-s-agent"],
+      ["Über Agent", "cd 'Über Agent'", "uber-agent"], // accents dropped, not their letters
     ] as const) {
       const result = await cli([folder, "--yes", "--no-install", "--no-git"], cwd);
       expect(result.exitCode, result.all).toBe(0);
-      expect(result.stdout).toContain(
-        `Created agent "${folder === "My Agent" ? "my-agent" : "bob-s-agent"}" in ./${folder} (`,
-      );
+      expect(result.stdout).toContain(`Created agent "${name}" in ./${folder} (`);
       expect(result.stdout).toContain(`\n  ${cd}\n`);
       // What the next steps say to type really gets there.
       const shell = await execa("sh", ["-c", `${cd} && pwd`], { cwd });
