@@ -30,13 +30,19 @@ function shown(value) {
   return "a" + (Array.isArray(value) ? "n array" : value === null ? " null" : " " + typeof value);
 }
 
-function theySay(error) {
-  if (typeof error !== "string" || error.trim() === "") return "";
-  var text = error.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, " ");
-  return " (the service says: " + (text.length > 300 ? text.slice(0, 300) + "\u2026" : text) + ")";
+/* A service's words fit to be quoted on one line (theySay; the page's offer check too): control and direction characters made spaces, at most max characters. */
+function plainText(text, max) {
+  text = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, " ");
+  return text.length > max ? text.slice(0, max) + "\u2026" : text;
 }
 
-function isObjectRecord(value) {
+function theySay(error) {
+  if (typeof error !== "string" || error.trim() === "") return "";
+  return " (the service says: " + plainText(error, 300) + ")";
+}
+
+/* A JSON object: not null, not an array (the page script uses it too). */
+function isRecord(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
@@ -66,7 +72,7 @@ function readOffers(paymentRequired) {
   var refuse = function (problem) {
     return PaymentGuardError("offer", "the service's payment offer " + problem);
   };
-  if (!isObjectRecord(paymentRequired)) throw refuse("is not a JSON object");
+  if (!isRecord(paymentRequired)) throw refuse("is not a JSON object");
   var version = paymentRequired.x402Version;
   if (version !== 1 && version !== 2)
     throw refuse("has x402Version " + shown(version) + "; this payer speaks x402 versions 1 and 2");
@@ -75,7 +81,7 @@ function readOffers(paymentRequired) {
     throw refuse('has no "accepts" entries' + theySay(paymentRequired.error));
   return accepts.map(function (entry, index) {
     var where = "accepts[" + index + "]";
-    if (!isObjectRecord(entry)) throw refuse(where + " is not an object");
+    if (!isRecord(entry)) throw refuse(where + " is not an object");
     var amount;
     try {
       amount = offerAmount(version, entry);
@@ -118,7 +124,7 @@ function offersOf402(headers, body) {
   } catch (error) {
     return undefined;
   }
-  return isObjectRecord(parsed) && parsed.x402Version === 1 ? readOffers(parsed) : undefined;
+  return isRecord(parsed) && parsed.x402Version === 1 ? readOffers(parsed) : undefined;
 }
 
 function checkSignedPayment(header, offers, limit) {
@@ -126,13 +132,13 @@ function checkSignedPayment(header, offers, limit) {
     return PaymentGuardError("signed", "the payment about to be sent " + problem + "; it was not sent");
   };
   var decoded = decodeBase64Json(header, "the payment header about to be sent", "signed");
-  if (!isObjectRecord(decoded)) throw refuse("is not a JSON object");
+  if (!isRecord(decoded)) throw refuse("is not a JSON object");
   var version = decoded.x402Version;
   if (version !== 1 && version !== 2) throw refuse("has x402Version " + shown(version));
   var scheme, network, asset, acceptedAmount;
   if (version === 2) {
     var accepted = decoded.accepted;
-    if (!isObjectRecord(accepted)) throw refuse('names no "accepted" offer');
+    if (!isRecord(accepted)) throw refuse('names no "accepted" offer');
     scheme = accepted.scheme;
     network = accepted.network;
     if (typeof accepted.asset === "string") asset = accepted.asset;
@@ -146,8 +152,8 @@ function checkSignedPayment(header, offers, limit) {
     network = decoded.network;
   }
   var inner = decoded.payload;
-  var authorization = isObjectRecord(inner) ? inner.authorization : undefined;
-  if (!isObjectRecord(inner) || !isObjectRecord(authorization) || typeof inner.signature !== "string")
+  var authorization = isRecord(inner) ? inner.authorization : undefined;
+  if (!isRecord(inner) || !isRecord(authorization) || typeof inner.signature !== "string")
     throw refuse(
       "is not an EIP-3009 transfer authorization, the only kind this payer signs (the exact scheme in USDC on an EVM network)",
     );

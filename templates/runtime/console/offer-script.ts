@@ -1,7 +1,7 @@
 /**
  * The console page's check of what it is asked to pay, as plain ES2020 text (part of PAGE_SCRIPT, see
- * page-script.ts, which splices it in; it uses that file's helpers and the guard's signingWindow in the
- * same scope). The page pays only what the service declares, whatever its 402 says:
+ * page-script.ts, which splices it in; it uses that file's helpers and the guard's signingWindow,
+ * plainText and isRecord in the same scope). The page pays only what the service declares, whatever its 402 says:
  * - an offer is paid only on a network the page's data block declares (the service's configured
  *   networks), in that network's token as configured (address, EIP-712 name and version), to that
  *   network's configured payee, for exactly the capability's price; any other offer is refused before
@@ -16,11 +16,8 @@
  */
 export const OFFER_SCRIPT = String.raw`/* ---- what the page pays: the service's declared networks, token, payee and price ---- */
 
-/* A value from the service, fit to be quoted: no control or direction characters, at most 66 characters. */
-function quoted(value) {
-  var text = String(value).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, " ");
-  return text.length > 66 ? text.slice(0, 66) + "\u2026" : text;
-}
+/* A value from the service, fit to be quoted (the guard's plainText): at most 66 characters. */
+function quoted(value) { return plainText(String(value), 66); }
 
 function sameAddress(a, b) { return typeof a === "string" && typeof b === "string" && a.toLowerCase() === b.toLowerCase(); }
 

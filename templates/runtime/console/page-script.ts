@@ -17,8 +17,9 @@
  * - shows a server's validation error beside the field it names.
  * Reading and checking a form, and showing a job's answer and errors, are in form-script.ts; choosing and
  * checking what is signed in offer-script.ts; requests in flight in resume-script.ts (each spliced in
- * between this file's helpers and the rest, in one scope); EIP-3009's typed-data type comes first, from
- * payments/x402.ts, so the page signs exactly what the server verifies.
+ * between this file's helpers and the rest, in one scope, which the guard's helpers open: isRecord among
+ * them, see page.ts); EIP-3009's typed-data type comes first, from payments/x402.ts, so the page signs
+ * exactly what the server verifies.
  *
  * Kept free of backticks and template substitutions: it lives in a String.raw literal.
  */
@@ -49,8 +50,6 @@ function usdc(atomic) {
   var whole = text.slice(0, -6), fraction = text.slice(-6).replace(/0+$/, "");
   return fraction ? whole + "." + fraction : whole;
 }
-
-function isRecord(v) { return typeof v === "object" && v !== null && !Array.isArray(v); }
 
 function randomHex(bytes) {
   var random = crypto.getRandomValues(new Uint8Array(bytes));
