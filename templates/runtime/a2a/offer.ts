@@ -7,6 +7,7 @@
  */
 import { httpAnswer } from "../http/answer.js";
 import type { PaymentAsk } from "../jobs/outcome.js";
+import { isObject } from "../ops/json-object.js";
 import type { PaymentGate } from "../payments/gate.js";
 import { decodeBase64Json } from "../payments/x402.js";
 
@@ -24,8 +25,6 @@ export function offerFor(
   return decoded.value;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 const same = (a: unknown, b: unknown): boolean =>
   typeof a === "string" && typeof b === "string" && a.toLowerCase() === b.toLowerCase();
 

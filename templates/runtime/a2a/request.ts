@@ -12,6 +12,7 @@ import {
   SERVICE_VERSION,
   validateInput,
 } from "../jobs/request.js";
+import { isObject } from "../ops/json-object.js";
 import { quote } from "../ops/text.js";
 import type { AgentDefinition } from "../types.js";
 import type { Message } from "./sdk.js";
@@ -27,9 +28,6 @@ export interface TaskJob {
 
 /** The task metadata key of its TaskJob. */
 export const REQUEST_KEY = "job";
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** What a message names, if one of its parts is a DataPart with a capability and an input. */
 function dataRequest(

@@ -5,6 +5,7 @@
  * and an empty error slot beside each field. The browser script (script.ts) reads the same schema to check
  * and collect the values; without JavaScript the form still shows every field. Part of your project.
  */
+import { isObject } from "../ops/json-object.js";
 import type { FieldDescriptor } from "../types.js";
 
 /** Text made safe inside HTML elements and double-quoted attributes. */
@@ -19,9 +20,6 @@ export function escapeHtml(value: unknown): string {
 
 type Schema = Record<string, unknown>;
 
-const isRecord = (v: unknown): v is Schema =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
 /** How a field is entered, by its schema: the script reads data-kind to collect its value. */
 export type FieldKind =
   "text" | "number" | "integer" | "boolean" | "enum" | "choices" | "lines" | "json" | "group";
@@ -33,9 +31,9 @@ export function fieldKind(schema: Schema): FieldKind {
   if (type === "number") return "number";
   if (type === "integer") return "integer";
   if (type === "boolean") return "boolean";
-  if (type === "object" && isRecord(schema.properties) && Object.keys(schema.properties).length > 0)
+  if (type === "object" && isObject(schema.properties) && Object.keys(schema.properties).length > 0)
     return "group";
-  if (type === "array" && isRecord(schema.items)) {
+  if (type === "array" && isObject(schema.items)) {
     const items = schema.items;
     if (Array.isArray(items.enum) && items.enum.every((v) => typeof v === "string"))
       return "choices";

@@ -6,6 +6,7 @@
  */
 import { formatAjvErrors } from "../ajv.js";
 import { CapabilityError, ValidationError } from "../errors.js";
+import { isObject } from "../ops/json-object.js";
 import { characterCount, quote } from "../ops/text.js";
 import type { AgentDefinition, Capability } from "../types.js";
 
@@ -36,9 +37,6 @@ export interface JobRequest {
   input: Record<string, unknown>;
   deadline: number;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** True when `value` nests objects/arrays deeper than `max` levels (iterative: no recursion to overflow). */
 export function nestedDeeperThan(value: unknown, max: number): boolean {

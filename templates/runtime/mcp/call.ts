@@ -17,6 +17,7 @@ import { canonical } from "../jobs/identity.js";
 import type { JobAnswer, Refused } from "../jobs/outcome.js";
 import { executeJob, SERVICE_VERSION, type JobServices } from "../jobs/pipeline.js";
 import type { PaymentGate } from "../payments/gate.js";
+import { isObject } from "../ops/json-object.js";
 import type { Logger } from "../types.js";
 import {
   mcpChannel,
@@ -27,7 +28,6 @@ import {
 } from "./payment.js";
 import { progressTokenOf, reportProgress } from "./progress.js";
 import type { CallToolParams, CallToolResult, McpRequestExtra } from "./sdk.js";
-import { isObject } from "./messages.js";
 
 /** The `_meta` keys a caller may set on tools/call (documented in the README and /llms.txt). */
 export const JOB_ID_META_KEY = "job_id";

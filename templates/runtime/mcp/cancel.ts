@@ -13,7 +13,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { isObject, messagesOf } from "./messages.js";
+import { isObject } from "../ops/json-object.js";
+import { messagesOf } from "./messages.js";
 
 const SESSION_HEADER = "mcp-session-id";
 

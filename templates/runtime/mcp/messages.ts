@@ -13,6 +13,7 @@
  * Part of your project: edit freely.
  */
 import { MAX_NESTING_DEPTH, nestedDeeperThan } from "../jobs/request.js";
+import { isObject } from "../ops/json-object.js";
 import { quote } from "../ops/text.js";
 
 /** Most messages in one JSON-RPC batch. */
@@ -32,9 +33,6 @@ export interface RpcRefusal {
 }
 
 type Id = string | number;
-/** A JSON object (not null, not an array). */
-export const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 /** The JSON-RPC messages of a POST body: one, or a batch's. */
 export const messagesOf = (body: unknown): unknown[] => (Array.isArray(body) ? body : [body]);
 /** A JSON-RPC request (not a notification or a response): a method and an id. */

@@ -6,7 +6,8 @@
  * answer cannot carry notifications). Part of your project: edit freely.
  */
 import type { Logger } from "../types.js";
-import { isObject, messagesOf } from "./messages.js";
+import { isObject } from "../ops/json-object.js";
+import { messagesOf } from "./messages.js";
 import type { McpNotification } from "./sdk.js";
 
 /** The progress token a tools/call asked for progress with, if it sent one (a string or an integer). */

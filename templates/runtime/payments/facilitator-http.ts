@@ -7,6 +7,7 @@
  * Part of your project: edit freely.
  */
 import type { Authenticate } from "./facilitator-credentials.js";
+import { isObject } from "../ops/json-object.js";
 import { redactDeep, redactText, redactUrl, urlSecrets } from "../ops/redact.js";
 import { clip, oneLine } from "../ops/text.js";
 import type { VerifiedPayment } from "../types.js";
@@ -38,9 +39,6 @@ export const isTransient = (err: unknown): boolean =>
 
 /** Connection errors that prove the request never left this machine or reached the facilitator. */
 const NOT_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
-
-export const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** fetch() wraps network failures as TypeError("fetch failed") with the system error as cause. */
 function errorCode(err: unknown): string | undefined {

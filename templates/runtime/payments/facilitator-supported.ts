@@ -6,8 +6,9 @@
  * Part of your project: edit freely.
  */
 import type { Authenticate } from "./facilitator-credentials.js";
-import { ask, displayUrl, FacilitatorError, isObject, isTransient } from "./facilitator-http.js";
+import { ask, displayUrl, FacilitatorError, isTransient } from "./facilitator-http.js";
 import type { ResolvedConfig } from "../config.js";
+import { isObject } from "../ops/json-object.js";
 import { ConfigError } from "../ops/settings.js";
 import { clip, oneLine } from "../ops/text.js";
 import type { ResolvedNetwork } from "./networks.js";

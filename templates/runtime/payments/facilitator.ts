@@ -9,13 +9,8 @@
  */
 import { PaymentError } from "../errors.js";
 import type { Authenticate } from "./facilitator-credentials.js";
-import {
-  ask,
-  displayUrl,
-  FacilitatorError,
-  type FacilitatorRequest,
-  isObject,
-} from "./facilitator-http.js";
+import { ask, displayUrl, FacilitatorError, type FacilitatorRequest } from "./facilitator-http.js";
+import { isObject } from "../ops/json-object.js";
 import { SettlementError, type Settler } from "./settlement.js";
 import type { VerifiedPayment } from "../types.js";
 

@@ -6,6 +6,7 @@
  * x402 v1 has no `extensions` in either message, so v1 402 bodies do not carry the declaration.
  * Part of your project: edit freely.
  */
+import { isObject } from "../ops/json-object.js";
 
 /** The extension's key in `extensions`. */
 export const PAYMENT_IDENTIFIER = "payment-identifier";
@@ -40,9 +41,6 @@ export const PAYMENT_IDENTIFIER_DECLARATION = Object.freeze({
 /** What a PaymentPayload says about its id: none, a usable one, or one that breaks the format. */
 export type PaymentIdOf =
   { kind: "none" } | { kind: "id"; id: string } | { kind: "invalid"; problem: string };
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * The id in a decoded PaymentPayload. A payload without the extension, or whose extension has no

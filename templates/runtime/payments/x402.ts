@@ -7,6 +7,7 @@
  * x402 v2 clients read the PAYMENT-REQUIRED header and answer with PAYMENT-SIGNATURE;
  * v1 clients read the JSON body and answer with X-PAYMENT. One 402 serves both.
  */
+import { isObject } from "../ops/json-object.js";
 import type { ResolvedNetwork } from "./networks.js";
 
 export {
@@ -221,10 +222,6 @@ function checkExactPayload(value: unknown): ExactEvmPayload | string {
       return `has payload.authorization.${key} that is not ${what}`;
   }
   return { signature: value.signature as Hex, authorization: auth as unknown as Authorization };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function fail(reason: string): { ok: false; reason: string } {
