@@ -468,14 +468,16 @@ describe("the console in production, paying with a browser wallet on anvil with 
     await page.close();
   });
 
-  it("an answer lost after the payment settled, and its automatic resends lost too, is fetched again on request: same signed payment, paid once", async () => {
+  it("an answer lost after the payment settled, and its automatic resends lost too, is fetched again on request (Pay meanwhile starts no new payment): same signed payment, paid once", async () => {
     const { page, calls } = await walletPage();
     await page.setRequestInterception(true);
     const sent: string[] = [];
     const refetched: string[] = [];
     let duringRefetch: unknown;
+    let posts = 0;
     page.on("request", (request: HTTPRequest) => {
       const header = request.headers()["payment-signature"];
+      if (request.method() === "POST") posts++;
       if (request.method() !== "POST" || !header) return void request.continue();
       if (sent.length >= 4) {
         // Fetched again on request: what the form shows while it runs.
@@ -484,6 +486,7 @@ describe("the console in production, paying with a browser wallet on anvil with 
           .evaluate(() => ({
             pay: document.querySelector("#cap-summarize button[type=submit]").disabled,
             again: document.querySelector("#result-summarize button.again").disabled,
+            forget: document.querySelector("#result-summarize button.forget").disabled,
             busy: document
               .querySelector('form[data-capability="summarize"]')
               .getAttribute("aria-busy"),
@@ -507,6 +510,20 @@ describe("the console in production, paying with a browser wallet on anvil with 
     expect(new Set(sent).size).toBe(1);
     expect(await balance(PAYEE)).toBe(payeeBefore + 10_000n); // it did settle
     await shot(page, "production-answer-lost");
+    // Pay for another job meanwhile: it would replace the kept payment, so nothing is sent or signed; the page
+    // offers the earlier job instead, and forgetting it only by a button that says what that may cost.
+    const [postsBefore, callsBefore] = [posts, calls.length];
+    await page.type("#f-summarize-text", " and another job");
+    await submit(page, "summarize");
+    expect(await resultText(page, "summarize")).toMatch(
+      /earlier paid job for "summarize" has not been answered yet, so Pay started no new payment and nothing was signed/,
+    );
+    expect(await page.$eval("#result-summarize button.forget", (b) => b.textContent)).toBe(
+      "Forget it (the payment may still be charged if the job ran)",
+    );
+    expect(await page.evaluate(() => document.activeElement.className)).toBe("again");
+    expect([posts, calls.length]).toEqual([postsBefore, callsBefore]);
+    expect(await axeViolations(page)).toEqual([]);
     // Clicked three times at once: one request, the same payment; Pay and the button disabled, the form busy.
     await page.evaluate(() => {
       const again = document.querySelector("button.again");
@@ -520,7 +537,7 @@ describe("the console in production, paying with a browser wallet on anvil with 
     );
     expect(await resultText(page, "summarize")).toContain('"summary": "LOST ONCE"');
     expect(refetched).toEqual([sent[0]]);
-    expect(duringRefetch).toEqual({ pay: true, again: true, busy: "true" });
+    expect(duringRefetch).toEqual({ pay: true, again: true, forget: true, busy: "true" });
     expect(calls.filter((c) => c === "eth_signTypedData_v4")).toHaveLength(1);
     expect(await balance(PAYEE)).toBe(payeeBefore + 10_000n);
     expect(await balance(payer)).toBe(payerBefore - 10_000n);
@@ -710,6 +727,31 @@ describe("the console in production, paying with a browser wallet on anvil with 
       await page!.close();
     },
   );
+
+  it("a kept paid job is forgotten only by its own button, which says the payment may still be charged; Pay then starts anew", async () => {
+    const { page } = await openPage(server.url);
+    const kept = { body: "{}", payment: "x", amount: "10000", network: "eip155:84532" };
+    await page.evaluate((k) => {
+      const deadline = Math.floor(Date.now() / 1000) + 60;
+      window.sessionStorage.setItem(
+        "create-agent-console-paid:summarize",
+        JSON.stringify({ ...k, deadline }),
+      );
+    }, kept);
+    await page.reload({ waitUntil: "load" });
+    await page.click("#result-summarize button.forget");
+    expect(await resultText(page, "summarize")).toMatch(
+      /^Forgotten: .*its payment may have been charged/,
+    );
+    expect(await page.evaluate(() => window.sessionStorage.length)).toBe(0);
+    expect(await page.evaluate(() => document.activeElement.textContent)).toBe(
+      "Pay 0.01 USDC and run",
+    );
+    await page.type("#f-summarize-text", "anew");
+    await page.click("#cap-summarize button[type=submit]");
+    await page.waitForSelector("#nowallet-summarize:not([hidden])"); // on to paying: this page has no wallet
+    await page.close();
+  });
 
   it("without a wallet the page says what is needed and how else to pay (any x402 client)", async () => {
     const { page, expectOnlyOrigin } = await openPage(server.url);

@@ -13,7 +13,8 @@
  *   the payment carries a fresh id ("pay_" and 32 hex digits); an answer lost after paying (no response, or
  *   the id's first request still running, or the tab reloaded meanwhile) is fetched again with the SAME
  *   signed payment and id, a few times, saying so, then on request; never signed again (resume-script.ts:
- *   one request per form at a time, the payment kept in sessionStorage until its answer is shown);
+ *   one request per form at a time, the payment kept in sessionStorage until its answer is shown, and no
+ *   new payment while it is kept);
  * - shows a server's validation error beside the field it names.
  * Reading and checking a form, and showing a job's answer and errors, are in form-script.ts; choosing and
  * checking what is signed in offer-script.ts; requests in flight in resume-script.ts (each spliced in
@@ -212,6 +213,7 @@ document.querySelectorAll("form.capability").forEach(function (form) {
     if (form.hasAttribute("aria-busy")) return; // one request at a time
     clearErrors(form);
     /** @type {HTMLElement} */ (form.querySelector(".form-error")).hidden = true;
+    if (!data.devMode && stillPending(form, capability)) return; // a paid job still waiting is never replaced
     var input = collect(form, capability);
     var problems = checkInput(capability, input);
     if (problems.length) return showProblems(form, capability, problems);

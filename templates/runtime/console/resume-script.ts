@@ -7,6 +7,9 @@
  *   sent until its answer is shown (or the job's deadline has passed): a tab reloaded meanwhile offers to
  *   fetch the answer again, sending the identical request with the same signed payment (the server keeps
  *   the answer for an identical retry and never charges twice); nothing is ever signed again;
+ * - while a form's paid request waits for its answer, its Pay starts no new payment (that would replace the
+ *   kept one, and whoever paid could lose the answer): the page says so and offers to fetch that answer
+ *   again, or to forget it, only by a button saying the payment may still be charged;
  * - leaving the page while a paid request is in flight asks first (beforeunload).
  *
  * Kept free of backticks and template substitutions: it lives in a String.raw literal.
@@ -15,24 +18,29 @@ export const RESUME_SCRIPT = String.raw`/* ---- paid requests in flight: one at 
 
 var PENDING = "create-agent-console-paid:";
 
+/* The same records in memory: with storage off or full, a payment still waiting is not forgotten in this tab. */
+var held = Object.create(null);
+
 /* Keeps a signed payment and its job until its answer is shown (sessionStorage: this tab only). */
 function keepPending(capability, body, payment, signed) {
+  held[capability] = {
+    body: body, payment: payment, amount: signed.amount.toString(), network: signed.network,
+    deadline: JSON.parse(body).deadline,
+  };
   try {
-    sessionStorage.setItem(PENDING + capability, JSON.stringify({
-      body: body, payment: payment, amount: signed.amount.toString(), network: signed.network,
-      deadline: JSON.parse(body).deadline,
-    }));
+    sessionStorage.setItem(PENDING + capability, JSON.stringify(held[capability]));
   } catch (error) { /* storage off or full: the page still pays, only not across a reload */ }
 }
 
 function dropPending(capability) {
+  delete held[capability];
   try { sessionStorage.removeItem(PENDING + capability); } catch (error) { /* storage off: nothing kept */ }
 }
 
 /* The kept payment of a capability whose answer was never shown, while its job's deadline has not passed. */
 function pendingOf(capability) {
-  var kept;
-  try { kept = JSON.parse(sessionStorage.getItem(PENDING + capability) || "null"); } catch (error) { kept = undefined; }
+  var kept = held[capability];
+  try { kept = kept || JSON.parse(sessionStorage.getItem(PENDING + capability) || "null"); } catch (error) { kept = undefined; }
   if (kept === null) return undefined;
   var usable = isRecord(kept) && typeof kept.body === "string" && typeof kept.payment === "string" &&
     typeof kept.amount === "string" && /^\d{1,78}$/.test(kept.amount) && typeof kept.deadline === "number" &&
@@ -58,9 +66,9 @@ async function sendPaid(capability, form, body, payment, signed, started) {
   }
 }
 
-/** A form's buttons: Pay, and its result's "Fetch the answer again". @returns {HTMLButtonElement[]} */
+/** A form's buttons: Pay, and its result's ("Fetch the answer again", "Forget it"). @returns {HTMLButtonElement[]} */
 function buttonsOf(form, capability) {
-  return [form.querySelector("button[type=submit]")].concat(Array.from(resultArea(capability).querySelectorAll("button.again")));
+  return [form.querySelector("button[type=submit]")].concat(Array.from(resultArea(capability).querySelectorAll("button")));
 }
 
 /* Runs one request of a form at a time (none while another runs): its buttons disabled, the form busy, errors shown. */
@@ -88,14 +96,40 @@ function againButton(form, capability, body, payment, signed) {
   return again;
 }
 
+/* "Forget it": the kept payment dropped on this explicit request only; its answer can then not be fetched from here. */
+function forgetButton(form, capability) {
+  var forget = /** @type {HTMLButtonElement} */ (element("button", "Forget it (the payment may still be charged if the job ran)", "forget"));
+  forget.type = "button";
+  forget.addEventListener("click", function () {
+    dropPending(capability);
+    show(capability, [line("Forgotten", "this page no longer keeps the earlier paid job for \"" + capability + "\": its answer cannot be fetched " +
+      "from here, and if the service ran it, its payment may have been charged. Pay now starts a new job.")]);
+    form.querySelector("button[type=submit]").focus();
+  });
+  return forget;
+}
+
+/* A paid request whose answer was never shown, offered to be fetched again (or forgotten); returns its fetch button. */
+function offerPending(form, capability, kept, label, why) {
+  var signed = { amount: BigInt(kept.amount), network: kept.network };
+  var again = againButton(form, capability, kept.body, kept.payment, signed);
+  show(capability, [line(label, why + " Its signed payment of " + usdc(signed.amount) + " USDC may have settled: fetching the answer sends the same job " +
+    "with the same signed payment again, which is never charged twice; nothing is signed again."), again, forgetButton(form, capability)]);
+  return again;
+}
+
 /* After a reload: a paid request whose answer was never shown is offered to be fetched again. */
 function offerResume(form, capability) {
   var kept = pendingOf(capability);
-  if (!kept) return;
-  var signed = { amount: BigInt(kept.amount), network: kept.network };
-  show(capability, [line("Answer not shown", "the page was left while a paid request for \"" + capability + "\" was on its way. Its signed payment of " +
-    usdc(signed.amount) + " USDC may have settled: fetching the answer sends the same job with the same signed payment again, which is never charged twice; nothing is signed again."),
-    againButton(form, capability, kept.body, kept.payment, signed)]);
+  if (kept) offerPending(form, capability, kept, "Answer not shown", "the page was left while a paid request for \"" + capability + "\" was on its way.");
+}
+
+/* Pay while the form's earlier paid job waits for its answer: no new payment, which would replace the kept one. */
+function stillPending(form, capability) {
+  var kept = pendingOf(capability);
+  if (kept) offerPending(form, capability, kept, "Still waiting", "an earlier paid job for \"" + capability +
+    "\" has not been answered yet, so Pay started no new payment and nothing was signed. Fetch its answer first.").focus();
+  return Boolean(kept);
 }
 
 `;
