@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { formatProblem, loadManifest, ManifestError, parseManifest } from "../../src/manifest/index.js";
 import { formatPath } from "../../src/manifest/errors.js";
 import { thrownBy } from "../thrown.js";
@@ -198,6 +198,7 @@ describe("formatPath / formatProblem", () => {
 
 describe("loadManifest", () => {
   const dir = mkdtempSync(join(tmpdir(), "manifest-test-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("reports a missing file with its absolute path", async () => {
     const missing = join(dir, "nope", "agent.json");
