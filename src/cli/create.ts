@@ -3,10 +3,8 @@
  * create-questions.ts, create-features.ts) or takes the defaults, then generates, writes, installs and
  * commits the project and prints the next steps.
  */
-import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { constants } from "node:os";
-import { basename, join, resolve } from "node:path";
+import { basename, resolve } from "node:path";
 import { generateProject } from "../generate/index.js";
 import { scriptCommand } from "../generate/package-manager.js";
 import { loadManifest } from "../manifest/index.js";
@@ -31,8 +29,13 @@ import { askStarter, type Project, starterProject, summary } from "./create-ques
 import { askFolder, targetProblem } from "./create-target.js";
 import { CliError } from "./errors.js";
 import { CancelledError, openPrompter } from "./prompts.js";
-import { shellQuote } from "../shell-quote.js";
-import { onStopSignals } from "../stop-signals.js";
+import { watchStopSignals } from "../stop-signals.js";
+import {
+  cdCommand,
+  printNextSteps,
+  stoppedBeforeDone,
+  stoppedBeforeWriting,
+} from "./create-next-steps.js";
 
 export interface CreateOptions {
   yes?: boolean;
@@ -82,22 +85,31 @@ async function createProject(
     ? await askProject(given, start, options)
     : defaultProject(given!, start);
 
-  const { model, manifestText, features } = project;
-  const { files, warnings } = await generateProject(model, manifestText, {
-    packageManager: start.pm,
-    ...(features && { features }),
-  });
-  const replaced = await writeProject(target, files, options.force === true).catch(
-    (error: unknown) => {
-      throw writeRefused(target, error);
-    },
-  );
-  const where = shownPath(target) === "." ? "the current folder" : shownPath(target);
-  process.stdout.write(`\nCreated agent "${model.name}" in ${where} (${files.length} files).\n`);
-  if (replaced.length > 0) process.stdout.write(`Replaced (--force): ${replaced.join(", ")}.\n`);
-  for (const warning of warnings) process.stdout.write(`warning: ${warning}\n`);
-
-  return finishProject(target, start.pm, where, options);
+  // From here a Ctrl-C (or SIGTERM) is handled, not fatal: before the files are moved into place it
+  // writes nothing (the staging folder goes too); after, it skips the install and git (finishProject).
+  const stop = watchStopSignals();
+  try {
+    const { model, manifestText, features } = project;
+    const { files, warnings } = await generateProject(model, manifestText, {
+      packageManager: start.pm,
+      ...(features && { features }),
+    });
+    const replaced = stop.signal.aborted
+      ? undefined
+      : await writeProject(target, files, options.force === true, stop.signal).catch(
+          (error: unknown) => {
+            throw writeRefused(target, error);
+          },
+        );
+    if (replaced === undefined) return stoppedBeforeWriting(target, stop.signal.reason);
+    const where = shownPath(target) === "." ? "the current folder" : shownPath(target);
+    process.stdout.write(`\nCreated agent "${model.name}" in ${where} (${files.length} files).\n`);
+    if (replaced.length > 0) process.stdout.write(`Replaced (--force): ${replaced.join(", ")}.\n`);
+    for (const warning of warnings) process.stdout.write(`warning: ${warning}\n`);
+    return await finishProject(target, start.pm, where, options, stop.signal);
+  } finally {
+    stop.off();
+  }
 }
 
 /**
@@ -109,55 +121,21 @@ async function finishProject(
   pm: PackageManager,
   where: string,
   options: CreateOptions,
+  stop: AbortSignal,
 ): Promise<number> {
-  const stop = new AbortController();
-  let stopped: NodeJS.Signals | undefined;
-  const off = onStopSignals((signal) => {
-    stopped = signal;
-    stop.abort();
-  });
-  try {
-    const installed = options.install ? await install(target, pm, where, stop.signal) : false;
-    if (!stopped && options.git) {
-      const git = await initGit(target);
-      if (git !== "committed")
-        process.stdout.write(
-          `git: ${git === "initialized" ? "repository created, files staged (no git identity to commit with)" : git}\n`,
-        );
-    }
-    if (stopped) return stoppedBeforeDone(target, pm, where, stopped, { ...options, installed });
-    printNextSteps(target, pm, options.install && installed);
-    return options.install && !installed ? 1 : 0;
-  } finally {
-    off();
+  const installed =
+    options.install && !stop.aborted ? await install(target, pm, where, stop) : false;
+  if (!stop.aborted && options.git) {
+    const git = await initGit(target);
+    if (git !== "committed")
+      process.stdout.write(
+        `git: ${git === "initialized" ? "repository created, files staged (no git identity to commit with)" : git}\n`,
+      );
   }
-}
-
-/** What a stopped create did and did not do, and the commands that finish it; the exit code of the signal. */
-function stoppedBeforeDone(
-  target: string,
-  pm: PackageManager,
-  where: string,
-  signal: NodeJS.Signals,
-  done: { installed: boolean; git: boolean },
-): number {
-  const installed = done.installed;
-  const git = !done.git || existsSync(join(target, ".git")); // none asked for (--no-git): none missing
-  const missing = [
-    ...(installed ? [] : ["its dependencies (node_modules)"]),
-    ...(git ? [] : ["its git repository"]),
-  ];
-  const steps = [
-    cdCommand(target),
-    ...(installed ? [] : [`${pm} install`]),
-    ...(git ? [] : ['git init && git add -A && git commit -m "Initial commit from create-agent"']),
-  ].filter(Boolean);
-  if (missing.length === 0) printNextSteps(target, pm, true);
-  else
-    process.stderr.write(
-      `\nStopped (${signal}): the project's files are all in ${where}, but ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not there yet (the folder now holds an agent project: create will not write into it again). To finish it:\n${steps.map((s) => `  ${s}`).join("\n")}\n`,
-    );
-  return 128 + (constants.signals[signal] ?? 2);
+  if (stop.aborted)
+    return stoppedBeforeDone(target, pm, where, stop.reason, { ...options, installed });
+  printNextSteps(target, pm, options.install && installed);
+  return options.install && !installed ? 1 : 0;
 }
 
 /**
@@ -262,29 +240,4 @@ async function readManifestFile(file: string): Promise<Project> {
   const model = await loadManifest(path, displayPath(path));
   const text = await readFile(path, "utf8");
   return { model, manifestText: withSchemaRef(text, model.manifest.$schema !== undefined) };
-}
-
-/** `cd <project>` as the user would type it from here; empty when the project is the current folder. */
-function cdCommand(target: string): string {
-  if (shownPath(target) === ".") return "";
-  const path = displayPath(target);
-  return `cd ${shellQuote(path.startsWith("-") ? `./${path}` : path)}`;
-}
-
-function printNextSteps(target: string, pm: PackageManager, installed: boolean): void {
-  const steps = [cdCommand(target)].filter(Boolean);
-  if (!installed) steps.push(`${pm} install`);
-  steps.push(`${scriptCommand(pm, "dev")}        # dev mode: no payment needed`);
-  process.stdout.write(
-    [
-      "",
-      "Next steps:",
-      ...steps.map((s) => `  ${s}`),
-      "",
-      "Then try it:",
-      "  curl localhost:3000/about",
-      "Write your logic in src/capabilities/, and read the project's README for payments and going live.",
-      "",
-    ].join("\n"),
-  );
 }

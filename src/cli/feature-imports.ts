@@ -3,20 +3,38 @@
  * a pin equal to the feature's is otherwise taken for create-agent's and dropped), and its runtime folder
  * (remove refuses: your code would no longer typecheck).
  */
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { posix } from "node:path";
-import { listFiles } from "../write/apply.js";
 import { CliError } from "./errors.js";
 
 const CODE = /\.(?:[cm]?ts|tsx|[cm]?js|jsx)$/;
 
-/** The project's code files (src/, test/), but those in `skip/`. */
+/** Folders no code of yours is in: installed packages, git's store, the build output (top level). */
+const NOT_YOURS = (path: string, name: string) =>
+  name === "node_modules" || name === ".git" || path === "dist";
+
+/**
+ * The project's code files, wherever they are (src/, test/, scripts/, a root-level config...): every
+ * folder but those NOT_YOURS and `skip/`, pruned while walking (node_modules is never listed), links
+ * not followed. Project-relative POSIX paths, sorted.
+ */
 async function codeFiles(root: string, skip: string): Promise<string[]> {
-  const files = [...(await listFiles(root, "src")), ...(await listFiles(root, "test"))];
-  return files.filter((path) => CODE.test(path) && !path.startsWith(`${skip}/`));
+  const files: string[] = [];
+  const walk = async (folder: string): Promise<void> => {
+    const entries = await readdir(folder === "" ? root : `${root}/${folder}`, {
+      withFileTypes: true,
+    });
+    for (const entry of entries) {
+      const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
+      if (entry.isDirectory() && !NOT_YOURS(path, entry.name) && path !== skip) await walk(path);
+      else if (entry.isFile() && CODE.test(entry.name)) files.push(path);
+    }
+  };
+  await walk("");
+  return files.sort();
 }
 
-/** package name -> the first project file (src/, test/; not `skip/`) that imports it or a subpath of it. */
+/** package name -> the first project file (not in `skip/`) that imports it or a subpath of it. */
 export async function importersOf(
   root: string,
   names: string[],

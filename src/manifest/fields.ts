@@ -28,7 +28,17 @@ const TYPE_HINTS: Record<string, string> = {
 
 type FieldMapKind = "input_schema" | "output_schema" | "properties";
 
-export function validateFieldMap(src: Source, node: Node, path: PathSegment[], mode: SchemaMode, kind: FieldMapKind): void {
+/**
+ * How deep fields may nest: a field of input_schema/output_schema is level 1, each field of its "properties"
+ * or its "items" one more. Measured (TypeScript 5.9): tsc gives up on the generated validators at 50 nested
+ * objects ("TS2321: Excessive stack depth comparing types"; 100 when objects and arrays alternate), and
+ * create's $schema edit of the manifest (jsonc-parser's formatter) crashes at 49. 32 stays clear of both,
+ * and is far deeper than any schema written by hand.
+ */
+export const MAX_FIELD_DEPTH = 32;
+
+/** `depth`: the level of this map's fields (1 for input_schema and output_schema). */
+export function validateFieldMap(src: Source, node: Node, path: PathSegment[], mode: SchemaMode, kind: FieldMapKind, depth = 1): void {
   if (node.type !== "object") {
     src.report(node, path, `must be an object mapping field names to field descriptors, found ${src.describe(node)}`);
     return;
@@ -53,11 +63,12 @@ export function validateFieldMap(src: Source, node: Node, path: PathSegment[], m
   for (const field of fields) {
     const problem = fieldNameProblem(field.key);
     if (problem !== undefined) src.report(field.keyNode, [...path, field.key], problem);
-    validateDescriptor(src, field.value, [...path, field.key], mode, false);
+    validateDescriptor(src, field.value, [...path, field.key], mode, false, depth);
   }
 }
 
-function validateDescriptor(src: Source, node: Node, path: PathSegment[], mode: SchemaMode, inItems: boolean): void {
+function validateDescriptor(src: Source, node: Node, path: PathSegment[], mode: SchemaMode, inItems: boolean, depth: number): void {
+  if (depth > MAX_FIELD_DEPTH) return reportTooDeep(src, node, path);
   if (node.type !== "object") {
     const shorthand = node.type === "string" && (FIELD_TYPES as readonly string[]).includes(String(node.value));
     src.report(
@@ -97,7 +108,7 @@ function validateDescriptor(src: Source, node: Node, path: PathSegment[], mode: 
       );
       continue;
     }
-    checkKeyword(src, keyword, entry, [...path, keyword], type, mode, inItems);
+    checkKeyword(src, keyword, entry, [...path, keyword], type, mode, inItems, depth);
   }
   if (type === "array" && !keywords.has("items")) {
     src.report(node, path, `an array field needs "items" to describe its elements, e.g. "items": { "type": "string" }`);
@@ -108,6 +119,16 @@ function validateDescriptor(src: Source, node: Node, path: PathSegment[], mode: 
 
   // Only a descriptor without problems has a meaningful schema to check default/examples against.
   if (type !== undefined && src.problems.length === before) checkSampleValues(src, node, keywords, path, mode);
+}
+
+/** The first field past MAX_FIELD_DEPTH, reported once: nothing below it is checked (or generated). */
+function reportTooDeep(src: Source, node: Node, path: PathSegment[]): void {
+  const [, capability, schema] = path; // capabilities.<name>.<input_schema|output_schema>... (validate.ts)
+  src.report(
+    node,
+    path,
+    `capability "${String(capability)}": ${String(schema)} nests fields more than ${MAX_FIELD_DEPTH} levels deep (the limit: its TypeScript types could not be type-checked much deeper); flatten it, or declare the deeper part as { "type": "object" } without "properties" (an object with any keys)`,
+  );
 }
 
 function checkType(src: Source, node: Node, entry: Entry | undefined, path: PathSegment[]): FieldType | undefined {
@@ -136,6 +157,7 @@ function checkKeyword(
   type: FieldType | undefined,
   mode: SchemaMode,
   inItems: boolean,
+  depth: number,
 ): void {
   const mustBe = (what: string) => src.report(value, path, `must be ${what}, found ${src.describe(value)}`);
   switch (keyword) {
@@ -175,10 +197,10 @@ function checkKeyword(
       }
       return;
     case "items":
-      validateDescriptor(src, value, path, mode, true);
+      validateDescriptor(src, value, path, mode, true, depth + 1);
       return;
     case "properties":
-      validateFieldMap(src, value, path, mode, "properties");
+      validateFieldMap(src, value, path, mode, "properties", depth + 1);
       return;
     case "type":
     case "default":

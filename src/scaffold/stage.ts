@@ -1,5 +1,5 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { chmod, lstat, mkdir, mkdtemp, readdir, rename, rm } from "node:fs/promises";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmod, lstat, mkdir, mkdtemp, readdir, rename, rm, rmdir } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import type { GeneratedFile } from "../generate/file-set.js";
 import { pathInside } from "../write/apply.js";
@@ -10,13 +10,17 @@ import { pathInside } from "../write/apply.js";
  * With `overwrite`, files the project writes replace existing ones (returned, for the report); other
  * existing files are left alone.
  * A new project folder gets the permissions of any folder the user creates (mkdtemp makes it owner-only).
+ * `stop` aborted (Ctrl-C) before the move: nothing is moved, the staging folder and the folders made for
+ * it go, and the result is undefined. Once moving starts it finishes (renames: quick), so a project is
+ * never left half moved into a folder of the user's.
  */
 export async function writeProject(
   target: string,
   files: GeneratedFile[],
   overwrite: boolean,
-): Promise<string[]> {
-  await mkdir(dirname(target), { recursive: true });
+  stop?: AbortSignal,
+): Promise<string[] | undefined> {
+  const made = await mkdir(dirname(target), { recursive: true });
   const staging = await mkdtemp(join(dirname(target), `.${basename(target)}.staging-`));
   try {
     writeFresh(staging, files);
@@ -24,6 +28,7 @@ export async function writeProject(
       () => true,
       () => false,
     );
+    if (stop?.aborted) return undefined;
     if (!targetExists) {
       await rename(staging, target);
       await chmod(target, 0o777 & ~process.umask());
@@ -48,6 +53,21 @@ export async function writeProject(
     return replaced;
   } finally {
     await rm(staging, { recursive: true, force: true });
+    if (made !== undefined && !existsSync(target)) await removeEmptyUpTo(dirname(target), made);
+  }
+}
+
+/** Removes `dir` and its parents up to `last` while they are empty (made for a project that did not come). */
+async function removeEmptyUpTo(dir: string, last: string): Promise<void> {
+  for (let folder = dir; ; folder = dirname(folder)) {
+    if (
+      !(await rmdir(folder).then(
+        () => true,
+        () => false,
+      )) ||
+      folder === last
+    )
+      return;
   }
 }
 

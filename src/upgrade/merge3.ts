@@ -24,6 +24,10 @@
  * one before it, or the first base line for a conflict at the start): with CRLF if that line has
  * one, else with LF. A conflict section whose last line has no newline gets that line ending, so
  * that every marker starts its own line.
+ *
+ * With `lineSet` (a file whose lines are a set, such as .gitignore), lines both sides inserted at the
+ * same place are no conflict: ours, then those of theirs ours lacks. A chunk where either side changed or
+ * removed base lines still conflicts.
  */
 import { diffLines, type LineChange, splitLines } from "./line-diff.js";
 
@@ -47,6 +51,7 @@ export function merge3(
   ours: string,
   theirs: string,
   labels: MergeLabels,
+  options: { lineSet?: boolean } = {},
 ): MergeResult {
   // Nothing to reconcile when one side kept the base or both sides agree.
   if (ours === theirs || theirs === base) return { text: ours, conflicts: 0 };
@@ -84,20 +89,13 @@ export function merge3(
     if (sameLines(oursChunk, baseChunk)) append(out, theirsChunk);
     else if (sameLines(theirsChunk, baseChunk) || sameLines(oursChunk, theirsChunk)) {
       append(out, oursChunk);
+    } else if (options.lineSet && baseChunk.length === 0) {
+      appendUnion(out, oursChunk, theirsChunk, oursLines);
     } else {
       conflicts++;
       const near = b > 0 ? baseLines[b - 1] : baseLines[0];
       const eol = near?.endsWith("\r\n") ? "\r\n" : "\n";
-      const section = (lines: string[]) => {
-        for (const line of lines) out.push(line.endsWith("\n") ? line : line + eol);
-      };
-      out.push(`<<<<<<< ${labels.ours}${eol}`);
-      section(oursChunk);
-      out.push(`||||||| ${labels.base}${eol}`);
-      section(baseChunk);
-      out.push(`=======${eol}`);
-      section(theirsChunk);
-      out.push(`>>>>>>> ${labels.theirs}${eol}`);
+      appendConflict(out, [oursChunk, baseChunk, theirsChunk], labels, eol);
     }
     b = bEnd;
     o = oEnd;
@@ -118,6 +116,50 @@ function keptAt(baseLength: number, changes: readonly LineChange[]): Int32Array 
   }
   for (; line < baseLength; line++) at[line] = line + shift;
   return at;
+}
+
+/** A conflict block: ours, base and theirs between markers, each line ending with a newline. */
+function appendConflict(
+  out: string[],
+  [ours, base, theirs]: readonly string[][],
+  labels: MergeLabels,
+  eol: string,
+): void {
+  const section = (lines: readonly string[]) => {
+    for (const line of lines) out.push(line.endsWith("\n") ? line : line + eol);
+  };
+  out.push(`<<<<<<< ${labels.ours}${eol}`);
+  section(ours!);
+  out.push(`||||||| ${labels.base}${eol}`);
+  section(base!);
+  out.push(`=======${eol}`);
+  section(theirs!);
+  out.push(`>>>>>>> ${labels.theirs}${eol}`);
+}
+
+/**
+ * Lines both sides inserted at one place, in a set-like file: ours, then each of theirs not already in
+ * `oursFile` (nor added before it), compared without line endings. A line with no newline (the file's
+ * last) gets one when another follows it, ending like the line before it.
+ */
+function appendUnion(
+  out: string[],
+  ours: readonly string[],
+  theirs: readonly string[],
+  oursFile: readonly string[],
+): void {
+  const bare = (line: string) => line.replace(/\r?\n$/, "");
+  const seen = new Set(oursFile.map(bare));
+  const lines = [...ours];
+  for (const line of theirs) {
+    if (seen.has(bare(line))) continue;
+    seen.add(bare(line));
+    lines.push(line);
+  }
+  lines.forEach((line, i) => {
+    const eol = (i > 0 ? lines[i - 1]! : line).endsWith("\r\n") ? "\r\n" : "\n";
+    out.push(i < lines.length - 1 && !line.endsWith("\n") ? line + eol : line);
+  });
 }
 
 /** Appends lines one by one (spreading a big chunk into push() could overflow the stack). */

@@ -237,6 +237,12 @@ function locateDropped(
   }
 }
 
+/**
+ * Files whose lines are a set (.gitignore, .dockerignore...): when you and create-agent both add lines
+ * at the end, both are kept, with no conflict to resolve by hand.
+ */
+const LINE_SET_FILE = /(^|\/)\.[a-z]*ignore$/;
+
 /** One file written once: what the merge of base (old create-agent), ours (the project) and next does (undefined: nothing). */
 export function mergeFile(
   path: string,
@@ -266,7 +272,7 @@ export function mergeFile(
   if (ours === nextText) return undefined;
   if (ours === base) return { path, action: "update", before: current, after: own.back(nextText) };
   // A file you created where this create-agent now has one counts as all yours against an empty base.
-  const merged = merge3(base ?? "", ours, nextText, labels);
+  const merged = merge3(base ?? "", ours, nextText, labels, { lineSet: LINE_SET_FILE.test(path) });
   if (merged.text === ours) return undefined;
   const after = own.back(merged.text);
   return merged.conflicts > 0

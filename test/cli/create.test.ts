@@ -258,6 +258,39 @@ describe("create-agent <dir>", () => {
     }
   });
 
+  it("Ctrl-C while the files are staged writes nothing: no staging folder, no project, no folder on its way (exit 130)", async () => {
+    const parent = await tempDir();
+    await writeFile(join(parent, "notes.txt"), "mine");
+    const pause = join(import.meta.dirname, "pause-staging.mjs");
+    const args = ["--import", pause, CLI, "new/agent", "--yes", "--no-install", "--no-git"];
+    const child = execa(process.execPath, args, {
+      cwd: parent,
+      reject: false,
+      all: true,
+      stdin: "pipe",
+      env: { npm_config_user_agent: "" },
+    });
+    child.stdin!.on("error", () => {}); // EPIPE, had the signal killed it
+    let err = "";
+    await new Promise<void>((staged) =>
+      child.stderr!.on("data", (data: Buffer) => {
+        if ((err += data).includes("staging ")) staged();
+      }),
+    );
+    expect(await readdir(join(parent, "new"))).toEqual([
+      expect.stringMatching(/^\.agent\.staging-/),
+    ]);
+    child.kill("SIGINT");
+    child.stdin!.end("go\n");
+    const result = await child;
+    expect(result.exitCode, result.all).toBe(130);
+    expect(result.stderr).toContain(
+      "Stopped (SIGINT) before the project was written: nothing was created, ./new/agent is as it was.",
+    );
+    expect(await readdir(parent)).toEqual(["notes.txt"]);
+    expect(await readFile(join(parent, "notes.txt"), "utf8")).toBe("mine");
+  });
+
   describe("installing dependencies", () => {
     /** Runs the CLI with PATH holding only `bin` (fake package managers), so no real install happens. */
     async function withPath(bin: string, args: string[], cwd: string) {

@@ -294,18 +294,22 @@ describe("create-agent add / remove", () => {
       await mkdir(join(file, ".."), { recursive: true });
       await writeFile(file, "// built\n");
     }
-    // Your code importing from the folder: refused, naming it, nothing changed (it would no longer
-    // typecheck); features.ts imports it too, but remove rewrites that one.
+    // Your code importing from the folder, in src/, scripts/ or at the top: refused, naming it, nothing
+    // changed (it would no longer typecheck); features.ts imports it too, but remove rewrites that one.
     const mine = join(dir, "src/lib/useonchain.ts");
     await writeFile(
       mine,
       'export { watchChain } from "../runtime/payments/evm/onchain/module.js";\n',
     );
+    await mkdir(join(dir, "scripts"));
+    const module = "src/runtime/payments/evm/onchain/module.js";
+    await writeFile(join(dir, "scripts/watch.ts"), `import "../${module}";\n`);
+    await writeFile(join(dir, "tool.config.mjs"), `await import("./${module}");\n`);
     const before = await snapshotTree(dir);
     const refused = await cli(["remove", "onchain", "--no-install"], dir);
     expect(refused.exitCode).toBe(1);
     expect(refused.stderr).toContain(
-      'your code imports from src/runtime/payments/evm/onchain/, which remove onchain deletes: src/lib/useonchain.ts imports "../runtime/payments/evm/onchain/module.js" (nothing was changed). Remove those imports first',
+      `your code imports from src/runtime/payments/evm/onchain/, which remove onchain deletes: scripts/watch.ts imports "../${module}"; src/lib/useonchain.ts imports "../runtime/payments/evm/onchain/module.js"; tool.config.mjs imports "./${module}" (nothing was changed). Remove those imports first`,
     );
     expect(refused.stderr).not.toContain("features.ts");
     expect(await snapshotTree(dir)).toEqual(before);

@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { formatProblem, loadManifest, ManifestError, parseManifest } from "../../src/manifest/index.js";
 import { formatPath } from "../../src/manifest/errors.js";
 import { thrownBy } from "../thrown.js";
@@ -152,6 +152,27 @@ describe("parseManifest", () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it("refuses fields nested more than 32 levels deep (tsc gives up near 50), naming the capability, the schema and where", () => {
+    /** `depth` levels of fields, arrays and objects alternating: a, a.items, a.items.properties.a, ... */
+    const nested = (depth: number) => {
+      let field: object = { type: "string" };
+      for (let level = depth - 1; level >= 1; level--)
+        field = level % 2 ? { type: "array", items: field } : { type: "object", properties: { a: field } };
+      return { a: field };
+    };
+    const pricing = { model: "per_job", amount: "0.01", currency: "USDC" };
+    const manifest = (input: object, output: object) =>
+      JSON.stringify({ name: "a", version: "1.0.0", capabilities: { deep: { pricing, input_schema: input, output_schema: output } } });
+    expect(parseManifest(manifest(nested(32), nested(32)), "agent.json").capabilities).toHaveLength(1);
+    const problems = problemsOf(manifest({}, nested(40)));
+    expect(problems.map((p) => [p.path, p.message])).toEqual([
+      [
+        `$.capabilities.deep.output_schema.a${".items.properties.a".repeat(16)}`,
+        'capability "deep": output_schema nests fields more than 32 levels deep (the limit: its TypeScript types could not be type-checked much deeper); flatten it, or declare the deeper part as { "type": "object" } without "properties" (an object with any keys)',
+      ],
+    ]);
+  });
+
   it("reports the first syntax error with its position", () => {
     expect(problemsOf('{\n  "name": "a"\n  "version": "1.0.0"\n}')).toEqual([
       { file: "agent.json", path: "$.version", line: 3, column: 3, message: "invalid JSON: comma expected" },
@@ -177,6 +198,7 @@ describe("formatPath / formatProblem", () => {
 
 describe("loadManifest", () => {
   const dir = mkdtempSync(join(tmpdir(), "manifest-test-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("reports a missing file with its absolute path", async () => {
     const missing = join(dir, "nope", "agent.json");

@@ -1,15 +1,15 @@
 // ops/installed.ts: the start's check that package.json's dependencies are installed, looked up as Node
 // looks (the project's node_modules or one above it), and the install command of the project's manager.
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { tempDir } from "../temp.js";
 import { missingPackages, notInstalled } from "../../templates/runtime/ops/installed.js";
 import { projectCommands } from "../../src/generate/package-manager.js";
 import { projectPackageManager } from "../../src/upgrade/lockfile.js";
 
 async function project(dependencies: Record<string, string>): Promise<string> {
-  const parent = await mkdtemp(join(tmpdir(), "installed-"));
+  const parent = await tempDir("installed-");
   const root = join(parent, "project");
   await mkdir(root);
   await writeFile(join(root, "package.json"), JSON.stringify({ dependencies }));

@@ -57,6 +57,34 @@ describe("mergeFile", () => {
     );
   });
 
+  it("keeps the lines you and create-agent both appended to .gitignore or .dockerignore (no duplicate, your line endings); a line both changed still conflicts", () => {
+    const base = "node_modules\ndist\n";
+    const next = "node_modules\ndist\ncoverage\n.cache\n";
+    const yours = "node_modules\ndist\n.env.local\ncoverage\n";
+    const crlf = (text: string) => text.replaceAll("\n", "\r\n");
+    const merged = "node_modules\ndist\n.env.local\ncoverage\n.cache\n";
+    for (const path of [".gitignore", ".dockerignore"])
+      expect(mergeFile(path, base, Buffer.from(crlf(yours)), next, labels)).toMatchObject({
+        action: "merge",
+        after: crlf(merged),
+      });
+    expect(
+      mergeFile(".gitignore", base, Buffer.from("node_modules\ndist\n.env.local"), next, labels),
+    ).toMatchObject({
+      action: "merge",
+      after: "node_modules\ndist\n.env.local\ncoverage\n.cache\n",
+    });
+    expect(decide(base, yours, next)).toMatchObject({ action: "conflict" }); // not a line set
+    const changed = mergeFile(
+      ".gitignore",
+      base,
+      Buffer.from("node_modules\nbuild\n"),
+      "node_modules\nout\n",
+      labels,
+    );
+    expect(changed).toMatchObject({ action: "conflict", conflicts: 1 });
+  });
+
   it("adds new files; a file you created at the same path is merged against nothing", () => {
     expect(decide(undefined, undefined, "new\n")).toMatchObject({ action: "add", after: "new\n" });
     expect(decide(undefined, "new\n", "new\n")).toBeUndefined();

@@ -2,15 +2,15 @@
 // (here: its staged copy blocked by a folder of that name, which root's permissions cannot bypass; a
 // handler folder not writable, for a user) leaves every other file as it was: never generated code
 // importing a handler that is not there.
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { tempDir } from "../temp.js";
 import { applyFiles } from "../../src/write/apply.js";
 
 describe("applyFiles", () => {
   it("one file that cannot be written: nothing is written, the others stay as they were", async () => {
-    const root = await mkdtemp(join(tmpdir(), "apply-"));
+    const root = await tempDir("apply-");
     await mkdir(join(root, "src/generated"), { recursive: true });
     await mkdir(join(root, "src/capabilities"));
     await writeFile(join(root, "src/generated/registry.ts"), "old registry\n");
@@ -37,7 +37,7 @@ describe("applyFiles", () => {
   });
 
   it("a folder where a generated file goes: refused before anything is written", async () => {
-    const root = await mkdtemp(join(tmpdir(), "apply-"));
+    const root = await tempDir("apply-");
     await mkdir(join(root, "src/generated/discovery.ts"), { recursive: true });
     await writeFile(join(root, "src/generated/types.ts"), "old types\n");
     const files = [

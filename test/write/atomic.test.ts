@@ -1,12 +1,12 @@
-import { chmod, mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { chmod, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { tempDir } from "../temp.js";
 import { writeFileAtomic } from "../../src/write/atomic.js";
 
 describe("writeFileAtomic", () => {
   it("replaces a file keeping its permissions, leaving no temp file", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "atomic-"));
+    const dir = await tempDir("atomic-");
     const file = join(dir, "secret.env");
     await writeFile(file, "A=1\n");
     await chmod(file, 0o600);
@@ -17,7 +17,7 @@ describe("writeFileAtomic", () => {
   });
 
   it("makes a new file (and its folders) with the default permissions", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "atomic-"));
+    const dir = await tempDir("atomic-");
     const file = join(dir, "a", "b", "new.ts");
     await writeFileAtomic(file, "x");
     expect(await readFile(file, "utf8")).toBe("x");
@@ -25,7 +25,7 @@ describe("writeFileAtomic", () => {
   });
 
   it("leaves the old file and no temp file when the rename cannot happen", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "atomic-"));
+    const dir = await tempDir("atomic-");
     const folder = join(dir, "taken");
     await writeFileAtomic(join(folder, "inside"), "x"); // `taken` is a folder: a file cannot replace it
     await expect(writeFileAtomic(folder, "y")).rejects.toThrow();
