@@ -67,6 +67,7 @@ export function withAsync(operation: Json): Json {
         headers: {
           Location: { schema: { type: "string" }, description: "/jobs/{id}" },
           "Preference-Applied": { schema: { type: "string", const: "respond-async" } },
+          ...jobStatusHeader(["queued"]),
         },
         content: jsonContent(ref("JobAccepted")),
       },

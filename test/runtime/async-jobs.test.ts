@@ -47,6 +47,7 @@ describe("POST /execute with Prefer: respond-async", () => {
     });
     expect(res.status).toBe(202);
     expect(res.headers.get("preference-applied")).toBe("respond-async");
+    expect(res.headers.get("job-status")).toBe("queued"); // an answer about the job: it says so
     const location = res.headers.get("location")!;
     expect(location).toMatch(/^\/jobs\/job_[0-9a-f]{32}$/);
     expect(res.body).toMatchObject({

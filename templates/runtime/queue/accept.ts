@@ -40,7 +40,10 @@ export function queueIdOf(auth: string | undefined, jobId: string, request = "")
   return `job_${createHash("sha256").update(seed).digest("hex").slice(0, 32)}`;
 }
 
-/** The 202: where to poll, and the credential that reads it (never logged). */
+/**
+ * The 202: where to poll, and the credential that reads it (never logged). It is an answer about the
+ * job, so it carries Job-Status as its body's `status` (as every poll's answer does: poll.ts).
+ */
 function accepted(job: QueuedJob): HttpAnswer {
   return {
     status: 202,
@@ -49,6 +52,7 @@ function accepted(job: QueuedJob): HttpAnswer {
       "Preference-Applied": "respond-async",
       "Retry-After": "1",
       "Cache-Control": "no-store",
+      "Job-Status": "queued",
     },
     body: JSON.stringify({
       service_version: SERVICE_VERSION,
