@@ -66,7 +66,8 @@ async function worker(runtimeDir) {
   const settler = { settle: async (p) => ({ transaction, network: p.network, payer: p.payer }) };
   const agent = echoAgent({ inputAjv, outputAjv }, PRICE);
   await serve(() =>
-    createApp(agent, { env: {}, devMode: false, payment: { payTo: PAY_TO, network: "base-sepolia", settler } }),
+    // MAX_JOBS_PER_PAYER on (each job takes a payer slot) but above the lanes of one payer: none refused.
+    createApp(agent, { env: {}, devMode: false, payment: { payTo: PAY_TO, network: "base-sepolia", settler, maxJobsPerPayer: 1000 } }),
   );
 }
 

@@ -57,11 +57,12 @@ async function worker(runtimeDir) {
     const env = process.env.REDIS_URL
       ? { REDIS_URL: process.env.REDIS_URL, REDIS_KEY_PREFIX: prefix }
       : {};
+    // MAX_JOBS_PER_PAYER on (each job takes a payer slot) but above the lanes of one payer: none refused.
     const app = createApp(agent, {
       env,
       logger: silent,
       devMode: false,
-      payment: { payTo: PAY_TO, network: "base-sepolia", settler },
+      payment: { payTo: PAY_TO, network: "base-sepolia", settler, maxJobsPerPayer: 1000 },
     });
     if (!(await runtimeOf(app).ledger.ping())) throw new Error("the ledger does not answer");
     const old = current;

@@ -39,7 +39,8 @@ async function worker(runtimeDir) {
   const settler = { settle: async (p) => ({ transaction, network: p.network, payer: p.payer }) };
   const agent = echoAgent({ inputAjv, outputAjv }, PRICE);
   const build = () =>
-    createApp(agent, { env: {}, devMode: false, payment: { payTo: PAY_TO, network: "base-sepolia", settler } });
+    // MAX_JOBS_PER_PAYER on (each job takes a payer slot) but above the lanes of one payer: none refused.
+    createApp(agent, { env: {}, devMode: false, payment: { payTo: PAY_TO, network: "base-sepolia", settler, maxJobsPerPayer: 1000 } });
   let current = build();
   const server = http.createServer((req, res) => current(req, res));
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));

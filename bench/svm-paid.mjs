@@ -54,10 +54,11 @@ async function worker({ runtimeDir, rpcUrl, payTo, feePayerKey, ownCost }) {
   const { inputAjv, outputAjv } = await loadRuntime("ajv.js");
   const agent = echoAgent({ inputAjv, outputAjv }, PRICE);
   const build = () =>
+    // MAX_JOBS_PER_PAYER on (each job takes a payer slot) but above the lanes of one payer: none refused.
     createApp(agent, {
       env: { X402_RPC_URL_SOLANA_DEVNET: rpcUrl },
       devMode: false,
-      payment: { networks: ["solana-devnet"], payToSolana: payTo, solanaFeePayerKey: feePayerKey },
+      payment: { networks: ["solana-devnet"], payToSolana: payTo, solanaFeePayerKey: feePayerKey, maxJobsPerPayer: 1000 },
     });
   let current = build();
   const server = http.createServer((req, res) => current(req, res));

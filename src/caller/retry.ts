@@ -238,7 +238,7 @@ async function afterFailure(error: unknown, sending: Sending, attempts: Attempts
 
 /**
  * A complete answer that asks to be asked again: a 503 with Retry-After (the service is shutting down or
- * its payment ledger is unreachable, and it says nothing was run or charged), or a paid job still running
+ * its payment ledger is unreachable, and it says nothing was run or charged), a 429 (the payer's cap), or a paid job still running
  * from an earlier attempt ("in use"). Waits and returns true when the identical request is to be re-sent.
  */
 async function waitedToResend(
@@ -252,7 +252,7 @@ async function waitedToResend(
   if (retryAfter !== undefined && attempts.failures < delays.length) {
     attempts.failures++;
     tell(
-      `${request.url} is unavailable for now (HTTP 503, nothing run or charged); sending the identical request again in ${seconds(retryAfter)}, retry ${attempts.failures} of ${delays.length}`,
+      `${request.url} ${response.status === 429 ? "is running as many jobs of this payer as it takes at once" : "is unavailable for now"} (HTTP ${response.status}, nothing run or charged); sending the identical request again in ${seconds(retryAfter)}, retry ${attempts.failures} of ${delays.length}`,
     );
     await sleep(retryAfter);
     return true;
@@ -274,9 +274,12 @@ async function waitedToResend(
 /** Longest Retry-After honoured; a longer one is answered as it is. */
 const MAX_RETRY_AFTER_MS = 30_000;
 
-/** A 503's Retry-After (seconds) in ms, when it is short enough to wait for. */
+/**
+ * A 503's or 429's Retry-After (seconds) in ms, when it is short enough to wait for (a 429: the payer's
+ * MAX_JOBS_PER_PAYER jobs are running; this one was not run, its payment is free to send again).
+ */
 function retryAfterMs(response: Response): number | undefined {
-  if (response.status !== 503) return undefined;
+  if (response.status !== 503 && response.status !== 429) return undefined;
   const value = response.headers.get("retry-after");
   if (value === null || !/^\d+$/.test(value.trim())) return undefined;
   const ms = Number(value.trim()) * 1000;

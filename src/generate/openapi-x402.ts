@@ -223,7 +223,10 @@ export function componentHeaders(): Json {
   };
 }
 
-/** 402 (no payment, or a payment that cannot pay) and 409 (a payment id used for something else). */
+const PAYER_BUSY =
+  "payer 0x857b06519E91e3A54538791bDbb0E22373e36b66 already has 8 paid jobs running here (MAX_JOBS_PER_PAYER), so this one was not run; nothing was charged, and the same payment may be sent again once one of them has finished";
+
+/** 402 (no payment, or a payment that cannot pay), 409 (a payment id used for something else), 429 (a payer at its cap). */
 export function paymentResponses(caps: CapabilityModel[], requestId: Record<string, Json>): Json {
   return {
     "402": {
@@ -247,6 +250,12 @@ export function paymentResponses(caps: CapabilityModel[], requestId: Record<stri
           'payment id "pay_7d5d747be160e280504c099d984bcfe0" was already used with another payment (payment-identifier binds an id to one exact PaymentPayload); nothing was run or charged: give a new payment its own id',
         ),
       ),
+    },
+    "429": {
+      description:
+        "`payment` (code `payer_busy`): the payer already has MAX_JOBS_PER_PAYER paid jobs running on this agent. Nothing was run or charged; the same payment may be sent again after `Retry-After` seconds.",
+      headers: { "Retry-After": headerRef("Retry-After"), ...requestId },
+      content: jsonContent(errorSchema(["payment"]), undefined, errorBody("payment", PAYER_BUSY)),
     },
   };
 }

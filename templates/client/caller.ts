@@ -70,7 +70,7 @@ export interface AgentClientOptions {
    * paid on Solana must be due within 30 s, and a longer deadline is refused before anything is signed.
    */
   deadlineSeconds?: number;
-  /** Re-sends of the identical request after a network failure or a 502/503/504 (default 3). */
+  /** Re-sends of the identical request after a network failure or a 429/502/503/504 (default 3). */
   retries?: number;
   /** Tokens other than the well-known USDC deployments that may be paid with, e.g. a test USDC. */
   allowedAssets?: AllowedAsset[];

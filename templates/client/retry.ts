@@ -12,7 +12,7 @@ import { AgentCallError } from "./errors.js";
 export type FetchLike = (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
 
 export interface RetryPolicy {
-  /** Re-sends after a network failure or a 502/503/504 answer. */
+  /** Re-sends after a network failure or a 429/502/503/504 answer. */
   retries: number;
   /** Until when (ms since the epoch) to keep asking while the service says the payment is in use. */
   waitUntilMs: number;
@@ -27,8 +27,11 @@ const MAX_DELAY_MS = 8_000;
 const MAX_RETRY_AFTER_MS = 30_000;
 /** Pauses between asks while the first attempt of a paid job is still running on the service. */
 const IN_USE_DELAYS_MS = [250, 500, 1_000, 2_000, 3_000];
-/** Answers that say "not now", never "done": a retry of the identical request is safe. */
-const RETRY_STATUSES = new Set([502, 503, 504]);
+/**
+ * Answers that say "not now", never "done": a retry of the identical request is safe (a 429: the payer
+ * already runs MAX_JOBS_PER_PAYER jobs there; this one was not run, its payment is free to send again).
+ */
+const RETRY_STATUSES = new Set([429, 502, 503, 504]);
 /** Statuses whose Response may not carry a body. */
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
@@ -90,7 +93,7 @@ export function retryingFetch(fetchImpl: FetchLike, policy: RetryPolicy): FetchL
   };
 }
 
-/** The wait before asking again after a "not now" answer (502/503/504), or undefined: it is returned. */
+/** The wait before asking again after a "not now" answer (429/502/503/504), or undefined: it is returned. */
 function retryWait(response: Response, retried: number, policy: RetryPolicy): number | undefined {
   if (!RETRY_STATUSES.has(response.status) || isJobAnswer(response) || retried >= policy.retries)
     return undefined;

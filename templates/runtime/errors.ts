@@ -93,6 +93,16 @@ export class PaymentConflictError extends PaymentError {
 }
 
 /**
+ * The payer already runs MAX_JOBS_PER_PAYER paid jobs (jobs/payer-slots.ts): 429, nothing run or
+ * charged; the same payment may be sent again.
+ */
+export class PayerBusyError extends PaymentError {
+  constructor(message: string, options?: AgentErrorOptions) {
+    super(message, { ...options, status: 429 });
+  }
+}
+
+/**
  * The status of a job's answer (jobs/outcome.ts), as POST /execute sends it and the job's log line
  * records it: 200 completed (spec 2.4), 402 payment required (2.5), a refusal's error's own
  * (section 7), and 499 (logged; nobody reads it) when the caller left before its answer.

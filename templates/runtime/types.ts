@@ -93,7 +93,7 @@ export interface VerifiedPayment extends PaidPayment {
   scheme: "exact";
   /** Network as the client named it (e.g. "base-sepolia" or "eip155:84532"). */
   network: string;
-  /** Payer address (authorization.from). */
+  /** Payer address (authorization.from), EIP-55 checksummed. */
   payer: `0x${string}`;
   /** Amount authorized, USDC atomic units. */
   amount: string;
@@ -133,7 +133,7 @@ export interface PaidPayment {
   x402Version: number;
   /** Network as the client named it. */
   network: string;
-  /** Who pays (EVM: 0x address; Solana: base58). */
+  /** Who pays, one spelling per payer (EVM: EIP-55 checksummed 0x address; Solana: base58). */
   payer: string;
   /** Amount, USDC atomic units. */
   amount: string;

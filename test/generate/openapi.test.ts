@@ -175,6 +175,7 @@ describe.each(MANIFESTS)("%s", (path) => {
       "402": ["payment"],
       "408": ["deadline"],
       "409": ["payment"],
+      "429": ["payment"],
       "500": ["internal"],
       "413": ["validation"],
       "415": ["validation"],

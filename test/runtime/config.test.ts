@@ -207,6 +207,7 @@ describe("resolution", () => {
           auth: { headers: [] },
         },
         settleTimeoutSeconds: 30,
+        maxJobsPerPayer: 8,
         network: BASE_SEPOLIA,
         networks: [
           {

@@ -28,18 +28,19 @@ import {
 const payer = anvilAccount();
 const TX = `0x${"cd".repeat(32)}` as const;
 
-/** A memory ledger that also records what the pipeline did with it. */
+/** A memory ledger that also records what the pipeline did with it (`slot:`: the payer's, payer-slots.ts). */
 function spyLedger(inner: Ledger = createMemoryLedger()) {
   const log: string[] = [];
+  const slot = (key: string) => (key.startsWith("payer:") ? "slot:" : "");
   const ledger: Ledger = {
     ...inner,
     reserve: async (auth, leaseMs) => {
       const r = await inner.reserve(auth, leaseMs);
-      log.push(`reserve:${r.status}`);
+      log.push(`${slot(auth)}reserve:${r.status}`);
       return r;
     },
     release: async (auth, token) => {
-      log.push("release");
+      log.push(`${slot(auth)}release`);
       await inner.release(auth, token);
     },
     markSettled: async (auth, ttlMs, result) => {
@@ -97,7 +98,12 @@ describe("success", () => {
     expect(res.status).toBe(200);
     expect(res.body.output).toEqual({ text: "hi" });
     expect(events).toEqual(["verify", "handler:echo", "settle"]);
-    expect(spy.log).toEqual(["reserve:reserved", "markSettled+result"]);
+    expect(spy.log).toEqual([
+      "reserve:reserved",
+      "slot:reserve:reserved",
+      "markSettled+result",
+      "slot:release",
+    ]);
     const receipt = unb64(res.headers.get("payment-response")!);
     expect(receipt).toEqual(settledReceipt(payer.address));
     expect(logText(app.logger)).toContain("payment settled");
@@ -137,7 +143,12 @@ describe("failures before settlement: nothing settled, reservation released", ()
     expect(res.status).toBe(status);
     expect(runs(capability)).toBe(1);
     expect(settler.settled()).toBe(0);
-    expect(spy.log).toEqual(["reserve:reserved", "release"]);
+    expect(spy.log).toEqual([
+      "reserve:reserved",
+      "slot:reserve:reserved",
+      "release",
+      "slot:release",
+    ]);
     // Released: the payer may retry with the same authorization, and this time it pays.
     const retry = await send(header, job("echo", { text: "again" }));
     expect(retry.status).toBe(200);
@@ -150,7 +161,12 @@ describe("failures before settlement: nothing settled, reservation released", ()
     expect(res.status).toBe(408);
     expect(runs("echo")).toBe(0);
     expect(settler.settled()).toBe(0);
-    expect(spy.log).toEqual(["reserve:reserved", "release"]);
+    expect(spy.log).toEqual([
+      "reserve:reserved",
+      "slot:reserve:reserved",
+      "release",
+      "slot:release",
+    ]);
     expect((await send(header, job("echo", { text: "x" }))).status).toBe(200);
   });
 
@@ -166,6 +182,7 @@ describe("failures before settlement: nothing settled, reservation released", ()
     });
     expect(res.headers.get("payment-required")).not.toBeNull();
     expect(runs("echo")).toBe(0);
+    // Refused before the payer's slot is taken.
     expect(spy.log).toEqual(["reserve:reserved", "release"]);
   });
 
@@ -194,7 +211,12 @@ describe("settlement fails", () => {
     expect(res.headers.get("payment-response")).toBeNull();
     expect(res.headers.get("payment-required")).not.toBeNull();
     expect(events).toEqual(["verify", "handler:echo", "settle"]);
-    expect(spy.log).toEqual(["reserve:reserved", "release"]);
+    expect(spy.log).toEqual([
+      "reserve:reserved",
+      "slot:reserve:reserved",
+      "release",
+      "slot:release",
+    ]);
 
     // The same authorization may be retried once settlement works again.
     settler.behave.fail = undefined;
@@ -217,7 +239,12 @@ describe("settlement fails", () => {
     // No invitation to pay again until the client has checked the transaction.
     expect(res.headers.get("payment-required")).toBeNull();
     expect(res.headers.get("cache-control")).toBe("no-store");
-    expect(spy.log).toEqual(["reserve:reserved", "hold unconfirmed"]);
+    expect(spy.log).toEqual([
+      "reserve:reserved",
+      "slot:reserve:reserved",
+      "hold unconfirmed",
+      "slot:release",
+    ]);
 
     // Without a way to ask the chain (no X402_RPC_URL) it stays unconfirmed: the identical retry
     // is told so, another job is refused; nothing is settled again.
@@ -239,7 +266,12 @@ describe("settlement fails", () => {
     expect(res.status).toBe(402);
     expect(res.body.error).toContain("settlement failed unexpectedly");
     expect(res.text).not.toContain("boom");
-    expect(spy.log).toEqual(["reserve:reserved", "hold unconfirmed"]);
+    expect(spy.log).toEqual([
+      "reserve:reserved",
+      "slot:reserve:reserved",
+      "hold unconfirmed",
+      "slot:release",
+    ]);
   });
 });
 

@@ -13,7 +13,7 @@
  * CancelTask stops what this instance runs of the task: its handler's ctx.signal aborts and its
  * job's caller counts as gone, so nothing is charged. Part of your project: edit freely.
  */
-import { PaymentError, UnavailableError } from "../errors.js";
+import { type AgentError, PaymentError, UnavailableError } from "../errors.js";
 import type { PaymentChannel } from "../jobs/channel.js";
 import { executeJob, type JobAnswer, type JobServices } from "../jobs/pipeline.js";
 import type { AsyncJobs } from "../jobs/services.js";
@@ -132,6 +132,8 @@ class TaskTurns {
     if (cancelled && !charged(answer)) return;
     if (this.inUse(task, answer, bus)) return;
     events.taskNow(task);
+    const again = payAgain(answer);
+    if (again) return askAgain(events, again, offer);
     writeOutcome(events, answer, job, this.s.gate, offer);
   }
 
@@ -171,17 +173,8 @@ class TaskTurns {
         [STATUS_KEY]: "payment-verified",
         [QUEUE_KEY]: got.queued,
       });
-    const refused = got.kind === "refused" ? got.error : undefined;
-    if (
-      (refused instanceof PaymentError && refused.code === "async_network") ||
-      (refused instanceof UnavailableError && refused.code === "no_worker")
-    )
-      // A payment that cannot wait (Solana), or no worker runs queued jobs: nothing reserved; the
-      // same payment may be sent again without return_immediately.
-      return events.status(TaskState.inputRequired, [textPart(refused.message)], {
-        [STATUS_KEY]: "payment-required",
-        ...(offer && { [REQUIRED_KEY]: offer }),
-      });
+    const again = payAgain(got);
+    if (again) return askAgain(events, again, offer);
     if (this.inUse(ctx.task!, got, events.bus)) return;
     writeOutcome(events, got, job, this.s.gate, offer);
   }
@@ -220,4 +213,25 @@ export function createExecutor(
     },
     cancelTask: (taskId, bus) => turns.cancel(taskId, bus),
   };
+}
+
+/**
+ * A refusal after which the same payment may be sent again on this task (nothing reserved or run):
+ * a payment that cannot wait on the queue (Solana) or no worker runs queued jobs (send it without
+ * return_immediately), or the payer already runs MAX_JOBS_PER_PAYER jobs (send it again later).
+ */
+function payAgain(answer: JobAnswer): AgentError | undefined {
+  const error = answer.kind === "refused" ? answer.error : undefined;
+  if (error instanceof PaymentError && ["async_network", "payer_busy"].includes(error.code ?? ""))
+    return error;
+  if (error instanceof UnavailableError && error.code === "no_worker") return error;
+  return undefined;
+}
+
+/** The task asks for its payment again (input-required), saying why this one did not run. */
+function askAgain(events: TurnEvents, why: AgentError, offer?: PaymentRequiredObject): void {
+  events.status(TaskState.inputRequired, [textPart(why.message)], {
+    [STATUS_KEY]: "payment-required",
+    ...(offer && { [REQUIRED_KEY]: offer }),
+  });
 }

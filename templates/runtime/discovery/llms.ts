@@ -96,6 +96,7 @@ function errorLines(facts: PaymentFacts, base: string, off: readonly string[]): 
       : [
           "| 402 | payment | the payment is invalid or expired (a missing one gets the 402 above) |",
           "| 409 | payment | the payment id was used with another payment or request |",
+          "| 429 | payment | the payer has too many jobs running; retry after `Retry-After` s |",
         ]),
     "| 408 | deadline | the deadline passed; nothing is charged |",
     "| 500 | internal | the job failed on the server; nothing is charged |",

@@ -23,6 +23,7 @@ import type { Completed, JobAnswer } from "./outcome.js";
 import {
   answerOf,
   confirm,
+  leaseMsFor,
   type PaidJob,
   type PaidJobCall,
   type PaidServices,
@@ -33,6 +34,7 @@ import {
   startPaidHandler,
   verify,
 } from "./paid-steps.js";
+import { takePayerSlot } from "./payer-slots.js";
 import type { JobRequest } from "./request.js";
 import { type StoredAnswers, storedAnswers } from "./stored-answer.js";
 
@@ -64,14 +66,19 @@ async function runPayment(p: PaidJob): Promise<JobAnswer> {
   if (call.callerGone?.aborted) return stored.gone(false);
 
   // One authorization, one job: claim it before anything runs.
-  const hold = await reserve(p, payment);
-  if (hold instanceof PaymentError) return refuse(p, hold);
+  const reserved = await reserve(p, payment);
+  if (reserved instanceof PaymentError) return refuse(p, reserved);
+  let hold = reserved;
 
   let run: HandlerRun | undefined;
   try {
     // Refused (used by a settlement of this job that stopped before recording it: that answer).
     const refused = await confirm(p, payment);
     if (refused) return await stored.refused(s.gate.replayKey(payment), refused, true, owned);
+    // One payer, at most MAX_JOBS_PER_PAYER jobs at once (payer-slots.ts): else refused, not run.
+    const slot = await takePayerSlot(p, payment, hold, leaseMsFor(p, payment));
+    if ("kind" in slot) return slot;
+    hold = slot;
 
     checkArrival(job); // 4
     run = startPaidHandler(p, payment);

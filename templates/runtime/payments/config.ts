@@ -21,6 +21,8 @@ import type { ResolvedNetwork } from "./networks.js";
 import { SETTLEMENT_MARGIN_SECONDS, type Settler } from "./settlement.js";
 
 const DEFAULT_MAX_TIMEOUT_SECONDS = 300;
+/** A buyer fanning out jobs rarely needs more at once; each past its balance would run unpaid. */
+const DEFAULT_MAX_JOBS_PER_PAYER = 8;
 
 export interface PaymentOptions {
   /** Address that receives the USDC (on every EVM network). */
@@ -56,6 +58,8 @@ export interface PaymentOptions {
   settlerKey?: string;
   /** Seconds to wait for a settlement to confirm (X402_SETTLE_TIMEOUT_SECONDS, default 30). */
   settleTimeoutSeconds?: number;
+  /** Paid jobs one payer may run at once (MAX_JOBS_PER_PAYER, default 8; 0: no cap). */
+  maxJobsPerPayer?: number;
   /** Your own settlement route instead of the built-in ones (see settlement.ts). */
   settler?: Settler;
 }
@@ -111,6 +115,8 @@ export interface PaymentConfig {
   /** When set: payer balance, nonce and contract-wallet signatures are checked on chain. */
   rpcUrl?: string;
   settleTimeoutSeconds: number;
+  /** Paid jobs one payer may run at once, across instances sharing the ledger; 0: no cap (jobs/payer-slots.ts). */
+  maxJobsPerPayer: number;
   /**
    * When every offered network pays only for jobs due soon (a family's payableWithinSeconds: Solana),
    * the latest deadline one of them still takes, in seconds from now; absent when any takes any deadline.
@@ -143,6 +149,16 @@ export function resolvePayment(
       hint: `set it to a whole number of seconds above ${SETTLEMENT_MARGIN_SECONDS} (default ${DEFAULT_MAX_TIMEOUT_SECONDS})`,
     },
   );
+  const maxJobsPerPayer = read.count(
+    options.maxJobsPerPayer,
+    "payment.maxJobsPerPayer",
+    "MAX_JOBS_PER_PAYER",
+    {
+      min: 0,
+      fallback: DEFAULT_MAX_JOBS_PER_PAYER,
+      hint: `set it to a whole number of jobs (default ${DEFAULT_MAX_JOBS_PER_PAYER}; 0: no cap)`,
+    },
+  );
   const shared = readFacilitators(options, read);
   const used = usedFamilies(listed.map((l) => l.written));
   const readers = new Map<string, FamilyConfigReader>();
@@ -157,6 +173,7 @@ export function resolvePayment(
     networks,
     maxTimeoutSeconds,
     settleTimeoutSeconds: shared.timeoutSeconds,
+    maxJobsPerPayer,
   };
   const payableWithinSeconds = payableWithin(networks);
   if (payableWithinSeconds !== undefined) config.payableWithinSeconds = payableWithinSeconds;

@@ -5,7 +5,7 @@
  * Part of your project: edit freely.
  */
 import { PaymentError } from "../../errors.js";
-import { isAddress } from "./address.js";
+import { checksumAddress, isAddress } from "./address.js";
 import { transferDigest } from "./eip712.js";
 import type { Capability, VerifiedPayment } from "../../types.js";
 import type { ResolvedNetwork } from "../networks.js";
@@ -65,7 +65,8 @@ export async function verifyPayment(
     x402Version: p.x402Version,
     scheme: "exact",
     network: clientNetwork,
-    payer: auth.from,
+    // One spelling per payer (a payer's cap counts by it: jobs/payer-slots.ts).
+    payer: checksumAddress(auth.from),
     amount: auth.value,
     validBefore: Number(auth.validBefore),
     authorization: auth,
