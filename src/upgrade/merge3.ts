@@ -27,7 +27,7 @@
  *
  * With `lineSet` (a file whose lines are a set, such as .gitignore), lines both sides inserted at the
  * same place are no conflict: ours, then those of theirs ours lacks. A chunk where either side changed or
- * removed base lines still conflicts.
+ * removed base lines, or added a `!` (negation) line, still conflicts.
  */
 import { diffLines, type LineChange, splitLines } from "./line-diff.js";
 
@@ -89,7 +89,7 @@ export function merge3(
     if (sameLines(oursChunk, baseChunk)) append(out, theirsChunk);
     else if (sameLines(theirsChunk, baseChunk) || sameLines(oursChunk, theirsChunk)) {
       append(out, oursChunk);
-    } else if (options.lineSet && baseChunk.length === 0) {
+    } else if (options.lineSet && baseChunk.length === 0 && !negates(oursChunk, theirsChunk)) {
       appendUnion(out, oursChunk, theirsChunk, oursLines);
     } else {
       conflicts++;
@@ -160,6 +160,11 @@ function appendUnion(
     const eol = (i > 0 ? lines[i - 1]! : line).endsWith("\r\n") ? "\r\n" : "\n";
     out.push(i < lines.length - 1 && !line.endsWith("\n") ? line + eol : line);
   });
+}
+
+/** A `!pattern` line re-includes what lines before it excluded: then order matters, and it stays a conflict. */
+function negates(...chunks: readonly string[][]): boolean {
+  return chunks.some((lines) => lines.some((line) => line.trimStart().startsWith("!")));
 }
 
 /** Appends lines one by one (spreading a big chunk into push() could overflow the stack). */

@@ -83,6 +83,15 @@ describe("mergeFile", () => {
       labels,
     );
     expect(changed).toMatchObject({ action: "conflict", conflicts: 1 });
+    // A negation re-includes what the lines before it excluded: their order matters, so it conflicts.
+    const negated = mergeFile(
+      ".gitignore",
+      base,
+      Buffer.from(`${base}!keep.log\n`),
+      `${base}*.log\n`,
+      labels,
+    );
+    expect(negated).toMatchObject({ action: "conflict", conflicts: 1 });
   });
 
   it("adds new files; a file you created at the same path is merged against nothing", () => {
