@@ -436,6 +436,21 @@ describe("memory ledger", () => {
     expect(await ledger.claimRecord!("task-1", "second payment", 60_000)).toBe("first payment");
   });
 
+  it("a flood of A2A task records never evicts a settlement note or a cancel mark; tasks keep within their bytes, the soonest to expire going first", async () => {
+    const ledger = createMemoryLedger({ maxTaskRecordBytes: 1_000_000 });
+    await ledger.putRecord!("settling:auth-1", "note", 60_000);
+    await ledger.putRecord!("job-cancel:job-1", "cancelled", 60_000);
+    await ledger.putRecord!("a2a-task:paid", "running", 24 * 3600_000); // kept past its deadline
+    for (let i = 0; i < 10_001; i++) await ledger.putRecord!(`a2a-task:t-${i}`, "x", 300_000);
+    const big = "y".repeat(100_000); // 200 000 bytes as counted (UTF-16)
+    for (let i = 0; i < 10; i++) await ledger.putRecord!(`a2a-task:big-${i}`, big, 300_000);
+    expect(await ledger.getRecord!("settling:auth-1")).toBe("note");
+    expect(await ledger.getRecord!("job-cancel:job-1")).toBe("cancelled");
+    expect(await ledger.getRecord!("a2a-task:paid")).toBe("running");
+    expect(await ledger.getRecord!("a2a-task:big-9")).toBe(big);
+    expect(await ledger.getRecord!("a2a-task:big-0")).toBeUndefined();
+  });
+
   it("keeps at most maxResultBytes of results, evicting the least recently used", async () => {
     const ledger = createMemoryLedger({ maxResultBytes: 20_000 });
     const auths = Array.from({ length: 50 }, newAuth);

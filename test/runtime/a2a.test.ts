@@ -4,8 +4,9 @@
 // DataPart and a call that does not activate a2a-x402 are refused before any offer, nothing run; a
 // message naming no capability gets an agent message saying how to call (no task, nothing run);
 // a first turn is an input-required task carrying the HTTP 402's PaymentRequired; a second turn
-// without a payment is refused. A task waiting for its payment is kept until its deadline plus its
-// offer's payment window, an ended one a day (the clock moved, no sleeping). A2A=off: 404 and in
+// without a payment is refused. A task waiting for its payment is kept for the payment window (not
+// its deadline plus it), its input once; once paid until its deadline plus the window; an ended one
+// a day (the clock moved, no sleeping). A2A=off: 404 and in
 // no document. Paid turns on a chain: test/chain/a2a.test.ts.
 import { randomUUID } from "node:crypto";
 import { ClientFactory } from "@a2a-js/sdk/client";
@@ -15,6 +16,7 @@ import { dataMessage, expectDevEcho, rpc03 } from "./a2a-helpers.js";
 import { devAndProdForTests } from "./dev-and-prod.js";
 import { withDiscovery } from "./discovery-fixture.js";
 import { taskTtlMs } from "../../templates/runtime/a2a/task-store.js";
+import { createMemoryLedger } from "../../templates/runtime/ledger/memory.js";
 import { runtimeWithout } from "./without-features.js";
 import {
   captureLogger,
@@ -27,7 +29,9 @@ import {
   unb64,
 } from "./helpers.js";
 
-const apps = devAndProdForTests(PRODUCTION);
+// The production app's ledger, read by "how long tasks are kept" (what a task record holds).
+const prodLedger = createMemoryLedger();
+const apps = devAndProdForTests({ ...PRODUCTION, ledger: prodLedger });
 
 const message03 = (data: unknown, metadata: Record<string, unknown> = {}, taskId?: string) => ({
   message: {
@@ -133,10 +137,20 @@ describe("hostile and large bodies on /a2a, refused or taken as on POST /execute
       },
       /message\.taskId must be a task id/,
     ],
+    [
+      "message/send", // an id kept with the task (in each of its messages): bounded
+      {
+        message: {
+          ...message03({ capability: "echo", input: { text: "n" } }).message,
+          contextId: "c".repeat(100_000),
+        },
+      },
+      /contextId are ids of at most 256 characters/,
+    ],
     ["tasks/get", { id: { a: 1 } }, /^id must be a task id/],
     ["tasks/cancel", { id: 7 }, /^id must be a task id/],
   ])(
-    "%s with a task id that is not a string: invalid params (-32602) naming it; nothing run",
+    "%s with a task id that is not a string (or a context id of 100 000 characters): invalid params (-32602) naming it; nothing run",
     async (method, params, named) => {
       const calls = apps.devAgent.calls.echo ?? 0;
       const res = await raw(JSON.stringify({ jsonrpc: "2.0", id: 7, method, params }));
@@ -312,17 +326,26 @@ describe("how long tasks are kept", () => {
     }
   }
 
-  it("a task waiting for its payment goes after its deadline plus its offer's payment window; an ended one stays a day", async () => {
+  it("a large unpaid first turn with a far deadline: kept for the payment window only, its input once, no caller junk; an ended task stays a day", async () => {
     const start = Date.now();
-    const deadline = Math.floor(start / 1000) + 60;
-    const { body } = await rpc03(
-      apps.prod.url,
-      "message/send",
-      message03({ capability: "echo", input: { text: "a" } }, { deadline }),
-      activated,
-    );
+    const deadline = Math.floor(start / 1000) + 6 * 24 * 3600; // the job's deadline: days away
+    const input = { text: `marker-${randomUUID()}` }; // echo's input is short: the bulk comes with it
+    const junk = "y".repeat(100_000);
+    const params = message03({ capability: "echo", input }, { deadline, junk });
+    params.message.parts.push({ kind: "text", text: junk } as any);
+    const { body } = await rpc03(apps.prod.url, "message/send", params, activated);
     const task = body.result;
     expect(task.status.state).toBe("input-required");
+    // Stored once: the input in the first turn's data part only; the bulk of the caller's not kept.
+    const stored = (await prodLedger.getRecord!(`a2a-task:${task.id}`))!;
+    expect(stored.split(input.text).length - 1).toBe(1);
+    expect(stored).not.toContain(junk);
+    expect(stored.length).toBeLessThan(40_000);
+    // GetTask still shows the caller's message with its job, and the job (capability, deadline).
+    const got = (await rpc03(apps.prod.url, "tasks/get", { id: task.id }, activated)).body.result;
+    expect(got.history[0].parts[0].data).toEqual({ capability: "echo", input });
+    expect(got.history[0].metadata.deadline).toBe(deadline);
+    expect(got.metadata.job).toMatchObject({ capability: "echo", deadline });
     const ended = (
       await rpc03(
         apps.dev.url,
@@ -331,16 +354,10 @@ describe("how long tasks are kept", () => {
       )
     ).body.result;
     expect(ended.status.state).toBe("completed");
-    // The offer's window: X402_MAX_TIMEOUT_SECONDS (300 by default), more than the 60 s deadline needs.
-    const window = Math.max(
-      ...task.status.message.metadata["x402.payment.required"].accepts.map(
-        (a: any) => a.maxTimeoutSeconds,
-      ),
-    );
-    expect(window).toBe(300);
-    const kept = await getTaskAfter(apps.prod.url, task.id, 60 + window - 5, start);
+    // Unpaid: the payment window (X402_MAX_TIMEOUT_SECONDS, 300 s) from its last change, not days.
+    const kept = await getTaskAfter(apps.prod.url, task.id, 300 - 5, start);
     expect(kept.result.status.state).toBe("input-required");
-    const gone = await getTaskAfter(apps.prod.url, task.id, 60 + window + 5, start);
+    const gone = await getTaskAfter(apps.prod.url, task.id, 300 + 5, start);
     expect(gone.error.message).toMatch(/not found/i);
     const day = 24 * 3600;
     const still = await getTaskAfter(apps.dev.url, ended.id, day - 60, start);
@@ -362,6 +379,27 @@ describe("how long tasks are kept", () => {
     });
     expect(taskTtlMs(task({}), 300, now)).toBe((60 + 300) * 1000);
     expect(taskTtlMs(task({ queued_job: "job_1" }), 300, now)).toBe((60 + 24 * 3600) * 1000);
+  });
+
+  it("waiting for its payment: the window, whatever the deadline; once a paying turn came, its deadline plus the window", () => {
+    const now = Date.now();
+    const deadline = now / 1000 + 6 * 24 * 3600;
+    const job = { capability: "echo", input: {}, deadline, resourceUrl: "" };
+    const turn = (metadata: Record<string, unknown>) => ({ role: 1, parts: [], metadata });
+    const offered = (history: unknown[]): any => ({
+      id: "t",
+      contextId: "c",
+      status: { state: 6, message: undefined, timestamp: undefined }, // input-required
+      artifacts: [],
+      history,
+      metadata: { job },
+    });
+    const first = turn({ deadline });
+    expect(taskTtlMs(offered([first]), 300, now)).toBe(300 * 1000);
+    // Paid, its caller gone before settlement: the same payment may come again until then.
+    const paying = turn({ "x402.payment.status": "payment-submitted" });
+    const paid = offered([first, paying]);
+    expect(taskTtlMs(paid, 300, now)).toBe((6 * 24 * 3600 + 300) * 1000);
   });
 });
 

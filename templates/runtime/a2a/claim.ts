@@ -37,7 +37,7 @@ const STATE_NAMES: Record<number, string> = {
 
 /** The claim's life: until the task's deadline, then as long as a finished task is kept. */
 function claimTtlMs(task: Task): number {
-  const deadline = storedJob(task.metadata)?.deadline ?? 0;
+  const deadline = storedJob(task)?.deadline ?? 0;
   return Math.max(0, deadline * 1000 - Date.now()) + TASK_TTL_MS;
 }
 
@@ -60,7 +60,7 @@ export async function claimRefusal(
     return new sdk.UnsupportedOperationError(
       `task ${task.id} is ${STATE_NAMES[state]}: a task runs one job for one payment; nothing was run or charged for this message; send the job again as a new task`,
     );
-  const job = storedJob(task.metadata);
+  const job = storedJob(task);
   const changed = job && changedRequest(message, job);
   if (changed) return new sdk.RequestMalformedError(changed);
   const payment = paymentHash({ name: PAYLOAD_KEY, object: message.metadata?.[PAYLOAD_KEY] });

@@ -59,6 +59,9 @@ function handlerCard(s: JobServices) {
   };
 }
 
+/** Longest messageId or contextId a message may have. */
+const MAX_ID_CHARS = 256;
+
 /** Why a SendMessage is refused before the SDK runs it (an SDK error to throw), or undefined. */
 function refusal(
   s: JobServices,
@@ -68,6 +71,11 @@ function refusal(
 ): Error | undefined {
   const message = params.message;
   if (!message) return undefined; // the SDK refuses it
+  // Ids are kept with the task (its contextId in each of its messages): bounded, not as sent.
+  if ([message.messageId, message.contextId].some((id) => String(id).length > MAX_ID_CHARS))
+    return new sdk.RequestMalformedError(
+      `messageId and contextId are ids of at most ${MAX_ID_CHARS} characters; nothing was run or charged`,
+    );
   // A first message naming no capability is answered with how to call this agent (help.ts).
   if (!message.taskId && !namesCapability(message)) return undefined;
   if (s.gate) {
@@ -118,8 +126,7 @@ export async function createA2aEndpoint(s: JobServices, logger: Logger): Promise
   const sdk = await loadSdk();
   const records = taskRecords(s.ledger);
   const window = s.config.payment?.maxTimeoutSeconds ?? DEFAULT_PAYMENT_WINDOW_SECONDS;
-  const follow = (task: Task) =>
-    followQueued(task, s.asyncJobs, storedJob(task.metadata)?.capability);
+  const follow = (task: Task) => followQueued(task, s.asyncJobs, storedJob(task)?.capability);
   const store = ledgerTaskStore(records, sdk, window, follow);
   const executor = createExecutor(s, sdk, logger);
   class CheckedRequestHandler extends sdk.DefaultRequestHandler {

@@ -25,6 +25,7 @@ import { helpMessage } from "./help.js";
 import { QUEUE_KEY, QUEUED_TEXT, queuedJobOf } from "./queued.js";
 import {
   jobBody,
+  keptJob,
   namesCapability,
   REQUEST_KEY,
   storedJob,
@@ -102,7 +103,7 @@ class TaskTurns {
     const resourceUrl = currentScope()?.resourceUrl() ?? "";
     const job = taskJob(ctx.userMessage, this.s.config.a2a.deadlineSeconds, resourceUrl);
     const events = new TurnEvents(this.sdk, bus, { id: ctx.taskId, contextId: ctx.contextId });
-    events.submitted(ctx.userMessage, { [REQUEST_KEY]: job });
+    events.submitted(ctx.userMessage, { [REQUEST_KEY]: keptJob(job) });
     // Dev mode runs the job on this turn: the task is working until it answers (GetTask shows it).
     if (!this.s.gate) events.status(TaskState.working, [textPart("running the job")]);
     // Paid: no payment on this turn, so the pipeline answers with what to pay (nothing runs).
@@ -115,7 +116,7 @@ class TaskTurns {
     const events = new TurnEvents(this.sdk, bus, task);
     // Its job is on the queue already (its payment sent again): the task as it is, nothing run.
     if (queuedJobOf(task)) return events.taskNow(task);
-    const job = storedJob(task.metadata);
+    const job = storedJob(task);
     const offer = task.status?.message?.metadata?.[REQUIRED_KEY] as
       PaymentRequiredObject | undefined;
     const payload = ctx.userMessage.metadata?.[PAYLOAD_KEY];

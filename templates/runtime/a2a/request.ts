@@ -15,9 +15,12 @@ import {
 import { isObject } from "../ops/json-object.js";
 import { quote } from "../ops/text.js";
 import type { AgentDefinition } from "../types.js";
-import type { Message } from "./sdk.js";
+import type { Message, Part, Task } from "./sdk.js";
 
-/** A task's job, as its first turn fixed it (kept in the task's metadata under REQUEST_KEY). */
+/**
+ * A task's job, as its first turn fixed it: kept in the task's metadata under REQUEST_KEY, all but
+ * its input, which the first turn's data part (in the task's history) holds: kept once, not twice.
+ */
 export interface TaskJob {
   capability: string;
   input: Record<string, unknown>;
@@ -29,16 +32,29 @@ export interface TaskJob {
 /** The task metadata key of its TaskJob. */
 export const REQUEST_KEY = "job";
 
+/** A Message's role when a caller sent it (the SDK's ROLE_USER). */
+export const ROLE_USER = 1;
+
+/** A DataPart's value naming a capability (as a string), else undefined. */
+function namedValue(part: Part): Record<string, unknown> | undefined {
+  const value = part.content?.$case === "data" ? part.content.value : undefined;
+  return isObject(value) && typeof value.capability === "string" ? value : undefined;
+}
+
+/** Whether `part` is a DataPart naming a capability (a job asked for). */
+export const namesCapabilityPart = (part: Part): boolean => namedValue(part) !== undefined;
+
+/** The part of `message` its job is read from: its first DataPart with a capability and an input. */
+export function jobPart(message: Message): Part | undefined {
+  return (message.parts ?? []).find((part) => isObject(namedValue(part)?.input));
+}
+
 /** What a message names, if one of its parts is a DataPart with a capability and an input. */
 function dataRequest(
   message: Message,
 ): { capability: string; input: Record<string, unknown> } | undefined {
-  for (const part of message.parts ?? []) {
-    const value = part.content?.$case === "data" ? part.content.value : undefined;
-    if (isObject(value) && typeof value.capability === "string" && isObject(value.input))
-      return { capability: value.capability, input: value.input };
-  }
-  return undefined;
+  const value = namedValue(jobPart(message) ?? {});
+  return value && { capability: value.capability as string, input: value.input as never };
 }
 
 /**
@@ -47,10 +63,7 @@ function dataRequest(
  * conformance probe sends) is answered with how to call this agent instead (help.ts).
  */
 export function namesCapability(message: Message): boolean {
-  return (message.parts ?? []).some((part) => {
-    const value = part.content?.$case === "data" ? part.content.value : undefined;
-    return isObject(value) && typeof value.capability === "string";
-  });
+  return (message.parts ?? []).some(namesCapabilityPart);
 }
 
 function capabilityList(agent: AgentDefinition): string {
@@ -120,11 +133,23 @@ export function changedRequest(message: Message, job: TaskJob): string | undefin
   return `this message asks for another job than its task's first turn (${quote(job.capability, 80)} with that turn's input): the offer paid for is that job's; nothing was run or charged; pay with no data part (or the same one), or send the other job as a new task`;
 }
 
-/** A task's job, read back from its metadata (undefined when it has none). */
-export function storedJob(metadata: Record<string, unknown> | undefined): TaskJob | undefined {
-  const job = metadata?.[REQUEST_KEY];
-  if (!isObject(job) || typeof job.capability !== "string" || !isObject(job.input))
-    return undefined;
+/** What a task's metadata keeps of its job (REQUEST_KEY): all but its input (see TaskJob). */
+export const keptJob = ({ input: _input, ...kept }: TaskJob): Omit<TaskJob, "input"> => kept;
+
+/** The caller's message a task began with (the first of its history sent by a user). */
+export const firstTurn = (task: Pick<Task, "history">): Message | undefined =>
+  task.history?.find((message) => message.role === ROLE_USER);
+
+/** A task's job, read back from its metadata and its first turn (undefined when it has none). */
+export function storedJob(task: Pick<Task, "metadata" | "history">): TaskJob | undefined {
+  const job = task.metadata?.[REQUEST_KEY];
+  if (!isObject(job) || typeof job.capability !== "string") return undefined;
   if (typeof job.deadline !== "number" || typeof job.resourceUrl !== "string") return undefined;
-  return job as unknown as TaskJob;
+  const { capability, deadline, resourceUrl } = job;
+  // A task kept by an earlier version holds its input here as well.
+  if (isObject(job.input)) return { capability, input: job.input, deadline, resourceUrl };
+  const first = firstTurn(task);
+  const asked = first && dataRequest(first);
+  if (asked?.capability !== capability) return undefined;
+  return { capability, input: asked.input, deadline, resourceUrl };
 }

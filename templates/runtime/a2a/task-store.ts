@@ -4,22 +4,37 @@
  * task's second turn (its payment) or a GetTask may land on any instance sharing the ledger.
  * How long a task is kept after its last change:
  *   - ended (completed, failed, canceled): TASK_TTL_MS, a day;
+ *   - waiting for its payment (submitted or input-required, no paying turn came: each one claims
+ *     the task first, claim.ts): the payment window (X402_MAX_TIMEOUT_SECONDS), whatever its
+ *     deadline: a first turn costs nothing, so a caller that does not pay within the window starts
+ *     over, and unpaid tasks never pile up for days (defaults: gone 300 s after the first turn);
  *   - running on the job queue (queued.ts): until its deadline plus a day, so a job completed and
  *     charged while nobody polled still has its result to give;
- *   - not yet (waiting for its payment, or running): until its job's deadline plus the payment
- *     window its offer gave (the largest maxTimeoutSeconds of its accepts: a payment signed by the
- *     deadline is valid that long, and a caller gone before settlement may send it again until
- *     then), so an abandoned unpaid task goes soon (defaults: 300 + 345 s after its first turn).
+ *   - paid and not ended (running, or input-required again: its caller left before settlement):
+ *     until its job's deadline plus the payment window its offer gave (the largest
+ *     maxTimeoutSeconds of its accepts: a payment signed by the deadline is valid that long, and a
+ *     caller gone before settlement may send it again until then).
+ * What a caller sent is kept once and bounded (keptTask): the job's input only in the first turn's
+ * data part (its metadata's job holds the rest: request.ts), and of each caller message's other
+ * parts and metadata (the a2a-x402 keys of a paying turn) at most CALLER_EXTRA_CHARS.
  * A finished task is never put back to an earlier state by a late save of a turn that loaded it
  * before it finished. A task whose job runs on the queue (queued.ts) is brought up to date with it
  * when loaded (`follow`), and kept so once ended. Listing is not offered (ListTasks answers an empty page): a task is read by
  * its id, which only its caller knows. Part of your project: edit freely.
  */
 import type { Ledger } from "../ledger/ledger.js";
-import { memoryRecords } from "../ledger/memory.js";
+import { memoryRecords, TASK_RECORD_PREFIX } from "../ledger/memory-records.js";
 import { queuedJobOf } from "./queued.js";
-import { storedJob } from "./request.js";
-import { type A2aSdk, type Task, type TaskStore, TERMINAL_STATES } from "./sdk.js";
+import { firstTurn, jobPart, namesCapabilityPart, ROLE_USER, storedJob } from "./request.js";
+import {
+  type A2aSdk,
+  type Message,
+  type Part,
+  type Task,
+  TaskState,
+  type TaskStore,
+  TERMINAL_STATES,
+} from "./sdk.js";
 import { REQUIRED_KEY } from "./x402.js";
 
 /** How long a task is kept after its last change (a day). */
@@ -39,7 +54,7 @@ export function taskRecords(ledger: Ledger): TaskRecords {
   };
 }
 
-const keyOf = (taskId: string): string => `a2a-task:${taskId}`;
+const keyOf = (taskId: string): string => `${TASK_RECORD_PREFIX}${taskId}`;
 
 const finished = (task: Task | undefined): boolean =>
   TERMINAL_STATES.includes(task?.status?.state ?? 0);
@@ -52,16 +67,63 @@ function offeredWindow(task: Task): number | undefined {
   return windows.length > 0 ? Math.max(...windows) : undefined;
 }
 
+/** Whether `task` waits for its payment: not yet running, and no paying turn came (one claims it). */
+function awaitsPayment(task: Task): boolean {
+  const state = task.status?.state;
+  if (state !== TaskState.submitted && state !== TaskState.inputRequired) return false;
+  return (task.history ?? []).filter((message) => message.role === ROLE_USER).length <= 1;
+}
+
 /**
- * How long to keep `task` now: a day once ended; else until its deadline plus its offer's payment
- * window (`windowSeconds`, the configured one, before an offer is made or in dev mode).
+ * How long to keep `task` now (see the header): a day once ended; the payment window
+ * (`windowSeconds`: X402_MAX_TIMEOUT_SECONDS) while it waits for its payment; else until its
+ * deadline plus its offer's payment window (`windowSeconds` before an offer is made or in dev mode).
  */
 export function taskTtlMs(task: Task, windowSeconds: number, nowMs = Date.now()): number {
   if (finished(task)) return TASK_TTL_MS;
-  const deadline = storedJob(task.metadata)?.deadline ?? nowMs / 1000;
+  if (awaitsPayment(task)) return windowSeconds * 1000;
+  const deadline = storedJob(task)?.deadline ?? nowMs / 1000;
   if (queuedJobOf(task)) return Math.max(0, deadline * 1000 - nowMs) + TASK_TTL_MS;
   const window = Math.max(windowSeconds, offeredWindow(task) ?? 0);
   return Math.max(0, deadline * 1000 - nowMs) + window * 1000;
+}
+
+/** What a caller's message keeps besides its job's part (other parts, metadata...), in JSON characters. */
+const CALLER_EXTRA_CHARS = 16 * 1024;
+
+/**
+ * A caller's `message` as kept: `job` (the first turn's job part), and, in order while they fit in
+ * CALLER_EXTRA_CHARS, its other parts, metadata entries, extensions and reference ids; a data part
+ * naming a capability again (a paying turn may repeat the first turn's) is not kept.
+ */
+function keptMessage(message: Message, job: Part | undefined): Message {
+  let left = CALLER_EXTRA_CHARS;
+  const fits = (value: unknown): boolean => {
+    const size = (JSON.stringify(value) ?? "").length;
+    if (size > left) return false;
+    left -= size;
+    return true;
+  };
+  const parts = (message.parts ?? []).filter(
+    (p) => p === job || (!namesCapabilityPart(p) && fits(p)),
+  );
+  const metadata = Object.entries(message.metadata ?? {}).filter((entry) => fits(entry));
+  return {
+    ...message,
+    parts,
+    metadata: Object.fromEntries(metadata),
+    extensions: (message.extensions ?? []).filter(fits),
+    referenceTaskIds: (message.referenceTaskIds ?? []).filter(fits),
+  };
+}
+
+/** `task` as kept: its callers' messages bounded (keptMessage), the job's input once. */
+function keptTask(task: Task): Task {
+  const first = firstTurn(task);
+  const job = first && jobPart(first);
+  const kept = (m: Message) =>
+    m.role === ROLE_USER ? keptMessage(m, m === first ? job : undefined) : m;
+  return { ...task, history: (task.history ?? []).map(kept) };
 }
 
 /**
@@ -80,7 +142,7 @@ export function ledgerTaskStore(
   };
   const save = async (task: Task) => {
     if (!finished(task) && finished(await kept(task.id))) return;
-    const json = JSON.stringify(sdk.taskToJson(task));
+    const json = JSON.stringify(sdk.taskToJson(keptTask(task)));
     await records.putRecord(keyOf(task.id), json, taskTtlMs(task, windowSeconds));
   };
   return {

@@ -6,12 +6,17 @@
  */
 import { randomUUID } from "node:crypto";
 import { type FoundResult, type JobResult, LedgerUnavailableError, type Ledger } from "./ledger.js";
+import { memoryRecords, SWEEP_EVERY_MS } from "./memory-records.js";
+
+export { memoryRecords } from "./memory-records.js"; // where it was before memory-records.ts
 
 export interface MemoryLedgerOptions {
   /** Most cached results kept (default 1000). */
   maxResults?: number;
   /** Most bytes of cached results kept (default 64 MiB); one result over a quarter of it is not cached. */
   maxResultBytes?: number;
+  /** Most bytes of A2A task records kept (default 64 MiB): see memoryRecords. */
+  maxTaskRecordBytes?: number;
   /** How its start-up line tells the owner to share a ledger (default "set REDIS_URL"). */
   shareHint?: string;
 }
@@ -34,9 +39,6 @@ interface Waiter {
   timer: NodeJS.Timeout;
 }
 
-/** How often reserve() sweeps out expired entries (they are also dropped when read). */
-const SWEEP_EVERY_MS = 60_000;
-
 /**
  * Approximate memory a result takes: its strings' UTF-16 length * 2 (how JavaScript holds them;
  * O(1) to compute, unlike encoding them).
@@ -45,60 +47,6 @@ function resultBytes({ value: result }: JobResult): number {
   let chars = result.body.length;
   for (const [name, value] of Object.entries(result.headers)) chars += name.length + value.length;
   return chars * 2;
-}
-
-/** Most records kept (putRecord): the oldest goes first when full. */
-const MAX_RECORDS = 10_000;
-/**
- * Most claims kept (claimRecord). A claim is never evicted while it lives (that would let a second
- * payment run a claimed task's job): when this many live, a new claim is refused instead.
- */
-const MAX_CLAIMS = 100_000;
-
-type Kept = Map<string, { value: string; expiresAt: number }>;
-
-/** Drops the expired entries of `kept`, at most once every SWEEP_EVERY_MS. */
-function sweeper(kept: Kept): () => void {
-  let nextSweep = 0;
-  return () => {
-    const now = Date.now();
-    if (now < nextSweep) return;
-    nextSweep = now + SWEEP_EVERY_MS;
-    for (const [key, entry] of kept) if (entry.expiresAt <= now) kept.delete(key);
-  };
-}
-
-/** putRecord, getRecord and claimRecord, in memory (also a2a/task-store.ts's, for a ledger of your own without them). */
-export function memoryRecords(): Required<Pick<Ledger, "putRecord" | "getRecord" | "claimRecord">> {
-  const records: Kept = new Map();
-  const claims: Kept = new Map();
-  const sweepRecords = sweeper(records);
-  const sweepClaims = sweeper(claims);
-  return {
-    async putRecord(key, value, ttlMs) {
-      records.delete(key); // insertion order = oldest first
-      sweepRecords(); // expired records go (at most once a minute), not only when full
-      if (records.size >= MAX_RECORDS) records.delete(records.keys().next().value!);
-      records.set(key, { value, expiresAt: Date.now() + ttlMs });
-    },
-    async getRecord(key) {
-      const record = records.get(key);
-      if (record && record.expiresAt > Date.now()) return record.value;
-      records.delete(key);
-      return undefined;
-    },
-    async claimRecord(key, value, ttlMs) {
-      const claim = claims.get(key);
-      if (claim && claim.expiresAt > Date.now()) return claim.value;
-      if (claims.size >= MAX_CLAIMS) sweepClaims();
-      if (claims.size >= MAX_CLAIMS)
-        throw new LedgerUnavailableError(
-          `payment ledger: in memory: ${MAX_CLAIMS} claims live, none expired: no new one is taken`,
-        );
-      claims.set(key, { value, expiresAt: Date.now() + ttlMs });
-      return undefined;
-    },
-  };
 }
 
 export function createMemoryLedger(options: MemoryLedgerOptions = {}): Ledger {
@@ -282,7 +230,7 @@ export function createMemoryLedger(options: MemoryLedgerOptions = {}): Ledger {
       }
     },
 
-    ...memoryRecords(),
+    ...memoryRecords(options.maxTaskRecordBytes),
     ping: async () => true,
     close: async () => {},
   };
