@@ -313,6 +313,8 @@ describe("replay", () => {
     const res = await send(header, job("echo", { text: "x" }));
     expect(res.status).toBe(402);
     expect(res.body.error).toMatch(/in use by a job that is still running/);
+    // No offer: its answer comes to the identical request; a new payment would pay that job twice.
+    expect(res.headers.get("payment-required")).toBeNull();
     expect((await running).status).toBe(200);
     expect(runs("echo")).toBe(0);
   });

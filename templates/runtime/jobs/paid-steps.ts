@@ -64,11 +64,16 @@ export const paymentRequired = (p: PaidJob): PaymentRequired => ({
   reason: p.call.payment.required,
 });
 
-/** A refused payment, counted and logged; with `retry`, it also says how to pay again. */
+/**
+ * A refused payment, counted and logged; with `retry`, it also says how to pay again, unless the
+ * payment is "in use" (its job still runs, its answer goes to the identical request): an offer then
+ * would only lead a client that pays whatever it is offered to pay for the same job twice.
+ */
 export function refuse(p: PaidJob, err: PaymentError, retry = true): Refused {
   p.s.metrics.paymentRefused(err.code ?? "other");
   p.logger.info("payment refused", { reason: err.message, code: err.code });
-  return { kind: "refused", error: err, payment: retry ? { offer: askOf(p) } : {} };
+  const offer = retry && err.code !== "in_use";
+  return { kind: "refused", error: err, payment: offer ? { offer: askOf(p) } : {} };
 }
 
 /** `deadline`: the job's, or now when only a settlement remains (a held answer). */
