@@ -1,13 +1,17 @@
 // The generated compose.yaml, up as a seller runs it: nginx (deploy/proxy/) in front of two instances of
 // the agent and a worker for async jobs sharing a Redis, only the proxy published, on 127.0.0.1. Jobs through the proxy reach both
 // instances. Dev mode here (no payment): .env.production asks for it. An instance stopped mid-load, with
-// payments on chain, is compose-paid.test.ts's.
-import { afterAll, beforeAll, expect, inject, it } from "vitest";
-import { type ComposeStack, composeUp } from "./compose-stack.js";
-import { docker, execute, job, waitFor } from "./docker.js";
+// payments on chain, is compose-paid.test.ts's. Then the same stack re-rendered as a project without the
+// `redis` feature gets it (one instance, its ledger in its memory), where the proxy's health check is
+// watched while its one instance stops: one stack for both, a compose stack being the costly part.
+import { rm } from "node:fs/promises";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { type ComposeStack, composeUp, renderedWithout } from "./compose-stack.js";
+import { docker, execute, health, job, waitFor } from "./docker.js";
 
 const ctx = inject("containers");
 let stack: ComposeStack;
+const DEV = { NODE_ENV: "development", SERVICE_DEV_MODE: "true" };
 
 /** The short container id (its HOSTNAME, which the test handler puts in its answer) of a service. */
 const hostOf = async (service: string) => (await stack.idOf(service)).slice(0, 12);
@@ -15,10 +19,7 @@ const hostOf = async (service: string) => (await stack.idOf(service)).slice(0, 1
 beforeAll(async () => {
   if (ctx.skip) return;
   // The agent's NODE_ENV=production comes from the image; the env file (secrets, never committed) overrides.
-  stack = await composeUp(ctx, `cadeploy${process.pid}`, {
-    NODE_ENV: "development",
-    SERVICE_DEV_MODE: "true",
-  });
+  stack = await composeUp(ctx, `cadeploy${process.pid}`, DEV);
 });
 afterAll(async () => {
   if (ctx.skip) return;
@@ -177,5 +178,70 @@ it.skipIf(ctx.skip)(
   },
   180_000,
 );
+
+describe("re-rendered as a project without redis", () => {
+  let one: ComposeStack;
+  let dir = "";
+  beforeAll(async () => {
+    if (ctx.skip) return;
+    dir = await renderedWithout(ctx.cloneDir, "redis");
+    // The same compose project: web1 recreated without Redis, web2, the worker and Redis removed, the
+    // proxy rebuilt with one upstream. The outer afterAll's `down -v` removes it all (and the volume).
+    one = await composeUp({ ...ctx, cloneDir: dir }, stack.project, DEV, ["--remove-orphans"]);
+  });
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  // It once named a Redis the project cannot use, and the agent refused to start.
+  it.skipIf(ctx.skip)(
+    "one instance behind the proxy, no Redis, jobs answered there with its in-memory ledger",
+    async () => {
+      expect((await one.run("config", "--services")).split("\n").sort()).toEqual(["proxy", "web1"]);
+      const running = await docker(
+        ...["ps", "-a", "--filter", `label=com.docker.compose.project=${one.project}`],
+        ...["--format", '{{.Label "com.docker.compose.service"}}'],
+      );
+      expect(running.split("\n").sort()).toEqual(["proxy", "web1"]);
+      const web1 = await one.idOf("web1");
+      const answers = await Promise.all(
+        [0, 1, 2].map((i) => execute(one.base, job(`one-${i}`, "hello"))),
+      );
+      for (const a of answers) {
+        expect(a.status, JSON.stringify(a.body)).toBe(200);
+        expect((a.body.output as { summary: string }).summary).toBe(`${web1.slice(0, 12)}: 5`);
+      }
+      // No Redis named: an instance given a REDIS_URL without the feature refuses to start.
+      expect(await docker("inspect", "-f", "{{json .Config.Env}}", web1)).not.toMatch(/REDIS_URL/);
+      expect(await docker("port", web1)).toBe("");
+    },
+  );
+
+  // A hung instance: its name still resolves (a stopped one's does not, which also failed the old check,
+  // `nginx -t`, and failed it while another instance still served), it accepts connections, answers none.
+  it.skipIf(ctx.skip)(
+    "the proxy's health check asks an instance through nginx: unhealthy while none answers, healthy again once one does",
+    async () => {
+      const [proxy, web1] = [await one.idOf("proxy"), await one.idOf("web1")];
+      expect(await health(proxy)).toBe("healthy");
+      await docker("pause", web1);
+      try {
+        // deploy/proxy/Dockerfile: 3 failed checks 5 s apart, each cut at 3 s: within 24 s (+ a loaded machine's lag).
+        await waitFor("the proxy unhealthy within its checks' bound", 35_000, async () => {
+          return (await health(proxy)) === "unhealthy";
+        });
+      } finally {
+        await docker("unpause", web1);
+      }
+      // Nothing restarts it: its next check, 5 s on, finds the instance again.
+      await waitFor(
+        "the proxy healthy again",
+        15_000,
+        async () => (await health(proxy)) === "healthy",
+      );
+    },
+    90_000,
+  );
+});
 
 if (ctx.skip) it("container tests", () => console.log(`container tests skipped: ${ctx.skip}`));
