@@ -366,6 +366,23 @@ describe("how long tasks are kept", () => {
     expect(after.error.message).toMatch(/not found/i);
   });
 
+  it("a cancel of an unpaid task holds its claim minutes, not the deadline plus a day (cancels are free: claims must not pile up)", async () => {
+    const start = Date.now();
+    const deadline = Math.floor(start / 1000) + 6 * 24 * 3600;
+    const first = message03({ capability: "echo", input: { text: "c" } }, { deadline });
+    const task = (await rpc03(apps.prod.url, "message/send", first, activated)).body.result;
+    const cancel = await rpc03(apps.prod.url, "tasks/cancel", { id: task.id }, activated);
+    expect(cancel.body.result.status.state).toBe("canceled");
+    const claim = () => prodLedger.claimRecord!(`a2a-claim:${task.id}`, "probe", 1000);
+    expect(await claim()).toBe("cancelled");
+    vi.useFakeTimers({ toFake: ["Date"], now: start + 11 * 60_000 });
+    try {
+      expect(await claim()).toBeUndefined(); // gone: the canceled task refuses payments by itself
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("a task whose job runs on the queue is kept until its deadline plus a day: a result charged while nobody polled is still there", () => {
     const now = Date.now();
     const job = { capability: "echo", input: {}, deadline: now / 1000 + 60, resourceUrl: "" };

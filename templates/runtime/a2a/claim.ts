@@ -15,7 +15,9 @@
  *     once a payment holds it, its job may be running on another instance, which alone can stop
  *     it, so the cancel is refused (TaskNotCancelableError); once the cancel holds it, no payment
  *     runs on the task.
- * A claim is kept until the task's deadline plus TASK_TTL_MS (as long as any copy of the task).
+ * A payment's claim is kept until the task's deadline plus TASK_TTL_MS (as long as any copy of the
+ * task). A cancel's only until the task's canceled state is saved, which refuses every later
+ * payment by itself: CANCEL_CLAIM_MS (cancels are free, so they must not pile up claims for days).
  * Part of your project: edit freely.
  */
 import { paymentHash } from "../jobs/identity.js";
@@ -78,6 +80,8 @@ export async function claimRefusal(
 
 /** What a cancel claims a task with (a payment's claim is its hash, never this). */
 const CANCEL_CLAIM = "cancelled";
+/** How long a cancel's claim is kept: a turn that loaded the task before the cancel claims within it. */
+const CANCEL_CLAIM_MS = 10 * 60_000;
 
 /**
  * Why CancelTask may not cancel `task` here, where its turn is not running (an SDK error to throw),
@@ -93,6 +97,7 @@ export async function cancelRefusal(
     task,
     CANCEL_CLAIM,
     "the task was not cancelled; send the cancel again",
+    CANCEL_CLAIM_MS,
   );
   if (kept instanceof Error) return kept;
   if (kept === CANCEL_CLAIM) return undefined;
@@ -102,7 +107,7 @@ export async function cancelRefusal(
 }
 
 /**
- * Claims `task` for `value` (a payment's hash, or CANCEL_CLAIM): what holds the claim now (`value`
+ * Claims `task` for `value` (a payment's hash, or CANCEL_CLAIM) for `ttlMs`: what holds the claim now (`value`
  * when this took it, or had it already), or, the ledger unreachable, the error to answer, saying
  * `notDone`.
  */
@@ -111,9 +116,10 @@ async function claimTask(
   task: Task,
   value: string,
   notDone: string,
+  ttlMs = claimTtlMs(task),
 ): Promise<string | Error> {
   try {
-    return (await records.claimRecord(claimKey(task.id), value, claimTtlMs(task))) ?? value;
+    return (await records.claimRecord(claimKey(task.id), value, ttlMs)) ?? value;
   } catch (err) {
     if (!(err instanceof LedgerUnavailableError)) throw err;
     return new Error(`${err.message}; ${notDone}`);
