@@ -221,7 +221,8 @@ describe("create-agent upgrade, from a project made by create-agent 0.1.0", () =
       const run = await execa("npm", args, { cwd: dir, env, reject: false, all: true });
       expect(run.exitCode, `npm ${args.join(" ")}:\n${run.all}`).toBe(0);
     }
-  });
+    // An install, a typecheck and a test run: ~40 s on a quiet machine, over 180 s beside the containers' image build.
+  }, 360_000);
 
   it("a clash: conflict markers in that file, listed, exit 1; every other change and edit is kept", async () => {
     const dir = await oldProject("clash");
