@@ -24,14 +24,17 @@ const MAX_CLAIMS = 100_000;
 
 type Kept = Map<string, { value: string; expiresAt: number }>;
 
-/** Drops the expired entries of `kept`, at most once every SWEEP_EVERY_MS. */
-function sweeper(kept: Kept): () => void {
+/** Drops (with `drop`) the expired entries of `kept`, at most once every SWEEP_EVERY_MS. */
+function sweeper<E extends { expiresAt: number }>(
+  kept: Map<string, E>,
+  drop: (key: string) => void = (key) => kept.delete(key),
+): () => void {
   let nextSweep = 0;
   return () => {
     const now = Date.now();
     if (now < nextSweep) return;
     nextSweep = now + SWEEP_EVERY_MS;
-    for (const [key, entry] of kept) if (entry.expiresAt <= now) kept.delete(key);
+    for (const [key, entry] of kept) if (entry.expiresAt <= now) drop(key);
   };
 }
 
@@ -50,17 +53,12 @@ const TASKS_KEPT_WHEN_FULL = 0.9;
 function recordShelf(maxCount: number, maxBytes: number, order: "oldest" | "soonest") {
   const kept: Shelved = new Map();
   let bytes = 0;
-  let nextSweep = 0;
   const drop = (key: string): void => {
     bytes -= kept.get(key)?.bytes ?? 0;
     kept.delete(key);
   };
   /** Drops the expired records, at most once every SWEEP_EVERY_MS (not only when full). */
-  const sweep = (now: number): void => {
-    if (now < nextSweep) return;
-    nextSweep = now + SWEEP_EVERY_MS;
-    for (const [key, entry] of kept) if (entry.expiresAt <= now) drop(key);
-  };
+  const sweep = sweeper(kept, drop);
   const over = (share: number) => kept.size > maxCount * share || bytes > maxBytes * share;
   const makeRoom = (key: string): void => {
     if (!over(1)) return;
@@ -76,7 +74,7 @@ function recordShelf(maxCount: number, maxBytes: number, order: "oldest" | "soon
     put(key: string, value: string, ttlMs: number): void {
       const now = Date.now();
       drop(key);
-      sweep(now);
+      sweep();
       const entry = { value, expiresAt: now + ttlMs, bytes: (key.length + value.length) * 2 };
       kept.set(key, entry);
       bytes += entry.bytes;
