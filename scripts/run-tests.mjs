@@ -1,12 +1,16 @@
-// `npm test`'s runner: four vitest processes side by side on CI's 2 cores, each running its files one at a
-// time.
-// - unit and e2e: CPU-bound (they spawn the real CLI, tsc, npm and built servers);
-// - chain: mostly waiting on anvil, the Solana kit, deadlines and the x402 libraries' own confirmation loops
-//   (three Solana tests wait 30 s each on @x402/svm); e2e starts its own chain (its global setup);
+// `npm test`'s runner: five vitest processes side by side on CI's 2 cores.
+// - unit: CPU-bound (it spawns the real CLI, tsc, npm and built servers), two files at a time
+//   (--maxWorkers=2): one at a time it was the last to finish, with a core idle once e2e had ended;
+// - chain, in two processes with a chain each (its global setup): mostly waiting on anvil, the Solana kit,
+//   deadlines and the x402 libraries' own confirmation loops (three Solana tests wait 30 s each on
+//   @x402/svm); one process was the other last to finish (~20 min, stop 46). Its files run one at a time in
+//   each (one facilitator key per chain);
+// - e2e: CPU-bound, one file at a time; it starts its own chain (its global setup);
 // - containers: mostly waiting on the docker engine and the npm registry.
 // One after the other they took 27 minutes at stop 40 with the CPU busy half the time (user + sys about 30 CPU
-// minutes); side by side they use both cores. chain prints as it runs; the others' output is printed after it,
-// so they never interleave, and also if the runner is stopped (CI's `timeout`), so a hang shows where it was.
+// minutes); side by side they use both cores. The first chain process prints as it runs; the others' output
+// is printed after it, so they never interleave, and also if the runner is stopped (CI's `timeout`), so a
+// hang shows where it was.
 // Arguments (`npm test -- test/x.test.ts`) run plain `vitest run` with them instead.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
@@ -54,14 +58,23 @@ for (const signal of ["SIGTERM", "SIGINT"]) {
     process.exit(1);
   });
 }
-const unit = run(["--project", "unit"], "test/ unit");
-const e2e = run(["--project", "e2e"], "test/e2e");
-const containers = run(["--project", "containers"], "test/containers");
-const chain = await run(["--project", "chain"], undefined);
-const results = [await unit, await e2e, await containers];
-for (const { entry } of results) print(entry);
-const [u, e, c] = results;
-console.log(
-  `suite: unit exited ${u.code}; chain ${chain.code}; e2e ${e.code}; containers ${c.code}`,
+// The second chain process: the files that wait longest (Solana's confirmation loops, the hostile servers'
+// deadlines, the client's paying projects), about half of chain's time.
+const slowChain = ["test/chain/solana", "test/chain/hostile.test.ts", "test/chain/client.test.ts"];
+const buffered = [
+  run(["--project", "unit", "--maxWorkers=2"], "test/ unit"),
+  run(["--project", "chain", ...slowChain], "test/chain (Solana, hostile, client)"),
+  run(["--project", "e2e"], "test/e2e"),
+  run(["--project", "containers"], "test/containers"),
+];
+const chain = await run(
+  ["--project", "chain", ...slowChain.flatMap((path) => ["--exclude", `${path}*`])],
+  undefined,
 );
-process.exit([u.code, chain.code, e.code, c.code].find((code) => code !== 0) ?? 0);
+const results = await Promise.all(buffered);
+for (const { entry } of results) print(entry);
+const [u, c2, e, c] = results;
+console.log(
+  `suite: unit exited ${u.code}; chain ${chain.code} and ${c2.code}; e2e ${e.code}; containers ${c.code}`,
+);
+process.exit([u.code, chain.code, c2.code, e.code, c.code].find((code) => code !== 0) ?? 0);
