@@ -1,16 +1,18 @@
-// `npm test`'s runner: five vitest processes side by side on CI's 2 cores.
-// - unit: CPU-bound (it spawns the real CLI, tsc, npm and built servers), two files at a time
-//   (--maxWorkers=2): one at a time it was the last to finish, with a core idle once e2e had ended;
-// - chain, in two processes with a chain each (its global setup): mostly waiting on anvil, the Solana kit,
+// `npm test`'s runner: five vitest processes side by side on CI's 2 cores, each running its files one at a
+// time.
+// - unit and e2e: CPU-bound (they spawn the real CLI, tsc, npm and built servers);
+// - chain, in two processes (a chain each, from its global setup): mostly waiting on anvil, the Solana kit,
 //   deadlines and the x402 libraries' own confirmation loops (three Solana tests wait 30 s each on
-//   @x402/svm); one process was the other last to finish (~20 min, stop 46). Its files run one at a time in
-//   each (one facilitator key per chain);
-// - e2e: CPU-bound, one file at a time; it starts its own chain (its global setup);
+//   @x402/svm). In one process it ended last with unit (~20 min, stop 46); in two it waits beside itself;
+//   e2e starts its own chain (its global setup);
 // - containers: mostly waiting on the docker engine and the npm registry.
 // One after the other they took 27 minutes at stop 40 with the CPU busy half the time (user + sys about 30 CPU
-// minutes); side by side they use both cores. The first chain process prints as it runs; the others' output
-// is printed after it, so they never interleave, and also if the runner is stopped (CI's `timeout`), so a
-// hang shows where it was.
+// minutes); side by side they use both cores. More CPU-bound processes do not help: unit two files at a time
+// (stop 47) took 27.6 minutes instead of 22.6, its servers too slow to answer within their tests' limits.
+// With FIGURES_AFTER_E2E=1 (.ci/run) the size figures (scripts/figures.mjs --no-build) run once e2e ended,
+// on the core it leaves idle. The first chain process prints as it runs; the others' output is printed after
+// it, so they never interleave, and also if the runner is stopped (CI's `timeout`), so a hang shows where
+// it was.
 // Arguments (`npm test -- test/x.test.ts`) run plain `vitest run` with them instead.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
@@ -21,8 +23,11 @@ const args = process.argv.slice(2);
 const children = [];
 
 /** Runs vitest with `args`; resolves its exit code, its output kept when `label` is given. */
-function run(vitestArgs, label) {
-  const child = spawn(process.execPath, [vitest, "run", ...vitestArgs], {
+const run = (vitestArgs, label) => runNode([vitest, "run", ...vitestArgs], label);
+
+/** Runs node with `nodeArgs`; resolves its exit code, its output kept when `label` is given. */
+function runNode(nodeArgs, label) {
+  const child = spawn(process.execPath, nodeArgs, {
     cwd: root,
     // `npm test` built dist before this runner: tests must not rebuild it under the other processes' CLIs
     // (test/cli/client-project.ts buildCli).
@@ -61,18 +66,22 @@ for (const signal of ["SIGTERM", "SIGINT"]) {
 // The second chain process: the files that wait longest (Solana's confirmation loops, the hostile servers'
 // deadlines, the client's paying projects), about half of chain's time.
 const slowChain = ["test/chain/solana", "test/chain/hostile.test.ts", "test/chain/client.test.ts"];
-const buffered = [
-  run(["--project", "unit", "--maxWorkers=2"], "test/ unit"),
-  run(["--project", "chain", ...slowChain], "test/chain (Solana, hostile, client)"),
-  run(["--project", "e2e"], "test/e2e"),
-  run(["--project", "containers"], "test/containers"),
-];
+const unit = run(["--project", "unit"], "test/ unit");
+const chain2 = run(["--project", "chain", ...slowChain], "test/chain (Solana, hostile, client)");
+const e2e = run(["--project", "e2e"], "test/e2e");
+const containers = run(["--project", "containers"], "test/containers");
+// The size figures, for the log only (never failing the run), once e2e's CPU is free.
+const figures =
+  process.env.FIGURES_AFTER_E2E === "1"
+    ? e2e.then(() => runNode([join(root, "scripts/figures.mjs"), "--no-build"], "figures"))
+    : undefined;
 const chain = await run(
   ["--project", "chain", ...slowChain.flatMap((path) => ["--exclude", `${path}*`])],
   undefined,
 );
-const results = await Promise.all(buffered);
+const results = await Promise.all([unit, chain2, e2e, containers]);
 for (const { entry } of results) print(entry);
+if (figures) print((await figures).entry);
 const [u, c2, e, c] = results;
 console.log(
   `suite: unit exited ${u.code}; chain ${chain.code} and ${c2.code}; e2e ${e.code}; containers ${c.code}`,

@@ -12,7 +12,8 @@
  *   answer    a result -> 200 {job_id, output}, its _meta["x402/payment-response"] as PAYMENT-RESPONSE;
  *             isError with an x402 v2 PaymentRequired -> 402 with it as PAYMENT-REQUIRED (and as the body:
  *             a refusal's `error`, e.g. "in use", stays readable); isError with the spec's error body -> that
- *             body (402 for a payment error); a JSON-RPC error -> its error object; each marked in the
+ *             body (402 for a payment error; with _meta.retry_after_seconds, the 429 or 503 with Retry-After
+ *             /execute sends: retry.ts waits it out); a JSON-RPC error -> its error object; each marked in the
  *             MCP_ANSWER header for mcpErrorAnswer. An HTTP refusal of the POST itself (403, 404, a 503
  *             with Retry-After, a redirect) is handed back as it is, so retry.ts treats it as over HTTP.
  * Every answer is read up to ANSWER_LIMITS.result (guard-read.ts) before the SDK sees it.
@@ -30,6 +31,8 @@ import {
 
 /** Marks what an answer of mcpSend is: a tool's "result" or "tool-error", or an "rpc-error". */
 export const MCP_ANSWER = "x-create-agent-mcp-answer";
+/** A refusal's `_meta` key: seconds before the identical call may be sent again (the runtime's mcp/call.ts). */
+const RETRY_AFTER_META_KEY = "retry_after_seconds";
 /** The SDK's own request timeout, kept above every attempt's (retry.ts's signal ends an attempt). */
 const SDK_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 /** The HTTP status of each of the spec's error types, as POST /execute answers them (for retry.ts). */
@@ -146,6 +149,13 @@ function toolAnswer(result: McpToolResult, jobId: string): Response {
     if (isObjectRecord(body) && body.x402Version === 2)
       return answer(402, body, "tool-error", { "payment-required": b64(body) });
     const type = isObjectRecord(body) ? body.error_type : undefined;
+    const wait = meta[RETRY_AFTER_META_KEY];
+    // Refused for now, nothing run or charged (the payer's cap: a payment error; else unavailable):
+    // the 429 or 503 with Retry-After POST /execute sends, which retry.ts waits out (within its limits).
+    if (typeof wait === "number" && Number.isInteger(wait) && wait > 0)
+      return answer(type === "payment" ? 429 : 503, body ?? null, "tool-error", {
+        "retry-after": String(wait),
+      });
     return answer((typeof type === "string" && STATUS[type]) || 500, body ?? null, "tool-error");
   }
   const receipt = meta[MCP_PAYMENT_RESPONSE_META_KEY];

@@ -109,6 +109,8 @@ export interface AsyncProcesses {
   output(child: ChildProcess): string;
   /** Resolves once `child` printed something matching `pattern` (within `ms`). */
   printed(child: ChildProcess, pattern: RegExp, ms?: number): Promise<void>;
+  /** Starts one more worker process; resolves once it takes jobs. */
+  startWorker(): Promise<ChildProcess>;
   /** SIGKILLs every process still running and removes the project. */
   close(): Promise<void>;
 }
@@ -187,6 +189,11 @@ export async function startAsyncProcesses(o: AsyncProcessOptions): Promise<Async
     if (o.workerHealth)
       await Promise.all(workers.map((w) => printed(w, /worker health: GET \/health on port/)));
     const outputOf = (child: ChildProcess) => output.get(child)!;
+    const startWorker = async () => {
+      const worker = start({}, ["--worker"]);
+      await printed(worker, /job worker: up to \d+ async jobs/);
+      return worker;
+    };
     return {
       dir,
       webUrls,
@@ -196,6 +203,7 @@ export async function startAsyncProcesses(o: AsyncProcessOptions): Promise<Async
       runs,
       output: outputOf,
       printed,
+      startWorker,
       close,
     };
   } catch (err) {

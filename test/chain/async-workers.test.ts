@@ -3,7 +3,8 @@
 // payment ledger), anvil with Circle's FiatTokenV2_2, direct settlement, the official @x402/fetch
 // client. The runtime is compiled with a one-capability service (async-processes.ts) into a temporary
 // project. SIGKILL of the worker running a job: the other worker takes it over (BullMQ's stalled-job
-// recovery) and finishes it; the handler ran twice, the payer is charged once. SIGTERM of a worker
+// recovery) and finishes it; the handler ran twice, the payer is charged once. SIGKILL of the only
+// worker: the job is answered as failed once its deadline passed, nothing charged. SIGTERM of a worker
 // running a job: the job finishes there, the worker exits, and takes no new job.
 import type { ChildProcess } from "node:child_process";
 import type { PrivateKeyAccount } from "viem/accounts";
@@ -132,6 +133,44 @@ describe("two web and two worker processes on one Redis", () => {
       /^agent_settlements_total\{capability="slow",result="settled",network="eip155:84532"\} 1$/m,
     );
     workers = [survivor];
+  }, 90_000);
+
+  it("SIGKILL of the only worker running a job: 'running' until its deadline and JOB_LOCK_SECONDS passed with no worker, then failed (408 deadline), nothing charged; a worker started later keeps it failed", async () => {
+    const [victim] = workers;
+    const payer = await freshPayer(rpcUrl, asset, 1_000_000n);
+    const before = await usdcBalance(rpcUrl, asset, payer.address);
+    const deadline = nowSeconds() + 8;
+    const { location, token } = await submit(payer, job("slow", { ms: 60_000 }, { deadline }));
+    expect(await runningOn(runs().length + 1)).toBe(victim!.pid);
+    victim!.kill("SIGKILL");
+    await exited(victim!);
+    const poll = async () => {
+      const res = await fetch(`${webUrls[0]}${location}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      return {
+        status: res.status,
+        jobStatus: res.headers.get("job-status"),
+        body: await res.json(),
+      };
+    };
+    expect(await poll()).toMatchObject({ status: 200, jobStatus: "running" });
+    const failed = await finished(location, token, 45_000);
+    // Not before the deadline and the lock (2 s here) have passed, and no worker counts any more.
+    expect(nowSeconds()).toBeGreaterThanOrEqual(deadline + 2);
+    expect(failed.status).toBe(408);
+    expect(failed.headers.get("job-status")).toBe("failed");
+    expect(failed.body).toMatchObject({ error_type: "deadline" });
+    expect(failed.body.error).toMatch(/no worker is running.*nothing was charged/);
+    expect(await usdcBalance(rpcUrl, asset, payer.address)).toBe(before);
+
+    // A worker started now takes the stalled job back (BullMQ) and refuses it: its deadline passed.
+    const count = runs().length;
+    workers = [await processes.startWorker()];
+    await new Promise((r) => setTimeout(r, 5_000)); // its stalled-job check (every 2 s here)
+    expect(await poll()).toMatchObject({ status: 408, jobStatus: "failed" });
+    expect(runs()).toHaveLength(count); // the handler did not run again
+    expect(await usdcBalance(rpcUrl, asset, payer.address)).toBe(before);
   }, 90_000);
 
   it("SIGTERM of a worker running a job: the job finishes there and is charged; the worker exits", async () => {

@@ -3,6 +3,8 @@
 // free to send again; other payers are not held up; two spellings of one address are one payer.
 import { afterEach, describe, expect, it } from "vitest";
 import { privateKeyToAccount } from "viem/accounts";
+import { loadMcpSdk } from "../../src/caller/mcp-sdk.js";
+import { mcpSend } from "../../src/caller/mcp-send.js";
 import { retryingFetch } from "../../src/caller/retry.js";
 import { X402_EXTENSION_URI } from "../../templates/runtime/a2a/x402.js";
 import { rpc03 } from "./a2a-helpers.js";
@@ -149,6 +151,55 @@ describe("MAX_JOBS_PER_PAYER", () => {
     expect((await running).status).toBe(200);
     const paid = (await send({}, paying, task.id)).body.result;
     expect(paid.status.state).toBe("completed");
+    expect(agent.starts.stubborn).toBe(2);
+    expect(settler.settled()).toBe(2);
+  });
+
+  it("over MCP: the refusal's _meta.retry_after_seconds; `call --mcp`'s send waits it out, and the same payment then runs", async () => {
+    const sdk = await loadMcpSdk();
+    const { agent, settler, url } = await cappedApp(1);
+    const header = await paymentSignature(payer);
+    const running = slow(url, await paymentSignature(payer), 2500);
+    await handlersRunning(agent, 1);
+    const payload = JSON.parse(Buffer.from(header, "base64").toString()) as unknown;
+    const busy = await fetch(`${url}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: {
+          name: "stubborn",
+          arguments: { text: "10" },
+          _meta: { "x402/payment": payload },
+        },
+      }),
+    }).then(async (r) => ({ body: (await r.json()) as any }));
+    expect(busy.body.result).toMatchObject({
+      isError: true,
+      _meta: { retry_after_seconds: 2 },
+      structuredContent: { error_type: "payment" },
+    });
+    expect(busy.body.result.structuredContent.error).toMatch(/MAX_JOBS_PER_PAYER/);
+    const told: string[] = [];
+    const send = retryingFetch({
+      fetchImpl: mcpSend(sdk, fetch),
+      onRetry: (m) => told.push(m),
+    });
+    const res = await send(`${url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "payment-signature": header },
+      body: JSON.stringify(job("stubborn", { text: "10" })),
+    });
+    expect(res.status).toBe(200);
+    expect(told.join("\n")).toMatch(
+      /HTTP 429, nothing run or charged\); sending the identical request again in 2 s/,
+    );
+    expect((await running).status).toBe(200);
     expect(agent.starts.stubborn).toBe(2);
     expect(settler.settled()).toBe(2);
   });

@@ -29,9 +29,12 @@ export interface NoteParts {
   quietly(operation: string, work: () => Promise<void>): Promise<void>;
 }
 
+/** The ledger record of a settlement of `auth` started and not yet recorded (empty once it ended). */
+export const settlingKey = (auth: string): string => `settling:${auth}`;
+
 export function settlingNotes(p: PaidJob, parts: NoteParts) {
   const { ledger } = p.s;
-  const key = (auth: string) => `settling:${auth}`;
+  const key = settlingKey;
 
   /** The note of a settlement of this payment and request started under `auth`, if one was left. */
   const noteOf = async (auth: string): Promise<JobResult | undefined> => {

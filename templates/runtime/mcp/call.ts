@@ -31,6 +31,8 @@ import type { CallToolParams, CallToolResult, McpRequestExtra } from "./sdk.js";
 
 /** The `_meta` keys a caller may set on tools/call (documented in the README and /llms.txt). */
 export const JOB_ID_META_KEY = "job_id";
+/** A refusal's `_meta` key: seconds to wait before sending the identical call again (HTTP's Retry-After). */
+export const RETRY_AFTER_META_KEY = "retry_after_seconds";
 export const DEADLINE_META_KEY = "deadline";
 
 /** "mcp-" + 32 hex digits: the same tool, arguments and payment give the same id. */
@@ -104,6 +106,10 @@ export function toolResult(
 ): CallToolResult {
   const meta: Record<string, unknown> = jobId === undefined ? {} : { [JOB_ID_META_KEY]: jobId };
   if (answer.kind !== "completed") {
+    // Refused for now (the payer's MAX_JOBS_PER_PAYER jobs run, the ledger is away): nothing was run
+    // or charged; the identical call, with the same payment, may be sent again after this many seconds.
+    if (answer.kind === "refused" && answer.retryAfterSeconds !== undefined)
+      meta[RETRY_AFTER_META_KEY] = answer.retryAfterSeconds;
     const text = JSON.stringify(failureBody(answer, offers));
     const body: unknown = JSON.parse(text);
     return {

@@ -4,7 +4,9 @@
  * 404. While it waits or runs: 200 `{service_version, job_id, status: "queued" | "running"}` with
  * Retry-After. Then the answer POST /execute would have sent: the job result with the settlement's
  * receipt (PAYMENT-RESPONSE / X-PAYMENT-RESPONSE), or the error body with its status. The ledger is
- * read first: a charge it recorded is what the caller gets, whatever a worker said later.
+ * read first: a charge it recorded is what the caller gets, whatever a worker said later. A job whose
+ * only worker was killed while running it is answered as failed (408 deadline) once its deadline and
+ * JOB_LOCK_SECONDS passed with no worker running, if no settlement of it was started.
  * Every answer about the job says where it is in a `Job-Status` header, as its body's `status` does:
  * `queued` or `running`, then `completed` or `failed` on its final answer, which every later poll gets
  * again. An answer without it is not the job's: the 404 above, a 503 while the queue is unreachable
@@ -24,6 +26,7 @@ import type { HttpAnswer } from "../http/answer.js";
 import { deadlinePassed } from "../jobs/deadline.js";
 import type { JobServices } from "../jobs/pipeline.js";
 import { SERVICE_VERSION } from "../jobs/request.js";
+import { settlingKey } from "../jobs/settling.js";
 import { withJobId } from "../jobs/result.js";
 import type { StoredResult } from "../ledger/ledger.js";
 import type { Logger } from "../types.js";
@@ -93,7 +96,7 @@ export async function pollJob(
   try {
     const record = ID.test(id) ? await queue.get(id) : undefined;
     if (!record || !tokenMatches(record.data.token, authorization)) return notFound(id);
-    const state = await jobState(s, record);
+    const state = await jobState(s, queue, record);
     if (state === "cancelled") return final(error(cancelledError()));
     return typeof state === "string" ? pending(record, state) : final(state);
   } catch (err) {
@@ -112,6 +115,7 @@ const UNREACHABLE =
  */
 export async function jobState(
   s: JobServices,
+  queue: JobQueue,
   record: JobRecord,
 ): Promise<"queued" | "running" | "cancelled" | StoredResult> {
   const { paid } = record.data;
@@ -130,7 +134,40 @@ export async function jobState(
         `deadline ${record.data.deadline} passed while the job was queued; the handler was not run and nothing was charged`,
       ),
     );
+  if (await orphaned(s, queue, record))
+    return error(
+      new DeadlineError(
+        `deadline ${record.data.deadline} passed and no worker is running: the job's worker stopped before it answered (killed, or cut off from the queue); no settlement of it was started, so nothing was charged`,
+      ),
+    );
   return record.state === "running" ? "running" : "queued";
+}
+
+/**
+ * A job still "running" after its deadline and JOB_LOCK_SECONDS more, while no worker counts
+ * (worker-alive.ts): its only worker was killed or cut off. Nothing answers it until a worker starts,
+ * and that one refuses it (its deadline passed), so it is answered as failed now, but only once the
+ * ledger shows that no settlement of it was started (no result, no settlement's note: a worker killed
+ * while settling leaves one, jobs/settling.ts). Anything the queue or the ledger cannot say keeps it
+ * "running".
+ */
+async function orphaned(s: JobServices, queue: JobQueue, record: JobRecord): Promise<boolean> {
+  const { deadline, paid } = record.data;
+  if (record.state !== "running") return false;
+  if (!deadlinePassed(deadline + (s.config.queue?.lockSeconds ?? 0))) return false;
+  try {
+    if (await queue.workerSeen()) return false;
+    if (!paid) return true;
+    const { ledger } = s;
+    if (!ledger.getRecord) return false;
+    const [found, note] = await Promise.all([
+      ledger.getResult(paid.auth),
+      ledger.getRecord(settlingKey(paid.auth)),
+    ]);
+    return found === undefined && !note;
+  } catch {
+    return false;
+  }
 }
 
 /** The ledger's charged answer, naming this job's job_id (the identical request may have made it under another). */
