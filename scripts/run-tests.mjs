@@ -1,18 +1,17 @@
-// `npm test`'s runner: five vitest processes side by side on CI's 2 cores, each running its files one at a
+// `npm test`'s runner: four vitest processes side by side on CI's 2 cores, each running its files one at a
 // time.
 // - unit and e2e: CPU-bound (they spawn the real CLI, tsc, npm and built servers);
-// - chain, in two processes (a chain each, from its global setup): mostly waiting on anvil, the Solana kit,
-//   deadlines and the x402 libraries' own confirmation loops (three Solana tests wait 30 s each on
-//   @x402/svm). In one process it ended last with unit (~20 min, stop 46); in two it waits beside itself;
-//   e2e starts its own chain (its global setup);
+// - chain: mostly waiting on anvil, the Solana kit, deadlines and the x402 libraries' own confirmation loops
+//   (three Solana tests wait 30 s each on @x402/svm); e2e starts its own chain (its global setup);
 // - containers: mostly waiting on the docker engine and the npm registry.
 // One after the other they took 27 minutes at stop 40 with the CPU busy half the time (user + sys about 30 CPU
-// minutes); side by side they use both cores. More CPU-bound processes do not help: unit two files at a time
-// (stop 47) took 27.6 minutes instead of 22.6, its servers too slow to answer within their tests' limits.
-// With FIGURES_AFTER_E2E=1 (.ci/run) the size figures (scripts/figures.mjs --no-build) run once e2e ended,
-// on the core it leaves idle. The first chain process prints as it runs; the others' output is printed after
-// it, so they never interleave, and also if the runner is stopped (CI's `timeout`), so a hang shows where
-// it was.
+// minutes); side by side they use both cores, and more processes only slow them all: unit two files at a
+// time took 27.6 minutes instead of 22.6, chain in two processes 23.8 (stop 47). chain and unit ended last,
+// together, so the two chain files that mostly wait (Solana's unconfirmed settlements, on litesvm) run in
+// e2e's process, one file at a time with e2e's: their waits fill the time e2e ended early.
+// With FIGURES_AFTER_E2E=1 (.ci/run) the size figures (scripts/figures.mjs --no-build) run once that process
+// ended, on the core it leaves idle. chain prints as it runs; the others' output is printed after it, so they
+// never interleave, and also if the runner is stopped (CI's `timeout`), so a hang shows where it was.
 // Arguments (`npm test -- test/x.test.ts`) run plain `vitest run` with them instead.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
@@ -63,12 +62,16 @@ for (const signal of ["SIGTERM", "SIGINT"]) {
     process.exit(1);
   });
 }
-// The second chain process: the files that wait longest (Solana's confirmation loops, the hostile servers'
-// deadlines, the client's paying projects), about half of chain's time.
-const slowChain = ["test/chain/solana", "test/chain/hostile.test.ts", "test/chain/client.test.ts"];
+// chain's files that mostly wait, run in e2e's process (module comment).
+const waiting = [
+  "test/chain/solana-unconfirmed.test.ts",
+  "test/chain/solana-settle-interrupted.test.ts",
+];
 const unit = run(["--project", "unit"], "test/ unit");
-const chain2 = run(["--project", "chain", ...slowChain], "test/chain (Solana, hostile, client)");
-const e2e = run(["--project", "e2e"], "test/e2e");
+const e2e = run(
+  ["--project", "e2e", "--project", "chain", "test/e2e/", ...waiting],
+  `test/e2e, with ${waiting.join(", ")}`,
+);
 const containers = run(["--project", "containers"], "test/containers");
 // The size figures, for the log only (never failing the run), once e2e's CPU is free.
 const figures =
@@ -76,14 +79,14 @@ const figures =
     ? e2e.then(() => runNode([join(root, "scripts/figures.mjs"), "--no-build"], "figures"))
     : undefined;
 const chain = await run(
-  ["--project", "chain", ...slowChain.flatMap((path) => ["--exclude", `${path}*`])],
+  ["--project", "chain", ...waiting.flatMap((path) => ["--exclude", path])],
   undefined,
 );
-const results = await Promise.all([unit, chain2, e2e, containers]);
+const results = await Promise.all([unit, e2e, containers]);
 for (const { entry } of results) print(entry);
 if (figures) print((await figures).entry);
-const [u, c2, e, c] = results;
+const [u, e, c] = results;
 console.log(
-  `suite: unit exited ${u.code}; chain ${chain.code} and ${c2.code}; e2e ${e.code}; containers ${c.code}`,
+  `suite: unit exited ${u.code}; chain ${chain.code}; e2e ${e.code}; containers ${c.code}`,
 );
-process.exit([u.code, chain.code, c2.code, e.code, c.code].find((code) => code !== 0) ?? 0);
+process.exit([u.code, chain.code, e.code, c.code].find((code) => code !== 0) ?? 0);

@@ -22,6 +22,7 @@ import { errorAnswer, sentNote } from "./call-answer.js";
 import { CallError } from "./errors.js";
 import { ANSWER_LIMITS, readLimited } from "./guard-read.js";
 import { decodeBase64Json, isObjectRecord, type SignedPayment } from "./guard.js";
+import { saysInUse } from "./retry.js";
 import {
   MCP_PAYMENT_META_KEY,
   MCP_PAYMENT_RESPONSE_META_KEY,
@@ -150,9 +151,11 @@ function toolAnswer(result: McpToolResult, jobId: string): Response {
       return answer(402, body, "tool-error", { "payment-required": b64(body) });
     const type = isObjectRecord(body) ? body.error_type : undefined;
     const wait = meta[RETRY_AFTER_META_KEY];
-    // Refused for now, nothing run or charged (the payer's cap: a payment error; else unavailable):
-    // the 429 or 503 with Retry-After POST /execute sends, which retry.ts waits out (within its limits).
-    if (typeof wait === "number" && Number.isInteger(wait) && wait > 0)
+    // Refused for now, nothing run or charged: the payer's cap (a payment error, not "in use": that
+    // stays the 402 retry.ts waits out by itself) or an outage. The 429 or 503 with Retry-After POST
+    // /execute sends, which retry.ts waits out too (within its limits).
+    const error = isObjectRecord(body) ? body.error : undefined;
+    if (typeof wait === "number" && Number.isInteger(wait) && wait > 0 && !saysInUse(error))
       return answer(type === "payment" ? 429 : 503, body ?? null, "tool-error", {
         "retry-after": String(wait),
       });

@@ -92,12 +92,15 @@ function isPaid(headers: Headers): boolean {
   return headers.has("payment-signature") || headers.has("x-payment");
 }
 
-/** A 402 saying the authorization is in use by a job still running (paid.ts "in_use"). */
+/** An error message saying the authorization is in use by a job still running (paid.ts "in_use"). */
+export const saysInUse = (error: unknown): boolean =>
+  typeof error === "string" && /\bin use\b/i.test(error);
+
+/** A 402 saying the authorization is in use by a job still running. */
 function isInUse(status: number, body: Uint8Array): boolean {
   if (status !== 402) return false;
   try {
-    const parsed = JSON.parse(new TextDecoder().decode(body)) as { error?: unknown };
-    return typeof parsed.error === "string" && /\bin use\b/i.test(parsed.error);
+    return saysInUse((JSON.parse(new TextDecoder().decode(body)) as { error?: unknown }).error);
   } catch {
     return false;
   }
