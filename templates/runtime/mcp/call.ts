@@ -106,8 +106,8 @@ export function toolResult(
 ): CallToolResult {
   const meta: Record<string, unknown> = jobId === undefined ? {} : { [JOB_ID_META_KEY]: jobId };
   if (answer.kind !== "completed") {
-    // Refused for now (the payer's MAX_JOBS_PER_PAYER jobs run, the ledger is away): nothing was run
-    // or charged; the identical call, with the same payment, may be sent again after this many seconds.
+    // Refused for now (the payer's MAX_JOBS_PER_PAYER jobs run, its payment's job still runs, the
+    // ledger is away): the identical call, same payment, may be sent again after this many seconds.
     if (answer.kind === "refused" && answer.retryAfterSeconds !== undefined)
       meta[RETRY_AFTER_META_KEY] = answer.retryAfterSeconds;
     const text = JSON.stringify(failureBody(answer, offers));
