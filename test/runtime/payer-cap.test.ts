@@ -53,6 +53,31 @@ async function handlersRunning(
 const slow = (url: string, header: string, ms = 600) =>
   post(url, job("stubborn", { text: String(ms) }), { "payment-signature": header });
 
+/**
+ * Sends the job paid with `header` through `send` (call's retrying fetch, over `path`) while the payer's
+ * one slot is taken: it is told the 429's Retry-After, waits, and the same payment then runs.
+ */
+async function waitedOut(
+  app: Awaited<ReturnType<typeof cappedApp>>,
+  path: "/execute" | "/mcp",
+  header: string,
+  fetchImpl?: typeof fetch,
+): Promise<void> {
+  const told: string[] = [];
+  const send = retryingFetch({ fetchImpl, onRetry: (m) => told.push(m) });
+  const res = await send(`${app.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "payment-signature": header },
+    body: JSON.stringify(job("stubborn", { text: "10" })),
+  });
+  expect(res.status).toBe(200);
+  expect(told.join("\n")).toMatch(
+    /HTTP 429, nothing run or charged\); sending the identical request again in 2 s/,
+  );
+  expect(app.agent.starts.stubborn).toBe(2);
+  expect(app.settler.settled()).toBe(2);
+}
+
 describe("MAX_JOBS_PER_PAYER", () => {
   it("a payer past its cap is refused before anything runs, and its payment pays later", async () => {
     const { agent, settler, url } = await cappedApp(2);
@@ -88,25 +113,11 @@ describe("MAX_JOBS_PER_PAYER", () => {
   });
 
   it("`call` waits out the 429's Retry-After and sends the same payment again, which then runs", async () => {
-    const { agent, settler, url } = await cappedApp(1);
-    const running = slow(url, await paymentSignature(payer), 500);
-    await handlersRunning(agent, 1);
-    const told: string[] = [];
-    const res = await retryingFetch({ onRetry: (m) => told.push(m) })(`${url}/execute`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "payment-signature": await paymentSignature(payer),
-      },
-      body: JSON.stringify(job("stubborn", { text: "10" })),
-    });
-    expect(res.status).toBe(200);
-    expect(told.join("\n")).toMatch(
-      /HTTP 429, nothing run or charged\); sending the identical request again in 2 s/,
-    );
+    const app = await cappedApp(1);
+    const running = slow(app.url, await paymentSignature(payer), 500);
+    await handlersRunning(app.agent, 1);
+    await waitedOut(app, "/execute", await paymentSignature(payer));
     expect((await running).status).toBe(200);
-    expect(agent.starts.stubborn).toBe(2);
-    expect(settler.settled()).toBe(2);
   });
 
   it("over A2A: the task asks for its payment again (input-required), and the same payment then runs", async () => {
@@ -157,51 +168,34 @@ describe("MAX_JOBS_PER_PAYER", () => {
 
   it("over MCP: the refusal's _meta.retry_after_seconds; `call --mcp`'s send waits it out, and the same payment then runs", async () => {
     const sdk = await loadMcpSdk();
-    const { agent, settler, url } = await cappedApp(1);
+    const app = await cappedApp(1);
     const header = await paymentSignature(payer);
-    const running = slow(url, await paymentSignature(payer), 2500);
-    await handlersRunning(agent, 1);
-    const payload = JSON.parse(Buffer.from(header, "base64").toString()) as unknown;
-    const busy = await fetch(`${url}/mcp`, {
+    const running = slow(app.url, await paymentSignature(payer), 2500);
+    await handlersRunning(app.agent, 1);
+    const params = {
+      name: "stubborn",
+      arguments: { text: "10" },
+      _meta: { "x402/payment": JSON.parse(Buffer.from(header, "base64").toString()) as unknown },
+    };
+    const rpc = { jsonrpc: "2.0", id: 1, method: "tools/call", params };
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    };
+    const res = await fetch(`${app.url}/mcp`, {
       method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: {
-          name: "stubborn",
-          arguments: { text: "10" },
-          _meta: { "x402/payment": payload },
-        },
-      }),
-    }).then(async (r) => ({ body: (await r.json()) as any }));
-    expect(busy.body.result).toMatchObject({
+      headers,
+      body: JSON.stringify(rpc),
+    });
+    const { result } = (await res.json()) as any;
+    expect(result).toMatchObject({
       isError: true,
       _meta: { retry_after_seconds: 2 },
       structuredContent: { error_type: "payment" },
     });
-    expect(busy.body.result.structuredContent.error).toMatch(/MAX_JOBS_PER_PAYER/);
-    const told: string[] = [];
-    const send = retryingFetch({
-      fetchImpl: mcpSend(sdk, fetch),
-      onRetry: (m) => told.push(m),
-    });
-    const res = await send(`${url}/mcp`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "payment-signature": header },
-      body: JSON.stringify(job("stubborn", { text: "10" })),
-    });
-    expect(res.status).toBe(200);
-    expect(told.join("\n")).toMatch(
-      /HTTP 429, nothing run or charged\); sending the identical request again in 2 s/,
-    );
+    expect(result.structuredContent.error).toMatch(/MAX_JOBS_PER_PAYER/);
+    await waitedOut(app, "/mcp", header, mcpSend(sdk, fetch));
     expect((await running).status).toBe(200);
-    expect(agent.starts.stubborn).toBe(2);
-    expect(settler.settled()).toBe(2);
   });
 
   it("0 lifts the cap", async () => {
