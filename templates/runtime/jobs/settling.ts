@@ -34,13 +34,12 @@ export const settlingKey = (auth: string): string => `settling:${auth}`;
 
 export function settlingNotes(p: PaidJob, parts: NoteParts) {
   const { ledger } = p.s;
-  const key = settlingKey;
 
   /** The note of a settlement of this payment and request started under `auth`, if one was left. */
   const noteOf = async (auth: string): Promise<JobResult | undefined> => {
     if (!ledger.getRecord) return undefined;
     const note = await ledgerStep(p, "read a settlement's note", () =>
-      ledger.getRecord!(key(auth)),
+      ledger.getRecord!(settlingKey(auth)),
     );
     const found = note ? (JSON.parse(note) as JobResult) : undefined;
     const ours = found?.payment === parts.paymentId() && found.request === parts.requestId();
@@ -61,7 +60,7 @@ export function settlingNotes(p: PaidJob, parts: NoteParts) {
      * the outcome is recorded. A ledger without records, or one failing here, settles as before.
      */
     async settling(payment: PaidPayment, body: string): Promise<() => Promise<void>> {
-      const at = key(p.s.gate.replayKey(payment));
+      const at = settlingKey(p.s.gate.replayKey(payment));
       if (!ledger.putRecord) return async () => undefined;
       const note = JSON.stringify(parts.unconfirmed(payment, {}, body));
       const ttlMs = unconfirmedTtlMs(validBefore(payment));
