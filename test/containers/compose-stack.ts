@@ -8,6 +8,7 @@ import { execa } from "execa";
 import type { ProvidedContext } from "vitest";
 import { generateProjectFiles } from "../../src/generate/project.js";
 import { parseManifest } from "../../src/manifest/load.js";
+import { healthLog } from "./docker.js";
 
 export interface ComposeStack {
   /** `docker compose -p <project> <args>` in the clone; its stdout, or throws with its output. */
@@ -32,14 +33,19 @@ export async function composeUp(
   settings: Record<string, string>,
   upArgs: string[] = [],
 ): Promise<ComposeStack> {
-  const run = async (...args: string[]) => {
+  const run = async (...args: string[]): Promise<string> => {
     const r = await execa("docker", ["compose", "-p", project, ...args], {
       cwd: ctx.cloneDir,
       env: { AGENT_IMAGE: ctx.image, PROXY_BIND: "127.0.0.1:" },
       reject: false,
       all: true,
     });
-    if (r.exitCode !== 0) throw new Error(`docker compose ${args.join(" ")}: ${r.all}`);
+    if (r.exitCode !== 0) {
+      // An `up --wait` that failed on a container's health: each container's last checks say why.
+      const ids = args[0] === "up" ? await run("ps", "-q").catch(() => "") : "";
+      const checks = await Promise.all(ids.split("\n").filter(Boolean).map(healthLog));
+      throw new Error(`docker compose ${args.join(" ")}: ${r.all}\n${checks.join("\n")}`);
+    }
     return (r.stdout ?? "").trim();
   };
   await writeFile(

@@ -7,7 +7,7 @@
 import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type ComposeStack, composeUp, renderedWithout } from "./compose-stack.js";
-import { docker, execute, health, job, waitFor } from "./docker.js";
+import { docker, execute, health, job, waitFor, waitHealthy } from "./docker.js";
 
 const ctx = inject("containers");
 let stack: ComposeStack;
@@ -148,7 +148,8 @@ it.skipIf(ctx.skip)(
   "async jobs run on the worker service (the web instances run none); stopped, a new one is refused 503",
   async () => {
     const worker = await stack.idOf("worker");
-    expect(await docker("inspect", "-f", "{{.State.Health.Status}}", worker)).toBe("healthy");
+    // Its health check asks the worker's own GET /health (WORKER_HEALTH_PORT).
+    await waitHealthy(worker, 60_000);
     const submit = () =>
       fetch(`${stack.base}/execute`, {
         method: "POST",

@@ -21,6 +21,30 @@ export async function waitFor(what: string, limitMs: number, check: () => Promis
 /** The container's health status (starting, healthy, unhealthy). */
 export const health = (id: string) => docker("inspect", "-f", "{{.State.Health.Status}}", id);
 
+/** Why a container is (un)healthy: its status and its last checks' times, exit codes and output. */
+export async function healthLog(id: string): Promise<string> {
+  const h = JSON.parse(
+    (await docker("inspect", "-f", "{{json .State.Health}}", id).catch(() => "null")) || "null",
+  ) as { Status: string; Log?: { Start: string; End: string; ExitCode: number; Output: string }[] };
+  if (!h) return `${id.slice(0, 12)}: no health check`;
+  const checks = (h.Log ?? []).map((c) => {
+    const ms = Date.parse(c.End) - Date.parse(c.Start);
+    return `  ${c.Start.slice(11, 23)} exit ${c.ExitCode} after ${ms} ms: ${c.Output.trim().slice(0, 200)}`;
+  });
+  return [`${id.slice(0, 12)}: ${h.Status}`, ...checks].join("\n");
+}
+
+/** Waits (up to `limitMs`) for the container to be healthy; throws with its last checks otherwise. */
+export async function waitHealthy(id: string, limitMs: number): Promise<void> {
+  await waitFor(
+    `${id.slice(0, 12)} healthy`,
+    limitMs,
+    async () => (await health(id)) === "healthy",
+  ).catch(async (err: Error) => {
+    throw new Error(`${err.message}\n${await healthLog(id)}`);
+  });
+}
+
 /** A dev-mode job for the test project's `summarize` (its handler takes 4 s when text starts with "slow"). */
 export function job(jobId: string, text: string) {
   return {

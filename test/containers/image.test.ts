@@ -2,8 +2,9 @@
 // the container runs as a non-root user, its HEALTHCHECK turns healthy without curl, it answers a job,
 // and SIGTERM (what `docker stop` and every orchestrator send) lets an in-flight job finish and answer
 // before the container exits 0: node is PID 1 and drains, no npm or shell swallows the signal.
+import { execa } from "execa";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
-import { docker, execute, health, job, logs, waitFor } from "./docker.js";
+import { docker, execute, job, logs, waitFor, waitHealthy } from "./docker.js";
 
 const ctx = inject("containers");
 const name = `create-agent-image-${process.pid}`;
@@ -39,7 +40,15 @@ it.skipIf(ctx.skip)(
     expect(await docker("inspect", "-f", "{{json .Config.Healthcheck.Test}}", name)).toMatch(
       /^\["CMD","node"/,
     );
-    await waitFor(`${name} healthy`, 90_000, async () => (await health(name)) === "healthy");
+    await waitHealthy(name, 90_000);
+    // A failing check says why, in what `docker inspect` keeps of it: here a port nothing listens on.
+    const failed = await execa(
+      "docker",
+      ["exec", "-e", "WORKER_HEALTH_PORT=1", name, "node", "deploy/healthcheck.mjs"],
+      { reject: false },
+    );
+    expect(failed.exitCode).toBe(1);
+    expect(failed.stderr).toMatch(/^GET http:\/\/127\.0\.0\.1:1\/health: connect ECONNREFUSED/);
     const answer = await execute(base, job("img-1", "hello"));
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     expect(JSON.stringify(answer.body)).toContain(": 5");
@@ -61,7 +70,7 @@ it.skipIf(ctx.skip)(
 it.skipIf(ctx.skip)(
   "SIGTERM with a job in flight: the job's answer arrives, then the container exits 0",
   async () => {
-    await waitFor(`${name} healthy`, 90_000, async () => (await health(name)) === "healthy");
+    await waitHealthy(name, 90_000);
     const inFlight = execute(base, job("img-slow", "slow job"));
     await waitFor("the slow job started", 20_000, async () => /img-slow/.test(await logs(name)));
     await docker("kill", "--signal", "SIGTERM", name);
