@@ -11,8 +11,8 @@
 // e2e's process, one file at a time with e2e's: their waits fill the time e2e ended early. Then unit ended
 // last, ~100 s after chain (stop 47: 22.0 min in all), so four of unit's smaller folders run in chain's
 // process, after or between its files (in their own vitest project, unit: nothing else changes for them).
-// With FIGURES_AFTER_E2E=1 (.ci/run) the size figures (scripts/figures.mjs --no-build) run once that process
-// ended, on the core it leaves idle. chain prints as it runs; the others' output is printed after it, so they
+// With FIGURES_IN_SUITE=1 (.ci/run) the size figures (scripts/figures.mjs --no-build) run once the first of
+// unit, chain and e2e ended, on the core it leaves idle (which one ends first varies by machine). chain prints as it runs; the others' output is printed after it, so they
 // never interleave, and also if the runner is stopped (CI's `timeout`), so a hang shows where it was.
 // Arguments (`npm test -- test/x.test.ts`) run plain `vitest run` with them instead.
 import { spawn } from "node:child_process";
@@ -83,18 +83,21 @@ const e2e = run(
   `test/e2e, with ${waiting.join(", ")}`,
 );
 const containers = run(["--project", "containers"], "test/containers");
-// The size figures, for the log only (never failing the run), once e2e's CPU is free.
-const figures =
-  process.env.FIGURES_AFTER_E2E === "1"
-    ? e2e.then(() => runNode([join(root, "scripts/figures.mjs"), "--no-build"], "figures"))
-    : undefined;
-const chain = await run(
+const chainRun = run(
   [
     ...["--project", "chain", "--project", "unit", "test/chain/", ...besideChain],
     ...waiting.flatMap((path) => ["--exclude", path]),
   ],
   undefined,
 );
+// The size figures, for the log only (never failing the run), once a CPU-bound process's core is free.
+const figures =
+  process.env.FIGURES_IN_SUITE === "1"
+    ? Promise.race([unit, e2e, chainRun]).then(() =>
+        runNode([join(root, "scripts/figures.mjs"), "--no-build"], "figures"),
+      )
+    : undefined;
+const chain = await chainRun;
 const results = await Promise.all([unit, e2e, containers]);
 for (const { entry } of results) print(entry);
 if (figures) print((await figures).entry);
