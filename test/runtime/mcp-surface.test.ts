@@ -111,6 +111,12 @@ describe("a tools/call whose params are not {name, arguments?, _meta?}", () => {
       /params\._meta must be an object/,
     ],
     ["params missing", undefined, /params must be an object/],
+    // An own key, as JSON.parse makes it: the SDK would drop it and run the job on { text: "x" }.
+    [
+      "a __proto__ key in the arguments",
+      { name: "echo", arguments: { text: "x", opts: { ["__proto__"]: { admin: true } } } },
+      /a key named "__proto__" in params, which the MCP SDK drops[\s\S]*POST \/execute/,
+    ],
   ])(
     "%s: invalid params (-32602) under its id, saying what is wrong; nothing run",
     async (_what, params, named) => {

@@ -9,7 +9,9 @@
  *   MAX_NESTING_DEPTH, counted from the message as /execute counts from its body): -32602 invalid
  *   params, as /execute answers 400;
  * - a tools/call has params {name: string, arguments?: object, _meta?: object}: -32602 invalid
- *   params naming what is wrong (the SDK would answer -32603 with its schema library's dump).
+ *   params naming what is wrong (the SDK would answer -32603 with its schema library's dump); and
+ *   no key "__proto__" anywhere in them: the SDK's schema library drops it, so the job would run on
+ *   other input than the caller sent (POST /execute keeps it as data).
  * Part of your project: edit freely.
  */
 import { MAX_NESTING_DEPTH, nestedDeeperThan } from "../jobs/request.js";
@@ -93,8 +95,20 @@ function callProblem(message: unknown): string | undefined {
         ? "params.arguments must be an object of the tool's input fields"
         : params._meta !== undefined && !isObject(params._meta)
           ? "params._meta must be an object"
-          : undefined;
+          : holdsKey(params, PROTO)
+            ? `a key named "${PROTO}" in params, which the MCP SDK drops (the job would run on other input than sent): rename it, or send the job to POST /execute`
+            : undefined;
   return wrong && `Invalid params: tools/call: ${wrong}; nothing was run or charged`;
+}
+
+/** The key JSON.parse keeps as data and the SDK's schema library drops (it would set a prototype). */
+const PROTO = "__proto__";
+
+/** Whether an object in `value` has the own key `key` (depth already bounded: messageProblem). */
+function holdsKey(value: unknown, key: string): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (!Array.isArray(value) && Object.hasOwn(value, key)) return true;
+  return Object.values(value).some((child) => holdsKey(child, key));
 }
 
 /** Why one message is refused (its reason), or undefined. */
