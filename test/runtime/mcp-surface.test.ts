@@ -319,4 +319,26 @@ describe("MCP answers the SDK client accepts", () => {
     expect(events).toContain('"method":"notifications/progress"');
     expect(events).toContain('"structuredContent":{"text":"hi"}');
   });
+
+  it("progress starts with the job: an unpaid call gets its PaymentRequired alone, the paid one progress", async () => {
+    const settler = recordingSettler();
+    const { url, agent } = await serve(production(settler));
+    // As an event stream (the client takes one): what a progress notification would come in.
+    const streamed = async (call: { params: { _meta?: object } }) => {
+      const _meta = { ...call.params._meta, progressToken: 1 };
+      const body = JSON.stringify({ ...call, params: { ...call.params, _meta } });
+      const res = await fetch(`${url}/mcp`, { method: "POST", headers: MCP_HEADERS, body });
+      expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+      return res.text();
+    };
+    const paid = await paidCall(6);
+    const unpaid = await streamed({ ...paid, params: { ...paid.params, _meta: {} } });
+    expect(unpaid).toContain('"x402Version":2');
+    expect(unpaid).not.toContain("notifications/progress");
+    expect(agent.calls.echo).toBeUndefined();
+    const answered = await streamed(paid);
+    expect(answered).toContain('"method":"notifications/progress"');
+    expect(answered).toContain('"structuredContent":{"text":"hi"}');
+    expect(settler.settled()).toBe(1);
+  });
 });

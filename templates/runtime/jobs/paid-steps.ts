@@ -31,6 +31,8 @@ export interface PaidJobCall {
   callerGone?: AbortSignal;
   /** Aborted when the caller cancels the job (A2A CancelTask): the handler's ctx.signal aborts. */
   cancel?: AbortSignal;
+  /** Called as the handler starts, the payment verified (MCP's progress notifications begin). */
+  onStart?: () => void;
 }
 
 /** One paid job: what every step reads. */
@@ -130,14 +132,16 @@ export async function confirm(p: PaidJob, payment: PaidPayment): Promise<Payment
 }
 
 /** 5, 7, 8: starts the handler on the verified payment (its deadline and the shutdown's cut). */
-export const startPaidHandler = (p: PaidJob, payment: PaidPayment): HandlerRun =>
-  startHandler(p.job, p.capability, p.input, {
+export function startPaidHandler(p: PaidJob, payment: PaidPayment): HandlerRun {
+  p.call.onStart?.();
+  return startHandler(p.job, p.capability, p.input, {
     logger: p.logger,
     metrics: p.s.metrics,
     payment,
     cut: p.s.drain.cut,
     cancel: p.call.cancel,
   });
+}
 
 /** 6: the answer, serialized and size-checked before any charge (throws when undeliverable). */
 export const answerOf = (p: PaidJob, output: unknown): string =>

@@ -53,6 +53,8 @@ export interface JobCall {
   callerGone?: AbortSignal;
   /** Aborted when the caller cancels the job (A2A CancelTask): the handler's ctx.signal aborts. */
   cancel?: AbortSignal;
+  /** Called as the handler starts (validated, and paid in production): never for a job refused before. */
+  onStart?: () => void;
 }
 
 export async function executeJob(s: JobServices, call: JobCall): Promise<JobAnswer> {
@@ -74,6 +76,7 @@ export async function executeJob(s: JobServices, call: JobCall): Promise<JobAnsw
     } else {
       // Dev mode: no payment at all (a payment sent is ignored entirely).
       checkArrival(job); // 4
+      call.onStart?.();
       const output = await startHandler(job, declared, input, {
         logger,
         metrics: s.metrics,

@@ -63,13 +63,17 @@ export async function callTool(
   const deadline = meta?.[DEADLINE_META_KEY] ?? Date.now() / 1000 + s.config.mcp.deadlineSeconds;
   const { extra } = options;
   const token = progressTokenOf(meta);
-  const progress =
+  // From the handler's start: a call refused before it (unpaid, invalid) is never said to be running.
+  let progress: { stop(): void } | undefined;
+  const onStart =
     extra && token !== undefined && typeof deadline === "number"
-      ? reportProgress((n) => extra.sendNotification(n), token, {
-          periodSeconds: s.config.mcp.progressSeconds,
-          deadline,
-          logger: options.logger,
-        })
+      ? () => {
+          progress = reportProgress((n) => extra.sendNotification(n), token, {
+            periodSeconds: s.config.mcp.progressSeconds,
+            deadline,
+            logger: options.logger,
+          });
+        }
       : undefined;
   const answer = await executeJob(s, {
     body: {
@@ -83,6 +87,7 @@ export async function callTool(
     logger: options.logger,
     ...(extra && { callerGone: extra.signal }),
     ...(options.cancel && { cancel: options.cancel }),
+    ...(onStart && { onStart }),
   }).finally(() => progress?.stop());
   const offers = { gate: s.gate, discovery: options.discovery };
   return toolResult(answer, typeof jobId === "string" ? jobId : undefined, offers);
