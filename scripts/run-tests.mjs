@@ -36,12 +36,15 @@ function runNode(nodeArgs, label) {
     env: { ...process.env, CREATE_AGENT_TEST_DIST_BUILT: "1" },
     stdio: label ? ["ignore", "pipe", "pipe"] : "inherit",
   });
-  const entry = { label, out: [], printed: false };
+  const entry = { label, out: [], printed: false, started: Date.now() };
   children.push({ child, entry });
   child.stdout?.on("data", (chunk) => entry.out.push(chunk));
   child.stderr?.on("data", (chunk) => entry.out.push(chunk));
   return new Promise((resolve) => {
-    child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), entry }));
+    child.on("close", (code, signal) => {
+      const seconds = Math.round((Date.now() - entry.started) / 1000);
+      resolve({ code: code ?? (signal ? 1 : 0), entry, seconds });
+    });
   });
 }
 
@@ -102,7 +105,9 @@ const results = await Promise.all([unit, e2e, containers]);
 for (const { entry } of results) print(entry);
 if (figures) print((await figures).entry);
 const [u, e, c] = results;
+// Each process's exit code and wall time: which one a slower machine waits for.
+const ended = (r) => `${r.code} after ${r.seconds} s`;
 console.log(
-  `suite: unit exited ${u.code}; chain ${chain.code}; e2e ${e.code}; containers ${c.code}`,
+  `suite: unit exited ${ended(u)}; chain ${ended(chain)}; e2e ${ended(e)}; containers ${ended(c)}`,
 );
 process.exit([u.code, chain.code, e.code, c.code].find((code) => code !== 0) ?? 0);
