@@ -20,6 +20,7 @@ import type { Ledger } from "./ledger/ledger.js";
 import { selectLedger } from "./ledger/select.js";
 import { ConfigError, resolveConfig, type AppOptions, type ResolvedConfig } from "./config.js";
 import { createLogger } from "./ops/logger.js";
+import { loopbackPublicUrl } from "./ops/config-hosts.js";
 import { loadMetrics, type MetricsSource, metricsRoute } from "./ops/metrics-loader.js";
 import type { DiscoveryData } from "./discovery/data.js";
 import { type BazaarDeclarations, createBazaar } from "./discovery/bazaar.js";
@@ -70,6 +71,8 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
     logger.info(describePayments(config.payment));
     for (const warning of unpayableDefaults(servedTransports(TRANSPORTS, config), config))
       logger.warn(warning);
+    const local = loopbackPublicUrl(config.publicUrl);
+    if (local) logger.warn(local);
     logger.info(services.ledger.describe());
   }
 

@@ -528,6 +528,32 @@ describe("settlement route", () => {
   });
 });
 
+describe("PUBLIC_URL naming this machine only", () => {
+  const warned = (env: Record<string, string>) => {
+    const logger = captureLogger();
+    createApp(makeAgent(), { env, logger });
+    return logText(logger).match(/PUBLIC_URL is \S+, an address of this machine only[^"]*/)?.[0];
+  };
+  it.each([
+    "http://localhost:8080",
+    "http://127.0.0.1:3000",
+    "http://[::1]:8080/",
+    "http://api.localhost",
+  ])("%s: production warns at start-up, naming the compose pitfall", (url) => {
+    expect(warned({ ...PROD_ENV, PUBLIC_URL: url })).toMatch(
+      /compose's \.env file, whose PUBLIC_URL wins over \.env\.production's/,
+    );
+  });
+  it("a public address, none, or dev mode: no warning", () => {
+    expect(warned({ ...PROD_ENV, PUBLIC_URL: "https://agent.example.com" })).toBeUndefined();
+    expect(warned({ ...PROD_ENV, PUBLIC_URL: "https://localhost.example.com" })).toBeUndefined();
+    expect(warned(PROD_ENV)).toBeUndefined();
+    expect(
+      warned({ SERVICE_DEV_MODE: "true", PUBLIC_URL: "http://localhost:3000" }),
+    ).toBeUndefined();
+  });
+});
+
 describe("CORS_ORIGIN", () => {
   it.each([["*"], ["https://app.example.com"], ["http://localhost:5173"]])("%s is fine", (v) => {
     expect(resolveConfig({ env: { ...PROD_ENV, CORS_ORIGIN: v } }).corsOrigin).toBe(v);
