@@ -170,7 +170,7 @@ it.skipIf(ctx.skip)(
 
     await stack.run("stop", "worker");
     let refused: Response | undefined;
-    await waitFor("a refusal while no worker runs", 10_000, async () => {
+    await waitFor("a refusal while no worker runs", 30_000, async () => {
       refused = await submit();
       return refused.status === 503;
     });
