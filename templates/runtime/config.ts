@@ -258,14 +258,20 @@ function resolveWeb(
     );
 
   const publicUrl = read.text(options.publicUrl, "publicUrl", "PUBLIC_URL");
-  if (publicUrl.value !== undefined && !/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(publicUrl.value))
+  const url = publicUrl.value;
+  // The shape, and a URL Node can parse (a port over 65535, a bad IPv6 literal, an empty host pass the shape).
+  if (url !== undefined && (!/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(url) || !URL.canParse(url)))
     problems.push(
       `${publicUrl.name} is ${JSON.stringify(publicUrl.value)}: set it to the service's base URL, e.g. https://agent.example.com`,
     );
 
   // Browsers may call the service from any site by default; set one origin to restrict that.
   const corsOrigin = read.text(options.corsOrigin, "corsOrigin", "CORS_ORIGIN");
-  if (corsOrigin.value !== undefined && !/^(\*|https?:\/\/[^/?#\s]+)$/.test(corsOrigin.value))
+  const origin = corsOrigin.value;
+  if (
+    origin !== undefined &&
+    !(origin === "*" || (/^https?:\/\/[^/?#\s]+$/.test(origin) && URL.canParse(origin)))
+  )
     problems.push(
       `${corsOrigin.name} is ${JSON.stringify(corsOrigin.value)}: set it to "*" (any site) or one origin such as https://app.example.com (no path)`,
     );

@@ -69,6 +69,15 @@ describe("production refusals", () => {
       /^LOG_LEVEL is "verbose": set it to one of debug, info, warn, error/,
     ],
     [{ PUBLIC_URL: "agent.example.com" }, /^PUBLIC_URL is "agent.example.com"/],
+    // The right shape, but no URL (they once crashed createApp with a TypeError).
+    [
+      { PUBLIC_URL: "http://agent.example.com:99999" },
+      /^PUBLIC_URL is "http:\/\/agent.example.com:99999"/,
+    ],
+    [
+      { PUBLIC_URL: "http://[zz]" },
+      /^PUBLIC_URL is "http:\/\/\[zz\]": set it to the service's base URL/,
+    ],
     [{ SERVICE_DEV_MODE: "yes" }, /^SERVICE_DEV_MODE is "yes": set it to "true"/],
     [{ SERVICE_DEV_MODE: "1" }, /^SERVICE_DEV_MODE is "1"/],
     // A network's own setting naming no listed network (a typo) would leave that network on its defaults.
@@ -558,14 +567,16 @@ describe("CORS_ORIGIN", () => {
   it.each([["*"], ["https://app.example.com"], ["http://localhost:5173"]])("%s is fine", (v) => {
     expect(resolveConfig({ env: { ...PROD_ENV, CORS_ORIGIN: v } }).corsOrigin).toBe(v);
   });
-  it.each([["app.example.com"], ["https://app.example.com/path"], ["*.example.com"]])(
-    "%s is refused",
-    (v) => {
-      expect(problems({ env: { ...PROD_ENV, CORS_ORIGIN: v } })[0]).toMatch(
-        /^CORS_ORIGIN is .*: set it to "\*" \(any site\) or one origin/,
-      );
-    },
-  );
+  it.each([
+    ["app.example.com"],
+    ["https://app.example.com/path"],
+    ["*.example.com"],
+    ["https://app.example.com:99999"],
+  ])("%s is refused", (v) => {
+    expect(problems({ env: { ...PROD_ENV, CORS_ORIGIN: v } })[0]).toMatch(
+      /^CORS_ORIGIN is .*: set it to "\*" \(any site\) or one origin/,
+    );
+  });
 });
 
 describe("several networks (X402_NETWORKS)", () => {
