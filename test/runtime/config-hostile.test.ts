@@ -14,13 +14,13 @@ const PROD = {
   X402_FACILITATOR_URL: "https://facilitator.example.com",
 };
 const DEV = { SERVICE_DEV_MODE: "true" };
-/** The settings .env.example documents (each commented out as `# NAME=`), and the required ones. */
+/** The settings .env.example documents (`NAME=`, or commented out as `# NAME=`), and the required ones. */
 const SETTINGS = [
   ...new Set([
     ...Object.keys(PROD),
     ...[
       ...readFileSync("templates/project/_env.example.hbs", "utf8").matchAll(
-        /^# ?([A-Z][A-Z0-9_]+)=/gm,
+        /^(?:# ?)?([A-Z][A-Z0-9_]+)=/gm,
       ),
     ].map((m) => m[1]!),
   ]),
