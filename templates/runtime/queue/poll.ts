@@ -28,7 +28,7 @@ import type { JobServices } from "../jobs/pipeline.js";
 import { SERVICE_VERSION } from "../jobs/request.js";
 import { settlingKey } from "../jobs/settling.js";
 import { withJobId } from "../jobs/result.js";
-import type { FoundResult, StoredResult } from "../ledger/ledger.js";
+import type { StoredResult } from "../ledger/ledger.js";
 import type { Logger } from "../types.js";
 import { cancelledError, cancelRequested } from "./cancel.js";
 import type { JobQueue, JobRecord } from "./queue.js";
@@ -119,10 +119,9 @@ export async function jobState(
   record: JobRecord,
 ): Promise<"queued" | "running" | "cancelled" | StoredResult> {
   const { paid } = record.data;
-  // null: the ledger could not be read (the job then never counts as orphaned).
-  const found = paid ? await s.ledger.getResult(paid.auth).catch(() => null) : undefined;
-  if (paid && found) {
-    if (found.payment === paid.payment && found.request === paid.request) {
+  if (paid) {
+    const found = await s.ledger.getResult(paid.auth).catch(() => undefined);
+    if (found && found.payment === paid.payment && found.request === paid.request) {
       if (found.settled) return settledAnswer(found.value, record.data.jobId);
       if (found.unconfirmed) return "running"; // settling: the chain will say
     }
@@ -135,7 +134,7 @@ export async function jobState(
         `deadline ${record.data.deadline} passed while the job was queued; the handler was not run and nothing was charged`,
       ),
     );
-  if (await orphaned(s, queue, record, found))
+  if (await orphaned(s, queue, record))
     return error(
       new DeadlineError(
         `deadline ${record.data.deadline} passed and no worker is running: the job's worker stopped before it answered (killed, or cut off from the queue); no settlement of it was started, so nothing was charged`,
@@ -152,12 +151,7 @@ export async function jobState(
  * while settling leaves one, jobs/settling.ts). Anything the queue or the ledger cannot say keeps it
  * "running".
  */
-async function orphaned(
-  s: JobServices,
-  queue: JobQueue,
-  record: JobRecord,
-  found: FoundResult | undefined | null,
-): Promise<boolean> {
+async function orphaned(s: JobServices, queue: JobQueue, record: JobRecord): Promise<boolean> {
   const { deadline, paid } = record.data;
   if (record.state !== "running") return false;
   if (!deadlinePassed(deadline + (s.config.queue?.lockSeconds ?? 0))) return false;
@@ -165,8 +159,14 @@ async function orphaned(
     if (await queue.workerSeen()) return false;
     if (!paid) return true;
     const { ledger } = s;
-    if (found !== undefined || !ledger.getRecord) return false;
-    return !(await ledger.getRecord(settlingKey(paid.auth)));
+    if (!ledger.getRecord) return false;
+    // Read again, after the worker check, not jobState's earlier read: a worker that settled the job
+    // and exited in between has written its result by now, and the job must not be said uncharged.
+    const [found, note] = await Promise.all([
+      ledger.getResult(paid.auth),
+      ledger.getRecord(settlingKey(paid.auth)),
+    ]);
+    return found === undefined && !note;
   } catch {
     return false;
   }
