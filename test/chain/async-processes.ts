@@ -12,6 +12,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm";
@@ -173,17 +174,18 @@ export async function startAsyncProcesses(o: AsyncProcessOptions): Promise<Async
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const ports = Array.from({ length: o.webs }, () => 20_000 + Math.floor(Math.random() * 20_000));
-    const webs = ports.map((port) => start({ PORT: String(port), WORKER: "off" }));
-    const healthPorts = Array.from({ length: o.workers }, () =>
-      o.workerHealth ? 20_000 + Math.floor(Math.random() * 20_000) : undefined,
+    // Webs on ports the system picks (PORT=0), read from their start-up line. A random port once
+    // collided with one in use, and "another process is listening on port …" passed for started.
+    const webs = Array.from({ length: o.webs }, () => start({ PORT: "0", WORKER: "off" }));
+    const healthPorts = await Promise.all(
+      Array.from({ length: o.workers }, () => (o.workerHealth ? freePort() : undefined)),
     );
     const workers = healthPorts.map((port) =>
       start(port ? { WORKER_HEALTH_PORT: String(port) } : {}, ["--worker"]),
     );
     const workerHealthUrls = healthPorts.map((port) => `http://127.0.0.1:${port}`);
-    await Promise.all(webs.map((web) => printed(web, /listening on/)));
-    const webUrls = ports.map((port) => `http://127.0.0.1:${port}`);
+    await Promise.all(webs.map((web) => printed(web, STARTED)));
+    const webUrls = webs.map((web) => `http://127.0.0.1:${STARTED.exec(output.get(web)!)![1]}`);
     for (const url of webUrls) expect((await healthUntil(url, (s) => s === 200)).status).toBe(200);
     await Promise.all(workers.map((w) => printed(w, /job worker: up to \d+ async jobs/)));
     if (o.workerHealth)
@@ -210,6 +212,20 @@ export async function startAsyncProcesses(o: AsyncProcessOptions): Promise<Async
     await close();
     throw err;
   }
+}
+
+/** A web process's start-up line (server.ts), with the port it listens on. */
+const STARTED = / listening on http:\/\/[^\s:]+:(\d+)/;
+
+/** A port free now on 127.0.0.1 (the system's pick; WORKER_HEALTH_PORT takes no 0). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
 }
 
 const withoutUnset = (env: Record<string, string | undefined>) =>
