@@ -12,14 +12,13 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { expect } from "vitest";
-import { healthUntil } from "../runtime/servers.js";
+import { freePort, healthUntil } from "../runtime/servers.js";
 import { PAYEE, SETTLER_KEY } from "./accounts.js";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -216,17 +215,6 @@ export async function startAsyncProcesses(o: AsyncProcessOptions): Promise<Async
 
 /** A web process's start-up line (server.ts), with the port it listens on. */
 const STARTED = / listening on http:\/\/[^\s:]+:(\d+)/;
-
-/** A port free now on 127.0.0.1 (the system's pick; WORKER_HEALTH_PORT takes no 0). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
-}
 
 const withoutUnset = (env: Record<string, string | undefined>) =>
   Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined));
