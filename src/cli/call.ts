@@ -9,6 +9,9 @@ import { isUrl, readService } from "../caller/service.js";
 import { defaultServiceUrl } from "../caller/target.js";
 import { CliError } from "./errors.js";
 
+/** What --asset takes: an EVM token contract, or a Solana mint (base58). */
+const TOKEN_ADDRESS = /^(0x[0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$/;
+
 export interface CallCommandOptions {
   input: string[];
   /** `--json <file>`: input file; `--json` alone (true): machine mode. */
@@ -130,6 +133,12 @@ async function run(
       );
     deadlineSeconds = Number(options.deadlineSeconds);
   }
+  for (const asset of options.asset ?? [])
+    if (!TOKEN_ADDRESS.test(asset))
+      throw new CallError(
+        "usage",
+        `--asset: "${asset}" is not a token address: give an EVM contract (0x and 40 hex digits) or a Solana mint (base58, 32 to 44 characters)`,
+      );
   return callCapability({
     url,
     capability,

@@ -350,6 +350,7 @@ describe("a dev-mode service", () => {
       /--deadline-seconds: "0" is not a whole number of seconds above 0/,
     ],
     [["--deadline-seconds", "1.5"], /--deadline-seconds: "1.5" is not a whole number/],
+    [["--asset", "0xzz"], /--asset: "0xzz" is not a token address/],
   ])("%j is refused with its flag named", async (flags, message) => {
     const before = server.requests.length;
     const r = await runCall([server.url, "greet", "--input", "name=x", ...flags]);
