@@ -8,6 +8,7 @@
  */
 import type { ResolvedConfig } from "../config.js";
 import { networkLabel } from "../discovery/labels.js";
+import { isLoopbackUrl } from "../ops/config-hosts.js";
 import { fittingDeadline } from "../payments/deadline-fit.js";
 import type { NetworkPaymentConfig } from "../payments/config.js";
 import type { NetworkFacts } from "../payments/family.js";
@@ -37,22 +38,6 @@ export interface ConsoleFacts {
   endpoints: ReadonlyArray<{ path: string; methods: string }>;
 }
 
-/** Whether an RPC or facilitator URL points at this machine: localhost, 127.0.0.0/8 or [::1]. */
-export function isLocalRpc(url: string | undefined): boolean {
-  let host: string;
-  try {
-    host = new URL(url ?? "").hostname; // an IPv6 hostname keeps its brackets
-  } catch {
-    return false;
-  }
-  return (
-    host === "localhost" ||
-    host.endsWith(".localhost") ||
-    host === "[::1]" ||
-    host.startsWith("127.")
-  );
-}
-
 export function consoleFacts(
   config: ResolvedConfig,
   endpoints: ConsoleFacts["endpoints"] = [],
@@ -61,7 +46,8 @@ export function consoleFacts(
   const networks = (config.payment?.networks ?? []).map((n) => {
     const route = n.settlement as { kind: string; rpcUrl?: string; urls?: string[] } | undefined;
     // dev:paid without the onchain feature settles through a facilitator it runs on 127.0.0.1.
-    const localFacilitators = route?.kind === "facilitator" && (route.urls ?? []).every(isLocalRpc);
+    const localFacilitators =
+      route?.kind === "facilitator" && (route.urls ?? []).every(isLoopbackUrl);
     // Its family says its chain id and token (EVM: with the EIP-712 domain the page signs for); not
     // told, the page pays nothing there.
     const { chainId, asset } = networkFacts?.(n) ?? {};
@@ -69,7 +55,7 @@ export function consoleFacts(
       caip2: n.network.caip2,
       label: networkLabel(n.network),
       payTo: n.payTo,
-      local: isLocalRpc(n.rpcUrl) || isLocalRpc(route?.rpcUrl) || localFacilitators,
+      local: isLoopbackUrl(n.rpcUrl) || isLoopbackUrl(route?.rpcUrl) || localFacilitators,
       ...(chainId !== undefined && { chainId }),
       asset,
     };

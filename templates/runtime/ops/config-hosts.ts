@@ -63,15 +63,28 @@ export function resolveHosts(read: Reader): HostConfig {
   return config;
 }
 
+/** Whether a URL points at this machine: localhost (and *.localhost), 127.0.0.0/8 or [::1]; not a URL: false. */
+export function isLoopbackUrl(url: string | undefined): boolean {
+  let host: string;
+  try {
+    host = new URL(url ?? "").hostname; // an IPv6 hostname keeps its brackets
+  } catch {
+    return false;
+  }
+  return (
+    host === "localhost" ||
+    host.endsWith(".localhost") ||
+    host === "[::1]" ||
+    host.startsWith("127.")
+  );
+}
+
 /**
- * Production's start-up warning when PUBLIC_URL names this machine only (localhost, 127.x, [::1]): the
- * 402 offers and discovery documents then give buyers elsewhere an address they cannot reach. A
- * common way there: compose.yaml's own PUBLIC_URL default, which wins over .env.production's.
+ * Production's start-up warning when PUBLIC_URL names this machine only (isLoopbackUrl): the 402
+ * offers and discovery documents then give buyers elsewhere an address they cannot reach. A common
+ * way there: compose.yaml's own PUBLIC_URL default, which wins over .env.production's.
  */
 export function loopbackPublicUrl(publicUrl: string | undefined): string | undefined {
-  if (publicUrl === undefined) return undefined;
-  const host = new URL(publicUrl).hostname;
-  const local = host === "localhost" || host.endsWith(".localhost") || /^127\./.test(host);
-  if (!local && host !== "[::1]") return undefined;
+  if (!isLoopbackUrl(publicUrl)) return undefined;
   return `PUBLIC_URL is ${publicUrl}, an address of this machine only: the 402 offers and discovery documents name it, so buyers elsewhere cannot reach the service from them; set PUBLIC_URL to the address buyers use (with compose.yaml: in the shell or compose's .env file, whose PUBLIC_URL wins over .env.production's)`;
 }
