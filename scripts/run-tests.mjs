@@ -12,8 +12,9 @@
 // last, ~100 s after chain (stop 47: 22.0 min in all), so four of unit's smaller folders run in chain's
 // process, after or between its files (in their own vitest project, unit: nothing else changes for them).
 // With FIGURES_IN_SUITE=1 (.ci/run) the size figures (scripts/figures.mjs --no-build) run once the first of
-// unit, chain and e2e ended, on the core it leaves idle (which one ends first varies by machine). chain prints as it runs; the others' output is printed after it, so they
-// never interleave, and also if the runner is stopped (CI's `timeout`), so a hang shows where it was.
+// unit, chain and e2e ended, on the core it leaves idle (which one ends first varies by machine). chain
+// prints as it runs; the others' output is printed after it, so they never interleave, and also if the
+// runner is stopped (CI's `timeout`), so a hang shows where it was.
 // Arguments (`npm test -- test/x.test.ts`) run plain `vitest run` with them instead.
 import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
@@ -36,13 +37,14 @@ function runNode(nodeArgs, label) {
     env: { ...process.env, CREATE_AGENT_TEST_DIST_BUILT: "1" },
     stdio: label ? ["ignore", "pipe", "pipe"] : "inherit",
   });
-  const entry = { label, out: [], printed: false, started: Date.now() };
+  const started = Date.now();
+  const entry = { label, out: [], printed: false };
   children.push({ child, entry });
   child.stdout?.on("data", (chunk) => entry.out.push(chunk));
   child.stderr?.on("data", (chunk) => entry.out.push(chunk));
   return new Promise((resolve) => {
     child.on("close", (code, signal) => {
-      const seconds = Math.round((Date.now() - entry.started) / 1000);
+      const seconds = Math.round((Date.now() - started) / 1000);
       resolve({ code: code ?? (signal ? 1 : 0), entry, seconds });
     });
   });
