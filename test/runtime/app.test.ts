@@ -322,6 +322,17 @@ describe("transport errors", () => {
     expect(res.body.error).toContain("2048");
   });
 
+  it("a path parameter that is not valid percent-encoding -> 400 validation naming it, not 500", async () => {
+    for (const path of ["/jobs/%E0%A4%A", "/a2a/rest/tasks/%E0:cancel", "/a2a/rest/v1/tasks/%"]) {
+      const method = path.endsWith(":cancel") ? "POST" : "GET";
+      const res = await fetch(`${app.url}${path}`, { method });
+      expect(res.status, path).toBe(400);
+      const body: any = await res.json();
+      expect(body).toEqual(failed("validation"));
+      expect(body.error).toContain(`malformed percent-encoding in the path ${JSON.stringify(path)}`);
+    }
+  });
+
   it("unknown route -> 404 naming method and path", async () => {
     const res = await fetch(`${app.url}/nope`, { method: "DELETE" });
     expect(res.status).toBe(404);

@@ -99,6 +99,17 @@ export function bodyParserError(err: unknown): ValidationError | undefined {
   }
 }
 
+/**
+ * Express marks a path parameter it cannot percent-decode (`/jobs/%E0`) as a URIError with status 400:
+ * the client's mistake, answered 400 naming the path, not logged as a server fault.
+ */
+function malformedPath(err: unknown, req: Request): ValidationError | undefined {
+  if (!(err instanceof URIError) || !("status" in err) || err.status !== 400) return undefined;
+  return new ValidationError(
+    `malformed percent-encoding in the path ${quote(req.path, 200)}: nothing was run or charged`,
+  );
+}
+
 /** 415 unless the request says it carries JSON (checked before the body is read). */
 export function requireJson(logger: Logger): RequestHandler {
   return (req, res, next) => {
@@ -156,7 +167,7 @@ export function notFound(logger: Logger, served: readonly TransportRoute[]): Req
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, next) => {
     if (res.headersSent) return next(err);
-    const known = bodyParserError(err);
+    const known = bodyParserError(err) ?? malformedPath(err, req);
     if (known) return refuse(logger, req, res, known);
     if (err instanceof AgentError && err.errorType !== "internal")
       return refuse(logger, req, res, err);
