@@ -178,6 +178,93 @@ describe("hostile and large bodies on /a2a, refused or taken as on POST /execute
   });
 });
 
+describe("what a JSON-RPC request to /a2a is, and which A2A version it speaks", () => {
+  const raw = (body: unknown, query = "", headers: Record<string, string> = {}) =>
+    fetch(`${apps.dev.url}/a2a${query}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
+  const getTask = { jsonrpc: "2.0", id: 4, method: "GetTask", params: { id: "no-such-task" } };
+
+  it.each([
+    [
+      "jsonrpc is not 2.0",
+      { jsonrpc: "aaa", method: "SendMessage", params: {} },
+      null,
+      /`jsonrpc`/,
+    ],
+    ["no method", { jsonrpc: "2.0", params: {}, id: 3 }, 3, /`method`/],
+    [
+      "an object id",
+      { jsonrpc: "2.0", method: "SendMessage", params: {}, id: { a: 1 } },
+      null,
+      /`id`/,
+    ],
+    [
+      "a fractional id",
+      { jsonrpc: "2.0", method: "message/send", params: {}, id: 1.5 },
+      null,
+      /`id`/,
+    ],
+    [
+      "a batch",
+      [{ jsonrpc: "2.0", method: "tasks/get", params: { id: "x" }, id: 1 }],
+      null,
+      /no batches/,
+    ],
+  ])(
+    "%s: -32600 Invalid Request (JSON-RPC 2.0), under its id when it has a valid one; nothing run",
+    async (_, body, id, named) => {
+      for (const headers of [{}, { "A2A-Version": "1.0" }]) {
+        const calls = apps.devAgent.calls.echo ?? 0;
+        const res = await raw(body, "", headers);
+        expect(res.status).toBe(200);
+        expect(res.body, JSON.stringify(res.body)).toMatchObject({
+          jsonrpc: "2.0",
+          id,
+          error: { code: -32600 },
+        });
+        expect(res.body.error.message).toMatch(named);
+        expect(apps.devAgent.calls.echo ?? 0).toBe(calls);
+      }
+    },
+  );
+
+  it("a 1.0 method without A2A-Version is read as 1.0 (0.3 has no such method), not answered 'method not found'", async () => {
+    const res = await raw(getTask);
+    expect(res.body).toMatchObject({ id: 4, error: { code: -32001 } }); // TaskNotFoundError
+    expect(res.body.error.message).toContain("no-such-task");
+    // Without the reading, the 0.3 default: -32601. An explicit 0.3 header keeps it so.
+    expect((await raw(getTask, "", { "A2A-Version": "0.3" })).body.error.code).toBe(-32601);
+    // A 1.0 SendMessage runs the job and answers in 1.0's shape.
+    const calls = apps.devAgent.calls.echo ?? 0;
+    const params = {
+      message: {
+        messageId: randomUUID(),
+        role: "ROLE_USER",
+        parts: [{ data: { capability: "echo", input: { text: "v1" } } }],
+      },
+    };
+    const sent = await raw({ jsonrpc: "2.0", id: 5, method: "SendMessage", params });
+    expect(sent.body.result.task.status.state, JSON.stringify(sent.body)).toBe(
+      "TASK_STATE_COMPLETED",
+    );
+    expect(apps.devAgent.calls.echo).toBe(calls + 1);
+  });
+
+  it("the version given as a request parameter (?A2A-Version=, as the spec allows) is the request's version", async () => {
+    expect((await raw(getTask, "?A2A-Version=1.0")).body.error.code).toBe(-32001);
+    const old = { jsonrpc: "2.0", id: 6, method: "tasks/get", params: { id: "no-such-task" } };
+    expect((await raw(old, "?A2A-Version=0.3")).body.error.code).toBe(-32001);
+    expect((await raw(old, "?A2A-Version=1.0")).body.error.code).toBe(-32601); // 1.0 has no tasks/get
+    // The header wins over the parameter.
+    expect((await raw(old, "?A2A-Version=1.0", { "A2A-Version": "0.3" })).body.error.code).toBe(
+      -32001,
+    );
+  });
+});
+
 describe("A2A with payments on", () => {
   const activated = { "X-A2A-Extensions": X402_EXTENSION_URI };
 

@@ -7,7 +7,8 @@
  * resource a task's offer is for (so an offer made on one binding is paid on the other). Refused
  * before the SDK: a request while the server shuts down (503); a body that is not JSON, larger than
  * MAX_BODY_BYTES or nested deeper than /execute accepts (JSON-RPC errors: http/json-rpc-body.ts;
- * the REST binding's shape: rest.ts). A2A=off: 404 for both. Part of your project: edit freely.
+ * the REST binding's shape: rest.ts), and a JSON-RPC body that is no JSON-RPC 2.0 request (-32600). Its A2A
+ * version is settled first (negotiate.ts). A2A=off: 404 for both. Part of your project: edit freely.
  */
 import type { Express, RequestHandler } from "express";
 import { baseUrlOf } from "../http/base-url.js";
@@ -17,6 +18,7 @@ import { loadOnce, mountOff } from "../http/transport.js";
 import type { JobServices } from "../jobs/services.js";
 import type { Logger } from "../types.js";
 import type { A2aEndpoint } from "./endpoint.js";
+import { jsonRpcEnvelope, negotiateVersion } from "./negotiate.js";
 import { restBody, restError, restPreflight } from "./rest.js";
 import { runInScope } from "./scope.js";
 
@@ -53,6 +55,8 @@ export function mountA2a(app: Express, s: JobServices, logger: Logger): void {
     A2A_PATH,
     ...jsonRpcBody(s.config.maxBodyBytes, true),
     refuseWhileStopping(s.drain),
+    jsonRpcEnvelope,
+    negotiateVersion,
     serve("jsonRpc"),
   );
   // HTTP+JSON: the SDK's router, mounted at /a2a/rest (it strips the prefix); the same body limits.
@@ -61,6 +65,7 @@ export function mountA2a(app: Express, s: JobServices, logger: Logger): void {
     A2A_REST_PATH,
     ...restBody(s.config.maxBodyBytes),
     refuseWhileStopping(s.drain, restError),
+    negotiateVersion,
     serve("rest"),
   );
 }
