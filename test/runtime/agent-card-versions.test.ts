@@ -170,20 +170,17 @@ afterAll(async () => {
 });
 
 describe("the agent card by A2A-Version", () => {
-  it("no A2A-Version (a 0.3 client): the 0.3 card, its url the A2A JSON-RPC endpoint, every field 0.3 requires", async () => {
+  it("no A2A-Version (a 0.3 client): the 0.3 card, its url the A2A JSON-RPC endpoint, only A2A transports, every field 0.3 requires", async () => {
     const res = await get(`${a2a.url}${CARD}`);
     expect(res.status).toBe(200);
     expect(res.headers.get("vary")).toMatch(/\bA2A-Version\b/);
     const card = JSON.parse(res.text);
+    // 0.3 readers (the A2A TCK) refuse a transport they do not know: /execute and /mcp are in the 1.0 card.
     expect(card).toMatchObject({
       protocolVersion: "0.3.0",
       url: `${a2a.url}/a2a`,
       preferredTransport: "JSONRPC",
-      additionalInterfaces: [
-        { url: `${a2a.url}/a2a`, transport: "JSONRPC" },
-        { url: `${a2a.url}/execute`, transport: "x402-job" },
-        { url: `${a2a.url}/mcp`, transport: "MCP" },
-      ],
+      additionalInterfaces: [{ url: `${a2a.url}/a2a`, transport: "JSONRPC" }],
     });
     expect(card).not.toHaveProperty("supportedInterfaces");
     for (const field of V03_CARD_REQUIRED) expect(card, field).toHaveProperty(field);
@@ -209,9 +206,12 @@ describe("the agent card by A2A-Version", () => {
     for (const field of ["name", "description", "version", "documentationUrl", "skills"] as const)
       expect(fromV03[field], field).toEqual(fromV1[field]);
     expect(fromV03.capabilities).toEqual(fromV1.capabilities); // the x402 extension, unchanged
+    // The same A2A endpoints; the 1.0 card also lists the service's other protocols.
     const endpoints = (card: AgentCard) =>
       card.supportedInterfaces.map((i) => [i.url, i.protocolBinding]);
-    expect(new Set(endpoints(fromV03).map(String))).toEqual(new Set(endpoints(fromV1).map(String)));
+    const a2aOnly = endpoints(fromV1).filter(([, binding]) => binding === "JSONRPC");
+    expect(new Set(endpoints(fromV03).map(String))).toEqual(new Set(a2aOnly.map(String)));
+    expect(endpoints(fromV1).map(([, binding]) => binding)).toEqual(["JSONRPC", "x402-job", "MCP"]);
     expect(fromV03.supportedInterfaces[0]).toMatchObject({
       url: `${a2a.url}/a2a`,
       protocolBinding: "JSONRPC",

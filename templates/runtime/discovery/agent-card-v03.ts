@@ -8,7 +8,12 @@
  * routes.ts picks the shape by the request's A2A-Version (cardShapeFor) and serves each with its
  * own ETag and `Vary: A2A-Version`. Part of your project: edit freely.
  */
-import type { AgentCard, AgentInterface, CardCapabilities } from "./agent-card.js";
+import {
+  A2A_BINDINGS,
+  type AgentCard,
+  type AgentInterface,
+  type CardCapabilities,
+} from "./agent-card.js";
 
 /** The A2A version the 0.3 shape declares (the default of 0.3's `protocolVersion`). */
 export const A2A_V03_PROTOCOL_VERSION = "0.3.0";
@@ -81,11 +86,16 @@ function mainInterface(interfaces: readonly AgentInterface[]): AgentInterface {
 
 /**
  * Every interface as 0.3 writes it, the main one first (0.3's `additionalInterfaces` SHOULD list
- * the main url and transport too), each url and transport once.
+ * the main url and transport too), each url and transport once. When the main one is A2A's, only
+ * A2A's own transports: 0.3 readers such as the A2A TCK refuse a card naming a transport they do not
+ * know, and a 0.3 client has no use for the others (POST /execute, /mcp: the 1.0 card and llms.txt,
+ * the card's documentationUrl, list them).
  */
 function interfacesV03(main: AgentInterface, all: readonly AgentInterface[]): AgentInterfaceV03[] {
   const seen = new Set<string>();
-  return [main, ...all].flatMap(({ url, protocolBinding: transport }) => {
+  const a2aOnly = A2A_BINDINGS.has(main.protocolBinding);
+  const listed = a2aOnly ? all.filter((i) => A2A_BINDINGS.has(i.protocolBinding)) : all;
+  return [main, ...listed].flatMap(({ url, protocolBinding: transport }) => {
     const key = JSON.stringify([url, transport]);
     if (seen.has(key)) return [];
     seen.add(key);

@@ -97,7 +97,7 @@ export function capabilityDescription(agent: AgentDefinition, name: string): str
 }
 
 /** A2A's own protocol bindings (A2A 1.0, AgentInterface.protocolBinding). */
-const A2A_BINDINGS: ReadonlySet<string> = new Set(["JSONRPC", "GRPC", "HTTP+JSON"]);
+export const A2A_BINDINGS: ReadonlySet<string> = new Set(["JSONRPC", "GRPC", "HTTP+JSON"]);
 
 /**
  * A2A's interfaces first: A2A 1.0 reads the first entry of supportedInterfaces as the preferred one, so an A2A
