@@ -329,7 +329,9 @@ describe("transport errors", () => {
       expect(res.status, path).toBe(400);
       const body: any = await res.json();
       expect(body).toEqual(failed("validation"));
-      expect(body.error).toContain(`malformed percent-encoding in the path ${JSON.stringify(path)}`);
+      expect(body.error).toContain(
+        `malformed percent-encoding in the path ${JSON.stringify(path)}`,
+      );
     }
   });
 
