@@ -216,7 +216,7 @@ describe("what a JSON-RPC request to /a2a is, and which A2A version it speaks", 
   ])(
     "%s: -32600 Invalid Request (JSON-RPC 2.0), under its id when it has a valid one; nothing run",
     async (_, body, id, named) => {
-      for (const headers of [{}, { "A2A-Version": "1.0" }]) {
+      for (const headers of [{}, { "A2A-Version": "1.0" }] as Record<string, string>[]) {
         const calls = apps.devAgent.calls.echo ?? 0;
         const res = await raw(body, "", headers);
         expect(res.status).toBe(200);

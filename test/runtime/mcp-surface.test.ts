@@ -96,6 +96,46 @@ describe("JSON-RPC batches on /mcp", () => {
   });
 });
 
+describe("a message that is no JSON-RPC 2.0 message", () => {
+  const call = { method: "tools/call", params: { name: "echo", arguments: { text: "x" } } };
+  it.each([
+    ["jsonrpc 1.0", { jsonrpc: "1.0", id: 1, ...call }, /`jsonrpc` must be "2.0"/],
+    ["no jsonrpc", { id: 1, ...call }, /`jsonrpc` must be "2.0"/],
+    [
+      "an object id",
+      { jsonrpc: "2.0", id: { a: 1 }, ...call },
+      /`id` must be a string or a number/,
+    ],
+    ["a null id", { jsonrpc: "2.0", id: null, ...call }, /`id` must be a string or a number/],
+    ["no method, no result", { jsonrpc: "2.0", id: 1 }, /needs a string `method`/],
+    ["a number in a batch", [1], /must be a JSON-RPC object/],
+    [
+      "in a batch",
+      [
+        { jsonrpc: "2.0", id: 1, ...call },
+        { id: 2, ...call },
+      ],
+      /`jsonrpc`/,
+    ],
+  ])(
+    "%s: -32600 Invalid Request (the SDK said -32700 parse error); nothing run",
+    async (_, body, named) => {
+      const { url, agent } = await serve();
+      const res = await rpc(url, body);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600 } });
+      expect(res.body.error.message).toMatch(named);
+      expect(agent.calls.echo).toBeUndefined();
+    },
+  );
+
+  it("a client's response (an id and a result, no method) is still a message the SDK takes", async () => {
+    const { url } = await serve();
+    const res = await rpc(url, { jsonrpc: "2.0", id: 1, result: {} });
+    expect(res.status).toBe(202);
+  });
+});
+
 describe("a tools/call whose params are not {name, arguments?, _meta?}", () => {
   it.each([
     [

@@ -12,6 +12,9 @@
  *   params naming what is wrong (the SDK would answer -32603 with its schema library's dump); and
  *   no key "__proto__" anywhere in them: the SDK's schema library drops it, so the job would run on
  *   other input than the caller sent (POST /execute keeps it as data).
+ * - every message is a JSON-RPC 2.0 message: `jsonrpc: "2.0"`, and a string `method` (a request or a
+ *   notification, its `id`, if any, a string or a number) or an `id` with a `result` or an `error` (a
+ *   response): else -32600 Invalid Request, as JSON-RPC says (the SDK answers -32700 parse error).
  * Part of your project: edit freely.
  */
 import { MAX_NESTING_DEPTH, nestedDeeperThan } from "../jobs/request.js";
@@ -111,6 +114,24 @@ function holdsKey(value: unknown, key: string): boolean {
   return Object.values(value).some((child) => holdsKey(child, key));
 }
 
+const isId = (id: unknown): id is Id => typeof id === "string" || typeof id === "number";
+
+/** Why a message is no JSON-RPC 2.0 message, or undefined. */
+function envelopeProblem(m: unknown): string | undefined {
+  const wrong = !isObject(m)
+    ? "a message must be a JSON-RPC object"
+    : m.jsonrpc !== "2.0"
+      ? '`jsonrpc` must be "2.0"'
+      : typeof m.method === "string"
+        ? m.id === undefined || isId(m.id)
+          ? undefined
+          : "`id` must be a string or a number"
+        : isId(m.id) && ("result" in m || "error" in m)
+          ? undefined
+          : "a message needs a string `method` (or, as a response, an `id` and a `result` or `error`)";
+  return wrong && `Invalid Request: ${wrong}; nothing was run or charged`;
+}
+
 /** Why one message is refused (its reason), or undefined. */
 function messageProblem(message: unknown, what: string): string | undefined {
   return nestedDeeperThan(message, MAX_NESTING_DEPTH) ? tooDeep(what) : callProblem(message);
@@ -118,6 +139,10 @@ function messageProblem(message: unknown, what: string): string | undefined {
 
 /** Why a JSON-RPC body (one message or a batch) is refused before the SDK reads it, or undefined. */
 export function checkMessages(body: unknown): RpcRefusal | undefined {
+  const notRpc = messagesOf(body)
+    .map(envelopeProblem)
+    .find((p) => p !== undefined);
+  if (notRpc) return refusal(400, INVALID_REQUEST, notRpc);
   if (!Array.isArray(body)) {
     const problem = messageProblem(body, "the request");
     if (problem === undefined) return undefined;
