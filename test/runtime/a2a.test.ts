@@ -253,6 +253,19 @@ describe("what a JSON-RPC request to /a2a is, and which A2A version it speaks", 
     expect(apps.devAgent.calls.echo).toBe(calls + 1);
   });
 
+  it("a message with no parts (A2A requires one): invalid params naming it, in 0.3 and 1.0; nothing run", async () => {
+    const v03 = { kind: "message", messageId: randomUUID(), role: "user", parts: [] };
+    const v1 = { messageId: randomUUID(), role: "ROLE_USER", parts: [] };
+    for (const [method, message] of [
+      ["message/send", v03],
+      ["SendMessage", v1],
+    ] as const) {
+      const res = await raw({ jsonrpc: "2.0", id: 8, method, params: { message } });
+      expect(res.body, method).toMatchObject({ id: 8, error: { code: -32602 } });
+      expect(res.body.error.message).toMatch(/message\.parts is empty/);
+    }
+  });
+
   it("the version given as a request parameter (?A2A-Version=, as the spec allows) is the request's version", async () => {
     expect((await raw(getTask, "?A2A-Version=1.0")).body.error.code).toBe(-32001);
     const old = { jsonrpc: "2.0", id: 6, method: "tasks/get", params: { id: "no-such-task" } };

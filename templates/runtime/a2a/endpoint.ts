@@ -76,6 +76,11 @@ function refusal(
     return new sdk.RequestMalformedError(
       `messageId and contextId are ids of at most ${MAX_ID_CHARS} characters; nothing was run or charged`,
     );
+  // A2A requires a message's parts (at least one): an empty message is no question to answer.
+  if (Array.isArray(message.parts) && message.parts.length === 0)
+    return new sdk.RequestMalformedError(
+      "message.parts is empty: a message holds at least one part (a DataPart {capability, input} asks for a job); nothing was run or charged",
+    );
   // A first message naming no capability is answered with how to call this agent (help.ts).
   if (!message.taskId && !namesCapability(message)) return undefined;
   if (s.gate) {
