@@ -36,8 +36,10 @@ describe("a project without the queue feature", () => {
       const poll = await fetch(`${app.url}/jobs/job_00000000000000000000000000000000`);
       expect(poll.status).toBe(404);
       // The agent card and /llms.txt say nothing of async jobs.
+      // (The 1.0 card: the 0.3 one lists only A2A transports, /execute not among them.)
+      const v1 = { headers: { "A2A-Version": "1.0" } };
       for (const path of ["/.well-known/agent-card.json", "/llms.txt"]) {
-        const doc = await fetch(`${app.url}${path}`);
+        const doc = await fetch(`${app.url}${path}`, v1);
         expect(doc.status).toBe(200);
         const text = await doc.text();
         expect(text).toContain("/execute");
