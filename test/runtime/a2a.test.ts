@@ -266,6 +266,16 @@ describe("what a JSON-RPC request to /a2a is, and which A2A version it speaks", 
     }
   });
 
+  it("a 1.0 message without a role: invalid params naming it, as 0.3's parser refuses it; nothing run", async () => {
+    const data = { capability: "echo", input: { text: "r" } };
+    const calls = apps.devAgent.calls.echo ?? 0;
+    const message = { messageId: randomUUID(), parts: [{ data }] };
+    const res = await raw({ jsonrpc: "2.0", id: 9, method: "SendMessage", params: { message } });
+    expect(res.body).toMatchObject({ id: 9, error: { code: -32602 } });
+    expect(res.body.error.message).toMatch(/message\.role is required/);
+    expect(apps.devAgent.calls.echo ?? 0).toBe(calls);
+  });
+
   it("the version given as a request parameter (?A2A-Version=, as the spec allows) is the request's version", async () => {
     expect((await raw(getTask, "?A2A-Version=1.0")).body.error.code).toBe(-32001);
     const old = { jsonrpc: "2.0", id: 6, method: "tasks/get", params: { id: "no-such-task" } };

@@ -23,7 +23,7 @@ import type { Logger } from "../types.js";
 import { cancelRefusal, claimRefusal } from "./claim.js";
 import { createExecutor } from "./executor.js";
 import { followQueued, queuedJobOf } from "./queued.js";
-import { namesCapability, requestProblem, storedJob } from "./request.js";
+import { namesCapability, requestProblem, ROLE_AGENT, ROLE_USER, storedJob } from "./request.js";
 import {
   type A2aSdk,
   type CallContext,
@@ -80,6 +80,11 @@ function refusal(
   if (Array.isArray(message.parts) && message.parts.length === 0)
     return new sdk.RequestMalformedError(
       "message.parts is empty: a message holds at least one part (a DataPart {capability, input} asks for a job); nothing was run or charged",
+    );
+  // A2A requires a role (0.3's parser refuses a message without one; 1.0's reads it as unspecified).
+  if (message.role !== ROLE_USER && message.role !== ROLE_AGENT)
+    return new sdk.RequestMalformedError(
+      'message.role is required: ROLE_USER (0.3: "user") for a message you send; nothing was run or charged',
     );
   // A first message naming no capability is answered with how to call this agent (help.ts).
   if (!message.taskId && !namesCapability(message)) return undefined;

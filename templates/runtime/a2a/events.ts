@@ -12,8 +12,7 @@ import {
   type Task,
   TaskState,
 } from "./sdk.js";
-
-const ROLE_AGENT = 2;
+import { ROLE_AGENT } from "./request.js";
 
 export const dataPart = (value: unknown): Part => ({
   content: { $case: "data", value },

@@ -34,6 +34,8 @@ export const REQUEST_KEY = "job";
 
 /** A Message's role when a caller sent it (the SDK's ROLE_USER). */
 export const ROLE_USER = 1;
+/** A Message's role when this agent sent it (the SDK's ROLE_AGENT). */
+export const ROLE_AGENT = 2;
 
 /** A DataPart's value naming a capability (as a string), else undefined. */
 function namedValue(part: Part): Record<string, unknown> | undefined {
