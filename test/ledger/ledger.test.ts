@@ -337,19 +337,21 @@ describe.each(subjects)("$kind ledger", ({ start }) => {
   });
 
   it("keepLease holds a reservation past its initial lease while running, and lets it expire once stopped", async () => {
-    const { auth, token } = await reserved(150);
+    // Each renewal extends the lease by windowMs: a renewal late by up to ~900 ms (a loaded CI machine)
+    // still keeps it; the 150 ms of an earlier version did not.
+    const { auth, token } = await reserved(300);
     const errors: unknown[] = [];
     const lease = keepLease(ledger, auth, token, {
-      leaseEndsAt: Date.now() + 150,
-      renewEveryMs: 40,
-      windowMs: 150,
+      leaseEndsAt: Date.now() + 300,
+      renewEveryMs: 100,
+      windowMs: 1000,
       onError: (err) => errors.push(err),
     });
-    await sleep(400);
+    await sleep(1200); // four times the initial lease
     expect(await other.reserve(auth, 60_000)).toEqual({ status: "in-flight" });
     lease.stop();
     lease.stop(); // idempotent
-    await sleep(300);
+    await sleep(1300); // past the last renewal's window
     expect((await other.reserve(auth, 60_000)).status).toBe("reserved");
     expect(errors).toEqual([]);
   });
