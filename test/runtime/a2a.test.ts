@@ -372,6 +372,84 @@ describe("A2A with payments on", () => {
   });
 });
 
+describe("a text part holding the job's JSON (clients that send text only)", () => {
+  const textMessage03 = (text: string, taskId?: string) => ({
+    message: {
+      kind: "message",
+      messageId: randomUUID(),
+      role: "user",
+      parts: [{ kind: "text", text }],
+      ...(taskId && { taskId }),
+    },
+  });
+  const activated = { "X-A2A-Extensions": X402_EXTENSION_URI };
+
+  it("dev mode: runs the job as the DataPart would, in 0.3 and 1.0", async () => {
+    const calls = apps.devAgent.calls.echo ?? 0;
+    const text = ` ${JSON.stringify({ capability: "echo", input: { text: "t" } })}\n`;
+    const { body } = await rpc03(apps.dev.url, "message/send", textMessage03(text));
+    expect(body.result.status.state, JSON.stringify(body)).toBe("completed");
+    expect(body.result.artifacts[0].parts[0]).toMatchObject({ kind: "data", data: { text: "t" } });
+    const v1 = await fetch(`${apps.dev.url}/a2a`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "SendMessage",
+        params: { message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text }] } },
+      }),
+    });
+    expect(((await v1.json()) as any).result.task.status.state).toBe("TASK_STATE_COMPLETED");
+    expect(apps.devAgent.calls.echo).toBe(calls + 2);
+  });
+
+  it.each([
+    ["plain text", "summarize this please"],
+    ["text that only starts like JSON", '{"capability": "echo", "input": {'],
+    ["JSON naming no capability", '{"input": {"text": "x"}}'],
+    [
+      "JSON nested deeper than /execute accepts",
+      `{"capability":"echo","input":{"text":${"[".repeat(100)}${"]".repeat(100)}}}`,
+    ],
+  ])("%s names no job: the help message, no task, nothing run", async (_, text) => {
+    const calls = apps.devAgent.calls.echo ?? 0;
+    const { body } = await rpc03(apps.dev.url, "message/send", textMessage03(text));
+    expect(body.result, JSON.stringify(body)).toMatchObject({ kind: "message", role: "agent" });
+    expect(body.result.parts[0].text).toContain("or a text part holding that JSON");
+    expect(apps.devAgent.calls.echo ?? 0).toBe(calls);
+  });
+
+  it("paid: checked as a DataPart is (an invalid input refused before any offer), then offered the same price", async () => {
+    const invalid = JSON.stringify({ capability: "echo", input: { times: 2 } });
+    const refused = await rpc03(apps.prod.url, "message/send", textMessage03(invalid), activated);
+    expect(refused.body.error.code).toBe(-32602);
+    expect(refused.body.error.message).toMatch(/text[\s\S]*nothing was run or charged/);
+    const text = JSON.stringify({ capability: "echo", input: { text: "a" } });
+    const { body } = await rpc03(apps.prod.url, "message/send", textMessage03(text), activated);
+    expect(body.result.status.state).toBe("input-required");
+    const offer = body.result.status.message.metadata["x402.payment.required"];
+    expect(offer.accepts[0].amount).toBe("10000");
+    // A paying turn whose text asks for another job is refused, as a data part would be.
+    const other = JSON.stringify({ capability: "echo", input: { text: "b" } });
+    const changed = await rpc03(
+      apps.prod.url,
+      "message/send",
+      {
+        message: {
+          ...textMessage03(other, body.result.id).message,
+          metadata: { "x402.payment.status": "payment-submitted", "x402.payment.payload": {} },
+        },
+      },
+      activated,
+    );
+    expect(changed.body.error.message, JSON.stringify(changed.body)).toMatch(
+      /asks for another job/,
+    );
+    expect(apps.prodAgent.calls.echo).toBeUndefined();
+  });
+});
+
 describe("a message naming no capability (a generic A2A client, a2a-lint's probe)", () => {
   const text03 = (text: string) => ({
     message: {

@@ -57,6 +57,6 @@ export function a2aLines(base: string, facts: PaymentFacts, queued = false): str
   // With the job queue, a long job's paying turn may return at once (queued.ts).
   const long = queued && !facts.free ? "; long job: return_immediately + GetTask" : "";
   return [
-    `A2A: JSON-RPC \`${base}${A2A_PATH}\`, HTTP+JSON \`${A2A_REST_PATH}\`; DataPart \`{capability, input}\`; ${pay}${long}.`,
+    `A2A: JSON-RPC \`${base}${A2A_PATH}\`, HTTP+JSON \`${A2A_REST_PATH}\`; DataPart \`{capability, input}\` (or a text part holding that JSON); ${pay}${long}.`,
   ];
 }

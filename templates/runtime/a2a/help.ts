@@ -28,7 +28,7 @@ function capabilityLines(agent: AgentDefinition, paid: boolean): string[] {
 /** How to call this agent, as the text of an agent message. */
 export function helpText(agent: AgentDefinition, paid: boolean): string {
   const how = [
-    `${agent.name} runs one job per A2A task. To ask for one, send a message with a DataPart {"capability": <name>, "input": {...}}, the input as the agent card's skill describes it (its examples show one); optional message metadata "deadline" (Unix seconds).`,
+    `${agent.name} runs one job per A2A task. To ask for one, send a message with a DataPart {"capability": <name>, "input": {...}} (or a text part holding that JSON), the input as the agent card's skill describes it (its examples show one); optional message metadata "deadline" (Unix seconds).`,
     paid
       ? `Jobs are paid in USDC with x402, in band (a2a-x402 v0.2): send the header A2A-Extensions: ${X402_EXTENSION_URI}; the task answers input-required with x402.payment.required; sign it and send the payload on the same task (x402.payment.status "payment-submitted", x402.payment.payload). You are charged only when the job succeeds.`
       : "Jobs are free here (dev mode): the task completes with the output as a DataPart artifact.",

@@ -9,6 +9,8 @@ import { AgentError } from "../errors.js";
 import {
   deadlineProblem,
   findCapability,
+  MAX_NESTING_DEPTH,
+  nestedDeeperThan,
   SERVICE_VERSION,
   validateInput,
 } from "../jobs/request.js";
@@ -37,9 +39,34 @@ export const ROLE_USER = 1;
 /** A Message's role when this agent sent it (the SDK's ROLE_AGENT). */
 export const ROLE_AGENT = 2;
 
-/** A DataPart's value naming a capability (as a string), else undefined. */
+/** TextParts already read (a part is read several times per request). */
+const readTexts = new WeakMap<Part, unknown>();
+
+/**
+ * A TextPart's text as JSON, when it is an object (`{"capability": ..., "input": ...}`, for clients
+ * that send text only) no deeper than /execute accepts; else undefined. The body's own checks
+ * (size, nesting) saw only a string here, so the depth is checked on what the text holds.
+ */
+function textValue(part: Part): unknown {
+  const content = part.content;
+  if (content?.$case !== "text" || typeof content.value !== "string") return undefined;
+  if (readTexts.has(part)) return readTexts.get(part);
+  const text = content.value.trim();
+  let value: unknown;
+  if (text.startsWith("{"))
+    try {
+      value = JSON.parse(text);
+    } catch {
+      value = undefined; // plain text: no job asked for
+    }
+  if (nestedDeeperThan(value, MAX_NESTING_DEPTH)) value = undefined;
+  readTexts.set(part, value);
+  return value;
+}
+
+/** A DataPart's value naming a capability (as a string), or a TextPart's holding one as JSON; else undefined. */
 function namedValue(part: Part): Record<string, unknown> | undefined {
-  const value = part.content?.$case === "data" ? part.content.value : undefined;
+  const value = part.content?.$case === "data" ? part.content.value : textValue(part);
   return isObject(value) && typeof value.capability === "string" ? value : undefined;
 }
 
