@@ -329,7 +329,7 @@ describe("GET /llms.txt", () => {
       "`x402Client.createPaymentPayload` of `@x402/fetch`; Python: `x402MCPSession` of `x402`, over Streamable HTTP",
       "same signature, capability, input; over any of the endpoints that take jobs",
       "| 408 | deadline |",
-      `A2A: JSON-RPC \`${apps.prod.url}/a2a\`, HTTP+JSON \`/a2a/rest\`; DataPart \`{capability, input}\`; a2a-x402 v0.2, a task paid once; long job: return_immediately + GetTask.`,
+      `A2A: JSON-RPC \`${apps.prod.url}/a2a\`, HTTP+JSON \`/a2a/rest\`; DataPart \`{capability, input}\` (or a text part holding that JSON); a2a-x402 v0.2, a task paid once; long job: return_immediately + GetTask.`,
       `(${apps.prod.url}/openapi.json)`,
       `(${apps.prod.url}/.well-known/agent-card.json)`,
       `(${apps.prod.url}/about)`,
