@@ -18,14 +18,19 @@ const VERSION_HEADER = "a2a-version";
 /** A 1.0 JSON-RPC method name (SendMessage, GetTask, ListTasks...); 0.3's are message/send, tasks/get. */
 const V1_METHOD = /^[A-Z][A-Za-z]*$/;
 
-/** Sets the request's A2A version from `?A2A-Version=`, or from a 1.0 method name, when no header gives it. */
+/** Sets the request's A2A version from `?A2A-Version=` when no header gives it (both bindings). */
 export const negotiateVersion: RequestHandler = (req, _res, next) => {
-  if (req.headers[VERSION_HEADER] !== undefined) return next();
   const asked = req.query["A2A-Version"];
+  if (req.headers[VERSION_HEADER] === undefined && typeof asked === "string")
+    req.headers[VERSION_HEADER] = asked;
+  next();
+};
+
+/** JSON-RPC, after negotiateVersion: a request still without a version that names a 1.0 method is 1.0. */
+export const versionFromMethod: RequestHandler = (req, _res, next) => {
   const method: unknown = isObject(req.body) ? req.body.method : undefined;
-  if (typeof asked === "string") req.headers[VERSION_HEADER] = asked;
-  else if (typeof method === "string" && V1_METHOD.test(method))
-    req.headers[VERSION_HEADER] = "1.0";
+  if (req.headers[VERSION_HEADER] === undefined && typeof method === "string")
+    if (V1_METHOD.test(method)) req.headers[VERSION_HEADER] = "1.0";
   next();
 };
 

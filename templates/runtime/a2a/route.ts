@@ -18,7 +18,7 @@ import { loadOnce, mountOff } from "../http/transport.js";
 import type { JobServices } from "../jobs/services.js";
 import type { Logger } from "../types.js";
 import type { A2aEndpoint } from "./endpoint.js";
-import { jsonRpcEnvelope, negotiateVersion } from "./negotiate.js";
+import { jsonRpcEnvelope, negotiateVersion, versionFromMethod } from "./negotiate.js";
 import { restBody, restError, restPreflight } from "./rest.js";
 import { runInScope } from "./scope.js";
 
@@ -57,6 +57,7 @@ export function mountA2a(app: Express, s: JobServices, logger: Logger): void {
     refuseWhileStopping(s.drain),
     jsonRpcEnvelope,
     negotiateVersion,
+    versionFromMethod,
     serve("jsonRpc"),
   );
   // HTTP+JSON: the SDK's router, mounted at /a2a/rest (it strips the prefix); the same body limits.
