@@ -38,15 +38,12 @@ export interface RpcRefusal {
 }
 
 type Id = string | number;
+const isId = (id: unknown): id is Id => typeof id === "string" || typeof id === "number";
 /** The JSON-RPC messages of a POST body: one, or a batch's. */
 export const messagesOf = (body: unknown): unknown[] => (Array.isArray(body) ? body : [body]);
 /** A JSON-RPC request (not a notification or a response): a method and an id. */
 const requestId = (m: unknown): Id | undefined =>
-  isObject(m) &&
-  typeof m.method === "string" &&
-  (typeof m.id === "string" || typeof m.id === "number")
-    ? m.id
-    : undefined;
+  isObject(m) && typeof m.method === "string" && isId(m.id) ? m.id : undefined;
 
 function refusal(status: number, code: number, message: string, id: Id | null = null): RpcRefusal {
   return { status, body: { jsonrpc: "2.0", id, error: { code, message } }, reason: message };
@@ -113,8 +110,6 @@ function holdsKey(value: unknown, key: string): boolean {
   if (!Array.isArray(value) && Object.hasOwn(value, key)) return true;
   return Object.values(value).some((child) => holdsKey(child, key));
 }
-
-const isId = (id: unknown): id is Id => typeof id === "string" || typeof id === "number";
 
 /** Why a message is no JSON-RPC 2.0 message, or undefined. */
 function envelopeProblem(m: unknown): string | undefined {
