@@ -321,6 +321,31 @@ describe("a paid A2A task", () => {
     30_000,
   );
 
+  it("a job asked for as a text part holding its JSON (a text-only client): offered, paid on the other instance with the same text; the payment sent again is refused: run once, charged once", async () => {
+    const job = JSON.stringify({ capability: "echo", input: { text: "as text" } });
+    const parts = [{ kind: "text", text: job }];
+    const first = { kind: "message", messageId: randomUUID(), role: "user", parts };
+    const { body } = await rpc03(a.url, "message/send", { message: first }, EXTENSIONS);
+    const task = body.result;
+    expect(task.status.state, JSON.stringify(body)).toBe("input-required");
+    expect(required03(task).accepts[0].amount).toBe(String(PRICE));
+    const before = await balances();
+    const runsSoFar = runs.echo ?? 0;
+    const payload = await pay(required03(task));
+    const paid = await paying03(b.url, task, payload, undefined, undefined, parts);
+    const done = paid.result;
+    expect(done, JSON.stringify(paid)).toBeDefined();
+    expect(done.status.state).toBe("completed");
+    expect(done.artifacts[0].parts[0].data).toEqual({ text: "echo: as text" });
+    const resent = await paying03(a.url, task, payload, undefined, undefined, parts);
+    // As for a data part: the task is final, so the same payment again is refused, nothing run or charged.
+    expect(resent.error?.message, JSON.stringify(resent)).toMatch(
+      /is completed: a task runs one job/,
+    );
+    expect(runs.echo).toBe(runsSoFar + 1);
+    await chargedOnce(before);
+  }, 30_000);
+
   it("a caller gone before settlement is not charged; the same payment sent again gets the result, charged once", async () => {
     const task = await offered(a.url, "slow", "1500");
     const before = await balances();
