@@ -100,6 +100,20 @@ describe("hostile and large bodies on /a2a, refused or taken as on POST /execute
     expect(apps.devAgent.calls.echo).toBe(calls + 1);
   });
 
+  it("JSON that is no object (a bare string, number, null): -32600 Invalid Request, not a parse error", async () => {
+    for (const body of ['"hello"', "42", "null", " true "]) {
+      const res = await raw(body);
+      expect(res.status, body).toBe(400);
+      expect(await res.json()).toMatchObject({
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32600, message: expect.stringMatching(/JSON but not a JSON-RPC message/) },
+      });
+    }
+    // Broken JSON is still a parse error.
+    expect(await (await raw('"hello')).json()).toMatchObject({ error: { code: -32700 } });
+  });
+
   it("a body above MAX_BODY_BYTES: 413 as a JSON-RPC error, nothing run", async () => {
     const calls = apps.devAgent.calls.echo ?? 0;
     const res = await withNote(1_100_000);

@@ -108,6 +108,8 @@ describe("a message that is no JSON-RPC 2.0 message", () => {
     ],
     ["a null id", { jsonrpc: "2.0", id: null, ...call }, /`id` must be a string or a number/],
     ["no method, no result", { jsonrpc: "2.0", id: 1 }, /needs a string `method`/],
+    ["a bare JSON string", "tools/list", /JSON but not a JSON-RPC message/],
+    ["a bare null", null, /JSON but not a JSON-RPC message/],
     ["a number in a batch", [1], /must be a JSON-RPC object/],
     [
       "in a batch",

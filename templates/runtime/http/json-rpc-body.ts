@@ -1,7 +1,8 @@
 /**
  * The body of a JSON-RPC transport (/mcp, /a2a), read before its SDK sees it: parsed as JSON up to
  * MAX_BODY_BYTES (the limit POST /execute has; the SDKs' own parsers would apply theirs, e.g. 100 kB),
- * and refused as JSON-RPC errors, which is what their clients read: a body that is not JSON (-32700),
+ * and refused as JSON-RPC errors, which is what their clients read: a body that is not JSON (-32700;
+ * JSON that is no object or array, e.g. a bare string: -32600),
  * one too large (413, -32600), one nested deeper than POST /execute accepts (-32602 invalid params:
  * jobs/request.ts MAX_NESTING_DEPTH; a deeper one would overflow the SDK's stack). Nothing runs, and
  * nothing is charged, for a refused body. Also their answer while the server shuts down
@@ -36,6 +37,25 @@ const idOf = (body: unknown): string | number | null => {
   return typeof id === "string" || typeof id === "number" ? id : null;
 };
 
+const NOT_AN_OBJECT =
+  "Invalid Request: the body is JSON but not a JSON-RPC message (an object) or a batch of them (an array); nothing was run or charged";
+
+/**
+ * Whether a body the parser refused is valid JSON all the same: a string, number, boolean or null,
+ * which its strict mode will not take. JSON-RPC calls that an invalid request (-32600), not a parse error.
+ */
+function jsonButNoObject(err: unknown): boolean {
+  const body = (err as { body?: unknown }).body;
+  const raw = typeof body === "string" ? body.trim() : "";
+  if (raw === "" || raw.startsWith("{") || raw.startsWith("[")) return false;
+  try {
+    JSON.parse(raw);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The body parser and its refusals; `nesting`: also refuse a body nested deeper than /execute
  * accepts (a transport that checks each message itself, as /mcp does, leaves it out).
@@ -50,7 +70,9 @@ export function jsonRpcBody(
   const badBody: ErrorRequestHandler = (err: unknown, _req, res, next) => {
     const type = typeof err === "object" && err !== null && "type" in err ? err.type : undefined;
     if (type === "entity.parse.failed")
-      return answer(res, 400, -32700, "Parse error: the body is not valid JSON");
+      return jsonButNoObject(err)
+        ? answer(res, 400, -32600, NOT_AN_OBJECT)
+        : answer(res, 400, -32700, "Parse error: the body is not valid JSON");
     if (type === "entity.too.large")
       return answer(res, 413, -32600, `request body is larger than ${maxBodyBytes} bytes`);
     // A body that cannot be read (does not decompress, an unsupported encoding or charset).
