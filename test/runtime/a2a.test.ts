@@ -422,15 +422,22 @@ describe("a text part holding the job's JSON (clients that send text only)", () 
     ["plain text", "summarize this please"],
     ["text that only starts like JSON", '{"capability": "echo", "input": {'],
     ["JSON naming no capability", '{"input": {"text": "x"}}'],
-    [
-      "JSON nested deeper than /execute accepts",
-      `{"capability":"echo","input":{"text":${"[".repeat(100)}${"]".repeat(100)}}}`,
-    ],
   ])("%s names no job: the help message, no task, nothing run", async (_, text) => {
     const calls = apps.devAgent.calls.echo ?? 0;
     const { body } = await rpc03(apps.dev.url, "message/send", textMessage03(text));
     expect(body.result, JSON.stringify(body)).toMatchObject({ kind: "message", role: "agent" });
     expect(body.result.parts[0].text).toContain("or a text part holding that JSON");
+    expect(apps.devAgent.calls.echo ?? 0).toBe(calls);
+  });
+
+  it("JSON nested deeper than /execute accepts: invalid params naming the limit, as a data part's; nothing run", async () => {
+    const calls = apps.devAgent.calls.echo ?? 0;
+    const deep = `{"capability":"echo","input":{"text":${"[".repeat(100)}${"]".repeat(100)}}}`;
+    const { body } = await rpc03(apps.dev.url, "message/send", textMessage03(deep));
+    expect(body.error, JSON.stringify(body)).toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/text part holds JSON nested more than \d+ levels deep/),
+    });
     expect(apps.devAgent.calls.echo ?? 0).toBe(calls);
   });
 

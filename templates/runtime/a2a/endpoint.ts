@@ -23,7 +23,14 @@ import type { Logger } from "../types.js";
 import { cancelRefusal, claimRefusal } from "./claim.js";
 import { createExecutor } from "./executor.js";
 import { followQueued, queuedJobOf } from "./queued.js";
-import { namesCapability, requestProblem, ROLE_AGENT, ROLE_USER, storedJob } from "./request.js";
+import {
+  deepTextProblem,
+  namesCapability,
+  requestProblem,
+  ROLE_AGENT,
+  ROLE_USER,
+  storedJob,
+} from "./request.js";
 import {
   type A2aSdk,
   type CallContext,
@@ -86,6 +93,9 @@ function refusal(
     return new sdk.RequestMalformedError(
       'message.role is required: ROLE_USER (0.3: "user") for a message you send; nothing was run or charged',
     );
+  // A text part's JSON deeper than /execute takes: refused, as the same JSON in a data part is.
+  const deep = deepTextProblem(message);
+  if (deep !== undefined) return new sdk.RequestMalformedError(deep);
   // A first message naming no capability is answered with how to call this agent (help.ts).
   if (!message.taskId && !namesCapability(message)) return undefined;
   if (s.gate) {

@@ -39,15 +39,13 @@ export const ROLE_USER = 1;
 /** A Message's role when this agent sent it (the SDK's ROLE_AGENT). */
 export const ROLE_AGENT = 2;
 
+/** What a TextPart holding JSON nested deeper than /execute accepts reads as (refused: deepTextPart). */
+const TOO_DEEP = Symbol("too deep");
 /** TextParts already read (a part is read several times per request). */
 const readTexts = new WeakMap<Part, unknown>();
 
-/**
- * A TextPart's text as JSON, when it is an object (`{"capability": ..., "input": ...}`, for clients
- * that send text only) no deeper than /execute accepts; else undefined. The body's own checks
- * (size, nesting) saw only a string here, so the depth is checked on what the text holds.
- */
-function textValue(part: Part): unknown {
+/** A TextPart's text as JSON when it is an object, TOO_DEEP when nested too deep; else undefined. */
+function readText(part: Part): unknown {
   const content = part.content;
   if (content?.$case !== "text" || typeof content.value !== "string") return undefined;
   if (readTexts.has(part)) return readTexts.get(part);
@@ -59,9 +57,25 @@ function textValue(part: Part): unknown {
     } catch {
       value = undefined; // plain text: no job asked for
     }
-  if (nestedDeeperThan(value, MAX_NESTING_DEPTH)) value = undefined;
+  if (nestedDeeperThan(value, MAX_NESTING_DEPTH)) value = TOO_DEEP;
   readTexts.set(part, value);
   return value;
+}
+
+/**
+ * A TextPart's text as JSON, when it is an object (`{"capability": ..., "input": ...}`, for clients
+ * that send text only) no deeper than /execute accepts; else undefined. The body's own checks
+ * (size, nesting) saw only a string here, so the depth is checked on what the text holds.
+ */
+function textValue(part: Part): unknown {
+  const value = readText(part);
+  return value === TOO_DEEP ? undefined : value;
+}
+
+/** Why a message's text part is refused: it holds JSON nested deeper than /execute accepts; or undefined. */
+export function deepTextProblem(message: Message): string | undefined {
+  if (!(message.parts ?? []).some((part) => readText(part) === TOO_DEEP)) return undefined;
+  return `a text part holds JSON nested more than ${MAX_NESTING_DEPTH} levels deep (POST /execute refuses the same); flatten the input; nothing was run or charged`;
 }
 
 /** A DataPart's value naming a capability (as a string), or a TextPart's holding one as JSON; else undefined. */
