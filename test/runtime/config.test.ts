@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
 import { ConfigError, resolveConfig, type AppOptions } from "../../templates/runtime/config.js";
+import { selectLedger } from "../../templates/runtime/ledger/select.js";
 import { thrownBy } from "../thrown.js";
 import { PAY_TO, captureLogger, logText, makeAgent, recordingSettler } from "./helpers.js";
 
@@ -201,7 +202,7 @@ describe("resolution", () => {
       corsOrigin: "*",
       // Below the MCP clients' 60 s request timeout, with room for the settlement.
       mcp: { enabled: true, deadlineSeconds: 45, progressSeconds: 10 },
-      a2a: { enabled: true, deadlineSeconds: 300 },
+      a2a: { enabled: true, deadlineSeconds: 300, taskMemoryBytes: 64 * 1024 * 1024 },
       // Async jobs (the queue feature): a worker in this process, answers kept a day.
       queue: { worker: true, concurrency: 4, resultTtlSeconds: 86400, lockSeconds: 30 },
       allowedHosts: [], // and no HOST: every interface
@@ -305,8 +306,28 @@ describe("resolution", () => {
     [{ WORKER: "no" }, /WORKER is "no": set it to "off"/],
     [{ WORKER_CONCURRENCY: "0" }, /WORKER_CONCURRENCY is "0"/],
     [{ JOB_RESULT_TTL_SECONDS: "5" }, /JOB_RESULT_TTL_SECONDS is "5"/],
+    [{ A2A_TASK_MEMORY_BYTES: "1000" }, /A2A_TASK_MEMORY_BYTES is "1000": .*at least 65536/],
   ])("refuses %o", (env, message) => {
     expect(() => resolveConfig({ env: { ...PROD_ENV, ...env } })).toThrow(message);
+  });
+
+  it("A2A_TASK_MEMORY_BYTES bounds the A2A tasks the in-memory ledger keeps (64 MiB unless set)", async () => {
+    expect(resolveConfig({ env: PROD_ENV }).a2a.taskMemoryBytes).toBe(64 * 1024 * 1024);
+    const config = resolveConfig({ env: { ...PROD_ENV, A2A_TASK_MEMORY_BYTES: "200000" } });
+    const ledger = selectLedger(config, "shop", captureLogger(), undefined);
+    const task = "t".repeat(40_000); // 80 000 bytes as counted (UTF-16): two fit, not three
+    for (const id of ["a", "b", "c"]) await ledger.putRecord!(`a2a-task:${id}`, task, 60_000);
+    expect(await ledger.getRecord!("a2a-task:a")).toBeUndefined();
+    expect(await ledger.getRecord!("a2a-task:c")).toBe(task);
+    // Unset, the same three are all kept.
+    const roomy = selectLedger(
+      resolveConfig({ env: PROD_ENV }),
+      "shop",
+      captureLogger(),
+      undefined,
+    );
+    for (const id of ["a", "b", "c"]) await roomy.putRecord!(`a2a-task:${id}`, task, 60_000);
+    expect(await roomy.getRecord!("a2a-task:a")).toBe(task);
   });
 
   it("never repeats a REDIS_URL, which may hold a password", () => {

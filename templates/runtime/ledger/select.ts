@@ -27,6 +27,7 @@ export function selectLedger(
   if (!config.redis || config.devMode)
     return createMemoryLedger({
       maxResultBytes: config.resultCacheMaxBytes,
+      maxTaskRecordBytes: config.a2a.taskMemoryBytes,
       shareHint: howToSet("REDIS_URL", "redis"),
     });
   const { url, keyPrefix = `create-agent:${agentName}:` } = config.redis;

@@ -40,7 +40,11 @@ export const SERVICE_FEATURES = {
     what: "MCP tools at POST /mcp",
     off: "MCP",
   },
-  a2a: { settings: ["A2A", "A2A_DEADLINE_SECONDS"], what: "A2A at POST /a2a", off: "A2A" },
+  a2a: {
+    settings: ["A2A", "A2A_DEADLINE_SECONDS", "A2A_TASK_MEMORY_BYTES"],
+    what: "A2A at POST /a2a",
+    off: "A2A",
+  },
   console: { settings: ["CONSOLE"], what: "the console page at GET /", off: "CONSOLE" },
 } as const;
 
