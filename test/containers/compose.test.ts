@@ -4,7 +4,8 @@
 // payments on chain, is compose-paid.test.ts's. Then the same stack re-rendered as a project without the
 // `redis` feature gets it (one instance, its ledger in its memory), where the proxy's health check is
 // watched while its one instance stops: one stack for both, a compose stack being the costly part.
-import { rm } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type ComposeStack, composeUp, renderedWithout } from "./compose-stack.js";
 import { docker, execute, health, job, waitFor, waitHealthy } from "./docker.js";
@@ -76,6 +77,26 @@ it.skipIf(ctx.skip)(
       400,
       /headers larger than it accepts/,
     );
+  },
+);
+
+it.skipIf(ctx.skip)(
+  "PUBLIC_URL: unset, the documents name the address the buyer used through the proxy; set in .env.production, it reaches every instance",
+  async () => {
+    const card = await (await fetch(`${stack.base}/.well-known/agent-card.json`)).text();
+    expect(card).toContain(`"${stack.base}/`);
+    expect(card).not.toContain("localhost:8080");
+    // What compose gives each instance from .env.production (`config` resolves env_file and environment).
+    const envFile = join(ctx.cloneDir, ".env.production");
+    const kept = await readFile(envFile, "utf8");
+    try {
+      await writeFile(envFile, `${kept}PUBLIC_URL=https://agent.example.com\n`);
+      const resolved = await stack.run("config");
+      const web1 = resolved.slice(resolved.indexOf("\n  web1:"));
+      expect(web1).toMatch(/PUBLIC_URL: https:\/\/agent\.example\.com/);
+    } finally {
+      await writeFile(envFile, kept);
+    }
   },
 );
 

@@ -569,9 +569,9 @@ describe("PUBLIC_URL naming this machine only", () => {
     "http://127.0.0.1:3000",
     "http://[::1]:8080/",
     "http://api.localhost",
-  ])("%s: production warns at start-up, naming the compose pitfall", (url) => {
+  ])("%s: production warns at start-up, naming the fix", (url) => {
     expect(warned({ ...PROD_ENV, PUBLIC_URL: url })).toMatch(
-      /compose's \.env file, whose PUBLIC_URL wins over \.env\.production's/,
+      /set PUBLIC_URL to the address buyers use \(with compose\.yaml: in \.env\.production\)/,
     );
   });
   it("a public address, none, or dev mode: no warning", () => {

@@ -81,10 +81,9 @@ export function isLoopbackUrl(url: string | undefined): boolean {
 
 /**
  * Production's start-up warning when PUBLIC_URL names this machine only (isLoopbackUrl): the 402
- * offers and discovery documents then give buyers elsewhere an address they cannot reach. A common
- * way there: compose.yaml's own PUBLIC_URL default, which wins over .env.production's.
+ * offers and discovery documents then give buyers elsewhere an address they cannot reach.
  */
 export function loopbackPublicUrl(publicUrl: string | undefined): string | undefined {
   if (!isLoopbackUrl(publicUrl)) return undefined;
-  return `PUBLIC_URL is ${publicUrl}, an address of this machine only: the 402 offers and discovery documents name it, so buyers elsewhere cannot reach the service from them; set PUBLIC_URL to the address buyers use (with compose.yaml: in the shell or compose's .env file, whose PUBLIC_URL wins over .env.production's)`;
+  return `PUBLIC_URL is ${publicUrl}, an address of this machine only: the 402 offers and discovery documents name it, so buyers elsewhere cannot reach the service from them; set PUBLIC_URL to the address buyers use (with compose.yaml: in .env.production), or leave it unset to name the address each request came in on`;
 }
