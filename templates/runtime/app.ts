@@ -93,7 +93,8 @@ export function createApp(agent: AgentDefinition, options: AppOptions = {}): exp
   services.endpoints = served;
   services.networkFacts = (n) => familyById(n.family).facts(n);
   const discovery = createDiscovery(agent, config, surface);
-  mountDiscovery(app, discovery, config, logger);
+  const cardPaths = surface.transports.flatMap((t) => t.discovery?.cardPaths ?? []);
+  mountDiscovery(app, discovery, config, logger, cardPaths);
   if (runtime.metrics && config.metrics?.token)
     app.get("/metrics", metricsRoute(runtime.metrics, config.metrics.token));
   for (const transport of TRANSPORTS) transport.mount(app, services, logger);

@@ -29,6 +29,11 @@ export interface TransportDiscovery {
   cardExtension?(base: string, facts: PaymentFacts): AgentExtension;
   /** Its section of /llms.txt (lines, after the job endpoint's). */
   llms?(base: string, facts: PaymentFacts, config: ResolvedConfig): string[];
+  /**
+   * More paths the agent card is served at (GET, as /.well-known/agent-card.json): under the transport's
+   * own URL, where a client given only that URL looks for it (`<url>/.well-known/agent-card.json`).
+   */
+  cardPaths?: readonly string[];
   /** OpenAPI component schemas only its paths use: dropped with them when it is off. */
   openapiSchemas?: readonly string[];
 }

@@ -330,6 +330,32 @@ describe("the card lists the HTTP+JSON interface", () => {
     );
   });
 
+  it("the card is also served under /a2a and /a2a/rest: a client given only an A2A URL resolves it there", async () => {
+    for (const version of [{}, { "A2A-Version": "1.0" }] as Record<string, string>[]) {
+      const root = await fetch(`${apps.prod.url}${CARD}`, { headers: version });
+      for (const under of ["/a2a", "/a2a/rest"]) {
+        const res = await fetch(`${apps.prod.url}${under}${CARD}`, { headers: version });
+        expect(res.status, under).toBe(200);
+        expect(res.headers.get("etag")).toBe(root.headers.get("etag"));
+        expect(await res.text()).toBe(await root.clone().text());
+      }
+    }
+    // A browser's preflight (the SDK's resolver sends A2A-Version) is answered, as at the root.
+    const preflight = await fetch(`${apps.prod.url}/a2a${CARD}`, {
+      method: "OPTIONS",
+      headers: { origin: "https://app.example", "access-control-request-headers": "a2a-version" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-headers")).toContain("A2A-Version");
+    // The official SDK's resolver, given the JSON-RPC URL, finds the card and reaches the job.
+    const factory = new ClientFactory({ transports: [new JsonRpcTransportFactory()] });
+    const client = await factory.createFromUrl(`${apps.dev.url}/a2a`);
+    const result: any = await client.sendMessage({
+      message: dataMessage({ capability: "cheap", input: { text: "from /a2a" } }),
+    } as any);
+    expect(result.status.state).toBe(3);
+  });
+
   it("/llms.txt names both bindings", async () => {
     const text = await (await fetch(`${apps.prod.url}/llms.txt`)).text();
     expect(text).toContain(`A2A: JSON-RPC \`${apps.prod.url}/a2a\`, HTTP+JSON \`/a2a/rest\``);
@@ -345,6 +371,8 @@ describe("A2A=off", () => {
       expect(sent.body.error).toMatch(/A2A=off/);
       expect((await rest(off.url, "GET", "/tasks/x")).status).toBe(404);
       expect((await rest(off.url, "POST", "/v1/message:send", send({}))).status).toBe(404);
+      for (const under of ["/a2a", "/a2a/rest"])
+        expect((await fetch(`${off.url}${under}${CARD}`)).status, under).toBe(404);
       const card = await (
         await fetch(`${off.url}${CARD}`, { headers: { "A2A-Version": "1.0" } })
       ).text();

@@ -26,8 +26,8 @@ const OFF = "A2A is off on this service (A2A=off): send jobs to POST /execute";
 
 export function mountA2a(app: Express, s: JobServices, logger: Logger): void {
   if (!s.config.a2a.enabled) {
-    mountOff(app, A2A_PATH, logger, OFF);
-    return mountOff(app, `${A2A_REST_PATH}{/*rest}`, logger, OFF);
+    // /a2a, the REST binding under /a2a/rest and the agent card under both.
+    return mountOff(app, `${A2A_PATH}{/*rest}`, logger, OFF);
   }
 
   const load = loadOnce(() => import("./endpoint.js").then((m) => m.createA2aEndpoint(s, logger)));

@@ -253,12 +253,13 @@ export function createDiscovery(
 
 export type Discovery = ReturnType<typeof createDiscovery>;
 
-/** Mounts the three GET routes (HEAD comes with GET). */
+/** Mounts the three GET routes (HEAD comes with GET); the card also at `cardPaths` (TransportDiscovery). */
 export function mountDiscovery(
   app: Express,
   discovery: Discovery,
   config: ResolvedConfig,
   logger: Logger,
+  cardPaths: readonly string[] = [],
 ) {
   const route =
     (name: "card" | "openapi" | "llms") =>
@@ -287,7 +288,7 @@ export function mountDiscovery(
         else send(req, res, discovery.document(name, base), !config.publicUrl);
       }, next);
     };
-  app.get(AGENT_CARD_PATH, route("card"));
+  app.get([AGENT_CARD_PATH, ...cardPaths], route("card"));
   app.get(OPENAPI_PATH, route("openapi"));
   app.get(LLMS_TXT_PATH, route("llms"));
 }
