@@ -10,7 +10,7 @@ import type { AgentExtension, AgentInterface } from "./discovery/agent-card.js";
 import type { PaymentFacts } from "./discovery/facts.js";
 import type { JobServices } from "./jobs/services.js";
 import type { ResolvedConfig } from "./config.js";
-import type { Logger } from "./types.js";
+import type { AgentDefinition, Logger } from "./types.js";
 
 /** A path a transport serves, with its methods (HEAD comes free with GET). */
 export interface TransportRoute {
@@ -28,7 +28,12 @@ export interface TransportDiscovery {
   /** An extension of the agent card's capabilities it adds (e.g. async jobs on POST /execute). */
   cardExtension?(base: string, facts: PaymentFacts): AgentExtension;
   /** Its section of /llms.txt (lines, after the job endpoint's). */
-  llms?(base: string, facts: PaymentFacts, config: ResolvedConfig): string[];
+  llms?(
+    base: string,
+    facts: PaymentFacts,
+    config: ResolvedConfig,
+    agent: AgentDefinition,
+  ): string[];
   /**
    * More paths the agent card is served at (GET, as /.well-known/agent-card.json): under the transport's
    * own URL, where a client given only that URL looks for it (`<url>/.well-known/agent-card.json`).

@@ -478,6 +478,56 @@ describe("a paid A2A task", () => {
 });
 
 /** GetTask (0.3) on `url` until the task leaves `working`. */
+describe("a paid A2A task asked for in plain text (an agent of one capability, one required text field)", () => {
+  const oneRuns: Record<string, number> = {};
+  const one = withDiscovery(echoAgent("a2a-one", "one capability", PRICE, oneRuns));
+  let a1: Running;
+  let b1: Running;
+  beforeAll(async () => {
+    const prefix = `a2a-one-${randomUUID()}:`;
+    const make = async () => {
+      const app = createApp(one, {
+        devMode: false,
+        env: { REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix },
+        logger: captureLogger(),
+        payment: { payTo, network: "base-sepolia", asset, facilitatorUrl },
+      });
+      const running = await listen(app);
+      servers.push(running);
+      return running;
+    };
+    a1 = await make();
+    b1 = await make();
+  }, 60_000);
+
+  it("offered for the text as its field, paid on the other instance with other words: the first turn's job runs once, charged once; the payment again is refused", async () => {
+    const first = {
+      kind: "message",
+      messageId: randomUUID(),
+      role: "user",
+      parts: [{ kind: "text", text: "plain words" }],
+    };
+    const { body } = await rpc03(a1.url, "message/send", { message: first }, EXTENSIONS);
+    const task = body.result;
+    expect(task.status.state, JSON.stringify(body)).toBe("input-required");
+    expect(required03(task).accepts[0].amount).toBe(String(PRICE));
+    const before = await balances();
+    const payload = await pay(required03(task));
+    // The paying turn's own text asks for nothing: it pays for the first turn's job.
+    const paid = await paying03(b1.url, task, payload, undefined, undefined, [
+      { kind: "text", text: "here is my payment" },
+    ]);
+    expect(paid.result?.status.state, JSON.stringify(paid)).toBe("completed");
+    expect(paid.result.artifacts[0].parts[0].data).toEqual({ text: "echo: plain words" });
+    const resent = await paying03(a1.url, task, payload);
+    expect(resent.error?.message, JSON.stringify(resent)).toMatch(
+      /is completed: a task runs one job/,
+    );
+    expect(oneRuns.echo).toBe(1);
+    await chargedOnce(before);
+  }, 30_000);
+});
+
 async function ended03(url: string, id: string): Promise<any> {
   for (let tries = 0; tries < 150; tries++) {
     const { body } = await rpc03(url, "tasks/get", { id }, EXTENSIONS);

@@ -10,7 +10,7 @@
 // no document. Paid turns on a chain: test/chain/a2a.test.ts.
 import { randomUUID } from "node:crypto";
 import { ClientFactory } from "@a2a-js/sdk/client";
-import { describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { LEGACY_X402_EXTENSION_URI, X402_EXTENSION_URI } from "../../templates/runtime/a2a/x402.js";
 import { dataMessage, expectDevEcho, rpc03 } from "./a2a-helpers.js";
 import { devAndProdForTests } from "./dev-and-prod.js";
@@ -520,6 +520,113 @@ describe("a message naming no capability (a generic A2A client, a2a-lint's probe
     expect(text).toContain('- "echo": test capability');
     expect(text).not.toContain("A2A-Extensions");
     expect(apps.devAgent.calls.echo ?? 0).toBe(before);
+  });
+});
+
+describe("plain text to an agent of one capability whose input has one required text field", () => {
+  const oneCapability = () => {
+    const agent = makeAgent();
+    agent.capabilities = { echo: agent.capabilities.echo! };
+    return withDiscovery(agent);
+  };
+  let dev: Awaited<ReturnType<typeof startApp>>;
+  let prod: Awaited<ReturnType<typeof startApp>>;
+  const devAgent = oneCapability();
+  const prodAgent = oneCapability();
+  beforeAll(async () => {
+    dev = await startApp(devAgent, { devMode: true });
+    prod = await startApp(prodAgent, PRODUCTION);
+  });
+  afterAll(async () => {
+    await dev?.close();
+    await prod?.close();
+  });
+  const texts03 = (...texts: string[]) => ({
+    message: {
+      kind: "message",
+      messageId: randomUUID(),
+      role: "user",
+      parts: texts.map((text) => ({ kind: "text", text })),
+    },
+  });
+  const activated = { "A2A-Extensions": X402_EXTENSION_URI };
+
+  it("dev mode: the text is that field, the others their defaults; the task completes (0.3 and the 1.0 SDK client)", async () => {
+    const { body } = await rpc03(dev.url, "message/send", texts03("hello there"));
+    expect(body.result?.status.state, JSON.stringify(body)).toBe("completed");
+    expect(body.result.artifacts[0].parts[0]).toMatchObject({ data: { text: "hello there" } });
+    expect(devAgent.seen.echo!.input).toEqual({ text: "hello there", times: 1, mode: "fast" });
+    const client = await new ClientFactory().createFromUrl(dev.url);
+    const result: any = await client.sendMessage({
+      message: {
+        ...dataMessage({}),
+        parts: [
+          {
+            content: { $case: "text", value: "from 1.0" },
+            metadata: {},
+            filename: "",
+            mediaType: "",
+          },
+        ],
+      },
+    } as any);
+    expect(result.status.state).toBe(3); // TASK_STATE_COMPLETED
+    expect(devAgent.seen.echo!.input.text).toBe("from 1.0");
+    // Several text parts: one text, a line each.
+    const two = await rpc03(dev.url, "message/send", texts03("first", "second"));
+    expect(two.body.result.artifacts[0].parts[0].data).toEqual({ text: "first\nsecond" });
+    expect(devAgent.calls.echo).toBe(3);
+  });
+
+  it("empty or JSON-like text asks for nothing: the help message, which says plain text is taken; nothing run", async () => {
+    const calls = devAgent.calls.echo ?? 0;
+    for (const text of ["   ", '{"not": "a job"', '{"text": "json, no capability"}']) {
+      const { body } = await rpc03(dev.url, "message/send", texts03(text));
+      expect(body.result, text).toMatchObject({ kind: "message", role: "agent" });
+      expect(body.result.parts[0].text).toContain('it is taken as "text" of "echo"');
+    }
+    expect(devAgent.calls.echo ?? 0).toBe(calls);
+  });
+
+  it("a text the field refuses is invalid params naming it, as /execute's 400; nothing run", async () => {
+    const calls = devAgent.calls.echo ?? 0;
+    const { body } = await rpc03(dev.url, "message/send", texts03("x".repeat(101)));
+    expect(body.error).toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/input\.text/),
+    });
+    expect(devAgent.calls.echo ?? 0).toBe(calls);
+  });
+
+  it("paid: refused without a2a-x402; with it, offered at the capability's price, the input kept with the task; nothing run", async () => {
+    const refused = await rpc03(prod.url, "message/send", texts03("pay me"));
+    expect(refused.body.error.message).toMatch(/A2A-Extensions/);
+    const { body } = await rpc03(prod.url, "message/send", texts03("pay me"), activated);
+    expect(body.result.status.state, JSON.stringify(body)).toBe("input-required");
+    const offer = body.result.status.message.metadata["x402.payment.required"];
+    expect(offer.accepts[0].amount).toBe("10000");
+    expect(body.result.metadata.job).toMatchObject({
+      capability: "echo",
+      input: { text: "pay me" },
+    });
+    const got = await rpc03(prod.url, "tasks/get", { id: body.result.id });
+    expect(got.body.result.metadata.job.input).toEqual({ text: "pay me" });
+    expect(prodAgent.calls.echo).toBeUndefined();
+  });
+
+  it("the card's skill takes text/plain besides JSON, /llms.txt says so; an agent of several capabilities': JSON only", async () => {
+    const v1 = { "A2A-Version": "1.0" };
+    const one: any = await (
+      await fetch(`${prod.url}/.well-known/agent-card.json`, { headers: v1 })
+    ).json();
+    expect(one.skills[0].inputModes).toEqual(["application/json", "text/plain"]);
+    const several: any = await (
+      await fetch(`${apps.prod.url}/.well-known/agent-card.json`, { headers: v1 })
+    ).json();
+    for (const skill of several.skills) expect(skill.inputModes).toEqual(["application/json"]);
+    // /llms.txt's A2A line says so too, for this agent only.
+    expect(await (await fetch(`${prod.url}/llms.txt`)).text()).toContain("or plain text as `text`");
+    expect(await (await fetch(`${apps.prod.url}/llms.txt`)).text()).not.toContain("plain text");
   });
 });
 

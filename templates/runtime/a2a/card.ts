@@ -51,12 +51,19 @@ export function x402Extension(facts: PaymentFacts, endpoint: string): AgentExten
 }
 
 /** /llms.txt's A2A line (short: /llms.txt is an LLM's context, not a manual; the card says more). */
-export function a2aLines(base: string, facts: PaymentFacts, queued = false): string[] {
+export function a2aLines(
+  base: string,
+  facts: PaymentFacts,
+  queued = false,
+  text?: { capability: string; field: string },
+): string[] {
   // A paid task takes one payment, then is final: another payment on it is refused (claim.ts).
   const pay = facts.free ? "free (dev mode)" : "a2a-x402 v0.2, a task paid once";
   // With the job queue, a long job's paying turn may return at once (queued.ts).
   const long = queued && !facts.free ? "; long job: return_immediately + GetTask" : "";
+  // An agent of one capability with one required text field takes plain text as it (request.ts).
+  const plain = text ? `, or plain text as \`${text.field}\`` : "";
   return [
-    `A2A: JSON-RPC \`${base}${A2A_PATH}\`, HTTP+JSON \`${A2A_REST_PATH}\`; DataPart \`{capability, input}\` (or a text part holding that JSON); ${pay}${long}.`,
+    `A2A: JSON-RPC \`${base}${A2A_PATH}\`, HTTP+JSON \`${A2A_REST_PATH}\`; DataPart \`{capability, input}\` (or a text part holding that JSON${plain}); ${pay}${long}.`,
   ];
 }

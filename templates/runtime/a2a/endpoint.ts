@@ -24,8 +24,8 @@ import { cancelRefusal, claimRefusal } from "./claim.js";
 import { createExecutor } from "./executor.js";
 import { followQueued, queuedJobOf } from "./queued.js";
 import {
+  asksForJob,
   deepTextProblem,
-  namesCapability,
   requestProblem,
   ROLE_AGENT,
   ROLE_USER,
@@ -96,8 +96,8 @@ function refusal(
   // A text part's JSON deeper than /execute takes: refused, as the same JSON in a data part is.
   const deep = deepTextProblem(message);
   if (deep !== undefined) return new sdk.RequestMalformedError(deep);
-  // A first message naming no capability is answered with how to call this agent (help.ts).
-  if (!message.taskId && !namesCapability(message)) return undefined;
+  // A first message asking for no job is answered with how to call this agent (help.ts).
+  if (!message.taskId && !asksForJob(s.agent, message)) return undefined;
   if (s.gate) {
     const uri = activatedUri(context.requestedExtensions);
     if (!uri)

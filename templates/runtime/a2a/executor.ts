@@ -24,9 +24,9 @@ import { writeOutcome, writePaymentFailed } from "./outcome.js";
 import { helpMessage } from "./help.js";
 import { QUEUE_KEY, QUEUED_TEXT, queuedJobOf } from "./queued.js";
 import {
+  asksForJob,
   jobBody,
   keptJob,
-  namesCapability,
   REQUEST_KEY,
   storedJob,
   taskJob,
@@ -101,9 +101,10 @@ class TaskTurns {
 
   async first(ctx: RequestContext, bus: EventBus): Promise<void> {
     const resourceUrl = currentScope()?.resourceUrl() ?? "";
-    const job = taskJob(ctx.userMessage, this.s.config.a2a.deadlineSeconds, resourceUrl);
+    const { agent, config } = this.s;
+    const job = taskJob(agent, ctx.userMessage, config.a2a.deadlineSeconds, resourceUrl);
     const events = new TurnEvents(this.sdk, bus, { id: ctx.taskId, contextId: ctx.contextId });
-    events.submitted(ctx.userMessage, { [REQUEST_KEY]: keptJob(job) });
+    events.submitted(ctx.userMessage, { [REQUEST_KEY]: keptJob(job, ctx.userMessage) });
     // Dev mode runs the job on this turn: the task is working until it answers (GetTask shows it).
     if (!this.s.gate) events.status(TaskState.working, [textPart("running the job")]);
     // Paid: no payment on this turn, so the pipeline answers with what to pay (nothing runs).
@@ -207,8 +208,8 @@ export function createExecutor(
     runsHere: (taskId) => turns.runsHere(taskId),
     execute: async (ctx, bus) => {
       if (ctx.task) return turns.paying(ctx, bus);
-      if (namesCapability(ctx.userMessage)) return turns.first(ctx, bus);
-      // Plain text: how to call this agent (help.ts); no task, nothing run or charged.
+      if (asksForJob(s.agent, ctx.userMessage)) return turns.first(ctx, bus);
+      // No job asked for: how to call this agent (help.ts); no task, nothing run or charged.
       const context = { id: ctx.taskId, contextId: ctx.contextId };
       bus.publish(sdk.AgentEvent.message(helpMessage(s.agent, s.gate !== undefined, context)));
     },

@@ -1,6 +1,8 @@
 /**
- * What an A2A message asks for: a DataPart `{capability, input}` (the /execute body's `task`),
- * optionally the message metadata's `deadline` (Unix seconds). Checked with the capability's
+ * What an A2A message asks for: a DataPart `{capability, input}` (the /execute body's `task`), or a
+ * text part holding that JSON, or (an agent of one capability whose input has one required field, a
+ * string: jobs/request.ts plainTextField) plain text, taken as that field; optionally the message
+ * metadata's `deadline` (Unix seconds). Checked with the capability's
  * generated validator before any offer is made or anything runs; a wrong part is refused with a
  * message naming the capabilities. Part of your project: edit freely.
  */
@@ -11,6 +13,7 @@ import {
   findCapability,
   MAX_NESTING_DEPTH,
   nestedDeeperThan,
+  plainTextField,
   SERVICE_VERSION,
   validateInput,
 } from "../jobs/request.js";
@@ -102,12 +105,47 @@ function dataRequest(
 
 /**
  * Whether `message` names a capability (a DataPart with a string `capability`): a job asked for,
- * checked by requestProblem. A message naming none (plain text, as a generic A2A client or a
- * conformance probe sends) is answered with how to call this agent instead (help.ts).
+ * checked by requestProblem.
  */
 export function namesCapability(message: Message): boolean {
   return (message.parts ?? []).some(namesCapabilityPart);
 }
+
+/** A message's text parts, joined by newlines, when it has some and they are plain text (not JSON-like). */
+function plainText(message: Message): string | undefined {
+  const texts = (message.parts ?? []).flatMap((part) =>
+    part.content?.$case === "text" && typeof part.content.value === "string"
+      ? [part.content.value]
+      : [],
+  );
+  const text = texts.join("\n");
+  const trimmed = text.trim();
+  return trimmed === "" || trimmed.startsWith("{") ? undefined : text;
+}
+
+/**
+ * What a first turn asks for: its job part's, else (a message naming no capability) its plain text as
+ * the one text field of an agent of one capability (plainTextField); else undefined.
+ */
+function askedJob(
+  agent: AgentDefinition,
+  message: Message,
+): { capability: string; input: Record<string, unknown> } | undefined {
+  if (namesCapability(message)) return dataRequest(message);
+  const field = plainTextField(agent);
+  const text = field && plainText(message);
+  return text === undefined
+    ? undefined
+    : { capability: field!.capability, input: { [field!.field]: text } };
+}
+
+/**
+ * Whether a first turn asks for a job (checked by requestProblem): it names a capability, or it is
+ * plain text this agent takes (askedJob). Any other (plain text to an agent of several capabilities,
+ * as a generic A2A client or a conformance probe sends) is answered with how to call it (help.ts).
+ */
+export const asksForJob = (agent: AgentDefinition, message: Message): boolean =>
+  namesCapability(message) || askedJob(agent, message) !== undefined;
 
 function capabilityList(agent: AgentDefinition): string {
   const names = Object.keys(agent.capabilities);
@@ -125,7 +163,7 @@ export function requestProblem(
   message: Message,
   maxDeadlineSeconds: number,
 ): string | undefined {
-  const asked = dataRequest(message);
+  const asked = askedJob(agent, message);
   if (!asked)
     return `send a data part {"capability": <name>, "input": {...}}; capabilities: ${capabilityList(agent)}; nothing was run or charged`;
   const deadline: unknown = message.metadata?.deadline;
@@ -147,8 +185,13 @@ export function requestProblem(
 }
 
 /** The job a first turn asks for (its request already checked by requestProblem). */
-export function taskJob(message: Message, deadlineSeconds: number, resourceUrl: string): TaskJob {
-  const asked = dataRequest(message)!;
+export function taskJob(
+  agent: AgentDefinition,
+  message: Message,
+  deadlineSeconds: number,
+  resourceUrl: string,
+): TaskJob {
+  const asked = askedJob(agent, message)!;
   const sent = message.metadata?.deadline;
   const deadline =
     typeof sent === "number" ? sent : Math.floor(Date.now() / 1000) + deadlineSeconds;
@@ -176,8 +219,15 @@ export function changedRequest(message: Message, job: TaskJob): string | undefin
   return `this message asks for another job than its task's first turn (${quote(job.capability, 80)} with that turn's input): the offer paid for is that job's; nothing was run or charged; pay with no data part (or the same one), or send the other job as a new task`;
 }
 
-/** What a task's metadata keeps of its job (REQUEST_KEY): all but its input (see TaskJob). */
-export const keptJob = ({ input: _input, ...kept }: TaskJob): Omit<TaskJob, "input"> => kept;
+/**
+ * What a task's metadata keeps of its job (REQUEST_KEY): all but its input (see TaskJob), which its
+ * first turn's data part holds; a job asked for in plain text keeps its input here (no data part has it).
+ */
+export function keptJob(job: TaskJob, first: Message): TaskJob | Omit<TaskJob, "input"> {
+  if (!jobPart(first)) return job;
+  const { input: _input, ...kept } = job;
+  return kept;
+}
 
 /** The caller's message a task began with (the first of its history sent by a user). */
 export const firstTurn = (task: Pick<Task, "history">): Message | undefined =>
@@ -189,7 +239,7 @@ export function storedJob(task: Pick<Task, "metadata" | "history">): TaskJob | u
   if (!isObject(job) || typeof job.capability !== "string") return undefined;
   if (typeof job.deadline !== "number" || typeof job.resourceUrl !== "string") return undefined;
   const { capability, deadline, resourceUrl } = job;
-  // A task kept by an earlier version holds its input here as well.
+  // A job asked for in plain text (keptJob), or a task kept by an earlier version, holds its input here.
   if (isObject(job.input)) return { capability, input: job.input, deadline, resourceUrl };
   const first = firstTurn(task);
   const asked = first && dataRequest(first);

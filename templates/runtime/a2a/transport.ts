@@ -7,6 +7,7 @@
  * Part of your project: edit freely.
  */
 import { A2A_PATH, A2A_REST_PATH, AGENT_CARD_PATH } from "../http/paths.js";
+import { plainTextField } from "../jobs/request.js";
 import type { Transport } from "../transport.js";
 import { a2aLines, x402Extension } from "./card.js";
 import { A2A_HEADERS } from "./rest.js";
@@ -37,6 +38,7 @@ export const A2A_TRANSPORT: Transport = {
     ],
     // Both bindings' tasks are paid for the resource /a2a (route.ts).
     cardExtension: (base, facts) => x402Extension(facts, `${base}${A2A_PATH}`),
-    llms: (base, facts, config) => a2aLines(base, facts, config.queue !== undefined),
+    llms: (base, facts, config, agent) =>
+      a2aLines(base, facts, config.queue !== undefined, plainTextField(agent)),
   },
 };

@@ -9,7 +9,7 @@
  * byte-for-byte this one, and so is its signature, should you ever sign it.
  * Part of your project: edit freely.
  */
-import { SERVICE_VERSION } from "../jobs/request.js";
+import { plainTextField, SERVICE_VERSION } from "../jobs/request.js";
 import type { AgentDefinition } from "../types.js";
 import type { DiscoveryData } from "./data.js";
 import { exampleTask } from "./examples.js";
@@ -25,6 +25,7 @@ import type { PaymentFacts } from "./facts.js";
 export const JOB_PROTOCOL_BINDING = "x402-job";
 
 const JSON_MODE = "application/json";
+const TEXT_MODE = "text/plain";
 
 // The A2A 1.0 types this card uses (fields at their default value may be left out, see above).
 
@@ -122,12 +123,16 @@ export function buildAgentCard(
   extensions: readonly AgentExtension[] = [],
 ): AgentCard {
   const endpoint = `${base}/execute`;
+  // Over A2A, a single-capability agent also takes its one text field as plain text (a2a/request.ts).
+  const text = interfaces.some((i) => A2A_BINDINGS.has(i.protocolBinding))
+    ? plainTextField(agent)
+    : undefined;
   const skills = Object.keys(agent.capabilities).map((name): AgentSkill => {
     const discovered = Object.hasOwn(data.capabilities, name) ? data.capabilities[name] : undefined;
     const skill: AgentSkill = { id: name, name, description: capabilityDescription(agent, name) };
     if (discovered && discovered.tags.length > 0) skill.tags = [...discovered.tags];
     if (discovered) skill.examples = [JSON.stringify(exampleTask(name, discovered))];
-    skill.inputModes = [JSON_MODE];
+    skill.inputModes = text?.capability === name ? [JSON_MODE, TEXT_MODE] : [JSON_MODE];
     skill.outputModes = [JSON_MODE];
     return skill;
   });

@@ -176,7 +176,7 @@ function buildDocument(name: DocumentName, base: string, from: DocumentSources):
       );
     case "llms": {
       const sections = transports.flatMap((t) => {
-        const lines = t.discovery?.llms?.(base, facts, config);
+        const lines = t.discovery?.llms?.(base, facts, config, agent);
         return lines ? [lines] : [];
       });
       return served(

@@ -164,6 +164,21 @@ export function parseRequest(body: unknown, limits: RequestLimits = {}): JobRequ
   };
 }
 
+/**
+ * The one input field a request in plain text fills (an A2A message of text only; the agent card's
+ * text/plain input mode): when the agent has exactly one capability and its input exactly one required
+ * field, a string. Otherwise undefined: plain text then names no job.
+ */
+export function plainTextField(
+  agent: AgentDefinition,
+): { capability: string; field: string } | undefined {
+  const all = Object.values(agent.capabilities);
+  if (all.length !== 1) return undefined;
+  const required = Object.entries(all[0]!.declaration.input_schema).filter(([, f]) => f.required);
+  if (required.length !== 1 || required[0]![1].type !== "string") return undefined;
+  return { capability: all[0]!.name, field: required[0]![0] };
+}
+
 /** Step 1: own keys only, so "constructor" or "__proto__" are unknown like any other name. */
 export function findCapability(agent: AgentDefinition, name: string): Capability {
   if (Object.hasOwn(agent.capabilities, name)) return agent.capabilities[name]!;
