@@ -42,7 +42,7 @@ export const ROLE_USER = 1;
 /** A Message's role when this agent sent it (the SDK's ROLE_AGENT). */
 export const ROLE_AGENT = 2;
 
-/** What a TextPart holding JSON nested deeper than /execute accepts reads as (refused: deepTextPart). */
+/** What a TextPart holding JSON nested deeper than /execute accepts reads as (refused: deepTextProblem). */
 const TOO_DEEP = Symbol("too deep");
 /** TextParts already read (a part is read several times per request). */
 const readTexts = new WeakMap<Part, unknown>();
@@ -134,9 +134,9 @@ function askedJob(
   if (namesCapability(message)) return dataRequest(message);
   const field = plainTextField(agent);
   const text = field && plainText(message);
-  return text === undefined
-    ? undefined
-    : { capability: field!.capability, input: { [field!.field]: text } };
+  return field && text !== undefined
+    ? { capability: field.capability, input: { [field.field]: text } }
+    : undefined;
 }
 
 /**
