@@ -4,6 +4,7 @@ import { formatProblem, ManifestError } from "../manifest/index.js";
 import { pathInside, textOf } from "../write/apply.js";
 import { keepMode } from "../write/atomic.js";
 import { unifiedDiff } from "../upgrade/unified-diff.js";
+import { behaviourNotes } from "../upgrade/behaviour-notes.js";
 import type { FileChange, UpgradePlan } from "../upgrade/plan.js";
 import { CliError } from "./errors.js";
 import { projectCommands } from "../generate/package-manager.js";
@@ -132,9 +133,10 @@ async function planOrExplain(root: string, toolVersion: string): Promise<Upgrade
   }
 }
 
-/** One line of the file list: "  merged       src/runtime/x.ts (your edits kept)". */
+/** One line of the file list: "  merged       src/runtime/x.ts (your edits kept)", then its behaviour notes. */
 function changeLine(change: FileChange, plan: UpgradePlan): string {
-  return `  ${LABELS[change.action].padEnd(12)} ${change.path}${note(change, plan)}\n`;
+  const notes = behaviourNotes(change).map((n) => `               note: ${n}\n`);
+  return `  ${LABELS[change.action].padEnd(12)} ${change.path}${note(change, plan)}\n${notes.join("")}`;
 }
 
 /** The files still holding an earlier upgrade's conflict markers, as a paragraph ending in a newline. */
