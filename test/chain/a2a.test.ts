@@ -16,6 +16,7 @@ import { generatePrivateKey, privateKeyToAddress, type PrivateKeyAccount } from 
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { X402_EXTENSION_URI } from "../../templates/runtime/a2a/x402.js";
 import { createApp } from "../../templates/runtime/app.js";
+import type { AgentDefinition } from "../../templates/runtime/types.js";
 import { startRedis, type RedisServer } from "../redis/redis-server.js";
 import { withDiscovery } from "../runtime/discovery-fixture.js";
 import {
@@ -71,23 +72,25 @@ const EXTENSIONS = { "A2A-Extensions": X402_EXTENSION_URI };
 
 let a: Running;
 let b: Running;
+/** An instance serving `served` in production, its ledger on the shared Redis under `prefix`. */
+async function instance(served: AgentDefinition, prefix: string): Promise<Running> {
+  const app = createApp(served, {
+    devMode: false,
+    env: { REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix },
+    logger: captureLogger(),
+    payment: { payTo, network: "base-sepolia", asset, facilitatorUrl },
+  });
+  const running = await listen(app);
+  servers.push(running);
+  return running;
+}
+
 beforeAll(async () => {
   redis = await startRedis();
   payer = await freshPayer(rpcUrl, asset, 1_000_000n);
   const prefix = `a2a-${randomUUID()}:`;
-  const make = async () => {
-    const app = createApp(agent, {
-      devMode: false,
-      env: { REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix },
-      logger: captureLogger(),
-      payment: { payTo, network: "base-sepolia", asset, facilitatorUrl },
-    });
-    const running = await listen(app);
-    servers.push(running);
-    return running;
-  };
-  a = await make();
-  b = await make();
+  a = await instance(agent, prefix);
+  b = await instance(agent, prefix);
 }, 60_000);
 
 afterAll(async () => {
@@ -485,19 +488,8 @@ describe("a paid A2A task asked for in plain text (an agent of one capability, o
   let b1: Running;
   beforeAll(async () => {
     const prefix = `a2a-one-${randomUUID()}:`;
-    const make = async () => {
-      const app = createApp(one, {
-        devMode: false,
-        env: { REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix },
-        logger: captureLogger(),
-        payment: { payTo, network: "base-sepolia", asset, facilitatorUrl },
-      });
-      const running = await listen(app);
-      servers.push(running);
-      return running;
-    };
-    a1 = await make();
-    b1 = await make();
+    a1 = await instance(one, prefix);
+    b1 = await instance(one, prefix);
   }, 60_000);
 
   it("offered for the text as its field, paid on the other instance with other words: the first turn's job runs once, charged once; the payment again is refused", async () => {
