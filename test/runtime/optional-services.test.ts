@@ -169,9 +169,12 @@ describe("a project without the redis, metrics, facilitator-auth and onchain fea
       )) as typeof import("../../templates/runtime/features.js");
       const config = await productionConfig();
       const [net] = config.payment!.networks as RoutedNetworkConfig[];
-      expect(FAMILIES[0]!.describeRoute(net!)).toContain(
+      const described = FAMILIES[0]!.describeRoute(net!);
+      expect(described).toContain(
         "no on-chain checks before running jobs (with the onchain feature, npm run add -- onchain, set X402_RPC_URL",
       );
+      // ...and says what else it costs: a settlement not confirmed in time cannot be resolved.
+      expect(described).toMatch(/resolve a settlement not confirmed in time/);
       // A facilitator that cannot be asked refuses the start; the fix it offers besides another
       // facilitator, settling directly, names the feature that needs.
       const unreachable = await productionConfig(await closedUrl());

@@ -111,7 +111,7 @@ export function describeEvmRoute(
         : "payments settle through the custom settler passed as option payment.settler";
   const chain = rpcUrl
     ? `balances, nonces and contract-wallet signatures are checked on chain via ${origin(rpcUrl)}`
-    : `no on-chain checks before running jobs (${onchain ? "" : "with the onchain feature, npm run add -- onchain, "}set X402_RPC_URL to refuse unfunded payers and used nonces up front)`;
+    : `no on-chain checks before running jobs (${onchain ? "" : "with the onchain feature, npm run add -- onchain, "}set X402_RPC_URL to refuse unfunded payers and used nonces up front, and to resolve a settlement not confirmed in time: without it, that job's answer stays withheld as unconfirmed)`;
   return `${settle}; ${chain}`;
 }
 
