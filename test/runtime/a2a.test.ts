@@ -245,6 +245,27 @@ describe("what a JSON-RPC request to /a2a is, and which A2A version it speaks", 
     },
   );
 
+  it("ListTasks: an empty page (tasks are read by id only); parameters A2A calls invalid are refused naming them", async () => {
+    const list = (params: unknown) =>
+      raw({ jsonrpc: "2.0", id: 9, method: "ListTasks", params }, "", { "A2A-Version": "1.0" });
+    expect((await list({})).body.result).toMatchObject({ tasks: [], pageSize: 50, totalSize: 0 });
+    expect((await list({ pageSize: 10 })).body.result.pageSize).toBe(10);
+    for (const [params, named] of [
+      [{ pageToken: "invalid-token-xyz" }, /pageToken/],
+      [{ historyLength: -1 }, /historyLength must be 0 or more/],
+      [{ pageSize: 0 }, /pageSize must be between 1 and 100/], // the SDK's own check
+      [{ pageSize: 101 }, /pageSize/],
+      [{ statusTimestampAfter: "-1" }, /statusTimestampAfter must be an RFC 3339 timestamp/],
+    ] as const) {
+      const { body } = await list(params);
+      expect(body.error, JSON.stringify(params)).toMatchObject({ code: -32602 });
+      expect(body.error.message).toMatch(named);
+    }
+    expect(
+      (await list({ statusTimestampAfter: "2026-01-01T00:00:00Z" })).body.result.tasks,
+    ).toEqual([]);
+  });
+
   it("a 1.0 method without A2A-Version is read as 1.0 (0.3 has no such method), not answered 'method not found'", async () => {
     const res = await raw(getTask);
     expect(res.body).toMatchObject({ id: 4, error: { code: -32001 } }); // TaskNotFoundError

@@ -19,7 +19,7 @@
  * parts and metadata (the a2a-x402 keys of a paying turn) at most CALLER_EXTRA_CHARS.
  * A finished task is never put back to an earlier state by a late save of a turn that loaded it
  * before it finished. A task whose job runs on the queue (queued.ts) is brought up to date with it
- * when loaded (`follow`), and kept so once ended. Listing is not offered (ListTasks answers an empty page): a task is read by
+ * when loaded (`follow`), and kept so once ended. Listing is not offered (ListTasks answers an empty page; parameters A2A calls invalid are refused): a task is read by
  * its id, which only its caller knows. Part of your project: edit freely.
  */
 import type { Ledger } from "../ledger/ledger.js";
@@ -126,6 +126,30 @@ function keptTask(task: Task): Task {
   return { ...task, history: (task.history ?? []).map(kept) };
 }
 
+/** An RFC 3339 timestamp (as ProtoJSON writes a Timestamp), or a Date that is one. */
+const isTimestamp = (value: unknown): boolean =>
+  value instanceof Date
+    ? Number.isFinite(value.getTime())
+    : typeof value === "string" &&
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value) &&
+      Number.isFinite(Date.parse(value));
+
+/**
+ * Why ListTasks' parameters are refused (invalid params, as A2A says), or undefined (pageSize the SDK
+ * checks). Nothing is listed either way (see above), but a request A2A calls invalid is told so, not
+ * given an empty page.
+ */
+function listProblem(params: unknown): string | undefined {
+  const p = (params ?? {}) as Record<string, unknown>;
+  if (typeof p.pageToken === "string" && p.pageToken !== "")
+    return "pageToken: this agent issued no page token (it lists no task: each is read by its id)";
+  if (typeof p.historyLength === "number" && p.historyLength < 0)
+    return "historyLength must be 0 or more";
+  if (p.statusTimestampAfter !== undefined && !isTimestamp(p.statusTimestampAfter))
+    return "statusTimestampAfter must be an RFC 3339 timestamp";
+  return undefined;
+}
+
 /**
  * The task store; `windowSeconds`: the payment window an offer gives (X402_MAX_TIMEOUT_SECONDS);
  * `follow`: a loaded task brought up to date with its queued job (queued.ts).
@@ -153,8 +177,16 @@ export function ledgerTaskStore(
       if (now && now !== task) await save(now); // its queued job ended it: kept so
       return now;
     },
-    async list() {
-      return { tasks: [], nextPageToken: "", pageSize: 0, totalSize: 0 };
+    async list(params: unknown) {
+      const problem = listProblem(params);
+      if (problem) throw new sdk.RequestMalformedError(`ListTasks: ${problem}`);
+      const size = (params as { pageSize?: unknown } | undefined)?.pageSize;
+      return {
+        tasks: [],
+        nextPageToken: "",
+        pageSize: typeof size === "number" ? size : 50,
+        totalSize: 0,
+      };
     },
   };
 }
