@@ -619,9 +619,21 @@ describe("plain text to an agent of one capability whose input has one required 
     expect(devAgent.calls.echo ?? 0).toBe(calls);
   });
 
-  it("paid: refused without a2a-x402; with it, offered at the capability's price, the input kept with the task; nothing run", async () => {
-    const refused = await rpc03(prod.url, "message/send", texts03("pay me"));
-    expect(refused.body.error.message).toMatch(/A2A-Extensions/);
+  it("paid: without a2a-x402 (no paying client: a probe, a generic client) the help message, saying how to pay; with it, offered at the capability's price, the input kept with the task; nothing run", async () => {
+    const help = await rpc03(prod.url, "message/send", texts03("pay me"));
+    expect(help.body.result, JSON.stringify(help.body)).toMatchObject({
+      kind: "message",
+      role: "agent",
+    });
+    expect(help.body.result.parts[0].text).toContain(`A2A-Extensions: ${X402_EXTENSION_URI}`);
+    // A data part without the extension is still refused: it asked for a job.
+    const data = await rpc03(prod.url, "message/send", {
+      message: {
+        ...texts03("x").message,
+        parts: [{ kind: "data", data: { capability: "echo", input: { text: "x" } } }],
+      },
+    });
+    expect(data.body.error.message).toMatch(/A2A-Extensions/);
     const { body } = await rpc03(prod.url, "message/send", texts03("pay me"), activated);
     expect(body.result.status.state, JSON.stringify(body)).toBe("input-required");
     const offer = body.result.status.message.metadata["x402.payment.required"];

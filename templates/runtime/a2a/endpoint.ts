@@ -30,6 +30,7 @@ import {
   ROLE_AGENT,
   ROLE_USER,
   storedJob,
+  takesPlainText,
 } from "./request.js";
 import {
   type A2aSdk,
@@ -97,7 +98,8 @@ function refusal(
   const deep = deepTextProblem(message);
   if (deep !== undefined) return new sdk.RequestMalformedError(deep);
   // A first message asking for no job is answered with how to call this agent (help.ts).
-  if (!message.taskId && !asksForJob(s.agent, message)) return undefined;
+  const plain = takesPlainText(s.gate !== undefined, context.requestedExtensions);
+  if (!message.taskId && !asksForJob(s.agent, message, plain)) return undefined;
   if (s.gate) {
     const uri = activatedUri(context.requestedExtensions);
     if (!uri)

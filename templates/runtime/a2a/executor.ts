@@ -29,6 +29,7 @@ import {
   keptJob,
   REQUEST_KEY,
   storedJob,
+  takesPlainText,
   taskJob,
   type TaskJob,
 } from "./request.js";
@@ -208,7 +209,9 @@ export function createExecutor(
     runsHere: (taskId) => turns.runsHere(taskId),
     execute: async (ctx, bus) => {
       if (ctx.task) return turns.paying(ctx, bus);
-      if (asksForJob(s.agent, ctx.userMessage)) return turns.first(ctx, bus);
+      // The extension as endpoint.ts activated it (the SDK keeps no requested one: sdk.ts).
+      const plain = takesPlainText(s.gate !== undefined, ctx.context.activatedExtensions);
+      if (asksForJob(s.agent, ctx.userMessage, plain)) return turns.first(ctx, bus);
       // No job asked for: how to call this agent (help.ts); no task, nothing run or charged.
       const context = { id: ctx.taskId, contextId: ctx.contextId };
       bus.publish(sdk.AgentEvent.message(helpMessage(s.agent, s.gate !== undefined, context)));

@@ -21,6 +21,7 @@ import { isObject } from "../ops/json-object.js";
 import { quote } from "../ops/text.js";
 import type { AgentDefinition } from "../types.js";
 import type { Message, Part, Task } from "./sdk.js";
+import { activatedUri } from "./x402.js";
 
 /**
  * A task's job, as its first turn fixed it: kept in the task's metadata under REQUEST_KEY, all but
@@ -124,14 +125,25 @@ function plainText(message: Message): string | undefined {
 }
 
 /**
- * What a first turn asks for: its job part's, else (a message naming no capability) its plain text as
- * the one text field of an agent of one capability (plainTextField); else undefined.
+ * Whether plain text may ask for a job on this call: always in dev mode; with payments on, only when
+ * the caller activated a2a-x402. A client that did not is no paying client (a generic one, a probe):
+ * it gets the help message saying how to pay, not an error.
+ */
+export const takesPlainText = (paid: boolean, requested: Iterable<string> | undefined): boolean =>
+  !paid || activatedUri(requested) !== undefined;
+
+/**
+ * What a first turn asks for: its job part's, else (a message naming no capability, `plain`: see
+ * takesPlainText) its plain text as the one text field of an agent of one capability
+ * (plainTextField); else undefined.
  */
 function askedJob(
   agent: AgentDefinition,
   message: Message,
+  plain = true,
 ): { capability: string; input: Record<string, unknown> } | undefined {
   if (namesCapability(message)) return dataRequest(message);
+  if (!plain) return undefined;
   const field = plainTextField(agent);
   const text = field && plainText(message);
   return field && text !== undefined
@@ -144,8 +156,8 @@ function askedJob(
  * plain text this agent takes (askedJob). Any other (plain text to an agent of several capabilities,
  * as a generic A2A client or a conformance probe sends) is answered with how to call it (help.ts).
  */
-export const asksForJob = (agent: AgentDefinition, message: Message): boolean =>
-  namesCapability(message) || askedJob(agent, message) !== undefined;
+export const asksForJob = (agent: AgentDefinition, message: Message, plain = true): boolean =>
+  namesCapability(message) || askedJob(agent, message, plain) !== undefined;
 
 function capabilityList(agent: AgentDefinition): string {
   const names = Object.keys(agent.capabilities);

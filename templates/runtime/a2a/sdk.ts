@@ -74,6 +74,11 @@ export interface RequestContext {
 /** ServerCallContext: the extensions the caller asked for (A2A-Extensions), and the ones used. */
 export interface CallContext {
   readonly requestedExtensions?: Iterable<string>;
+  /**
+   * The extensions activated (endpoint.ts activates a2a-x402 before the SDK runs the executor; by then the
+   * SDK has dropped it from requestedExtensions, which keeps only the extensions its own card lists).
+   */
+  readonly activatedExtensions?: Iterable<string>;
   addActivatedExtension(uri: string): void;
 }
 
