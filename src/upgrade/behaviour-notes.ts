@@ -4,6 +4,7 @@
  * what to do now that it is gone; it is said only when the project's file had that text and the
  * upgraded one has not.
  */
+import { textOf } from "../write/apply.js";
 import type { FileChange } from "./plan.js";
 
 interface BehaviourNote {
@@ -21,14 +22,11 @@ const NOTES: readonly BehaviourNote[] = [
   },
 ];
 
-const textOf = (bytes: Buffer | string | Uint8Array | undefined): string | undefined =>
-  bytes === undefined || typeof bytes === "string" ? bytes : Buffer.from(bytes).toString("utf8");
-
 /** The notes for one change (none unless it writes a file that drops a noted text). */
 export function behaviourNotes(change: FileChange): string[] {
+  if (change.before === undefined || change.after === undefined) return [];
   const before = textOf(change.before);
   const after = textOf(change.after);
-  if (before === undefined || after === undefined) return [];
   return NOTES.filter(
     (n) => n.path === change.path && before.includes(n.gone) && !after.includes(n.gone),
   ).map((n) => n.note);
