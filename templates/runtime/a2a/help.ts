@@ -1,6 +1,7 @@
 /**
- * The answer to a first message that asks for no job (plain text to an agent of several capabilities,
- * as a generic A2A client or a conformance probe such as a2a-lint's sends; an empty or JSON-like text): an agent Message, in plain text, saying what this
+ * The answer to a first message that asks for no job (plain text to an agent of several
+ * capabilities, as a generic A2A client or a conformance probe such as a2a-lint's sends; an empty
+ * or JSON-like text): an agent Message, in plain text, saying what this
  * agent does and how to call it (a DataPart {capability, input}; paid: the a2a-x402 extension to
  * activate). No task is made, nothing is run or charged, no payment is asked (so no extension is
  * needed to get it). Part of your project: edit freely.

@@ -48,12 +48,18 @@ const TOO_DEEP = Symbol("too deep");
 /** TextParts already read (a part is read several times per request). */
 const readTexts = new WeakMap<Part, unknown>();
 
+/** A TextPart's text; undefined for any other part. */
+const textOf = (part: Part): string | undefined =>
+  part.content?.$case === "text" && typeof part.content.value === "string"
+    ? part.content.value
+    : undefined;
+
 /** A TextPart's text as JSON when it is an object, TOO_DEEP when nested too deep; else undefined. */
 function readText(part: Part): unknown {
-  const content = part.content;
-  if (content?.$case !== "text" || typeof content.value !== "string") return undefined;
+  const sent = textOf(part);
+  if (sent === undefined) return undefined;
   if (readTexts.has(part)) return readTexts.get(part);
-  const text = content.value.trim();
+  const text = sent.trim();
   let value: unknown;
   if (text.startsWith("{"))
     try {
@@ -114,11 +120,7 @@ export function namesCapability(message: Message): boolean {
 
 /** A message's text parts, joined by newlines, when it has some and they are plain text (not JSON-like). */
 function plainText(message: Message): string | undefined {
-  const texts = (message.parts ?? []).flatMap((part) =>
-    part.content?.$case === "text" && typeof part.content.value === "string"
-      ? [part.content.value]
-      : [],
-  );
+  const texts = (message.parts ?? []).map(textOf).filter((t) => t !== undefined);
   const text = texts.join("\n");
   const trimmed = text.trim();
   return trimmed === "" || trimmed.startsWith("{") ? undefined : text;
