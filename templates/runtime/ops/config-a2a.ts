@@ -33,7 +33,7 @@ export function resolveA2a(read: Reader, maxDeadlineSeconds: number): A2aConfig 
     taskMemoryBytes: read.count(undefined, "", "A2A_TASK_MEMORY_BYTES", {
       min: 65_536,
       fallback: DEFAULT_A2A_TASK_MEMORY_BYTES,
-      hint: "set it to a whole number of bytes, at least 65536 (default 67108864)",
+      hint: `set it to a whole number of bytes, at least 65536 (default ${DEFAULT_A2A_TASK_MEMORY_BYTES})`,
     }),
   };
 }
