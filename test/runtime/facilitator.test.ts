@@ -146,11 +146,60 @@ describe("settle failures", () => {
     expect(err.message).toMatch(/unreachable \(ECONNREFUSED\)/);
   });
 
-  it("HTTP 500 -> not charged, naming the status", async () => {
-    answer = json(500, { error: "oops" });
+  it("HTTP 400 -> not charged, naming the status", async () => {
+    answer = json(400, { error: "bad request" });
     const err = await settleError();
     expect(err.uncertain).toBe(false);
-    expect(err.message).toMatch(/answered HTTP 500/);
+    expect(err.message).toMatch(/answered HTTP 400/);
+  });
+
+  // A gateway that gave up waiting (502/504), or a facilitator that failed after sending the
+  // transfer: it may have been settled, so never "nothing was charged, pay again".
+  it.each([500, 502, 504, 408])("HTTP %i -> uncertain, naming the status", async (status) => {
+    answer = json(status, { error: "oops" });
+    const err = await settleError();
+    expect(err.uncertain).toBe(true);
+    expect(err.message).toMatch(new RegExp(`answered HTTP ${status}`));
+  });
+
+  it("settlement_pending (sent, its receipt not seen in time) -> uncertain, with its transaction", async () => {
+    answer = json(200, {
+      success: false,
+      errorReason: "settlement_pending",
+      errorMessage: "Timed out while waiting for transaction",
+      transaction: TX,
+    });
+    const err = await settleError();
+    expect(err.uncertain).toBe(true);
+    expect(err.broadcastTx).toBe(TX);
+    expect(err.message).toMatch(
+      /sent the transfer but has not seen it confirmed: settlement_pending/,
+    );
+  });
+
+  it("sent, but the facilitator could not keep it for a retry (another reason, a pending message) -> uncertain", async () => {
+    answer = json(200, {
+      success: false,
+      errorReason: "invalid_exact_evm_transaction_failed",
+      errorMessage: "settlement_pending, but failed to persist for retry: store down",
+      transaction: TX,
+    });
+    const err = await settleError();
+    expect([err.uncertain, err.broadcastTx]).toEqual([true, TX]);
+  });
+
+  it("a refusal keeps the facilitator's reason and transaction, for a later look (resettle.ts)", async () => {
+    answer = json(200, {
+      success: false,
+      errorReason: "invalid_exact_evm_transaction_failed",
+      transaction: TX,
+    });
+    const err = await settleError();
+    expect([err.permanent, err.reason, err.transaction]).toEqual([
+      true,
+      "invalid_exact_evm_transaction_failed",
+      TX,
+    ]);
   });
 
   it("no answer within the timeout -> uncertain (it may have settled)", async () => {

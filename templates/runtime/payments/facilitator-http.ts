@@ -118,14 +118,16 @@ function shownText(text: string, secrets: readonly string[]): string {
  * string (`body` undefined when it is not JSON), or a FacilitatorError saying whether the request may have
  * been acted on (no answer) or surely was not (an error status). `authenticate` adds the facilitator's
  * credentials (built per request); no secret is ever put in a message.
- * `authFailureUncertain`: a 401/403 answer counts as no answer (for /settle: see settle()).
+ * `settling` (/settle): an error status that may have come after the facilitator acted counts as
+ * no answer: a 401/403 (a proxy's, see facilitator.ts), a 408, or a 5xx (a gateway that gave up
+ * waiting, or a facilitator that failed after sending the transfer).
  */
 export async function ask(
   endpoint: string,
   init: RequestInit & { headers: Record<string, string> },
   timeoutMs: number,
   authenticate: Authenticate | undefined,
-  authFailureUncertain = false,
+  settling = false,
 ): Promise<{ status: number; body: unknown }> {
   const method = init.method ?? "GET";
   const auth = await credentials(authenticate, method, endpoint);
@@ -153,10 +155,11 @@ export async function ask(
   }
   if (status < 200 || status > 299) {
     const refused = status === 401 || status === 403;
+    const mayHaveActed = refused || status === 408 || status >= 500;
     throw new FacilitatorError(
       `facilitator ${displayUrl(endpoint)} answered HTTP ${status}: ${clip(oneLine(shownText(text, secrets)), 300)}` +
         (refused ? credentialsHint(authenticate !== undefined) : ""),
-      refused && authFailureUncertain,
+      mayHaveActed && settling,
       { transient: status === 429 || status >= 500 },
     );
   }

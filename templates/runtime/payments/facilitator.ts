@@ -29,6 +29,16 @@ export {
 
 type Hex = `0x${string}`;
 
+/**
+ * x402's answer for a transfer a facilitator sent but did not see confirmed: asked again with the
+ * same payment, it looks that transaction up instead of sending another (@x402/core's
+ * PendingSettlementStore).
+ */
+export const SETTLEMENT_PENDING = "settlement_pending";
+
+const isTxHash = (tx: unknown): tx is Hex =>
+  typeof tx === "string" && /^0x[0-9a-fA-F]{64}$/.test(tx);
+
 /** An x402 facilitator's /verify and /settle. */
 export type FacilitatorClient = ReturnType<typeof createFacilitatorClient>;
 
@@ -169,21 +179,37 @@ export function settlerFor(
         );
       }
       const tx = answer.transaction;
-      // An answer of success: false is the facilitator's verdict on this authorization (it
+      const why = reason(answer.errorReason, answer.errorMessage);
+      // Sent, but its receipt not seen in time (x402's settle retry, resettle.ts, reaches it); also
+      // when the facilitator could not keep it for that retry (its reason is then another).
+      const pending =
+        answer.errorReason === SETTLEMENT_PENDING ||
+        (typeof answer.errorMessage === "string" &&
+          answer.errorMessage.startsWith(SETTLEMENT_PENDING));
+      if (!answer.success && pending)
+        throw new SettlementError(
+          `the facilitator sent the transfer but has not seen it confirmed: ${why}; the payment may or may not have been settled`,
+          { uncertain: true, ...(isTxHash(tx) && { broadcastTx: tx }), reason: SETTLEMENT_PENDING },
+        );
+      // Any other answer of success: false is the facilitator's verdict on this authorization (it
       // simulates the transfer first): not an outage, so the authorization is not run again.
       if (!answer.success)
         throw new SettlementError(
-          `the facilitator could not settle the payment: ${reason(answer.errorReason, answer.errorMessage)}` +
+          `the facilitator could not settle the payment: ${why}` +
             (tx ? ` (transaction ${tx})` : ""),
-          { permanent: true },
+          {
+            permanent: true,
+            ...(answer.errorReason && { reason: answer.errorReason }),
+            ...(isTxHash(tx) && { transaction: tx }),
+          },
         );
-      if (typeof tx !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(tx))
+      if (!isTxHash(tx))
         throw new SettlementError(
           `the facilitator reported success without a transaction hash (${JSON.stringify(tx)}); the payment may or may not have been settled`,
           { uncertain: true },
         );
       return {
-        transaction: tx as Hex,
+        transaction: tx,
         network: typeof answer.network === "string" ? answer.network : payment.network,
         payer: (typeof answer.payer === "string" ? answer.payer : payment.payer) as Hex,
       };

@@ -59,6 +59,10 @@ export interface SettlementErrorOptions {
    * land); the generic advice about the authorization's validBefore otherwise.
    */
   advice?: string;
+  /** The facilitator's errorReason, when it gave one (resettle.ts reads it). */
+  reason?: string;
+  /** The transaction a failed settlement names (one that reverted). */
+  transaction?: string;
   cause?: unknown;
 }
 
@@ -73,11 +77,15 @@ export class SettlementError extends Error {
   readonly uncertain: boolean;
   readonly permanent: boolean;
   readonly advice?: string;
+  readonly reason?: string;
+  readonly transaction?: string;
 
   constructor(message: string, options: SettlementErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "SettlementError";
     if (options.advice) this.advice = options.advice;
+    if (options.reason) this.reason = options.reason;
+    if (options.transaction) this.transaction = options.transaction;
     if (options.broadcastTx) this.broadcastTx = options.broadcastTx;
     this.uncertain = options.broadcastTx !== undefined || options.uncertain === true;
     this.permanent = !this.uncertain && options.permanent === true;
