@@ -20,8 +20,14 @@ export interface Facilitator {
 export async function startFacilitator(
   rpcUrl: string,
   privateKey: `0x${string}`,
+  options: EvmFacilitatorOptions = {},
 ): Promise<Facilitator> {
-  return serveFacilitator(await registerEvm(new x402Facilitator(), rpcUrl, privateKey));
+  return serveFacilitator(await registerEvm(new x402Facilitator(), rpcUrl, privateKey, options));
+}
+
+export interface EvmFacilitatorOptions {
+  /** How long the facilitator waits for a settlement's receipt (viem's default: 180 s), then answers settlement_pending. */
+  receiptTimeoutMs?: number;
 }
 
 /** Registers the reference EVM "exact" scheme for the chain at rpcUrl (its id read from it) on a facilitator. */
@@ -29,6 +35,7 @@ export async function registerEvm(
   facilitator: x402Facilitator,
   rpcUrl: string,
   privateKey: `0x${string}`,
+  { receiptTimeoutMs }: EvmFacilitatorOptions = {},
 ): Promise<x402Facilitator> {
   const chainId = await createPublicClient({ transport: http(rpcUrl) }).getChainId();
   const client = createWalletClient({
@@ -45,6 +52,10 @@ export async function registerEvm(
       address: client.account.address,
       verifyTypedData: (args) =>
         client.verifyTypedData(args as Parameters<typeof client.verifyTypedData>[0]),
+      ...(receiptTimeoutMs !== undefined && {
+        waitForTransactionReceipt: (args: { hash: `0x${string}` }) =>
+          client.waitForTransactionReceipt({ ...args, timeout: receiptTimeoutMs }),
+      }),
     }),
     networks: `eip155:${chainId}`,
   });

@@ -36,20 +36,39 @@ export type Resolution =
   | { status: "confirmed" | "failed"; answer: KeptAnswer }
   | { status: "unknown" | "busy"; reason: string };
 
-/** Asks the chain about one held unconfirmed settlement and records the answer, if we claim it. */
+/**
+ * Asks the chain about one held unconfirmed settlement and records the answer, if we claim it.
+ * `waiting`: its caller waits for the answer (an identical retry), so the settlement may be asked
+ * for again (a facilitator without an RPC to check: payments/evm/resettle.ts); the reconciler
+ * never charges for an answer nobody is there to receive.
+ */
 export async function resolveUnconfirmed(
   s: PaidServices,
   auth: string,
   found: FoundResult,
   logger: Logger,
+  waiting = false,
 ): Promise<Resolution> {
   const u = found.unconfirmed!;
   const claim = await s.ledger.claimHeld(auth, RESOLVE_MS);
   if (claim.status !== "reserved") return { status: "busy", reason: "being checked" };
   let answer;
   try {
-    const { network, tx, validBefore, blockhash, payer, amount } = u;
-    answer = await s.gate.reconcile(network, auth, tx, validBefore, blockhash, payer, amount);
+    const { network, tx, validBefore, blockhash, payer, amount, payload, requirement } = u;
+    const again =
+      waiting && payload && requirement
+        ? { x402Version: u.x402Version, network, payer, payload, requirement }
+        : undefined;
+    answer = await s.gate.reconcile(
+      network,
+      auth,
+      tx,
+      validBefore,
+      blockhash,
+      payer,
+      amount,
+      again,
+    );
   } catch (err) {
     answer = {
       status: "unknown" as const,

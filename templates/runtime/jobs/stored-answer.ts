@@ -101,13 +101,16 @@ export function storedAnswers(p: PaidJob, sent: SentPayment) {
       validBefore: validBefore(payment),
       amount: payment.amount,
       ...(payment.blockhash !== undefined && { blockhash: payment.blockhash }),
+      payload: payment.payload,
+      requirement: payment.requirement,
     },
   });
 
-  /** An identical retry finds its settlement unconfirmed: ask the chain now. */
+  /** An identical retry finds its settlement unconfirmed: ask the chain (or facilitator) now. */
   async function reconcileHeld(auth: string, found: FoundResult): Promise<JobAnswer> {
+    const waiting = !call.callerGone?.aborted;
     const resolved = await ledgerStep(p, "check an unconfirmed settlement", () =>
-      resolveUnconfirmed(s, auth, found, logger),
+      resolveUnconfirmed(s, auth, found, logger, waiting),
     );
     if (resolved.status === "confirmed" || resolved.status === "failed")
       return fromKept(resolved.answer, job.jobId);

@@ -70,6 +70,9 @@ export interface UnconfirmedSettlement {
   blockhash?: string;
   /** The amount it pays (atomic units): a transaction found without being recorded must pay it. */
   amount?: string;
+  /** The payment and requirement as sent to settle: a facilitator can be asked again (evm/resettle.ts). */
+  payload?: Record<string, unknown>;
+  requirement?: Record<string, unknown>;
 }
 
 /** A result found by getResult: settled (charged, the answer to replay) or held (not charged yet). */

@@ -20,6 +20,12 @@ export type Reconciled =
   | { status: "failed"; reason: string }
   | { status: "unknown"; reason: string };
 
+/** An unconfirmed settlement's payment as it was sent to settle (reconcile's `again`). */
+export type SettleAgain = Pick<
+  PaidPayment,
+  "x402Version" | "network" | "payer" | "payload" | "requirement"
+>;
+
 /** A settled payment, on any network: what PAYMENT-RESPONSE reports. */
 export interface Receipt {
   /** The transaction (EVM: its 0x hash; Solana: its base58 signature). */
@@ -73,6 +79,8 @@ export interface NetworkScheme {
     payer?: string,
     /** What it pays (atomic units): a transaction found without being recorded must pay it to us. */
     amount?: string,
+    /** Given only while the payment's caller waits for the answer: it may be settled again. */
+    again?: SettleAgain,
   ): Promise<Reconciled>;
   /**
    * Whether a job due at `deadline` (Unix seconds) can be paid on this network: a Solana payment

@@ -28,7 +28,7 @@ import type { JobServices } from "../jobs/pipeline.js";
 import { SERVICE_VERSION } from "../jobs/request.js";
 import { settlingKey } from "../jobs/settling.js";
 import { withJobId } from "../jobs/result.js";
-import type { StoredResult } from "../ledger/ledger.js";
+import type { FoundResult, StoredResult } from "../ledger/ledger.js";
 import type { Logger } from "../types.js";
 import { cancelledError, cancelRequested } from "./cancel.js";
 import type { JobQueue, JobRecord } from "./queue.js";
@@ -96,7 +96,7 @@ export async function pollJob(
   try {
     const record = ID.test(id) ? await queue.get(id) : undefined;
     if (!record || !tokenMatches(record.data.token, authorization)) return notFound(id);
-    const state = await jobState(s, queue, record);
+    const state = await jobState(s, queue, record, logger);
     if (state === "cancelled") return final(error(cancelledError()));
     return typeof state === "string" ? pending(record, state) : final(state);
   } catch (err) {
@@ -117,13 +117,16 @@ export async function jobState(
   s: JobServices,
   queue: JobQueue,
   record: JobRecord,
+  logger: Logger,
 ): Promise<"queued" | "running" | "cancelled" | StoredResult> {
   const { paid } = record.data;
   if (paid) {
     const found = await s.ledger.getResult(paid.auth).catch(() => undefined);
     if (found && found.payment === paid.payment && found.request === paid.request) {
       if (found.settled) return settledAnswer(found.value, record.data.jobId);
-      if (found.unconfirmed) return "running"; // settling: the chain will say
+      // Settling: asked about now, as an identical retry would; "running" until it is decided.
+      if (found.unconfirmed)
+        return (await decidedNow(s, paid.auth, found, record.data.jobId, logger)) ?? "running";
     }
   }
   if (await cancelRequested(s, record.data.id).catch(() => false)) return "cancelled";
@@ -170,6 +173,34 @@ async function orphaned(s: JobServices, queue: JobQueue, record: JobRecord): Pro
   } catch {
     return false;
   }
+}
+
+/**
+ * A job whose settlement is unconfirmed, polled: its poller waits for the answer, so the chain (or
+ * the facilitator, which may be asked to settle it again) is asked now (jobs/reconcile.ts). The
+ * answer once decided, else undefined.
+ */
+async function decidedNow(
+  s: JobServices,
+  auth: string,
+  found: FoundResult,
+  jobId: string,
+  logger: Logger,
+): Promise<HttpAnswer | undefined> {
+  if (!s.gate) return undefined;
+  const { resolveUnconfirmed } = await import("../jobs/reconcile.js");
+  const resolved = await resolveUnconfirmed(
+    { ...s, gate: s.gate },
+    auth,
+    found,
+    logger,
+    true,
+  ).catch(
+    () => undefined, // the ledger away: still "running", asked again at the next poll
+  );
+  if (resolved?.status !== "confirmed" && resolved?.status !== "failed") return undefined;
+  const decided = await s.ledger.getResult(auth);
+  return decided?.settled ? settledAnswer(decided.value, jobId) : undefined;
 }
 
 /** The ledger's charged answer, naming this job's job_id (the identical request may have made it under another). */

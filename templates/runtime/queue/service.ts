@@ -51,7 +51,7 @@ export async function createAsyncJobs(s: JobServices, logger: Logger): Promise<A
     },
     async state(id) {
       const record = await queue.get(id);
-      return record ? jobState(s, queue, record) : "unknown";
+      return record ? jobState(s, queue, record, logger) : "unknown";
     },
     cancel: (id) => cancelJob(s, queue, id),
     async startWorker(concurrency) {

@@ -111,7 +111,7 @@ export function describeEvmRoute(
         : "payments settle through the custom settler passed as option payment.settler";
   const chain = rpcUrl
     ? `balances, nonces and contract-wallet signatures are checked on chain via ${origin(rpcUrl)}`
-    : `no on-chain checks before running jobs (${onchain ? "" : "with the onchain feature, npm run add -- onchain, "}set X402_RPC_URL to refuse unfunded payers and used nonces up front, and to resolve a settlement not confirmed in time: without it, that job's answer stays withheld as unconfirmed)`;
+    : `no on-chain checks before running jobs (${onchain ? "" : "with the onchain feature, npm run add -- onchain, "}set X402_RPC_URL to refuse unfunded payers and used nonces up front, and to resolve a settlement not confirmed in time from the chain: without it, ${route.kind === "facilitator" ? "the facilitator is asked again when the buyer sends the identical request" : "that job's answer stays withheld as unconfirmed"})`;
   return `${settle}; ${chain}`;
 }
 
@@ -183,8 +183,10 @@ export function createEvmScheme(
       if (settler.verify) await settler.verify(evm(payment));
     },
     settle: (payment) => settler.settle(evm(payment)),
-    async reconcile(auth, tx, validBefore, _blockhash, _payer, amount) {
+    async reconcile(auth, tx, validBefore, _blockhash, _payer, amount, again) {
       const checks = chain?.(); // X402_RPC_URL (the direct route's node too)
+      if (!checks && route.kind === "facilitator" && again)
+        return (await import("./resettle.js")).resettle(settler, again, tx);
       if (!checks) return { status: "unknown", reason: "no RPC to check it (set X402_RPC_URL)" };
       const [, , from, nonce] = auth.split(":") as [string, string, Hex, Hex];
       const paid =

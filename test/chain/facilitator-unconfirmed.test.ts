@@ -1,0 +1,212 @@
+// A settlement through the reference x402 facilitator whose outcome the server did not hear, with
+// no X402_RPC_URL to ask the chain (a default project: no onchain feature). Before, the buyer paid
+// and got nothing: a `settlement_pending` answer (the facilitator sent the transfer and did not see
+// its receipt in time) was read as "nothing was charged, sign a new payment", and an answer lost
+// after the transfer left the result withheld until the payment expired. Now both are held, and
+// the identical retry asks the facilitator to settle the same payment again (as x402's resource
+// server does): it finds the transfer it sent, or the token says the authorization is used, and
+// the retry gets the output, charged once; the background reconciler never settles (nobody waits).
+import { createTestClient, http } from "viem";
+import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../../templates/runtime/app.js";
+import {
+  captureLogger,
+  job,
+  listen,
+  makeAgent,
+  post,
+  unb64,
+  type Running,
+} from "../runtime/helpers.js";
+import {
+  asset,
+  balance,
+  chain,
+  facilitatorUrl,
+  firstOffer,
+  freshPayer,
+  nonceUsed,
+  rpcUrl,
+  signOffer,
+} from "./context.js";
+import { type Facilitator, startFacilitator } from "./facilitator.js";
+import { type FacilitatorProxy, startFacilitatorProxy } from "./facilitator-proxy.js";
+import { type Node, sleepyNode } from "./sleepy-node.js";
+import { finished, poll } from "../runtime/async-poll.js";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A server settling through `facilitator`, with no RPC of its own, reconciling every second. */
+function seller(facilitator: string, settleTimeoutSeconds: number) {
+  const payTo = privateKeyToAddress(generatePrivateKey());
+  const agent = makeAgent();
+  const app = listen(
+    createApp(agent, {
+      devMode: false,
+      env: { SETTLEMENT_RECONCILE_SECONDS: "1" },
+      logger: captureLogger(),
+      payment: {
+        payTo,
+        network: "base-sepolia",
+        asset,
+        facilitatorUrl: facilitator,
+        settleTimeoutSeconds,
+      },
+    }),
+  );
+  return { payTo, agent, app };
+}
+
+describe("a facilitator's settlement_pending answer, without an RPC", () => {
+  let node: Node;
+  let facilitator: Facilitator;
+  let app: Running;
+  let payTo: `0x${string}`;
+  let agent: ReturnType<typeof makeAgent>;
+  beforeAll(async () => {
+    node = await sleepyNode();
+    // The facilitator's own gas account, on the node that can hide receipts; it waits 0.5 s for one.
+    const key = generatePrivateKey();
+    await createTestClient({ mode: "anvil", chain, transport: http(rpcUrl) }).setBalance({
+      address: privateKeyToAddress(key),
+      value: 10n ** 18n,
+    });
+    facilitator = await startFacilitator(node.url, key, { receiptTimeoutMs: 500 });
+    const s = seller(facilitator.url, 10);
+    ({ payTo, agent } = s);
+    app = await s.app;
+  });
+  afterAll(async () => {
+    await app?.close();
+    await facilitator?.stop();
+    await node?.close();
+  });
+
+  it("is held, not 'nothing was charged'; the identical retry gets the output and the transfer's receipt, charged once", async () => {
+    const runs = agent.calls.echo ?? 0;
+    const body = job("echo", { text: "pending" });
+    const accepted = await firstOffer(app.url, body);
+    const payer = await freshPayer(10_000n);
+    const { header, nonce } = await signOffer(payer, accepted);
+    const before = await balance(payTo);
+
+    node.mode = "receipts";
+    const first = await post(app.url, body, { "payment-signature": header });
+    expect(first.status, first.text).toBe(402);
+    expect(first.body.error).toMatch(/settlement_pending/);
+    expect(first.body.error).toMatch(/unconfirmed.*send the identical request again later/);
+    expect(first.body.error).not.toMatch(/sign a new payment/);
+    const sent = /0x[0-9a-f]{64}/.exec(first.body.error)?.[0];
+    expect(sent, first.body.error).toBeDefined();
+    // The transfer is on chain: the payer is charged, so the answer must not be lost.
+    expect(await balance(payTo)).toBe(before + 10_000n);
+    expect(await nonceUsed(payer.address, nonce)).toBe(true);
+
+    // Receipts still hidden: the facilitator says pending again; the retry is told to wait.
+    const waiting = await post(app.url, body, { "payment-signature": header });
+    expect(waiting.status, waiting.text).toBe(402);
+    expect(waiting.body.error).toMatch(/still unconfirmed/);
+
+    node.mode = "normal";
+    const retry = await post(app.url, body, { "payment-signature": header });
+    expect(retry.status, retry.text).toBe(200);
+    expect(retry.body.output).toEqual({ text: "pending" });
+    expect(unb64(retry.headers.get("payment-response")!)).toMatchObject({
+      success: true,
+      transaction: sent,
+    });
+    expect(agent.calls.echo).toBe(runs + 1);
+    expect(await balance(payTo)).toBe(before + 10_000n);
+    // And again: the cached answer, nothing more charged.
+    const again = await post(app.url, body, { "payment-signature": header });
+    expect([again.status, again.body.output]).toEqual([200, { text: "pending" }]);
+    expect(await balance(payTo)).toBe(before + 10_000n);
+  }, 60_000);
+
+  it("an async job (Prefer: respond-async): polls say running while it is pending, then the output and receipt, charged once", async () => {
+    const body = job("echo", { text: "pending later" });
+    const accepted = await firstOffer(app.url, body);
+    const payer = await freshPayer(10_000n);
+    const { header } = await signOffer(payer, accepted);
+    const before = await balance(payTo);
+
+    node.mode = "receipts";
+    const res = await fetch(`${app.url}/execute`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        prefer: "respond-async",
+        "payment-signature": header,
+      },
+      body: JSON.stringify(body),
+    });
+    expect(res.status, await res.clone().text()).toBe(202);
+    const { job_token: token } = (await res.json()) as { job_token: string };
+    const location = res.headers.get("location")!;
+    // The worker's settlement is pending; the transfer is on chain.
+    for (let i = 0; i < 100 && (await balance(payTo)) === before; i++) await sleep(50);
+    expect(await balance(payTo)).toBe(before + 10_000n);
+    const polled = await poll(app.url, location, token);
+    expect([polled.status, polled.body.status]).toEqual([200, "running"]);
+
+    node.mode = "normal";
+    const done = await finished(app.url, location, token, 20_000, 200);
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect(done.body.output).toEqual({ text: "pending later" });
+    expect(unb64(done.headers.get("payment-response")!)).toMatchObject({ success: true });
+    expect(await balance(payTo)).toBe(before + 10_000n);
+  }, 60_000);
+});
+
+describe("a facilitator answer lost after the transfer, without an RPC", () => {
+  let proxy: FacilitatorProxy;
+  let app: Running;
+  let holdNext = false;
+  let payTo: `0x${string}`;
+  let agent: ReturnType<typeof makeAgent>;
+  beforeAll(async () => {
+    // The reference facilitator settles; its answer is held 2.5 s, past the seller's 1 s timeout.
+    proxy = await startFacilitatorProxy(facilitatorUrl, {
+      settled: async () => {
+        if (!holdNext) return;
+        holdNext = false;
+        await sleep(2500);
+      },
+    });
+    const s = seller(proxy.url, 1);
+    ({ payTo, agent } = s);
+    app = await s.app;
+  });
+  afterAll(async () => {
+    await app?.close();
+    await proxy?.stop();
+  });
+
+  it("the reconciler alone settles nothing; the identical retry asks the facilitator again, which finds the authorization used: the output, charged once", async () => {
+    const runs = agent.calls.echo ?? 0;
+    const body = job("echo", { text: "lost" });
+    const accepted = await firstOffer(app.url, body);
+    const payer = await freshPayer(10_000n);
+    const { header } = await signOffer(payer, accepted);
+    const before = await balance(payTo);
+
+    holdNext = true;
+    const first = await post(app.url, body, { "payment-signature": header });
+    expect(first.status, first.text).toBe(402);
+    expect(first.body.error).toMatch(/did not answer within 1 s/);
+    expect(first.body.error).not.toMatch(/sign a new payment/);
+    await sleep(3000); // the transfer is mined; the reconciler (every second) has looked, and waits
+    expect(await balance(payTo)).toBe(before + 10_000n);
+    const settles = proxy.seen.filter((r) => r.path.endsWith("/settle")).length;
+    expect(settles).toBe(1);
+
+    const retry = await post(app.url, body, { "payment-signature": header });
+    expect(retry.status, retry.text).toBe(200);
+    expect(retry.body.output).toEqual({ text: "lost" });
+    expect(unb64(retry.headers.get("payment-response")!)).toMatchObject({ success: true });
+    expect(proxy.seen.filter((r) => r.path.endsWith("/settle")).length).toBe(settles + 1);
+    expect(agent.calls.echo).toBe(runs + 1);
+    expect(await balance(payTo)).toBe(before + 10_000n);
+  }, 60_000);
+});
