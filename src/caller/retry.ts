@@ -3,7 +3,8 @@
  * when the connection fails before a complete answer arrived. Safe for paid jobs: a create-agent server
  * runs one authorization at most once and answers an identical retry of a settled job from its cache
  * (templates/runtime/jobs/paid.ts), so the caller is charged once. While the first attempt is still
- * running, a retry is refused with a 402 saying the authorization is "in use": that is waited out too. A paid
+ * running, a retry is refused with a 402 saying the authorization is "in use": that is waited out too, as is
+ * a 402 saying the payment's settlement is unconfirmed (the result is held until it is). A paid
  * attempt that gets no complete answer within its time limit is re-sent once.
  * Nothing here ever signs anything: a retry re-sends the authorization it was given.
  */
@@ -96,13 +97,21 @@ function isPaid(headers: Headers): boolean {
 export const saysInUse = (error: unknown): boolean =>
   typeof error === "string" && /\bin use\b/i.test(error);
 
-/** A 402 saying the authorization is in use by a job still running. */
-function isInUse(status: number, body: Uint8Array): boolean {
-  if (status !== 402) return false;
+/**
+ * An error message saying this payment's settlement is not confirmed yet (the runtime's
+ * stored-answer.ts): its result is held, and the identical request gets it once it is.
+ */
+export const saysUnconfirmed = (error: unknown): boolean =>
+  typeof error === "string" && /\bsettlement is (still )?unconfirmed\b/i.test(error);
+
+/** A 402 to wait out: the authorization in use by a job still running, or its settlement unconfirmed. */
+function waitable(status: number, body: Uint8Array): "in use" | "unconfirmed" | undefined {
+  if (status !== 402) return undefined;
   try {
-    return saysInUse((JSON.parse(new TextDecoder().decode(body)) as { error?: unknown }).error);
+    const { error } = JSON.parse(new TextDecoder().decode(body)) as { error?: unknown };
+    return saysInUse(error) ? "in use" : saysUnconfirmed(error) ? "unconfirmed" : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -260,12 +269,13 @@ async function waitedToResend(
     await sleep(retryAfter);
     return true;
   }
-  if (paid && isInUse(response.status, data)) {
+  const wait = paid ? waitable(response.status, data) : undefined;
+  if (wait) {
     const delay = IN_USE_DELAYS_MS[Math.min(attempts.inUse, IN_USE_DELAYS_MS.length - 1)]!;
     if (options.inUseUntilMs !== undefined && Date.now() + delay <= options.inUseUntilMs) {
       attempts.inUse++;
       tell(
-        `the server is still running this job from an earlier attempt; asking again in ${seconds(delay)} (${same})`,
+        `${wait === "in use" ? "the server is still running this job from an earlier attempt" : "the server holds this job's result until its payment's settlement is confirmed"}; asking again in ${seconds(delay)} (${same})`,
       );
       await sleep(delay);
       return true;

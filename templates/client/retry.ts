@@ -1,8 +1,9 @@
 /**
  * Idempotent retry: re-sends the IDENTICAL request (same URL, headers, PAYMENT-SIGNATURE and body, so the
  * same job_id) when it got no answer. A paid job is never signed twice: the service answers an identical
- * retry of a settled job from its cache, and answers 402 "in use" while the first attempt still runs, in
- * which case this waits and asks again. Only the payment wrapper above this signs, once per job.
+ * retry of a settled job from its cache, and answers 402 "in use" while the first attempt still runs, or
+ * 402 "settlement is unconfirmed" while it holds the result until its settlement is confirmed: this then
+ * waits and asks again. Only the payment wrapper above this signs, once per job.
  */
 import { ANSWER_LIMITS, readLimited } from "../../src/caller/guard-read.js";
 import { PaymentGuardError } from "../../src/caller/guard.js";
@@ -80,8 +81,10 @@ export function retryingFetch(fetchImpl: FetchLike, policy: RetryPolicy): FetchL
         await sleep(wait, policy);
         continue;
       }
-      // Only a re-send can find its own payment in use: the first attempt is still running.
-      if (paid && retried > 0 && response.status === 402 && (await saysInUse(response))) {
+      // Only a re-send can find its own payment in use (the first attempt is still running); any
+      // attempt can find its settlement unconfirmed (the result is held until it is).
+      const waitFor = paid && response.status === 402 ? await saysWait(response) : undefined;
+      if (waitFor === "unconfirmed" || (waitFor === "in use" && retried > 0)) {
         const wait = IN_USE_DELAYS_MS[Math.min(inUseWaits++, IN_USE_DELAYS_MS.length - 1)] ?? 1_000;
         if (Date.now() + wait <= policy.waitUntilMs) {
           await sleep(wait, policy);
@@ -115,15 +118,20 @@ async function buffered(response: Response, what: string): Promise<Response> {
   });
 }
 
-/** A 402 whose error body says the authorization is in use by a job still running (spec 2.5). */
-async function saysInUse(response: Response): Promise<boolean> {
+/**
+ * A 402 whose error body says to wait: the authorization is in use by a job still running (spec 2.5),
+ * or its settlement is unconfirmed (the result is held until it is).
+ */
+async function saysWait(response: Response): Promise<"in use" | "unconfirmed" | undefined> {
   try {
     const body: unknown = JSON.parse(await response.clone().text());
-    if (typeof body !== "object" || body === null) return false;
+    if (typeof body !== "object" || body === null) return undefined;
     const { error_type, error } = body as Record<string, unknown>;
-    return error_type === "payment" && typeof error === "string" && /\bin use\b/i.test(error);
+    if (error_type !== "payment" || typeof error !== "string") return undefined;
+    if (/\bin use\b/i.test(error)) return "in use";
+    return /\bsettlement is (still )?unconfirmed\b/i.test(error) ? "unconfirmed" : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 

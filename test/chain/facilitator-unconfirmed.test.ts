@@ -34,11 +34,15 @@ import { type Facilitator, startFacilitator } from "./facilitator.js";
 import { type FacilitatorProxy, startFacilitatorProxy } from "./facilitator-proxy.js";
 import { type Node, sleepyNode } from "./sleepy-node.js";
 import { finished, poll } from "../runtime/async-poll.js";
+import { runCall } from "../cli/call-helpers.js";
+import { buildCli } from "../cli/client-project.js";
+import { fundedPayer } from "./call-seller.js";
+import { ensureBaseSepoliaUsdc, usdcBalance } from "./usdc.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A server settling through `facilitator`, with no RPC of its own, reconciling every second. */
-function seller(facilitator: string, settleTimeoutSeconds: number) {
+function seller(facilitator: string, settleTimeoutSeconds: number, token = asset) {
   const payTo = privateKeyToAddress(generatePrivateKey());
   const agent = makeAgent();
   const app = listen(
@@ -49,7 +53,7 @@ function seller(facilitator: string, settleTimeoutSeconds: number) {
       payment: {
         payTo,
         network: "base-sepolia",
-        asset,
+        asset: token,
         facilitatorUrl: facilitator,
         settleTimeoutSeconds,
       },
@@ -123,6 +127,37 @@ describe("a facilitator's settlement_pending answer, without an RPC", () => {
     expect([again.status, again.body.output]).toEqual([200, { text: "pending" }]);
     expect(await balance(payTo)).toBe(before + 10_000n);
   }, 60_000);
+
+  it("create-agent call waits it out, resending the identical request: the output, charged once", async () => {
+    await buildCli();
+    const token = await ensureBaseSepoliaUsdc(rpcUrl); // the official client pays only USDC it knows
+    const s = seller(facilitator.url, 10, token);
+    const cliApp = await s.app;
+    try {
+      const payer = await fundedPayer(10_000n);
+      const before = await usdcBalance(rpcUrl, token, s.payTo);
+      node.mode = "receipts";
+      const called = runCall([cliApp.url, "echo", "--input", "text=held"], {
+        env: { X402_PAYER_KEY: payer.key },
+      });
+      // The transfer lands; its receipt stays hidden a while, then the node catches up.
+      for (let i = 0; i < 200 && (await usdcBalance(rpcUrl, token, s.payTo)) === before; i++)
+        await sleep(50);
+      await sleep(1500);
+      node.mode = "normal";
+      const r = await called;
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual({ text: "held" });
+      expect(r.stderr).toMatch(
+        /holds this job's result until its payment's settlement is confirmed/,
+      );
+      expect(await usdcBalance(rpcUrl, token, s.payTo)).toBe(before + 10_000n);
+      expect(s.agent.calls.echo).toBe(1);
+    } finally {
+      node.mode = "normal";
+      await cliApp.close();
+    }
+  }, 90_000);
 
   it("an async job (Prefer: respond-async): polls say running while it is pending, then the output and receipt, charged once", async () => {
     const body = job("echo", { text: "pending later" });

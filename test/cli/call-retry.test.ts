@@ -4,11 +4,14 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { retryingFetch } from "../../src/caller/retry.js";
+import { retryingFetch as clientRetryingFetch } from "../../templates/client/retry.js";
 
 const servers: Array<{ close: () => void }> = [];
 afterEach(() => servers.splice(0).forEach((s) => s.close()));
 
-async function serve(answers: Array<{ status: number; headers?: Record<string, string> }>) {
+async function serve(
+  answers: Array<{ status: number; headers?: Record<string, string>; body?: unknown }>,
+) {
   const seen: Array<{ body: string; signature: string | undefined }> = [];
   const server = createServer(async (req: IncomingMessage, res) => {
     let body = "";
@@ -16,7 +19,7 @@ async function serve(answers: Array<{ status: number; headers?: Record<string, s
     seen.push({ body, signature: req.headers["payment-signature"] as string | undefined });
     const answer = answers[Math.min(seen.length - 1, answers.length - 1)]!;
     res.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });
-    res.end(JSON.stringify({ attempt: seen.length }));
+    res.end(JSON.stringify(answer.body ?? { attempt: seen.length }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   servers.push(server);
@@ -105,5 +108,79 @@ describe("retryingFetch and an answer that never comes", () => {
       retryingFetch({ attemptTimeoutMs: 300 })(unpaid.url, { method: "POST", body: "{}" }),
     ).rejects.toThrow(/no complete answer/);
     expect(unpaid.seen).toHaveLength(1);
+  });
+});
+
+// The runtime holds a job's result while its payment's settlement is unconfirmed (402, no offer, its
+// error saying so); the identical request gets it once the settlement is confirmed. Both payers wait
+// that out by re-sending the same payment: they never sign again.
+describe("a 402 saying the settlement is unconfirmed", () => {
+  const held = {
+    status: 402,
+    body: {
+      status: "failed",
+      error_type: "payment",
+      error:
+        "payment settlement is unconfirmed, so the result is withheld for now: the facilitator did not answer within 30 s; the payment may or may not have been settled. This authorization will not be used again.",
+    },
+  };
+  const still = {
+    status: 402,
+    body: {
+      ...held.body,
+      error:
+        "payment settlement is still unconfirmed (being checked), so the result is withheld for now",
+    },
+  };
+
+  it("create-agent call re-sends the identical request until the answer comes", async () => {
+    const { url, seen } = await serve([held, still, { status: 200 }]);
+    const told: string[] = [];
+    const send = retryingFetch({
+      inUseUntilMs: Date.now() + 30_000,
+      onRetry: (m) => told.push(m),
+      sleep: async () => {},
+    });
+    const res = await send(url, paidPost);
+    expect([res.status, await res.json()]).toEqual([200, { attempt: 3 }]);
+    expect(new Set(seen.map((r) => `${r.signature} ${r.body}`))).toEqual(
+      new Set(['abc {"job_id":"j1"}']),
+    );
+    expect(told.join("\n")).toMatch(
+      /holds this job's result until its payment's settlement is confirmed/,
+    );
+  });
+
+  it("the generated client does the same", async () => {
+    const { url, seen } = await serve([held, still, { status: 200 }]);
+    const send = clientRetryingFetch(fetch, {
+      retries: 3,
+      waitUntilMs: Date.now() + 30_000,
+      capability: "echo",
+      jobId: "j1",
+    });
+    const res = await send(url, paidPost);
+    expect([res.status, await res.json()]).toEqual([200, { attempt: 3 }]);
+    expect(seen.map((r) => r.signature)).toEqual(["abc", "abc", "abc"]);
+  });
+
+  it("an unpaid request, or a 402 saying nothing was charged, is returned as it is", async () => {
+    const failed = {
+      status: 402,
+      body: {
+        ...held.body,
+        error:
+          "payment settlement failed (reverted), so the result is withheld: nothing was charged; sign a new payment to run the job again",
+      },
+    };
+    for (const [answer, init] of [
+      [held, { method: "POST", body: "{}" }],
+      [failed, paidPost],
+    ] as const) {
+      const { url, seen } = await serve([answer, { status: 200 }]);
+      const res = await retryingFetch({ inUseUntilMs: Date.now() + 30_000 })(url, init);
+      expect(res.status).toBe(402);
+      expect(seen).toHaveLength(1);
+    }
   });
 });
