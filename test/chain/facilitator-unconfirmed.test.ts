@@ -6,6 +6,7 @@
 // the identical retry asks the facilitator to settle the same payment again (as x402's resource
 // server does): it finds the transfer it sent, or the token says the authorization is used, and
 // the retry gets the output, charged once; the background reconciler never settles (nobody waits).
+import { randomUUID } from "node:crypto";
 import { createTestClient, http } from "viem";
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,6 +16,7 @@ import {
   job,
   listen,
   makeAgent,
+  nowSeconds,
   post,
   unb64,
   type Running,
@@ -34,6 +36,8 @@ import { type Facilitator, startFacilitator } from "./facilitator.js";
 import { type FacilitatorProxy, startFacilitatorProxy } from "./facilitator-proxy.js";
 import { type Node, sleepyNode } from "./sleepy-node.js";
 import { finished, poll } from "../runtime/async-poll.js";
+import { rpc03 } from "../runtime/a2a-helpers.js";
+import { X402_EXTENSION_URI } from "../../templates/runtime/a2a/x402.js";
 import { runCall } from "../cli/call-helpers.js";
 import { buildCli } from "../cli/client-project.js";
 import { fundedPayer } from "./call-seller.js";
@@ -158,6 +162,56 @@ describe("a facilitator's settlement_pending answer, without an RPC", () => {
       await cliApp.close();
     }
   }, 90_000);
+
+  it("over A2A: the task stays open (input-required, payment-verified); the same payment sent again on it completes it, charged once", async () => {
+    const EXT = { "X-A2A-Extensions": X402_EXTENSION_URI };
+    const send = (data: unknown, metadata: Record<string, unknown> = {}, taskId?: string) =>
+      rpc03(
+        app.url,
+        "message/send",
+        {
+          message: {
+            kind: "message",
+            messageId: randomUUID(),
+            role: "user",
+            parts: [{ kind: "data", data }],
+            metadata,
+            ...(taskId && { taskId }),
+          },
+        },
+        EXT,
+      );
+    const asked = (await send({ capability: "echo", input: { text: "a2a held" } })).body.result;
+    expect(asked.status.state).toBe("input-required");
+    const offer = asked.status.message.metadata["x402.payment.required"];
+    const payer = await freshPayer(10_000n);
+    const { header } = await signOffer(payer, offer.accepts[0], {
+      validBefore: String(nowSeconds() + offer.accepts[0].maxTimeoutSeconds),
+    });
+    const paying = {
+      "x402.payment.status": "payment-submitted",
+      "x402.payment.payload": unb64(header),
+    };
+    const before = await balance(payTo);
+    const runs = agent.calls.echo ?? 0;
+
+    node.mode = "receipts";
+    const held = (await send({}, paying, asked.id)).body.result;
+    expect(held.status.state, JSON.stringify(held)).toBe("input-required");
+    expect(held.status.message.metadata["x402.payment.status"]).toBe("payment-verified");
+    expect(JSON.stringify(held.status.message.parts)).toMatch(
+      /unconfirmed.*send the same x402.payment.payload again/,
+    );
+    expect(await balance(payTo)).toBe(before + 10_000n);
+
+    node.mode = "normal";
+    const done = (await send({}, paying, asked.id)).body.result;
+    expect(done.status.state, JSON.stringify(done)).toBe("completed");
+    expect(done.artifacts[0].parts[0].data).toEqual({ text: "a2a held" });
+    expect(done.status.message.metadata["x402.payment.status"]).toBe("payment-completed");
+    expect(agent.calls.echo).toBe(runs + 1);
+    expect(await balance(payTo)).toBe(before + 10_000n);
+  }, 60_000);
 
   it("an async job (Prefer: respond-async): polls say running while it is pending, then the output and receipt, charged once", async () => {
     const body = job("echo", { text: "pending later" });
