@@ -6,37 +6,18 @@
 // the identical retry asks the facilitator to settle the same payment again (as x402's resource
 // server does): it finds the transfer it sent, or the token says the authorization is used, and
 // the retry gets the output, charged once; the background reconciler never settles (nobody waits).
-import { randomUUID } from "node:crypto";
 import { createTestClient, http } from "viem";
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
-import {
-  captureLogger,
-  job,
-  listen,
-  makeAgent,
-  nowSeconds,
-  post,
-  unb64,
-  type Running,
-} from "../runtime/helpers.js";
-import {
-  asset,
-  balance,
-  chain,
-  facilitatorUrl,
-  firstOffer,
-  freshPayer,
-  nonceUsed,
-  rpcUrl,
-  signOffer,
-} from "./context.js";
+import { job, listen, makeAgent, post, unb64, type Running } from "../runtime/helpers.js";
+import { captureLogger, nowSeconds } from "../runtime/helpers.js"; // a quiet log; the clock
+import * as ctx from "./context.js";
 import { type Facilitator, startFacilitator } from "./facilitator.js";
 import { type FacilitatorProxy, startFacilitatorProxy } from "./facilitator-proxy.js";
 import { type Node, sleepyNode } from "./sleepy-node.js";
 import { finished, poll } from "../runtime/async-poll.js";
-import { rpc03 } from "../runtime/a2a-helpers.js";
+import { message03, rpc03 } from "../runtime/a2a-helpers.js";
 import { X402_EXTENSION_URI } from "../../templates/runtime/a2a/x402.js";
 import { runCall } from "../cli/call-helpers.js";
 import { buildCli } from "../cli/client-project.js";
@@ -46,10 +27,10 @@ import { ensureBaseSepoliaUsdc, usdcBalance } from "./usdc.js";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A server settling through `facilitator`, with no RPC of its own, reconciling every second. */
-function seller(facilitator: string, settleTimeoutSeconds: number, token = asset) {
+async function seller(facilitator: string, settleTimeoutSeconds: number, token = ctx.asset) {
   const payTo = privateKeyToAddress(generatePrivateKey());
   const agent = makeAgent();
-  const app = listen(
+  const app = await listen(
     createApp(agent, {
       devMode: false,
       env: { SETTLEMENT_RECONCILE_SECONDS: "1" },
@@ -66,6 +47,24 @@ function seller(facilitator: string, settleTimeoutSeconds: number, token = asset
   return { payTo, agent, app };
 }
 
+/** An echo job, signed for by a fresh payer as `url` offers it; the payee's balance and runs before. */
+async function paidEcho(
+  url: string,
+  s: { payTo: `0x${string}`; agent: { calls: Record<string, number> } },
+  text: string,
+) {
+  const body = job("echo", { text });
+  const payer = await ctx.freshPayer(10_000n);
+  const signed = await ctx.signOffer(payer, await ctx.firstOffer(url, body));
+  return {
+    body,
+    payer,
+    ...signed,
+    before: await ctx.balance(s.payTo),
+    runs: s.agent.calls.echo ?? 0,
+  };
+}
+
 describe("a facilitator's settlement_pending answer, without an RPC", () => {
   let node: Node;
   let facilitator: Facilitator;
@@ -76,14 +75,16 @@ describe("a facilitator's settlement_pending answer, without an RPC", () => {
     node = await sleepyNode();
     // The facilitator's own gas account, on the node that can hide receipts; it waits 0.5 s for one.
     const key = generatePrivateKey();
-    await createTestClient({ mode: "anvil", chain, transport: http(rpcUrl) }).setBalance({
+    await createTestClient({
+      mode: "anvil",
+      chain: ctx.chain,
+      transport: http(ctx.rpcUrl),
+    }).setBalance({
       address: privateKeyToAddress(key),
       value: 10n ** 18n,
     });
     facilitator = await startFacilitator(node.url, key, { receiptTimeoutMs: 500 });
-    const s = seller(facilitator.url, 10);
-    ({ payTo, agent } = s);
-    app = await s.app;
+    ({ payTo, agent, app } = await seller(facilitator.url, 10));
   });
   afterAll(async () => {
     await app?.close();
@@ -92,12 +93,11 @@ describe("a facilitator's settlement_pending answer, without an RPC", () => {
   });
 
   it("is held, not 'nothing was charged'; the identical retry gets the output and the transfer's receipt, charged once", async () => {
-    const runs = agent.calls.echo ?? 0;
-    const body = job("echo", { text: "pending" });
-    const accepted = await firstOffer(app.url, body);
-    const payer = await freshPayer(10_000n);
-    const { header, nonce } = await signOffer(payer, accepted);
-    const before = await balance(payTo);
+    const { body, payer, header, nonce, before, runs } = await paidEcho(
+      app.url,
+      { payTo, agent },
+      "pending",
+    );
 
     node.mode = "receipts";
     const first = await post(app.url, body, { "payment-signature": header });
@@ -108,8 +108,8 @@ describe("a facilitator's settlement_pending answer, without an RPC", () => {
     const sent = /0x[0-9a-f]{64}/.exec(first.body.error)?.[0];
     expect(sent, first.body.error).toBeDefined();
     // The transfer is on chain: the payer is charged, so the answer must not be lost.
-    expect(await balance(payTo)).toBe(before + 10_000n);
-    expect(await nonceUsed(payer.address, nonce)).toBe(true);
+    expect(await ctx.balance(payTo)).toBe(before + 10_000n);
+    expect(await ctx.nonceUsed(payer.address, nonce)).toBe(true);
 
     // Receipts still hidden: the facilitator says pending again; the retry is told to wait.
     const waiting = await post(app.url, body, { "payment-signature": header });
@@ -125,27 +125,27 @@ describe("a facilitator's settlement_pending answer, without an RPC", () => {
       transaction: sent,
     });
     expect(agent.calls.echo).toBe(runs + 1);
-    expect(await balance(payTo)).toBe(before + 10_000n);
+    expect(await ctx.balance(payTo)).toBe(before + 10_000n);
     // And again: the cached answer, nothing more charged.
     const again = await post(app.url, body, { "payment-signature": header });
     expect([again.status, again.body.output]).toEqual([200, { text: "pending" }]);
-    expect(await balance(payTo)).toBe(before + 10_000n);
+    expect(await ctx.balance(payTo)).toBe(before + 10_000n);
   }, 60_000);
 
   it("create-agent call waits it out, resending the identical request: the output, charged once", async () => {
     await buildCli();
-    const token = await ensureBaseSepoliaUsdc(rpcUrl); // the official client pays only USDC it knows
-    const s = seller(facilitator.url, 10, token);
-    const cliApp = await s.app;
+    const token = await ensureBaseSepoliaUsdc(ctx.rpcUrl); // the official client pays only USDC it knows
+    const s = await seller(facilitator.url, 10, token);
+    const cliApp = s.app;
     try {
       const payer = await fundedPayer(10_000n);
-      const before = await usdcBalance(rpcUrl, token, s.payTo);
+      const before = await usdcBalance(ctx.rpcUrl, token, s.payTo);
       node.mode = "receipts";
       const called = runCall([cliApp.url, "echo", "--input", "text=held"], {
         env: { X402_PAYER_KEY: payer.key },
       });
       // The transfer lands; its receipt stays hidden a while, then the node catches up.
-      for (let i = 0; i < 200 && (await usdcBalance(rpcUrl, token, s.payTo)) === before; i++)
+      for (let i = 0; i < 200 && (await usdcBalance(ctx.rpcUrl, token, s.payTo)) === before; i++)
         await sleep(50);
       await sleep(1500);
       node.mode = "normal";
@@ -155,7 +155,7 @@ describe("a facilitator's settlement_pending answer, without an RPC", () => {
       expect(r.stderr).toMatch(
         /holds this job's result until its payment's settlement is confirmed/,
       );
-      expect(await usdcBalance(rpcUrl, token, s.payTo)).toBe(before + 10_000n);
+      expect(await usdcBalance(ctx.rpcUrl, token, s.payTo)).toBe(before + 10_000n);
       expect(s.agent.calls.echo).toBe(1);
     } finally {
       node.mode = "normal";
@@ -166,33 +166,19 @@ describe("a facilitator's settlement_pending answer, without an RPC", () => {
   it("over A2A: the task stays open (input-required, payment-verified); the same payment sent again on it completes it, charged once", async () => {
     const EXT = { "X-A2A-Extensions": X402_EXTENSION_URI };
     const send = (data: unknown, metadata: Record<string, unknown> = {}, taskId?: string) =>
-      rpc03(
-        app.url,
-        "message/send",
-        {
-          message: {
-            kind: "message",
-            messageId: randomUUID(),
-            role: "user",
-            parts: [{ kind: "data", data }],
-            metadata,
-            ...(taskId && { taskId }),
-          },
-        },
-        EXT,
-      );
+      rpc03(app.url, "message/send", message03(data, metadata, taskId), EXT);
     const asked = (await send({ capability: "echo", input: { text: "a2a held" } })).body.result;
     expect(asked.status.state).toBe("input-required");
     const offer = asked.status.message.metadata["x402.payment.required"];
-    const payer = await freshPayer(10_000n);
-    const { header } = await signOffer(payer, offer.accepts[0], {
+    const payer = await ctx.freshPayer(10_000n);
+    const { header } = await ctx.signOffer(payer, offer.accepts[0], {
       validBefore: String(nowSeconds() + offer.accepts[0].maxTimeoutSeconds),
     });
     const paying = {
       "x402.payment.status": "payment-submitted",
       "x402.payment.payload": unb64(header),
     };
-    const before = await balance(payTo);
+    const before = await ctx.balance(payTo);
     const runs = agent.calls.echo ?? 0;
 
     node.mode = "receipts";
@@ -202,7 +188,7 @@ describe("a facilitator's settlement_pending answer, without an RPC", () => {
     expect(JSON.stringify(held.status.message.parts)).toMatch(
       /unconfirmed.*send the same x402.payment.payload again/,
     );
-    expect(await balance(payTo)).toBe(before + 10_000n);
+    expect(await ctx.balance(payTo)).toBe(before + 10_000n);
 
     node.mode = "normal";
     const done = (await send({}, paying, asked.id)).body.result;
@@ -210,15 +196,11 @@ describe("a facilitator's settlement_pending answer, without an RPC", () => {
     expect(done.artifacts[0].parts[0].data).toEqual({ text: "a2a held" });
     expect(done.status.message.metadata["x402.payment.status"]).toBe("payment-completed");
     expect(agent.calls.echo).toBe(runs + 1);
-    expect(await balance(payTo)).toBe(before + 10_000n);
+    expect(await ctx.balance(payTo)).toBe(before + 10_000n);
   }, 60_000);
 
   it("an async job (Prefer: respond-async): polls say running while it is pending, then the output and receipt, charged once", async () => {
-    const body = job("echo", { text: "pending later" });
-    const accepted = await firstOffer(app.url, body);
-    const payer = await freshPayer(10_000n);
-    const { header } = await signOffer(payer, accepted);
-    const before = await balance(payTo);
+    const { body, header, before } = await paidEcho(app.url, { payTo, agent }, "pending later");
 
     node.mode = "receipts";
     const res = await fetch(`${app.url}/execute`, {
@@ -234,8 +216,8 @@ describe("a facilitator's settlement_pending answer, without an RPC", () => {
     const { job_token: token } = (await res.json()) as { job_token: string };
     const location = res.headers.get("location")!;
     // The worker's settlement is pending; the transfer is on chain.
-    for (let i = 0; i < 100 && (await balance(payTo)) === before; i++) await sleep(50);
-    expect(await balance(payTo)).toBe(before + 10_000n);
+    for (let i = 0; i < 100 && (await ctx.balance(payTo)) === before; i++) await sleep(50);
+    expect(await ctx.balance(payTo)).toBe(before + 10_000n);
     const polled = await poll(app.url, location, token);
     expect([polled.status, polled.body.status]).toEqual([200, "running"]);
 
@@ -244,7 +226,7 @@ describe("a facilitator's settlement_pending answer, without an RPC", () => {
     expect(done.status, JSON.stringify(done.body)).toBe(200);
     expect(done.body.output).toEqual({ text: "pending later" });
     expect(unb64(done.headers.get("payment-response")!)).toMatchObject({ success: true });
-    expect(await balance(payTo)).toBe(before + 10_000n);
+    expect(await ctx.balance(payTo)).toBe(before + 10_000n);
   }, 60_000);
 });
 
@@ -256,16 +238,14 @@ describe("a facilitator answer lost after the transfer, without an RPC", () => {
   let agent: ReturnType<typeof makeAgent>;
   beforeAll(async () => {
     // The reference facilitator settles; its answer is held 2.5 s, past the seller's 1 s timeout.
-    proxy = await startFacilitatorProxy(facilitatorUrl, {
+    proxy = await startFacilitatorProxy(ctx.facilitatorUrl, {
       settled: async () => {
         if (!holdNext) return;
         holdNext = false;
         await sleep(2500);
       },
     });
-    const s = seller(proxy.url, 1);
-    ({ payTo, agent } = s);
-    app = await s.app;
+    ({ payTo, agent, app } = await seller(proxy.url, 1));
   });
   afterAll(async () => {
     await app?.close();
@@ -273,12 +253,7 @@ describe("a facilitator answer lost after the transfer, without an RPC", () => {
   });
 
   it("the reconciler alone settles nothing; the identical retry asks the facilitator again, which finds the authorization used: the output, charged once", async () => {
-    const runs = agent.calls.echo ?? 0;
-    const body = job("echo", { text: "lost" });
-    const accepted = await firstOffer(app.url, body);
-    const payer = await freshPayer(10_000n);
-    const { header } = await signOffer(payer, accepted);
-    const before = await balance(payTo);
+    const { body, header, before, runs } = await paidEcho(app.url, { payTo, agent }, "lost");
 
     holdNext = true;
     const first = await post(app.url, body, { "payment-signature": header });
@@ -286,7 +261,7 @@ describe("a facilitator answer lost after the transfer, without an RPC", () => {
     expect(first.body.error).toMatch(/did not answer within 1 s/);
     expect(first.body.error).not.toMatch(/sign a new payment/);
     await sleep(3000); // the transfer is mined; the reconciler (every second) has looked, and waits
-    expect(await balance(payTo)).toBe(before + 10_000n);
+    expect(await ctx.balance(payTo)).toBe(before + 10_000n);
     const settles = proxy.seen.filter((r) => r.path.endsWith("/settle")).length;
     expect(settles).toBe(1);
 
@@ -296,6 +271,6 @@ describe("a facilitator answer lost after the transfer, without an RPC", () => {
     expect(unb64(retry.headers.get("payment-response")!)).toMatchObject({ success: true });
     expect(proxy.seen.filter((r) => r.path.endsWith("/settle")).length).toBe(settles + 1);
     expect(agent.calls.echo).toBe(runs + 1);
-    expect(await balance(payTo)).toBe(before + 10_000n);
+    expect(await ctx.balance(payTo)).toBe(before + 10_000n);
   }, 60_000);
 });

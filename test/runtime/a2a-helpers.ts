@@ -19,6 +19,22 @@ export function dataMessage(value: unknown, more: Record<string, unknown> = {}):
   };
 }
 
+/** message/send's params for a 0.3 user message with a DataPart (on task `taskId`, when given). */
+export const message03 = (
+  data: unknown,
+  metadata: Record<string, unknown> = {},
+  taskId?: string,
+) => ({
+  message: {
+    kind: "message",
+    messageId: randomUUID(),
+    role: "user",
+    parts: [{ kind: "data", data }],
+    metadata,
+    ...(taskId && { taskId }),
+  },
+});
+
 /** A raw A2A 0.3 JSON-RPC call (no A2A-Version header: 0.3). */
 export async function rpc03(
   url: string,

@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { LEGACY_X402_EXTENSION_URI, X402_EXTENSION_URI } from "../../templates/runtime/a2a/x402.js";
-import { dataMessage, expectDevEcho, rpc03 } from "./a2a-helpers.js";
+import { dataMessage, expectDevEcho, message03, rpc03 } from "./a2a-helpers.js";
 import { devAndProdForTests } from "./dev-and-prod.js";
 import { withDiscovery } from "./discovery-fixture.js";
 import { taskTtlMs } from "../../templates/runtime/a2a/task-store.js";
@@ -32,17 +32,6 @@ import {
 // The production app's ledger, read by "how long tasks are kept" (what a task record holds).
 const prodLedger = createMemoryLedger();
 const apps = devAndProdForTests({ ...PRODUCTION, ledger: prodLedger });
-
-const message03 = (data: unknown, metadata: Record<string, unknown> = {}, taskId?: string) => ({
-  message: {
-    kind: "message",
-    messageId: randomUUID(),
-    role: "user",
-    parts: [{ kind: "data", data }],
-    metadata,
-    ...(taskId && { taskId }),
-  },
-});
 
 describe("A2A in dev mode", () => {
   it("the SDK client found through the card runs a job: completed, the output as a DataPart artifact", async () => {

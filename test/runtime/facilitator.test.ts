@@ -135,6 +135,12 @@ describe("settle failures", () => {
     expect(err.message).toBe(
       `the facilitator could not settle the payment: invalid_transaction_state (transaction ${TX})`,
     );
+    // Kept for a later look at an unconfirmed settlement (payments/evm/resettle.ts).
+    expect([err.permanent, err.reason, err.transaction]).toEqual([
+      true,
+      "invalid_transaction_state",
+      TX,
+    ]);
   });
 
   it("facilitator down (connection refused) -> not charged", async () => {
@@ -162,44 +168,16 @@ describe("settle failures", () => {
     expect(err.message).toMatch(new RegExp(`answered HTTP ${status}`));
   });
 
-  it("settlement_pending (sent, its receipt not seen in time) -> uncertain, with its transaction", async () => {
-    answer = json(200, {
-      success: false,
-      errorReason: "settlement_pending",
-      errorMessage: "Timed out while waiting for transaction",
-      transaction: TX,
-    });
-    const err = await settleError();
-    expect(err.uncertain).toBe(true);
-    expect(err.broadcastTx).toBe(TX);
-    expect(err.message).toMatch(
-      /sent the transfer but has not seen it confirmed: settlement_pending/,
-    );
-  });
-
-  it("sent, but the facilitator could not keep it for a retry (another reason, a pending message) -> uncertain", async () => {
-    answer = json(200, {
-      success: false,
-      errorReason: "invalid_exact_evm_transaction_failed",
-      errorMessage: "settlement_pending, but failed to persist for retry: store down",
-      transaction: TX,
-    });
+  // Sent, its receipt not seen in time; or so, but the facilitator could not keep it for a retry
+  // (its reason is then another, its message says settlement_pending).
+  it.each([
+    ["settlement_pending", "Timed out while waiting for transaction"],
+    ["invalid_exact_evm_transaction_failed", "settlement_pending, but failed to persist for retry"],
+  ])("%s (%s) -> uncertain, with its transaction", async (errorReason, errorMessage) => {
+    answer = json(200, { success: false, errorReason, errorMessage, transaction: TX });
     const err = await settleError();
     expect([err.uncertain, err.broadcastTx]).toEqual([true, TX]);
-  });
-
-  it("a refusal keeps the facilitator's reason and transaction, for a later look (resettle.ts)", async () => {
-    answer = json(200, {
-      success: false,
-      errorReason: "invalid_exact_evm_transaction_failed",
-      transaction: TX,
-    });
-    const err = await settleError();
-    expect([err.permanent, err.reason, err.transaction]).toEqual([
-      true,
-      "invalid_exact_evm_transaction_failed",
-      TX,
-    ]);
+    expect(err.message).toMatch(/sent the transfer but has not seen it confirmed/);
   });
 
   it("no answer within the timeout -> uncertain (it may have settled)", async () => {

@@ -7,7 +7,7 @@ import { loadMcpSdk } from "../../src/caller/mcp-sdk.js";
 import { mcpSend } from "../../src/caller/mcp-send.js";
 import { retryingFetch } from "../../src/caller/retry.js";
 import { X402_EXTENSION_URI } from "../../templates/runtime/a2a/x402.js";
-import { rpc03 } from "./a2a-helpers.js";
+import { message03, rpc03 } from "./a2a-helpers.js";
 import {
   anvilAccount,
   hostileAgent,
@@ -124,21 +124,7 @@ describe("MAX_JOBS_PER_PAYER", () => {
     const { agent, settler, url } = await cappedApp(1);
     const activated = { "X-A2A-Extensions": X402_EXTENSION_URI };
     const send = (data: unknown, metadata: Record<string, unknown> = {}, taskId?: string) =>
-      rpc03(
-        url,
-        "message/send",
-        {
-          message: {
-            kind: "message",
-            messageId: crypto.randomUUID(),
-            role: "user",
-            parts: [{ kind: "data", data }],
-            metadata,
-            ...(taskId && { taskId }),
-          },
-        },
-        activated,
-      );
+      rpc03(url, "message/send", message03(data, metadata, taskId), activated);
     const task = (await send({ capability: "stubborn", input: { text: "10" } })).body.result;
     const offer = task.status.message.metadata["x402.payment.required"];
     const payload = {
