@@ -3,10 +3,9 @@
  * when the connection fails before a complete answer arrived. Safe for paid jobs: a create-agent server
  * runs one authorization at most once and answers an identical retry of a settled job from its cache
  * (templates/runtime/jobs/paid.ts), so the caller is charged once. While the first attempt is still
- * running, a retry is refused with a 402 saying the authorization is "in use": that is waited out too, as is
- * a 402 saying the payment's settlement is unconfirmed (the result is held until it is). A paid
- * attempt that gets no complete answer within its time limit is re-sent once.
- * Nothing here ever signs anything: a retry re-sends the authorization it was given.
+ * running, a retry gets a 402 saying the authorization is "in use", or its settlement "unconfirmed" (the
+ * result is held): both are waited out too. A paid attempt that gets no complete answer within its time
+ * limit is re-sent once. Nothing here ever signs anything: a retry re-sends the authorization it was given.
  */
 import { describeFetchError } from "./service.js";
 import { CallError } from "./errors.js";
@@ -30,6 +29,9 @@ export interface RetryOptions {
 export const RETRY_DELAYS_MS: readonly number[] = [500, 1000, 2000, 4000, 4000];
 /** Waits between resends of a paid request that is still running on the server. */
 const IN_USE_DELAYS_MS: readonly number[] = [500, 1000, 2000, 4000];
+/** A paid request's settlement unconfirmed (its result held): why it is asked again, and the 402 saying so. */
+const HELD = "holds this job's result until its payment's settlement is confirmed";
+const UNCONFIRMED = /\bsettlement is (still )?unconfirmed\b/i;
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 const NETWORK_CODES = new Set([
@@ -97,19 +99,13 @@ function isPaid(headers: Headers): boolean {
 export const saysInUse = (error: unknown): boolean =>
   typeof error === "string" && /\bin use\b/i.test(error);
 
-/**
- * An error message saying this payment's settlement is not confirmed yet (the runtime's
- * stored-answer.ts): its result is held, and the identical request gets it once it is.
- */
-export const saysUnconfirmed = (error: unknown): boolean =>
-  typeof error === "string" && /\bsettlement is (still )?unconfirmed\b/i.test(error);
-
 /** A 402 to wait out: the authorization in use by a job still running, or its settlement unconfirmed. */
 function waitable(status: number, body: Uint8Array): "in use" | "unconfirmed" | undefined {
   if (status !== 402) return undefined;
   try {
     const { error } = JSON.parse(new TextDecoder().decode(body)) as { error?: unknown };
-    return saysInUse(error) ? "in use" : saysUnconfirmed(error) ? "unconfirmed" : undefined;
+    if (saysInUse(error)) return "in use";
+    return UNCONFIRMED.test(String(error)) ? "unconfirmed" : undefined;
   } catch {
     return undefined;
   }
@@ -274,9 +270,8 @@ async function waitedToResend(
     const delay = IN_USE_DELAYS_MS[Math.min(attempts.inUse, IN_USE_DELAYS_MS.length - 1)]!;
     if (options.inUseUntilMs !== undefined && Date.now() + delay <= options.inUseUntilMs) {
       attempts.inUse++;
-      tell(
-        `${wait === "in use" ? "the server is still running this job from an earlier attempt" : "the server holds this job's result until its payment's settlement is confirmed"}; asking again in ${seconds(delay)} (${same})`,
-      );
+      const why = wait === "in use" ? "is still running this job from an earlier attempt" : HELD;
+      tell(`the server ${why}; asking again in ${seconds(delay)} (${same})`);
       await sleep(delay);
       return true;
     }

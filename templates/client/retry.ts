@@ -81,19 +81,27 @@ export function retryingFetch(fetchImpl: FetchLike, policy: RetryPolicy): FetchL
         await sleep(wait, policy);
         continue;
       }
-      // Only a re-send can find its own payment in use (the first attempt is still running); any
-      // attempt can find its settlement unconfirmed (the result is held until it is).
-      const waitFor = paid && response.status === 402 ? await saysWait(response) : undefined;
-      if (waitFor === "unconfirmed" || (waitFor === "in use" && retried > 0)) {
-        const wait = IN_USE_DELAYS_MS[Math.min(inUseWaits++, IN_USE_DELAYS_MS.length - 1)] ?? 1_000;
-        if (Date.now() + wait <= policy.waitUntilMs) {
-          await sleep(wait, policy);
-          continue;
-        }
+      const held = paid ? await heldWait(response, retried, inUseWaits, policy) : undefined;
+      if (held !== undefined) {
+        inUseWaits++;
+        await sleep(held, policy);
+        continue;
       }
       return response;
     }
   };
+}
+
+/**
+ * The wait before re-sending a paid request whose 402 says to wait, or undefined: it is the answer. Only a
+ * re-send can find its own payment in use (the first attempt is still running); any attempt can find its
+ * settlement unconfirmed (the result is held until it is).
+ */
+async function heldWait(response: Response, retried: number, waits: number, policy: RetryPolicy) {
+  const says = response.status === 402 ? await saysWait(response) : undefined;
+  if (says !== "unconfirmed" && !(says === "in use" && retried > 0)) return undefined;
+  const wait = IN_USE_DELAYS_MS[Math.min(waits, IN_USE_DELAYS_MS.length - 1)] ?? 1_000;
+  return Date.now() + wait <= policy.waitUntilMs ? wait : undefined;
 }
 
 /** The wait before asking again after a "not now" answer (429/502/503/504), or undefined: it is returned. */

@@ -12,8 +12,9 @@
  * Part of your project: edit freely.
  */
 import { PaymentError } from "../errors.js";
-import type { FoundResult } from "../ledger/ledger.js";
+import type { FoundResult, UnconfirmedSettlement } from "../ledger/ledger.js";
 import { type KeptAnswer, keptRecord } from "../payments/kept-answer.js";
+import type { Reconciled } from "../payments/scheme.js";
 import type { Logger } from "../types.js";
 import type { PaidServices } from "./paid-steps.js";
 
@@ -52,52 +53,13 @@ export async function resolveUnconfirmed(
   const u = found.unconfirmed!;
   const claim = await s.ledger.claimHeld(auth, RESOLVE_MS);
   if (claim.status !== "reserved") return { status: "busy", reason: "being checked" };
-  let answer;
-  try {
-    const { network, tx, validBefore, blockhash, payer, amount, payload, requirement } = u;
-    const again =
-      waiting && payload && requirement
-        ? { x402Version: u.x402Version, network, payer, payload, requirement }
-        : undefined;
-    answer = await s.gate.reconcile(
-      network,
-      auth,
-      tx,
-      validBefore,
-      blockhash,
-      payer,
-      amount,
-      again,
-    );
-  } catch (err) {
-    answer = {
-      status: "unknown" as const,
-      reason: err instanceof Error ? err.message : String(err),
-    };
-  }
+  const answer = await ask(s, auth, u, waiting);
   if (answer.status === "unknown") {
     await s.ledger.returnHeld(auth, claim.token);
     return answer;
   }
   const ttlMs = Math.max(u.validBefore * 1000 - Date.now(), RESOLVED_KEPT_MS);
-  const kept: KeptAnswer =
-    answer.status === "confirmed"
-      ? {
-          kind: "completed",
-          body: found.value.body,
-          settlement: {
-            x402Version: u.x402Version,
-            transaction: answer.transaction,
-            network: u.network,
-            payer: u.payer,
-          },
-        }
-      : {
-          kind: "refused",
-          error: new PaymentError(
-            `payment settlement failed (${answer.reason}), so the result is withheld: nothing was charged; sign a new payment to run the job again`,
-          ),
-        };
+  const kept = decided(found, answer);
   const { unconfirmed: _, ...result } = found;
   await s.ledger.markSettled(auth, ttlMs, { ...result, value: keptRecord(kept) });
   logger.info(`unconfirmed settlement ${answer.status}`, {
@@ -105,6 +67,43 @@ export async function resolveUnconfirmed(
     reason: "reason" in answer ? answer.reason : undefined,
   });
   return { status: answer.status, answer: kept };
+}
+
+/** What the chain (or, for a caller `waiting`, the facilitator asked again) says of settlement `u`. */
+async function ask(
+  s: PaidServices,
+  auth: string,
+  u: UnconfirmedSettlement,
+  waiting: boolean,
+): Promise<Reconciled> {
+  const { network, tx, validBefore, blockhash, payer, amount, payload, requirement } = u;
+  const again =
+    waiting && payload && requirement
+      ? { x402Version: u.x402Version, network, payer, payload, requirement }
+      : undefined;
+  try {
+    return await s.gate.reconcile(network, auth, tx, validBefore, blockhash, payer, amount, again);
+  } catch (err) {
+    return { status: "unknown", reason: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** The answer a decided settlement gives: the held result with its receipt, or that nothing was charged. */
+function decided(
+  found: FoundResult,
+  answer: Exclude<Reconciled, { status: "unknown" }>,
+): KeptAnswer {
+  const u = found.unconfirmed!;
+  if (answer.status === "failed")
+    return {
+      kind: "refused",
+      error: new PaymentError(
+        `payment settlement failed (${answer.reason}), so the result is withheld: nothing was charged; sign a new payment to run the job again`,
+      ),
+    };
+  const { x402Version, network, payer } = u;
+  const settlement = { x402Version, transaction: answer.transaction, network, payer };
+  return { kind: "completed", body: found.value.body, settlement };
 }
 
 /**
