@@ -62,21 +62,9 @@ function once(end: () => void): () => void {
   };
 }
 
-export function createPrometheusMetrics(options: PrometheusOptions = {}): PrometheusMetrics {
-  const prefix = options.prefix ?? "";
-  if (prefix !== "" && !/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(prefix))
-    throw new TypeError(
-      `metrics prefix ${JSON.stringify(prefix)} is not valid: use letters, digits, "_" and ":", not starting with a digit`,
-    );
-  const registry = new Registry();
-  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix });
+/** The counter, gauge and histogram makers of a registry, their names after `name`'s prefix. */
+function makers(registry: Registry, name: (n: string) => string) {
   const registers = [registry];
-  const name = (n: string): string => `${prefix}${n}`;
-
-  const capabilityLabel = labelGuard(UNKNOWN);
-  const reasonLabel = labelGuard("(none)");
-  const operationLabel = labelGuard("(none)");
-
   // One metric a line: name (after the prefix), help, labels; histograms also their buckets.
   const counter = <L extends string>(n: string, help: string, labelNames: readonly L[]) =>
     new Counter<L>({ name: name(n), help, labelNames, registers });
@@ -88,72 +76,106 @@ export function createPrometheusMetrics(options: PrometheusOptions = {}): Promet
     labelNames: readonly L[],
     buckets: number[],
   ) => new Histogram<L>({ name: name(n), help, labelNames, buckets, registers });
+  return { counter, gauge, histogram };
+}
 
-  const jobs = counter(
-    "agent_jobs_total",
-    'Jobs answered, by capability ("(unknown)" when the request named none or an undeclared one) and outcome: completed, or the error type the client got (validation, capability, payment_required = no payment sent, payment = payment refused, deadline, internal, unavailable).',
-    ["capability", "outcome"],
-  );
-  const paymentRefusals = counter(
-    "agent_payment_refusals_total",
-    "Payments refused before the job ran, by reason (e.g. bad signature, expired, wrong amount, replayed).",
-    ["reason"],
-  );
-  const settlements = counter(
-    "agent_settlements_total",
-    "Settlement attempts of verified payments, by capability, result (settled, failed: no money moved, uncertain: outcome unknown, check the chain) and network (CAIP-2 id).",
-    ["capability", "result", "network"],
-  );
-  const settlementSeconds = histogram(
-    "agent_settlement_duration_seconds",
-    "Time taken to settle a payment (facilitator or on-chain), in seconds, by capability.",
-    ["capability"],
-    SETTLEMENT_BUCKETS,
-  );
-  const earned = counter(
-    "agent_usdc_earned_total",
-    "USDC received from settled payments, in whole USDC (not atomic units), by capability and network (CAIP-2 id).",
-    ["capability", "network"],
-  );
-  const inFlight = gauge("agent_handlers_in_flight", "Capability handlers running right now.");
-  const handlerSeconds = histogram(
-    "agent_handler_duration_seconds",
-    "Time capability handlers ran, in seconds, by capability (until they returned or threw, even after a deadline).",
-    ["capability"],
-    HANDLER_BUCKETS,
-  );
-  const abandoned = gauge(
-    "agent_handlers_abandoned",
-    "Handlers still running after their job was already answered (e.g. deadline passed, 408): work the client no longer waits for. Should drop back to 0.",
-  );
-  const ledgerErrors = counter(
-    "agent_ledger_errors_total",
-    "Failed operations of the payment ledger (replay store), by operation.",
-    ["operation"],
-  );
+type Makers = ReturnType<typeof makers>;
 
-  const settlerBalance = gauge(
-    "agent_settler_balance_eth",
-    "ETH held by the direct-settlement account (X402_SETTLER_KEY) on each network's chain (CAIP-2 id), which pays the gas of every settlement there. Read at start-up, by GET /health and on scrapes (at most every 5 s).",
-    ["network"],
-  );
-  const settlerLow = gauge(
-    "agent_settler_balance_low_eth",
-    "The settler balance below which the server warns, by network: gas for 100 settlements at that chain's current gas price. Alert when agent_settler_balance_eth < agent_settler_balance_low_eth.",
-    ["network"],
-  );
-  // Its own series, not agent_settler_balance_eth{network="solana:…"}: another account
-  // (SOLANA_FEE_PAYER_KEY), another unit, and an alert comparing it with the ETH threshold would be wrong.
-  const feePayerBalance = gauge(
-    "agent_fee_payer_balance_sol",
-    "SOL held by the Solana fee payer (SOLANA_FEE_PAYER_KEY, direct settlement) on each Solana network (CAIP-2 id), which pays the fee of every settlement there. Read by GET /health and on scrapes (at most every 5 s).",
-    ["network"],
-  );
-  const feePayerLow = gauge(
-    "agent_fee_payer_balance_low_sol",
-    "The fee payer balance below which the server warns, by Solana network: fees for 1000 settlements. Alert when agent_fee_payer_balance_sol < agent_fee_payer_balance_low_sol.",
-    ["network"],
-  );
+/** The series of jobs, payments, handlers and the ledger. */
+function jobSeries({ counter, gauge, histogram }: Makers) {
+  return {
+    jobs: counter(
+      "agent_jobs_total",
+      'Jobs answered, by capability ("(unknown)" when the request named none or an undeclared one) and outcome: completed, or the error type the client got (validation, capability, payment_required = no payment sent, payment = payment refused, deadline, internal, unavailable).',
+      ["capability", "outcome"],
+    ),
+    paymentRefusals: counter(
+      "agent_payment_refusals_total",
+      "Payments refused before the job ran, by reason (e.g. bad signature, expired, wrong amount, replayed).",
+      ["reason"],
+    ),
+    settlements: counter(
+      "agent_settlements_total",
+      "Settlement attempts of verified payments, by capability, result (settled, failed: no money moved, uncertain: outcome unknown, check the chain) and network (CAIP-2 id).",
+      ["capability", "result", "network"],
+    ),
+    settlementSeconds: histogram(
+      "agent_settlement_duration_seconds",
+      "Time taken to settle a payment (facilitator or on-chain), in seconds, by capability.",
+      ["capability"],
+      SETTLEMENT_BUCKETS,
+    ),
+    earned: counter(
+      "agent_usdc_earned_total",
+      "USDC received from settled payments, in whole USDC (not atomic units), by capability and network (CAIP-2 id).",
+      ["capability", "network"],
+    ),
+    inFlight: gauge("agent_handlers_in_flight", "Capability handlers running right now."),
+    handlerSeconds: histogram(
+      "agent_handler_duration_seconds",
+      "Time capability handlers ran, in seconds, by capability (until they returned or threw, even after a deadline).",
+      ["capability"],
+      HANDLER_BUCKETS,
+    ),
+    abandoned: gauge(
+      "agent_handlers_abandoned",
+      "Handlers still running after their job was already answered (e.g. deadline passed, 408): work the client no longer waits for. Should drop back to 0.",
+    ),
+    ledgerErrors: counter(
+      "agent_ledger_errors_total",
+      "Failed operations of the payment ledger (replay store), by operation.",
+      ["operation"],
+    ),
+  };
+}
+
+/** The balances of the accounts that pay settlements' gas (EVM) and fees (Solana), with their warning levels. */
+function balanceSeries({ gauge }: Makers) {
+  return {
+    settlerBalance: gauge(
+      "agent_settler_balance_eth",
+      "ETH held by the direct-settlement account (X402_SETTLER_KEY) on each network's chain (CAIP-2 id), which pays the gas of every settlement there. Read at start-up, by GET /health and on scrapes (at most every 5 s).",
+      ["network"],
+    ),
+    settlerLow: gauge(
+      "agent_settler_balance_low_eth",
+      "The settler balance below which the server warns, by network: gas for 100 settlements at that chain's current gas price. Alert when agent_settler_balance_eth < agent_settler_balance_low_eth.",
+      ["network"],
+    ),
+    // Its own series, not agent_settler_balance_eth{network="solana:…"}: another account
+    // (SOLANA_FEE_PAYER_KEY), another unit, and an alert comparing it with the ETH threshold would be wrong.
+    feePayerBalance: gauge(
+      "agent_fee_payer_balance_sol",
+      "SOL held by the Solana fee payer (SOLANA_FEE_PAYER_KEY, direct settlement) on each Solana network (CAIP-2 id), which pays the fee of every settlement there. Read by GET /health and on scrapes (at most every 5 s).",
+      ["network"],
+    ),
+    feePayerLow: gauge(
+      "agent_fee_payer_balance_low_sol",
+      "The fee payer balance below which the server warns, by Solana network: fees for 1000 settlements. Alert when agent_fee_payer_balance_sol < agent_fee_payer_balance_low_sol.",
+      ["network"],
+    ),
+  };
+}
+
+export function createPrometheusMetrics(options: PrometheusOptions = {}): PrometheusMetrics {
+  const prefix = options.prefix ?? "";
+  if (prefix !== "" && !/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(prefix))
+    throw new TypeError(
+      `metrics prefix ${JSON.stringify(prefix)} is not valid: use letters, digits, "_" and ":", not starting with a digit`,
+    );
+  const registry = new Registry();
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix });
+  const name = (n: string): string => `${prefix}${n}`;
+
+  const capabilityLabel = labelGuard(UNKNOWN);
+  const reasonLabel = labelGuard("(none)");
+  const operationLabel = labelGuard("(none)");
+
+  const make = makers(registry, name);
+  const series = jobSeries(make);
+  const { jobs, paymentRefusals, settlements, settlementSeconds, earned } = series;
+  const { inFlight, handlerSeconds, abandoned, ledgerErrors } = series;
+  const { settlerBalance, settlerLow, feePayerBalance, feePayerLow } = balanceSeries(make);
 
   const metrics: Metrics = {
     job(capability: string, outcome: JobOutcome) {

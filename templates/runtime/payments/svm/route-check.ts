@@ -57,56 +57,79 @@ async function feePayerLamports(rpcUrl: string, feePayer: string, timeoutMs = ST
 /** Cannot pay the fee of one more settlement (or holds nothing at all). */
 const unfunded = (lamports: bigint): boolean => lamports < LAMPORTS_PER_SETTLEMENT;
 
+/** Start-up's check of a Solana network's route: a ConfigError says why it cannot settle. */
 export async function checkSolanaRoute(
   n: RoutedSolanaNetwork,
   settleTimeoutSeconds: number,
   logger: Logger,
 ): Promise<void> {
   const setting = `X402_RPC_URL_${networkSettingSuffix(n.written)}`;
-  const caip2 = n.network.caip2;
-  if (n.rpcUrl !== undefined) {
-    const origin = redactUrl(n.rpcUrl, "origin");
-    let genesis: string | undefined;
-    try {
-      genesis = await otherGenesis(n, n.rpcUrl);
-    } catch (err) {
-      throw new ConfigError([
-        `the Solana JSON-RPC endpoint for ${caip2} (${setting}, at ${origin}) gave no usable answer to getGenesisHash (${err instanceof Error ? err.message : String(err)}): payments on ${n.written} are settled through it; check that it is up and the URL is right`,
-      ]);
-    }
-    if (genesis !== undefined)
-      throw new ConfigError([
-        `the Solana JSON-RPC endpoint for ${caip2} (${setting}, at ${origin}) serves the network whose genesis hash is ${JSON.stringify(genesis.slice(0, 60))}, not ${caip2}: point it at a node of that network`,
-      ]);
-  }
-
+  if (n.rpcUrl !== undefined) await checkRpc(n, n.rpcUrl, setting);
   const route = n.settlement;
-  if (route.kind === "direct") {
-    let lamports: bigint;
-    try {
-      lamports = await feePayerLamports(route.rpcUrl, route.feePayer);
-    } catch (err) {
-      throw new ConfigError([
-        `could not read the balance of the Solana fee payer ${route.feePayer} (SOLANA_FEE_PAYER_KEY) through ${setting}: ${err instanceof Error ? err.message : String(err)}`,
-      ]);
-    }
-    const low = LOW_BALANCE_LAMPORTS;
-    if (unfunded(lamports))
-      throw new ConfigError([
-        `the Solana fee payer ${route.feePayer} (SOLANA_FEE_PAYER_KEY) holds ${lamports === 0n ? "no SOL" : `${sol(lamports)}, less than one settlement's fee (${sol(LAMPORTS_PER_SETTLEMENT)}),`} on ${caip2}: it pays the fee of every settlement, so every paid job would run and then fail to settle. Send it SOL (${sol(low)} pays about ${LOW_BALANCE_SETTLEMENTS} settlements), or set SOLANA_FEE_PAYER_KEY to a funded account`,
-      ]);
-    if (lamports < low)
-      logger.warn(
-        `the Solana fee payer ${route.feePayer} (SOLANA_FEE_PAYER_KEY) is low on SOL: ${sol(lamports)}, about ${lamports / LAMPORTS_PER_SETTLEMENT} settlements; top it up`,
-        { fee_payer: route.feePayer },
-      );
-    else
-      logger.info(`the Solana fee payer ${route.feePayer} holds ${sol(lamports)} for fees`, {
-        fee_payer: route.feePayer,
-      });
-    return;
-  }
+  if (route.kind === "direct") return checkFeePayer(n, route, setting, logger);
+  return checkFacilitators(n, route, setting, settleTimeoutSeconds, logger);
+}
 
+/** The network's RPC endpoint answers, and serves that network (its genesis hash). */
+async function checkRpc(n: RoutedSolanaNetwork, rpcUrl: string, setting: string): Promise<void> {
+  const caip2 = n.network.caip2;
+  const origin = redactUrl(rpcUrl, "origin");
+  let genesis: string | undefined;
+  try {
+    genesis = await otherGenesis(n, rpcUrl);
+  } catch (err) {
+    throw new ConfigError([
+      `the Solana JSON-RPC endpoint for ${caip2} (${setting}, at ${origin}) gave no usable answer to getGenesisHash (${err instanceof Error ? err.message : String(err)}): payments on ${n.written} are settled through it; check that it is up and the URL is right`,
+    ]);
+  }
+  if (genesis !== undefined)
+    throw new ConfigError([
+      `the Solana JSON-RPC endpoint for ${caip2} (${setting}, at ${origin}) serves the network whose genesis hash is ${JSON.stringify(genesis.slice(0, 60))}, not ${caip2}: point it at a node of that network`,
+    ]);
+}
+
+type Route = RoutedSolanaNetwork["settlement"];
+
+/** Direct settlement: the fee payer can pay one settlement's fee (refused otherwise), and is warned about when low. */
+async function checkFeePayer(
+  n: RoutedSolanaNetwork,
+  route: Extract<Route, { kind: "direct" }>,
+  setting: string,
+  logger: Logger,
+): Promise<void> {
+  let lamports: bigint;
+  try {
+    lamports = await feePayerLamports(route.rpcUrl, route.feePayer);
+  } catch (err) {
+    throw new ConfigError([
+      `could not read the balance of the Solana fee payer ${route.feePayer} (SOLANA_FEE_PAYER_KEY) through ${setting}: ${err instanceof Error ? err.message : String(err)}`,
+    ]);
+  }
+  const low = LOW_BALANCE_LAMPORTS;
+  if (unfunded(lamports))
+    throw new ConfigError([
+      `the Solana fee payer ${route.feePayer} (SOLANA_FEE_PAYER_KEY) holds ${lamports === 0n ? "no SOL" : `${sol(lamports)}, less than one settlement's fee (${sol(LAMPORTS_PER_SETTLEMENT)}),`} on ${n.network.caip2}: it pays the fee of every settlement, so every paid job would run and then fail to settle. Send it SOL (${sol(low)} pays about ${LOW_BALANCE_SETTLEMENTS} settlements), or set SOLANA_FEE_PAYER_KEY to a funded account`,
+    ]);
+  if (lamports < low)
+    logger.warn(
+      `the Solana fee payer ${route.feePayer} (SOLANA_FEE_PAYER_KEY) is low on SOL: ${sol(lamports)}, about ${lamports / LAMPORTS_PER_SETTLEMENT} settlements; top it up`,
+      { fee_payer: route.feePayer },
+    );
+  else
+    logger.info(`the Solana fee payer ${route.feePayer} holds ${sol(lamports)} for fees`, {
+      fee_payer: route.feePayer,
+    });
+}
+
+/** Facilitator settlement: one of them lists the network, with the fee payer a Solana 402 must name. */
+async function checkFacilitators(
+  n: RoutedSolanaNetwork,
+  route: Exclude<Route, { kind: "direct" }>,
+  setting: string,
+  settleTimeoutSeconds: number,
+  logger: Logger,
+): Promise<void> {
+  const caip2 = n.network.caip2;
   const { routerFor } = await import("../facilitator-router.js");
   const router = routerFor(route, settleTimeoutSeconds * 1000);
   const instead = `or settle Solana payments from this server: SOLANA_FEE_PAYER_KEY and ${setting}`;
