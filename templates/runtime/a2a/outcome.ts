@@ -3,9 +3,10 @@
  * artifact; paid: `x402.payment.status: "payment-completed"` and `x402.payment.receipts`), an
  * offer (input-required, `payment-required`, the HTTP 402's PaymentRequired: offer.ts), a caller
  * gone before settlement (input-required again: nothing charged, the same payment sent again on
- * this task gets the kept result), a settlement not confirmed yet (input-required, `payment-verified`:
- * the same payment sent again gets the result once it is), or failed (the spec's error body as a DataPart; a refused
- * payment: `payment-failed` and `x402.payment.error`). Part of your project: edit freely.
+ * this task gets the kept result), a settlement not confirmed yet (input-required,
+ * `payment-verified`: the same payment sent again gets the result once it is), or failed (the
+ * spec's error body as a DataPart; a refused payment: `payment-failed` and `x402.payment.error`).
+ * Part of your project: edit freely.
  */
 import { type AgentError, errorResponse, PaymentError } from "../errors.js";
 import type { JobAnswer } from "../jobs/outcome.js";
