@@ -468,6 +468,54 @@ describe("the console in production, paying with a browser wallet on anvil with 
     await page.close();
   });
 
+  // The service holds a job's answer while its payment's settlement is unconfirmed (a 402 saying so, no
+  // offer); the identical request gets it once confirmed. The page used to show that 402 and forget the
+  // payment, so a buyer who paid again was charged twice. Here the page's first request is answered with
+  // such a 402 (the request never reaches the server), and the page must send the same payment again.
+  it("a 402 saying the settlement is unconfirmed: the same signed payment is sent again and its answer shown; signed once, paid once", async () => {
+    const { page, calls } = await walletPage();
+    await page.setRequestInterception(true);
+    const sent: string[] = [];
+    const shownAtResend: string[] = [];
+    page.on("request", (request: HTTPRequest) => {
+      const header = request.headers()["payment-signature"];
+      if (request.method() !== "POST" || !header) return void request.continue();
+      sent.push(header);
+      if (sent.length > 1) {
+        void page
+          .evaluate(() => document.getElementById("result-summarize").innerText as string)
+          .then((text) => shownAtResend.push(text))
+          .finally(() => request.continue());
+        return;
+      }
+      const error =
+        "payment settlement is unconfirmed, so the result is withheld for now: the facilitator did not answer within 30 s; the payment may or may not have been settled";
+      void request.respond({
+        status: 402,
+        contentType: "application/json",
+        body: JSON.stringify({ status: "failed", error_type: "payment", error }),
+      });
+    });
+    await page.goto(`${server.url}/`);
+    const [payeeBefore, payerBefore] = [await balance(PAYEE), await balance(payer)];
+    await page.type("#f-summarize-text", "held then shown");
+    await page.click("#cap-summarize button[type=submit]");
+    await page.waitForFunction(
+      () => /Status: 200/.test(document.getElementById("result-summarize").innerText),
+      { timeout: 60_000 },
+    );
+    expect(await resultText(page, "summarize")).toContain('"summary": "HELD THEN SHOWN"');
+    expect(shownAtResend[0]).toMatch(
+      /settlement is not confirmed yet.*same signed payment again in 1 s/s,
+    );
+    expect(sent).toHaveLength(2);
+    expect(sent[1]).toBe(sent[0]);
+    expect(calls.filter((c) => c === "eth_signTypedData_v4")).toHaveLength(1);
+    expect(await balance(PAYEE)).toBe(payeeBefore + 10_000n);
+    expect(await balance(payer)).toBe(payerBefore - 10_000n);
+    await page.close();
+  });
+
   it("an answer lost after the payment settled, and its automatic resends lost too, is fetched again on request (Pay meanwhile starts no new payment): same signed payment, paid once", async () => {
     const { page, calls } = await walletPage();
     await page.setRequestInterception(true);

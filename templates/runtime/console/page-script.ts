@@ -177,11 +177,14 @@ async function send(capability, form, body, payment, signed, started, resent) {
   }
   // 402 with Retry-After: the first request with this payment's id still runs; its answer comes soon.
   var wait = response && response.status === 402 ? Number(response.headers.get("retry-after")) : 0;
-  if (response && !(wait > 0 && resent < RESENDS.length)) {
+  // 402 saying its settlement is not confirmed yet: the server holds the answer for this same request.
+  var unsettled = response && response.status === 402 && !(wait > 0) && await unconfirmed(response);
+  if (response && !unsettled && !(wait > 0 && resent < RESENDS.length)) {
     await showAnswer(capability, form, response, started, signed);
     return dropPending(capability); // shown: nothing left to fetch again
   }
-  var what = "the signed payment of " + usdc(signed.amount) + " USDC was sent but " + (lost || "its first request is still running");
+  var what = "the signed payment of " + usdc(signed.amount) + " USDC was sent but " +
+    (lost || (unsettled ? "its settlement is not confirmed yet (the service holds the answer until it is)" : "its first request is still running"));
   if (resent < RESENDS.length) {
     var seconds = Math.min(wait || RESENDS[resent], 10);
     show(capability, [line("Retrying", what + ". Sending the same job with the same signed payment again in " + seconds +
@@ -190,8 +193,17 @@ async function send(capability, form, body, payment, signed, started, resent) {
     return send(capability, form, body, payment, signed, started, resent + 1);
   }
   var again = againButton(form, capability, body, payment, signed);
-  show(capability, [line("Answer lost", what + ". It may have settled: fetching again sends the same job with the same signed payment, which is never charged twice."), again]);
+  show(capability, [line(unsettled ? "Not confirmed yet" : "Answer lost", what + ". It may have settled: fetching again sends the same job with the same signed payment, which is never charged twice."), again]);
   again.focus();
+}
+
+/* Whether a 402 says the payment's settlement is not confirmed yet (the answer is held for the same request). */
+async function unconfirmed(response) {
+  try {
+    return /settlement is (still )?unconfirmed/i.test(String((await response.clone().json()).error));
+  } catch (error) {
+    return false;
+  }
 }
 
 /* ---- wiring ---- */
