@@ -427,7 +427,12 @@ describe("the console in production, paying with a browser wallet on anvil with 
     JSON.parse(Buffer.from(header, "base64").toString()).extensions?.["payment-identifier"]?.info
       ?.id;
 
-  it("an answer lost after the payment settled is fetched again at once, saying so: the same signed payment and payment id, signed once, paid once", async () => {
+  /**
+   * Pays summarize with `text` from a wallet page whose first paid request `first` handles (its answer lost,
+   * or answered for the server); every later one goes through, after noting what the result area shows then.
+   * Waits for the output; returns the payment headers sent, those texts and the balances' changes.
+   */
+  async function paidAfterFirst(text: string, first: (request: HTTPRequest) => void) {
     const { page, calls } = await walletPage();
     await page.setRequestInterception(true);
     const sent: string[] = [];
@@ -436,36 +441,38 @@ describe("the console in production, paying with a browser wallet on anvil with 
       const header = request.headers()["payment-signature"];
       if (request.method() !== "POST" || !header) return void request.continue();
       sent.push(header);
-      if (sent.length > 1) {
-        // What the page says while it sends the same payment again.
-        void page
-          .evaluate(() => document.getElementById("result-summarize").innerText as string)
-          .then((text) => shownAtResend.push(text))
-          .finally(() => request.continue());
-        return;
-      }
-      // The paid request reaches the server and settles; its answer never reaches the page.
-      settleThenLose(request);
+      if (sent.length === 1) return first(request);
+      void page
+        .evaluate(() => document.getElementById("result-summarize").innerText as string)
+        .then((shown) => shownAtResend.push(shown))
+        .finally(() => request.continue());
     });
     await page.goto(`${server.url}/`);
     const [payeeBefore, payerBefore] = [await balance(PAYEE), await balance(payer)];
-    await page.type("#f-summarize-text", "lost then found");
+    await page.type("#f-summarize-text", text);
     await page.click("#cap-summarize button[type=submit]");
     await page.waitForFunction(
       () => /Status: 200/.test(document.getElementById("result-summarize").innerText),
       { timeout: 60_000 },
     );
-    expect(await resultText(page, "summarize")).toContain('"summary": "LOST THEN FOUND"');
-    expect(shownAtResend[0]).toMatch(
+    const shown = await resultText(page, "summarize");
+    const signatures = calls.filter((c) => c === "eth_signTypedData_v4").length;
+    const paid = [(await balance(PAYEE)) - payeeBefore, payerBefore - (await balance(payer))];
+    await page.close();
+    return { sent, shownAtResend, shown, signatures, paid };
+  }
+
+  it("an answer lost after the payment settled is fetched again at once, saying so: the same signed payment and payment id, signed once, paid once", async () => {
+    // The paid request reaches the server and settles; its answer never reaches the page.
+    const r = await paidAfterFirst("lost then found", settleThenLose);
+    expect(r.shown).toContain('"summary": "LOST THEN FOUND"');
+    expect(r.shownAtResend[0]).toMatch(
       /Retrying.*same signed payment again in 1 s \(retry 1 of 3\)/s,
     );
-    expect(sent).toHaveLength(2);
-    expect(sent[1]).toBe(sent[0]); // the same signed payload, byte for byte
-    expect(paymentIdOf(sent[0]!)).toMatch(/^pay_[0-9a-f]{32}$/);
-    expect(calls.filter((c) => c === "eth_signTypedData_v4")).toHaveLength(1);
-    expect(await balance(PAYEE)).toBe(payeeBefore + 10_000n);
-    expect(await balance(payer)).toBe(payerBefore - 10_000n);
-    await page.close();
+    expect(r.sent).toHaveLength(2);
+    expect(r.sent[1]).toBe(r.sent[0]); // the same signed payload, byte for byte
+    expect(paymentIdOf(r.sent[0]!)).toMatch(/^pay_[0-9a-f]{32}$/);
+    expect([r.signatures, ...r.paid]).toEqual([1, 10_000n, 10_000n]);
   });
 
   // The service holds a job's answer while its payment's settlement is unconfirmed (a 402 saying so, no
@@ -473,47 +480,19 @@ describe("the console in production, paying with a browser wallet on anvil with 
   // payment, so a buyer who paid again was charged twice. Here the page's first request is answered with
   // such a 402 (the request never reaches the server), and the page must send the same payment again.
   it("a 402 saying the settlement is unconfirmed: the same signed payment is sent again and its answer shown; signed once, paid once", async () => {
-    const { page, calls } = await walletPage();
-    await page.setRequestInterception(true);
-    const sent: string[] = [];
-    const shownAtResend: string[] = [];
-    page.on("request", (request: HTTPRequest) => {
-      const header = request.headers()["payment-signature"];
-      if (request.method() !== "POST" || !header) return void request.continue();
-      sent.push(header);
-      if (sent.length > 1) {
-        void page
-          .evaluate(() => document.getElementById("result-summarize").innerText as string)
-          .then((text) => shownAtResend.push(text))
-          .finally(() => request.continue());
-        return;
-      }
-      const error =
-        "payment settlement is unconfirmed, so the result is withheld for now: the facilitator did not answer within 30 s; the payment may or may not have been settled";
-      void request.respond({
-        status: 402,
-        contentType: "application/json",
-        body: JSON.stringify({ status: "failed", error_type: "payment", error }),
-      });
+    const error =
+      "payment settlement is unconfirmed, so the result is withheld for now: the facilitator did not answer within 30 s; the payment may or may not have been settled";
+    const r = await paidAfterFirst("held then shown", (request) => {
+      const body = JSON.stringify({ status: "failed", error_type: "payment", error });
+      void request.respond({ status: 402, contentType: "application/json", body });
     });
-    await page.goto(`${server.url}/`);
-    const [payeeBefore, payerBefore] = [await balance(PAYEE), await balance(payer)];
-    await page.type("#f-summarize-text", "held then shown");
-    await page.click("#cap-summarize button[type=submit]");
-    await page.waitForFunction(
-      () => /Status: 200/.test(document.getElementById("result-summarize").innerText),
-      { timeout: 60_000 },
-    );
-    expect(await resultText(page, "summarize")).toContain('"summary": "HELD THEN SHOWN"');
-    expect(shownAtResend[0]).toMatch(
+    expect(r.shown).toContain('"summary": "HELD THEN SHOWN"');
+    expect(r.shownAtResend[0]).toMatch(
       /settlement is not confirmed yet.*same signed payment again in 1 s/s,
     );
-    expect(sent).toHaveLength(2);
-    expect(sent[1]).toBe(sent[0]);
-    expect(calls.filter((c) => c === "eth_signTypedData_v4")).toHaveLength(1);
-    expect(await balance(PAYEE)).toBe(payeeBefore + 10_000n);
-    expect(await balance(payer)).toBe(payerBefore - 10_000n);
-    await page.close();
+    expect(r.sent).toHaveLength(2);
+    expect(r.sent[1]).toBe(r.sent[0]);
+    expect([r.signatures, ...r.paid]).toEqual([1, 10_000n, 10_000n]);
   });
 
   it("an answer lost after the payment settled, and its automatic resends lost too, is fetched again on request (Pay meanwhile starts no new payment): same signed payment, paid once", async () => {
