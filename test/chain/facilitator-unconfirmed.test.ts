@@ -10,8 +10,7 @@ import { createTestClient, http } from "viem";
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
-import { job, listen, makeAgent, post, unb64, type Running } from "../runtime/helpers.js";
-import { captureLogger, nowSeconds } from "../runtime/helpers.js"; // a quiet log; the clock
+import * as h from "../runtime/helpers.js";
 import * as ctx from "./context.js";
 import { type Facilitator, startFacilitator } from "./facilitator.js";
 import { type FacilitatorProxy, startFacilitatorProxy } from "./facilitator-proxy.js";
@@ -29,12 +28,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** A server settling through `facilitator`, with no RPC of its own, reconciling every second. */
 async function seller(facilitator: string, settleTimeoutSeconds: number, token = ctx.asset) {
   const payTo = privateKeyToAddress(generatePrivateKey());
-  const agent = makeAgent();
-  const app = await listen(
+  const agent = h.makeAgent();
+  const app = await h.listen(
     createApp(agent, {
       devMode: false,
       env: { SETTLEMENT_RECONCILE_SECONDS: "1" },
-      logger: captureLogger(),
+      logger: h.captureLogger(),
       payment: {
         payTo,
         network: "base-sepolia",
@@ -53,7 +52,7 @@ async function paidEcho(
   s: { payTo: `0x${string}`; agent: { calls: Record<string, number> } },
   text: string,
 ) {
-  const body = job("echo", { text });
+  const body = h.job("echo", { text });
   const payer = await ctx.freshPayer(10_000n);
   const signed = await ctx.signOffer(payer, await ctx.firstOffer(url, body));
   return {
@@ -68,9 +67,9 @@ async function paidEcho(
 describe("a facilitator's settlement_pending answer, without an RPC", () => {
   let node: Node;
   let facilitator: Facilitator;
-  let app: Running;
+  let app: h.Running;
   let payTo: `0x${string}`;
-  let agent: ReturnType<typeof makeAgent>;
+  let agent: ReturnType<typeof h.makeAgent>;
   beforeAll(async () => {
     node = await sleepyNode();
     // The facilitator's own gas account, on the node that can hide receipts; it waits 0.5 s for one.
@@ -100,7 +99,7 @@ describe("a facilitator's settlement_pending answer, without an RPC", () => {
     );
 
     node.mode = "receipts";
-    const first = await post(app.url, body, { "payment-signature": header });
+    const first = await h.post(app.url, body, { "payment-signature": header });
     expect(first.status, first.text).toBe(402);
     expect(first.body.error).toMatch(/settlement_pending/);
     expect(first.body.error).toMatch(/unconfirmed.*send the identical request again later/);
@@ -112,22 +111,22 @@ describe("a facilitator's settlement_pending answer, without an RPC", () => {
     expect(await ctx.nonceUsed(payer.address, nonce)).toBe(true);
 
     // Receipts still hidden: the facilitator says pending again; the retry is told to wait.
-    const waiting = await post(app.url, body, { "payment-signature": header });
+    const waiting = await h.post(app.url, body, { "payment-signature": header });
     expect(waiting.status, waiting.text).toBe(402);
     expect(waiting.body.error).toMatch(/still unconfirmed/);
 
     node.mode = "normal";
-    const retry = await post(app.url, body, { "payment-signature": header });
+    const retry = await h.post(app.url, body, { "payment-signature": header });
     expect(retry.status, retry.text).toBe(200);
     expect(retry.body.output).toEqual({ text: "pending" });
-    expect(unb64(retry.headers.get("payment-response")!)).toMatchObject({
+    expect(h.unb64(retry.headers.get("payment-response")!)).toMatchObject({
       success: true,
       transaction: sent,
     });
     expect(agent.calls.echo).toBe(runs + 1);
     expect(await ctx.balance(payTo)).toBe(before + 10_000n);
     // And again: the cached answer, nothing more charged.
-    const again = await post(app.url, body, { "payment-signature": header });
+    const again = await h.post(app.url, body, { "payment-signature": header });
     expect([again.status, again.body.output]).toEqual([200, { text: "pending" }]);
     expect(await ctx.balance(payTo)).toBe(before + 10_000n);
   }, 60_000);
@@ -172,11 +171,11 @@ describe("a facilitator's settlement_pending answer, without an RPC", () => {
     const offer = asked.status.message.metadata["x402.payment.required"];
     const payer = await ctx.freshPayer(10_000n);
     const { header } = await ctx.signOffer(payer, offer.accepts[0], {
-      validBefore: String(nowSeconds() + offer.accepts[0].maxTimeoutSeconds),
+      validBefore: String(h.nowSeconds() + offer.accepts[0].maxTimeoutSeconds),
     });
     const paying = {
       "x402.payment.status": "payment-submitted",
-      "x402.payment.payload": unb64(header),
+      "x402.payment.payload": h.unb64(header),
     };
     const before = await ctx.balance(payTo);
     const runs = agent.calls.echo ?? 0;
@@ -225,17 +224,17 @@ describe("a facilitator's settlement_pending answer, without an RPC", () => {
     const done = await finished(app.url, location, token, 20_000, 200);
     expect(done.status, JSON.stringify(done.body)).toBe(200);
     expect(done.body.output).toEqual({ text: "pending later" });
-    expect(unb64(done.headers.get("payment-response")!)).toMatchObject({ success: true });
+    expect(h.unb64(done.headers.get("payment-response")!)).toMatchObject({ success: true });
     expect(await ctx.balance(payTo)).toBe(before + 10_000n);
   }, 60_000);
 });
 
 describe("a facilitator answer lost after the transfer, without an RPC", () => {
   let proxy: FacilitatorProxy;
-  let app: Running;
+  let app: h.Running;
   let holdNext = false;
   let payTo: `0x${string}`;
-  let agent: ReturnType<typeof makeAgent>;
+  let agent: ReturnType<typeof h.makeAgent>;
   beforeAll(async () => {
     // The reference facilitator settles; its answer is held 2.5 s, past the seller's 1 s timeout.
     proxy = await startFacilitatorProxy(ctx.facilitatorUrl, {
@@ -256,7 +255,7 @@ describe("a facilitator answer lost after the transfer, without an RPC", () => {
     const { body, header, before, runs } = await paidEcho(app.url, { payTo, agent }, "lost");
 
     holdNext = true;
-    const first = await post(app.url, body, { "payment-signature": header });
+    const first = await h.post(app.url, body, { "payment-signature": header });
     expect(first.status, first.text).toBe(402);
     expect(first.body.error).toMatch(/did not answer within 1 s/);
     expect(first.body.error).not.toMatch(/sign a new payment/);
@@ -265,10 +264,10 @@ describe("a facilitator answer lost after the transfer, without an RPC", () => {
     const settles = proxy.seen.filter((r) => r.path.endsWith("/settle")).length;
     expect(settles).toBe(1);
 
-    const retry = await post(app.url, body, { "payment-signature": header });
+    const retry = await h.post(app.url, body, { "payment-signature": header });
     expect(retry.status, retry.text).toBe(200);
     expect(retry.body.output).toEqual({ text: "lost" });
-    expect(unb64(retry.headers.get("payment-response")!)).toMatchObject({ success: true });
+    expect(h.unb64(retry.headers.get("payment-response")!)).toMatchObject({ success: true });
     expect(proxy.seen.filter((r) => r.path.endsWith("/settle")).length).toBe(settles + 1);
     expect(agent.calls.echo).toBe(runs + 1);
     expect(await ctx.balance(payTo)).toBe(before + 10_000n);
