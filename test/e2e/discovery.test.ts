@@ -79,10 +79,13 @@ describe("a generated project's discovery documents", () => {
     try {
       const card = await getJson(`${server.url}/.well-known/agent-card.json`, V1);
       expect(AgentCard.toJSON(AgentCard.fromJSON(card.body))).toEqual(card.body);
-      // A client naming no A2A-Version (every A2A 0.3 client) gets the same card in 0.3's shape.
+      // A client naming no A2A-Version (every A2A 0.3 client) gets the same card in 0.3's shape, with
+      // the 1.0 interfaces embedded as the SDK's own 0.3 card handler does.
       const v03 = await getJson(`${server.url}/.well-known/agent-card.json`);
-      expect(isLegacyAgentCard(v03.body)).toBe(true);
-      expect(parseLegacyAgentCard(v03.body).skills).toEqual(AgentCard.fromJSON(card.body).skills);
+      const { supportedInterfaces, ...v03Only } = v03.body;
+      expect(supportedInterfaces).toEqual(card.body.supportedInterfaces);
+      expect(isLegacyAgentCard(v03Only)).toBe(true);
+      expect(parseLegacyAgentCard(v03Only).skills).toEqual(AgentCard.fromJSON(card.body).skills);
       const resolved = await new DefaultAgentCardResolver().resolve(server.url);
       expect(resolved.skills.map((s) => s.id)).toEqual(["summarize", "classify-review"]);
       expect(resolved.name).toBe("shop-agent");

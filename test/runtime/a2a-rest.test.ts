@@ -42,11 +42,15 @@ const ACTIVATED = { "A2A-Extensions": X402_EXTENSION_URI };
 /** The SDK's client from the card at `url`, speaking only HTTP+JSON; `urls`: every request it sent. */
 async function restClient(url: string, legacy = false) {
   const urls: string[] = [];
-  const recording: typeof fetch = (input, init) => {
+  const recording: typeof fetch = async (input, init) => {
     const headers = new Headers(init?.headers);
     if (legacy) headers.delete("A2A-Version"); // as a 0.3 client: no version
     urls.push(`${init?.method ?? "GET"} ${String(input)}`);
-    return fetch(input, { ...init, headers });
+    const res = await fetch(input, { ...init, headers });
+    if (!legacy || !String(input).endsWith(CARD)) return res;
+    // A 0.3-only reader does not know the 1.0 interfaces the 0.3 card also carries.
+    const { supportedInterfaces: _v1, ...v03 } = (await res.json()) as Record<string, unknown>;
+    return Response.json(v03, res);
   };
   const compat = legacy ? { legacyCompat: { enabled: true } } : {};
   const factory = new ClientFactory({

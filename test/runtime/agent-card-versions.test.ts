@@ -1,7 +1,7 @@
 // The agent card negotiated by A2A-Version: a 1.x client gets the A2A 1.0 card (supportedInterfaces), a
 // client that names no version (every A2A 0.3 client) or a 0.x one gets the same card in A2A 0.3's shape
-// (url, preferredTransport, additionalInterfaces, protocolVersion), each shape with its own ETag and every
-// answer varying by A2A-Version. Checked with @a2a-js/sdk 1.3.0: the 1.0 ProtoJSON codec and ClientFactory,
+// (url, preferredTransport, additionalInterfaces, protocolVersion) plus the 1.0 card's supportedInterfaces, as
+// the SDK's own 0.3 card handler embeds them; each shape with its own ETag and every answer varying by A2A-Version. Checked with @a2a-js/sdk 1.3.0: the 1.0 ProtoJSON codec and ClientFactory,
 // and its 0.3 compatibility layer (card detection and translation, the 0.3 JSON-RPC client transport).
 // Until the A2A transport (a2a/) is in this tree, the transport list holds a stand-in whose card interface
 // is A2A JSON-RPC at /a2a, served there by the SDK's own JSON-RPC handler (0.3 compatibility on).
@@ -121,6 +121,12 @@ async function serveA2a(): Promise<Running> {
   return running;
 }
 
+/** What a 0.3-only reader sees of the 0.3 card: all but the embedded 1.0 interfaces. */
+function legacyOnly(card: any): any {
+  const { supportedInterfaces: _v1, ...v03 } = card;
+  return v03;
+}
+
 async function get(url: string, headers: Record<string, string> = {}) {
   const res = await fetch(url, { headers });
   const text = await res.text();
@@ -182,7 +188,10 @@ describe("the agent card by A2A-Version", () => {
       preferredTransport: "JSONRPC",
       additionalInterfaces: [{ url: `${a2a.url}/a2a`, transport: "JSONRPC" }],
     });
-    expect(card).not.toHaveProperty("supportedInterfaces");
+    // The 1.0 interfaces ride along, as @a2a-js/sdk's 0.3 card handler embeds them: a 1.0 reader that
+    // sends no A2A-Version (the A2A TCK) finds its field; 0.3 readers ignore it.
+    const v1 = JSON.parse((await get(`${a2a.url}${CARD}`, V1)).text);
+    expect(card.supportedInterfaces).toEqual(v1.supportedInterfaces);
     for (const field of V03_CARD_REQUIRED) expect(card, field).toHaveProperty(field);
     for (const skill of card.skills)
       for (const field of V03_SKILL_REQUIRED) expect(skill, field).toHaveProperty(field);
@@ -196,8 +205,12 @@ describe("the agent card by A2A-Version", () => {
   });
 
   it("0.3 and 1.0 are the same card: the SDK's 0.3 translation gives the 1.0 card's skills, capabilities and endpoints", async () => {
-    const v03 = JSON.parse((await get(`${a2a.url}${CARD}`, { "A2A-Version": "0.3" })).text);
+    const card03 = JSON.parse((await get(`${a2a.url}${CARD}`, { "A2A-Version": "0.3" })).text);
     const v1 = JSON.parse((await get(`${a2a.url}${CARD}`, V1)).text);
+    // The SDK reads a card with supportedInterfaces as 1.0 (its own 0.3 card too); a 0.3-only reader
+    // sees the rest of it.
+    expect(isLegacyAgentCard(card03)).toBe(false);
+    const v03 = legacyOnly(card03);
     expect(isLegacyAgentCard(v03)).toBe(true);
     expect(isLegacyAgentCard(v1)).toBe(false);
     expect(AgentCard.toJSON(AgentCard.fromJSON(v1))).toStrictEqual(v1); // canonical 1.0 ProtoJSON
@@ -221,7 +234,7 @@ describe("the agent card by A2A-Version", () => {
 
   it("A2A clients of both versions reach the A2A endpoint from the card: 0.3 (no A2A-Version, message/send at `url`) and 1.0 (SendMessage)", async () => {
     // What every 0.3 client does: the card without A2A-Version, then JSON-RPC message/send at its url.
-    const v03 = JSON.parse((await get(`${a2a.url}${CARD}`)).text);
+    const v03 = legacyOnly(JSON.parse((await get(`${a2a.url}${CARD}`)).text));
     expect(v03.preferredTransport).toBe("JSONRPC");
     const required = (v03.capabilities.extensions ?? [])
       .filter((e: { required?: boolean }) => e.required)
@@ -232,14 +245,16 @@ describe("the agent card by A2A-Version", () => {
     });
     expect(JSON.stringify(answer)).toContain("pong");
 
-    // The SDK in 0.3 compatibility mode, fetching the card as a 0.3 client (no A2A-Version) and
-    // recording the JSON-RPC methods it sends: the 0.3 card leads it to 0.3's message/send.
+    // The SDK in 0.3 compatibility mode, fetching the card as a 0.3 client (no A2A-Version, and only
+    // 0.3's fields) and recording the JSON-RPC methods it sends: the 0.3 card leads it to message/send.
     const methods: string[] = [];
-    const as03: typeof fetch = (input, init) => {
+    const as03: typeof fetch = async (input, init) => {
       const headers = new Headers(init?.headers);
       headers.delete("A2A-Version");
       if (typeof init?.body === "string") methods.push(JSON.parse(init.body).method);
-      return fetch(input, { ...init, headers });
+      const res = await fetch(input, { ...init, headers });
+      if (!String(input).endsWith(CARD)) return res;
+      return Response.json(legacyOnly(await res.json()), res);
     };
     const legacy = { legacyCompat: { enabled: true } };
     const compat = new ClientFactory(
@@ -274,11 +289,10 @@ describe("the agent card by A2A-Version", () => {
         version === undefined ? {} : { "A2A-Version": version };
       const card = JSON.parse((await get(`${a2a.url}${CARD}`, headers)).text);
       if (shape === "0.3") expect(card.url, version).toBe(`${a2a.url}/a2a`);
-      else
-        expect(card.supportedInterfaces[0], version).toEqual(
-          A2A_STAND_IN.discovery!.cardInterface!(a2a.url),
-        );
-      expect("supportedInterfaces" in card, version).toBe(shape === "1.0");
+      expect("preferredTransport" in card, version).toBe(shape === "0.3");
+      expect(card.supportedInterfaces[0], version).toEqual(
+        A2A_STAND_IN.discovery!.cardInterface!(a2a.url),
+      );
     }
   });
 
@@ -348,8 +362,8 @@ describe("without an A2A JSON-RPC interface (no a2a feature, or A2A=off)", () =>
       ],
     });
     for (const field of V03_CARD_REQUIRED) expect(card, field).toHaveProperty(field);
-    expect(isLegacyAgentCard(card)).toBe(true);
-    const parsed = parseLegacyAgentCard(card);
+    expect(isLegacyAgentCard(legacyOnly(card))).toBe(true);
+    const parsed = parseLegacyAgentCard(legacyOnly(card));
     expect(parsed.skills.map((s) => s.id)).toEqual(card.skills.map((s: { id: string }) => s.id));
     const legacy = { legacyCompat: { enabled: true } };
     const factory = new ClientFactory(

@@ -65,6 +65,8 @@ export interface AgentCardV03 {
   defaultInputModes: string[];
   defaultOutputModes: string[];
   skills: AgentSkillV03[];
+  /** The 1.0 card's interfaces, as the official SDK's 0.3 card handler embeds them (1.0 readers). */
+  supportedInterfaces: AgentInterface[];
 }
 
 /**
@@ -103,7 +105,11 @@ function interfacesV03(main: AgentInterface, all: readonly AgentInterface[]): Ag
   });
 }
 
-/** The same card in A2A 0.3's shape. */
+/**
+ * The same card in A2A 0.3's shape. It also carries the 1.0 card's `supportedInterfaces`, as
+ * @a2a-js/sdk's 0.3 card handler does (`embedV1Interfaces`): a 1.0 client that fetches the card
+ * without an A2A-Version (the A2A TCK does) finds its field, and 0.3 readers ignore it.
+ */
 export function toAgentCardV03(card: AgentCard): AgentCardV03 {
   const main = mainInterface(card.supportedInterfaces);
   return {
@@ -125,5 +131,6 @@ export function toAgentCardV03(card: AgentCard): AgentCardV03 {
       tags,
       ...modes,
     })),
+    supportedInterfaces: card.supportedInterfaces,
   };
 }
