@@ -222,6 +222,8 @@ describe("settlement fails", () => {
     // No invitation to pay again until the client has checked the transaction.
     expect(res.headers.get("payment-required")).toBeNull();
     expect(res.headers.get("cache-control")).toBe("no-store");
+    // The machine-readable "send the same again later, sign nothing new" that payers act on.
+    expect(res.headers.get("retry-after")).toBe("5");
     expect(spy.log).toEqual(ran("hold unconfirmed"));
 
     // Without a way to ask the chain (no X402_RPC_URL) it stays unconfirmed: the identical retry
@@ -230,9 +232,12 @@ describe("settlement fails", () => {
     const again = await send(header, request);
     expect(again.status).toBe(402);
     expect(again.body.error).toMatch(/still unconfirmed/);
+    expect(again.headers.get("retry-after")).toBe("5");
     const other = await send(header, job("echo", { text: "another" }));
     expect(other.status).toBe(402);
     expect(other.body.error).toMatch(/answer waits for the identical request/);
+    // Another job: waiting would not get its own answer, so nothing says "again later".
+    expect(other.headers.get("retry-after")).toBeNull();
     expect(settler.settled()).toBe(1);
     expect(runs("echo")).toBe(1);
   });
@@ -274,6 +279,7 @@ describe("replay", () => {
       expect(res.body.error).toBe(
         "this payment authorization was already used for another job (or refused at settlement): sign a new one (with a fresh nonce)",
       );
+      expect(res.headers.get("retry-after")).toBeNull();
     }
     expect(runs("echo")).toBe(1);
     expect(settler.settled()).toBe(1);
@@ -288,6 +294,7 @@ describe("replay", () => {
     expect(res.body.error).toMatch(/in use by a job that is still running/);
     // No offer: its answer comes to the identical request; a new payment would pay that job twice.
     expect(res.headers.get("payment-required")).toBeNull();
+    expect(res.headers.get("retry-after")).toBe("1");
     expect((await running).status).toBe(200);
     expect(runs("echo")).toBe(0);
   });

@@ -94,7 +94,7 @@ function errorLines(facts: PaymentFacts, base: string, off: readonly string[]): 
     ...(facts.free
       ? []
       : [
-          "| 402 | payment | the payment is invalid or expired (a missing one gets the 402 above) |",
+          "| 402 | payment | invalid or expired payment; with `Retry-After` (job still running, settlement unconfirmed): resend it identically then, never re-sign |",
           "| 409 | payment | the payment id was used with another payment or request |",
           "| 429 | payment | the payer has too many jobs running; retry after `Retry-After` s |",
         ]),
@@ -180,8 +180,8 @@ export function buildLlmsTxt(
       `1. Send the job without payment: the answer is 402 with a \`PAYMENT-REQUIRED\` header (x402 v2: base64 of JSON whose ${acceptsText(facts)}, \`amount\` in USDC atomic units (6 decimals), \`asset\`, \`payTo\`) and an x402 v1 JSON body.`,
       "2. Sign the `exact` payment, an EIP-3009 TransferWithAuthorization of USDC, with an x402 client (e.g. `wrapFetchWithPayment` from the official `@x402/fetch`), and resend the identical request with the `PAYMENT-SIGNATURE` header (v1: `X-PAYMENT`).",
       ...notesOf((facts.networks ?? []).map((n) => n.caip2)),
-      "3. You are charged only when the job succeeds (200, receipt in the `PAYMENT-RESPONSE` header). One signature pays for one job; an identical retry (same signature, capability, input; over any of the endpoints that take jobs) gets it again, uncharged. Gone before settlement: not charged; the identical request gets it, charged then.",
-      '4. Lost the answer? Put an id (16-128 of `A-Za-z0-9_-`) in your payment\'s `extensions["payment-identifier"].info.id` (x402 `payment-identifier`) and resend the identical request (same payment and id) to get that answer and receipt back until `validBefore`. Same id, other payment or request: 409; still running: 402 "in use".',
+      "3. You are charged only when the job succeeds (200, receipt in the `PAYMENT-RESPONSE` header). One signature pays for one job; an identical retry (same signature, capability, input; on any endpoint) gets it again, uncharged. Gone before settlement: not charged; the identical request gets it, charged then.",
+      '4. Lost the answer? Put an id (16-128 of `A-Za-z0-9_-`) in your payment\'s `extensions["payment-identifier"].info.id` (x402 `payment-identifier`) and resend the identical request (same payment and id) to get that answer and receipt back until `validBefore`. Same id, other payment or request: 409.',
     );
   for (const section of sections) lines.push("", ...section);
   lines.push(...errorLines(facts, base, off));

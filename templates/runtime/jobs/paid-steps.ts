@@ -67,6 +67,16 @@ export const paymentRequired = (p: PaidJob): PaymentRequired => ({
 });
 
 /**
+ * Refusals whose answer the identical request gets (the same payment, sent again): seconds to wait
+ * first, sent as Retry-After (MCP: its `_meta`), the machine-readable "send it again, sign nothing
+ * new" that payers act on: its job still runs (in use), or its settlement is not confirmed yet.
+ */
+const RESEND_AFTER_SECONDS: ReadonlyMap<string | undefined, number> = new Map([
+  ["in_use", 1],
+  ["settlement_uncertain", 5],
+]);
+
+/**
  * A refused payment, counted and logged; with `retry`, it also says how to pay again, unless the
  * payment is "in use" (its job still runs, its answer goes to the identical request): an offer then
  * would only lead a client that pays whatever it is offered to pay for the same job twice.
@@ -75,7 +85,13 @@ export function refuse(p: PaidJob, err: PaymentError, retry = true): Refused {
   p.s.metrics.paymentRefused(err.code ?? "other");
   p.logger.info("payment refused", { reason: err.message, code: err.code });
   const offer = retry && err.code !== "in_use";
-  return { kind: "refused", error: err, payment: offer ? { offer: askOf(p) } : {} };
+  const resend = RESEND_AFTER_SECONDS.get(err.code);
+  return {
+    kind: "refused",
+    error: err,
+    payment: offer ? { offer: askOf(p) } : {},
+    ...(resend !== undefined && { retryAfterSeconds: resend }),
+  };
 }
 
 /** `deadline`: the job's, or now when only a settlement remains (a held answer). */
