@@ -29,9 +29,14 @@ export interface RetryOptions {
 export const RETRY_DELAYS_MS: readonly number[] = [500, 1000, 2000, 4000, 4000];
 /** Waits between resends of a paid request that is still running on the server. */
 const IN_USE_DELAYS_MS: readonly number[] = [500, 1000, 2000, 4000];
-/** A paid request's settlement unconfirmed (its result held): why it is asked again, and the 402 saying so. */
-const HELD = "holds this job's result until its payment's settlement is confirmed";
+/** A paid request's settlement unconfirmed (its result held): the 402 saying so. */
 const UNCONFIRMED = /\bsettlement is (still )?unconfirmed\b/i;
+/** Why a 402 is waited out, in words. */
+const WAIT_WORDS = {
+  "in use": "is still running this job from an earlier attempt",
+  unconfirmed: "holds this job's result until its payment's settlement is confirmed",
+  asked: "asks for the identical request again later (HTTP 402 with Retry-After)",
+} as const;
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 const NETWORK_CODES = new Set([
@@ -99,16 +104,26 @@ function isPaid(headers: Headers): boolean {
 export const saysInUse = (error: unknown): boolean =>
   typeof error === "string" && /\bin use\b/i.test(error);
 
-/** A 402 to wait out: the authorization in use by a job still running, or its settlement unconfirmed. */
-function waitable(status: number, body: Uint8Array): "in use" | "unconfirmed" | undefined {
-  if (status !== 402) return undefined;
+/**
+ * A 402 to wait out: the authorization in use by a job still running, or its settlement unconfirmed,
+ * as the error says; or any 402 payment error (spec 2.5) with Retry-After, how a create-agent server
+ * marks both ("asked": the identical request gets this job's answer later). Waiting re-sends what was
+ * signed, never more.
+ */
+function waitable(
+  response: Response,
+  body: Uint8Array,
+): "in use" | "unconfirmed" | "asked" | undefined {
+  if (response.status !== 402) return undefined;
+  let said: { error?: unknown; error_type?: unknown } = {};
   try {
-    const { error } = JSON.parse(new TextDecoder().decode(body)) as { error?: unknown };
-    if (saysInUse(error)) return "in use";
-    return UNCONFIRMED.test(String(error)) ? "unconfirmed" : undefined;
+    said = JSON.parse(new TextDecoder().decode(body)) ?? {};
   } catch {
     return undefined;
   }
+  if (saysInUse(said.error)) return "in use";
+  if (UNCONFIRMED.test(String(said.error))) return "unconfirmed";
+  return said.error_type === "payment" && response.headers.has("retry-after") ? "asked" : undefined;
 }
 
 /** One request being sent, and what every attempt at it says. */
@@ -265,12 +280,13 @@ async function waitedToResend(
     await sleep(retryAfter);
     return true;
   }
-  const wait = paid ? waitable(response.status, data) : undefined;
+  const wait = paid ? waitable(response, data) : undefined;
   if (wait) {
-    const delay = IN_USE_DELAYS_MS[Math.min(attempts.inUse, IN_USE_DELAYS_MS.length - 1)]!;
+    const own = IN_USE_DELAYS_MS[Math.min(attempts.inUse, IN_USE_DELAYS_MS.length - 1)]!;
+    const delay = Math.max(own, headerMs(response) ?? 0);
     if (options.inUseUntilMs !== undefined && Date.now() + delay <= options.inUseUntilMs) {
       attempts.inUse++;
-      const why = wait === "in use" ? "is still running this job from an earlier attempt" : HELD;
+      const why = WAIT_WORDS[wait];
       tell(`the server ${why}; asking again in ${seconds(delay)} (${same})`);
       await sleep(delay);
       return true;
@@ -288,6 +304,11 @@ const MAX_RETRY_AFTER_MS = 30_000;
  */
 function retryAfterMs(response: Response): number | undefined {
   if (response.status !== 503 && response.status !== 429) return undefined;
+  return headerMs(response);
+}
+
+/** Retry-After (seconds) in ms, when it is short enough to wait for. */
+function headerMs(response: Response): number | undefined {
   const value = response.headers.get("retry-after");
   if (value === null || !/^\d+$/.test(value.trim())) return undefined;
   const ms = Number(value.trim()) * 1000;

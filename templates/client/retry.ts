@@ -2,8 +2,8 @@
  * Idempotent retry: re-sends the IDENTICAL request (same URL, headers, PAYMENT-SIGNATURE and body, so the
  * same job_id) when it got no answer. A paid job is never signed twice: the service answers an identical
  * retry of a settled job from its cache, and answers 402 "in use" while the first attempt still runs, or
- * 402 "settlement is unconfirmed" while it holds the result until its settlement is confirmed: this then
- * waits and asks again. Only the payment wrapper above this signs, once per job.
+ * 402 "settlement is unconfirmed" while it holds the result until its settlement is confirmed (both with
+ * Retry-After): this then waits and asks again. Only the payment wrapper above this signs, once per job.
  */
 import { ANSWER_LIMITS, readLimited } from "../../src/caller/guard-read.js";
 import { PaymentGuardError } from "../../src/caller/guard.js";
@@ -99,8 +99,10 @@ export function retryingFetch(fetchImpl: FetchLike, policy: RetryPolicy): FetchL
  */
 async function heldWait(response: Response, retried: number, waits: number, policy: RetryPolicy) {
   const says = response.status === 402 ? await saysWait(response) : undefined;
-  if (says !== "unconfirmed" && !(says === "in use" && retried > 0)) return undefined;
-  const wait = IN_USE_DELAYS_MS[Math.min(waits, IN_USE_DELAYS_MS.length - 1)] ?? 1_000;
+  if (says === undefined || (says === "in use" && retried === 0)) return undefined;
+  const own = IN_USE_DELAYS_MS[Math.min(waits, IN_USE_DELAYS_MS.length - 1)] ?? 1_000;
+  const asked = retryAfterMs(response) ?? 0;
+  const wait = Math.max(own, asked <= MAX_RETRY_AFTER_MS ? asked : 0);
   return Date.now() + wait <= policy.waitUntilMs ? wait : undefined;
 }
 
@@ -127,17 +129,21 @@ async function buffered(response: Response, what: string): Promise<Response> {
 }
 
 /**
- * A 402 whose error body says to wait: the authorization is in use by a job still running (spec 2.5),
- * or its settlement is unconfirmed (the result is held until it is).
+ * A 402 payment error (spec 2.5) that says to wait: the authorization is in use by a job still running,
+ * or its settlement is unconfirmed (the result is held until it is), in its words; or, with any words, a
+ * Retry-After, how the service marks both ("asked": the identical request gets this job's answer later).
  */
-async function saysWait(response: Response): Promise<"in use" | "unconfirmed" | undefined> {
+async function saysWait(
+  response: Response,
+): Promise<"in use" | "unconfirmed" | "asked" | undefined> {
   try {
     const body: unknown = JSON.parse(await response.clone().text());
     if (typeof body !== "object" || body === null) return undefined;
     const { error_type, error } = body as Record<string, unknown>;
     if (error_type !== "payment" || typeof error !== "string") return undefined;
     if (/\bin use\b/i.test(error)) return "in use";
-    return /\bsettlement is (still )?unconfirmed\b/i.test(error) ? "unconfirmed" : undefined;
+    if (/\bsettlement is (still )?unconfirmed\b/i.test(error)) return "unconfirmed";
+    return response.headers.has("retry-after") ? "asked" : undefined;
   } catch {
     return undefined;
   }

@@ -184,3 +184,57 @@ describe("a 402 saying the settlement is unconfirmed", () => {
     }
   });
 });
+
+// Retry-After on a 402 payment error is how the runtime marks both waits ("in use", "unconfirmed"):
+// the identical request gets this job's answer later. Both payers act on it whatever the words, so an
+// owner who rewords those messages keeps them working; waiting re-sends the same payment, never more.
+describe("a 402 payment error with Retry-After", () => {
+  const asked = {
+    status: 402,
+    headers: { "retry-after": "0" },
+    body: { status: "failed", error_type: "payment", error: "Zahlung noch offen" },
+  };
+
+  it("both payers re-send the identical request, whatever its words", async () => {
+    const cli = await serve([asked, { status: 200 }]);
+    const told: string[] = [];
+    const send = retryingFetch({
+      inUseUntilMs: Date.now() + 30_000,
+      onRetry: (m) => told.push(m),
+      sleep: async () => {},
+    });
+    expect((await send(cli.url, paidPost)).status).toBe(200);
+    expect(cli.seen.map((r) => r.signature)).toEqual(["abc", "abc"]);
+    expect(told.join("\n")).toMatch(/identical request again later \(HTTP 402 with Retry-After\)/);
+
+    const client = await serve([asked, { status: 200 }]);
+    const policy = {
+      retries: 3,
+      waitUntilMs: Date.now() + 30_000,
+      capability: "echo",
+      jobId: "j1",
+    };
+    expect((await clientRetryingFetch(fetch, policy)(client.url, paidPost)).status).toBe(200);
+    expect(client.seen.map((r) => r.signature)).toEqual(["abc", "abc"]);
+  });
+
+  it("without Retry-After, or on a 402 that is no payment error (an offer), it is the answer", async () => {
+    const { headers: _, ...plain } = asked;
+    const offer = { ...asked, body: { x402Version: 2, accepts: [] } };
+    for (const answer of [plain, offer]) {
+      const cli = await serve([answer, { status: 200 }]);
+      const res = await retryingFetch({ inUseUntilMs: Date.now() + 30_000 })(cli.url, paidPost);
+      expect(res.status).toBe(402);
+      expect(cli.seen).toHaveLength(1);
+      const client = await serve([answer, { status: 200 }]);
+      const policy = {
+        retries: 3,
+        waitUntilMs: Date.now() + 30_000,
+        capability: "echo",
+        jobId: "j1",
+      };
+      expect((await clientRetryingFetch(fetch, policy)(client.url, paidPost)).status).toBe(402);
+      expect(client.seen).toHaveLength(1);
+    }
+  });
+});

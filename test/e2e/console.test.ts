@@ -484,7 +484,9 @@ describe("the console in production, paying with a browser wallet on anvil with 
       "payment settlement is unconfirmed, so the result is withheld for now: the facilitator did not answer within 30 s; the payment may or may not have been settled";
     const r = await paidAfterFirst("held then shown", (request) => {
       const body = JSON.stringify({ status: "failed", error_type: "payment", error });
-      void request.respond({ status: 402, contentType: "application/json", body });
+      // With Retry-After, as the service sends it: the page waits that long, and still says why.
+      const headers = { "retry-after": "1" };
+      void request.respond({ status: 402, contentType: "application/json", headers, body });
     });
     expect(r.shown).toContain('"summary": "HELD THEN SHOWN"');
     expect(r.shownAtResend[0]).toMatch(

@@ -175,10 +175,11 @@ async function send(capability, form, body, payment, signed, started, resent) {
   } catch (error) {
     lost = "no answer arrived (" + String(error.message || error) + ")";
   }
-  // 402 with Retry-After: the first request with this payment's id still runs; its answer comes soon.
+  // 402 with Retry-After: this payment's first request still runs, or its settlement is not confirmed
+  // yet; the same request gets its answer then.
   var wait = response && response.status === 402 ? Number(response.headers.get("retry-after")) : 0;
   // 402 saying its settlement is not confirmed yet: the server holds the answer for this same request.
-  var unsettled = response && response.status === 402 && !(wait > 0) && await unconfirmed(response);
+  var unsettled = response && response.status === 402 && await unconfirmed(response);
   if (response && !unsettled && !(wait > 0 && resent < RESENDS.length)) {
     await showAnswer(capability, form, response, started, signed);
     return dropPending(capability); // shown: nothing left to fetch again
