@@ -195,6 +195,19 @@ describe("a 402 payment error with Retry-After", () => {
     body: { status: "failed", error_type: "payment", error: "Zahlung noch offen" },
   };
 
+  /** The generated client's paid request to a server giving `first`, then 200. */
+  async function clientPaying(first: Parameters<typeof serve>[0][number]) {
+    const { url, seen } = await serve([first, { status: 200 }]);
+    const policy = {
+      retries: 3,
+      waitUntilMs: Date.now() + 30_000,
+      capability: "echo",
+      jobId: "j1",
+    };
+    const res = await clientRetryingFetch(fetch, policy)(url, paidPost);
+    return { status: res.status, seen };
+  }
+
   it("both payers re-send the identical request, whatever its words", async () => {
     const cli = await serve([asked, { status: 200 }]);
     const told: string[] = [];
@@ -207,14 +220,8 @@ describe("a 402 payment error with Retry-After", () => {
     expect(cli.seen.map((r) => r.signature)).toEqual(["abc", "abc"]);
     expect(told.join("\n")).toMatch(/identical request again later \(HTTP 402 with Retry-After\)/);
 
-    const client = await serve([asked, { status: 200 }]);
-    const policy = {
-      retries: 3,
-      waitUntilMs: Date.now() + 30_000,
-      capability: "echo",
-      jobId: "j1",
-    };
-    expect((await clientRetryingFetch(fetch, policy)(client.url, paidPost)).status).toBe(200);
+    const client = await clientPaying(asked);
+    expect(client.status).toBe(200);
     expect(client.seen.map((r) => r.signature)).toEqual(["abc", "abc"]);
   });
 
@@ -226,14 +233,8 @@ describe("a 402 payment error with Retry-After", () => {
       const res = await retryingFetch({ inUseUntilMs: Date.now() + 30_000 })(cli.url, paidPost);
       expect(res.status).toBe(402);
       expect(cli.seen).toHaveLength(1);
-      const client = await serve([answer, { status: 200 }]);
-      const policy = {
-        retries: 3,
-        waitUntilMs: Date.now() + 30_000,
-        capability: "echo",
-        jobId: "j1",
-      };
-      expect((await clientRetryingFetch(fetch, policy)(client.url, paidPost)).status).toBe(402);
+      const client = await clientPaying(answer);
+      expect(client.status).toBe(402);
       expect(client.seen).toHaveLength(1);
     }
   });
