@@ -12,8 +12,8 @@
  *   answer    a result -> 200 {job_id, output}, its _meta["x402/payment-response"] as PAYMENT-RESPONSE;
  *             isError with an x402 v2 PaymentRequired -> 402 with it as PAYMENT-REQUIRED (and as the body:
  *             a refusal's `error`, e.g. "in use", stays readable); isError with the spec's error body -> that
- *             body (402 for a payment error; with _meta.retry_after_seconds, the 429 or 503 with Retry-After
- *             /execute sends: retry.ts waits it out); a JSON-RPC error -> its error object; each marked in the
+ *             body (402 for a payment error; with _meta.retry_after_seconds, the 429, 503 or 402 ("in use",
+ *             "settlement unconfirmed") with Retry-After /execute sends: retry.ts waits it out); a JSON-RPC error -> its error object; each marked in the
  *             MCP_ANSWER header for mcpErrorAnswer. An HTTP refusal of the POST itself (403, 404, a 503
  *             with Retry-After, a redirect) is handed back as it is, so retry.ts treats it as over HTTP.
  * Every answer is read up to ANSWER_LIMITS.result (guard-read.ts) before the SDK sees it.
@@ -22,7 +22,7 @@ import { errorAnswer, sentNote } from "./call-answer.js";
 import { CallError } from "./errors.js";
 import { ANSWER_LIMITS, readLimited } from "./guard-read.js";
 import { decodeBase64Json, isObjectRecord, type SignedPayment } from "./guard.js";
-import { saysInUse } from "./retry.js";
+import { saysInUse, saysUnconfirmed } from "./retry.js";
 import {
   MCP_PAYMENT_META_KEY,
   MCP_PAYMENT_RESPONSE_META_KEY,
@@ -151,12 +151,14 @@ function toolAnswer(result: McpToolResult, jobId: string): Response {
       return answer(402, body, "tool-error", { "payment-required": b64(body) });
     const type = isObjectRecord(body) ? body.error_type : undefined;
     const wait = meta[RETRY_AFTER_META_KEY];
-    // Refused for now, nothing run or charged: the payer's cap (a payment error, not "in use": that
-    // stays the 402 retry.ts waits out by itself) or an outage. The 429 or 503 with Retry-After POST
-    // /execute sends, which retry.ts waits out too (within its limits).
+    // Refused for now, nothing run or charged: the payer's cap (a payment error) or an outage, the 429
+    // or 503 with Retry-After POST /execute sends, which retry.ts waits out (within its limits). But
+    // "in use" and "settlement unconfirmed" stay the 402s with Retry-After POST /execute sends too:
+    // retry.ts waits those out until the job's deadline, saying why.
     const error = isObjectRecord(body) ? body.error : undefined;
-    if (typeof wait === "number" && Number.isInteger(wait) && wait > 0 && !saysInUse(error))
-      return answer(type === "payment" ? 429 : 503, body ?? null, "tool-error", {
+    const held = saysInUse(error) || saysUnconfirmed(error);
+    if (typeof wait === "number" && Number.isInteger(wait) && wait > 0)
+      return answer(held ? 402 : type === "payment" ? 429 : 503, body ?? null, "tool-error", {
         "retry-after": String(wait),
       });
     return answer((typeof type === "string" && STATUS[type]) || 500, body ?? null, "tool-error");

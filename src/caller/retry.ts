@@ -104,6 +104,10 @@ function isPaid(headers: Headers): boolean {
 export const saysInUse = (error: unknown): boolean =>
   typeof error === "string" && /\bin use\b/i.test(error);
 
+/** An error message saying its settlement is unconfirmed, the result held (paid-steps.ts "settlement_uncertain"). */
+export const saysUnconfirmed = (error: unknown): boolean =>
+  typeof error === "string" && UNCONFIRMED.test(error);
+
 /**
  * A 402 to wait out: the authorization in use by a job still running, or its settlement unconfirmed,
  * as the error says; or any 402 payment error (spec 2.5) with Retry-After, how a create-agent server
@@ -122,7 +126,7 @@ function waitable(
     return undefined;
   }
   if (saysInUse(said.error)) return "in use";
-  if (UNCONFIRMED.test(String(said.error))) return "unconfirmed";
+  if (saysUnconfirmed(said.error)) return "unconfirmed";
   return said.error_type === "payment" && response.headers.has("retry-after") ? "asked" : undefined;
 }
 

@@ -5,6 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Ledger } from "../../templates/runtime/ledger/ledger.js";
 import { createMemoryLedger } from "../../templates/runtime/ledger/memory.js";
 import { SettlementError } from "../../templates/runtime/payments/settlement.js";
+import { loadMcpSdk } from "../../src/caller/mcp-sdk.js";
+import { mcpSend } from "../../src/caller/mcp-send.js";
+import { retryingFetch } from "../../src/caller/retry.js";
 import {
   anvilAccount,
   job,
@@ -238,6 +241,40 @@ describe("settlement fails", () => {
     expect(other.body.error).toMatch(/answer waits for the identical request/);
     // Another job: waiting would not get its own answer, so nothing says "again later".
     expect(other.headers.get("retry-after")).toBeNull();
+    expect(settler.settled()).toBe(1);
+    expect(runs("echo")).toBe(1);
+  });
+
+  it("over MCP too: `call --mcp` waits out an unconfirmed settlement as over HTTP, the same payment, saying why", async () => {
+    settler.behave.fail = new SettlementError(
+      `settlement transaction ${TX} was sent but not confirmed within 30 s; it may still be mined`,
+      { broadcastTx: TX },
+    );
+    const header = await pay();
+    const told: string[] = [];
+    const waits: number[] = [];
+    const send = retryingFetch({
+      fetchImpl: mcpSend(await loadMcpSdk(), fetch),
+      inUseUntilMs: Date.now() + 60_000,
+      onRetry: (m) => told.push(m),
+      sleep: async (ms) => {
+        waits.push(ms);
+        if (waits.length === 2) throw new Error("waited twice");
+      },
+    });
+    const sent = send(`${app.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "payment-signature": header },
+      body: JSON.stringify(job("echo", { text: "x" })),
+    });
+    await expect(sent).rejects.toThrow("waited twice");
+    // Not "the payer's jobs are running" (a 429's words): its settlement, after the Retry-After asked.
+    expect(told).toHaveLength(2);
+    for (const m of told)
+      expect(m).toMatch(
+        /holds this job's result until its payment's settlement is confirmed; asking again in 5 s/,
+      );
+    expect(waits).toEqual([5000, 5000]);
     expect(settler.settled()).toBe(1);
     expect(runs("echo")).toBe(1);
   });
