@@ -20,7 +20,7 @@ import { shellQuote } from "../shell-quote.js";
 import { onStopSignals } from "../stop-signals.js";
 import { CallError } from "./errors.js";
 import { ANSWER_LIMITS, readLimited } from "./guard-read.js";
-import { isNetworkFailure } from "./retry.js";
+import { isNetworkFailure } from "./lost-answer.js";
 import { describeFetchError } from "./service.js";
 
 /** First wait between polls, its growth, and its cap (a Retry-After above the cap is honoured). */
