@@ -95,6 +95,14 @@ afterEach(() => app.close());
 
 const runs = (name: string): number => agent.calls[name] ?? 0;
 const pay = (p: AuthorizationParams = {}) => paymentSignature(payer, p);
+/** A payment whose settlement is broadcast (TX) but not confirmed in time. */
+function payUnconfirmed() {
+  settler.behave.fail = new SettlementError(
+    `settlement transaction ${TX} was sent but not confirmed within 30 s; it may still be mined`,
+    { broadcastTx: TX },
+  );
+  return pay();
+}
 const send = (header: string, body: ReturnType<typeof job>) =>
   post(app.url, body, { "payment-signature": header });
 
@@ -212,11 +220,7 @@ describe("settlement fails", () => {
   });
 
   it("broadcast but unconfirmed: 402 naming the tx, answer held, never settled twice", async () => {
-    settler.behave.fail = new SettlementError(
-      `settlement transaction ${TX} was sent but not confirmed within 30 s; it may still be mined`,
-      { broadcastTx: TX },
-    );
-    const header = await pay();
+    const header = await payUnconfirmed();
     const request = job("echo", { text: "x" });
     const res = await send(header, request);
     expect(res.status).toBe(402);
@@ -246,11 +250,7 @@ describe("settlement fails", () => {
   });
 
   it("over MCP too: `call --mcp` waits out an unconfirmed settlement as over HTTP, the same payment, saying why", async () => {
-    settler.behave.fail = new SettlementError(
-      `settlement transaction ${TX} was sent but not confirmed within 30 s; it may still be mined`,
-      { broadcastTx: TX },
-    );
-    const header = await pay();
+    const header = await payUnconfirmed();
     const told: string[] = [];
     const waits: number[] = [];
     const send = retryingFetch({
