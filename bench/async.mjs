@@ -146,8 +146,9 @@ const sides = {
   ours: {
     web: await start(["dist/server.js"], { WORKER: "off", REDIS_KEY_PREFIX: OUR_PREFIX }),
     worker: await start(["dist/server.js", "--worker"], { REDIS_KEY_PREFIX: OUR_PREFIX }, /job worker: up to \d+ async jobs/),
-    completedKey: `${OUR_PREFIX}bull:jobs:completed`,
-    failedKey: `${OUR_PREFIX}bull:jobs:failed`,
+    // Dev mode's queue has its own keys (queue.ts: `<prefix>dev:bull`), apart from paid jobs'.
+    completedKey: `${OUR_PREFIX}dev:bull:jobs:completed`,
+    failedKey: `${OUR_PREFIX}dev:bull:jobs:failed`,
   },
   peer: {
     web: await start(["peer-web.mjs"], { PEER_PREFIX }),
