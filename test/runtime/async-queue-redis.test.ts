@@ -5,6 +5,9 @@
 // A web instance without a worker (WORKER=off) refuses async jobs while no worker says it is alive.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../templates/runtime/app.js";
+import { createBullQueue } from "../../templates/runtime/queue/bullmq-queue.js";
+import { createMemoryQueue } from "../../templates/runtime/queue/memory-queue.js";
+import type { JobQueue, QueuedJob } from "../../templates/runtime/queue/queue.js";
 import { workersKey } from "../../templates/runtime/queue/worker-alive.js";
 import { startRedis, type RedisServer } from "../redis/redis-server.js";
 import { finished, scrape } from "./async-poll.js";
@@ -40,6 +43,36 @@ async function redisCommand(...args: string[]): Promise<void> {
 }
 
 describe("the BullMQ job queue", () => {
+  // accept.ts refuses a job whose id is already another's (queued with another token): add() says
+  // whose job is under the id, from one read, on both queues.
+  it("add() answers the token of the job under its id: its own, or the one kept there", async () => {
+    const queued = (token: string): QueuedJob => ({
+      id: "job_same",
+      token,
+      jobId: "j1",
+      capability: "echo",
+      input: { text: "a" },
+      deadline: Math.floor(Date.now() / 1000) + 60,
+    });
+    const bull = await createBullQueue({
+      url: redis.url,
+      prefix: "add-test:bull",
+      resultTtlSeconds: 60,
+      lockSeconds: 30,
+      logger: captureLogger(),
+    });
+    const queues: JobQueue[] = [createMemoryQueue(60_000), bull];
+    try {
+      for (const queue of queues) {
+        expect(await queue.add(queued("first"))).toBe("first");
+        expect(await queue.add(queued("second"))).toBe("first");
+        expect((await queue.get("job_same"))?.data.token).toBe("first");
+      }
+    } finally {
+      await bull.close();
+    }
+  });
+
   it("warns at start-up when Redis may evict its keys, and runs async jobs", async () => {
     await redisCommand("CONFIG", "SET", "maxmemory-policy", "allkeys-lru");
     const logger = captureLogger();

@@ -252,9 +252,8 @@ export async function reachQueue<T>(work: () => Promise<T>): Promise<T> {
  * otherwise: as a header, then as MCP's payload) keeps it, and this one is refused.
  */
 async function enqueue(queue: JobQueue, job: QueuedJob): Promise<void> {
-  await reachQueue(() => queue.add(job));
-  const there = await reachQueue(() => queue.get(job.id));
-  if (there && there.data.token !== job.token)
+  const token = await reachQueue(() => queue.add(job));
+  if (token !== undefined && token !== job.token)
     throw new PaymentError(
       `job_id ${JSON.stringify(job.jobId)} with this payment already names a queued job (the same request, its payment sent otherwise), so nothing more was queued or charged: send it as first sent to get that job, or use another job_id`,
       { code: "job_id_reused" },

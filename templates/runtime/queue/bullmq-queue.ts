@@ -126,6 +126,12 @@ export async function createBullQueue(options: BullQueueOptions): Promise<JobQue
         removeOnComplete: keep,
         removeOnFail: keep,
       });
+      // BullMQ keeps a job already under this id and does not say so: its data field says whose it is
+      // (one HGET, not the whole job and its state: get() costs the queue a third of its throughput).
+      const data = await (await client()).call("HGET", `${prefix}:${QUEUE_NAME}:${job.id}`, "data");
+      if (typeof data !== "string") return undefined;
+      const token = (JSON.parse(data) as Partial<QueuedJob>).token;
+      return typeof token === "string" ? token : undefined;
     },
     async get(id): Promise<JobRecord | undefined> {
       const job = await bull.Job.fromId(queue, id);

@@ -65,10 +65,12 @@ export function createMemoryQueue(resultTtlMs: number): JobQueue {
   return {
     describe: () => "job queue: in this process (one instance; REDIS_URL unset)",
     async add(job: QueuedJob) {
-      if (records.has(job.id)) return;
+      const there = records.get(job.id);
+      if (there) return there.data.token;
       records.set(job.id, { data: job, state: "queued" });
       waiting.push(job.id);
       queueMicrotask(pump);
+      return job.token;
     },
     async get(id) {
       const record = records.get(id);

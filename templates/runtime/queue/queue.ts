@@ -66,8 +66,12 @@ export type Processor = (job: QueuedJob) => Promise<StoredResult>;
 export interface JobQueue {
   /** One line for the start-up log. */
   describe(): string;
-  /** Queues a job (a job with the same id already there is kept as it is). */
-  add(job: QueuedJob): Promise<void>;
+  /**
+   * Queues a job (a job with the same id already there is kept as it is), and says whose job is now
+   * under its id: the token of the one stored there (`job.token` when this one was queued; undefined
+   * when it cannot be read).
+   */
+  add(job: QueuedJob): Promise<string | undefined>;
   get(id: string): Promise<JobRecord | undefined>;
   /** Jobs waiting for a worker and jobs running (every worker's, for a shared queue): the metrics' depth. */
   counts(): Promise<AsyncQueueCounts>;
