@@ -279,6 +279,25 @@ describe("settlement fails", () => {
     expect(runs("echo")).toBe(1);
   });
 
+  it("unconfirmed, and the ledger cannot keep its answer: 402 saying it may be charged, with nothing to wait for", async () => {
+    spy.ledger.hold = async () => {
+      throw new Error("ledger down");
+    };
+    const header = await payUnconfirmed();
+    const request = job("echo", { text: "x" });
+    const res = await send(header, request);
+    expect(res.status).toBe(402);
+    expect(res.body.error).toMatch(/could not be kept .*may have been charged/);
+    expect(res.body.error).toContain(TX);
+    // Payers wait out "settlement is unconfirmed" and a Retry-After: here no answer is kept to wait for.
+    expect(res.body.error).not.toMatch(/settlement is unconfirmed|\bin use\b/);
+    expect(res.headers.get("retry-after")).toBeNull();
+    const again = await send(header, request);
+    expect(again.body.error).toMatch(/already used/);
+    expect(settler.settled()).toBe(1);
+    expect(runs("echo")).toBe(1);
+  });
+
   it("an unexpected settler error counts as unconfirmed (kept)", async () => {
     settler.behave.fail = new Error("boom");
     const header = await pay();

@@ -247,6 +247,7 @@ export function storedAnswers(p: PaidJob, sent: SentPayment) {
           error: String(err),
         });
         await hold.spent(authorizationTtlMs(payment)); // maybe charged: never run again
+        return refuse(p, unkept(settled), false);
       }
       return refuse(p, settled, false);
     },
@@ -268,3 +269,14 @@ export function storedAnswers(p: PaidJob, sent: SentPayment) {
     },
   };
 }
+
+/**
+ * An unconfirmed settlement whose answer the ledger could not keep: said plainly, with nothing to
+ * wait for (no "settlement is unconfirmed", no Retry-After: payers would resend for an answer that
+ * is gone), and that the payment may have been charged.
+ */
+const unkept = (settled: UncertainSettlement): PaymentError =>
+  new PaymentError(
+    `payment settlement was sent but not confirmed${settled.broadcastTx ? ` (transaction ${settled.broadcastTx})` : ""}, and its result could not be kept (the payment ledger failed): it may have been charged, so check the payer's USDC transfers before paying for this job again; this authorization will not be used again`,
+    { code: "settlement_unkept" },
+  );
