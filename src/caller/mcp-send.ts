@@ -14,8 +14,9 @@
  *             a refusal's `error`, e.g. "in use", stays readable); isError with the spec's error body -> that
  *             body (402 for a payment error; with _meta.retry_after_seconds, the 429, 503 or 402 ("in use",
  *             "settlement unconfirmed") with Retry-After /execute sends: retry.ts waits it out); a JSON-RPC
- *             error -> its error object; each marked in the MCP_ANSWER header for mcpErrorAnswer. An HTTP refusal of the POST itself (403, 404, a 503
- *             with Retry-After, a redirect) is handed back as it is, so retry.ts treats it as over HTTP.
+ *             error -> its error object; each marked in the MCP_ANSWER header for mcpErrorAnswer. An HTTP
+ *             refusal of the POST itself (403, 404, a 503 with Retry-After, a redirect) is handed back as it
+ *             is, so retry.ts treats it as over HTTP.
  * Every answer is read up to ANSWER_LIMITS.result (guard-read.ts) before the SDK sees it.
  */
 import { errorAnswer, sentNote } from "./call-answer.js";
