@@ -39,8 +39,6 @@ const ANSWER_SLOT = "answer";
  * payment and request (another is 409), the identical resend goes on to the payment's own answer.
  */
 const UNCONFIRMED_SLOT = "unconfirmed";
-/** Seconds a resend is asked to wait while the first request with its id still runs. */
-const IN_USE_RETRY_AFTER_SECONDS = 1;
 /** A payment with no validBefore (Solana) keeps its id as long as the ledger remembers the transaction. */
 const NO_EXPIRY_MEMORY_MS = 180_000;
 
@@ -197,8 +195,7 @@ function idAnswers(p: PaidJob, sent: SentPayment) {
     },
     inUse(id: string): JobAnswer {
       const message = `payment id "${id}" is in use by a request that is still running; this one was not run: send it again (the same payment and id) in a moment to get that request's answer`;
-      const refused = refuse(p, new PaymentError(message, { code: "payment_id_in_use" }), false);
-      return { ...refused, retryAfterSeconds: IN_USE_RETRY_AFTER_SECONDS };
+      return refuse(p, new PaymentError(message, { code: "payment_id_in_use" }), false);
     },
   };
 }

@@ -69,10 +69,12 @@ export const paymentRequired = (p: PaidJob): PaymentRequired => ({
 /**
  * Refusals whose answer the identical request gets (the same payment, sent again): seconds to wait
  * first, sent as Retry-After (MCP: its `_meta`), the machine-readable "send it again, sign nothing
- * new" that payers act on: its job still runs (in use), or its settlement is not confirmed yet.
+ * new" that payers act on: its job still runs (in use: its authorization, or its payment-identifier
+ * id), or its settlement is not confirmed yet.
  */
 const RESEND_AFTER_SECONDS: ReadonlyMap<string | undefined, number> = new Map([
   ["in_use", 1],
+  ["payment_id_in_use", 1],
   ["settlement_uncertain", 5],
 ]);
 
