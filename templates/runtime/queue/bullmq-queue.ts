@@ -45,6 +45,8 @@ interface BullQueue {
   /** The Redis backend (its raw client: the durability check). */
   backend?: { client?: Promise<RedisConnection> };
   add(name: string, data: QueuedJob, options: Record<string, unknown>): Promise<unknown>;
+  /** A key of this queue (a job's hash: its id). */
+  toKey(type: string): string;
   getJobCounts(...states: string[]): Promise<Record<string, number>>;
   close(): Promise<void>;
   on(event: string, listener: (...args: any[]) => void): unknown;
@@ -128,7 +130,7 @@ export async function createBullQueue(options: BullQueueOptions): Promise<JobQue
       });
       // BullMQ keeps a job already under this id and does not say so: its data field says whose it is
       // (one HGET, not the whole job and its state: get() costs the queue a third of its throughput).
-      const data = await (await client()).call("HGET", `${prefix}:${QUEUE_NAME}:${job.id}`, "data");
+      const data = await (await client()).call("HGET", queue.toKey(job.id), "data");
       if (typeof data !== "string") return undefined;
       const token = (JSON.parse(data) as Partial<QueuedJob>).token;
       return typeof token === "string" ? token : undefined;
