@@ -35,9 +35,8 @@ import { JOBS_PATH, type JobQueue, type QueuedJob, type QueuedPayment } from "./
  * job, and another request under the same job_id (after a failed attempt freed the payment) another.
  */
 export function queueIdOf(auth: string | undefined, jobId: string, request = ""): string {
-  const seed =
-    auth === undefined ? randomBytes(16).toString("hex") : `${auth}\n${jobId}\n${request}`;
-  return `job_${createHash("sha256").update(seed).digest("hex").slice(0, 32)}`;
+  if (auth === undefined) return `job_${randomBytes(16).toString("hex")}`; // unpaid: a new job each time
+  return `job_${createHash("sha256").update(`${auth}\n${jobId}\n${request}`).digest("hex").slice(0, 32)}`;
 }
 
 /**
@@ -135,7 +134,7 @@ async function accept(
     if (!working) throw noWorker();
     checkArrival(job);
     const queued: QueuedJob = { ...base, id: queueIdOf(undefined, job.jobId), token };
-    await enqueue(queue, queued);
+    await enqueue(queue, queued, true);
     logger.info("async job queued", { queue_id: queued.id });
     return queued;
   }
@@ -249,10 +248,11 @@ export async function reachQueue<T>(work: () => Promise<T>): Promise<T> {
 
 /**
  * Adds the job; a job already there under its id (the same payment, job_id and request, sent
- * otherwise: as a header, then as MCP's payload) keeps it, and this one is refused.
+ * otherwise: as a header, then as MCP's payload) keeps it, and this one is refused. A `fresh` id
+ * (random: an unpaid job) cannot be taken, so it is not read back.
  */
-async function enqueue(queue: JobQueue, job: QueuedJob): Promise<void> {
-  const token = await reachQueue(() => queue.add(job));
+async function enqueue(queue: JobQueue, job: QueuedJob, fresh = false): Promise<void> {
+  const token = await reachQueue(() => queue.add(job, fresh));
   if (token !== undefined && token !== job.token)
     throw new PaymentError(
       `job_id ${JSON.stringify(job.jobId)} with this payment already names a queued job (the same request, its payment sent otherwise), so nothing more was queued or charged: send it as first sent to get that job, or use another job_id`,

@@ -120,7 +120,7 @@ export async function createBullQueue(options: BullQueueOptions): Promise<JobQue
   return {
     describe: () =>
       `job queue: BullMQ on Redis (${new URL(url).host}), prefix "${prefix}": shared by every web instance and worker`,
-    async add(job) {
+    async add(job, fresh) {
       await queue.add(QUEUE_NAME, job, {
         jobId: job.id,
         attempts: ATTEMPTS,
@@ -128,6 +128,7 @@ export async function createBullQueue(options: BullQueueOptions): Promise<JobQue
         removeOnComplete: keep,
         removeOnFail: keep,
       });
+      if (fresh) return job.token;
       // BullMQ keeps a job already under this id and does not say so: its data field says whose it is
       // (one HGET, not the whole job and its state: get() costs the queue a third of its throughput).
       const data = await (await client()).call("HGET", queue.toKey(job.id), "data");

@@ -69,9 +69,9 @@ export interface JobQueue {
   /**
    * Queues a job (a job with the same id already there is kept as it is), and says whose job is now
    * under its id: the token of the one stored there (`job.token` when this one was queued; undefined
-   * when it cannot be read).
+   * when it cannot be read). `fresh`: the id was drawn at random, so nothing can be there (not read back).
    */
-  add(job: QueuedJob): Promise<string | undefined>;
+  add(job: QueuedJob, fresh?: boolean): Promise<string | undefined>;
   get(id: string): Promise<JobRecord | undefined>;
   /** Jobs waiting for a worker and jobs running (every worker's, for a shared queue): the metrics' depth. */
   counts(): Promise<AsyncQueueCounts>;
