@@ -298,6 +298,46 @@ describe("settlement fails", () => {
     expect(runs("echo")).toBe(1);
   });
 
+  it("a held answer settled for an identical retry: unconfirmed and the ledger cannot keep it, 402 saying it may be charged", async () => {
+    const header = await pay();
+    const request = job("slow", { ms: 400 });
+    // The buyer gives up while the handler runs: nothing charged, its answer held for an identical retry.
+    const gone = new AbortController();
+    const first = fetch(`${app.url}/execute`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "payment-signature": header },
+      body: JSON.stringify(request),
+      signal: gone.signal,
+    }).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 150));
+    gone.abort();
+    await first;
+    await expect.poll(() => spy.log.includes("hold"), { timeout: 3000 }).toBe(true);
+    expect(settler.settled()).toBe(0);
+    // The retry settles the held answer; the chain does not confirm it in time, and the ledger fails.
+    settler.behave.fail = new SettlementError(
+      `settlement transaction ${TX} was sent but not confirmed`,
+      {
+        broadcastTx: TX,
+      },
+    );
+    spy.ledger.hold = async () => {
+      throw new Error("ledger down");
+    };
+    const res = await send(header, request);
+    expect(res.status).toBe(402);
+    expect(res.body.error).toMatch(/could not be kept .*may have been charged/);
+    expect(res.body.error).not.toMatch(/settlement is unconfirmed|\bin use\b/);
+    expect(res.headers.get("retry-after")).toBeNull();
+    expect(settler.settled()).toBe(1);
+    // Maybe charged: never settled or run again.
+    settler.behave.fail = undefined;
+    const again = await send(header, request);
+    expect(again.body.error).toMatch(/already used/);
+    expect(settler.settled()).toBe(1);
+    expect(runs("slow")).toBe(1);
+  });
+
   it("an unexpected settler error counts as unconfirmed (kept)", async () => {
     settler.behave.fail = new Error("boom");
     const header = await pay();

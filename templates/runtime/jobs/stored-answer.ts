@@ -124,6 +124,36 @@ export function storedAnswers(p: PaidJob, sent: SentPayment) {
     );
   }
 
+  /**
+   * The settlement was sent but not confirmed: the answer is held until the chain says (never freed:
+   * the payment may be charged). Refuses the payment, saying so, or that the answer could not be kept.
+   */
+  async function keepUnconfirmed(
+    hold: Pick<Hold, "held" | "spent">,
+    payment: PaidPayment,
+    body: string,
+    settled: UncertainSettlement,
+  ): Promise<JobAnswer> {
+    try {
+      await hold.held(unconfirmedTtlMs(validBefore(payment)), unconfirmed(payment, settled, body));
+    } catch (err) {
+      metrics.ledgerError("hold an unconfirmed settlement");
+      logger.error("payment ledger: could not keep an unconfirmed settlement's answer", {
+        error: String(err),
+      });
+      await hold.spent(authorizationTtlMs(payment)); // maybe charged: never run again
+      return refuse(p, unkept(settled), false);
+    }
+    return refuse(p, settled, false);
+  }
+
+  /** A held answer's authorization, as a Hold (its claim taken): kept again, or spent. */
+  const heldAgain = (auth: string): Pick<Hold, "held" | "spent"> => ({
+    held: (ttlMs, kept) => ledger.hold(auth, ttlMs, kept),
+    spent: (ttlMs) =>
+      quietly("mark the authorization spent", () => ledger.markSettled(auth, ttlMs)),
+  });
+
   /** Settles a held answer for this identical retry, then answers with it. */
   async function settleHeld(
     auth: string,
@@ -152,20 +182,11 @@ export function storedAnswers(p: PaidJob, sent: SentPayment) {
     if (settled instanceof PaymentError) {
       // An outage: held again for another retry. Unconfirmed: held until the chain says. Refused:
       // never used again.
+      if (settled.code === "settlement_uncertain")
+        return keepUnconfirmed(heldAgain(auth), payment, found.value.body, settled);
       if (settled.code === "settlement_failed") await unclaim();
-      else if (settled.code === "settlement_uncertain")
-        await quietly("hold an unconfirmed settlement", () =>
-          ledger.hold(
-            auth,
-            unconfirmedTtlMs(validBefore(payment)),
-            unconfirmed(payment, settled, found.value.body),
-          ),
-        );
-      else
-        await quietly("mark the authorization spent", () =>
-          ledger.markSettled(auth, authorizationTtlMs(payment)),
-        );
-      return refuse(p, settled, settled.code !== "settlement_uncertain");
+      else await heldAgain(auth).spent(authorizationTtlMs(payment));
+      return refuse(p, settled);
     }
     const { transaction, network, payer } = settled;
     const answer = {
@@ -226,31 +247,7 @@ export function storedAnswers(p: PaidJob, sent: SentPayment) {
       return settleHeld(auth, found, verified);
     },
 
-    /**
-     * The settlement was sent but not confirmed: the answer is held until the chain says (never
-     * freed: the payment may be charged). Refuses the payment, saying so.
-     */
-    async keepUnconfirmed(
-      hold: Hold,
-      payment: PaidPayment,
-      body: string,
-      settled: UncertainSettlement,
-    ): Promise<JobAnswer> {
-      try {
-        await hold.held(
-          unconfirmedTtlMs(validBefore(payment)),
-          unconfirmed(payment, settled, body),
-        );
-      } catch (err) {
-        metrics.ledgerError("hold an unconfirmed settlement");
-        logger.error("payment ledger: could not keep an unconfirmed settlement's answer", {
-          error: String(err),
-        });
-        await hold.spent(authorizationTtlMs(payment)); // maybe charged: never run again
-        return refuse(p, unkept(settled), false);
-      }
-      return refuse(p, settled, false);
-    },
+    keepUnconfirmed,
 
     /** The caller left before settlement: charge nothing, keep the answer for an identical retry. */
     async keepForRetry(hold: Hold, payment: PaidPayment, body: string): Promise<CallerGone> {
