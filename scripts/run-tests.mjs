@@ -11,6 +11,8 @@
 // e2e's process, one file at a time with e2e's: their waits fill the time e2e ended early. Then unit ended
 // last, ~100 s after chain (stop 47: 22.0 min in all), so four of unit's smaller folders run in chain's
 // process, after or between its files (in their own vitest project, unit: nothing else changes for them).
+// containers mostly waits and ends first (~250 s of ~700), so test/bench/ (every bench once with tiny knobs,
+// ~100 s of CPU) runs in its process.
 // With FIGURES_IN_SUITE=1 (.ci/run) the size figures (scripts/figures.mjs --no-build) run once the first of
 // unit, chain and e2e ended, on the core it leaves idle (which one ends first varies by machine). chain
 // prints as it runs; the others' output is printed after it, so they never interleave, and also if the
@@ -78,16 +80,22 @@ const waiting = [
 // unit's folders run in chain's process (module comment): about 45 s of unit's ~1,000. The rest of unit is
 // named file by file (vitest's --exclude does not reach a project with its own exclude list).
 const besideChain = ["test/ledger/", "test/solana/", "test/scaffold/", "test/scripts/"];
+const besideContainers = ["test/bench/"];
 const unitFiles = readdirSync(join(root, "test"), { recursive: true })
   .map((file) => `test/${String(file).split(sep).join("/")}`)
   .filter((file) => file.endsWith(".test.ts") && !/^test\/(e2e|chain|containers)\//.test(file))
-  .filter((file) => !besideChain.some((folder) => file.startsWith(folder)));
+  .filter(
+    (file) => ![...besideChain, ...besideContainers].some((folder) => file.startsWith(folder)),
+  );
 const unit = run(["--project", "unit", ...unitFiles], "test/ unit");
 const e2e = run(
   ["--project", "e2e", "--project", "chain", "test/e2e/", ...waiting],
   `test/e2e, with ${waiting.join(", ")}`,
 );
-const containers = run(["--project", "containers"], "test/containers");
+const containers = run(
+  ["--project", "containers", "--project", "unit", "test/containers/", ...besideContainers],
+  `test/containers, with ${besideContainers.join(", ")}`,
+);
 const chainRun = run(
   [
     ...["--project", "chain", "--project", "unit", "test/chain/", ...besideChain],
