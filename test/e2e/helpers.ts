@@ -84,9 +84,9 @@ export function spawnCollecting(
   return { child, output: () => output };
 }
 
-/** Starts `node dist/server.js` in the project with `env`, and waits for the URL it prints. */
-export async function startServer(cwd: string, env: Record<string, string>) {
-  const { child, output } = spawnCollecting("node", ["dist/server.js"], cwd, { PORT: "0", ...env });
+/** Starts `node dist/server.js` in the project with `env` (`node`: another Node.js binary), and waits for the URL it prints. */
+export async function startServer(cwd: string, env: Record<string, string>, node = "node") {
+  const { child, output } = spawnCollecting(node, ["dist/server.js"], cwd, { PORT: "0", ...env });
   const url = await waitForUrl(child);
   /** Everything the server printed so far. */
   return { url, child, output, stop: () => stop(child) };
