@@ -2,11 +2,12 @@
 // supported LTS (`--build-arg NODE_IMAGE=node:24-bookworm-slim`). The generated project, built and run on
 // Node 24, passes its own tests and serves a real paid job: the official @x402/fetch client pays it on the
 // local chain through the real facilitator, and the payee gains exactly the price. Node 24 is the npm
-// registry's `node` package (an exact version), installed once into the temporary folder.
+// registry's `node` package (an exact version), installed once into the temporary folder. create-agent itself
+// runs there too, writing the same project as on the suite's Node.
 import { existsSync } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
+import { delimiter, dirname, join, relative } from "node:path";
 import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { execa } from "execa";
@@ -14,6 +15,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { PAYEE, PAYER_KEYS } from "../chain/accounts.js";
 import { balance, chain, productionEnv } from "./chain.js";
+import { CLI } from "./global-setup.js";
 import { copyProject, decodeHeader, post, startServer, summarizeJob } from "./helpers.js";
 
 /** The LTS the Deploy section names (node:24-bookworm-slim), as the npm registry ships it. */
@@ -63,6 +65,39 @@ beforeAll(async () => {
 afterAll(async () => {
   if (projectDir) await rm(dirname(projectDir), { recursive: true, force: true });
 });
+
+describe(`create-agent on Node ${NODE_LTS}`, () => {
+  it("writes the same project, byte for byte, as on the Node running this suite", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "create-agent-lts-scaffold-"));
+    try {
+      const trees: Record<string, string>[] = [];
+      for (const [folder, bin] of [
+        ["here", process.execPath],
+        ["lts", node],
+      ] as const) {
+        await mkdir(join(dir, folder));
+        const args = [CLI, "my-agent", "--yes", "--no-install", "--no-git"];
+        await execa(bin, args, { cwd: join(dir, folder) });
+        trees.push(await readTree(join(dir, folder, "my-agent")));
+      }
+      expect(Object.keys(trees[1]!).length).toBeGreaterThan(20);
+      expect(trees[1]).toEqual(trees[0]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** Every file under `root`, by relative path, with its content. */
+async function readTree(root: string): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  for (const entry of await readdir(root, { recursive: true, withFileTypes: true }))
+    if (entry.isFile()) {
+      const path = join(entry.parentPath, entry.name);
+      files[relative(root, path)] = (await readFile(path)).toString("base64");
+    }
+  return files;
+}
 
 describe(`the generated project, built on Node ${NODE_LTS}`, () => {
   it("passes its own typecheck and tests there", async () => {
