@@ -69,7 +69,8 @@ describe("npm run bench, each bench once with tiny knobs", () => {
         reject: false,
       });
       expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0);
+      // Any number: with one pair, a marginal cost can come out negative (regenerate-per-capability's peer).
       for (const name of ratios)
-        expect(run.stdout).toMatch(new RegExp(`^ratio ${name} \\d+(\\.\\d+)? \\(`, "m"));
+        expect(run.stdout).toMatch(new RegExp(`^ratio ${name} -?\\d+(\\.\\d+)? \\(`, "m"));
     }, 120_000);
 });
