@@ -6,6 +6,7 @@
  * line of it ending in `// feature: <name>` is kept only in a project that has <name> (pruneFeatureLines).
  */
 import { isObject } from "./json-object.js";
+import { suggest } from "./manifest/suggest.js";
 import { dependencies } from "./versions.js";
 
 export interface Feature {
@@ -157,8 +158,10 @@ export function featureNamed(name: string): Feature {
     throw new FeatureNameError(
       `${ALWAYS} is always included (EVM payments are part of the core); the optional features are ${FEATURE_NAMES.join(", ")}`,
     );
+  const match = suggest(name.trim(), FEATURE_NAMES);
+  const hint = match === undefined ? "" : ` (did you mean ${match}?)`;
   throw new FeatureNameError(
-    `unknown feature ${JSON.stringify(name)}: the features are ${FEATURE_NAMES.join(", ")}`,
+    `unknown feature ${JSON.stringify(name)}${hint}: the features are ${FEATURE_NAMES.join(", ")}`,
   );
 }
 

@@ -65,7 +65,7 @@ describe("create --features", () => {
     const result = await cli([dir, "--yes", "--no-install", "--no-git", "--features", "mcp,sol"]);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toBe(
-      'create-agent: --features: unknown feature "sol": the features are solana, onchain, mcp, a2a, console, redis, queue, metrics, facilitator-auth',
+      'create-agent: --features: unknown feature "sol" (did you mean solana?): the features are solana, onchain, mcp, a2a, console, redis, queue, metrics, facilitator-auth',
     );
     // An empty list (an unset shell variable) is no silent core-only project.
     const empty = await cli([dir, "--yes", "--no-install", "--no-git", "--features", ""]);
@@ -391,7 +391,7 @@ describe("create-agent add / remove", () => {
     const unknown = await cli(["add", "solanna", "--no-install"], dir);
     expect(unknown.exitCode).toBe(1);
     expect(unknown.stderr).toBe(
-      'create-agent: unknown feature "solanna": the features are solana, onchain, mcp, a2a, console, redis, queue, metrics, facilitator-auth',
+      'create-agent: unknown feature "solanna" (did you mean solana?): the features are solana, onchain, mcp, a2a, console, redis, queue, metrics, facilitator-auth',
     );
     const list = await cli(["add", "mcp,a2a", "--no-install"], dir);
     expect(list.exitCode).toBe(1);

@@ -101,7 +101,7 @@ describe.skipIf(!hasScript)("create-agent on a terminal", () => {
     expect(screen).toContain('"lang:str": unknown type "str"; did you mean "string"?');
     expect(screen).toContain("a capability needs at least one output field");
     expect(screen).toContain(
-      'unknown feature "solanna": the features are solana, onchain, mcp, a2a, console, redis, queue, metrics, facilitator-auth',
+      'unknown feature "solanna" (did you mean solana?): the features are solana, onchain, mcp, a2a, console, redis, queue, metrics, facilitator-auth',
     );
     expect(screen).toContain("Features (comma-separated, all or none) (mcp, a2a, console): ");
     // Defaults follow the capability: its description, the starter's fields.

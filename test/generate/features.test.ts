@@ -71,9 +71,12 @@ describe("parseFeatureList (--features and the prompt)", () => {
   });
   it("refuses an unknown name listing the valid ones, and evm as always there", () => {
     expect(() => parseFeatureList("mcp,solan")).toThrow(
-      'unknown feature "solan": the features are solana, onchain, mcp, a2a, console, redis, queue, metrics, facilitator-auth',
+      'unknown feature "solan" (did you mean solana?): the features are solana, onchain, mcp, a2a, console, redis, queue, metrics, facilitator-auth',
     );
     expect(() => parseFeatureList("evm")).toThrow("evm is always included");
+    // A near miss names the feature meant; nothing close, no guess.
+    expect(() => parseFeatureList("metric")).toThrow('"metric" (did you mean metrics?)');
+    expect(() => parseFeatureList("kafka")).toThrow(/^unknown feature "kafka": the features are/);
   });
 });
 
