@@ -6,7 +6,7 @@
  * line of it ending in `// feature: <name>` is kept only in a project that has <name> (pruneFeatureLines).
  */
 import { isObject } from "./json-object.js";
-import { suggest } from "./manifest/suggest.js";
+import { suggest } from "./suggest.js";
 import { dependencies } from "./versions.js";
 
 export interface Feature {

@@ -47,6 +47,14 @@ const create: CommandDeclaration = (program, done) => {
       ),
     )
     .action(async (directory: string | undefined, options) => {
+      // Unless `create` was typed: a bare name in a project may be a mistyped command.
+      if (program.args[0] !== "create") {
+        const { refuseStrayCommand } = await import("./stray-command.js");
+        refuseStrayCommand(
+          directory,
+          program.commands.map((command) => command.name()),
+        );
+      }
       const { create } = await import("./create.js");
       done(await create(directory, options));
     });

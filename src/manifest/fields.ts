@@ -17,7 +17,7 @@ import {
 import type { FieldDescriptor, FieldType } from "./model.js";
 import { fieldNameProblem } from "./names.js";
 import { entries, isInteger, type Entry, type Node, type Source } from "./source.js";
-import { didYouMean, suggest } from "./suggest.js";
+import { didYouMean, suggest } from "../suggest.js";
 import { checkValue } from "./values.js";
 
 /** Unknown types that are not typos but a different idea, with what to write instead. */

@@ -11,5 +11,5 @@ export * from "./model.js";
 export { capabilityNameProblem, fieldNameProblem } from "./names.js";
 export { amountProblem } from "./amount.js";
 export { addCapabilityToText, removeCapabilityFromText } from "./edit.js";
-export { didYouMean } from "./suggest.js";
+export { didYouMean } from "../suggest.js";
 export { TYPE_ALIASES } from "./keywords.js";

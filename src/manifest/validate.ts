@@ -4,7 +4,7 @@ import type { PathSegment } from "./errors.js";
 import { validateFieldMap } from "./fields.js";
 import { capabilityNameProblem, packageNameProblem, SEMVER_PATTERN, toTypeName } from "./names.js";
 import { entries, type Entry, type Node, type Source } from "./source.js";
-import { suggest } from "./suggest.js";
+import { suggest } from "../suggest.js";
 
 const TOP_LEVEL_KEYS = ["$schema", "name", "version", "description", "capabilities"] as const;
 const CAPABILITY_KEYS = ["description", "tags", "pricing", "input_schema", "output_schema"] as const;

@@ -101,6 +101,31 @@ describe("create-agent <dir>", () => {
     expect(await readFile(join(dir, "agent.json"), "utf8")).toBe("{}");
   });
 
+  it("a bare name inside an agent project is taken for a mistyped command: refused, naming it; a path or `create` still creates", async () => {
+    const project = await tempDir();
+    await writeFile(join(project, "agent.json"), "{}");
+    await mkdir(join(project, "src"));
+    for (const [name, cwd] of [
+      ["upgarde", project],
+      ["genrate", join(project, "src")],
+    ] as const) {
+      const result = await cli([name, "--yes", "--no-install", "--no-git"], cwd);
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).toContain(`"${name}" is not a command (did you mean`);
+      expect(result.stderr).toContain(`To create a project there anyway, give a path: ./${name}`);
+    }
+    const unlike = await cli(["frobnicate", "--yes", "--no-install", "--no-git"], project);
+    expect(unlike.stderr).toMatch(
+      /^create-agent: "frobnicate" is not a command, and this folder is inside/,
+    );
+    expect((await readdir(project)).sort()).toEqual(["agent.json", "src"]);
+    for (const args of [["./nested"], ["create", "again"]]) {
+      const made = await cli([...args, "--yes", "--no-install", "--no-git"], project);
+      expect(made.exitCode, made.all).toBe(0);
+    }
+    expect((await readdir(project)).sort()).toEqual(["again", "agent.json", "nested", "src"]);
+  });
+
   it("rejects a bad manifest naming the file, path and problem, and writes nothing", async () => {
     const parent = await tempDir();
     const manifest = join(parent, "bad.json");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { toIdentifier, toTypeName } from "../../src/manifest/index.js";
 import { capabilityNameProblem, fieldNameProblem, packageNameProblem } from "../../src/manifest/names.js";
-import { editDistance, suggest } from "../../src/manifest/suggest.js";
+import { editDistance, suggest } from "../../src/suggest.js";
 
 describe.each<[string, (name: string) => string, Array<[string, string]>]>([
   [
