@@ -85,6 +85,8 @@ export interface CallParams {
    * official MCP SDK client (mcp-send.ts), instead of POST /execute; paid and checked the same way.
    */
   mcp?: boolean;
+  /** Added to "cannot reach" when nothing listens at the URL (ECONNREFUSED): how to start or name it. */
+  unreachable?: string;
 }
 
 export async function callCapability(params: CallParams): Promise<CallResult> {
@@ -100,7 +102,7 @@ export async function callCapability(params: CallParams): Promise<CallResult> {
     params.input ?? (params.inputFile ? await readInputFile(params.inputFile, params.stdin) : {});
 
   // 1. The service and the capability.
-  const service = await read(params.url, fetchImpl);
+  const service = await read(params.url, fetchImpl, params.unreachable);
   const baseUrl = service.baseUrl!;
   const capability = findCapability(service, params.capability);
 
@@ -201,16 +203,18 @@ function jobRequest(
   return { init, send, pollUntilMs: deadline * 1000 + SETTLEMENT_GRACE_MS };
 }
 
-async function read(url: string, fetchImpl: typeof fetch): Promise<ServiceDescription> {
+async function read(
+  url: string,
+  fetchImpl: typeof fetch,
+  unreachable?: string,
+): Promise<ServiceDescription> {
   try {
     return await readService(url, fetchImpl);
   } catch (error) {
-    if (error instanceof ServiceError)
-      throw new CallError(
-        /^cannot reach /.test(error.message) ? "network" : "service",
-        error.message,
-      );
-    throw error;
+    if (!(error instanceof ServiceError)) throw error;
+    if (!/^cannot reach /.test(error.message)) throw new CallError("service", error.message);
+    const refused = unreachable !== undefined && /\bECONNREFUSED\b/.test(error.message);
+    throw new CallError("network", refused ? `${error.message}: ${unreachable}` : error.message);
   }
 }
 

@@ -6,7 +6,7 @@
 import { callCapability, type CallResult } from "../caller/call.js";
 import { CallError } from "../caller/errors.js";
 import { isUrl, readService } from "../caller/service.js";
-import { defaultServiceUrl } from "../caller/target.js";
+import { type DefaultUrl, defaultServiceUrl } from "../caller/target.js";
 import { CliError } from "./errors.js";
 
 /** What --asset takes: an EVM token contract, or a Solana mint (base58). */
@@ -110,13 +110,15 @@ async function run(
 ): Promise<CallResult> {
   let url: string;
   let capability: string;
+  let implied: DefaultUrl | undefined; // the URL, when the command line gave none
   if (second !== undefined) {
     url = first;
     capability = second;
   } else if (isUrl(first)) {
     throw new CallError("usage", await missingCapability(first));
   } else {
-    url = defaultServiceUrl(io.env, io.cwd).url;
+    implied = defaultServiceUrl(io.env, io.cwd);
+    url = implied.url;
     capability = first;
   }
   if (!isUrl(url))
@@ -141,6 +143,7 @@ async function run(
       );
   return callCapability({
     url,
+    ...(implied && { unreachable: startHint(implied) }),
     capability,
     inputPairs: options.input,
     ...(typeof options.json === "string" ? { inputFile: options.json } : {}),
@@ -155,6 +158,11 @@ async function run(
     stdin: io.stdin,
     note: (line) => io.stderr(`create-agent: ${line}\n`),
   });
+}
+
+/** What to add when nothing listens at the URL the command line did not give. */
+function startHint(implied: DefaultUrl): string {
+  return `nothing listens there (the address comes from ${implied.source}): start the service (in its project: npm run dev), or give its URL (AGENT_URL, or create-agent call <url> <capability>)`;
 }
 
 /** A URL of the service's MCP endpoint (…/mcp): the job goes there, as with --mcp. */

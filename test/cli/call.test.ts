@@ -2,6 +2,7 @@
 // with createApp. Dev-mode servers run jobs for free; production servers answer 402 and are paid
 // through the official x402 client (here with a recording settler: on-chain money is test/chain/).
 import { writeFile } from "node:fs/promises";
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lightTool, tempDir } from "./helpers.js";
@@ -315,6 +316,23 @@ describe("a dev-mode service", () => {
       const wins = await runCall(["greet", "--input", "name=x"], { cwd: dir, env: { PORT: "9" } });
       expect(wins.exitCode).toBe(1);
       expect(wins.stderr).toContain("cannot reach http://localhost:9/about");
+    });
+
+    it("nothing listening at the implied address: says where the address came from and how to start or name it", async () => {
+      const free = createServer();
+      await new Promise<void>((done) => free.listen(0, "127.0.0.1", done));
+      const closed = String((free.address() as AddressInfo).port);
+      await new Promise((done) => free.close(done));
+      const r = await runCall(["greet", "--input", "name=x"], { env: { PORT: closed } });
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toContain(`cannot reach http://localhost:${closed}/about: ECONNREFUSED`);
+      expect(r.stderr).toContain(
+        "nothing listens there (the address comes from PORT): start the service (in its project: npm run dev)",
+      );
+      // A URL the command line gave is reported as it is.
+      const named = await runCall([`http://127.0.0.1:${closed}`, "greet", "--input", "name=x"]);
+      expect(named.stderr).toContain("ECONNREFUSED");
+      expect(named.stderr).not.toContain("nothing listens there");
     });
 
     it("AGENT_URL wins over PORT, and may be any of the service's URLs", async () => {
