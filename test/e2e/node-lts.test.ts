@@ -14,12 +14,10 @@ import { execa } from "execa";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { PAYEE, PAYER_KEYS } from "../chain/accounts.js";
+import { NODE_LTS } from "../node-lts.js";
 import { balance, chain, productionEnv } from "./chain.js";
 import { CLI } from "./global-setup.js";
 import { copyProject, decodeHeader, post, startServer, summarizeJob } from "./helpers.js";
-
-/** The LTS the Deploy section names (node:24-bookworm-slim), as the npm registry ships it. */
-const NODE_LTS = "24.21.0";
 
 /** The path of Node NODE_LTS's binary, installed into the temporary folder unless it is there already. */
 async function nodeLts(): Promise<string> {
