@@ -47,14 +47,10 @@ const create: CommandDeclaration = (program, done) => {
       ),
     )
     .action(async (directory: string | undefined, options) => {
-      // Unless `create` was typed: a bare name in a project may be a mistyped command.
-      if (program.args[0] !== "create") {
-        const { refuseStrayCommand } = await import("./stray-command.js");
-        refuseStrayCommand(
-          directory,
-          program.commands.map((command) => command.name()),
-        );
-      }
+      // A bare name in a project may be a mistyped command (unless `create` was typed).
+      const names = program.commands.map((command) => command.name());
+      if (program.args[0] !== "create")
+        (await import("./stray-command.js")).refuseStrayCommand(directory, names);
       const { create } = await import("./create.js");
       done(await create(directory, options));
     });
