@@ -134,7 +134,7 @@ async function accept(
     if (!working) throw noWorker();
     checkArrival(job);
     const queued: QueuedJob = { ...base, id: queueIdOf(undefined, job.jobId), token };
-    await enqueue(queue, queued, true);
+    await enqueue(queue, queued);
     logger.info("async job queued", { queue_id: queued.id });
     return queued;
   }
@@ -248,11 +248,11 @@ export async function reachQueue<T>(work: () => Promise<T>): Promise<T> {
 
 /**
  * Adds the job; a job already there under its id (the same payment, job_id and request, sent
- * otherwise: as a header, then as MCP's payload) keeps it, and this one is refused. A `fresh` id
- * (random: an unpaid job) cannot be taken, so it is not read back.
+ * otherwise: as a header, then as MCP's payload) keeps it, and this one is refused. An unpaid job's id
+ * is random (queueIdOf): nothing can be under it, so it is not read back.
  */
-async function enqueue(queue: JobQueue, job: QueuedJob, fresh = false): Promise<void> {
-  const token = await reachQueue(() => queue.add(job, fresh));
+async function enqueue(queue: JobQueue, job: QueuedJob): Promise<void> {
+  const token = await reachQueue(() => queue.add(job, job.paid === undefined));
   if (token !== undefined && token !== job.token)
     throw new PaymentError(
       `job_id ${JSON.stringify(job.jobId)} with this payment already names a queued job (the same request, its payment sent otherwise), so nothing more was queued or charged: send it as first sent to get that job, or use another job_id`,
